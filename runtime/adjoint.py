@@ -1,0 +1,278 @@
+"""Run-time helpers for adjoint (reverse-mode) code.
+
+Cotangents of containers may hold ``None`` for a symbolically-zero entry;
+``add`` treats ``None`` as zero and ``densify`` replaces it by real zeros.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .tree import tree_flatten, tree_unflatten
+
+
+def _is_container(x) -> bool:
+    return isinstance(x, (tuple, list, dict))
+
+
+def add(a, b):
+    """``a + b`` for cotangents: numbers, arrays, or containers of them (None is zero)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = add(out.get(k), v)
+        return out
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        items = [add(x, y) for x, y in zip(a, b)]
+        if hasattr(a, "_fields"):
+            return type(a)(*items)
+        return type(a)(items)
+    return a + b
+
+
+def zeros_like(x):
+    """A zero cotangent shaped like the primal ``x`` (containers recurse)."""
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=_inexact(x.dtype))
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, (int, np.integer)):
+        return 0
+    if isinstance(x, np.generic):
+        return x.dtype.type(0)
+    if isinstance(x, complex):
+        return 0j
+    if isinstance(x, numbers.Number):
+        return 0.0
+    if x is None:
+        return None
+    if isinstance(x, (tuple, list, dict)) or hasattr(x, "_fields"):
+        leaves, tree = tree_flatten(x)
+        return tree_unflatten(tree, [zeros_like(v) for v in leaves])
+    leaves, tree = tree_flatten(x)
+    if len(leaves) == 1 and leaves[0] is x:
+        return None  # a non-numeric leaf (string, object) has no cotangent
+    return tree_unflatten(tree, [zeros_like(v) for v in leaves])
+
+
+def _is_integral(x) -> bool:
+    if isinstance(x, (bool, int, np.integer, np.bool_)):
+        return True
+    return isinstance(x, np.ndarray) and not np.issubdtype(x.dtype, np.inexact)
+
+
+def _inexact(dtype):
+    return dtype if np.issubdtype(dtype, np.inexact) else dtype
+
+
+def densify(ct, like):
+    """``ct`` with every ``None`` replaced by zeros shaped like ``like``.
+
+    Integer and boolean leaves of ``like`` get zero cotangents whatever ``ct``
+    holds for them (they are not differentiated).
+    """
+    if ct is None or _is_integral(like):
+        return zeros_like(like)
+    if isinstance(like, dict) and isinstance(ct, dict):
+        return {k: densify(ct.get(k), v) for k, v in like.items()}
+    if isinstance(like, (tuple, list)) and isinstance(ct, (tuple, list)):
+        items = [densify(c, v) for c, v in zip(ct, like)]
+        if hasattr(like, "_fields"):
+            return type(like)(*items)
+        return type(like)(items)
+    return ct
+
+
+def unbroadcast(g, x):
+    """The cotangent ``g`` of a broadcast result, summed back to the shape of ``x``.
+
+    Maths: if ``y = broadcast(x)`` then ``x_bar = sum of y_bar over the
+    broadcast axes``.  Also drops the imaginary part when ``x`` is real
+    (JAX's convention for real inputs of complex computations) and returns a
+    Python/numpy scalar when ``x`` is a scalar.
+    """
+    gshape = np.shape(g)
+    xshape = np.shape(x)
+    if gshape != xshape:
+        g = np.asarray(g)
+        extra = g.ndim - len(xshape)
+        if extra > 0:
+            g = g.sum(axis=tuple(range(extra)))
+        axes = tuple(i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        if not xshape:
+            g = g[()]
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
+    return g
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Broadcast the cotangent of a reduction over ``axis`` back to ``x``'s shape."""
+    shape = np.shape(x)
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        ndim = len(shape)
+        axes = sorted(a % ndim for a in axes)
+        g = np.expand_dims(g, tuple(axes))
+    return np.broadcast_to(g, shape)
+
+
+def getitem_vjp(g, x, index):
+    """Cotangent of ``x`` for ``y = x[index]``: ``g`` scattered into zeros.
+
+    Arrays: ``np.add.at`` for advanced indices so repeated integer indices
+    accumulate.  Tuples, lists and dicts: zeros shaped like ``x`` with ``g``
+    at ``index``.
+    """
+    if isinstance(x, dict):
+        out = zeros_like(x)
+        out[index] = g
+        return out
+    if isinstance(x, (tuple, list)):
+        out = [zeros_like(v) for v in x]
+        if isinstance(index, slice):
+            for i, v in zip(range(*index.indices(len(x))), g):
+                out[i] = v
+        else:
+            out[index] = g
+        return type(x)(*out) if hasattr(x, "_fields") else type(x)(out)
+    xa = np.asarray(x)
+    dtype = np.result_type(xa.dtype, np.asarray(g).dtype)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.float64
+    out = np.zeros(xa.shape, dtype=dtype)
+    if _is_basic_index(index):
+        out[index] += g
+    else:
+        np.add.at(out, index, g)
+    if np.ndim(x) == 0:
+        return unbroadcast(out, x)
+    return _real_if_real(out, x)
+
+
+def unpack_vjp(cts, x):
+    """Cotangent of ``x`` for ``a, b, ... = x`` given the targets' cotangents.
+
+    A ``None`` cotangent is zero.  Tuples and lists give a container, arrays
+    the cotangents stacked along the first axis.
+    """
+    parts = [zeros_like(v) if ct is None else ct for ct, v in zip(cts, x)]
+    if isinstance(x, (tuple, list)):
+        return type(x)(*parts) if hasattr(x, "_fields") else type(x)(parts)
+    return np.stack([np.broadcast_to(p, np.shape(x)[1:]) for p in parts])
+
+
+def _real_if_real(g, x):
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        return np.real(g)
+    return g
+
+
+def _is_basic_index(index) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer))
+               for p in parts)
+
+
+def grad_seed(out, holomorphic=False):
+    """The cotangent 1 for ``grad``: checks that ``out`` is a real scalar.
+
+    Raises TypeError like JAX for a non-scalar output, or for a complex
+    output without ``holomorphic=True``.
+    """
+    shape = np.shape(out)
+    if shape != ():
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output had shape: {shape}.")
+    if isinstance(out, (bool, int, np.integer, np.bool_)) or (
+            isinstance(out, np.ndarray) and not np.issubdtype(out.dtype, np.inexact)):
+        raise TypeError(
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {np.result_type(out).name}")
+    if np.iscomplexobj(out):
+        if not holomorphic:
+            raise TypeError(
+                "grad requires real-valued outputs (output dtype that is a sub-dtype of "
+                f"np.floating), but got {np.result_type(out).name}. For holomorphic "
+                "differentiation, pass holomorphic=True.")
+        return np.result_type(out).type(1.0) if isinstance(out, (np.generic, np.ndarray)) else 1.0 + 0j
+    elif holomorphic:
+        raise TypeError(
+            "grad with holomorphic=True requires complex-valued outputs, but got "
+            f"{np.result_type(out).name}")
+    if isinstance(out, (np.generic, np.ndarray)):
+        return np.result_type(out).type(1.0)
+    return 1.0
+
+
+def array_vjp(g, x):
+    """Cotangent of the nested list/tuple ``x`` for ``y = np.array(x)``."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(array_vjp(g[i], v) for i, v in enumerate(x))
+    return unbroadcast(g, x)
+
+
+def split_vjp(gs, x, indices_or_sections, axis=0):
+    """Cotangent of ``x`` for ``ys = np.split(x, ...)``: the pieces concatenated."""
+    pieces = np.split(np.zeros(np.shape(x)), indices_or_sections, axis)
+    parts = [p if gi is None else gi for p, gi in zip(pieces, gs)]
+    return np.concatenate(parts, axis=axis)
+
+
+def stack_vjp(g, xs, axis=0):
+    """Cotangents of ``xs`` for ``y = np.stack(xs, axis)``."""
+    return type(xs)(unbroadcast(np.take(g, i, axis=axis), x) for i, x in enumerate(xs)) \
+        if isinstance(xs, (list, tuple)) else list(np.moveaxis(g, axis, 0))
+
+
+def concatenate_vjp(g, xs, axis=0):
+    """Cotangents of ``xs`` for ``y = np.concatenate(xs, axis)``."""
+    if axis is None:
+        g = np.reshape(g, -1)
+        axis = 0
+    sizes = [np.shape(x)[axis] if axis is not None else np.size(x) for x in xs]
+    cuts = np.cumsum(sizes)[:-1]
+    pieces = np.split(g, cuts, axis=axis)
+    out = [np.reshape(p, np.shape(x)) for p, x in zip(pieces, xs)]
+    return type(xs)(out) if isinstance(xs, (list, tuple)) else out
+
+
+def matmul_vjp_lhs(g, a, b):
+    """Cotangent of ``a`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if b_nd == 1:
+        if a_nd == 1:
+            return g * b
+        return unbroadcast(np.expand_dims(g, -1) * b, a)
+    if a_nd == 1:
+        return unbroadcast(np.matmul(b, np.expand_dims(g, -1))[..., 0], a)
+    return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
+
+
+def matmul_vjp_rhs(g, a, b):
+    """Cotangent of ``b`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 1:
+        if b_nd == 1:
+            return g * a
+        return unbroadcast(np.expand_dims(a, -1) * np.expand_dims(g, -2), b)
+    if b_nd == 1:
+        return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0], b)
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
+
+
+def clip_inside(a, a_min, a_max):
+    """1.0 where ``a_min <= a <= a_max`` (a None bound is absent), else 0.0."""
+    inside = np.ones(np.shape(a), dtype=bool)
+    if a_min is not None:
+        inside &= np.asarray(a) >= a_min
+    if a_max is not None:
+        inside &= np.asarray(a) <= a_max
+    return inside.astype(float)

@@ -1,0 +1,62 @@
+"""Constructors and small array helpers that the IR names as callables.
+
+The IR writes every operation as a call of a Python callable; building a
+tuple, list or dict is a call of one of these.  The Python emitter prints
+them as literals (``(a, b)``, ``[a, b]``, ``{k: v}``), so generated code
+rarely calls them, but they keep the IR uniform and executable.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def make_tuple(*items):
+    """``(a, b, ...)``"""
+    return items
+
+
+def make_list(*items):
+    """``[a, b, ...]``"""
+    return list(items)
+
+
+def make_dict(*keys_and_values):
+    """``{k0: v0, k1: v1, ...}`` from ``k0, v0, k1, v1, ...``."""
+    it = iter(keys_and_values)
+    return {k: v for k, v in zip(it, it)}
+
+
+def astype(x, dtype):
+    """``x.astype(dtype)``: a copy of ``x`` converted to ``dtype``."""
+    return np.asarray(x).astype(dtype)
+
+
+def dtype_of(x):
+    """``x.dtype`` for arrays and numpy scalars, numpy's dtype of Python numbers."""
+    return np.result_type(x)
+
+
+def flatten(x):
+    """``x.flatten()``: a flat copy."""
+    return np.array(x).reshape(-1)
+
+
+def item(x):
+    """``x.item()``: the Python scalar of a one-element array or scalar."""
+    return np.asarray(x).item()
+
+
+def reshape(x, *shape):
+    """``x.reshape(shape)`` and ``x.reshape(*shape)``."""
+    if len(shape) == 1:
+        shape = shape[0]
+    return np.reshape(x, shape)
+
+
+def transpose(x, *axes):
+    """``x.transpose()``, ``x.transpose(axes)`` and ``x.transpose(*axes)``."""
+    if not axes:
+        return np.transpose(x)
+    if len(axes) == 1:
+        axes = axes[0]
+    return np.transpose(x, axes)

@@ -1,0 +1,307 @@
+"""Reverse mode: the adjoint of an IR function.
+
+Contract: accepts an IR function that went through ``inline_calls``,
+``single_exit`` and ``to_ssa`` — so its only ``Return`` is the last
+statement and no value is overwritten outside loops — and whose active
+statements are straight-line code and ``if`` statements.  Loops, ``try``
+and in-place writes are allowed only where nothing differentiated flows
+through them; otherwise a ``UnsupportedSyntaxError`` names the construct.
+
+Produces one function (``build``) with the same parameters, whose body is
+the primal statements, the seed of the output cotangent, the adjoint
+statements in reverse order and a return of the gradients:
+
+* activity: a variable gets an adjoint only if it depends on a
+  differentiated parameter and the output depends on it;
+* each primitive's VJP templates (``rules``) are inlined per active
+  argument; contributions accumulate into ``x_bar`` (first one assigns,
+  later ones add);
+* ``if`` statements get an adjoint ``if`` on the same (recorded) test, with
+  adjoints that only one branch creates zero-initialised in the other;
+* symbolic zeros: an adjoint nobody contributed to is never materialised,
+  except as ``zeros_like`` for a returned gradient.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, replace
+from typing import Dict, List, Sequence, Set
+
+import s2s_runtime as rt
+from s2s_runtime import build
+
+from ..errors import NoRuleError, S2SError, unsupported
+from ..ir import nodes as ir
+from ..ir.names import NameGen
+from ..rules import lookup
+from ..rules.templates import instantiate
+
+_STRUCT = (build.make_tuple, build.make_list, build.make_dict)
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """What reverse mode needs to know of a parameter's kind."""
+
+    differentiable: bool  # has at least one float/complex leaf
+    leaf: bool  # a single number or array (not a container)
+
+
+def describe(fn) -> str:
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return f"{mod}.{name}" if mod and mod != "builtins" else name
+
+
+class Reverse:
+    def __init__(self, fn: ir.Function, wrt: Sequence[str], info: Dict[str, ParamInfo],
+                 has_aux=False, holomorphic=False):
+        self.fn = fn
+        self.wrt = list(wrt)
+        self.info = info
+        self.has_aux = has_aux
+        self.holomorphic = holomorphic
+        self.names = NameGen(ir.all_names(fn))
+        self.temps = set(fn.temps)
+        self.bar: Dict[str, ir.Var] = {}
+        self.numeric: Set[str] = {p for p, i in info.items() if i.leaf}
+
+    # -- activity ---------------------------------------------------------------
+    def forward_activity(self, stmts, active: Set[str]) -> None:
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                if _expr_active(s.value, active):
+                    active.add(s.target.name)
+                if isinstance(s.value, ir.Call):
+                    rule = lookup(s.value.fn)
+                    if rule is not None and not rule.container_result and s.value.fn not in _STRUCT:
+                        if s.value.fn is not operator.getitem or _is(s.value.args[0], self.numeric):
+                            self.numeric.add(s.target.name)
+                elif isinstance(s.value, ir.Var) and s.value.name in self.numeric:
+                    self.numeric.add(s.target.name)
+            elif isinstance(s, ir.Unpack):
+                if _is(s.value, active):
+                    active.update(t.name for t in s.targets)
+                if _is(s.value, self.numeric):
+                    self.numeric.update(t.name for t in s.targets)
+            elif isinstance(s, ir.ExprStmt):
+                v = s.value
+                if isinstance(v, ir.Call) and v.fn in (operator.setitem, setattr) and any(
+                        _is(a, active) for a in v.args):
+                    what = "in-place assignment" if v.fn is operator.setitem else "attribute assignment"
+                    raise unsupported(f"{what} of a differentiated value", s.loc,
+                                      "in-place writes in reverse mode come with the control-flow work")
+            elif isinstance(s, ir.If):
+                self.forward_activity(s.body, active)
+                self.forward_activity(s.orelse, active)
+            elif isinstance(s, (ir.For, ir.While, ir.Try)):
+                before = set(active)
+                inner = list(ir.sub_blocks_flat(s))
+                for _ in range(2):  # loop-carried dependences
+                    self.forward_activity(inner, active)
+                if isinstance(s, ir.For) and _is(s.iter, active):
+                    active.add(s.target.name)
+                    self.forward_activity(inner, active)
+                if active != before:
+                    kind = {ir.For: "'for' loop", ir.While: "'while' loop", ir.Try: "'try' statement"}
+                    raise unsupported(f"{kind[type(s)]} over differentiated values", s.loc,
+                                      "loops and try in reverse mode come with the control-flow work")
+
+    # -- adjoint --------------------------------------------------------------------
+    def bar_of(self, name: str) -> ir.Var:
+        if name not in self.bar:
+            new = self.names.fresh(f"{name}_bar")
+            if name in self.temps:
+                self.temps.add(new)
+            self.bar[name] = ir.Var(new)
+        return self.bar[name]
+
+    def accumulate(self, x: ir.Atom, c: ir.Atom, have: Set[str], out: List, loc) -> None:
+        if not isinstance(x, ir.Var) or x.name not in self.relevant:
+            return
+        b = self.bar_of(x.name)
+        if x.name not in have:
+            out.append(ir.Assign(b, c, loc))
+            have.add(x.name)
+        else:
+            op = operator.add if x.name in self.numeric else rt.add
+            out.append(ir.Assign(b, ir.Call(op, (b, c)), loc))
+
+    def temp(self) -> ir.Var:
+        name = self.names.temp()
+        self.temps.add(name)
+        return ir.Var(name)
+
+    def adjoint_block(self, stmts, have: Set[str]) -> List:
+        out: List = []
+        for s in reversed(stmts):
+            loc = replace(s.loc, derived=True)
+            if isinstance(s, ir.Assign):
+                if s.target.name in have and s.target.name in self.relevant:
+                    self.adjoint_assign(s, have, out, loc)
+            elif isinstance(s, ir.Unpack):
+                self.adjoint_unpack(s, have, out, loc)
+            elif isinstance(s, ir.If):
+                self.adjoint_if(s, have, out, loc)
+        return out
+
+    def adjoint_assign(self, s: ir.Assign, have, out, loc) -> None:
+        g = self.bar_of(s.target.name)
+        v = s.value
+        if isinstance(v, ir.Var):
+            self.accumulate(v, g, have, out, loc)
+            return
+        if not isinstance(v, ir.Call):
+            return
+        if v.fn in _STRUCT:
+            items = v.args if v.fn is not build.make_dict else v.args[1::2]
+            keys = range(len(items)) if v.fn is not build.make_dict else v.args[0::2]
+            for key, a in zip(keys, items):
+                if _is(a, self.relevant):
+                    t = self.temp()
+                    k = key if isinstance(key, (ir.Var, ir.Const)) else ir.Const(key)
+                    out.append(ir.Assign(t, ir.Call(operator.getitem, (g, k)), loc))
+                    self.accumulate(a, t, have, out, loc)
+            return
+        rule = lookup(v.fn)
+        if rule is None:
+            raise NoRuleError(
+                f"no derivative rule for {describe(v.fn)} (and no Python source to "
+                "differentiate); define one with s2s.custom_vjp", s.loc)
+        if rule.nondiff:
+            return
+        try:
+            bound = rule.signature.bind(g, s.target, *v.args, **dict(v.kwargs))
+        except TypeError as exc:
+            raise S2SError(f"cannot differentiate this call of {describe(v.fn)}: {exc}",
+                           s.loc) from None
+        bound.apply_defaults()
+        bindings = {k: (a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a))
+                    for k, a in bound.arguments.items()}
+        for i, pname in enumerate(rule.param_names()):
+            a = bindings[pname]
+            if not _is(a, self.relevant):
+                continue
+            template = rule.vjps[i] if i < len(rule.vjps) else None
+            if template is None:
+                raise NoRuleError(f"{describe(v.fn)} is not differentiable with respect to "
+                                  f"its argument {pname!r}", s.loc)
+            stmts, c = instantiate(template, bindings, self.names, loc)
+            for x in stmts:
+                self.temps.add(x.target.name) if isinstance(x, ir.Assign) else None
+            out += stmts
+            self.accumulate(a, c, have, out, loc)
+
+    def adjoint_unpack(self, s: ir.Unpack, have, out, loc) -> None:
+        if not any(t.name in have for t in s.targets) or not _is(s.value, self.relevant):
+            return
+        cts = tuple(self.bar[t.name] if t.name in have else ir.Const(None) for t in s.targets)
+        packed = self._pack(cts, out, loc)
+        t = self.temp()
+        out.append(ir.Assign(t, ir.Call(rt.unpack_vjp, (packed, s.value)), loc))
+        self.accumulate(s.value, t, have, out, loc)
+
+    def _pack(self, cts, out, loc) -> ir.Var:
+        t = self.temp()
+        out.append(ir.Assign(t, ir.Call(build.make_tuple, cts), loc))
+        return t
+
+    def adjoint_if(self, s: ir.If, have, out, loc) -> None:
+        inner = {v.name for x in ir.walk(ir.sub_blocks_flat(s)) for v in ir.stmt_defs(x)}
+        have_b, have_o = set(have), set(have)
+        body = self.adjoint_block(s.body, have_b)
+        orelse = self.adjoint_block(s.orelse, have_o)
+        for name in sorted((have_b ^ have_o) - inner):
+            side = orelse if name in have_b else body
+            side.append(ir.Assign(self.bar_of(name), ir.Call(rt.zeros_like, (ir.Var(name),)), loc))
+        have |= (have_b | have_o) - inner
+        if body or orelse:
+            out.append(ir.If(s.test, tuple(body), tuple(orelse), loc))
+
+    # -- driver -----------------------------------------------------------------------
+    def build(self, returns: str, name: str, single: bool) -> ir.Function:
+        """The gradient function.
+
+        ``returns``: "grad" -> gradients (plus aux with has_aux);
+        "value_and_grad" -> (value, gradients) / ((value, aux), gradients).
+        ``single``: argnums was an int (return one gradient, not a tuple).
+        """
+        body = list(self.fn.body)
+        ret = body.pop()
+        if not isinstance(ret, ir.Return) or any(isinstance(x, ir.Return) for x in ir.walk(body)):
+            raise unsupported("'return' inside a loop or try", ret.loc if hasattr(ret, "loc") else None,
+                              "comes with the control-flow work")
+        loc = replace(ret.loc, derived=True)
+        value = ret.value
+        aux = None
+        if self.has_aux:
+            value, aux = self.temp(), self.temp()
+            body.append(ir.Unpack((value, aux), ret.value, ret.loc))
+        active = {p for p in self.wrt if self.info[p].differentiable}
+        self.forward_activity(body, active)
+        needed = {value.name} if isinstance(value, ir.Var) else set()
+        _backward_needed(body, needed, active)
+        self.relevant = active & needed
+        have: Set[str] = set()
+        adjoint: List = []
+        seed_kw = (("holomorphic", ir.Const(True)),) if self.holomorphic else ()
+        if isinstance(value, ir.Var) and value.name in self.relevant:
+            seed = ir.Call(rt.grad_seed, (value,), seed_kw)
+            adjoint.append(ir.Assign(self.bar_of(value.name), seed, loc))
+            have.add(value.name)
+        else:  # output does not depend on the inputs: still check it like JAX
+            adjoint.append(ir.ExprStmt(ir.Call(rt.grad_seed, (value,), seed_kw), loc))
+        adjoint += self.adjoint_block(body, have)
+        grads = []
+        for p in self.wrt:
+            if p in have:
+                g = self.bar[p]
+                if not self.info[p].leaf:
+                    t = self.temp()
+                    adjoint.append(ir.Assign(t, ir.Call(rt.densify, (g, ir.Var(p))), loc))
+                    g = t
+            else:
+                g = self.temp()
+                adjoint.append(ir.Assign(g, ir.Call(rt.zeros_like, (ir.Var(p),)), loc))
+            grads.append(g)
+        result = grads[0] if single else self._pack(tuple(grads), adjoint, loc)
+        if returns == "value_and_grad":
+            val = value if aux is None else self._pack((value, aux), adjoint, loc)
+            result = self._pack((val, result), adjoint, loc)
+        elif aux is not None:
+            result = self._pack((result, aux), adjoint, loc)
+        adjoint.append(ir.Return(result, loc))
+        return replace(self.fn, name=name, body=tuple(body + adjoint),
+                       temps=frozenset(self.temps))
+
+
+def _is(a, names) -> bool:
+    return isinstance(a, ir.Var) and a.name in names
+
+
+def _expr_active(v, active) -> bool:
+    if isinstance(v, ir.Var):
+        return v.name in active
+    if isinstance(v, ir.Call):
+        rule = lookup(v.fn)
+        if rule is not None and rule.nondiff:
+            return False
+        return any(_is(a, active) for a in v.operands())
+    return False
+
+
+def _backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
+    for s in reversed(stmts):
+        if isinstance(s, ir.Assign):
+            if s.target.name in needed and s.target.name in active:
+                v = s.value
+                ops = v.operands() if isinstance(v, ir.Call) else (v,)
+                needed.update(a.name for a in ops if _is(a, active))
+        elif isinstance(s, ir.Unpack):
+            if any(t.name in needed for t in s.targets) and _is(s.value, active):
+                needed.add(s.value.name)
+        elif isinstance(s, ir.If):
+            b, o = set(needed), set(needed)
+            _backward_needed(s.body, b, active)
+            _backward_needed(s.orelse, o, active)
+            needed |= b | o

@@ -1,0 +1,131 @@
+"""The public transforms: ``grad`` and ``value_and_grad`` (JAX's semantics).
+
+A transformed function is specialised on the *kinds* of its arguments and
+free variables (``ir.kinds``) and caches the generated function per kind:
+a second call with the same kinds only computes the key and calls the
+generated code.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Sequence, Tuple, Union
+
+from s2s_runtime.tree import tree_flatten, tree_leaves
+
+from . import pipeline
+from .ad.reverse import ParamInfo
+from .ir.kinds import is_complex_leaf, is_inexact_leaf, kind_of
+
+
+def _normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    if not nums:
+        raise ValueError("argnums must be an int or a non-empty tuple of ints")
+    out = []
+    for a in nums:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"argnums must be ints, got {a!r}")
+        if not -nparams <= a < nparams:
+            raise ValueError(f"argnums {a} is out of range for {fname}, which takes "
+                             f"{nparams} positional argument(s)")
+        out.append(a % nparams)
+    return tuple(out), single
+
+
+class _ReverseTransform:
+    """``grad``/``value_and_grad`` of one function, specialised per argument kinds."""
+
+    def __init__(self, fn, argnums, has_aux, holomorphic, returns):
+        if not callable(fn):
+            raise TypeError(f"{returns} expects a callable, got {type(fn).__name__}")
+        self.fn = fn
+        self.sig = inspect.signature(fn)
+        params = [p for p in self.sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        self.param_names = [p.name for p in params]
+        positional = [p for p in params if p.kind != p.KEYWORD_ONLY]
+        self.argnums, self.single = _normalise_argnums(argnums, len(positional), fn.__name__)
+        self.has_aux = has_aux
+        self.holomorphic = holomorphic
+        self.returns = returns
+        self.cache = {}
+        self._front = None
+        functools.update_wrapper(self, fn)
+
+    @property
+    def front(self):
+        if self._front is None:
+            self._front = pipeline.front(self.fn)
+        return self._front
+
+    def _bind(self, args, kwargs):
+        if not kwargs and len(args) == len(self.param_names):
+            return list(args)
+        bound = self.sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return [bound.arguments[n] for n in self.param_names]
+
+    def __call__(self, *args, **kwargs):
+        values = self._bind(args, kwargs)
+        front = self.front
+        free = {name: fv.load() for name, fv in front.freevars.items()}
+        key = tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
+        gen = self.cache.get(key)
+        if gen is None:
+            gen = self._specialise(values)
+            self.cache[key] = gen
+        return gen(*values, **free)
+
+    def _param_info(self, values):
+        info = {}
+        for name, v in zip(self.param_names, values):
+            leaves, tree = tree_flatten(v)
+            info[name] = ParamInfo(any(map(is_inexact_leaf, leaves)),
+                                   len(leaves) == 1 and leaves[0] is v)
+        for i in self.argnums:
+            name, v = self.param_names[i], values[i]
+            leaves = tree_leaves(v)
+            if leaves and not info[name].differentiable:
+                raise TypeError(
+                    f"{self.returns} requires real- or complex-valued inputs (float or "
+                    f"complex leaves), but argument {i} ({name!r}) of {self.fn.__name__} "
+                    f"has only integer/boolean leaves; pass floats, e.g. 3.0 instead of 3")
+            if self.holomorphic and not all(map(is_complex_leaf, leaves)):
+                raise TypeError(f"{self.returns} with holomorphic=True requires complex "
+                                f"inputs, but argument {i} ({name!r}) is not complex")
+        return info
+
+    def specialised(self, values):
+        """The IR of the gradient function for these argument values' kinds."""
+        info = self._param_info(values)
+        wrt = [self.param_names[i] for i in self.argnums]
+        return pipeline.reverse(self.front, wrt, info, has_aux=self.has_aux,
+                                holomorphic=self.holomorphic, returns=self.returns,
+                                single=self.single)
+
+    def _specialise(self, values):
+        func = self.specialised(values)
+        gen, _ = pipeline.compile_function(func)
+        return gen
+
+
+def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False,
+         holomorphic: bool = False):
+    """Gradient of a scalar-valued ``fun`` with respect to ``argnums`` (JAX's ``grad``).
+
+    Usable as ``grad(f)``, ``grad(f, argnums=(0, 1))`` or as a decorator
+    ``@grad`` / ``@grad(argnums=1)``.
+    """
+    if fun is None:
+        return lambda f: grad(f, argnums, has_aux, holomorphic)
+    return _ReverseTransform(fun, argnums, has_aux, holomorphic, "grad")
+
+
+def value_and_grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False,
+                   holomorphic: bool = False):
+    """``(fun(*args), grad(fun)(*args))`` in one pass (JAX's ``value_and_grad``)."""
+    if fun is None:
+        return lambda f: value_and_grad(f, argnums, has_aux, holomorphic)
+    return _ReverseTransform(fun, argnums, has_aux, holomorphic, "value_and_grad")

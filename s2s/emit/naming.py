@@ -1,0 +1,86 @@
+"""How generated code names a callable or a constant's type.
+
+Generated code imports only ``numpy``, ``math`` and ``s2s_runtime``; a
+callable is named by the shortest dotted path from one of those modules (or
+the builtins) that gives back the very same object: ``np.sin``,
+``np.linalg.solve``, ``math.exp``, ``rt.unbroadcast``, ``abs``.  Operators
+are printed infix by the emitter and never reach this table.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+import s2s_runtime
+
+#: (module alias, module object) roots searched for names, in preference order
+ROOTS = (("np", np), ("math", math), ("rt", s2s_runtime))
+_SUBMODULES = ("linalg", "fft", "random")
+
+_TABLE = None
+
+
+def _build():
+    table = {}
+
+    def add(obj, path):
+        key = id(obj)
+        if key not in table or len(path) < len(table[key]):
+            table[key] = path
+
+    for name in dir(builtins):
+        if not name.startswith("_"):
+            add(getattr(builtins, name), ("", name))
+    for alias, mod in ROOTS:
+        for name in dir(mod):
+            if name.startswith("_"):
+                continue
+            obj = getattr(mod, name, None)
+            if callable(obj) or isinstance(obj, type):
+                add(obj, (alias, name))
+        for sub in _SUBMODULES:
+            submod = getattr(mod, sub, None)
+            if submod is None or not hasattr(submod, "__name__"):
+                continue
+            for name in dir(submod):
+                if not name.startswith("_"):
+                    obj = getattr(submod, name, None)
+                    if callable(obj):
+                        add(obj, (alias, sub + "." + name))
+    for sub in ("build", "adjoint", "tree"):
+        submod = getattr(s2s_runtime, sub, None)
+        if submod is not None:
+            for name in dir(submod):
+                obj = getattr(submod, name)
+                if callable(obj) and getattr(obj, "__module__", "") == submod.__name__:
+                    add(obj, ("rt", sub + "." + name) if not hasattr(s2s_runtime, name)
+                        or getattr(s2s_runtime, name) is not obj else ("rt", name))
+    return table
+
+
+def callable_path(fn):
+    """``(root_alias, dotted_name)`` for ``fn``, or None if it has no public name.
+
+    ``root_alias`` is ``""`` for builtins.
+    """
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = _build()
+    hit = _TABLE.get(id(fn))
+    if hit is not None:
+        alias, name = hit
+        # guard against id reuse of a dead object
+        obj = getattr(builtins, name, None) if alias == "" else _resolve(alias, name)
+        if obj is fn:
+            return hit
+    return None
+
+
+def _resolve(alias, dotted):
+    root = dict(ROOTS)[alias]
+    obj = root
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+    return obj

@@ -1,0 +1,126 @@
+"""Tables the frontend uses to desugar Python syntax into calls.
+
+Operators become ``operator`` functions; attributes and methods of arrays
+become numpy functions (``x.T`` -> ``np.transpose(x)``, ``x.sum(axis=0)`` ->
+``np.sum(x, axis=0)``).  Array methods are recognised by name on local
+values; methods of user classes arrive with the control-flow/classes work.
+"""
+from __future__ import annotations
+
+import operator
+
+import libcst as cst
+import numpy as np
+
+from s2s_runtime import build
+
+BINARY_OPS = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.Divide: operator.truediv,
+    cst.FloorDivide: operator.floordiv,
+    cst.Modulo: operator.mod,
+    cst.Power: operator.pow,
+    cst.MatrixMultiply: operator.matmul,
+    cst.BitAnd: operator.and_,
+    cst.BitOr: operator.or_,
+    cst.BitXor: operator.xor,
+    cst.LeftShift: operator.lshift,
+    cst.RightShift: operator.rshift,
+}
+
+AUG_OPS = {
+    cst.AddAssign: operator.add,
+    cst.SubtractAssign: operator.sub,
+    cst.MultiplyAssign: operator.mul,
+    cst.DivideAssign: operator.truediv,
+    cst.FloorDivideAssign: operator.floordiv,
+    cst.ModuloAssign: operator.mod,
+    cst.PowerAssign: operator.pow,
+    cst.MatrixMultiplyAssign: operator.matmul,
+    cst.BitAndAssign: operator.and_,
+    cst.BitOrAssign: operator.or_,
+    cst.BitXorAssign: operator.xor,
+    cst.LeftShiftAssign: operator.lshift,
+    cst.RightShiftAssign: operator.rshift,
+}
+
+UNARY_OPS = {
+    cst.Minus: operator.neg,
+    cst.Plus: operator.pos,
+    cst.Not: operator.not_,
+    cst.BitInvert: operator.invert,
+}
+
+COMPARE_OPS = {
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.Is: operator.is_,
+    cst.IsNot: operator.is_not,
+}
+
+
+def contains(container, item):
+    """``item in container``"""
+    return item in container
+
+
+def not_contains(container, item):
+    """``item not in container``"""
+    return item not in container
+
+
+#: membership tests call these with the operands swapped: ``contains(b, a)``
+MEMBERSHIP_OPS = {cst.In: contains, cst.NotIn: not_contains}
+
+#: ``x.<attr>`` on a local value -> ``fn(x)``
+ARRAY_ATTRIBUTES = {
+    "T": np.transpose,
+    "shape": np.shape,
+    "ndim": np.ndim,
+    "size": np.size,
+    "real": np.real,
+    "imag": np.imag,
+    "dtype": build.dtype_of,
+}
+
+#: ``x.<method>(*args, **kw)`` on a local value -> ``fn(x, *args, **kw)``
+ARRAY_METHODS = {
+    "sum": np.sum,
+    "mean": np.mean,
+    "prod": np.prod,
+    "max": np.max,
+    "min": np.min,
+    "std": np.std,
+    "var": np.var,
+    "cumsum": np.cumsum,
+    "cumprod": np.cumprod,
+    "argmax": np.argmax,
+    "argmin": np.argmin,
+    "all": np.all,
+    "any": np.any,
+    "dot": np.dot,
+    "conj": np.conj,
+    "conjugate": np.conjugate,
+    "round": np.round,
+    "clip": np.clip,
+    "trace": np.trace,
+    "diagonal": np.diagonal,
+    "ravel": np.ravel,
+    "flatten": build.flatten,
+    "squeeze": np.squeeze,
+    "copy": np.copy,
+    "astype": build.astype,
+    "reshape": build.reshape,
+    "transpose": build.transpose,
+    "swapaxes": np.swapaxes,
+    "item": build.item,
+    "nonzero": np.nonzero,
+    "repeat": np.repeat,
+    "take": np.take,
+}

@@ -1,0 +1,572 @@
+"""libcst -> IR: lowering a user function to three-address statements.
+
+Contract: ``lower(fn)`` returns an ``ir.Function`` whose body uses only the
+statements of ``s2s.ir.nodes``; every operation is a ``Call`` of a Python
+callable on atoms; every free name is resolved against the function's
+closure cells, globals and builtins:
+
+* modules, callables and classes become ``Const`` (they are part of the
+  program, fixed at specialisation);
+* any other free value (a global array, a number, an object) becomes a
+  *free variable*: an extra keyword-only parameter of the IR function whose
+  value the API reads afresh at every call (so a reassigned global is never
+  stale).
+
+Desugared here: augmented assignment, tuple unpacking and swaps, chained
+comparisons and ``and``/``or`` (short-circuit, as ``If``), conditional
+expressions, array attributes and methods (``desugar.py``), literals of
+tuples/lists/dicts.  Anything else raises ``UnsupportedSyntaxError`` quoting
+the line.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import operator
+from typing import Dict, List, Optional
+
+import libcst as cst
+
+from s2s_runtime import build
+
+from ..errors import NameResolutionError, unsupported
+from ..ir import nodes as ir
+from ..ir.names import NameGen
+from . import desugar
+from .scope import FreeVar, assigned_names
+from .source import find_function
+
+_MISSING = object()
+
+
+def is_static(value) -> bool:
+    """Values that are part of the program text: modules, callables, classes."""
+    return inspect.ismodule(value) or callable(value) or value is Ellipsis
+
+
+class Lowerer:
+    """Lowers one function (a ``def`` or a ``lambda``) to IR."""
+
+    def __init__(self, fn, parsed, node):
+        self.fn = fn
+        self.parsed = parsed
+        self.node = node
+        self.globals = getattr(fn, "__globals__", {})
+        code = fn.__code__
+        cells = fn.__closure__ or ()
+        self.cells = dict(zip(code.co_freevars, cells))
+        self.params = self._param_names()
+        self.locals = set(self.params) | assigned_names(node)
+        self.names = NameGen(self.locals)
+        self.freevars: Dict[str, FreeVar] = {}
+        self.blocks: List[list] = []
+
+    # -- entry -------------------------------------------------------------
+    def lower(self) -> ir.Function:
+        params = self._params()
+        body, doc = self._body()
+        params += tuple(ir.Param(ir.Var(n), None, kwonly=True) for n in self.freevars)
+        return ir.Function(
+            name=self.fn.__name__ if self.fn.__name__ != "<lambda>" else "lambda_",
+            params=params, body=tuple(body), loc=self.loc(self.node), docstring=doc,
+            temps=frozenset(self.names.temps))
+
+    def _param_names(self):
+        p = self.node.params
+        if not isinstance(p.star_arg, cst.MaybeSentinel) and p.star_arg is not None:
+            if isinstance(p.star_arg, cst.Param):
+                raise unsupported("*args parameter", self.loc(p.star_arg))
+        if p.star_kwarg is not None:
+            raise unsupported("**kwargs parameter", self.loc(p.star_kwarg))
+        return [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
+
+    def _params(self):
+        defaults = {}
+        sig = inspect.signature(self.fn)
+        for name, par in sig.parameters.items():
+            if par.default is not inspect.Parameter.empty:
+                defaults[name] = ir.Const(par.default)
+        return tuple(ir.Param(ir.Var(n), defaults.get(n)) for n in self.params)
+
+    def _body(self):
+        self.blocks.append([])
+        doc = None
+        if isinstance(self.node, cst.Lambda):
+            value = self.atom(self.node.body)
+            self.emit(ir.Return(value, self.loc(self.node.body)))
+        else:
+            stmts = list(self.node.body.body)
+            if stmts and _is_docstring(stmts[0]):
+                doc = stmts[0].body[0].value.evaluated_value
+                stmts = stmts[1:]
+            for s in stmts:
+                self.stmt(s)
+        return self.blocks.pop(), doc
+
+    # -- helpers -----------------------------------------------------------
+    def loc(self, node) -> ir.Loc:
+        return self.parsed.loc_of(node)
+
+    def emit(self, stmt) -> None:
+        self.blocks[-1].append(stmt)
+
+    def block(self, nodes) -> tuple:
+        self.blocks.append([])
+        for n in nodes:
+            self.stmt(n)
+        return tuple(self.blocks.pop())
+
+    def temp(self) -> ir.Var:
+        return ir.Var(self.names.temp())
+
+    def atom(self, node) -> ir.Atom:
+        """Lower an expression to an atom (assigning a temporary if needed)."""
+        value = self.value(node)
+        if isinstance(value, ir.Call):
+            t = self.temp()
+            self.emit(ir.Assign(t, value, self.loc(node)))
+            return t
+        return value
+
+    # -- statements --------------------------------------------------------
+    def stmt(self, node) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small_stmt(small)
+            return
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise unsupported(_STMT_NAMES.get(type(node).__name__, type(node).__name__),
+                              self.loc(node))
+        method(node)
+
+    def small_stmt(self, node) -> None:
+        loc = self.loc(node)
+        if isinstance(node, cst.Assign):
+            if len(node.targets) == 1:
+                self.assign_to(node.targets[0].target, node.value, loc)
+            else:
+                src = self.atom(node.value)
+                for t in node.targets:
+                    self.assign_atom(t.target, src, loc)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign_to(node.target, node.value, loc)
+        elif isinstance(node, cst.AugAssign):
+            self.aug_assign(node, loc)
+        elif isinstance(node, cst.Return):
+            value = ir.Const(None) if node.value is None else self.atom(node.value)
+            self.emit(ir.Return(value, loc))
+        elif isinstance(node, cst.Expr):
+            if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+                return  # a stray string literal (e.g. a comment-string)
+            self.emit(ir.ExprStmt(self.value(node.value), loc))
+        elif isinstance(node, cst.Pass):
+            pass
+        elif isinstance(node, cst.Break):
+            self.emit(ir.Break(loc))
+        elif isinstance(node, cst.Continue):
+            self.emit(ir.Continue(loc))
+        elif isinstance(node, cst.Raise):
+            if node.cause is not None:
+                raise unsupported("'raise ... from ...'", loc)
+            exc = None if node.exc is None else self.atom(node.exc)
+            self.emit(ir.Raise(exc, loc))
+        elif isinstance(node, cst.Assert):
+            test = self.atom(node.test)
+            msg = None if node.msg is None else self.atom(node.msg)
+            self.emit(ir.Assert(test, msg, loc))
+        else:
+            raise unsupported(_STMT_NAMES.get(type(node).__name__, type(node).__name__), loc)
+
+    def assign_to(self, target, value_node, loc) -> None:
+        if isinstance(target, cst.Name):
+            self.emit(ir.Assign(ir.Var(target.value), self.value(value_node), loc))
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(
+                value_node, (cst.Tuple, cst.List)) and _same_length(target, value_node):
+            self.parallel_assign(target, value_node, loc)
+        else:
+            self.assign_atom(target, self.atom(value_node), loc)
+
+    def parallel_assign(self, target, value_node, loc) -> None:
+        """``a, b = b, a``: evaluate every right-hand item, then bind."""
+        targets = [e.value for e in target.elements]
+        bound = {t.value for t in targets if isinstance(t, cst.Name)}
+        values = []
+        for e in value_node.elements:
+            v = self.atom(e.value)
+            if isinstance(v, ir.Var) and v.name in bound:
+                t = self.temp()
+                self.emit(ir.Assign(t, v, loc))
+                v = t
+            values.append(v)
+        for t, v in zip(targets, values):
+            self.assign_atom(t, v, loc)
+
+    def assign_atom(self, target, src: ir.Atom, loc) -> None:
+        if isinstance(target, cst.Name):
+            self.emit(ir.Assign(ir.Var(target.value), src, loc))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elts = [e.value for e in target.elements]
+            if any(isinstance(e, cst.StarredElement) for e in target.elements):
+                raise unsupported("starred assignment target", loc)
+            vars_ = []
+            nested = []
+            for e in elts:
+                if isinstance(e, cst.Name):
+                    vars_.append(ir.Var(e.value))
+                else:
+                    t = self.temp()
+                    vars_.append(t)
+                    nested.append((e, t))
+            self.emit(ir.Unpack(tuple(vars_), src, loc))
+            for e, t in nested:
+                self.assign_atom(e, t, loc)
+        elif isinstance(target, cst.Subscript):
+            base = self.atom(target.value)
+            index = self.index(target.slice)
+            self.emit(ir.ExprStmt(ir.Call(operator.setitem, (base, index, src)), loc))
+        elif isinstance(target, cst.Attribute):
+            base = self.atom(target.value)
+            self.emit(ir.ExprStmt(ir.Call(setattr, (base, ir.Const(target.attr.value), src)), loc))
+        else:
+            raise unsupported(f"assignment to {type(target).__name__}", loc)
+
+    def aug_assign(self, node, loc) -> None:
+        op = desugar.AUG_OPS[type(node.operator)]
+        target = node.target
+        if isinstance(target, cst.Name):
+            v = self.atom(node.value)
+            self.emit(ir.Assign(ir.Var(target.value), ir.Call(op, (ir.Var(target.value), v)), loc))
+        elif isinstance(target, cst.Subscript):
+            base = self.atom(target.value)
+            index = self.index(target.slice)
+            v = self.atom(node.value)
+            old = self.temp()
+            self.emit(ir.Assign(old, ir.Call(operator.getitem, (base, index)), loc))
+            new = self.temp()
+            self.emit(ir.Assign(new, ir.Call(op, (old, v)), loc))
+            self.emit(ir.ExprStmt(ir.Call(operator.setitem, (base, index, new)), loc))
+        else:
+            raise unsupported(f"augmented assignment to {type(target).__name__}", loc)
+
+    def stmt_If(self, node) -> None:
+        test = self.atom(node.test)
+        body = self.block(node.body.body)
+        orelse = ()
+        if node.orelse is not None:
+            if isinstance(node.orelse, cst.If):
+                orelse = self.block([node.orelse])
+            else:
+                orelse = self.block(node.orelse.body.body)
+        self.emit(ir.If(test, body, orelse, self.loc(node)))
+
+    def stmt_For(self, node) -> None:
+        loc = self.loc(node)
+        if node.asynchronous is not None:
+            raise unsupported("'async for'", loc)
+        it = self.atom(node.iter)
+        self.blocks.append([])
+        if isinstance(node.target, cst.Name):
+            target = ir.Var(node.target.value)
+        else:
+            target = self.temp()
+            self.assign_atom(node.target, target, loc)
+        for s in node.body.body:
+            self.stmt(s)
+        body = tuple(self.blocks.pop())
+        orelse = self.block(node.orelse.body.body) if node.orelse is not None else ()
+        self.emit(ir.For(target, it, body, orelse, loc))
+
+    def stmt_While(self, node) -> None:
+        self.blocks.append([])
+        test = self.atom(node.test)
+        test_body = tuple(self.blocks.pop())
+        body = self.block(node.body.body)
+        orelse = self.block(node.orelse.body.body) if node.orelse is not None else ()
+        self.emit(ir.While(test_body, test, body, orelse, self.loc(node)))
+
+    def stmt_Try(self, node) -> None:
+        body = self.block(node.body.body)
+        handlers = []
+        for h in node.handlers:
+            typ = None if h.type is None else self.atom(h.type)
+            name = None
+            if h.name is not None:
+                name = ir.Var(h.name.name.value)
+            handlers.append(ir.Handler(typ, name, self.block(h.body.body)))
+        orelse = self.block(node.orelse.body.body) if node.orelse is not None else ()
+        final = self.block(node.finalbody.body.body) if node.finalbody is not None else ()
+        self.emit(ir.Try(body, tuple(handlers), orelse, final, self.loc(node)))
+
+    # -- expressions -------------------------------------------------------
+    def value(self, node) -> ir.Expr:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise unsupported(_EXPR_NAMES.get(type(node).__name__, type(node).__name__),
+                              self.loc(node))
+        return method(node)
+
+    def expr_Name(self, node):
+        name = node.value
+        if name in self.locals:
+            return ir.Var(name)
+        if name in ("True", "False", "None"):
+            return ir.Const({"True": True, "False": False, "None": None}[name])
+        return self.resolve_free(name, node)
+
+    def resolve_free(self, name, node) -> ir.Atom:
+        if name in self.cells:
+            cell = self.cells[name]
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                raise NameResolutionError(
+                    f"free variable {name!r} is referenced before assignment", self.loc(node))
+            if is_static(value):
+                return ir.Const(value)
+            return self.freevar(name, FreeVar.cell(name, cell))
+        if name in self.globals:
+            value = self.globals[name]
+            if is_static(value):
+                return ir.Const(value)
+            return self.freevar(name, FreeVar.global_(name, self.globals))
+        if hasattr(builtins, name):
+            return ir.Const(getattr(builtins, name))
+        raise NameResolutionError(f"name {name!r} is not defined", self.loc(node))
+
+    def freevar(self, name, fv) -> ir.Var:
+        if name not in self.freevars:
+            self.freevars[name] = fv
+            self.names.reserve(name)
+        return ir.Var(name)
+
+    def expr_Integer(self, node):
+        return ir.Const(node.evaluated_value)
+
+    expr_Float = expr_Imaginary = expr_SimpleString = expr_ConcatenatedString = expr_Integer
+
+    def expr_Ellipsis(self, node):
+        return ir.Const(Ellipsis)
+
+    def expr_Attribute(self, node):
+        base = self.value(node.value)
+        attr = node.attr.value
+        if isinstance(base, ir.Const) and is_static(base.value):
+            try:
+                return ir.Const(getattr(base.value, attr))
+            except AttributeError:
+                raise NameResolutionError(
+                    f"{_describe(base.value)} has no attribute {attr!r}", self.loc(node)) from None
+        base = self._as_atom(base, node.value)
+        if attr in desugar.ARRAY_ATTRIBUTES:
+            return ir.Call(desugar.ARRAY_ATTRIBUTES[attr], (base,))
+        return ir.Call(getattr, (base, ir.Const(attr)))
+
+    def _as_atom(self, value, node) -> ir.Atom:
+        if isinstance(value, ir.Call):
+            t = self.temp()
+            self.emit(ir.Assign(t, value, self.loc(node)))
+            return t
+        return value
+
+    def expr_Call(self, node):
+        args, kwargs = self.call_args(node)
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            base = self.value(func.value)
+            if not (isinstance(base, ir.Const) and is_static(base.value)):
+                base = self._as_atom(base, func.value)
+                method = func.attr.value
+                if method in desugar.ARRAY_METHODS:
+                    return ir.Call(desugar.ARRAY_METHODS[method], (base,) + args, kwargs)
+                raise unsupported(f"method call .{method}() on a local value", self.loc(func.attr),
+                                  "only numpy array methods are supported here")
+        target = self.value(func)
+        if not isinstance(target, ir.Const):
+            raise unsupported("call of a local variable", self.loc(func),
+                              "call functions by their global name")
+        return ir.Call(target.value, args, kwargs)
+
+    def call_args(self, node):
+        args, kwargs = [], []
+        for a in node.args:
+            if a.star:
+                raise unsupported(f"'{a.star}' argument unpacking in a call", self.loc(a))
+            v = self.atom(a.value)
+            if a.keyword is not None:
+                kwargs.append((a.keyword.value, v))
+            elif kwargs:
+                raise unsupported("positional argument after keyword", self.loc(a))
+            else:
+                args.append(v)
+        return tuple(args), tuple(kwargs)
+
+    def expr_Subscript(self, node):
+        base = self.atom(node.value)
+        return ir.Call(operator.getitem, (base, self.index(node.slice)))
+
+    def index(self, elements) -> ir.Atom:
+        parts = [self.index_part(e.slice) for e in elements]
+        if len(parts) == 1 and isinstance(elements[0].comma, cst.MaybeSentinel):
+            return parts[0]
+        return self.pack(parts, tuple, build.make_tuple)
+
+    def index_part(self, s) -> ir.Atom:
+        if isinstance(s, cst.Index):
+            if s.star is not None:
+                raise unsupported("starred index", self.loc(s))
+            return self.atom(s.value)
+        bounds = [ir.Const(None) if b is None else self.atom(b) for b in (s.lower, s.upper, s.step)]
+        if all(isinstance(b, ir.Const) for b in bounds):
+            return ir.Const(slice(*(b.value for b in bounds)))
+        t = self.temp()
+        self.emit(ir.Assign(t, ir.Call(slice, tuple(bounds)), self.loc(s)))
+        return t
+
+    def pack(self, parts, const_type, maker):
+        if const_type is tuple and all(isinstance(p, ir.Const) for p in parts):
+            return ir.Const(tuple(p.value for p in parts))
+        t = self.temp()
+        self.emit(ir.Assign(t, ir.Call(maker, tuple(parts))))
+        return t
+
+    def expr_Tuple(self, node):
+        parts = self._elements(node)
+        if all(isinstance(p, ir.Const) for p in parts):
+            return ir.Const(tuple(p.value for p in parts))
+        return ir.Call(build.make_tuple, tuple(parts))
+
+    def expr_List(self, node):
+        return ir.Call(build.make_list, tuple(self._elements(node)))
+
+    def _elements(self, node):
+        out = []
+        for e in node.elements:
+            if isinstance(e, cst.StarredElement):
+                raise unsupported("starred element", self.loc(e))
+            out.append(self.atom(e.value))
+        return out
+
+    def expr_Dict(self, node):
+        items = []
+        for e in node.elements:
+            if isinstance(e, cst.StarredDictElement):
+                raise unsupported("'**' in a dict literal", self.loc(e))
+            items += [self.atom(e.key), self.atom(e.value)]
+        return ir.Call(build.make_dict, tuple(items))
+
+    def expr_BinaryOperation(self, node):
+        op = desugar.BINARY_OPS[type(node.operator)]
+        return ir.Call(op, (self.atom(node.left), self.atom(node.right)))
+
+    def expr_UnaryOperation(self, node):
+        op = desugar.UNARY_OPS[type(node.operator)]
+        operand = self.atom(node.expression)
+        if op is operator.neg and isinstance(operand, ir.Const) and _is_number(operand.value):
+            return ir.Const(-operand.value)
+        return ir.Call(op, (operand,))
+
+    def expr_Comparison(self, node):
+        left = self.atom(node.left)
+        pieces = list(node.comparisons)
+        first = self._compare(left, pieces[0])
+        if len(pieces) == 1:
+            return first
+        # a < b < c  ->  r = a < b; if r: r = b < c  (b evaluated once)
+        result = self.temp()
+        loc = self.loc(node)
+        self.emit(ir.Assign(result, first, loc))
+        self._chain(result, pieces, 1, loc)
+        return result
+
+    def _chain(self, result, pieces, i, loc):
+        if i == len(pieces):
+            return
+        self.blocks.append([])
+        prev = self._last_comparator
+        self.emit(ir.Assign(result, self._compare(prev, pieces[i]), loc))
+        self._chain(result, pieces, i + 1, loc)
+        body = tuple(self.blocks.pop())
+        self.emit(ir.If(result, body, (), loc))
+
+    def _compare(self, left, target):
+        right = self.atom(target.comparator)
+        self._last_comparator = right
+        kind = type(target.operator)
+        if kind in desugar.MEMBERSHIP_OPS:
+            return ir.Call(desugar.MEMBERSHIP_OPS[kind], (right, left))
+        return ir.Call(desugar.COMPARE_OPS[kind], (left, right))
+
+    def expr_BooleanOperation(self, node):
+        # a and b -> r = a; if r: r = b      a or b -> r = a; if not r: r = b
+        loc = self.loc(node)
+        result = self.temp()
+        self.emit(ir.Assign(result, self.atom(node.left), loc))
+        self.blocks.append([])
+        self.emit(ir.Assign(result, self.atom(node.right), loc))
+        rhs = tuple(self.blocks.pop())
+        if isinstance(node.operator, cst.And):
+            self.emit(ir.If(result, rhs, (), loc))
+        else:
+            self.emit(ir.If(result, (), rhs, loc))
+        return result
+
+    def expr_IfExp(self, node):
+        loc = self.loc(node)
+        test = self.atom(node.test)
+        result = self.temp()
+        self.blocks.append([])
+        self.emit(ir.Assign(result, self.value(node.body), loc))
+        body = tuple(self.blocks.pop())
+        self.blocks.append([])
+        self.emit(ir.Assign(result, self.value(node.orelse), loc))
+        orelse = tuple(self.blocks.pop())
+        self.emit(ir.If(test, body, orelse, loc))
+        return result
+
+
+def _is_docstring(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _same_length(a, b) -> bool:
+    return (len(a.elements) == len(b.elements)
+            and not any(isinstance(e, cst.StarredElement) for e in (*a.elements, *b.elements)))
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, complex)) and not isinstance(v, bool)
+
+
+def _describe(v) -> str:
+    return getattr(v, "__name__", type(v).__name__)
+
+
+_STMT_NAMES = {
+    "Global": "'global' statement", "Nonlocal": "'nonlocal' statement",
+    "Del": "'del' statement", "With": "'with' statement",
+    "Import": "'import' inside a differentiated function",
+    "ImportFrom": "'import' inside a differentiated function",
+    "FunctionDef": "nested function definition", "ClassDef": "class definition",
+    "Match": "'match' statement", "TryStar": "'except*'",
+}
+_EXPR_NAMES = {
+    "Yield": "'yield'", "Await": "'await'", "Lambda": "lambda inside a differentiated function",
+    "ListComp": "list comprehension", "SetComp": "set comprehension",
+    "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
+    "FormattedString": "f-string", "NamedExpr": "assignment expression ':='",
+    "Set": "set literal", "StarredElement": "starred expression",
+}
+
+
+def lower(fn) -> "tuple[ir.Function, Dict[str, FreeVar]]":
+    """Lower a Python function (def or lambda) to IR plus its free variables."""
+    parsed, node = find_function(fn)
+    if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
+        raise unsupported("'async def'", parsed.loc_of(node))
+    lowerer = Lowerer(fn, parsed, node)
+    func = lowerer.lower()
+    return func, dict(lowerer.freevars)

@@ -1,0 +1,98 @@
+"""Scopes: which names a function assigns, and where free values come from."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class FreeVar:
+    """A free name whose value is read at every call (a global or a closure cell).
+
+    ``load()`` returns the current value.  Two FreeVars are the same when they
+    read the same slot (same globals dict and name, or the same cell).
+    """
+
+    name: str
+    holder: Any = field(compare=False, hash=False, repr=False)
+    slot: tuple = ()
+
+    @staticmethod
+    def global_(name, globals_dict) -> "FreeVar":
+        return FreeVar(name, globals_dict, ("global", id(globals_dict), name))
+
+    @staticmethod
+    def cell(name, cell) -> "FreeVar":
+        return FreeVar(name, cell, ("cell", id(cell)))
+
+    def load(self):
+        if self.slot[0] == "cell":
+            return self.holder.cell_contents
+        try:
+            return self.holder[self.name]
+        except KeyError:
+            raise NameError(f"name {self.name!r} is not defined") from None
+
+
+class _Assigned(cst.CSTVisitor):
+    """Collects the names a function body binds (its locals)."""
+
+    def __init__(self, root):
+        self.root = root
+        self.names = set()
+
+    def _target(self, t):
+        if isinstance(t, cst.Name):
+            self.names.add(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                self._target(e.value)
+        elif isinstance(t, cst.StarredElement):
+            self._target(t.value)
+
+    def visit_Assign(self, node):
+        for t in node.targets:
+            self._target(t.target)
+
+    def visit_AnnAssign(self, node):
+        self._target(node.target)
+
+    def visit_AugAssign(self, node):
+        self._target(node.target)
+
+    def visit_For(self, node):
+        self._target(node.target)
+
+    def visit_NamedExpr(self, node):
+        self._target(node.target)
+
+    def visit_ExceptHandler(self, node):
+        if node.name is not None:
+            self._target(node.name.name)
+
+    def visit_FunctionDef(self, node):
+        if node is not self.root:
+            self.names.add(node.name.value)
+            return False
+        return True
+
+    def visit_ClassDef(self, node):
+        self.names.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node):
+        return node is self.root
+
+    def visit_ListComp(self, node):
+        return False
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+
+def assigned_names(node) -> set:
+    """Names bound anywhere in ``node``'s own scope (not nested scopes)."""
+    v = _Assigned(node)
+    node.visit(v)
+    return v.names

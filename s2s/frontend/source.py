@@ -1,0 +1,197 @@
+"""Finding the libcst node of a Python function from the function object.
+
+The whole file a function was defined in is read through ``linecache`` (so
+generated code registered there is found too), parsed once with libcst and
+cached; the function's node is then located by position:
+
+* a ``def``: the ``FunctionDef`` whose decorator or ``def`` line is the code
+  object's first line and whose name matches;
+* a ``lambda``: the ``Lambda`` nodes starting on that line; when several
+  share it, the one whose parameters match and whose body columns contain
+  the code object's instruction positions (Python >= 3.11), falling back to
+  comparing the bytecode of each candidate compiled on its own.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+from typing import Dict, List, Tuple, Union
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..errors import SourceUnavailableError
+
+
+@dataclass
+class ParsedSource:
+    """A parsed file: its module, node positions (absolute lines) and lines."""
+
+    filename: str
+    lines: List[str]
+    module: cst.Module
+    positions: Dict[cst.CSTNode, object]
+    line_offset: int = 0  # added to libcst lines to get file lines
+    col_offset: int = 0  # added to libcst columns (dedented snippets)
+
+    def loc_of(self, node):
+        from ..ir.nodes import Loc
+
+        pos = self.positions.get(node)
+        if pos is None:
+            return Loc(self.filename, 0, 0, "")
+        line = pos.start.line + self.line_offset
+        col = pos.start.column + (self.col_offset if pos.start.line >= 1 else 0)
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return Loc(self.filename, line, col, text.rstrip("\n"))
+
+
+_PARSE_CACHE: Dict[Tuple[str, str], ParsedSource] = {}
+
+
+def _parse(filename: str, text: str, lines, line_offset=0, col_offset=0) -> ParsedSource:
+    key = (filename, hashlib.sha1(text.encode()).hexdigest(), line_offset)
+    hit = _PARSE_CACHE.get(key)
+    if hit is not None:
+        return hit
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    parsed = ParsedSource(filename, lines, module, positions, line_offset, col_offset)
+    _PARSE_CACHE[key] = parsed
+    return parsed
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self):
+        self.defs: List[cst.FunctionDef] = []
+        self.lambdas: List[cst.Lambda] = []
+
+    def visit_FunctionDef(self, node):
+        self.defs.append(node)
+
+    def visit_Lambda(self, node):
+        self.lambdas.append(node)
+
+
+_COLLECT_CACHE: Dict[int, _Collector] = {}
+
+
+def _collect(parsed: ParsedSource) -> _Collector:
+    c = _COLLECT_CACHE.get(id(parsed))
+    if c is None:
+        c = _Collector()
+        parsed.module.visit(c)
+        _COLLECT_CACHE[id(parsed)] = c
+    return c
+
+
+def _unavailable(fn, why: str):
+    name = getattr(fn, "__qualname__", repr(fn))
+    return SourceUnavailableError(
+        f"cannot find the source of {name}: {why}; s2s transforms Python source, "
+        "so define the function in a file (not at an interactive prompt or in a C extension)")
+
+
+def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]:
+    """The parsed file and the libcst node of ``fn``'s definition."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise _unavailable(fn, "it is not a Python function")
+    filename = code.co_filename
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    if not lines:
+        raise _unavailable(fn, f"no source for {filename!r}")
+    text = "".join(lines)
+    try:
+        parsed = _parse(filename, text, lines)
+    except Exception:
+        parsed = None
+    if parsed is not None:
+        node = _locate(parsed, code)
+        if node is not None:
+            return parsed, node
+    # Fallback: the function's own block, dedented.
+    try:
+        block, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        raise _unavailable(fn, str(exc)) from None
+    raw = "".join(block)
+    dedented = textwrap.dedent(raw)
+    indent = len(block[0]) - len(block[0].lstrip()) if block else 0
+    try:
+        parsed = _parse(filename, dedented, lines, start - 1, indent)
+    except Exception as exc:
+        raise _unavailable(fn, f"libcst cannot parse it ({exc})") from None
+    node = _locate(parsed, code)
+    if node is None:
+        raise _unavailable(fn, "its definition was not found in the file")
+    return parsed, node
+
+
+def _start_line(parsed: ParsedSource, node) -> int:
+    return parsed.positions[node].start.line + parsed.line_offset
+
+
+def _locate(parsed: ParsedSource, code):
+    first = code.co_firstlineno
+    coll = _collect(parsed)
+    if code.co_name != "<lambda>":
+        for node in coll.defs:
+            if node.name.value != code.co_name:
+                continue
+            lines = {_start_line(parsed, node), _start_line(parsed, node.name)}
+            lines.update(_start_line(parsed, d) for d in node.decorators)
+            if first in lines:
+                return node
+        return None
+    cands = [n for n in coll.lambdas if _start_line(parsed, n) == first]
+    if len(cands) <= 1:
+        return cands[0] if cands else None
+    nparams = code.co_argcount + code.co_kwonlyargcount
+    want = code.co_varnames[:nparams]
+    cands = [n for n in cands if _lambda_param_names(n) == want] or cands
+    if len(cands) == 1:
+        return cands[0]
+    by_pos = _match_by_positions(parsed, cands, code)
+    if by_pos is not None:
+        return by_pos
+    return _match_by_bytecode(parsed, cands, code)
+
+
+def _lambda_param_names(node: cst.Lambda):
+    p = node.params
+    return tuple(x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params))
+
+
+def _match_by_positions(parsed, cands, code):
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return None
+    spans = [(l, c) for (l, _el, c, _ec) in positions() if l is not None and c is not None]
+    if not spans:
+        return None
+    hits = []
+    for node in cands:
+        rng = parsed.positions[node.body]
+        s = (rng.start.line + parsed.line_offset, rng.start.column)
+        e = (rng.end.line + parsed.line_offset, rng.end.column)
+        if all(s <= (l, c) <= e for (l, c) in spans):
+            hits.append(node)
+    return hits[0] if len(hits) == 1 else None
+
+
+def _match_by_bytecode(parsed, cands, code):
+    for node in cands:
+        src = parsed.module.code_for_node(node)
+        try:
+            compiled = compile("(" + src + ")", "<s2s>", "eval")
+        except SyntaxError:
+            continue
+        for const in compiled.co_consts:
+            if getattr(const, "co_code", None) == code.co_code and const.co_names == code.co_names:
+                return node
+    return cands[0]

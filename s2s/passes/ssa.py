@@ -1,0 +1,166 @@
+"""Renaming so that no value the adjoint may need is ever overwritten.
+
+Contract: accepts an IR function whose top level and ``if`` branches are
+straight-line (loops and ``try`` are allowed and treated as opaque);
+returns an equivalent function where
+
+* every variable is assigned at most once on any execution path outside
+  loops (a re-assignment ``x = x * 2`` gets a new version ``x_1``);
+* after an ``if``, a variable that the branches left under different names
+  is merged by a copy at the end of each branch;
+* a variable assigned inside a loop or ``try`` gets a fresh version before
+  it, used throughout it, so versions defined earlier stay intact.
+
+Only names change; the computation is the same.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict
+
+from ..ir import nodes as ir
+from ..ir.names import NameGen
+
+
+class _SSA:
+    def __init__(self, fn: ir.Function):
+        self.names = NameGen(ir.all_names(fn))
+        self.temps = set(fn.temps)
+
+    def version(self, name: str, env: Dict[str, str]) -> str:
+        if name not in env:
+            return name
+        base = name
+        new = self.names.fresh(base)
+        if name in self.temps:
+            self.temps.add(new)
+        return new
+
+    def use(self, a, env):
+        if isinstance(a, ir.Var) and a.name in env:
+            return ir.Var(env[a.name])
+        return a
+
+    def expr(self, v, env):
+        if isinstance(v, ir.Call):
+            return replace(v, args=tuple(self.use(a, env) for a in v.args),
+                           kwargs=tuple((k, self.use(x, env)) for k, x in v.kwargs))
+        return self.use(v, env)
+
+    def block(self, stmts, env):
+        out = []
+        for s in stmts:
+            out += self.stmt(s, env)
+        return out
+
+    def define(self, var, env):
+        new = self.version(var.name, env)
+        env[var.name] = new
+        return ir.Var(new)
+
+    def stmt(self, s, env):
+        if isinstance(s, ir.Assign):
+            value = self.expr(s.value, env)
+            return [replace(s, target=self.define(s.target, env), value=value)]
+        if isinstance(s, ir.Unpack):
+            value = self.use(s.value, env)
+            return [replace(s, value=value, targets=tuple(self.define(t, env) for t in s.targets))]
+        if isinstance(s, ir.ExprStmt):
+            return [replace(s, value=self.expr(s.value, env))]
+        if isinstance(s, ir.Return):
+            return [replace(s, value=self.use(s.value, env))]
+        if isinstance(s, ir.Raise):
+            return [replace(s, exc=None if s.exc is None else self.use(s.exc, env))]
+        if isinstance(s, ir.Assert):
+            return [replace(s, test=self.use(s.test, env),
+                            msg=None if s.msg is None else self.use(s.msg, env))]
+        if isinstance(s, ir.If):
+            return self.if_(s, env)
+        return self.opaque(s, env)
+
+    def if_(self, s, env):
+        test = self.use(s.test, env)
+        env_b, env_o = dict(env), dict(env)
+        body = self.block(s.body, env_b)
+        orelse = self.block(s.orelse, env_o)
+        for name in sorted(set(env_b) | set(env_o)):
+            b, o = env_b.get(name), env_o.get(name)
+            if b is None or o is None:
+                if b is not None or o is not None:
+                    env[name] = b or o  # defined on one path only
+                continue
+            if b == o:
+                env[name] = b
+                continue
+            merged = self.names.fresh(name)
+            body.append(ir.Assign(ir.Var(merged), ir.Var(b), s.loc))
+            orelse.append(ir.Assign(ir.Var(merged), ir.Var(o), s.loc))
+            env[name] = merged
+        return [replace(s, test=test, body=tuple(body), orelse=tuple(orelse))]
+
+    def opaque(self, s, env):
+        """Loops and try: one fresh version per variable they assign, used throughout."""
+        assigned = sorted({v.name for x in [s, *ir.walk(ir.sub_blocks_flat(s))]
+                           for v in ir.stmt_defs(x)})
+        pre = []
+        inner = dict(env)
+        for name in assigned:
+            if name in env:
+                new = self.names.fresh(name)
+                pre.append(ir.Assign(ir.Var(new), ir.Var(env[name]), s.loc))
+                inner[name] = new
+            else:
+                inner[name] = name
+        renamed = _rename_all(s, inner)
+        env.update({n: inner[n] for n in assigned})
+        return pre + [renamed]
+
+
+def _rename_all(s, env):
+    """Rename every use and definition inside ``s`` through ``env``."""
+    def r(a):
+        return ir.Var(env[a.name]) if isinstance(a, ir.Var) and a.name in env else a
+
+    def expr(v):
+        if isinstance(v, ir.Call):
+            return replace(v, args=tuple(r(a) for a in v.args),
+                           kwargs=tuple((k, r(x)) for k, x in v.kwargs))
+        return r(v)
+
+    def block(b):
+        return tuple(_rename_all(x, env) for x in b)
+
+    if isinstance(s, ir.Assign):
+        return replace(s, target=r(s.target), value=expr(s.value))
+    if isinstance(s, ir.Unpack):
+        return replace(s, targets=tuple(r(t) for t in s.targets), value=r(s.value))
+    if isinstance(s, ir.ExprStmt):
+        return replace(s, value=expr(s.value))
+    if isinstance(s, (ir.Return,)):
+        return replace(s, value=r(s.value))
+    if isinstance(s, ir.Raise):
+        return replace(s, exc=None if s.exc is None else r(s.exc))
+    if isinstance(s, ir.Assert):
+        return replace(s, test=r(s.test), msg=None if s.msg is None else r(s.msg))
+    if isinstance(s, ir.If):
+        return replace(s, test=r(s.test), body=block(s.body), orelse=block(s.orelse))
+    if isinstance(s, ir.For):
+        return replace(s, target=r(s.target), iter=r(s.iter), body=block(s.body),
+                       orelse=block(s.orelse))
+    if isinstance(s, ir.While):
+        return replace(s, test_body=block(s.test_body), test=r(s.test), body=block(s.body),
+                       orelse=block(s.orelse))
+    if isinstance(s, ir.Try):
+        handlers = tuple(replace(h, type=None if h.type is None else r(h.type),
+                                 name=None if h.name is None else r(h.name),
+                                 body=block(h.body)) for h in s.handlers)
+        return replace(s, body=block(s.body), handlers=handlers, orelse=block(s.orelse),
+                       finalbody=block(s.finalbody))
+    return s
+
+
+def to_ssa(fn: ir.Function) -> ir.Function:
+    pass_ = _SSA(fn)
+    env = {p.var.name: p.var.name for p in fn.params}
+    body = pass_.block(fn.body, env)
+    return replace(fn, body=tuple(body), temps=frozenset(pass_.temps))

@@ -1,0 +1,7 @@
+"""Derivative rules, keyed by Python callable (see ``registry``).
+
+Importing this package registers every rule module.
+"""
+from . import registry  # noqa: F401
+from . import _load_all  # noqa: F401
+from .registry import defnondiff, defvjp, lookup  # noqa: F401

@@ -1,0 +1,42 @@
+"""Python operators and builtins: ``+ - * / ** @ // %``, unary minus, ``abs``.
+
+JAX's convention for complex numbers: the VJP of a holomorphic primitive
+multiplies by the (unconjugated) derivative, ``x_bar = g * f'(x)``.
+Broadcasting is undone by ``unbroadcast``.
+"""
+import operator
+
+import numpy as np
+
+from s2s_runtime import matmul_vjp_lhs, matmul_vjp_rhs, unbroadcast
+
+from .registry import defnondiff, defvjp
+
+defvjp(operator.add, lambda g, ans, x, y: unbroadcast(g, x),
+       lambda g, ans, x, y: unbroadcast(g, y))
+defvjp(operator.sub, lambda g, ans, x, y: unbroadcast(g, x),
+       lambda g, ans, x, y: unbroadcast(-g, y))
+defvjp(operator.mul, lambda g, ans, x, y: unbroadcast(g * y, x),
+       lambda g, ans, x, y: unbroadcast(g * x, y))
+defvjp(operator.truediv, lambda g, ans, x, y: unbroadcast(g / y, x),
+       lambda g, ans, x, y: unbroadcast(-g * ans / y, y))
+# d(x**y) = y x**(y-1) dx + log(x) x**y dy   (log taken as 0 where x == 0)
+defvjp(operator.pow, lambda g, ans, x, y: unbroadcast(g * y * x ** (y - 1), x),
+       lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
+defvjp(operator.matmul, lambda g, ans, x, y: matmul_vjp_lhs(g, x, y),
+       lambda g, ans, x, y: matmul_vjp_rhs(g, x, y))
+# x % y = x - floor(x/y) y
+defvjp(operator.mod, lambda g, ans, x, y: unbroadcast(g, x),
+       lambda g, ans, x, y: unbroadcast(-g * np.floor_divide(x, y), y))
+defvjp(operator.neg, lambda g, ans, x: -g)
+defvjp(operator.pos, lambda g, ans, x: g)
+# |x|' = conj(x)/|x| (sign(x) for reals; 0 at 0)
+defvjp(abs, lambda g, ans, x: g * np.conj(x) / np.where(ans == 0, 1.0, ans))
+defvjp(float, lambda g, ans, x: unbroadcast(g, x))
+defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(np.real(g), real),
+       lambda g, ans, real, imag=0.0: unbroadcast(-np.imag(g), imag))
+
+defnondiff(operator.floordiv, operator.lt, operator.le, operator.gt, operator.ge,
+           operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
+           operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
+           operator.rshift, int, bool, len, round, isinstance, str, range, slice, divmod)

@@ -1,0 +1,133 @@
+"""Elementwise functions of ``math`` and numpy.
+
+Each VJP is ``x_bar = g * f'(x)`` (JAX's convention: no conjugation for
+holomorphic functions), with ``ans = f(x)`` reused where it is cheaper.
+Binary numpy functions undo broadcasting with ``unbroadcast``.
+"""
+import math
+
+import numpy as np
+
+from s2s_runtime import clip_inside, unbroadcast
+
+from .registry import defnondiff, defvjp
+
+# --- math (Python scalars) ------------------------------------------------
+defvjp(math.sin, lambda g, ans, x: g * math.cos(x))
+defvjp(math.cos, lambda g, ans, x: -g * math.sin(x))
+defvjp(math.tan, lambda g, ans, x: g * (1.0 + ans * ans))
+defvjp(math.asin, lambda g, ans, x: g / math.sqrt(1.0 - x * x))
+defvjp(math.acos, lambda g, ans, x: -g / math.sqrt(1.0 - x * x))
+defvjp(math.atan, lambda g, ans, x: g / (1.0 + x * x))
+defvjp(math.sinh, lambda g, ans, x: g * math.cosh(x))
+defvjp(math.cosh, lambda g, ans, x: g * math.sinh(x))
+defvjp(math.tanh, lambda g, ans, x: g * (1.0 - ans * ans))
+defvjp(math.asinh, lambda g, ans, x: g / math.sqrt(x * x + 1.0))
+defvjp(math.acosh, lambda g, ans, x: g / math.sqrt(x * x - 1.0))
+defvjp(math.atanh, lambda g, ans, x: g / (1.0 - x * x))
+defvjp(math.exp, lambda g, ans, x: g * ans)
+defvjp(math.expm1, lambda g, ans, x: g * (ans + 1.0))
+defvjp(math.log, lambda g, ans, x, base=math.e: g / (x * math.log(base)),
+       lambda g, ans, x, base=math.e: -g * ans / (base * math.log(base)))
+defvjp(math.log1p, lambda g, ans, x: g / (1.0 + x))
+defvjp(math.log2, lambda g, ans, x: g / (x * math.log(2.0)))
+defvjp(math.log10, lambda g, ans, x: g / (x * math.log(10.0)))
+defvjp(math.sqrt, lambda g, ans, x: g / (2.0 * ans))
+defvjp(math.pow, lambda g, ans, x, y: g * y * math.pow(x, y - 1.0),
+       lambda g, ans, x, y: g * ans * np.log(np.where(x == 0, 1.0, x)))
+defvjp(math.hypot, lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans)
+defvjp(math.atan2, lambda g, ans, y, x: g * x / (x * x + y * y),
+       lambda g, ans, y, x: -g * y / (x * x + y * y))
+defvjp(math.erf, lambda g, ans, x: g * 2.0 / math.sqrt(math.pi) * math.exp(-x * x))
+defvjp(math.erfc, lambda g, ans, x: -g * 2.0 / math.sqrt(math.pi) * math.exp(-x * x))
+defvjp(math.fabs, lambda g, ans, x: g * np.sign(x))
+defvjp(math.degrees, lambda g, ans, x: g * (180.0 / math.pi))
+defvjp(math.radians, lambda g, ans, x: g * (math.pi / 180.0))
+defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
+           math.factorial, math.copysign, math.gcd)
+
+# --- numpy unary ----------------------------------------------------------
+defvjp(np.sin, lambda g, ans, x: g * np.cos(x))
+defvjp(np.cos, lambda g, ans, x: -g * np.sin(x))
+defvjp(np.tan, lambda g, ans, x: g * (1 + ans * ans))
+defvjp(np.arcsin, lambda g, ans, x: g / np.sqrt(1 - x * x))
+defvjp(np.arccos, lambda g, ans, x: -g / np.sqrt(1 - x * x))
+defvjp(np.arctan, lambda g, ans, x: g / (1 + x * x))
+defvjp(np.sinh, lambda g, ans, x: g * np.cosh(x))
+defvjp(np.cosh, lambda g, ans, x: g * np.sinh(x))
+defvjp(np.tanh, lambda g, ans, x: g * (1 - ans * ans))
+defvjp(np.arcsinh, lambda g, ans, x: g / np.sqrt(x * x + 1))
+defvjp(np.arccosh, lambda g, ans, x: g / np.sqrt(x * x - 1))
+defvjp(np.arctanh, lambda g, ans, x: g / (1 - x * x))
+defvjp(np.exp, lambda g, ans, x: g * ans)
+defvjp(np.exp2, lambda g, ans, x: g * ans * np.log(2.0))
+defvjp(np.expm1, lambda g, ans, x: g * (ans + 1))
+defvjp(np.log, lambda g, ans, x: g / x)
+defvjp(np.log1p, lambda g, ans, x: g / (1 + x))
+defvjp(np.log2, lambda g, ans, x: g / (x * np.log(2.0)))
+defvjp(np.log10, lambda g, ans, x: g / (x * np.log(10.0)))
+defvjp(np.sqrt, lambda g, ans, x: g / (2 * ans))
+defvjp(np.cbrt, lambda g, ans, x: g / (3 * ans * ans))
+defvjp(np.square, lambda g, ans, x: g * 2 * x)
+defvjp(np.reciprocal, lambda g, ans, x: -g * ans * ans)
+defvjp(np.negative, lambda g, ans, x: -g)
+defvjp(np.positive, lambda g, ans, x: g)
+defvjp(np.absolute, lambda g, ans, x: g * np.conj(x) / np.where(ans == 0, 1.0, ans))
+defvjp(np.fabs, lambda g, ans, x: g * np.sign(x))
+defvjp(np.conjugate, lambda g, ans, x: unbroadcast(np.conj(g), x))
+# JAX: real(z) pulls g back to g, imag(z) to -1j g (dropped again for real inputs)
+defvjp(np.real, lambda g, ans, x: unbroadcast(np.real(g), x))
+defvjp(np.imag, lambda g, ans, x: unbroadcast(-1j * np.real(g), x))
+defvjp(np.deg2rad, lambda g, ans, x: g * (np.pi / 180))
+defvjp(np.rad2deg, lambda g, ans, x: g * (180 / np.pi))
+defvjp(np.sinc, lambda g, ans, x: g * np.where(
+    x == 0, 0.0, (np.cos(np.pi * x) - ans) / np.where(x == 0, 1.0, x)))
+
+# --- numpy binary ---------------------------------------------------------
+defvjp(np.add, lambda g, ans, x, y: unbroadcast(g, x), lambda g, ans, x, y: unbroadcast(g, y))
+defvjp(np.subtract, lambda g, ans, x, y: unbroadcast(g, x),
+       lambda g, ans, x, y: unbroadcast(-g, y))
+defvjp(np.multiply, lambda g, ans, x, y: unbroadcast(g * y, x),
+       lambda g, ans, x, y: unbroadcast(g * x, y))
+defvjp(np.divide, lambda g, ans, x, y: unbroadcast(g / y, x),
+       lambda g, ans, x, y: unbroadcast(-g * ans / y, y))
+defvjp(np.power, lambda g, ans, x, y: unbroadcast(g * y * np.power(x, y - 1), x),
+       lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
+defvjp(np.float_power, lambda g, ans, x, y: unbroadcast(g * y * np.float_power(x, y - 1), x),
+       lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
+defvjp(np.arctan2, lambda g, ans, y, x: unbroadcast(g * x / (x * x + y * y), y),
+       lambda g, ans, y, x: unbroadcast(-g * y / (x * x + y * y), x))
+defvjp(np.hypot, lambda g, ans, x, y: unbroadcast(g * x / ans, x),
+       lambda g, ans, x, y: unbroadcast(g * y / ans, y))
+defvjp(np.logaddexp, lambda g, ans, x, y: unbroadcast(g * np.exp(x - ans), x),
+       lambda g, ans, x, y: unbroadcast(g * np.exp(y - ans), y))
+defvjp(np.logaddexp2, lambda g, ans, x, y: unbroadcast(g * np.exp2(x - ans), x),
+       lambda g, ans, x, y: unbroadcast(g * np.exp2(y - ans), y))
+# max/min: the cotangent goes to the selected argument (half to each on ties, like JAX)
+defvjp(np.maximum,
+       lambda g, ans, x, y: unbroadcast(g * np.where(x > y, 1.0, np.where(x == y, 0.5, 0.0)), x),
+       lambda g, ans, x, y: unbroadcast(g * np.where(y > x, 1.0, np.where(x == y, 0.5, 0.0)), y))
+defvjp(np.minimum,
+       lambda g, ans, x, y: unbroadcast(g * np.where(x < y, 1.0, np.where(x == y, 0.5, 0.0)), x),
+       lambda g, ans, x, y: unbroadcast(g * np.where(y < x, 1.0, np.where(x == y, 0.5, 0.0)), y))
+# fmax/fmin ignore NaNs: the non-NaN argument is the selected one
+defvjp(np.fmax,
+       lambda g, ans, x, y: unbroadcast(g * np.where((x > y) | np.isnan(y), 1.0, np.where(x == y, 0.5, 0.0)), x),
+       lambda g, ans, x, y: unbroadcast(g * np.where((y > x) | np.isnan(x), 1.0, np.where(x == y, 0.5, 0.0)), y))
+defvjp(np.fmin,
+       lambda g, ans, x, y: unbroadcast(g * np.where((x < y) | np.isnan(y), 1.0, np.where(x == y, 0.5, 0.0)), x),
+       lambda g, ans, x, y: unbroadcast(g * np.where((y < x) | np.isnan(x), 1.0, np.where(x == y, 0.5, 0.0)), y))
+defvjp(np.where, None,
+       lambda g, ans, condition, x, y: unbroadcast(np.where(condition, g, 0.0), x),
+       lambda g, ans, condition, x, y: unbroadcast(np.where(condition, 0.0, g), y))
+# clip passes g where a_min <= a <= a_max, else to the bound that was selected
+defvjp(np.clip,
+       lambda g, ans, a, a_min=None, a_max=None: unbroadcast(g * clip_inside(a, a_min, a_max), a),
+       lambda g, ans, a, a_min=None, a_max=None: unbroadcast(g * (a < a_min), a_min),
+       lambda g, ans, a, a_min=None, a_max=None: unbroadcast(g * (a > a_max), a_max))
+
+defnondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
+           np.floor_divide, np.isnan, np.isinf, np.isfinite, np.signbit, np.less,
+           np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
+           np.logical_and, np.logical_or, np.logical_not, np.logical_xor, np.heaviside,
+           np.isclose, np.allclose, np.array_equal)

@@ -1,0 +1,77 @@
+"""The rule table: one record per primitive, keyed by the Python callable.
+
+A primitive's VJP is a list of *templates*, one per differentiable
+parameter, each an ordinary Python function ``(g, ans, *params) -> cotangent``
+where ``g`` is the cotangent of the result and ``ans`` the result.  All
+templates of a primitive share one signature, which mirrors the
+primitive's own (so keyword arguments at the call site bind to it); the
+first ``len(templates)`` parameters are the differentiable ones, ``None``
+marks one that is not.  Templates are parsed once into IR by the frontend
+and inlined into the adjoint code (``templates.py``), so the generated code
+shows the maths and rules are themselves transformable.
+
+``defnondiff`` marks primitives whose result has zero derivative (or is not
+a number at all): comparisons, ``len``, ``np.zeros``, ``argmax``...
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Optional, Tuple
+
+
+@dataclass
+class Rule:
+    fn: Callable
+    vjps: Tuple[Optional[Callable], ...] = ()
+    nondiff: bool = False
+    #: the result is a container (tuple/list) rather than a number or array
+    container_result: bool = False
+    signature: Optional[inspect.Signature] = None
+    doc: str = ""
+
+    def param_names(self):
+        """Names of the primitive's parameters (template params minus g, ans)."""
+        return list(self.signature.parameters)[2:] if self.signature else []
+
+
+_RULES: Dict[int, Rule] = {}
+_KEEPALIVE = []
+
+
+def _key(fn):
+    return id(fn)
+
+
+def lookup(fn) -> Optional[Rule]:
+    """The rule of ``fn``, or None."""
+    rule = _RULES.get(_key(fn))
+    return rule if rule is not None and rule.fn is fn else None
+
+
+def defvjp(fn, *templates, container_result=False):
+    """Register the VJP templates of ``fn`` (see the module docstring)."""
+    first = next(t for t in templates if t is not None)
+    sig = inspect.signature(first)
+    names = list(sig.parameters)
+    if names[:2] != ["g", "ans"]:
+        raise ValueError(f"VJP template of {fn} must start with (g, ans, ...)")
+    for t in templates:
+        if t is not None and list(inspect.signature(t).parameters) != names:
+            raise ValueError(f"VJP templates of {fn} must share one signature")
+    _RULES[_key(fn)] = Rule(fn, tuple(templates), False, container_result, sig,
+                            getattr(first, "__doc__", "") or "")
+    _KEEPALIVE.append(fn)
+
+
+def defnondiff(*fns, container_result=False):
+    """Mark ``fns`` as having a zero (or no) derivative."""
+    for fn in fns:
+        _RULES[_key(fn)] = Rule(fn, (), True, container_result)
+        _KEEPALIVE.append(fn)
+
+
+def all_rules():
+    """Every registered rule (for ``s2s rules`` and coverage tests)."""
+    from . import _load_all  # noqa: F401  (make sure every rule module ran)
+    return list(_RULES.values())

@@ -1,0 +1,74 @@
+"""Rule templates -> IR, and inlining them at a call site.
+
+A template is an ordinary Python function (usually a one-line lambda in a
+rule module).  It is lowered once by the frontend, like user code, and
+cached.  ``instantiate`` substitutes the call site's atoms for the
+template's parameters, renames every other name to a fresh temporary of the
+target function, and returns the statements plus the atom holding the
+result.  Templates are straight-line code ending in ``return``.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Tuple
+
+from ..ir import nodes as ir
+from ..ir.names import NameGen
+
+_CACHE: Dict[int, Tuple[object, ir.Function]] = {}
+
+
+def template_ir(template) -> ir.Function:
+    hit = _CACHE.get(id(template))
+    if hit is not None and hit[0] is template:
+        return hit[1]
+    from ..frontend.lower import lower
+
+    func, freevars = lower(template)
+    if freevars:
+        raise ValueError(f"rule template {template} reads free values {sorted(freevars)}")
+    for s in func.body[:-1]:
+        if not isinstance(s, (ir.Assign, ir.Unpack)):
+            raise ValueError(f"rule template {template} must be straight-line code")
+    if not func.body or not isinstance(func.body[-1], ir.Return):
+        raise ValueError(f"rule template {template} must end with return")
+    _CACHE[id(template)] = (template, func)
+    return func
+
+
+def _rename(atom, env):
+    if isinstance(atom, ir.Var):
+        return env.get(atom.name, atom)
+    return atom
+
+
+def instantiate(template, bindings: Dict[str, ir.Atom], names: NameGen,
+                loc: ir.Loc) -> Tuple[List, ir.Atom]:
+    """Statements computing ``template(**bindings)`` and the result atom.
+
+    ``bindings`` maps every template parameter name to an atom.  New
+    temporaries are drawn from ``names.temp()`` so the emitter may fold them.
+    """
+    func = template_ir(template)
+    env: Dict[str, ir.Atom] = dict(bindings)
+    out = []
+    for s in func.body:
+        if isinstance(s, ir.Return):
+            return out, _rename(s.value, env)
+        if isinstance(s, ir.Assign):
+            value = s.value
+            if isinstance(value, ir.Call):
+                value = replace(value, args=tuple(_rename(a, env) for a in value.args),
+                                kwargs=tuple((k, _rename(v, env)) for k, v in value.kwargs))
+            else:
+                value = _rename(value, env)
+            target = ir.Var(names.temp())
+            env[s.target.name] = target
+            out.append(ir.Assign(target, value, loc))
+        else:  # Unpack
+            targets = tuple(ir.Var(names.temp()) for _ in s.targets)
+            src = _rename(s.value, env)
+            for old, new in zip(s.targets, targets):
+                env[old.name] = new
+            out.append(ir.Unpack(targets, src, loc))
+    raise AssertionError("template without return")
