@@ -50,3 +50,38 @@ __all__ += [
     "matmul_vjp_lhs", "matmul_vjp_rhs", "split_vjp", "stack_vjp", "unbroadcast",
     "unpack_vjp", "unreduce", "zeros_like", "astype", "dtype_of", "make_dict", "make_list", "make_tuple",
 ]
+
+from . import vjps  # noqa: E402
+from .vjps import (  # noqa: E402
+    astype_vjp,
+    average_vjp,
+    cumprod_vjp,
+    cumsum_vjp,
+    diag_vjp,
+    dot_vjp,
+    full_vjp,
+    hstack_vjp,
+    inner_vjp,
+    linspace_vjp,
+    max_vjp,
+    mean_vjp,
+    norm_vjp,
+    prod_vjp,
+    repeat_vjp,
+    reshape_vjp,
+    sort_vjp,
+    sum_vjp,
+    tensordot_vjp,
+    tile_vjp,
+    trace_vjp,
+    transpose_vjp,
+    var_vjp,
+    vstack_vjp,
+)
+
+__all__ += [
+    "astype_vjp", "average_vjp", "cumprod_vjp", "cumsum_vjp", "diag_vjp", "dot_vjp",
+    "full_vjp", "hstack_vjp", "inner_vjp", "linspace_vjp", "max_vjp", "mean_vjp",
+    "norm_vjp", "prod_vjp", "repeat_vjp", "reshape_vjp", "sort_vjp", "sum_vjp",
+    "tensordot_vjp", "tile_vjp", "trace_vjp", "transpose_vjp", "var_vjp", "vstack_vjp",
+]

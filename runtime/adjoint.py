@@ -114,14 +114,18 @@ def unbroadcast(g, x):
 
 
 def unreduce(g, x, axis=None, keepdims=False):
-    """Broadcast the cotangent of a reduction over ``axis`` back to ``x``'s shape."""
+    """Broadcast the cotangent of a reduction over ``axis`` back to ``x``'s shape.
+
+    Returns a writable array (a scalar for a scalar ``x``).
+    """
     shape = np.shape(x)
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and shape:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         ndim = len(shape)
         axes = sorted(a % ndim for a in axes)
         g = np.expand_dims(g, tuple(axes))
-    return np.broadcast_to(g, shape)
+    out = np.array(np.broadcast_to(g, shape))
+    return out[()] if not shape else out
 
 
 def getitem_vjp(g, x, index):
@@ -228,20 +232,23 @@ def split_vjp(gs, x, indices_or_sections, axis=0):
 
 def stack_vjp(g, xs, axis=0):
     """Cotangents of ``xs`` for ``y = np.stack(xs, axis)``."""
-    return type(xs)(unbroadcast(np.take(g, i, axis=axis), x) for i, x in enumerate(xs)) \
-        if isinstance(xs, (list, tuple)) else list(np.moveaxis(g, axis, 0))
+    if isinstance(xs, (list, tuple)):
+        return type(xs)(unbroadcast(np.take(g, i, axis=axis), x) for i, x in enumerate(xs))
+    return _real_if_real(np.moveaxis(g, axis, 0).copy(), xs)
 
 
 def concatenate_vjp(g, xs, axis=0):
     """Cotangents of ``xs`` for ``y = np.concatenate(xs, axis)``."""
     if axis is None:
+        sizes = [np.size(x) for x in xs]
         g = np.reshape(g, -1)
         axis = 0
-    sizes = [np.shape(x)[axis] if axis is not None else np.size(x) for x in xs]
+    else:
+        sizes = [np.shape(x)[axis] for x in xs]
     cuts = np.cumsum(sizes)[:-1]
     pieces = np.split(g, cuts, axis=axis)
-    out = [np.reshape(p, np.shape(x)) for p, x in zip(pieces, xs)]
-    return type(xs)(out) if isinstance(xs, (list, tuple)) else out
+    out = [_real_if_real(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, xs)]
+    return type(xs)(out) if isinstance(xs, (list, tuple)) else np.stack(out)
 
 
 def matmul_vjp_lhs(g, a, b):

@@ -248,6 +248,7 @@ class Reverse:
         if isinstance(value, ir.Var) and value.name in self.relevant:
             seed = ir.Call(rt.grad_seed, (value,), seed_kw)
             adjoint.append(ir.Assign(self.bar_of(value.name), seed, loc))
+            self.temps.discard(self.bar_of(value.name).name)  # the seed keeps its own line
             have.add(value.name)
         else:  # output does not depend on the inputs: still check it like JAX
             adjoint.append(ir.ExprStmt(ir.Call(rt.grad_seed, (value,), seed_kw), loc))
@@ -270,7 +271,7 @@ class Reverse:
             result = self._pack((val, result), adjoint, loc)
         elif aux is not None:
             result = self._pack((result, aux), adjoint, loc)
-        adjoint.append(ir.Return(result, loc))
+        adjoint.append(ir.Return(result, ret.loc))
         return replace(self.fn, name=name, body=tuple(body + adjoint),
                        temps=frozenset(self.temps))
 

@@ -183,10 +183,11 @@ class _Text:
 
 
 class Emitter:
-    def __init__(self, fn: ir.Function, fold=True, comments=True):
+    def __init__(self, fn: ir.Function, fold=True, comments=True, locations=False):
         self.fn = fn
         self.fold = fold
         self.comments = comments
+        self.locations = locations
         self.names = NameGen(ir.all_names(fn))
         self.aliases: Dict[str, str] = {}
         self.extern: Dict[str, object] = {}
@@ -248,7 +249,10 @@ class Emitter:
                 last_line = loc.line
             else:
                 last_line = None
-            out += self.stmt(s, depth, folds)
+            lines = self.stmt(s, depth, folds)
+            if self.locations and loc is not None and loc.line:
+                lines[0] += f"  # {loc.line}:{loc.col + 1}"
+            out += lines
         return out
 
     def _foldable(self, stmts, i) -> bool:
@@ -257,9 +261,11 @@ class Emitter:
                 and s.target.name in self.fn.temps and self.uses.get(s.target.name) == 1):
             return False
         operands = {a.name for a in s.value.operands() if isinstance(a, ir.Var)}
+        derived = getattr(s.loc, "derived", False)
         for later in stmts[i + 1:]:
             if s.target in ir.stmt_uses(later):
-                return True
+                # never fold primal work into adjoint code (or back)
+                return getattr(getattr(later, "loc", None), "derived", False) == derived
             if isinstance(later, ir.While) and later.test == s.target:
                 return False
             defs = {v.name for st in [later, *ir.walk(ir.sub_blocks_flat(later))] for v in ir.stmt_defs(st)}
@@ -364,6 +370,10 @@ def _use_counts(fn: ir.Function) -> Dict[str, int]:
     return counts
 
 
-def emit_function(fn: ir.Function, fold=True, comments=True) -> Emitted:
-    """Python source for ``fn`` (see the module docstring)."""
-    return Emitter(fn, fold, comments).emit()
+def emit_function(fn: ir.Function, fold=True, comments=True, locations=False) -> Emitted:
+    """Python source for ``fn`` (see the module docstring).
+
+    ``fold=False`` keeps every three-address statement; ``locations=True``
+    appends ``# line:col`` of the user's source to each statement.
+    """
+    return Emitter(fn, fold, comments, locations).emit()

@@ -9,8 +9,12 @@ result.  Templates are straight-line code ending in ``return``.
 """
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import replace
 from typing import Dict, List, Tuple
+
+import numpy as np
 
 from ..ir import nodes as ir
 from ..ir.names import NameGen
@@ -34,6 +38,40 @@ def template_ir(template) -> ir.Function:
         raise ValueError(f"rule template {template} must end with return")
     _CACHE[id(template)] = (template, func)
     return func
+
+
+_FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+             operator.neg, math.log, math.sqrt, np.log, np.sqrt}
+
+
+def simplify(call: ir.Call):
+    """Fold arithmetic on constants and the identities ``x ** 1``, ``x * 1``, ``1 * x``.
+
+    Returns an atom when the call simplifies away, else the call.
+    """
+    args = call.args
+    if call.kwargs:
+        return call
+    if call.fn in _FOLDABLE and all(isinstance(a, ir.Const) and _is_number(a.value) for a in args):
+        try:
+            return ir.Const(call.fn(*(a.value for a in args)))
+        except (ArithmeticError, ValueError):
+            return call
+    if call.fn is operator.pow and _is_const(args[1], 1):
+        return args[0]
+    if call.fn is operator.mul and _is_const(args[1], 1):
+        return args[0]
+    if call.fn is operator.mul and _is_const(args[0], 1):
+        return args[1]
+    return call
+
+
+def _is_number(v) -> bool:
+    return type(v) in (int, float)
+
+
+def _is_const(a, value) -> bool:
+    return isinstance(a, ir.Const) and _is_number(a.value) and a.value == value
 
 
 def _rename(atom, env):
@@ -60,8 +98,12 @@ def instantiate(template, bindings: Dict[str, ir.Atom], names: NameGen,
             if isinstance(value, ir.Call):
                 value = replace(value, args=tuple(_rename(a, env) for a in value.args),
                                 kwargs=tuple((k, _rename(v, env)) for k, v in value.kwargs))
+                value = simplify(value)
             else:
                 value = _rename(value, env)
+            if not isinstance(value, ir.Call):
+                env[s.target.name] = value
+                continue
             target = ir.Var(names.temp())
             env[s.target.name] = target
             out.append(ir.Assign(target, value, loc))
