@@ -15,7 +15,7 @@ from s2s_runtime.tree import tree_flatten, tree_leaves
 
 from . import pipeline
 from .ad.reverse import ParamInfo
-from .ir.kinds import is_complex_leaf, is_inexact_leaf, kind_of
+from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
 
 
 def _normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
@@ -83,7 +83,8 @@ class _ReverseTransform:
         for name, v in zip(self.param_names, values):
             leaves, tree = tree_flatten(v)
             info[name] = ParamInfo(any(map(is_inexact_leaf, leaves)),
-                                   len(leaves) == 1 and leaves[0] is v)
+                                   len(leaves) == 1 and leaves[0] is v,
+                                   is_real_scalar(v))
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)

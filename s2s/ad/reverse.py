@@ -34,7 +34,7 @@ from ..errors import NoRuleError, S2SError, unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
-from ..rules.templates import instantiate
+from ..rules.templates import instantiate, is_real_scalar_op
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
@@ -45,6 +45,7 @@ class ParamInfo:
 
     differentiable: bool  # has at least one float/complex leaf
     leaf: bool  # a single number or array (not a container)
+    real_scalar: bool = False  # a Python float or a real numpy scalar
 
 
 def describe(fn) -> str:
@@ -65,6 +66,8 @@ class Reverse:
         self.temps = set(fn.temps)
         self.bar: Dict[str, ir.Var] = {}
         self.numeric: Set[str] = {p for p, i in info.items() if i.leaf}
+        #: variables certainly holding real scalars (their adjoints are real scalars too)
+        self.scalars: Set[str] = {p for p, i in info.items() if i.real_scalar}
 
     # -- activity ---------------------------------------------------------------
     def forward_activity(self, stmts, active: Set[str]) -> None:
@@ -72,6 +75,11 @@ class Reverse:
             if isinstance(s, ir.Assign):
                 if _expr_active(s.value, active):
                     active.add(s.target.name)
+                v = s.value
+                if is_real_scalar_op(v, self.scalars) or (
+                        isinstance(v, ir.Var) and v.name in self.scalars) or (
+                        isinstance(v, ir.Const) and type(v.value) in (int, float)):
+                    self.scalars.add(s.target.name)
                 if isinstance(s.value, ir.Call):
                     rule = lookup(s.value.fn)
                     if rule is not None and not rule.container_result and s.value.fn not in _STRUCT:
@@ -186,11 +194,14 @@ class Reverse:
             if template is None:
                 raise NoRuleError(f"{describe(v.fn)} is not differentiable with respect to "
                                   f"its argument {pname!r}", s.loc)
-            stmts, c = instantiate(template, bindings, self.names, loc)
+            stmts, c = instantiate(template, bindings, self.names, loc, self._scalar_names())
             for x in stmts:
                 self.temps.add(x.target.name) if isinstance(x, ir.Assign) else None
             out += stmts
             self.accumulate(a, c, have, out, loc)
+
+    def _scalar_names(self) -> Set[str]:
+        return self.scalars | {self.bar[n].name for n in self.scalars if n in self.bar}
 
     def adjoint_unpack(self, s: ir.Unpack, have, out, loc) -> None:
         if not any(t.name in have for t in s.targets) or not _is(s.value, self.relevant):
@@ -272,7 +283,7 @@ class Reverse:
         elif aux is not None:
             result = self._pack((result, aux), adjoint, loc)
         adjoint.append(ir.Return(result, ret.loc))
-        return replace(self.fn, name=name, body=tuple(body + adjoint),
+        return replace(self.fn, name=name, body=tuple(body + adjoint), docstring=None,
                        temps=frozenset(self.temps))
 
 

@@ -50,3 +50,9 @@ def is_inexact_leaf(x) -> bool:
 def is_complex_leaf(x) -> bool:
     return isinstance(x, complex) or (
         isinstance(x, (np.ndarray, np.generic)) and np.issubdtype(x.dtype, np.complexfloating))
+
+
+def is_real_scalar(x) -> bool:
+    """A Python float or int, or a real numpy scalar (shape (), real dtype)."""
+    return type(x) in (float, int) or (isinstance(x, np.generic)
+                                and (np.issubdtype(x.dtype, np.floating) or np.issubdtype(x.dtype, np.integer)))

@@ -1,1 +1,23 @@
-"""(filled in by the rules work)."""
+"""Primitives with a zero derivative or a non-numeric result.
+
+Constructors from shapes, index-valued functions, predicates and dtype
+queries.  (``np.sort`` and ``np.full_like``'s ``fill_value`` are
+differentiable: see ``shape.py``.)
+"""
+import numpy as np
+
+from s2s_runtime import build
+
+from .registry import defnondiff
+
+# constructors from a shape (their values do not depend on differentiable inputs)
+defnondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+           np.arange, np.eye, np.identity, np.tri)
+# integer / index results
+defnondiff(np.argmax, np.argmin, np.argsort, np.argwhere, np.flatnonzero,
+           np.searchsorted, np.count_nonzero, np.argpartition, np.digitize)
+# shape, dtype and truth queries
+defnondiff(np.nonzero, np.shape, container_result=True)
+defnondiff(np.ndim, np.size, np.all, np.any, np.iscomplexobj, np.isrealobj,
+           np.iscomplex, np.isreal, np.isscalar, np.result_type, np.dtype, np.broadcast_shapes,
+           build.dtype_of)

@@ -16,6 +16,8 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from s2s_runtime import unbroadcast
+
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 
@@ -44,14 +46,39 @@ _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operato
              operator.neg, math.log, math.sqrt, np.log, np.sqrt}
 
 
-def simplify(call: ir.Call):
-    """Fold arithmetic on constants and the identities ``x ** 1``, ``x * 1``, ``1 * x``.
+#: primitives whose result is a real scalar when every operand is one
+SCALAR_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
+              operator.pos, abs, float} | {
+    getattr(math, n) for n in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                               "tanh", "asinh", "acosh", "atanh", "exp", "expm1", "log",
+                               "log1p", "log2", "log10", "sqrt", "hypot", "atan2", "erf",
+                               "erfc", "fabs", "degrees", "radians")}
+
+
+def _is_real_scalar(a, scalars) -> bool:
+    if isinstance(a, ir.Const):
+        return _is_number(a.value)
+    return a.name in scalars
+
+
+def is_real_scalar_op(call, scalars) -> bool:
+    """True when ``call`` certainly gives a real scalar (numbers in, numbers out)."""
+    return (isinstance(call, ir.Call) and call.fn in SCALAR_OPS and not call.kwargs
+            and all(_is_real_scalar(a, scalars) for a in call.args))
+
+
+def simplify(call: ir.Call, scalars=frozenset()):
+    """Fold arithmetic on constants and the identities ``x ** 1``, ``x * 1``, ``1 * x``;
+    drop ``unbroadcast`` of a real scalar onto a real scalar.
 
     Returns an atom when the call simplifies away, else the call.
     """
     args = call.args
     if call.kwargs:
         return call
+    if call.fn is unbroadcast and len(args) == 2 and all(
+            _is_real_scalar(a, scalars) for a in args):
+        return args[0]
     if call.fn in _FOLDABLE and all(isinstance(a, ir.Const) and _is_number(a.value) for a in args):
         try:
             return ir.Const(call.fn(*(a.value for a in args)))
@@ -81,14 +108,18 @@ def _rename(atom, env):
 
 
 def instantiate(template, bindings: Dict[str, ir.Atom], names: NameGen,
-                loc: ir.Loc) -> Tuple[List, ir.Atom]:
+                loc: ir.Loc, scalars=frozenset()) -> Tuple[List, ir.Atom]:
     """Statements computing ``template(**bindings)`` and the result atom.
 
     ``bindings`` maps every template parameter name to an atom.  New
     temporaries are drawn from ``names.temp()`` so the emitter may fold them.
+    ``scalars`` names the variables known to hold real scalars; with it,
+    ``unbroadcast(e, x)`` of a real scalar ``e`` onto a real scalar ``x`` is
+    just ``e``.
     """
     func = template_ir(template)
     env: Dict[str, ir.Atom] = dict(bindings)
+    scalars = set(scalars)
     out = []
     for s in func.body:
         if isinstance(s, ir.Return):
@@ -98,7 +129,7 @@ def instantiate(template, bindings: Dict[str, ir.Atom], names: NameGen,
             if isinstance(value, ir.Call):
                 value = replace(value, args=tuple(_rename(a, env) for a in value.args),
                                 kwargs=tuple((k, _rename(v, env)) for k, v in value.kwargs))
-                value = simplify(value)
+                value = simplify(value, scalars)
             else:
                 value = _rename(value, env)
             if not isinstance(value, ir.Call):
@@ -106,6 +137,8 @@ def instantiate(template, bindings: Dict[str, ir.Atom], names: NameGen,
                 continue
             target = ir.Var(names.temp())
             env[s.target.name] = target
+            if is_real_scalar_op(value, scalars):
+                scalars.add(target.name)
             out.append(ir.Assign(target, value, loc))
         else:  # Unpack
             targets = tuple(ir.Var(names.temp()) for _ in s.targets)
