@@ -51,32 +51,34 @@ __all__ += [
     "unpack_vjp", "unreduce", "zeros_like", "astype", "dtype_of", "make_dict", "make_list", "make_tuple",
 ]
 
-from . import vjps  # noqa: E402
-from .vjps import (  # noqa: E402
+from . import shape_vjps, vjps  # noqa: E402
+from .shape_vjps import (  # noqa: E402
     astype_vjp,
+    diag_vjp,
+    full_vjp,
+    hstack_vjp,
+    linspace_vjp,
+    repeat_vjp,
+    reshape_vjp,
+    sort_vjp,
+    tile_vjp,
+    transpose_vjp,
+    vstack_vjp,
+)
+from .vjps import (  # noqa: E402
     average_vjp,
     cumprod_vjp,
     cumsum_vjp,
-    diag_vjp,
     dot_vjp,
-    full_vjp,
-    hstack_vjp,
     inner_vjp,
-    linspace_vjp,
     max_vjp,
     mean_vjp,
     norm_vjp,
     prod_vjp,
-    repeat_vjp,
-    reshape_vjp,
-    sort_vjp,
     sum_vjp,
     tensordot_vjp,
-    tile_vjp,
     trace_vjp,
-    transpose_vjp,
     var_vjp,
-    vstack_vjp,
 )
 
 __all__ += [

@@ -60,6 +60,14 @@ def zeros_like(x):
     return tree_unflatten(tree, [zeros_like(v) for v in leaves])
 
 
+def _sorted_keys(d):
+    """Dict keys in pytree order (sorted, like JAX), insertion order if unsortable."""
+    try:
+        return sorted(d)
+    except TypeError:
+        return list(d)
+
+
 def _is_integral(x) -> bool:
     if isinstance(x, (bool, int, np.integer, np.bool_)):
         return True
@@ -79,7 +87,8 @@ def densify(ct, like):
     if ct is None or _is_integral(like):
         return zeros_like(like)
     if isinstance(like, dict) and isinstance(ct, dict):
-        return {k: densify(ct.get(k), v) for k, v in like.items()}
+        keys = _sorted_keys(like) if type(like) is dict else list(like)
+        return {k: densify(ct.get(k), like[k]) for k in keys}
     if isinstance(like, (tuple, list)) and isinstance(ct, (tuple, list)):
         items = [densify(c, v) for c, v in zip(ct, like)]
         if hasattr(like, "_fields"):

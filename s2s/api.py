@@ -84,7 +84,7 @@ class _ReverseTransform:
             leaves, tree = tree_flatten(v)
             info[name] = ParamInfo(any(map(is_inexact_leaf, leaves)),
                                    len(leaves) == 1 and leaves[0] is v,
-                                   is_real_scalar(v))
+                                   is_real_scalar(v), type(v) is dict)
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)

@@ -46,6 +46,7 @@ class ParamInfo:
     differentiable: bool  # has at least one float/complex leaf
     leaf: bool  # a single number or array (not a container)
     real_scalar: bool = False  # a Python float or a real numpy scalar
+    is_dict: bool = False  # a plain dict (its gradient is written as a dict literal)
 
 
 def describe(fn) -> str:
@@ -127,9 +128,21 @@ class Reverse:
     def accumulate(self, x: ir.Atom, c: ir.Atom, have: Set[str], out: List, loc) -> None:
         if not isinstance(x, ir.Var) or x.name not in self.relevant:
             return
+        if x.name not in have and isinstance(c, ir.Var) and x.name in self.aliasable[-1] \
+                and x.name not in self.bar:
+            # a temporary read once, in this block, gets exactly this one contribution:
+            # its adjoint is ``c`` itself, no copy needed
+            self.bar[x.name] = c
+            have.add(x.name)
+            return
         b = self.bar_of(x.name)
         if x.name not in have:
-            out.append(ir.Assign(b, c, loc))
+            last = out[-1] if out else None
+            if isinstance(last, ir.Assign) and last.target == c and c.name in self.temps \
+                    and self.template_results.get(c.name):
+                out[-1] = replace(last, target=b)  # name the rule's result x_bar directly
+            else:
+                out.append(ir.Assign(b, c, loc))
             have.add(x.name)
         else:
             op = operator.add if x.name in self.numeric else rt.add
@@ -142,6 +155,9 @@ class Reverse:
 
     def adjoint_block(self, stmts, have: Set[str]) -> List:
         out: List = []
+        self.aliasable.append({s.target.name for s in stmts if isinstance(s, ir.Assign)
+                               and s.target.name in self.fn.temps
+                               and self.use_counts.get(s.target.name) == 1})
         for s in reversed(stmts):
             loc = replace(s.loc, derived=True)
             if isinstance(s, ir.Assign):
@@ -151,6 +167,7 @@ class Reverse:
                 self.adjoint_unpack(s, have, out, loc)
             elif isinstance(s, ir.If):
                 self.adjoint_if(s, have, out, loc)
+        self.aliasable.pop()
         return out
 
     def adjoint_assign(self, s: ir.Assign, have, out, loc) -> None:
@@ -160,6 +177,11 @@ class Reverse:
             self.accumulate(v, g, have, out, loc)
             return
         if not isinstance(v, ir.Call):
+            return
+        if v.fn is operator.getitem and self._dict_entry(v):
+            # params['w'] of a dict parameter: collect the entry's adjoint by key; the
+            # parameter's gradient is assembled as a dict literal at the end
+            self.entries.setdefault(v.args[0].name, []).append((v.args[1], g))
             return
         if v.fn in _STRUCT:
             items = v.args if v.fn is not build.make_dict else v.args[1::2]
@@ -195,10 +217,39 @@ class Reverse:
                 raise NoRuleError(f"{describe(v.fn)} is not differentiable with respect to "
                                   f"its argument {pname!r}", s.loc)
             stmts, c = instantiate(template, bindings, self.names, loc, self._scalar_names())
+            if isinstance(c, ir.Var) and stmts and stmts[-1].target == c:
+                self.template_results[c.name] = True
             for x in stmts:
                 self.temps.add(x.target.name) if isinstance(x, ir.Assign) else None
             out += stmts
             self.accumulate(a, c, have, out, loc)
+
+    def _dict_entry(self, v: ir.Call) -> bool:
+        base, key = v.args[0], v.args[1]
+        return (isinstance(base, ir.Var) and base.name in self.info
+                and self.info[base.name].is_dict and isinstance(key, ir.Const)
+                and isinstance(key.value, (str, int)))
+
+    def _assemble_entries(self, p: str, have, out, loc) -> None:
+        """``p_bar = {k: adjoint of p[k], ...}`` (+ any other contribution to p_bar)."""
+        by_key: Dict[object, ir.Atom] = {}
+        for key, g in self.entries.get(p, ()):
+            if key.value in by_key:
+                t = self.temp()
+                out.append(ir.Assign(t, ir.Call(rt.add, (by_key[key.value], g)), loc))
+                by_key[key.value] = t
+            else:
+                by_key[key.value] = g
+        if not by_key:
+            return
+        items = []
+        for k in sorted(by_key, key=repr):
+            items += [ir.Const(k), by_key[k]]
+        literal = ir.Call(build.make_dict, tuple(items))
+        t = self.temp()
+        out.append(ir.Assign(t, literal, loc))
+        self.template_results[t.name] = True
+        self.accumulate(ir.Var(p), t, have, out, loc)
 
     def _scalar_names(self) -> Set[str]:
         return self.scalars | {self.bar[n].name for n in self.scalars if n in self.bar}
@@ -253,6 +304,10 @@ class Reverse:
         needed = {value.name} if isinstance(value, ir.Var) else set()
         _backward_needed(body, needed, active)
         self.relevant = active & needed
+        self.use_counts = _use_counts(body)
+        self.aliasable: List[Set[str]] = [set()]
+        self.template_results: Dict[str, bool] = {}
+        self.entries: Dict[str, list] = {}
         have: Set[str] = set()
         adjoint: List = []
         seed_kw = (("holomorphic", ir.Const(True)),) if self.holomorphic else ()
@@ -266,6 +321,7 @@ class Reverse:
         adjoint += self.adjoint_block(body, have)
         grads = []
         for p in self.wrt:
+            self._assemble_entries(p, have, adjoint, replace(self.fn.loc, derived=True))
             if p in have:
                 g = self.bar[p]
                 if not self.info[p].leaf:
@@ -285,6 +341,15 @@ class Reverse:
         adjoint.append(ir.Return(result, ret.loc))
         return replace(self.fn, name=name, body=tuple(body + adjoint), docstring=None,
                        temps=frozenset(self.temps))
+
+
+def _use_counts(stmts) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for s in ir.walk(stmts):
+        for a in ir.stmt_uses(s):
+            if isinstance(a, ir.Var):
+                counts[a.name] = counts.get(a.name, 0) + 1
+    return counts
 
 
 def _is(a, names) -> bool:

@@ -239,7 +239,7 @@ class Emitter:
         last_line = None
         stmts = list(stmts)
         for i, s in enumerate(stmts):
-            if self.fold and self._foldable(stmts, i):
+            if self.fold and self._foldable(stmts, i) and self._short(s.value, folds):
                 folds[s.target.name] = s.value
                 continue
             loc = getattr(s, "loc", None)
@@ -255,6 +255,12 @@ class Emitter:
             out += lines
         return out
 
+    def _short(self, call, folds) -> bool:
+        """Fold only small expressions: one function call at most, about 40 characters."""
+        if _call_depth(call, folds) > 1:
+            return False
+        return len(self.text.call(call, dict(folds))[0]) <= 40
+
     def _foldable(self, stmts, i) -> bool:
         s = stmts[i]
         if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
@@ -265,7 +271,8 @@ class Emitter:
         for later in stmts[i + 1:]:
             if s.target in ir.stmt_uses(later):
                 # never fold primal work into adjoint code (or back)
-                return getattr(getattr(later, "loc", None), "derived", False) == derived
+                return isinstance(later, ir.Return) or getattr(
+                    getattr(later, "loc", None), "derived", False) == derived
             if isinstance(later, ir.While) and later.test == s.target:
                 return False
             defs = {v.name for st in [later, *ir.walk(ir.sub_blocks_flat(later))] for v in ir.stmt_defs(st)}
@@ -359,6 +366,15 @@ class Emitter:
         out += self.block(s.orelse, depth + 2)
         out.append(f"{inner}    break")
         return out + self.block(s.body, depth + 1)
+
+
+def _call_depth(call: ir.Call, folds) -> int:
+    """Nesting depth of function calls (infix operators and subscripts count 0)."""
+    own = 0 if (call.fn in _INFIX or call.fn in _PREFIX or call.fn is operator.getitem
+                or call.fn in (build.make_tuple, build.make_list, build.make_dict)) else 1
+    inner = max((_call_depth(folds[a.name], folds) for a in call.operands()
+                 if isinstance(a, ir.Var) and a.name in folds), default=0)
+    return own + inner
 
 
 def _use_counts(fn: ir.Function) -> Dict[str, int]:

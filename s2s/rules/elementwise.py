@@ -76,8 +76,8 @@ defvjp(np.absolute, lambda g, ans, x: g * np.conj(x) / np.where(ans == 0, 1.0, a
 defvjp(np.fabs, lambda g, ans, x: g * np.sign(x))
 defvjp(np.conjugate, lambda g, ans, x: unbroadcast(np.conj(g), x))
 # JAX: real(z) pulls g back to g, imag(z) to -1j g (dropped again for real inputs)
-defvjp(np.real, lambda g, ans, x: unbroadcast(np.real(g), x))
-defvjp(np.imag, lambda g, ans, x: unbroadcast(-1j * np.real(g), x))
+defvjp(np.real, lambda g, ans, val: unbroadcast(np.real(g), val))
+defvjp(np.imag, lambda g, ans, val: unbroadcast(-1j * np.real(g), val))
 defvjp(np.deg2rad, lambda g, ans, x: g * (np.pi / 180))
 defvjp(np.rad2deg, lambda g, ans, x: g * (180 / np.pi))
 defvjp(np.sinc, lambda g, ans, x: g * np.where(

@@ -63,8 +63,12 @@ def _is_real_scalar(a, scalars) -> bool:
 
 def is_real_scalar_op(call, scalars) -> bool:
     """True when ``call`` certainly gives a real scalar (numbers in, numbers out)."""
-    return (isinstance(call, ir.Call) and call.fn in SCALAR_OPS and not call.kwargs
-            and all(_is_real_scalar(a, scalars) for a in call.args))
+    if not isinstance(call, ir.Call) or call.kwargs:
+        return False
+    if call.fn is operator.pow:  # real ** int stays real; real ** real may be complex
+        return (len(call.args) == 2 and _is_real_scalar(call.args[0], scalars)
+                and isinstance(call.args[1], ir.Const) and type(call.args[1].value) is int)
+    return call.fn in SCALAR_OPS and all(_is_real_scalar(a, scalars) for a in call.args)
 
 
 def simplify(call: ir.Call, scalars=frozenset()):

@@ -69,8 +69,10 @@ def _pair(a, b):
     return total
 
 
-def check_vjp(fn, args, kwargs=None, argnums=None, eps=1e-6, rtol=1e-6, atol=1e-8, g=None):
-    """Dot-product test of every registered template of ``fn`` at ``args``."""
+def check_vjp(fn, args, kwargs=None, argnums=None, eps=1e-6, rtol=1e-6, atol=1e-8, g=None,
+              templates=None):
+    """Dot-product test of every registered template of ``fn`` at ``args``
+    (or of ``templates`` instead of the registered ones)."""
     rule = lookup(fn)
     assert rule is not None and not rule.nondiff, f"no VJP registered for {fn}"
     kwargs = dict(kwargs or {})
@@ -80,7 +82,7 @@ def check_vjp(fn, args, kwargs=None, argnums=None, eps=1e-6, rtol=1e-6, atol=1e-
     if g is None:
         g = _rand_like(ans, rng)
     checked = 0
-    for i, template in enumerate(rule.vjps):
+    for i, template in enumerate(templates or rule.vjps):
         if template is None or (argnums is not None and i not in argnums):
             continue
         if i < len(args):
@@ -156,6 +158,9 @@ RED += [
     (np.trace, (M,), {}), (np.trace, (rn(4, 4),), dict(offset=1)),
     (np.trace, (rn(4, 4),), dict(offset=-2)), (np.trace, (A,), dict(axis1=2, axis2=1)),
     (np.trace, (Z,), {}),
+    # Python sequences as array arguments: the cotangent has the same structure
+    (np.sum, ([rn(3), rn(3)],), dict(axis=0)), (np.max, ([1.0, 3.0, 2.0],), {}),
+    (np.mean, ((1.0, 2.5),), {}), (np.cumsum, ([1.0, 2.0],), {}),
 ]
 NORMS = [
     ((rn(5),), {}), ((rn(5),), dict(ord=1)), ((rn(5),), dict(ord=np.inf)),
@@ -197,7 +202,8 @@ for cplx in (False, True):
         (np.tensordot, (r(2, 3, 4), r(4, 5)), dict(axes=(-1, 0))),
         (np.tensordot, (r(2, 3, 4), r(2, 4)), dict(axes=([0, -1], [0, 1]))),
     ]
-PROD += [(np.dot, (rn(3, 4), rn(4, cplx=True)), {}), (np.vdot, (rn(4), rn(4, cplx=True)), {}),
+PROD += [(np.dot, ([1.0, 2.0], [3.0, -1.0]), {}), (np.tensordot, ([[1.0, 2.0]], [3.0, 4.0]), dict(axes=1)),
+         (np.dot, (rn(3, 4), rn(4, cplx=True)), {}), (np.vdot, (rn(4), rn(4, cplx=True)), {}),
          (np.matmul, (rn(3, 4, cplx=True), rn(4, 2)), {})]
 
 S = rn(3, 1, 4)
@@ -207,7 +213,7 @@ SHAPE = [
     (np.ravel, (A,), {}), (np.ravel, (A,), dict(order="F")), (np.squeeze, (S,), {}),
     (np.squeeze, (S,), dict(axis=1)), (np.expand_dims, (M,), dict(axis=(0, -1))),
     (build.flatten, (A,), {}), (build.item, (rn(1, 1),), {}),
-    (build.astype, (M, np.complex128), {}), (build.astype, (Z, np.complex64), {}),
+    (build.astype, (M, np.complex128), {}), (build.astype, (Z, np.complex128), {}),
     (np.transpose, (A,), {}), (np.transpose, (A, (1, 2, 0)), {}),
     (np.transpose, (A,), dict(axes=(-1, 0, 1))),
     (np.swapaxes, (A, 0, 2), {}), (np.moveaxis, (A, 0, -1), {}),
@@ -258,3 +264,215 @@ def test_vjp_matches_finite_differences(case):
         assert np.all(np.split(ct, args[1], kw.get("axis", 0))[1] == 0)
         return
     check_vjp(fn, args, kw)
+
+
+# --- closed forms --------------------------------------------------------------
+def vjp(fn, i=0):
+    return lookup(fn).vjps[i]
+
+
+def test_max_min_ties_share_the_cotangent():
+    x = np.array([1.0, 3.0, 3.0, 3.0, -2.0])
+    np.testing.assert_allclose(vjp(np.max)(2.0, 3.0, x), [0, 2 / 3, 2 / 3, 2 / 3, 0])
+    y = np.array([[1.0, 1.0], [0.0, 5.0]])
+    np.testing.assert_allclose(vjp(np.min)(np.array([1.0, 1.0]), np.min(y, 1), y, axis=1),
+                               [[0.5, 0.5], [1.0, 0.0]])
+    # initial wins: nobody gets the cotangent
+    np.testing.assert_allclose(vjp(np.amax)(1.0, 9.0, x, initial=9.0), np.zeros(5))
+
+
+def test_prod_and_cumprod_with_zeros():
+    x = np.array([0.0, 2.0, 3.0])
+    np.testing.assert_allclose(vjp(np.prod)(1.0, 0.0, x), [6.0, 0.0, 0.0])
+    np.testing.assert_allclose(vjp(np.prod)(1.0, 0.0, np.array([0.0, 0.0, 3.0])), [0, 0, 0])
+    x = np.array([2.0, 0.0, 3.0, 0.0, 5.0])
+    # cumprod = [2, 0, 0, 0, 0]; d/dx1 of sum(cumprod) = 2 + 2*3 = 8, d/dx0 = 1
+    np.testing.assert_allclose(vjp(np.cumprod)(np.ones(5), np.cumprod(x), x), [1, 8, 0, 0, 0])
+
+
+def test_sort_and_norm_ties_and_values():
+    x = np.array([3.0, 1.0, 2.0])
+    np.testing.assert_allclose(vjp(np.sort)(np.array([10.0, 20.0, 30.0]), None, x), [30, 10, 20])
+    v = np.array([1.0, -4.0, 4.0])
+    np.testing.assert_allclose(vjp(np.linalg.norm)(1.0, 4.0, v, ord=np.inf), [0, -0.5, 0.5])
+    np.testing.assert_allclose(vjp(np.linalg.norm)(1.0, 0.0, np.zeros(3)), np.zeros(3))
+
+
+def test_dtypes_scalars_and_writability():
+    x32 = np.ones((2, 2), np.float32)
+    assert vjp(build.astype)(np.ones((2, 2)), None, x32, np.float64).dtype == np.float32
+    assert vjp(np.sum)(np.float64(1.0), 4.0, x32).dtype == np.float32
+    ct = vjp(np.sum)(1.0, 2.5, 2.5)
+    assert np.shape(ct) == () and not isinstance(ct, np.ndarray)
+    ct = vjp(np.broadcast_to)(np.ones((2, 3)), None, np.ones(3), (2, 3))
+    assert ct.flags.writeable
+    from s2s_runtime import unreduce
+    out = unreduce(np.ones(3), np.ones((2, 3)), axis=0)
+    assert out.flags.writeable and out.shape == (2, 3)
+    assert np.shape(unreduce(2.0, 1.5)) == ()
+    assert unreduce(np.ones((1, 3)), np.ones((2, 3)), axis=0, keepdims=True).flags.writeable
+
+
+def test_unsupported_cases_raise_clearly():
+    with pytest.raises(NotImplementedError):
+        vjp(np.linalg.norm)(1.0, 1.0, np.ones((2, 2)), ord="bogus", axis=(0, 1))
+    with pytest.raises(NotImplementedError):
+        vjp(np.average)(1.0, 1.0, np.ones(3), None, np.ones(3), True)
+    with pytest.raises(NotImplementedError):
+        vjp(np.prod)(1.0, 1.0, np.ones(3), where=np.ones(3, bool))
+
+
+# --- elementwise and arithmetic rules ------------------------------------------
+def U(lo, hi, shape=(4,)):
+    return RNG.uniform(lo, hi, shape)
+
+
+def SC(lo, hi):
+    return float(RNG.uniform(lo, hi))
+
+
+def C(shape=(4,)):
+    return RNG.uniform(0.3, 1.0, shape) * np.exp(1j * RNG.uniform(-1, 1, shape))
+
+
+UNIT = ("arcsin", "arccos", "arctanh", "asin", "acos", "atanh")
+POS = ("log", "log2", "log10", "sqrt", "log1p", "cbrt", "reciprocal", "fabs", "absolute")
+NP_UNARY = [np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh,
+            np.arcsinh, np.arccosh, np.arctanh, np.exp, np.exp2, np.expm1, np.log, np.log1p,
+            np.log2, np.log10, np.sqrt, np.cbrt, np.square, np.reciprocal, np.negative,
+            np.positive, np.absolute, np.fabs, np.conjugate, np.real, np.imag, np.deg2rad,
+            np.rad2deg, np.sinc]
+MATH_UNARY = [math.sin, math.cos, math.tan, math.asin, math.acos, math.atan, math.sinh, math.cosh,
+              math.tanh, math.asinh, math.acosh, math.atanh, math.exp, math.expm1, math.log,
+              math.log1p, math.log2, math.log10, math.sqrt, math.erf, math.erfc, math.fabs,
+              math.degrees, math.radians, operator.neg, operator.pos, abs, float]
+
+
+def _domain(fn, scalar):
+    name = fn.__name__
+    lo, hi = (-0.8, 0.8) if name in UNIT else (1.5, 3.0) if "cosh" in name and "a" in name \
+        else (0.5, 2.0) if name in POS else (-1.5, 1.5)
+    return SC(lo, hi) if scalar else U(lo, hi)
+
+
+EW = [(f, (_domain(f, False),), {}) for f in NP_UNARY]
+EW += [(f, (_domain(f, True),), {}) for f in MATH_UNARY]
+# holomorphic numpy functions (and conj/real/imag/abs) at complex points: x_bar = g f'(x)
+EW += [(f, (C(),), {}) for f in NP_UNARY if f not in (np.fabs, np.cbrt, np.deg2rad,
+                                                     np.rad2deg, np.exp2)]
+EW += [(np.sinc, (np.array([0.0, 0.5, -1.3]),), {}), (abs, (C(()),), {})]
+XB, YB = U(0.5, 2.0, (3, 1)), U(0.5, 2.0, (4,))
+for f in (np.add, np.subtract, np.multiply, np.divide, np.power, np.float_power, np.arctan2,
+          np.hypot, np.logaddexp, np.logaddexp2, np.maximum, np.minimum, np.fmax, np.fmin,
+          operator.add, operator.sub, operator.mul, operator.truediv, operator.pow):
+    EW.append((f, (XB, YB), {}))
+for f in (np.add, np.multiply, np.divide, operator.mul, operator.truediv, operator.pow):
+    EW.append((f, (C((3, 1)), C()), {}))
+EW += [
+    (operator.add, (2.0, 3.5), {}), (operator.mul, (C(), 1.5), {}),
+    (operator.mod, (np.array([5.3, 4.1]), np.array([1.7, 1.5])), {}), (operator.mod, (5.3, 1.7), {}),
+    (math.log, (SC(0.5, 2), SC(2, 3)), {}), (math.pow, (SC(0.5, 2), SC(-1, 1)), {}),
+    (math.hypot, (SC(-1, 1), SC(-1, 1)), {}), (math.atan2, (SC(-1, 1), SC(0.5, 1)), {}),
+    (complex, (SC(-1, 1), SC(-1, 1)), {}),
+    (np.where, (U(-1, 1) > 0, U(-1, 1, (3, 1)), U(-1, 1)), {}),
+    (np.clip, (np.array([-2.0, 0.1, 0.5, 3.0]), np.array([-1.0, 0.0, 0.2, -1.0]),
+               np.array([1.0, 1.0, 1.0, 2.0])), {}),
+    (np.maximum, (np.array([1.0, 2.0]), np.array([1.0, 3.0])), {}),    # a tie: half each
+]
+
+
+@pytest.mark.parametrize("case", EW, ids=_ids(EW))
+def test_elementwise_vjp_matches_finite_differences(case):
+    fn, args, kw = case
+    check_vjp(fn, args, kw)
+
+
+# --- the templates obey the restrictions of the template frontend --------------
+ALL = [r for r in all_rules() if not r.nondiff]
+
+
+def _template_problems(t):
+    code = t.__code__
+    problems = [f"{i.opname} (a condition, and/or, or a loop)" for i in dis.get_instructions(t)
+                if "JUMP" in i.opname or i.opname == "FOR_ITER"]
+    problems += ["a nested function or comprehension" for c in code.co_consts
+                 if isinstance(c, types.CodeType)]
+    for ins in dis.get_instructions(t):
+        if ins.opname == "LOAD_GLOBAL":
+            value = t.__globals__.get(ins.argval, getattr(__builtins__, ins.argval, None)
+                                      if not isinstance(__builtins__, dict)
+                                      else __builtins__.get(ins.argval))
+            if not (isinstance(value, types.ModuleType) or callable(value)):
+                problems.append(f"reads the module-level variable {ins.argval}")
+    if code.co_freevars:
+        problems.append(f"closes over {code.co_freevars}")
+    return problems
+
+
+@pytest.mark.parametrize("rule", ALL, ids=[getattr(r.fn, "__name__", str(r.fn)) for r in ALL])
+def test_templates_are_straight_line_code(rule):
+    for t in rule.vjps:
+        if t is not None:
+            assert not _template_problems(t), (rule.fn, _template_problems(t))
+
+
+@pytest.mark.parametrize("rule", ALL, ids=[getattr(r.fn, "__name__", str(r.fn)) for r in ALL])
+def test_template_signature_mirrors_the_primitive(rule):
+    try:
+        sig = inspect.signature(rule.fn)
+    except (ValueError, TypeError):
+        pytest.skip("no introspectable signature")
+    params = [p for p in sig.parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    names = rule.param_names()
+    assert len(names) <= len(params), (names, params)
+    for mine, theirs in zip(names, params):
+        if theirs.kind is not theirs.POSITIONAL_ONLY:   # the name is part of the API
+            assert mine == theirs.name, (names, [p.name for p in params])
+    assert len(rule.vjps) <= len(names)
+
+
+def test_template_restriction_checker_flags_violations():
+    assert _template_problems(lambda g, ans, x: g if x > 0 else -g)
+    assert _template_problems(lambda g, ans, x: g and x)
+    assert _template_problems(lambda g, ans, x: [g for _ in x])
+    assert _template_problems(lambda g, ans, x: g * RNG)
+    assert not _template_problems(lambda g, ans, x: g * np.cos(x) + math.pi)
+
+
+@pytest.mark.parametrize("rule", ALL, ids=[getattr(r.fn, "__name__", str(r.fn)) for r in ALL])
+def test_templates_lower_through_the_frontend(rule):
+    templates = pytest.importorskip("s2s.rules.templates")
+    for t in rule.vjps:
+        if t is not None:
+            templates.template_ir(t)
+
+
+@pytest.mark.parametrize("fn, args, wrong", [
+    # vdot without the conjugation of a's cotangent
+    (np.vdot, (C(), C()), lambda g, ans, a, b: g * b),
+    # max with ties not shared: both tied entries get all of g
+    (np.max, (np.array([2.0, 2.0, 1.0]),), lambda g, ans, a, axis=None, out=None,
+     keepdims=False, initial=None, where=True: g * (a == ans)),
+    # prod through ans / a (wrong where a == 0)
+    (np.prod, (np.array([0.0, 2.0, 3.0]),), lambda g, ans, a, axis=None, dtype=None, out=None,
+     keepdims=False, initial=None, where=True: g * ans / np.where(a == 0, 1.0, a)),
+    # matmul with conjugation (not JAX's convention)
+    (np.matmul, (C((2, 3)), C((3, 2))), lambda g, ans, x1, x2, out=None: g @ np.conj(x2).T),
+    # an unbroadcast forgotten
+    (np.multiply, (XB, YB), lambda g, ans, x, y: g * y),
+])
+def test_checker_rejects_wrong_rules(fn, args, wrong):
+    with pytest.raises(AssertionError):
+        check_vjp(fn, args, templates=(wrong,))
+
+
+# --- every rule with templates is exercised ------------------------------------
+NOT_TESTED = {}   # fn -> reason
+
+
+def test_every_registered_vjp_is_exercised():
+    tested = {id(fn) for fn, _, _ in RED + PROD + SHAPE + EW}
+    missing = [getattr(r.fn, "__name__", repr(r.fn)) for r in ALL
+               if id(r.fn) not in tested and r.fn not in NOT_TESTED]
+    assert not missing, f"VJP rules without a test: {missing}"

@@ -1,0 +1,65 @@
+"""Functions the benchmarks differentiate (kept in a module so that s2s can
+read their source)."""
+import numpy as np
+
+
+def straight50(x):
+    """~50 lines of straight-line elementwise / matmul / sum arithmetic.
+
+    ``x`` is a 1-D float64 array; the result is a scalar.
+    """
+    a = x * 2.0
+    b = a + 1.0
+    c = np.sin(b)
+    d = np.cos(a)
+    e = c * d
+    f = e - x
+    g = np.exp(-f * f)
+    h = g + c
+    i = h * h
+    j = np.tanh(i)
+    k = j + d
+    m = np.outer(k, x)
+    n = m @ x
+    o = n * 0.5
+    p = o + k
+    q = np.sqrt(p * p + 1.0)
+    r = q / (1.0 + np.square(a))
+    s = np.log1p(r * r)
+    t = s - r
+    u = t * x
+    v = np.sum(u)
+    w = u * v
+    y = w + np.square(t)
+    z = np.tanh(y)
+    aa = z * c
+    ab = aa - d
+    ac = np.exp(ab * 0.1)
+    ad = ac * ab
+    ae = ad + e
+    af = np.sin(ae)
+    ag = af * af
+    ah = ag + g
+    ai = ah / (1.0 + np.square(ah))
+    aj = np.sum(ai * x)
+    ak = ai * aj
+    al = ak + z
+    am = m @ al
+    an = am * 0.01
+    ao = np.cos(an)
+    ap = ao + al
+    aq = ap * ap
+    ar = np.sqrt(aq + 1.0)
+    at = ar - 1.0
+    au = at * x
+    av = np.sum(au)
+    aw = av * av
+    ax = aw + np.sum(np.square(ap))
+    return np.sqrt(ax)
+
+
+def mlp_loss(params, x, y):
+    """Two-layer MLP (tanh hidden layer), mean squared error."""
+    h = np.tanh(x @ params["w1"] + params["b1"])
+    pred = h @ params["w2"] + params["b2"]
+    return np.mean(np.square(pred - y))

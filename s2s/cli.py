@@ -1,0 +1,337 @@
+"""The ``s2s`` command line: ``s2s dump`` shows what s2s generates, ``s2s rules``
+lists the primitives it knows.
+
+::
+
+    s2s dump FILE.py:FUNC [--mode grad|ir] [--argnums 0,1] [--signature 'f64, f64[:]']
+                          [--args 'EXPR'] [--has-aux] [--out FILE.py] [--debug]
+                          [--color auto|always|never]
+    s2s rules
+
+Errors about the user's code or the command line are one line (plus the
+quoted source line and a caret when there is one) on stderr, exit status 2,
+and no traceback unless ``--debug``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import traceback
+
+import numpy as np
+
+from . import __version__
+from .errors import S2SError
+
+
+class CLIError(Exception):
+    """A usage error: reported as one line, exit status 2.
+
+    ``located`` errors start with ``file:line:col`` and are printed as they are.
+    """
+
+    def __init__(self, message: str, located: bool = False):
+        super().__init__(message)
+        self.located = located
+
+
+# --------------------------------------------------------------------------- loading
+
+def _module_name(path: str) -> str:
+    """A stable module name for the file at ``path`` (same path -> same name)."""
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    digest = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:8]
+    return f"_s2s_cli_{stem}_{digest}"
+
+
+def load_module(path: str):
+    """Import the file at ``path`` with its directory on sys.path (sibling imports)."""
+    if not os.path.isfile(path):
+        raise CLIError(f"{path}: no such file")
+    path = os.path.abspath(path)
+    name = _module_name(path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CLIError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    directory = os.path.dirname(path)
+    sys.path.insert(0, directory)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        sys.modules.pop(name, None)
+        where = f"{e.filename or path}:{e.lineno or 0}:{e.offset or 0}"
+        text = (e.text or "").rstrip("\n")
+        quoted = ""
+        if text.strip():
+            stripped = text.lstrip()
+            caret = max((e.offset or 1) - 1 - (len(text) - len(stripped)), 0)
+            quoted = f"\n    {stripped}\n    {' ' * caret}^"
+        raise CLIError(f"{where}: syntax error: {e.msg}{quoted}", located=True) from e
+    except Exception as e:
+        sys.modules.pop(name, None)
+        raise CLIError(f"{path}: importing it raised {type(e).__name__}: {e}") from e
+    finally:
+        try:
+            sys.path.remove(directory)
+        except ValueError:
+            pass
+    return module
+
+
+def resolve_target(target: str):
+    """``FILE.py:FUNC`` -> (module, function)."""
+    path, sep, func_name = target.rpartition(":")
+    if not sep or not path or not func_name:
+        raise CLIError(f"expected FILE.py:FUNC, got {target!r}")
+    module = load_module(path)
+    fn = getattr(module, func_name, None)
+    if fn is None:
+        raise CLIError(f"{path}: no function named {func_name!r}")
+    if not inspect.isfunction(fn):
+        raise CLIError(f"{path}: {func_name!r} is a {type(fn).__name__}, not a Python function")
+    return module, fn
+
+
+# --------------------------------------------------------------------------- arguments
+
+_SCALAR_KINDS = {
+    "f64": (np.float64, lambda: 1.0), "f32": (np.float32, lambda: np.float32(1.0)),
+    "c128": (np.complex128, lambda: 1.0 + 0.0j), "c64": (np.complex64, lambda: np.complex64(1.0)),
+    "i64": (np.int64, lambda: 1), "i32": (np.int32, lambda: np.int32(1)),
+    "bool": (np.bool_, lambda: True),
+}
+_KIND_RE = re.compile(r"^\s*(\w+)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*$")
+
+
+def _split_kinds(text: str):
+    """Split 'f64, f64[:, :]' at top-level commas."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p for p in parts if p.strip()] if text.strip() else []
+
+
+def parse_signature(text: str):
+    """``'f64, f64[:]'`` -> example values ``[1.0, np.ones(2)]``."""
+    values = []
+    for part in _split_kinds(text):
+        m = _KIND_RE.match(part)
+        if not m or m.group(1) not in _SCALAR_KINDS:
+            known = " ".join(_SCALAR_KINDS)
+            raise CLIError(f"bad --signature entry {part.strip()!r}: expected one of {known}, "
+                           f"optionally followed by [:], [:, :], ...")
+        dtype, scalar = _SCALAR_KINDS[m.group(1)]
+        if m.group(2) is None:
+            values.append(scalar())
+        else:
+            ndim = m.group(2).count(":")
+            values.append(np.ones((2,) * ndim, dtype=dtype))
+    return values
+
+
+def example_values(fn, module, args_expr, signature):
+    """One example value per parameter of ``fn``, in order."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    if args_expr is not None:
+        namespace = dict(vars(module))
+        namespace.setdefault("np", np)
+        try:
+            value = eval(args_expr, namespace)
+        except Exception as e:
+            raise CLIError(f"bad --args {args_expr!r}: {type(e).__name__}: {e}") from e
+        if len(params) == 1 and not (isinstance(value, tuple) and len(value) == 1):
+            given = [value]
+        elif isinstance(value, tuple):
+            given = list(value)
+        else:
+            given = [value]
+    elif signature is not None:
+        given = parse_signature(signature)
+    else:
+        given = [1.0 for p in params if p.default is p.empty
+                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    try:
+        bound = sig.bind(*given)
+    except TypeError as e:
+        raise CLIError(f"{len(given)} example argument(s) do not fit "
+                       f"{fn.__name__}{sig}: {e}") from e
+    bound.apply_defaults()
+    return [bound.arguments[p.name] for p in params
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def parse_argnums(text: str):
+    try:
+        nums = tuple(int(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise CLIError(f"bad --argnums {text!r}: expected integers such as 0 or 0,1") from None
+    if not nums:
+        raise CLIError("bad --argnums: expected at least one integer")
+    return nums[0] if len(nums) == 1 and "," not in text else nums
+
+
+# --------------------------------------------------------------------------- commands
+
+def generate(args):
+    """The text ``s2s dump`` prints (or writes with --out)."""
+    from . import api, pipeline
+    from .emit.load import standalone_module
+    from .ir.printer import format_ir
+
+    module, fn = resolve_target(args.target)
+    if args.mode == "ir":
+        if args.out:
+            raise CLIError("--out writes a gradient module; it needs --mode grad")
+        return format_ir(pipeline.front(fn).func)
+    argnums = parse_argnums(args.argnums)
+    try:
+        transform = api.grad(fn, argnums=argnums, has_aux=args.has_aux)
+    except (TypeError, ValueError) as e:
+        raise CLIError(str(e)) from e
+    values = example_values(fn, module, args.args, args.signature)
+    try:
+        transform._param_info(values)  # usage errors: e.g. integer-valued wrt arguments
+    except TypeError as e:
+        raise CLIError(str(e)) from e
+    emitted = pipeline.emit(transform.specialised(values))
+    if not args.out:
+        return emitted.source
+    doc = (f"Gradient of `{fn.__name__}` in {os.path.basename(args.target.rpartition(':')[0])} "
+           f"(argnums={argnums!r}{', has_aux=True' if args.has_aux else ''}).\n\n"
+           f"{_freevar_note(pipeline.front(fn).freevars)}"
+           f"Generated by s2s {__version__} (`s2s dump`); imports only numpy, math "
+           f"and s2s_runtime.\n")
+    try:
+        return standalone_module(emitted, doc)
+    except ValueError as e:
+        raise CLIError(str(e)) from e
+
+
+def _freevar_note(freevars) -> str:
+    if not freevars:
+        return ""
+    names = ", ".join(sorted(freevars))
+    return (f"The source function's free variables are keyword-only parameters, "
+            f"pass them by name: {names}.\n\n")
+
+
+def highlight(text: str, color: str, stream) -> str:
+    if color == "never" or (color == "auto" and (not stream.isatty() or os.environ.get("NO_COLOR"))):
+        return text
+    try:
+        from pygments import highlight as _hl
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import PythonLexer
+    except ImportError:
+        return text
+    return _hl(text, PythonLexer(), TerminalFormatter())
+
+
+def cmd_dump(args) -> int:
+    text = generate(args)
+    if args.out:
+        try:
+            with open(args.out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise CLIError(f"cannot write {args.out}: {e.strerror}") from e
+        print(f"wrote {args.out}", file=sys.stderr)
+        return 0
+    text = text if text.endswith("\n") else text + "\n"
+    sys.stdout.write(highlight(text, args.color, sys.stdout))
+    return 0
+
+
+def qualified_name(fn) -> str:
+    """``numpy.sin``, ``operator.mul``, ``math.exp``: a module path that gives back ``fn``."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    module = getattr(fn, "__module__", None) or type(fn).__module__
+    candidates = [module.lstrip("_"), module] if module.startswith("_") else [module]
+    for mod_name in candidates:
+        try:
+            if getattr(importlib.import_module(mod_name), name, None) is fn:
+                return f"{mod_name}.{name}"
+        except ImportError:
+            pass
+    return f"{module}.{name}"
+
+
+def cmd_rules(args) -> int:
+    from .rules.registry import all_rules
+
+    lines = {f"{qualified_name(r.fn)}  {'nondiff' if r.nondiff else 'vjp'}" for r in all_rules()}
+    sys.stdout.write("".join(line + "\n" for line in sorted(lines)))
+    return 0
+
+
+# --------------------------------------------------------------------------- main
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s2s", description="s2s: a source-to-source autodiff compiler for Python.")
+    parser.add_argument("--version", action="version", version=f"s2s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    dump = sub.add_parser("dump", help="print the code s2s generates for a function",
+                          description="Print the code s2s generates for FUNC in FILE.py.")
+    dump.add_argument("target", metavar="FILE.py:FUNC")
+    dump.add_argument("--mode", choices=("grad", "ir"), default="grad",
+                      help="grad: the generated gradient (default); ir: the function's IR")
+    dump.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
+    dump.add_argument("--signature", help="argument kinds, e.g. 'f64, f32[:], c128[:, :], i64'")
+    dump.add_argument("--args", help="Python expression for the example arguments (a tuple, "
+                      "or one value for a one-parameter function); np and the module's "
+                      "globals are in scope")
+    dump.add_argument("--has-aux", action="store_true", help="FUNC returns (value, aux)")
+    dump.add_argument("--out", metavar="FILE.py", help="write a standalone module instead")
+    dump.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    dump.add_argument("--debug", action="store_true", help="show tracebacks")
+    dump.set_defaults(run=cmd_dump)
+    rules = sub.add_parser("rules", help="list the primitives s2s has rules for")
+    rules.add_argument("--debug", action="store_true", help="show tracebacks")
+    rules.set_defaults(run=cmd_rules)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, usage errors
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return args.run(args)
+    except (S2SError, CLIError) as e:
+        if args.debug:
+            raise
+        plain = isinstance(e, S2SError) or e.located
+        print(str(e) if plain else f"s2s: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        if args.debug:
+            raise
+        print(f"s2s: internal error: {type(e).__name__}: {e} "
+              f"(this is a bug in s2s; rerun with --debug for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
