@@ -61,6 +61,7 @@ from .shape_vjps import (  # noqa: E402
     repeat_vjp,
     reshape_vjp,
     sort_vjp,
+    take_vjp,
     tile_vjp,
     transpose_vjp,
     vstack_vjp,
@@ -85,5 +86,6 @@ __all__ += [
     "astype_vjp", "average_vjp", "cumprod_vjp", "cumsum_vjp", "diag_vjp", "dot_vjp",
     "full_vjp", "hstack_vjp", "inner_vjp", "linspace_vjp", "max_vjp", "mean_vjp",
     "norm_vjp", "prod_vjp", "repeat_vjp", "reshape_vjp", "sort_vjp", "sum_vjp",
-    "tensordot_vjp", "tile_vjp", "trace_vjp", "transpose_vjp", "var_vjp", "vstack_vjp",
+    "take_vjp", "tensordot_vjp", "tile_vjp", "trace_vjp", "transpose_vjp", "var_vjp",
+    "vstack_vjp",
 ]

@@ -60,3 +60,10 @@ def transpose(x, *axes):
     if len(axes) == 1:
         axes = axes[0]
     return np.transpose(x, axes)
+
+
+def call_method(obj, name, *args, **kwargs):
+    """``obj.name(*args, **kwargs)`` (``obj(*args)`` when ``name`` is ``__call__``)."""
+    if name == "__call__":
+        return obj(*args, **kwargs)
+    return getattr(obj, name)(*args, **kwargs)

@@ -124,3 +124,19 @@ def full_vjp(g, fill_value):
 def astype_vjp(g, x):
     """``x_bar = g`` converted back to ``x``'s (floating) dtype and shape; real for real ``x``."""
     return _fit(np.reshape(g, np.shape(x)), x)
+
+
+def take_vjp(g, a, indices, axis=None, mode="raise"):
+    """``a_bar`` = zeros with ``g`` added at the taken positions (repeats accumulate)."""
+    shape = np.shape(a)
+    g = np.asarray(g)
+    if axis is None:
+        n, out_shape, axis = int(np.prod(shape)), (int(np.prod(shape)),), 0
+    else:
+        axis = int(axis) % len(shape)
+        n, out_shape = shape[axis], shape
+    idx = np.asarray(indices)
+    idx = np.mod(idx, n) if mode == "wrap" else np.clip(idx, 0, n - 1) if mode == "clip" else idx
+    out = np.zeros(out_shape, dtype=np.result_type(g.dtype, float))
+    np.add.at(out, (slice(None),) * axis + (idx,), g)
+    return _fit(out.reshape(shape), a)

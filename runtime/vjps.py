@@ -105,20 +105,20 @@ def mean_vjp(g, a, axis=None, keepdims=False, where=True):
 def prod_vjp(g, a, axis=None, keepdims=False, where=True):
     """``a_bar_i = g * prod_{j != i} a_j`` from exclusive cumulative products (zeros are fine)."""
     _no_where(where)
-    a = np.asarray(a)
+    a_in, a = a, np.asarray(a)
     if a.ndim == 0:
-        return _fit(np.asarray(g) * np.ones_like(a), a)
+        return _fit(np.asarray(g) * np.ones_like(a), a_in)
     axes = _axes(axis, a.ndim)
     perm = [i for i in range(a.ndim) if i not in axes] + list(axes)
     at = np.transpose(a, perm)
     flat = at.reshape(at.shape[:a.ndim - len(axes)] + (-1,))
     if flat.shape[-1] == 0:
-        return _fit(np.zeros(a.shape), a)
+        return _fit(np.zeros(a.shape), a_in)
     ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
     left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
     excl = np.transpose((left * right).reshape(at.shape), np.argsort(perm))
-    return _fit(_expand(g, a.ndim, axis, keepdims) * excl, a)
+    return _fit(_expand(g, a.ndim, axis, keepdims) * excl, a_in)
 
 
 def max_vjp(g, ans, a, axis=None, keepdims=False, initial=None, where=True):
@@ -127,22 +127,25 @@ def max_vjp(g, ans, a, axis=None, keepdims=False, initial=None, where=True):
     Also serves ``min``.  If ``initial`` wins, no entry gets a cotangent.
     """
     _no_where(where)
-    a = np.asarray(a)
+    a_in, a = a, np.asarray(a)
     mask = a == _expand(ans, a.ndim, axis, keepdims)
     count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
-    return _fit(_expand(g, a.ndim, axis, keepdims) * mask / np.maximum(count, 1), a)
+    return _fit(_expand(g, a.ndim, axis, keepdims) * mask / np.maximum(count, 1), a_in)
 
 
 def var_vjp(g, a, axis=None, ddof=0, keepdims=False, where=True, correction=None):
-    """``a_bar = g * 2 conj(a - mean(a)) / (n - ddof)`` (``var = sum |a - mean|^2 / (n - ddof)``)."""
+    """``a_bar = g * 2 conj(a - mean(a)) / (n - ddof)``.
+
+    (``var = sum |a - mean|^2 / (n - ddof)``; ``correction`` is numpy's alias of ``ddof``.)
+    """
     _no_where(where)
     if correction is not None:
         ddof = correction
-    a = np.asarray(a)
+    a_in, a = a, np.asarray(a)
     axes = _axes(axis, a.ndim)
     n = int(np.prod([a.shape[i] for i in axes]))
     centred = a - np.mean(a, axis=axes, keepdims=True)
-    return _fit(_expand(g, a.ndim, axis, keepdims) * 2 * np.conj(centred) / (n - ddof), a)
+    return _fit(_expand(g, a.ndim, axis, keepdims) * 2 * np.conj(centred) / (n - ddof), a_in)
 
 
 def cumsum_vjp(g, a, axis=None):

@@ -1,14 +1,6 @@
-"""The ``s2s`` command line: ``s2s dump`` shows what s2s generates, ``s2s rules``
-lists the primitives it knows.
-
-::
-
-    s2s dump FILE.py:FUNC [--mode grad|ir] [--argnums 0,1] [--signature 'f64, f64[:]']
-                          [--args 'EXPR'] [--has-aux] [--out FILE.py] [--debug]
-                          [--color auto|always|never]
-    s2s rules
-
-Errors about the user's code or the command line are one line (plus the
+"""The ``s2s`` command line: ``s2s dump FILE.py:FUNC`` shows what s2s generates
+for a function (``--out`` writes it as a standalone module), ``s2s rules``
+lists the primitives it has rules for.  Errors about the user's code or the command line are one line (plus the
 quoted source line and a caret when there is one) on stderr, exit status 2,
 and no traceback unless ``--debug``.
 """
@@ -111,25 +103,11 @@ _SCALAR_KINDS = {
 _KIND_RE = re.compile(r"^\s*(\w+)\s*(?:\[\s*(:(?:\s*,\s*:)*)\s*\])?\s*$")
 
 
-def _split_kinds(text: str):
-    """Split 'f64, f64[:, :]' at top-level commas."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "["
-        depth -= ch == "]"
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    return [p for p in parts if p.strip()] if text.strip() else []
-
-
 def parse_signature(text: str):
     """``'f64, f64[:]'`` -> example values ``[1.0, np.ones(2)]``."""
     values = []
-    for part in _split_kinds(text):
+    parts = re.split(r",(?![^\[]*\])", text) if text.strip() else []  # commas outside [...]
+    for part in parts:
         m = _KIND_RE.match(part)
         if not m or m.group(1) not in _SCALAR_KINDS:
             known = " ".join(_SCALAR_KINDS)
@@ -331,7 +309,3 @@ def main(argv=None) -> int:
         print(f"s2s: internal error: {type(e).__name__}: {e} "
               f"(this is a bug in s2s; rerun with --debug for the traceback)", file=sys.stderr)
         return 1
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

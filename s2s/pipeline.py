@@ -1,7 +1,8 @@
 """The transformation pipeline, from a Python function to generated functions.
 
 ``front(fn)``: frontend (lower) -> inline user calls -> single exit; cached
-per function object.  ``reverse(...)``: SSA -> reverse mode -> DCE.  Each
+per function object.  ``reverse(...)``: SSA -> copy propagation -> reverse
+mode -> DCE.  Each
 step is a pass over the IR with a stated contract (see the pass modules).
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .emit.load import load
 from .emit.python import Emitted, emit_function
 from .frontend.lower import lower
 from .ir import nodes as ir
+from .passes.copyprop import copy_propagate
 from .passes.dce import dce
 from .passes.inline import inline_calls
 from .passes.single_exit import single_exit
@@ -54,7 +56,7 @@ def front(fn) -> Front:
 
 def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_aux=False,
             holomorphic=False, returns="grad", single=True, name=None) -> ir.Function:
-    func = to_ssa(fr.func)
+    func = copy_propagate(to_ssa(fr.func))
     name = name or f"{returns}_{fr.func.name}"
     out = Reverse(func, wrt, info, has_aux, holomorphic).build(returns, name, single)
     return dce(out)

@@ -133,6 +133,7 @@ class Reverse:
             # a temporary read once, in this block, gets exactly this one contribution:
             # its adjoint is ``c`` itself, no copy needed
             self.bar[x.name] = c
+            self.template_results.pop(c.name, None)  # now an adjoint: may be read again
             have.add(x.name)
             return
         b = self.bar_of(x.name)
@@ -141,6 +142,7 @@ class Reverse:
             if isinstance(last, ir.Assign) and last.target == c and c.name in self.temps \
                     and self.template_results.get(c.name):
                 out[-1] = replace(last, target=b)  # name the rule's result x_bar directly
+                del self.template_results[c.name]
             else:
                 out.append(ir.Assign(b, c, loc))
             have.add(x.name)

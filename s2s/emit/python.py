@@ -171,6 +171,12 @@ class _Text:
         if fn is getattr and len(args) == 2 and isinstance(args[1], ir.Const) \
                 and isinstance(args[1].value, str) and args[1].value.isidentifier():
             return f"{self.wrap(self.atom(args[0], folds), 15)}.{args[1].value}", 15
+        if fn is build.call_method and len(args) >= 2 and isinstance(args[1], ir.Const):
+            base = self.wrap(self.atom(args[0], folds), 15)
+            rest = [self.atom(a, folds)[0] for a in args[2:]]
+            rest += [f"{k}={self.atom(v, folds)[0]}" for k, v in c.kwargs]
+            name = "" if args[1].value == "__call__" else "." + args[1].value
+            return f"{base}{name}({', '.join(rest)})", 15
         head = self.e.name_of(fn)
         texts = [self.atom(a, folds)[0] for a in args]
         texts += [f"{k}={self.atom(v, folds)[0]}" for k, v in c.kwargs]

@@ -116,11 +116,15 @@ ARRAY_METHODS = {
     "squeeze": np.squeeze,
     "copy": np.copy,
     "astype": build.astype,
-    "reshape": build.reshape,
-    "transpose": build.transpose,
+    "reshape": np.reshape,
+    "transpose": np.transpose,
     "swapaxes": np.swapaxes,
     "item": build.item,
     "nonzero": np.nonzero,
     "repeat": np.repeat,
     "take": np.take,
 }
+
+#: the method name a desugared call came from (to call a user class's own method instead)
+METHOD_OF = {fn: name for name, fn in ARRAY_METHODS.items()}
+ATTRIBUTE_OF = {fn: name for name, fn in ARRAY_ATTRIBUTES.items()}

@@ -378,14 +378,15 @@ class Lowerer:
             if not (isinstance(base, ir.Const) and is_static(base.value)):
                 base = self._as_atom(base, func.value)
                 method = func.attr.value
+                if method in ("reshape", "transpose") and len(args) > 1:
+                    args = (self.pack(list(args), tuple, build.make_tuple),)
                 if method in desugar.ARRAY_METHODS:
                     return ir.Call(desugar.ARRAY_METHODS[method], (base,) + args, kwargs)
-                raise unsupported(f"method call .{method}() on a local value", self.loc(func.attr),
-                                  "only numpy array methods are supported here")
+                return ir.Call(build.call_method, (base, ir.Const(method)) + args, kwargs)
         target = self.value(func)
         if not isinstance(target, ir.Const):
-            raise unsupported("call of a local variable", self.loc(func),
-                              "call functions by their global name")
+            # calling a value (an object with __call__, a function passed in)
+            return ir.Call(build.call_method, (target, ir.Const("__call__")) + args, kwargs)
         return ir.Call(target.value, args, kwargs)
 
     def call_args(self, node):

@@ -11,13 +11,15 @@ import numpy as np
 
 from s2s_runtime import (array_vjp, astype_vjp, build, concatenate_vjp, diag_vjp, full_vjp,
                          getitem_vjp, hstack_vjp, linspace_vjp, repeat_vjp, reshape_vjp,
-                         sort_vjp, split_vjp, stack_vjp, tile_vjp, trace_vjp, transpose_vjp,
-                         unbroadcast, vstack_vjp)
+                         sort_vjp, split_vjp, stack_vjp, take_vjp, tile_vjp, trace_vjp,
+                         transpose_vjp, unbroadcast, vstack_vjp)
 
 from .registry import defvjp
 
 # x[index]: g scattered back into zeros shaped like x
 defvjp(operator.getitem, lambda g, ans, x, index: getitem_vjp(g, x, index))
+defvjp(np.take, lambda g, ans, a, indices, axis=None, out=None, mode="raise":
+       take_vjp(g, a, indices, axis, mode))
 # reshapes of every kind: a_bar = reshape(g, shape(a))
 defvjp(np.reshape, lambda g, ans, a, shape=None, order="C": reshape_vjp(g, a, order))
 defvjp(np.ravel, lambda g, ans, a, order="C": reshape_vjp(g, a, order))
