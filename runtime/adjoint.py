@@ -292,3 +292,16 @@ def clip_inside(a, a_min, a_max):
     if a_max is not None:
         inside &= np.asarray(a) <= a_max
     return inside.astype(float)
+
+
+def getattr_vjp(g, obj, name):
+    """Cotangent of ``obj`` for ``y = obj.name``: zeros like ``obj`` with ``g`` at ``name``.
+
+    Namedtuples only: other objects passed into differentiated code come with
+    the classes work (objects created inside it are inlined by s2s).
+    """
+    fields = getattr(type(obj), "_fields", None)
+    if fields is None:
+        raise TypeError(f"s2s: cannot differentiate attribute {name!r} of a "
+                        f"{type(obj).__name__} object (only namedtuples for now)")
+    return type(obj)(*[g if f == name else zeros_like(v) for f, v in zip(fields, obj)])

@@ -46,6 +46,8 @@ class _ReverseTransform:
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         self.param_names = [p.name for p in params]
         positional = [p for p in params if p.kind != p.KEYWORD_ONLY]
+        self.n_positional = len(positional)
+        self.kwonly_names = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
         self.argnums, self.single = _normalise_argnums(argnums, len(positional), fn.__name__)
         self.has_aux = has_aux
         self.holomorphic = holomorphic
@@ -76,6 +78,9 @@ class _ReverseTransform:
         if gen is None:
             gen = self._specialise(values)
             self.cache[key] = gen
+        if self.kwonly_names:
+            free.update(zip(self.kwonly_names, values[self.n_positional:]))
+            values = values[:self.n_positional]
         return gen(*values, **free)
 
     def _param_info(self, values):

@@ -104,14 +104,14 @@ class Reverse:
                 self.forward_activity(s.body, active)
                 self.forward_activity(s.orelse, active)
             elif isinstance(s, (ir.For, ir.While, ir.Try)):
-                before = set(active)
                 inner = list(ir.sub_blocks_flat(s))
                 for _ in range(2):  # loop-carried dependences
                     self.forward_activity(inner, active)
                 if isinstance(s, ir.For) and _is(s.iter, active):
                     active.add(s.target.name)
                     self.forward_activity(inner, active)
-                if active != before:
+                defined = {v.name for x in [s, *ir.walk(inner)] for v in ir.stmt_defs(x)}
+                if defined & active:
                     kind = {ir.For: "'for' loop", ir.While: "'while' loop", ir.Try: "'try' statement"}
                     raise unsupported(f"{kind[type(s)]} over differentiated values", s.loc,
                                       "loops and try in reverse mode come with the control-flow work")
@@ -196,6 +196,13 @@ class Reverse:
                     self.accumulate(a, t, have, out, loc)
             return
         rule = lookup(v.fn)
+        if v.fn is build.call_method:
+            name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
+            call = "calling a value" if name == "__call__" else f"method .{name}()"
+            raise NoRuleError(
+                f"cannot differentiate {call} on an object passed into the differentiated "
+                "code: s2s sees into functions it can reach by name and into objects the "
+                "function creates itself", s.loc)
         if rule is None:
             raise NoRuleError(
                 f"no derivative rule for {describe(v.fn)} (and no Python source to "
@@ -299,8 +306,12 @@ class Reverse:
         value = ret.value
         aux = None
         if self.has_aux:
-            value, aux = self.temp(), self.temp()
-            body.append(ir.Unpack((value, aux), ret.value, ret.loc))
+            pair = _defining_tuple(body, ret.value)
+            if pair is not None and len(pair) == 2:  # return out, aux
+                value, aux = pair
+            else:
+                value, aux = self.temp(), self.temp()
+                body.append(ir.Unpack((value, aux), ret.value, ret.loc))
         active = {p for p in self.wrt if self.info[p].differentiable}
         self.forward_activity(body, active)
         needed = {value.name} if isinstance(value, ir.Var) else set()
@@ -343,6 +354,17 @@ class Reverse:
         adjoint.append(ir.Return(result, ret.loc))
         return replace(self.fn, name=name, body=tuple(body + adjoint), docstring=None,
                        temps=frozenset(self.temps))
+
+
+def _defining_tuple(stmts, atom):
+    """The items of ``atom`` if a top-level ``atom = (a, b, ...)`` defines it."""
+    if not isinstance(atom, ir.Var):
+        return None
+    for s in stmts:
+        if isinstance(s, ir.Assign) and s.target == atom and isinstance(s.value, ir.Call) \
+                and s.value.fn is build.make_tuple:
+            return s.value.args
+    return None
 
 
 def _use_counts(stmts) -> Dict[str, int]:

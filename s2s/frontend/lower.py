@@ -81,12 +81,14 @@ class Lowerer:
         return [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
 
     def _params(self):
-        defaults = {}
+        defaults, kwonly = {}, set()
         sig = inspect.signature(self.fn)
         for name, par in sig.parameters.items():
             if par.default is not inspect.Parameter.empty:
                 defaults[name] = ir.Const(par.default)
-        return tuple(ir.Param(ir.Var(n), defaults.get(n)) for n in self.params)
+            if par.kind is par.KEYWORD_ONLY:
+                kwonly.add(name)
+        return tuple(ir.Param(ir.Var(n), defaults.get(n), n in kwonly) for n in self.params)
 
     def _body(self):
         self.blocks.append([])

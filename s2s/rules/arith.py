@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from s2s_runtime import matmul_vjp_lhs, matmul_vjp_rhs, unbroadcast
+from s2s_runtime import getattr_vjp, matmul_vjp_lhs, matmul_vjp_rhs, unbroadcast
 
 from .registry import defnondiff, defvjp
 
@@ -32,6 +32,8 @@ defvjp(operator.neg, lambda g, ans, x: -g)
 defvjp(operator.pos, lambda g, ans, x: g)
 # |x|' = conj(x)/|x| (sign(x) for reals; 0 at 0)
 defvjp(abs, lambda g, ans, x: g * np.conj(x) / np.where(ans == 0, 1.0, ans))
+# obj.name of a namedtuple: g placed at that field
+defvjp(getattr, lambda g, ans, obj, name: getattr_vjp(g, obj, name))
 defvjp(float, lambda g, ans, x: unbroadcast(g, x))
 defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(np.real(g), real),
        lambda g, ans, real, imag=0.0: unbroadcast(-np.imag(g), imag))
