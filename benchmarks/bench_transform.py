@@ -9,10 +9,13 @@
    ``pipeline.front`` (parse + lower + inline + single exit),
    ``pipeline.reverse`` via ``specialised`` (SSA + reverse mode + DCE),
    ``pipeline.compile_function`` (emit source + compile + exec).
+   Both are measured cold (s2s's one-time start-up: parsing the rule
+   templates, warming libcst) and warm (``fixtures.warmup`` transformed first
+   in the same process, so only the cost of this function remains).
 3. Overhead of a cached call: ``g(x)`` for ``g = s2s.grad(f)`` (argument
    kinds -> cache key -> generated function) against calling the generated
    function directly, ``gen = next(iter(g.cache.values())); gen(x)``, on
-   tiny inputs; best of N repeats, in microseconds (target: <= 20 us).
+   tiny inputs; best of 30 interleaved rounds, in microseconds (target: <= 20 us).
 
 Run:  python benchmarks/bench_transform.py
 """
@@ -43,6 +46,8 @@ from s2s import pipeline
 import fixtures
 x = np.linspace(0.1, 1.0, 4)
 f = fixtures.straight50
+if {warm!r}:
+    s2s.grad(fixtures.warmup)(x)
 if {stages!r}:
     t0 = time.perf_counter()
     fr = pipeline.front(f)
@@ -62,35 +67,35 @@ else:
 """
 
 
-def _child(stages):
+def _child(stages, warm=False):
     env = dict(os.environ)
     root = str(HERE.parent)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    out = subprocess.run([sys.executable, "-c", _CHILD.format(here=str(HERE), stages=stages)],
+    out = subprocess.run([sys.executable, "-c", _CHILD.format(here=str(HERE), stages=stages, warm=warm)],
                          capture_output=True, text=True, check=True, env=env).stdout
     return [float(v) for v in out.split()]
 
 
-def first_call():
-    return statistics.median(_child(False)[0] for _ in range(RUNS))
+def first_call(warm):
+    return statistics.median(_child(False, warm)[0] for _ in range(RUNS))
 
 
-def stages():
-    rows = [_child(True) for _ in range(RUNS)]
+def stages(warm):
+    rows = [_child(True, warm) for _ in range(RUNS)]
     return [statistics.median(r[i] for r in rows) for i in range(4)]
 
 
-def best_us(fn, number=2000, repeat=7):
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
-
-
-def cached_overhead(fn, args):
+def cached_overhead(fn, args, rounds=30, number=1000):
+    """Best per-call time of g(*args) and gen(*args), timed in interleaved rounds
+    (the machine may be shared; a busy spell then hurts both alike)."""
     g = s2s.grad(fn)
     g(*args)
     gen = next(iter(g.cache.values()))
-    t_wrapped = best_us(lambda: g(*args))
-    t_direct = best_us(lambda: gen(*args))
-    return t_wrapped, t_direct
+    t_wrapped = t_direct = float("inf")
+    for _ in range(rounds):
+        t_wrapped = min(t_wrapped, timeit.timeit(lambda: g(*args), number=number))
+        t_direct = min(t_direct, timeit.timeit(lambda: gen(*args), number=number))
+    return t_wrapped / number * 1e6, t_direct / number * 1e6
 
 
 def tiny(w, x):
@@ -103,18 +108,21 @@ def main():
     src_lines = len(__import__("inspect").getsource(fixtures.straight50).splitlines())
     print(f"\nfixtures.straight50: {src_lines} source lines")
 
-    t = first_call()
-    print(f"first call, s2s.grad(f)(x) in a fresh process (median of {RUNS}): {t * 1e3:8.1f} ms")
+    for warm in (False, True):
+        what = ("after s2s has transformed another function in the process (one-time "
+                "start-up costs excluded)" if warm else "in a fresh process (cold)")
+        t = first_call(warm)
+        print(f"\nfirst call of s2s.grad(straight50)(x), {what}; median of {RUNS}: "
+              f"{t * 1e3:.1f} ms")
+        front_s, rev_s, emit_s, gen_lines = stages(warm)
+        total = front_s + rev_s + emit_s
+        print(f"  by stage (median of {RUNS}, fresh process each):")
+        print(f"    front   (parse, lower, inline, single exit) {front_s * 1e3:8.1f} ms")
+        print(f"    reverse (SSA, reverse mode, DCE)            {rev_s * 1e3:8.1f} ms")
+        print(f"    emit + compile ({int(gen_lines)} generated lines)      {emit_s * 1e3:8.1f} ms")
+        print(f"    sum                                         {total * 1e3:8.1f} ms")
 
-    front_s, rev_s, emit_s, gen_lines = stages()
-    total = front_s + rev_s + emit_s
-    print(f"  by stage (median of {RUNS}, fresh process each):")
-    print(f"    front   (parse, lower, inline, single exit) {front_s * 1e3:8.1f} ms")
-    print(f"    reverse (SSA, reverse mode, DCE)            {rev_s * 1e3:8.1f} ms")
-    print(f"    emit + compile ({int(gen_lines)} generated lines)      {emit_s * 1e3:8.1f} ms")
-    print(f"    sum                                         {total * 1e3:8.1f} ms")
-
-    print("\ncached call overhead (best of 7 x 2000 calls):")
+    print("\ncached call overhead (best of 30 interleaved rounds of 1000 calls):")
     print(f"  {'function':<34}{'g(x) us':>10}{'gen(x) us':>11}{'overhead us':>13}")
     cases = [
         ("tiny(w, x) = w * x, scalars", tiny, (13.0, 42.0)),

@@ -63,3 +63,12 @@ def mlp_loss(params, x, y):
     h = np.tanh(x @ params["w1"] + params["b1"])
     pred = h @ params["w2"] + params["b2"]
     return np.mean(np.square(pred - y))
+
+
+def warmup(x):
+    """A small function with the same primitives as straight50, transformed
+    first to separate s2s's one-time start-up costs (parsing the rule
+    templates, warming libcst) from the cost of transforming straight50."""
+    a = np.tanh(np.sin(x) * np.cos(x) - np.exp(-x)) / (1.0 + np.square(x))
+    b = np.outer(a, x) @ np.log1p(a * a)
+    return np.sqrt(np.sum(b * x) + 1.0)

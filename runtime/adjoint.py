@@ -119,6 +119,9 @@ def unbroadcast(g, x):
             g = g[()]
     if np.iscomplexobj(g) and not np.iscomplexobj(x):
         g = np.real(g)
+    xdtype = getattr(x, "dtype", None)
+    if xdtype is not None and xdtype.kind in "fc" and getattr(g, "dtype", xdtype) != xdtype:
+        g = np.asarray(g).astype(xdtype)[()] if not xshape else g.astype(xdtype)
     return g
 
 

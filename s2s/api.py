@@ -58,9 +58,12 @@ class _ReverseTransform:
 
     @property
     def front(self):
-        if self._front is None:
-            self._front = pipeline.front(self.fn)
-        return self._front
+        front = self._front
+        if front is None or not front.current():
+            # first call, or a global function/class it uses was rebound
+            front = self._front = pipeline.front(self.fn)
+            self.cache.clear()
+        return front
 
     def _bind(self, args, kwargs):
         if not kwargs and len(args) == len(self.param_names):

@@ -14,7 +14,7 @@ from typing import Dict, Sequence
 from .ad.reverse import ParamInfo, Reverse
 from .emit.load import load
 from .emit.python import Emitted, emit_function
-from .frontend.lower import lower
+from .frontend.lower import lower_with_statics, statics_unchanged
 from .ir import nodes as ir
 from .passes.copyprop import copy_propagate
 from .passes.dce import dce
@@ -25,31 +25,51 @@ from .passes.ssa import to_ssa
 
 @dataclass(frozen=True)
 class Front:
-    """A user function in IR form and its free variables (read at every call)."""
+    """A user function in IR form and its free variables (read at every call).
+
+    ``statics`` are the free names resolved as program text (functions,
+    classes, modules), of the function and every callee inlined into it;
+    ``current()`` says whether they all still hold the same objects.
+    """
 
     func: ir.Function
     freevars: Dict[str, object]
+    statics: tuple = ()
+
+    def current(self) -> bool:
+        return statics_unchanged(self.statics)
 
 
 _LOWERED = weakref.WeakKeyDictionary()
 _FRONT = weakref.WeakKeyDictionary()
 
 
-def lowered(fn):
-    """``lower(fn)``, cached per function object."""
+def _lowered_full(fn):
     hit = _LOWERED.get(fn)
-    if hit is None:
-        hit = lower(fn)
+    if hit is None or not statics_unchanged(hit[2]):
+        hit = lower_with_statics(fn)
         _LOWERED[fn] = hit
     return hit
 
 
+def lowered(fn):
+    """``(ir_function, freevars)`` of ``fn`` from the frontend, cached per function."""
+    return _lowered_full(fn)[:2]
+
+
 def front(fn) -> Front:
     hit = _FRONT.get(fn)
-    if hit is None:
+    if hit is None or not hit.current():
+        statics = []
+
+        def lowered(f):
+            func, freevars, st = _lowered_full(f)
+            statics.extend(st)
+            return func, freevars
+
         func, freevars = lowered(fn)
         func, freevars = inline_calls(func, freevars, lowered)
-        hit = Front(single_exit(func), freevars)
+        hit = Front(single_exit(func), freevars, tuple(statics))
         _FRONT[fn] = hit
     return hit
 

@@ -55,10 +55,10 @@ print(my_regressor.rms(xs, ys))          # 46.0
 print(my_regressor.predict(42.))         # 546.0
 
 
-# The seed builds a LinearRegressor *inside* the loss (classes inside
-# differentiated code); s2s supports that with the classes work, which has not
-# landed yet.  Until then the differentiated losses are plain functions with
-# the same maths as LinearRegressor.rms.
+# The seed builds a LinearRegressor *inside* the loss (a class inside
+# differentiated code), which comes with s2s's classes work.  The losses we
+# differentiate here are plain functions with the same maths as
+# LinearRegressor.rms; the seed's exact version is tried just below.
 def loss_fn(w, b, xs, ys):
     return np.sqrt(np.sum(np.square(w * xs + b - ys)))
 
@@ -71,8 +71,8 @@ print(loss_fn(13., 0., xs, ys))          # 46.0
 print(tree_map(float, grad_fn(13., 0., xs, ys)))     # (42.0, 1.0)
 
 
-# The seed's version, with the class built inside the differentiated loss.
-# It prints the gradients once s2s supports classes in differentiated code.
+# The seed's version, with the class built inside the differentiated loss:
+# prints its gradients, or says that classes are not supported yet.
 def class_loss_fn(w, b, xs, ys):
     my_regressor = LinearRegressor(w, b)
     return my_regressor.rms(xs=xs, ys=ys)

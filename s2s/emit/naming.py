@@ -25,9 +25,15 @@ _TABLE = None
 def _build():
     table = {}
 
+    def rank(obj, path):
+        # prefer the object's own name (np.transpose over its alias np.permute_dims),
+        # then the shortest path
+        own = path[1].rsplit(".", 1)[-1] == getattr(obj, "__name__", None)
+        return (not own, len(path[1]), path[1])
+
     def add(obj, path):
         key = id(obj)
-        if key not in table or len(path) < len(table[key]):
+        if key not in table or rank(obj, path) < rank(obj, table[key]):
             table[key] = path
 
     for name in dir(builtins):

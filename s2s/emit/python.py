@@ -244,8 +244,9 @@ class Emitter:
         pad = "    " * depth
         last_line = None
         stmts = list(stmts)
+        plan = self._fold_plan(stmts) if self.fold else set()
         for i, s in enumerate(stmts):
-            if self.fold and self._foldable(stmts, i) and self._short(s.value, folds):
+            if i in plan:
                 folds[s.target.name] = s.value
                 continue
             loc = getattr(s, "loc", None)
@@ -261,30 +262,55 @@ class Emitter:
             out += lines
         return out
 
+    def _fold_plan(self, stmts) -> set:
+        """Indices of statements to fold into their single later use.
+
+        Folding must not reorder evaluation: a temporary defined at ``i`` and
+        used at ``j`` folds only if every statement between them folds too,
+        into a use no later than ``j``.
+        """
+        uses, folds = {}, {}
+        for i, s in enumerate(stmts):
+            j = self._use_index(stmts, i)
+            if j is not None and self._short(s.value, folds):
+                uses[i] = j
+                folds[s.target.name] = s.value
+        changed = True
+        while changed:
+            changed = False
+            for i, j in list(uses.items()):
+                if any(k not in uses or uses[k] > j for k in range(i + 1, j)):
+                    del uses[i]
+                    changed = True
+        return set(uses)
+
     def _short(self, call, folds) -> bool:
         """Fold only small expressions: one function call at most, about 40 characters."""
         if _call_depth(call, folds) > 1:
             return False
         return len(self.text.call(call, dict(folds))[0]) <= 40
 
-    def _foldable(self, stmts, i) -> bool:
+    def _use_index(self, stmts, i):
+        """Index of the statement of this block that reads temporary ``stmts[i]``, if foldable."""
         s = stmts[i]
         if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
                 and s.target.name in self.fn.temps and self.uses.get(s.target.name) == 1):
-            return False
+            return None
         operands = {a.name for a in s.value.operands() if isinstance(a, ir.Var)}
         derived = getattr(s.loc, "derived", False)
-        for later in stmts[i + 1:]:
+        for j in range(i + 1, len(stmts)):
+            later = stmts[j]
             if s.target in ir.stmt_uses(later):
                 # never fold primal work into adjoint code (or back)
-                return isinstance(later, ir.Return) or getattr(
+                same_side = isinstance(later, ir.Return) or getattr(
                     getattr(later, "loc", None), "derived", False) == derived
+                return j if same_side else None
             if isinstance(later, ir.While) and later.test == s.target:
-                return False
+                return None
             defs = {v.name for st in [later, *ir.walk(ir.sub_blocks_flat(later))] for v in ir.stmt_defs(st)}
             if defs & operands or any(s.target in ir.stmt_uses(x) for x in ir.walk(ir.sub_blocks_flat(later))):
-                return False
-        return False
+                return None
+        return None
 
     def _fold_all(self, stmts):
         """Folds for a block made only of single-use temporaries, else None."""

@@ -59,6 +59,9 @@ class Lowerer:
         self.locals = set(self.params) | assigned_names(node)
         self.names = NameGen(self.locals)
         self.freevars: Dict[str, FreeVar] = {}
+        #: free names resolved as part of the program (functions, classes, modules):
+        #: (holder, name, value) — re-checked at every call so rebinding is never stale
+        self.statics = []
         self.blocks: List[list] = []
 
     # -- entry -------------------------------------------------------------
@@ -136,6 +139,9 @@ class Lowerer:
             for small in node.body:
                 self.small_stmt(small)
             return
+        if isinstance(node, cst.BaseSmallStatement):  # a body on the header's line
+            self.small_stmt(node)
+            return
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise unsupported(_STMT_NAMES.get(type(node).__name__, type(node).__name__),
@@ -193,7 +199,7 @@ class Lowerer:
     def parallel_assign(self, target, value_node, loc) -> None:
         """``a, b = b, a``: evaluate every right-hand item, then bind."""
         targets = [e.value for e in target.elements]
-        bound = {t.value for t in targets if isinstance(t, cst.Name)}
+        bound = _target_names(target)
         values = []
         for e in value_node.elements:
             v = self.atom(e.value)
@@ -326,11 +332,13 @@ class Lowerer:
                 raise NameResolutionError(
                     f"free variable {name!r} is referenced before assignment", self.loc(node))
             if is_static(value):
+                self.statics.append((cell, None, value))
                 return ir.Const(value)
             return self.freevar(name, FreeVar.cell(name, cell))
         if name in self.globals:
             value = self.globals[name]
             if is_static(value):
+                self.statics.append((self.globals, name, value))
                 return ir.Const(value)
             return self.freevar(name, FreeVar.global_(name, self.globals))
         if hasattr(builtins, name):
@@ -355,11 +363,22 @@ class Lowerer:
         base = self.value(node.value)
         attr = node.attr.value
         if isinstance(base, ir.Const) and is_static(base.value):
+            owner = base.value
             try:
-                return ir.Const(getattr(base.value, attr))
+                value = getattr(owner, attr)
             except AttributeError:
                 raise NameResolutionError(
-                    f"{_describe(base.value)} has no attribute {attr!r}", self.loc(node)) from None
+                    f"{_describe(owner)} has no attribute {attr!r}", self.loc(node)) from None
+            if is_static(value) or _is_library(owner):
+                if inspect.ismodule(owner) and not _is_library(owner):
+                    self.statics.append((owner.__dict__, attr, value))
+                return ir.Const(value)
+            # a number or array held by a user module or class: read at every call
+            name = self.names.fresh(attr)
+            for existing, fv in self.freevars.items():
+                if fv.slot == ("attr", id(owner), attr):
+                    return ir.Var(existing)
+            return self.freevar(name, FreeVar.attribute(name, owner, attr))
         base = self._as_atom(base, node.value)
         if attr in desugar.ARRAY_ATTRIBUTES:
             return ir.Call(desugar.ARRAY_ATTRIBUTES[attr], (base,))
@@ -381,7 +400,7 @@ class Lowerer:
                 base = self._as_atom(base, func.value)
                 method = func.attr.value
                 if method in ("reshape", "transpose") and len(args) > 1:
-                    args = (self.pack(list(args), tuple, build.make_tuple),)
+                    args = (self.pack(list(args), tuple, build.make_tuple, self.loc(node)),)
                 if method in desugar.ARRAY_METHODS:
                     return ir.Call(desugar.ARRAY_METHODS[method], (base,) + args, kwargs)
                 return ir.Call(build.call_method, (base, ir.Const(method)) + args, kwargs)
@@ -413,7 +432,7 @@ class Lowerer:
         parts = [self.index_part(e.slice) for e in elements]
         if len(parts) == 1 and isinstance(elements[0].comma, cst.MaybeSentinel):
             return parts[0]
-        return self.pack(parts, tuple, build.make_tuple)
+        return self.pack(parts, tuple, build.make_tuple, self.loc(elements[0]))
 
     def index_part(self, s) -> ir.Atom:
         if isinstance(s, cst.Index):
@@ -427,11 +446,11 @@ class Lowerer:
         self.emit(ir.Assign(t, ir.Call(slice, tuple(bounds)), self.loc(s)))
         return t
 
-    def pack(self, parts, const_type, maker):
+    def pack(self, parts, const_type, maker, loc):
         if const_type is tuple and all(isinstance(p, ir.Const) for p in parts):
             return ir.Const(tuple(p.value for p in parts))
         t = self.temp()
-        self.emit(ir.Assign(t, ir.Call(maker, tuple(parts))))
+        self.emit(ir.Assign(t, ir.Call(maker, tuple(parts)), loc))
         return t
 
     def expr_Tuple(self, node):
@@ -529,6 +548,17 @@ class Lowerer:
         return result
 
 
+def _target_names(target) -> set:
+    """Every name an assignment target binds, nested tuples included."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(e.value) for e in target.elements))
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
 def _is_docstring(stmt) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
             and isinstance(stmt.body[0], cst.Expr)
@@ -538,6 +568,12 @@ def _is_docstring(stmt) -> bool:
 def _same_length(a, b) -> bool:
     return (len(a.elements) == len(b.elements)
             and not any(isinstance(e, cst.StarredElement) for e in (*a.elements, *b.elements)))
+
+
+def _is_library(owner) -> bool:
+    """numpy, math and the builtins: their constants (np.pi, math.inf) never change."""
+    mod = owner.__name__ if inspect.ismodule(owner) else getattr(owner, "__module__", "")
+    return (mod or "").split(".")[0] in ("numpy", "math", "builtins", "cmath")
 
 
 def _is_number(v) -> bool:
@@ -567,9 +603,28 @@ _EXPR_NAMES = {
 
 def lower(fn) -> "tuple[ir.Function, Dict[str, FreeVar]]":
     """Lower a Python function (def or lambda) to IR plus its free variables."""
+    return lower_with_statics(fn)[:2]
+
+
+def lower_with_statics(fn):
+    """``(ir_function, freevars, statics)``; see ``Lowerer.statics``."""
     parsed, node = find_function(fn)
     if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
         raise unsupported("'async def'", parsed.loc_of(node))
     lowerer = Lowerer(fn, parsed, node)
     func = lowerer.lower()
-    return func, dict(lowerer.freevars)
+    return func, dict(lowerer.freevars), tuple(lowerer.statics)
+
+
+def statics_unchanged(statics) -> bool:
+    """True while every statically resolved free name still holds the same object."""
+    for holder, name, value in statics:
+        if name is None:
+            try:
+                if holder.cell_contents is not value:
+                    return False
+            except ValueError:
+                return False
+        elif holder.get(name, _MISSING) is not value:
+            return False
+    return True

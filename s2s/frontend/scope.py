@@ -27,9 +27,16 @@ class FreeVar:
     def cell(name, cell) -> "FreeVar":
         return FreeVar(name, cell, ("cell", id(cell)))
 
+    @staticmethod
+    def attribute(name, obj, attr) -> "FreeVar":
+        """``obj.attr`` of a module or class: read afresh at every call."""
+        return FreeVar(name, obj, ("attr", id(obj), attr))
+
     def load(self):
         if self.slot[0] == "cell":
             return self.holder.cell_contents
+        if self.slot[0] == "attr":
+            return getattr(self.holder, self.slot[2])
         try:
             return self.holder[self.name]
         except KeyError:

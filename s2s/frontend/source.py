@@ -176,7 +176,7 @@ def _match_by_positions(parsed, cands, code):
         return None
     hits = []
     for node in cands:
-        rng = parsed.positions[node.body]
+        rng = parsed.positions[node]
         s = (rng.start.line + parsed.line_offset, rng.start.column)
         e = (rng.end.line + parsed.line_offset, rng.end.column)
         if all(s <= (l, c) <= e for (l, c) in spans):
@@ -192,6 +192,7 @@ def _match_by_bytecode(parsed, cands, code):
         except SyntaxError:
             continue
         for const in compiled.co_consts:
-            if getattr(const, "co_code", None) == code.co_code and const.co_names == code.co_names:
+            if getattr(const, "co_code", None) == code.co_code and \
+                    const.co_names == code.co_names and const.co_consts == code.co_consts:
                 return node
     return cands[0]

@@ -176,13 +176,14 @@ class Inliner:
         env: Dict[str, str] = {name: self._adopt_freevar(fv).name
                                for name, fv in callee_free.items()}
         out = []
+        assigned = {v.name for x in ir.walk(func.body) for v in ir.stmt_defs(x)}
         for name, value in bound.arguments.items():
-            if isinstance(value, ir.Var):
+            if isinstance(value, ir.Var) and name not in assigned:
                 env[name] = value.name
-            else:  # a constant argument or default: bind it to the renamed parameter
-                const = value if isinstance(value, ir.Const) else ir.Const(value)
+            else:  # a constant, or a parameter the callee reassigns: bind a fresh copy
+                atom = value if isinstance(value, (ir.Var, ir.Const)) else ir.Const(value)
                 env[name] = self.names.fresh(name)
-                out.append(ir.Assign(ir.Var(env[name]), const, s.loc))
+                out.append(ir.Assign(ir.Var(env[name]), atom, s.loc))
         body = list(func.body)
         ret = body.pop()
         if any(isinstance(x, ir.Return) for x in ir.walk(body)):

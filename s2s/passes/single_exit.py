@@ -70,17 +70,12 @@ def _tails_to_assign(stmts, result):
 
 def single_exit(fn: ir.Function) -> ir.Function:
     body = list(fn.body)
-    nested = any(isinstance(s, ir.If) and (_has_return(s.body) or _has_return(s.orelse))
-                 for s in body)
-    if not nested:
-        if not body or not isinstance(body[-1], ir.Return):
-            body = _hoist(body)
-            if not body or not isinstance(body[-1], ir.Return):
-                body.append(ir.Return(ir.Const(None), fn.loc))
-        return fn.with_body(body)
-    body = _hoist(body)
     if not _ends_with_return(body):
-        body.append(ir.Return(ir.Const(None), fn.loc))
+        body.append(ir.Return(ir.Const(None), fn.loc))  # falling off the end
+    body = _hoist(body)
+    if not any(isinstance(s, ir.If) and (_has_return(s.body) or _has_return(s.orelse))
+               for s in body):
+        return fn.with_body(body)
     names = NameGen(ir.all_names(fn))
     result = ir.Var(names.fresh("result"))
     body = _tails_to_assign(body, result)

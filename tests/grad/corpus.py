@@ -211,7 +211,7 @@ case(np_where, (np.array([-1.0, 0.5, 2.0, -0.3]), np.array([0.2, -0.7, 1.1, 3.0]
      closed=lambda x, y: (np.where(x > 0, y, 0.0), np.where(x > 0, x, 2 * y)))
 case(np_clip, (np.array([-1.0, -0.2, 0.3, 0.9]),),
      closed=lambda x: np.where(np.abs(x) < 0.5, 2 * x, np.clip(x, -0.5, 0.5)))
-case(np_power_arctan2, (A(4), A(4, lo=0.5, hi=2.0)), (0, 1), cstep=True)
+case(np_power_arctan2, (A(4), A(4, lo=0.5, hi=2.0)), (0, 1))
 case(np_logaddexp, (A(4), A(4)), (0, 1),
      closed=lambda x, y: (1 / (1 + np.exp(y - x)), 1 / (1 + np.exp(x - y))))
 case(np_scalar_funcs, (1.3,), cstep=True,
@@ -449,7 +449,7 @@ case(reassign, (0.3,), closed=lambda x: 2 * np.sin(4 * x + 1) * np.cos(4 * x + 1
 case(augassign, (1.2, 0.4), (0, 1), cstep=True,
      closed=lambda x, y: ((2 * x + y - 3 * y) * 0 + ((x + y) * x - 3 * y) * (2 * x + y) / 2,
                           ((x + y) * x - 3 * y) * (x - 3) / 2))
-case(augassign_array, (A(3),), closed=lambda x: 2 * x, cstep=True)
+case(augassign_array, (A(3),), closed=lambda x: 2 * x)
 case(unpack_swap, (0.6, -1.3), (0, 1), cstep=True)
 case(tuple_return_unpack, (0.8,), closed=lambda x: 18 * x ** 2, cstep=True)
 
@@ -578,7 +578,7 @@ def methods_misc(x):
 case(methods_basic, (A(3, 4),), cstep=True,
      closed=lambda x: 2 * x + 1 + np.array([0, 1.0, 0, 0])[None, :] + 3.0 / 12)
 case(methods_reshape, (A(6),))
-case(methods_dot_copy_astype, (A(3, 3), A(3, 2)), (0, 1), cstep=True)
+case(methods_dot_copy_astype, (A(3, 3), A(3, 2)), (0, 1))
 case(methods_misc, (A(2, 3, lo=0.5, hi=1.5),))
 
 
@@ -601,7 +601,16 @@ def make_closure(c):
 
 closure_fn = make_closure(1.5)
 
+
+def _global_helper(x):
+    return x * 2.0
+
+
+def uses_global_helper(x):
+    return _global_helper(x) * x
+
 case(uses_global, (A(3),), closed=lambda x: 2 * W_GLOBAL * x, cstep=True)
+case(uses_global_helper, (1.5,), closed=lambda x: 4 * x, cstep=True)
 case(closure_fn, (A(3),), closed=lambda x: 3.0 * np.cos(x) + np.array([1.5, 0, 0]), cstep=True,
      id="closure")
 
@@ -686,3 +695,90 @@ case(f1, (1.5,), closed=lambda x: 2.0, id="lambda_f1")
 case(f2, (1.5,), closed=lambda x: 3 * x * x, id="lambda_f2")
 case(square_lambda, (0.9,), closed=lambda x: 2 * x * np.sin(x) + x * x * np.cos(x),
      id="lambda_default")
+
+
+# ===================================================== one-line defs
+
+def oneliner(x): return x * x * 3.0  # noqa: E704
+
+
+def oneliner_two(x, y): return np.sum(np.sin(x) * y)  # noqa: E704
+
+
+case(oneliner, (1.5,), closed=lambda x: 6 * x, cstep=True)
+case(oneliner_two, (A(3), A(3)), (0, 1), closed=lambda x, y: (np.cos(x) * y, np.sin(x)),
+     cstep=True)
+
+
+# ===================================================== more numpy
+
+def more_var_std(x):
+    return np.var(x) + np.sum(np.var(x, axis=0)) + np.sum(np.std(x, axis=1, ddof=1))
+
+
+def more_cumsum_cumprod(x):
+    return np.sum(np.cumsum(x, axis=1) ** 2) + np.sum(np.cumsum(x) ** 2) + np.sum(np.cumprod(x, axis=0))
+
+
+def more_norm_trace(x):
+    return np.linalg.norm(x) + np.sum(np.linalg.norm(x, axis=1)) + np.trace(x[:, :3] @ x[:, :3].T)
+
+
+def more_hstack_vstack(x):
+    return np.sum(np.hstack([x, x * 2.0]) ** 2) + np.sum(np.vstack([x, x[:1]]) ** 3)
+
+
+def more_flip_swap_move(x):
+    c = np.arange(12.0)
+    return (np.sum(np.flip(x, axis=1) * c.reshape(3, 4)) + np.sum(np.swapaxes(x, 0, 1) * c.reshape(4, 3))
+            + np.sum(np.moveaxis(x[None], 0, 2) ** 2 * 1.5))
+
+
+def more_broadcast_tile_repeat(v):
+    return (np.sum(np.broadcast_to(v, (3, 5)) * np.arange(15.0).reshape(3, 5))
+            + np.sum(np.tile(v, 2) * np.arange(10.0)) + np.sum(np.repeat(v, 2) * np.arange(10.0)))
+
+
+def more_sort_diag(v):
+    return np.sum(np.sort(v) * np.arange(5.0)) + np.sum(np.diag(v) @ np.ones((5, 5)) * np.arange(5.0))
+
+
+def more_methods(x):
+    return (x.std() + x.var(axis=0).sum() + x.max(axis=1).sum() + x.min(axis=0, keepdims=True).sum()
+            + np.sum(x.cumsum(axis=0) ** 2) + np.sum(x.clip(0.8, 1.2) ** 2) + np.sum(x.flatten() ** 3)
+            + x[1:2, 0].item() * 3.0)
+
+
+def more_where_kw_dtype(x):
+    return np.sum(x, where=x > 1.0) + np.sum(x, dtype=np.float64) * np.mean(x, axis=0).sum()
+
+
+def more_linspace_full(v):
+    return np.sum(np.linspace(v[0], v[1], 5) ** 2) + np.sum(np.full((2, 2), v[2]) * v[3])
+
+
+def more_prod_with_zero(v):
+    return np.prod(v)
+
+
+def more_max_ties(v):
+    return np.max(np.array([v[0], v[0], v[1]]))
+
+
+_xp = A(3, 4, lo=0.5, hi=1.5)
+_v5 = A(5)
+case(more_var_std, (_xp,))  # np.var uses |.|^2: not analytic
+case(more_cumsum_cumprod, (_xp,), cstep=True)
+case(more_norm_trace, (_xp,))
+case(more_hstack_vstack, (_xp,), cstep=True)
+case(more_flip_swap_move, (_xp,), cstep=True)
+case(more_broadcast_tile_repeat, (_v5,), cstep=True)
+case(more_sort_diag, (_v5,))
+case(more_methods, (_xp,))
+case(more_where_kw_dtype, (_xp,))
+case(more_linspace_full, (_v5,), closed=lambda v: (
+    np.array([2 * np.sum(np.linspace(v[0], v[1], 5) * np.linspace(1, 0, 5)),
+              2 * np.sum(np.linspace(v[0], v[1], 5) * np.linspace(0, 1, 5)), 4 * v[3], 4 * v[2], 0.0])))
+case(more_prod_with_zero, (np.array([0.0, 0.5, -1.5, 2.0, 0.7]),), closed=lambda v: np.array([np.prod(v[1:]), 0, 0, 0, 0]))
+# JAX: the max is v[0] twice; each copy gets half the cotangent, so v[0] gets 1.0
+case(more_max_ties, (np.array([1.0, 0.5]),), closed=lambda v: np.array([1.0, 0.0]))

@@ -8,6 +8,7 @@ Plus closed forms for ties (max/min) and zeros (prod/cumprod).
 """
 import dis
 import inspect
+import collections
 import math
 import operator
 import types
@@ -15,8 +16,7 @@ import types
 import numpy as np
 import pytest
 
-import s2s.rules  # noqa: F401  (registers every rule)
-from s2s.rules import lookup
+from s2s.rules import lookup  # importing s2s.rules registers every rule
 from s2s.rules.registry import all_rules
 from s2s_runtime import build
 
@@ -41,6 +41,8 @@ def _leaves(x):
 
 
 def _rebuild(x, it):
+    if hasattr(x, "_fields"):
+        return type(x)(*[_rebuild(v, it) for v in x])
     if isinstance(x, (list, tuple)):
         return type(x)(_rebuild(v, it) for v in x)
     return next(it)
@@ -202,13 +204,16 @@ for cplx in (False, True):
         (np.tensordot, (r(2, 3, 4), r(4, 5)), dict(axes=(-1, 0))),
         (np.tensordot, (r(2, 3, 4), r(2, 4)), dict(axes=([0, -1], [0, 1]))),
     ]
-PROD += [(np.dot, ([1.0, 2.0], [3.0, -1.0]), {}), (np.tensordot, ([[1.0, 2.0]], [3.0, 4.0]), dict(axes=1)),
+PROD += [(np.dot, ([1.0, 2.0], [3.0, -1.0]), {}),
+         (np.tensordot, ([[1.0, 2.0]], [3.0, 4.0]), dict(axes=1)),
          (np.dot, (rn(3, 4), rn(4, cplx=True)), {}), (np.vdot, (rn(4), rn(4, cplx=True)), {}),
          (np.matmul, (rn(3, 4, cplx=True), rn(4, 2)), {})]
 
 S = rn(3, 1, 4)
 SHAPE = [
     (operator.getitem, (A, (1, slice(None), [0, 2, 2])), {}), (operator.getitem, (A, 1), {}),
+    (np.take, (A, [0, 2, 2]), {}), (np.take, (A, [[1, -1], [0, 1]]), dict(axis=1)),
+    (np.take, (A, [4, 7]), dict(axis=-1, mode="wrap")), (np.take, (Z, 1), dict(axis=0)),
     (np.reshape, (A, (4, 15)), {}), (np.reshape, (A, (15, 4)), dict(order="F")),
     (np.ravel, (A,), {}), (np.ravel, (A,), dict(order="F")), (np.squeeze, (S,), {}),
     (np.squeeze, (S,), dict(axis=1)), (np.expand_dims, (M,), dict(axis=(0, -1))),
@@ -370,7 +375,8 @@ for f in (np.add, np.multiply, np.divide, operator.mul, operator.truediv, operat
     EW.append((f, (C((3, 1)), C()), {}))
 EW += [
     (operator.add, (2.0, 3.5), {}), (operator.mul, (C(), 1.5), {}),
-    (operator.mod, (np.array([5.3, 4.1]), np.array([1.7, 1.5])), {}), (operator.mod, (5.3, 1.7), {}),
+    (operator.mod, (np.array([5.3, 4.1]), np.array([1.7, 1.5])), {}),
+    (operator.mod, (5.3, 1.7), {}),
     (math.log, (SC(0.5, 2), SC(2, 3)), {}), (math.pow, (SC(0.5, 2), SC(-1, 1)), {}),
     (math.hypot, (SC(-1, 1), SC(-1, 1)), {}), (math.atan2, (SC(-1, 1), SC(0.5, 1)), {}),
     (complex, (SC(-1, 1), SC(-1, 1)), {}),
@@ -379,6 +385,9 @@ EW += [
                np.array([1.0, 1.0, 1.0, 2.0])), {}),
     (np.maximum, (np.array([1.0, 2.0]), np.array([1.0, 3.0])), {}),    # a tie: half each
 ]
+
+if lookup(getattr) is not None:     # namedtuple fields (arith.py)
+    EW.append((getattr, (collections.namedtuple("Pt", "x y")(1.5, rn(3)), "y"), {}))
 
 
 @pytest.mark.parametrize("case", EW, ids=_ids(EW))
