@@ -7,6 +7,7 @@ and no traceback unless ``--debug``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -56,7 +57,9 @@ def load_module(path: str):
     directory = os.path.dirname(path)
     sys.path.insert(0, directory)
     try:
-        spec.loader.exec_module(module)
+        # what the file prints while importing goes to stderr: stdout is the dump
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except SyntaxError as e:
         sys.modules.pop(name, None)
         where = f"{e.filename or path}:{e.lineno or 0}:{e.offset or 0}"

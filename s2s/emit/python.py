@@ -18,6 +18,7 @@ Readability:
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
 import operator
 from dataclasses import dataclass, field
@@ -178,6 +179,7 @@ class _Text:
             name = "" if args[1].value == "__call__" else "." + args[1].value
             return f"{base}{name}({', '.join(rest)})", 15
         head = self.e.name_of(fn)
+        args = _drop_default_tail(fn, args)
         texts = [self.atom(a, folds)[0] for a in args]
         texts += [f"{k}={self.atom(v, folds)[0]}" for k, v in c.kwargs]
         return f"{head}({', '.join(texts)})", 15
@@ -398,6 +400,26 @@ class Emitter:
         out += self.block(s.orelse, depth + 2)
         out.append(f"{inner}    break")
         return out + self.block(s.body, depth + 1)
+
+
+_SIGNATURES: Dict[int, object] = {}
+
+
+def _drop_default_tail(fn, args):
+    """Trailing constant arguments equal to an s2s_runtime helper's defaults, dropped."""
+    if not (getattr(fn, "__module__", "") or "").startswith("s2s_runtime"):
+        return args
+    sig = _SIGNATURES.get(id(fn))
+    if sig is None:
+        sig = _SIGNATURES[id(fn)] = list(inspect.signature(fn).parameters.values())
+    args = list(args)
+    while args and len(args) <= len(sig):
+        a, p = args[-1], sig[len(args) - 1]
+        if not (isinstance(a, ir.Const) and p.default is not inspect.Parameter.empty
+                and type(a.value) is type(p.default) and a.value == p.default):
+            break
+        args.pop()
+    return tuple(args)
 
 
 def _call_depth(call: ir.Call, folds) -> int:

@@ -352,9 +352,19 @@ class Lowerer:
         return ir.Var(name)
 
     def expr_Integer(self, node):
+        text = node.value.replace("_", "")
+        return ir.Const(int(text, 0) if text.strip("0") else 0)
+
+    def expr_Float(self, node):
+        return ir.Const(float(node.value.replace("_", "")))
+
+    def expr_Imaginary(self, node):
+        return ir.Const(complex(node.value.replace("_", "")))
+
+    def expr_SimpleString(self, node):
         return ir.Const(node.evaluated_value)
 
-    expr_Float = expr_Imaginary = expr_SimpleString = expr_ConcatenatedString = expr_Integer
+    expr_ConcatenatedString = expr_SimpleString
 
     def expr_Ellipsis(self, node):
         return ir.Const(Ellipsis)

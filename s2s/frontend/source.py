@@ -13,6 +13,7 @@ cached; the function's node is then located by position:
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import linecache
@@ -106,10 +107,7 @@ def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]
     if not lines:
         raise _unavailable(fn, f"no source for {filename!r}")
     text = "".join(lines)
-    try:
-        parsed = _parse(filename, text, lines)
-    except Exception:
-        parsed = None
+    parsed = _parse_enclosing(filename, text, lines, code.co_firstlineno)
     if parsed is not None:
         node = _locate(parsed, code)
         if node is not None:
@@ -130,6 +128,42 @@ def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]
     if node is None:
         raise _unavailable(fn, "its definition was not found in the file")
     return parsed, node
+
+
+_AST_CACHE: Dict[Tuple[str, str], list] = {}
+
+
+def _top_level_spans(filename: str, text: str):
+    """(first line, last line) of each top-level statement, decorators included.
+
+    Found with the fast ``ast`` parser; libcst then parses only the statement
+    that holds the function, not the whole file.
+    """
+    key = (filename, hashlib.sha1(text.encode()).hexdigest())
+    spans = _AST_CACHE.get(key)
+    if spans is None:
+        tree = ast.parse(text)
+        spans = []
+        for stmt in tree.body:
+            start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+            spans.append((start, stmt.end_lineno))
+        _AST_CACHE[key] = spans
+    return spans
+
+
+def _parse_enclosing(filename, text, lines, line):
+    """The parsed top-level statement(s) of the file that contain ``line``."""
+    try:
+        spans = [sp for sp in _top_level_spans(filename, text) if sp[0] <= line <= sp[1]]
+        if not spans:
+            return None
+        start, end = min(s for s, _ in spans), max(e for _, e in spans)
+        return _parse(filename, "".join(lines[start - 1:end]), lines, start - 1)
+    except Exception:  # not parseable by this Python's ast or by libcst: whole file
+        try:
+            return _parse(filename, text, lines)
+        except Exception:
+            return None
 
 
 def _start_line(parsed: ParsedSource, node) -> int:

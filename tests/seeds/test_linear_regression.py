@@ -55,9 +55,9 @@ def _close(a, b):
 
 def test_prints_the_seed_numbers(output):
     lines = _numbers(output)
-    # f, df_dw, rms, predict, loss, grad (w, b), class-loss attempt, loss, grad dict,
+    # f, df_dw, rms, predict, loss, grad (w, b), loss, grad dict,
     # 15 losses, final prediction
-    assert len(lines) == 9 + 15 + 1, lines
+    assert len(lines) == 8 + 15 + 1, lines
     assert _close(ast.literal_eval(lines[0]), SEED_F)
     assert _close(ast.literal_eval(lines[1]), SEED_DF_DW)
     assert _close(ast.literal_eval(lines[2]), SEED_RMS)
@@ -68,25 +68,17 @@ def test_prints_the_seed_numbers(output):
     assert isinstance(grad_wb, tuple) and len(grad_wb) == 2
     assert all(_close(g, e) for g, e in zip(grad_wb, SEED_GRAD_WB))
 
-    # The seed's class-inside-the-loss version: its gradients, or (until the
-    # classes work lands) an honest "not supported yet" line.
-    if lines[6].startswith("(classes inside differentiated code: not supported yet:"):
-        pass
-    else:
-        grad_cls = ast.literal_eval(lines[6])
-        assert all(_close(g, e) for g, e in zip(grad_cls, SEED_GRAD_WB))
-
-    assert _close(ast.literal_eval(lines[7]), SEED_LOSS)
-    grad_dict = ast.literal_eval(lines[8])
+    assert _close(ast.literal_eval(lines[6]), SEED_LOSS)
+    grad_dict = ast.literal_eval(lines[7])
     assert set(grad_dict) == set(SEED_GRAD_DICT)
     assert all(_close(grad_dict[k], SEED_GRAD_DICT[k]) for k in SEED_GRAD_DICT)
 
-    losses = [float(x) for x in lines[9:24]]
+    losses = [float(x) for x in lines[8:23]]
     assert len(losses) == len(SEED_LOSSES)
     for got, want in zip(losses, SEED_LOSSES):
         assert _close(got, want), (got, want)
 
-    assert _close(float(lines[24]), SEED_FINAL_PREDICTION)
+    assert _close(float(lines[23]), SEED_FINAL_PREDICTION)
 
 
 def test_prints_the_generated_gradient_code(output):
