@@ -34,6 +34,14 @@ def _normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
     return tuple(out), single
 
 
+def _signature(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        raise TypeError(f"s2s cannot transform {fn!r}: it has no Python signature and "
+                        "no derivative rule") from None
+
+
 class _ReverseTransform:
     """``grad``/``value_and_grad`` of one function, specialised per argument kinds."""
 
@@ -41,7 +49,7 @@ class _ReverseTransform:
         if not callable(fn):
             raise TypeError(f"{returns} expects a callable, got {type(fn).__name__}")
         self.fn = fn
-        self.sig = inspect.signature(fn)
+        self.sig = pipeline.primitive_signature(fn) or _signature(fn)
         params = [p for p in self.sig.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         self.param_names = [p.name for p in params]
@@ -54,7 +62,10 @@ class _ReverseTransform:
         self.returns = returns
         self.cache = {}
         self._front = None
-        functools.update_wrapper(self, fn)
+        try:
+            functools.update_wrapper(self, fn)
+        except AttributeError:
+            pass
 
     @property
     def front(self):

@@ -7,6 +7,7 @@ step is a pass over the IR with a stated contract (see the pass modules).
 """
 from __future__ import annotations
 
+import inspect
 import weakref
 from dataclasses import dataclass
 from typing import Dict, Sequence
@@ -21,6 +22,7 @@ from .passes.dce import dce
 from .passes.inline import inline_calls
 from .passes.single_exit import single_exit
 from .passes.ssa import to_ssa
+from .rules import lookup
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,50 @@ def lowered(fn):
     return _lowered_full(fn)[:2]
 
 
+_PRIMITIVE_FRONT: Dict[int, Front] = {}
+
+
+def primitive_signature(fn):
+    """The signature of a primitive given to a transform directly (``grad(np.sin)``).
+
+    Taken from its VJP templates (which mirror the primitive's parameters);
+    None if ``fn`` is Python code or has no rule.
+    """
+    rule = lookup(fn)
+    if hasattr(fn, "__code__") or rule is None or rule.signature is None:
+        return None
+    return inspect.Signature(list(rule.signature.parameters.values())[2:])
+
+
+def _primitive_front(fn) -> Front:
+    """IR ``def sin(x): return np.sin(x)`` for a primitive transformed directly."""
+    hit = _PRIMITIVE_FRONT.get(id(fn))
+    if hit is None:
+        sig = primitive_signature(fn)
+        params, args, kwargs = [], [], []
+        for p in sig.parameters.values():
+            default = None if p.default is p.empty else ir.Const(p.default)
+            kwonly = p.kind is p.KEYWORD_ONLY
+            params.append(ir.Param(ir.Var(p.name), default, kwonly))
+            if kwonly:
+                kwargs.append((p.name, ir.Var(p.name)))
+            else:
+                args.append(ir.Var(p.name))
+        result = ir.Var("t1")
+        body = (ir.Assign(result, ir.Call(fn, tuple(args), tuple(kwargs))), ir.Return(result))
+        name = "".join(ch if ch.isalnum() else "_" for ch in getattr(fn, "__name__", "f"))
+        hit = Front(ir.Function(name, tuple(params), body, temps=frozenset({"t1"})), {})
+        _PRIMITIVE_FRONT[id(fn)] = hit
+        _KEEP.append(fn)
+    return hit
+
+
+_KEEP = []
+
+
 def front(fn) -> Front:
+    if primitive_signature(fn) is not None:
+        return _primitive_front(fn)
     hit = _FRONT.get(fn)
     if hit is None or not hit.current():
         statics = []

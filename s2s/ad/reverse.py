@@ -198,12 +198,17 @@ class Reverse:
         rule = lookup(v.fn)
         if v.fn is build.call_method:
             name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
-            obj = v.args[0].name if isinstance(v.args[0], ir.Var) else "a value"
-            call = f"the call {obj}(...)" if name == "__call__" else f"{obj}.{name}(...)"
+            obj = v.args[0].name if isinstance(v.args[0], ir.Var) else "?"
+            if obj in self.fn.temps or obj == "?":
+                call, who = "a call of a value computed in the function", "that value"
+            else:
+                call = f"the call {obj}(...)" if name == "__call__" else f"{obj}.{name}(...)"
+                who = repr(obj)
             raise NoRuleError(
-                f"cannot differentiate {call}: {obj!r} is a local value or argument whose code "
-                "s2s cannot see; s2s sees into functions it can reach by name and into "
-                "objects the function creates itself", s.loc)
+                f"cannot differentiate {call}: {who} is a value whose code s2s cannot "
+                "see; s2s sees into functions it can reach by name and into objects the "
+                "function creates itself (transforms of transforms, e.g. grad of grad, come "
+                "with the forward-mode work)", s.loc)
         if rule is None:
             raise NoRuleError(
                 f"no derivative rule for {describe(v.fn)} (and no Python source to "

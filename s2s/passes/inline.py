@@ -38,15 +38,23 @@ from .single_exit import single_exit
 from .ssa import _rename_all
 
 
+_NOT_USER = ("s2s_runtime", "numpy")
+
+
+def _is_s2s(module: str) -> bool:
+    return module == "s2s" or module.startswith("s2s.")
+
+
 def is_user_function(fn) -> bool:
+    module = getattr(fn, "__module__", None) or ""
     return (inspect.isfunction(fn) and lookup(fn) is None
-            and not (fn.__module__ or "").startswith(("s2s_runtime", "numpy")))
+            and not module.startswith(_NOT_USER) and not _is_s2s(module))
 
 
 def is_user_class(cls) -> bool:
-    return (inspect.isclass(cls) and lookup(cls) is None
-            and (cls.__module__ or "") not in ("builtins",)
-            and not (cls.__module__ or "").startswith(("numpy", "s2s_runtime", "s2s."))
+    module = getattr(cls, "__module__", None) or ""
+    return (inspect.isclass(cls) and lookup(cls) is None and module != "builtins"
+            and not module.startswith(_NOT_USER) and not _is_s2s(module)
             and inspect.isfunction(getattr(cls, "__init__", None)))
 
 

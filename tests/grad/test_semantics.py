@@ -345,3 +345,22 @@ def test_string_argument_value_is_not_baked_in():
     assert g(3.0, "square") == 6.0
     assert g(3.0, "identity") == 1.0
     assert g(3.0, "square") == 6.0
+
+
+def test_primitives_can_be_transformed_directly():
+    """grad(np.sin) like jax.grad(jnp.sin): the rule's own signature is used."""
+    import math
+
+    assert math.isclose(s2s.grad(np.sin)(1.0), math.cos(1.0), rel_tol=1e-15)
+    assert math.isclose(s2s.grad(math.exp)(0.5), math.exp(0.5), rel_tol=1e-15)
+    np.testing.assert_array_equal(s2s.grad(np.sum)(np.arange(3.0)), np.ones(3))
+    dx, dy = s2s.grad(np.multiply, argnums=(0, 1))(2.0, 3.0)
+    assert (dx, dy) == (3.0, 2.0)
+    value, d = s2s.value_and_grad(np.tanh)(0.5)
+    assert math.isclose(value, math.tanh(0.5)) and math.isclose(d, 1 - math.tanh(0.5) ** 2)
+
+
+def test_callable_without_signature_or_rule_is_a_type_error():
+    ufunc = np.frompyfunc(lambda a: a, 1, 1)
+    with pytest.raises((TypeError, s2s.S2SError)):
+        s2s.grad(ufunc)(1.0)
