@@ -308,3 +308,21 @@ def getattr_vjp(g, obj, name):
         raise TypeError(f"s2s: cannot differentiate attribute {name!r} of a "
                         f"{type(obj).__name__} object (only namedtuples for now)")
     return type(obj)(*[g if f == name else zeros_like(v) for f, v in zip(fields, obj)])
+
+
+def sum_builtin_vjp(g, iterable):
+    """Cotangent of ``iterable`` for ``y = sum(iterable)``: ``g`` for every item."""
+    items = [unbroadcast(g, v) for v in iterable]
+    return type(iterable)(items) if isinstance(iterable, (list, tuple)) else items
+
+
+def cast_vjp(g, x):
+    """Cotangent of ``x`` for a dtype cast ``y = dtype(x)``: ``g`` in ``x``'s type."""
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and dtype.kind in "fc":
+        return np.asarray(g).astype(dtype)[()] if np.ndim(x) == 0 else np.asarray(g).astype(dtype)
+    if isinstance(x, (float, complex)):
+        return type(x)(g)
+    return g

@@ -15,6 +15,7 @@ from s2s_runtime.tree import tree_flatten, tree_leaves
 
 from . import pipeline
 from .ad.reverse import ParamInfo
+from .errors import SourceUnavailableError
 from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
 
 
@@ -50,6 +51,11 @@ class _ReverseTransform:
             raise TypeError(f"{returns} expects a callable, got {type(fn).__name__}")
         self.fn = fn
         self.sig = pipeline.primitive_signature(fn) or _signature(fn)
+        if self.sig is not None and not hasattr(fn, "__code__") \
+                and pipeline.primitive_signature(fn) is None:
+            raise SourceUnavailableError(
+                f"cannot transform {getattr(fn, '__name__', fn)!r}: it is not a Python function "
+                "(no source to read) and has no derivative rule")
         params = [p for p in self.sig.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         self.param_names = [p.name for p in params]

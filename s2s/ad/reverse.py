@@ -211,8 +211,8 @@ class Reverse:
                 "with the forward-mode work)", s.loc)
         if rule is None:
             raise NoRuleError(
-                f"no derivative rule for {describe(v.fn)} (and no Python source to "
-                "differentiate); define one with s2s.custom_vjp", s.loc)
+                f"no derivative rule for {describe(v.fn)}, and no Python source to "
+                "differentiate through", s.loc)
         if rule.nondiff:
             return
         try:

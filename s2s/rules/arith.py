@@ -8,7 +8,8 @@ import operator
 
 import numpy as np
 
-from s2s_runtime import getattr_vjp, matmul_vjp_lhs, matmul_vjp_rhs, unbroadcast
+from s2s_runtime import (cast_vjp, getattr_vjp, matmul_vjp_lhs, matmul_vjp_rhs,
+                         sum_builtin_vjp, unbroadcast)
 
 from .registry import defnondiff, defvjp
 
@@ -35,6 +36,16 @@ defvjp(abs, lambda g, ans, x: g * np.conj(x) / np.where(ans == 0, 1.0, ans))
 # obj.name of a namedtuple: g placed at that field
 defvjp(getattr, lambda g, ans, obj, name: getattr_vjp(g, obj, name))
 defvjp(float, lambda g, ans, x: unbroadcast(g, x))
+# casts to a numpy scalar type: the cotangent goes back in the input's type
+for _cast in (np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64):
+    defvjp(_cast, lambda g, ans, x: cast_vjp(g, x))
+# pow(x, y) is x ** y
+defvjp(pow, lambda g, ans, base, exp, mod=None: unbroadcast(g * exp * base ** (exp - 1), base),
+       lambda g, ans, base, exp, mod=None: unbroadcast(
+           g * ans * np.log(np.where(base == 0, 1.0, base)), exp))
+# sum(items, start): every item (and start) receives g
+defvjp(sum, lambda g, ans, iterable, start=0: sum_builtin_vjp(g, iterable),
+       lambda g, ans, iterable, start=0: unbroadcast(g, start))
 defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(np.real(g), real),
        lambda g, ans, real, imag=0.0: unbroadcast(-np.imag(g), imag))
 
