@@ -71,6 +71,15 @@ def callable_path(fn):
 
     ``root_alias`` is ``""`` for builtins.
     """
+    name = getattr(fn, "__name__", None)
+    if isinstance(name, str) and name.isidentifier():
+        # the usual case, without scanning the modules: the object's own name
+        if getattr(builtins, name, None) is fn:
+            return ("", name)
+        for alias, prefix in (("np", ""), ("math", ""), ("rt", ""), ("np", "linalg."),
+                              ("np", "fft."), ("np", "random.")):
+            if _resolve(alias, prefix + name) is fn:
+                return (alias, prefix + name)
     global _TABLE
     if _TABLE is None:
         _TABLE = _build()
@@ -85,8 +94,10 @@ def callable_path(fn):
 
 
 def _resolve(alias, dotted):
-    root = dict(ROOTS)[alias]
-    obj = root
+    obj = dict(ROOTS)[alias]
     for part in dotted.split("."):
-        obj = getattr(obj, part, None)
+        try:
+            obj = getattr(obj, part, None)
+        except Exception:  # e.g. numpy's removed aliases raise on access
+            return None
     return obj
