@@ -15,7 +15,6 @@ import inspect
 import os
 import re
 import sys
-import traceback
 
 import numpy as np
 

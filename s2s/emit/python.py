@@ -17,7 +17,6 @@ Readability:
 """
 from __future__ import annotations
 
-import builtins
 import inspect
 import math
 import operator

@@ -23,7 +23,7 @@ string-keyed annotations.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Tuple, Union
 
 

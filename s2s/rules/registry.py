@@ -16,7 +16,7 @@ a number at all): comparisons, ``len``, ``np.zeros``, ``argmax``...
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
 

@@ -1,0 +1,306 @@
+"""Lowering of expressions: libcst expression nodes -> IR atoms and calls.
+
+``ExpressionLowering`` is mixed into the ``Lowerer`` (``lower.py``), which
+provides ``emit``, ``temp``, ``atom``, ``loc``, ``locals``, ``cells``,
+``globals``, ``names``, ``freevars`` and ``statics``.  Every sub-expression
+becomes an atom (a constant, a variable, or a temporary assigned just
+before); operators become ``operator`` calls, literals of tuples, lists and
+dicts become ``s2s_runtime.build`` calls, ``and``/``or``, chained comparisons
+and conditional expressions become ``If`` statements (short-circuit kept).
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import operator
+
+import libcst as cst
+
+from s2s_runtime import build
+
+from ..errors import NameResolutionError, unsupported
+from ..ir import nodes as ir
+from . import desugar
+from .scope import FreeVar
+
+
+def is_static(value) -> bool:
+    """Values that are part of the program text: modules, callables, classes."""
+    return inspect.ismodule(value) or callable(value) or value is Ellipsis
+
+
+
+class ExpressionLowering:
+    """The ``expr_*`` methods of the lowerer (see the module docstring)."""
+
+    def value(self, node) -> ir.Expr:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise unsupported(_EXPR_NAMES.get(type(node).__name__, type(node).__name__),
+                              self.loc(node))
+        return method(node)
+
+    def expr_Name(self, node):
+        name = node.value
+        if name in self.locals:
+            return ir.Var(name)
+        if name in ("True", "False", "None"):
+            return ir.Const({"True": True, "False": False, "None": None}[name])
+        return self.resolve_free(name, node)
+
+    def resolve_free(self, name, node) -> ir.Atom:
+        if name in self.cells:
+            cell = self.cells[name]
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                raise NameResolutionError(
+                    f"free variable {name!r} is referenced before assignment", self.loc(node))
+            if is_static(value):
+                self.statics.append((cell, None, value))
+                return ir.Const(value)
+            return self.freevar(name, FreeVar.cell(name, cell))
+        if name in self.globals:
+            value = self.globals[name]
+            if is_static(value):
+                self.statics.append((self.globals, name, value))
+                return ir.Const(value)
+            return self.freevar(name, FreeVar.global_(name, self.globals))
+        if hasattr(builtins, name):
+            return ir.Const(getattr(builtins, name))
+        raise NameResolutionError(f"name {name!r} is not defined", self.loc(node))
+
+    def freevar(self, name, fv) -> ir.Var:
+        if name not in self.freevars:
+            self.freevars[name] = fv
+            self.names.reserve(name)
+        return ir.Var(name)
+
+    def expr_Integer(self, node):
+        text = node.value.replace("_", "")
+        return ir.Const(int(text, 0) if text.strip("0") else 0)
+
+    def expr_Float(self, node):
+        return ir.Const(float(node.value.replace("_", "")))
+
+    def expr_Imaginary(self, node):
+        return ir.Const(complex(node.value.replace("_", "")))
+
+    def expr_SimpleString(self, node):
+        return ir.Const(node.evaluated_value)
+
+    expr_ConcatenatedString = expr_SimpleString
+
+    def expr_Ellipsis(self, node):
+        return ir.Const(Ellipsis)
+
+    def expr_Attribute(self, node):
+        base = self.value(node.value)
+        attr = node.attr.value
+        if isinstance(base, ir.Const) and is_static(base.value):
+            owner = base.value
+            try:
+                value = getattr(owner, attr)
+            except AttributeError:
+                raise NameResolutionError(
+                    f"{_describe(owner)} has no attribute {attr!r}", self.loc(node)) from None
+            if is_static(value) or _is_library(owner):
+                if inspect.ismodule(owner) and not _is_library(owner):
+                    self.statics.append((owner.__dict__, attr, value))
+                return ir.Const(value)
+            # a number or array held by a user module or class: read at every call
+            name = self.names.fresh(attr)
+            for existing, fv in self.freevars.items():
+                if fv.slot == ("attr", id(owner), attr):
+                    return ir.Var(existing)
+            return self.freevar(name, FreeVar.attribute(name, owner, attr))
+        base = self._as_atom(base, node.value)
+        if attr in desugar.ARRAY_ATTRIBUTES:
+            return ir.Call(desugar.ARRAY_ATTRIBUTES[attr], (base,))
+        return ir.Call(getattr, (base, ir.Const(attr)))
+
+    def _as_atom(self, value, node) -> ir.Atom:
+        if isinstance(value, ir.Call):
+            t = self.temp()
+            self.emit(ir.Assign(t, value, self.loc(node)))
+            return t
+        return value
+
+    def expr_Call(self, node):
+        args, kwargs = self.call_args(node)
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            base = self.value(func.value)
+            if not (isinstance(base, ir.Const) and is_static(base.value)):
+                base = self._as_atom(base, func.value)
+                method = func.attr.value
+                if method in ("reshape", "transpose") and len(args) > 1:
+                    args = (self.pack(list(args), tuple, build.make_tuple, self.loc(node)),)
+                if method in desugar.ARRAY_METHODS:
+                    return ir.Call(desugar.ARRAY_METHODS[method], (base,) + args, kwargs)
+                return ir.Call(build.call_method, (base, ir.Const(method)) + args, kwargs)
+        target = self.value(func)
+        if not isinstance(target, ir.Const):
+            # calling a value (an object with __call__, a function passed in)
+            return ir.Call(build.call_method, (target, ir.Const("__call__")) + args, kwargs)
+        return ir.Call(target.value, args, kwargs)
+
+    def call_args(self, node):
+        args, kwargs = [], []
+        for a in node.args:
+            if a.star:
+                raise unsupported(f"'{a.star}' argument unpacking in a call", self.loc(a))
+            v = self.atom(a.value)
+            if a.keyword is not None:
+                kwargs.append((a.keyword.value, v))
+            elif kwargs:
+                raise unsupported("positional argument after keyword", self.loc(a))
+            else:
+                args.append(v)
+        return tuple(args), tuple(kwargs)
+
+    def expr_Subscript(self, node):
+        base = self.atom(node.value)
+        return ir.Call(operator.getitem, (base, self.index(node.slice)))
+
+    def index(self, elements) -> ir.Atom:
+        parts = [self.index_part(e.slice) for e in elements]
+        if len(parts) == 1 and isinstance(elements[0].comma, cst.MaybeSentinel):
+            return parts[0]
+        return self.pack(parts, tuple, build.make_tuple, self.loc(elements[0]))
+
+    def index_part(self, s) -> ir.Atom:
+        if isinstance(s, cst.Index):
+            if s.star is not None:
+                raise unsupported("starred index", self.loc(s))
+            return self.atom(s.value)
+        bounds = [ir.Const(None) if b is None else self.atom(b) for b in (s.lower, s.upper, s.step)]
+        if all(isinstance(b, ir.Const) for b in bounds):
+            return ir.Const(slice(*(b.value for b in bounds)))
+        t = self.temp()
+        self.emit(ir.Assign(t, ir.Call(slice, tuple(bounds)), self.loc(s)))
+        return t
+
+    def pack(self, parts, const_type, maker, loc):
+        if const_type is tuple and all(isinstance(p, ir.Const) for p in parts):
+            return ir.Const(tuple(p.value for p in parts))
+        t = self.temp()
+        self.emit(ir.Assign(t, ir.Call(maker, tuple(parts)), loc))
+        return t
+
+    def expr_Tuple(self, node):
+        parts = self._elements(node)
+        if all(isinstance(p, ir.Const) for p in parts):
+            return ir.Const(tuple(p.value for p in parts))
+        return ir.Call(build.make_tuple, tuple(parts))
+
+    def expr_List(self, node):
+        return ir.Call(build.make_list, tuple(self._elements(node)))
+
+    def _elements(self, node):
+        out = []
+        for e in node.elements:
+            if isinstance(e, cst.StarredElement):
+                raise unsupported("starred element", self.loc(e))
+            out.append(self.atom(e.value))
+        return out
+
+    def expr_Dict(self, node):
+        items = []
+        for e in node.elements:
+            if isinstance(e, cst.StarredDictElement):
+                raise unsupported("'**' in a dict literal", self.loc(e))
+            items += [self.atom(e.key), self.atom(e.value)]
+        return ir.Call(build.make_dict, tuple(items))
+
+    def expr_BinaryOperation(self, node):
+        op = desugar.BINARY_OPS[type(node.operator)]
+        return ir.Call(op, (self.atom(node.left), self.atom(node.right)))
+
+    def expr_UnaryOperation(self, node):
+        op = desugar.UNARY_OPS[type(node.operator)]
+        operand = self.atom(node.expression)
+        if op is operator.neg and isinstance(operand, ir.Const) and _is_number(operand.value):
+            return ir.Const(-operand.value)
+        return ir.Call(op, (operand,))
+
+    def expr_Comparison(self, node):
+        left = self.atom(node.left)
+        pieces = list(node.comparisons)
+        first = self._compare(left, pieces[0])
+        if len(pieces) == 1:
+            return first
+        # a < b < c  ->  r = a < b; if r: r = b < c  (b evaluated once)
+        result = self.temp()
+        loc = self.loc(node)
+        self.emit(ir.Assign(result, first, loc))
+        self._chain(result, pieces, 1, loc)
+        return result
+
+    def _chain(self, result, pieces, i, loc):
+        if i == len(pieces):
+            return
+        self.blocks.append([])
+        prev = self._last_comparator
+        self.emit(ir.Assign(result, self._compare(prev, pieces[i]), loc))
+        self._chain(result, pieces, i + 1, loc)
+        body = tuple(self.blocks.pop())
+        self.emit(ir.If(result, body, (), loc))
+
+    def _compare(self, left, target):
+        right = self.atom(target.comparator)
+        self._last_comparator = right
+        kind = type(target.operator)
+        if kind in desugar.MEMBERSHIP_OPS:
+            return ir.Call(desugar.MEMBERSHIP_OPS[kind], (right, left))
+        return ir.Call(desugar.COMPARE_OPS[kind], (left, right))
+
+    def expr_BooleanOperation(self, node):
+        # a and b -> r = a; if r: r = b      a or b -> r = a; if not r: r = b
+        loc = self.loc(node)
+        result = self.temp()
+        self.emit(ir.Assign(result, self.atom(node.left), loc))
+        self.blocks.append([])
+        self.emit(ir.Assign(result, self.atom(node.right), loc))
+        rhs = tuple(self.blocks.pop())
+        if isinstance(node.operator, cst.And):
+            self.emit(ir.If(result, rhs, (), loc))
+        else:
+            self.emit(ir.If(result, (), rhs, loc))
+        return result
+
+    def expr_IfExp(self, node):
+        loc = self.loc(node)
+        test = self.atom(node.test)
+        result = self.temp()
+        self.blocks.append([])
+        self.emit(ir.Assign(result, self.value(node.body), loc))
+        body = tuple(self.blocks.pop())
+        self.blocks.append([])
+        self.emit(ir.Assign(result, self.value(node.orelse), loc))
+        orelse = tuple(self.blocks.pop())
+        self.emit(ir.If(test, body, orelse, loc))
+        return result
+
+
+def _is_library(owner) -> bool:
+    """numpy, math and the builtins: their constants (np.pi, math.inf) never change."""
+    mod = owner.__name__ if inspect.ismodule(owner) else getattr(owner, "__module__", "")
+    return (mod or "").split(".")[0] in ("numpy", "math", "builtins", "cmath")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, complex)) and not isinstance(v, bool)
+
+
+def _describe(v) -> str:
+    return getattr(v, "__name__", type(v).__name__)
+
+
+_EXPR_NAMES = {
+    "Yield": "'yield'", "Await": "'await'", "Lambda": "lambda inside a differentiated function",
+    "ListComp": "list comprehension", "SetComp": "set comprehension",
+    "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
+    "FormattedString": "f-string", "NamedExpr": "assignment expression ':='",
+    "Set": "set literal", "StarredElement": "starred expression",
+}
