@@ -55,7 +55,7 @@ def load(src: str, name: str = "f"):
 
 # ----------------------------------------------------------------- scalars
 
-CONSTS = ["0.5", "1.5", "2.0", "0.25", "3.0", "0.7"]
+CONSTS = ["0.5", "1.5", "2.0", "0.25", "3.0", "0.7", "2"]
 
 UNARY = [
     "-{a}",
@@ -68,7 +68,11 @@ UNARY = [
     "{m}.exp({m}.sin({a}))",
     "{m}.exp({m}.tanh({a}))",
     "{m}.log(1.0 + ({a}) * ({a}))",
+    "{m}.sqrt(2.0 + ({a}) * ({a}))",
 ]
+
+#: not real-analytic (kinks): only in programs checked by finite differences
+UNARY_KINKED = ["abs({a})", "np.abs({a})"]
 
 BINARY = [
     "{a} + {b}",
@@ -78,6 +82,8 @@ BINARY = [
     "({a}) / (1.0 + ({b}) * ({b}))",
     "({a}) / (2.0 + {m}.cos({b}))",
 ]
+
+BINARY_KINKED = ["np.maximum({a}, {b})", "np.minimum({a}, {b})", "({a} if {c} else {b})"]
 
 
 @st.composite
@@ -89,19 +95,25 @@ def scalar_expr(draw, names, depth, analytic):
         return draw(st.sampled_from(names))
     m = "np" if analytic else draw(st.sampled_from(["math", "np"]))
     if draw(st.booleans()):
-        form = draw(st.sampled_from(UNARY))
+        form = draw(st.sampled_from(UNARY if analytic else UNARY + UNARY_KINKED))
         a = draw(scalar_expr(names, depth - 1, analytic))
         return form.format(a=a, m=m)
-    form = draw(st.sampled_from(BINARY))
+    form = draw(st.sampled_from(BINARY if analytic else BINARY + BINARY_KINKED))
     a = draw(scalar_expr(names, depth - 1, analytic))
     b = draw(scalar_expr(names, depth - 1, analytic))
-    return form.format(a=a, b=b, m=m)
+    c = draw(condition(names)) if "{c}" in form else ""
+    return form.format(a=a, b=b, c=c, m=m)
 
 
 @st.composite
-def condition(draw, names):
+def condition(draw, names, depth=1):
+    if depth > 0 and draw(st.integers(0, 4)) == 0:
+        form = draw(st.sampled_from(["{c} and {d}", "{c} or {d}", "not {c}", "not ({c} or {d})"]))
+        return form.format(c=draw(condition(names, depth - 1)),
+                           d=draw(condition(names, depth - 1)))
     v = draw(st.sampled_from(names))
-    form = draw(st.sampled_from(["{v} > 0.3", "{v} < -0.2", "{v} > {w}", "0.1 < {v}"]))
+    form = draw(st.sampled_from(["{v} > 0.3", "{v} < -0.2", "{v} > {w}", "0.1 < {v}",
+                                 "-0.5 < {v} <= 0.5", "{v} >= {w}", "{v} * {w} < 0.25"]))
     return form.format(v=v, w=draw(st.sampled_from(names)))
 
 
@@ -120,6 +132,18 @@ def helper_def(draw, analytic):
     r = draw(scalar_expr(["u", "k", "t"], 2, analytic))
     lines.append(f"    return {r}")
     return "\n".join(lines) + "\n\n\n"
+
+
+@st.composite
+def pair_helper_def(draw, analytic, calls_h0):
+    """``def h1(u, w=...)`` returning a tuple, maybe calling ``h0``."""
+    w = draw(st.sampled_from(CONSTS))
+    s = draw(scalar_expr(["u", "w"], 2, analytic))
+    if calls_h0 and draw(st.booleans()):
+        s = f"h0({s}, k=w) + u"
+    r1 = draw(scalar_expr(["u", "w", "s"], 2, analytic))
+    r2 = draw(scalar_expr(["u", "w", "s"], 2, analytic))
+    return f"def h1(u, w={w}):\n    s = {s}\n    return {r1}, {r2}\n\n\n"
 
 
 @st.composite
@@ -144,6 +168,9 @@ def scalar_program(draw, analytic: Optional[bool] = None, dict_input: Optional[b
         names = list(params)
     has_helper = draw(st.integers(0, 2)) == 0
     helper = draw(helper_def(analytic)) if has_helper else ""
+    has_pair = draw(st.integers(0, 3)) == 0
+    if has_pair:
+        helper += draw(pair_helper_def(analytic, has_helper))
     fresh = itertools.count()
 
     def new_name():
@@ -156,6 +183,8 @@ def scalar_program(draw, analytic: Optional[bool] = None, dict_input: Optional[b
     kinds = ["new", "new", "new", "reassign", "aug", "swap", "unpack"]
     if has_helper:
         kinds += ["call"]
+    if has_pair:
+        kinds += ["pair"]
     if not analytic:
         kinds += ["if", "ifexp"]
     for _ in range(n_stmts):
@@ -194,6 +223,11 @@ def scalar_program(draw, analytic: Optional[bool] = None, dict_input: Optional[b
                 call = f"h0(k={expr(1)}, u={expr(1)})"
             body.append(f"{v} = {call}")
             names.append(v)
+        elif kind == "pair":
+            a, b = new_name(), new_name()
+            call = draw(st.sampled_from(["h1({e}, {w})", "h1({e}, w={w})", "h1({e})"]))
+            body.append(f"{a}, {b} = " + call.format(e=expr(1), w=expr(1)))
+            names += [a, b]
         elif kind == "ifexp":
             v = new_name()
             body.append(f"{v} = {expr()} if {draw(condition(names))} else {expr()}")
@@ -246,47 +280,58 @@ def array_program(draw):
     def vec():
         return draw(st.sampled_from(of(lambda sh: len(sh) == 1)))
 
-    def add(expr, shape):
+    # ``a += b`` updates a numpy array in place, so it is only generated for
+    # arrays that own their memory and of which no view was taken (x itself,
+    # slices, .T and rows alias; see test_augassign_through_view).
+    owners = set()
+    viewed = {"x"}
+
+    def add(expr, shape, owner=False, views=()):
         v = f"v{next(fresh)}"
         body.append(f"{v} = {expr}")
         shapes[v] = shape
+        if owner:
+            owners.add(v)
+        viewed.update(views)
 
     n_stmts = draw(st.integers(3, 10))
     for _ in range(n_stmts):
         op = draw(st.sampled_from([
             "ew", "ew", "bcast", "binary", "slice", "reverse", "index", "reduce",
-            "dot", "concat", "stack", "matT", "matreduce", "methodsum", "aug"]))
+            "dot", "concat", "stack", "matT", "matreduce", "methodsum", "aug", "matvec"]))
         if op == "ew":
             a = vec()
             form = draw(st.sampled_from([
                 "np.sin({a})", "np.cos({a})", "np.tanh({a})", "np.exp(np.sin({a}))",
                 "{a} * {a}", "{a} ** 2", "np.sqrt({a} * {a} + 1.0)", "-{a}",
                 "np.log(1.0 + {a} ** 2)", "{a} / (1.0 + {a} * {a})", "{a}.T"]))
-            add(form.format(a=a), shapes[a])
+            view = form == "{a}.T"
+            add(form.format(a=a), shapes[a], owner=not view, views=[a] if view else [])
         elif op == "bcast":
             a = vec()
             t = draw(st.sampled_from(of(lambda sh: sh == ())))
             form = draw(st.sampled_from(["{a} * {t}", "{t} - {a}", "{a} + {t}",
                                          "{a} / (1.0 + {t} * {t})", "{t} * np.sin({a})"]))
-            add(form.format(a=a, t=t), shapes[a])
+            add(form.format(a=a, t=t), shapes[a], owner=True)
         elif op == "binary":
             a = vec()
             b = draw(st.sampled_from(of(lambda sh, s=shapes[a]: sh == s)))
             form = draw(st.sampled_from(["{a} + {b}", "{a} * {b}", "{a} - 0.5 * {b}"]))
-            add(form.format(a=a, b=b), shapes[a])
+            add(form.format(a=a, b=b), shapes[a], owner=True)
         elif op == "slice":
             cands = of(lambda sh: len(sh) == 1 and sh[0] >= 2)
             if not cands:
                 continue
             a = draw(st.sampled_from(cands))
             m = shapes[a][0]
-            form, sh = draw(st.sampled_from([("{a}[1:]", m - 1), ("{a}[:-1]", m - 1),
-                                             ("{a}[::2]", (m + 1) // 2),
-                                             ("{a}[1:3]", 2)]))
-            add(form.format(a=a), (sh,))
+            forms = [("{a}[1:]", m - 1), ("{a}[:-1]", m - 1), ("{a}[::2]", (m + 1) // 2)]
+            if m >= 3:
+                forms.append(("{a}[1:3]", 2))
+            form, sh = draw(st.sampled_from(forms))
+            add(form.format(a=a), (sh,), views=[a])
         elif op == "reverse":
             a = vec()
-            add(f"{a}[::-1]", shapes[a])
+            add(f"{a}[::-1]", shapes[a], views=[a])
         elif op == "index":
             a = vec()
             i = draw(st.sampled_from(["0", "-1", "1"]))
@@ -303,11 +348,11 @@ def array_program(draw):
             add(f"np.dot({a}, {b})", ())
         elif op == "concat":
             a, b = vec(), vec()
-            add(f"np.concatenate([{a}, {b}])", (shapes[a][0] + shapes[b][0],))
+            add(f"np.concatenate([{a}, {b}])", (shapes[a][0] + shapes[b][0],), owner=True)
         elif op == "stack":
             a = vec()
             b = draw(st.sampled_from(of(lambda sh, s=shapes[a]: sh == s)))
-            add(f"np.stack([{a}, {b}])", (2,) + shapes[a])
+            add(f"np.stack([{a}, {b}])", (2,) + shapes[a], owner=True)
         elif op == "matT":
             cands = of(lambda sh: len(sh) == 2)
             if not cands:
@@ -317,7 +362,8 @@ def array_program(draw):
             form, sh = draw(st.sampled_from([
                 ("np.sum({a}.T, axis=1)", (r,)), ("np.sum({a}, axis=0)", (c,)),
                 ("{a}.T[0]", (r,)), ("{a}[1]", (c,)), ("np.mean({a}, axis=1)", (r,))]))
-            add(form.format(a=a), sh)
+            add(form.format(a=a), sh, owner="sum" in form or "mean" in form,
+                views=[] if "sum" in form or "mean" in form else [a])
         elif op == "matreduce":
             cands = of(lambda sh: len(sh) == 2)
             if not cands:
@@ -326,14 +372,25 @@ def array_program(draw):
             form = draw(st.sampled_from(["np.sum({a} * {a})", "{a}.sum()",
                                          "np.sum(np.tanh({a}))"]))
             add(form.format(a=a), ())
+        elif op == "matvec":
+            cands = of(lambda sh: len(sh) == 2)
+            if not cands:
+                continue
+            a = draw(st.sampled_from(cands))
+            b = draw(st.sampled_from(of(lambda sh, c=shapes[a][1]: sh == (c,))))
+            form = draw(st.sampled_from(["np.dot({a}, {b})", "{a} @ {b}", "{b} @ {a}.T"]))
+            add(form.format(a=a, b=b), (shapes[a][0],), owner=True)
         elif op == "methodsum":
             cands = of(lambda sh: len(sh) == 2)
             if not cands:
                 continue
             a = draw(st.sampled_from(cands))
-            add(f"{a}.sum(axis=0)", (shapes[a][1],))
+            add(f"{a}.sum(axis=0)", (shapes[a][1],), owner=True)
         elif op == "aug":
-            a = vec()
+            cands = sorted(owners - viewed)
+            if not cands:
+                continue
+            a = draw(st.sampled_from(cands))
             b = draw(st.sampled_from(of(lambda sh, s=shapes[a]: sh == s or sh == ())))
             opx = draw(st.sampled_from(["+=", "*="]))
             rhs = b if opx == "+=" else f"np.tanh({b})"
@@ -350,11 +407,11 @@ def array_program(draw):
 # --------------------------------------------------------------- oracles
 
 
-def fd(f, args, argnum, h_rel=1e-6):
-    """Central differences of scalar ``f`` w.r.t. ``args[argnum]``.
+def fd(f, args, argnum, h_rel=1e-6, side=0):
+    """Central (``side=0``) or one-sided (``side=±1``) differences of scalar ``f``.
 
-    Handles float, 1-D array and dict-of-floats arguments; returns the
-    gradient in the same structure.
+    With respect to ``args[argnum]``: a float, a 1-D array or a dict of
+    floats; returns the gradient in the same structure.
     """
     x = args[argnum]
 
@@ -365,6 +422,8 @@ def fd(f, args, argnum, h_rel=1e-6):
 
     def d(xv, put):
         h = h_rel * max(1.0, abs(xv))
+        if side:
+            return side * (at(put(xv + side * h)) - at(put(xv))) / h
         return (at(put(xv + h)) - at(put(xv - h))) / (2 * h)
 
     if isinstance(x, dict):
@@ -386,7 +445,9 @@ def complex_step(f, args, argnum, h=1e-30):
     x = args[argnum]
 
     def at(new):
-        a = list(args)
+        # every array in complex, so in-place updates by complex values work
+        a = [np.asarray(v, dtype=np.complex128) if isinstance(v, np.ndarray) else v
+             for v in args]
         a[argnum] = new
         return f(*a)
 

@@ -12,6 +12,7 @@ regression tests at the bottom pin programs that once exposed bugs.
 """
 import copy
 import math
+import os
 import warnings
 
 import numpy as np
@@ -25,24 +26,42 @@ from s2s import pipeline
 from . import progen
 from .progen import complex_step, fd, leaves, load
 
-SETTINGS = dict(deadline=None, derandomize=True,
+# S2S_PROGEN_SCALE=20 runs 20x the examples, with fresh random seeds (bug hunting)
+SCALE = int(os.environ.get("S2S_PROGEN_SCALE", "1"))
+SETTINGS = dict(deadline=None, derandomize=SCALE == 1, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                        HealthCheck.data_too_large])
 
 BIG = 1e6
-floats = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False)
+# Inputs on a grid shifted by irrational offsets, different for every input
+# entry: no two inputs are equal and none equals a constant of the programs,
+# so comparisons and abs/maximum are (almost) never tied at the point.
+# Tied kinks are legitimately convention-dependent (np.maximum splits the
+# cotangent, as JAX does) and, when several coincide, no oracle can tell a
+# right answer from a wrong one.
+grid = st.integers(-2000, 2000).map(lambda k: k / 1000.0)
+
+
+def _offset(j):
+    return (j + 1) * math.sqrt(2.0) * 1e-4
+
+
+def _floats(n, start):
+    return st.lists(grid, min_size=n, max_size=n).map(
+        lambda xs: [x + _offset(start + j) for j, x in enumerate(xs)])
 
 
 def _primal(f, args):
     """f(*args), or reject the example when it overflows or is huge."""
     try:
-        with warnings.catch_warnings(), np.errstate(all="raise"):
+        with warnings.catch_warnings(), np.errstate(all="raise", under="ignore"):
             warnings.simplefilter("error")
             y = f(*args)
     except (OverflowError, ValueError, ZeroDivisionError, FloatingPointError,
             RuntimeWarning):
         assume(False)
-    assume(np.isfinite(y) and abs(y) < BIG)
+    if not (np.isfinite(y) and abs(y) < BIG):
+        assume(False)
     return float(y)
 
 
@@ -54,24 +73,46 @@ def _close(actual, expected, scale, what, rtol=1e-5, atol=1e-6):
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol * scale, err_msg=what)
 
 
-def _fd_checked(f, args, i, scale):
-    """FD gradient at two step sizes; reject points where they disagree (kinks)."""
-    g1 = fd(f, args, i, 1e-6)
-    g2 = fd(f, args, i, 1e-5)
-    for a, b in zip(leaves(g1), leaves(g2)):
-        assume(np.allclose(a, b, rtol=1e-4, atol=1e-5 * scale))
-    return g1
+def _check_fd(actual, f, args, i, scale, what):
+    """Compare with central differences; at a kink, with a one-sided difference.
+
+    A generated program is only piecewise smooth when it branches or uses
+    abs/maximum/minimum, and a tie (``x0 > x1`` at ``x0 == x1``, ``abs(0.0)``:
+    hypothesis likes such points) is a kink or a jump.  At a kink s2s's
+    partial derivative must lie between the two one-sided ones (it is one of
+    them when s2s follows the primal's branch, their mean for a tie of
+    ``np.maximum``, 0 for ``abs`` at 0...); jumps (central differences that
+    change with the step) are rejected.
+    """
+    central = leaves(fd(f, args, i, 1e-6))
+    coarse = leaves(fd(f, args, i, 1e-5))
+    for c, c2 in zip(central, coarse):
+        if not np.allclose(c, c2, rtol=1e-3, atol=1e-4 * scale):
+            assume(False)
+    fwd = leaves(fd(f, args, i, 1e-7, side=1))
+    bwd = leaves(fd(f, args, i, 1e-7, side=-1))
+    act = leaves(actual)
+    assert [a.shape for a in act] == [c.shape for c in central], what
+    for a, c, fw, bw in zip(act, central, fwd, bwd):
+        for j in range(a.size):
+            if math.isclose(a[j], c[j], rel_tol=1e-5, abs_tol=1e-6 * scale):
+                continue
+            kink = not math.isclose(fw[j], bw[j], rel_tol=1e-3, abs_tol=1e-4 * scale)
+            tol = 1e-4 * (abs(fw[j]) + abs(bw[j])) + 1e-5 * scale
+            between = min(fw[j], bw[j]) - tol <= a[j] <= max(fw[j], bw[j]) + tol
+            assert kink and between, (
+                f"finite differences: entry {j}: s2s {a[j]!r}, central {c[j]!r}, "
+                f"one-sided {fw[j]!r} / {bw[j]!r}{what}")
 
 
 def _args(prog, data):
     if prog.kind == "array":
-        x = np.array(data.draw(st.lists(floats, min_size=prog.size, max_size=prog.size)))
-        return (x, data.draw(floats))
+        x = np.array(data.draw(_floats(prog.size, 0), label="x"))
+        return (x, data.draw(_floats(1, prog.size), label="s")[0])
     if prog.kind == "dict":
-        args = [{k: data.draw(floats) for k in prog.keys}]
-        args += [data.draw(floats) for _ in prog.params[1:]]
-        return tuple(args)
-    return tuple(data.draw(floats) for _ in prog.params)
+        vals = data.draw(_floats(len(prog.keys) + len(prog.params) - 1, 0), label="inputs")
+        return (dict(zip(prog.keys, vals)),) + tuple(vals[len(prog.keys):])
+    return tuple(data.draw(_floats(len(prog.params), 0), label="inputs"))
 
 
 def check_program(prog, args):
@@ -107,18 +148,17 @@ def check_program(prog, args):
             _close(grads[i], cs, scale, f"complex step, argnum {i}{what}",
                    rtol=1e-9, atol=1e-10)
     for i in argnums:
-        _close(grads[i], _fd_checked(f, args, i, scale), scale,
-               f"finite differences, argnum {i}{what}")
+        _check_fd(grads[i], f, args, i, scale, f", argnum {i}{what}")
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=100 * SCALE, **SETTINGS)
 @given(st.data())
 def test_scalar_programs(data):
     prog = data.draw(progen.scalar_program(), label="program")
     check_program(prog, _args(prog, data))
 
 
-@settings(max_examples=25, **SETTINGS)
+@settings(max_examples=25 * SCALE, **SETTINGS)
 @given(st.data())
 def test_analytic_scalar_programs(data):
     """Branch-free programs: the complex step is exact, so tolerances are tight."""
@@ -126,14 +166,14 @@ def test_analytic_scalar_programs(data):
     check_program(prog, _args(prog, data))
 
 
-@settings(max_examples=20, **SETTINGS)
+@settings(max_examples=40 * SCALE, **SETTINGS)
 @given(st.data())
 def test_dict_input_programs(data):
     prog = data.draw(progen.scalar_program(dict_input=True), label="program")
     check_program(prog, _args(prog, data))
 
 
-@settings(max_examples=50, **SETTINGS)
+@settings(max_examples=100 * SCALE, **SETTINGS)
 @given(st.data())
 def test_array_programs(data):
     prog = data.draw(progen.array_program(), label="program")
@@ -145,7 +185,7 @@ def _emit(f, args):
         list(args))).source
 
 
-@settings(max_examples=25, **SETTINGS)
+@settings(max_examples=25 * SCALE, **SETTINGS)
 @given(st.one_of(progen.scalar_program(), progen.array_program()))
 def test_emit_is_deterministic(prog):
     args = ((np.linspace(-1.0, 1.0, prog.size), 0.5) if prog.kind == "array" else
@@ -162,6 +202,16 @@ def test_emit_is_deterministic(prog):
 # Programs the generator once found failing, pinned as explicit examples.
 
 REGRESSIONS = [
+    # a kink (x0 == x1 on the first branch): the oracle must accept a one-sided
+    # derivative there (a false alarm of the first oracle, kept for the oracle)
+    ("def f(x0, x1):\n"
+     "    if x0 > x1:\n"
+     "        x0 = x1\n"
+     "    x0, x1 = x1, x0\n"
+     "    if x0 > 0.3:\n"
+     "        return 0.5\n"
+     "    else:\n"
+     "        return x1 * 0.5\n", (0.0, 0.0), "scalar"),
 ]
 
 
@@ -169,3 +219,17 @@ REGRESSIONS = [
 def test_regressions(src, args, kind):
     prog = progen.Program(progen.HEADER + src, [], kind, analytic="if" not in src)
     check_program(prog, args)
+
+
+@pytest.mark.xfail(strict=True, reason="s2s desugars `v += s` to `v = v + s`, losing numpy's "
+                   "in-place update of the array that v views (silently wrong value/grad)")
+def test_augassign_through_view():
+    src = ("def f(x, s):\n"
+           "    y = x * 1.0\n"
+           "    v = y[1:]\n"
+           "    v += s\n"
+           "    return np.sum(y * y)\n")
+    # y = [1, 2.5, 3.5]: f = 19.5, df/dx = 2y, df/ds = 2 * (2.5 + 3.5) = 12
+    x = np.array([1.0, 2.0, 3.0])
+    check_program(progen.Program(progen.HEADER + src, ["x", "s"], "array", True, size=3),
+                  (x, 0.5))
