@@ -35,6 +35,15 @@ def _normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
     return tuple(out), single
 
 
+def _scalar_items(v) -> frozenset:
+    """Keys (dict) or indices (tuple, list) of ``v``'s direct children that are real scalars."""
+    if type(v) is dict:
+        return frozenset(k for k, x in v.items() if is_real_scalar(x))
+    if isinstance(v, (tuple, list)):
+        return frozenset(i for i, x in enumerate(v) if is_real_scalar(x))
+    return frozenset()
+
+
 def _signature(fn):
     try:
         return inspect.signature(fn)
@@ -109,7 +118,7 @@ class _ReverseTransform:
             leaves, tree = tree_flatten(v)
             info[name] = ParamInfo(any(map(is_inexact_leaf, leaves)),
                                    len(leaves) == 1 and leaves[0] is v,
-                                   is_real_scalar(v), type(v) is dict)
+                                   is_real_scalar(v), type(v) is dict, _scalar_items(v))
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)

@@ -34,7 +34,9 @@ from ..errors import NoRuleError, S2SError, unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
+from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
+from .inplace import resolve_inplace
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
@@ -47,6 +49,8 @@ class ParamInfo:
     leaf: bool  # a single number or array (not a container)
     real_scalar: bool = False  # a Python float or a real numpy scalar
     is_dict: bool = False  # a plain dict (its gradient is written as a dict literal)
+    #: keys (dict) or indices (tuple/list) of the direct children that are real scalars
+    scalar_items: frozenset = frozenset()
 
 
 def describe(fn) -> str:
@@ -73,11 +77,18 @@ class Reverse:
     # -- activity ---------------------------------------------------------------
     def forward_activity(self, stmts, active: Set[str]) -> None:
         for s in stmts:
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
+                    and s.value.fn in PLAIN_OF_INPLACE \
+                    and any(_is(a, active) for a in s.value.args):
+                raise unsupported(
+                    "augmented assignment on an array that may be shared (a view, another "
+                    "name or an argument) in differentiated code", s.loc,
+                    "it updates the array in place; write 'x = x + ...' to make a new array")
             if isinstance(s, ir.Assign):
                 if _expr_active(s.value, active):
                     active.add(s.target.name)
                 v = s.value
-                if is_real_scalar_op(v, self.scalars) or (
+                if _scalar_item(v, self.info) or is_real_scalar_op(v, self.scalars) or (
                         isinstance(v, ir.Var) and v.name in self.scalars) or (
                         isinstance(v, ir.Const) and type(v.value) in (int, float)):
                     self.scalars.add(s.target.name)
@@ -318,6 +329,7 @@ class Reverse:
             else:
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
+        body = resolve_inplace(body, self.scalars, self.info)
         active = {p for p in self.wrt if self.info[p].differentiable}
         self.forward_activity(body, active)
         needed = {value.name} if isinstance(value, ir.Var) else set()
@@ -360,6 +372,21 @@ class Reverse:
         adjoint.append(ir.Return(result, ret.loc))
         return replace(self.fn, name=name, body=tuple(body + adjoint), docstring=None,
                        temps=frozenset(self.temps))
+
+
+def _scalar_item(v, info) -> bool:
+    """``p[k]`` of a parameter whose item ``k`` is a real scalar."""
+    return (isinstance(v, ir.Call) and v.fn is operator.getitem
+            and isinstance(v.args[0], ir.Var) and v.args[0].name in info
+            and isinstance(v.args[1], ir.Const)
+            and _hashable_in(v.args[1].value, info[v.args[0].name].scalar_items))
+
+
+def _hashable_in(key, items) -> bool:
+    try:
+        return key in items
+    except TypeError:
+        return False
 
 
 def _defining_tuple(stmts, atom):

@@ -327,6 +327,13 @@ class Emitter:
         pad = "    " * depth
         t = self.text
         if isinstance(s, ir.Assign):
+            v = s.value
+            if isinstance(v, ir.Call) and v.fn in desugar.PLAIN_OF_INPLACE and len(v.args) == 2:
+                # x = operator.iadd(y, v)  ->  x = y; x += v   (same object semantics)
+                sym = _INFIX[desugar.PLAIN_OF_INPLACE[v.fn]][0]
+                lines = [] if v.args[0] == s.target else \
+                    [f"{pad}{s.target.name} = {t.atom(v.args[0], folds)[0]}"]
+                return lines + [f"{pad}{s.target.name} {sym}= {t.atom(v.args[1], folds)[0]}"]
             return [f"{pad}{s.target.name} = {t.expr(s.value, folds)}"]
         if isinstance(s, ir.Unpack):
             targets = ", ".join(v.name for v in s.targets) + ("," if len(s.targets) == 1 else "")

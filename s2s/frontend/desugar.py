@@ -46,6 +46,27 @@ AUG_OPS = {
     cst.RightShiftAssign: operator.rshift,
 }
 
+#: ``x op= v`` on a name: Python calls the in-place operator (numpy arrays are
+#: updated in place, so every view or other name of the array sees the change)
+INPLACE_OPS = {
+    cst.AddAssign: operator.iadd,
+    cst.SubtractAssign: operator.isub,
+    cst.MultiplyAssign: operator.imul,
+    cst.DivideAssign: operator.itruediv,
+    cst.FloorDivideAssign: operator.ifloordiv,
+    cst.ModuloAssign: operator.imod,
+    cst.PowerAssign: operator.ipow,
+    cst.MatrixMultiplyAssign: operator.imatmul,
+    cst.BitAndAssign: operator.iand,
+    cst.BitOrAssign: operator.ior,
+    cst.BitXorAssign: operator.ixor,
+    cst.LeftShiftAssign: operator.ilshift,
+    cst.RightShiftAssign: operator.irshift,
+}
+
+#: the value-producing operator of each in-place operator
+PLAIN_OF_INPLACE = {INPLACE_OPS[k]: AUG_OPS[k] for k in INPLACE_OPS}
+
 UNARY_OPS = {
     cst.Minus: operator.neg,
     cst.Plus: operator.pos,

@@ -237,8 +237,11 @@ class Lowerer(ExpressionLowering):
         op = desugar.AUG_OPS[type(node.operator)]
         target = node.target
         if isinstance(target, cst.Name):
+            # x += v is x = x.__iadd__(v): in place for arrays (see ad/inplace.py)
+            inplace = desugar.INPLACE_OPS[type(node.operator)]
             v = self.atom(node.value)
-            self.emit(ir.Assign(ir.Var(target.value), ir.Call(op, (ir.Var(target.value), v)), loc))
+            self.emit(ir.Assign(ir.Var(target.value), ir.Call(inplace, (ir.Var(target.value), v)),
+                                loc))
         elif isinstance(target, cst.Subscript):
             base = self.atom(target.value)
             index = self.index(target.slice)

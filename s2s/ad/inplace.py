@@ -1,0 +1,163 @@
+"""In-place operators (``x += v``) before reverse mode.
+
+Contract: accepts the SSA form of a function (see ``passes/ssa.py``) and
+returns it with every in-place operator call ``t = iadd(a, v)`` replaced by
+the plain operator ``t = a + v`` where that cannot change what the function
+computes: when ``a`` is a number (numbers are immutable, ``+=`` rebinds),
+or when ``a`` holds an array the function created itself by a
+value-producing operation and that nothing else refers to (no view was
+taken of it, no other name that is read again or container holds it).  The remaining in-place
+calls update an object others can see (a view, an alias, an argument);
+reverse mode rejects them when differentiated values flow through them.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import replace
+from typing import Set
+
+import numpy as np
+
+from s2s_runtime import build
+
+from ..frontend.desugar import PLAIN_OF_INPLACE
+from ..ir import nodes as ir
+from ..rules import lookup
+from ..rules.templates import is_real_scalar_op
+
+#: primitives whose result may share memory with their (first) argument
+VIEW_OPS = {operator.getitem, np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims,
+            np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.real, np.imag,
+            np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d, getattr,
+            build.item}
+_CONTAINERS = (build.make_tuple, build.make_list, build.make_dict)
+
+
+#: operations that give an immutable number when every operand is one
+_NUMBER_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+               operator.floordiv, operator.mod, operator.neg, operator.pos, abs, float,
+               int, complex}
+
+
+def _number_op(v: ir.Call, scalars) -> bool:
+    if is_real_scalar_op(v, scalars):
+        return True
+    numeric = v.fn in _NUMBER_OPS or isinstance(v.fn, np.ufunc)  # ufunc of scalars: a scalar
+    return numeric and not v.kwargs and all(
+        (isinstance(a, ir.Const) and type(a.value) in (int, float, complex))
+        or (isinstance(a, ir.Var) and a.name in scalars) for a in v.args)
+
+
+class _State:
+    def __init__(self, scalars: Set[str], info, uses):
+        self.uses = uses  # how often each variable is read in the whole function
+        self.scalars = set(scalars)  # immutable numbers (Python or numpy scalars)
+        self.info = info  # parameter name -> ParamInfo
+        self.fresh: Set[str] = set()  # arrays this function made, held by one name only
+        self.tuples = {}  # name -> items, for t = (a, b, ...)
+        self.shared: Set[str] = set()  # possibly referred to from elsewhere
+
+    def share(self, atoms):
+        for a in atoms:
+            if isinstance(a, ir.Var):
+                self.shared.add(a.name)
+                self.fresh.discard(a.name)
+
+
+def _block(stmts, st: "_State"):
+    out = []
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            s = _assign(s, st)
+        elif isinstance(s, ir.Unpack):
+            _unpack(s, st)
+        elif isinstance(s, ir.ExprStmt):
+            if isinstance(s.value, ir.Call):
+                st.share(s.value.operands())
+        elif isinstance(s, ir.Return):
+            st.share((s.value,))
+        blocks = ir.sub_blocks(s)
+        if blocks:
+            if isinstance(s, ir.If):
+                s = replace(s, body=tuple(_block(s.body, st)), orelse=tuple(_block(s.orelse, st)))
+            else:  # loops and try: anything inside may run again; share all it touches
+                for x in ir.walk(ir.sub_blocks_flat(s)):
+                    st.share(ir.stmt_uses(x) + ir.stmt_defs(x))
+        out.append(s)
+    return out
+
+
+def _unpack(s: ir.Unpack, st: "_State") -> None:
+    """``a, b = src``: a target is a scalar when its item is one, else it may be shared."""
+    src = s.value
+    if isinstance(src, ir.Const) and isinstance(src.value, tuple):
+        items = [ir.Const(v) for v in src.value]
+    else:
+        items = st.tuples.get(src.name) if isinstance(src, ir.Var) else None
+    st.share((src,))
+    for i, t in enumerate(s.targets):
+        item = items[i] if items is not None and i < len(items) else None
+        if isinstance(item, ir.Const) and type(item.value) in (int, float):
+            st.scalars.add(t.name)
+        elif isinstance(item, ir.Var) and item.name in st.scalars:
+            st.scalars.add(t.name)
+        else:
+            st.share((t,))
+
+
+def _assign(s: ir.Assign, st: _State) -> ir.Assign:
+    v, t = s.value, s.target.name
+    if isinstance(v, ir.Var):
+        if v.name in st.scalars:
+            st.scalars.add(t)
+        elif v.name in st.fresh and st.uses.get(v.name) == 1:
+            st.fresh.discard(v.name)  # a move: the old name is never read again
+            st.fresh.add(t)
+        else:
+            st.share((v, s.target))
+        return s
+    if not isinstance(v, ir.Call):
+        if isinstance(v, ir.Const) and type(v.value) in (int, float):
+            st.scalars.add(t)
+        return s
+    if v.fn in PLAIN_OF_INPLACE and len(v.args) == 2:
+        a = v.args[0]
+        if isinstance(a, ir.Var) and (a.name in st.scalars or a.name in st.fresh):
+            s = replace(s, value=replace(v, fn=PLAIN_OF_INPLACE[v.fn]))
+            v = s.value
+            st.fresh.discard(a.name)  # the old version is dead: its object is now t's
+        else:
+            st.share((a, s.target))
+            st.share(v.args[1:])
+            return s
+    if _number_op(v, st.scalars) or _scalar_item(v, st.info):
+        st.scalars.add(t)
+    if v.fn is build.make_tuple:
+        st.tuples[t] = v.args
+    rule = lookup(v.fn)
+    if v.fn in VIEW_OPS or v.fn in _CONTAINERS or rule is None:
+        st.share(v.operands())
+        st.share((s.target,))
+    elif not rule.container_result:
+        st.fresh.add(t)
+    return s
+
+
+def _scalar_item(v: ir.Call, info) -> bool:
+    from .reverse import _scalar_item as item  # one definition, shared with reverse mode
+
+    return item(v, info)
+
+
+def resolve_inplace(body, scalars: Set[str], info):
+    """``body`` with the in-place operators that are safe to treat as values rewritten.
+
+    ``scalars``: variables known to hold real scalars; ``info``: the
+    parameters' ``ParamInfo`` (which items of a container are real scalars).
+    """
+    uses = {}
+    for s in ir.walk(body):
+        for a in ir.stmt_uses(s):
+            if isinstance(a, ir.Var):
+                uses[a.name] = uses.get(a.name, 0) + 1
+    return _block(list(body), _State(scalars, info, uses))
