@@ -43,6 +43,12 @@ for _cast in (np.float64, np.float32, np.float16, np.longdouble, np.complex128, 
 defvjp(pow, lambda g, ans, base, exp, mod=None: unbroadcast(g * exp * base ** (exp - 1), base),
        lambda g, ans, base, exp, mod=None: unbroadcast(
            g * ans * np.log(np.where(base == 0, 1.0, base)), exp))
+# max(a, b) / min(a, b) of two numbers: g goes to the selected one (half each on a tie,
+# like np.maximum); the one-iterable and 3+-argument forms do not bind and are errors
+defvjp(max, lambda g, ans, a, b: unbroadcast(g * np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0)), a),
+       lambda g, ans, a, b: unbroadcast(g * np.where(b > a, 1.0, np.where(a == b, 0.5, 0.0)), b))
+defvjp(min, lambda g, ans, a, b: unbroadcast(g * np.where(a < b, 1.0, np.where(a == b, 0.5, 0.0)), a),
+       lambda g, ans, a, b: unbroadcast(g * np.where(b < a, 1.0, np.where(a == b, 0.5, 0.0)), b))
 # sum(items, start): every item (and start) receives g
 defvjp(sum, lambda g, ans, iterable, start=0: sum_builtin_vjp(g, iterable),
        lambda g, ans, iterable, start=0: unbroadcast(g, start))

@@ -389,6 +389,7 @@ EW += [
 EW += [
     (getattr, (collections.namedtuple("Pt", "x y")(1.5, rn(3)), "y"), {}),  # namedtuple field
     (pow, (SC(0.5, 2), SC(-1, 1)), {}),
+    (max, (0.3, 0.7), {}), (max, (0.9, -0.2), {}), (min, (0.3, 0.7), {}), (min, (0.9, -0.2), {}),
     (sum, ([SC(-1, 1), U(-1, 1), C()], SC(-1, 1)), {}),
     (np.float64, (SC(-1, 1),), {}),
     (np.longdouble, (0.7,), {}),
