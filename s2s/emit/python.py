@@ -2,50 +2,34 @@
 
 Contract: ``emit_function(fn)`` accepts any ``ir.Function`` and returns an
 ``Emitted`` with the source text of one ``def``, the module aliases it uses
-and the objects it refers to that have no public name.  Output is
-deterministic (a pure function of the IR).
+and the objects it refers to that have no public name.  The function is
+built as a libcst tree (expressions by ``expr.ExprBuilder``) and printed by
+libcst's code generator.  Output is deterministic (a pure function of the IR).
 
 Readability:
 
 * compiler temporaries (``fn.temps``) used once, later in the same block,
-  with no intervening redefinition of their operands, are folded back into
-  the expression that uses them, parenthesised by precedence;
-* operators print infix, ``getitem`` prints as subscript with slice syntax,
-  ``make_tuple``/``make_list``/``make_dict`` print as literals;
+  are folded back into the expression that uses them (small expressions
+  only, never reordering evaluation, never moving primal work into adjoint
+  code), parenthesised by precedence;
 * a statement whose ``Loc`` is marked ``derived`` gets a comment
   ``# line N: <source>`` above the first statement of its group.
 """
 from __future__ import annotations
 
-import inspect
-import math
 import operator
 from dataclasses import dataclass, field
 from typing import Dict, List
 
 import libcst as cst
-import numpy as np
-
-from s2s_runtime import build
 
 from ..frontend import desugar
 from ..ir import nodes as ir
 from ..ir.names import NameGen
+from .expr import AUG, ExprBuilder, call_depth, kwarg
 from .naming import callable_path
 
-_INFIX = {
-    operator.add: ("+", 10), operator.sub: ("-", 10), operator.mul: ("*", 11),
-    operator.truediv: ("/", 11), operator.floordiv: ("//", 11), operator.mod: ("%", 11),
-    operator.matmul: ("@", 11), operator.pow: ("**", 13), operator.and_: ("&", 8),
-    operator.or_: ("|", 6), operator.xor: ("^", 7), operator.lshift: ("<<", 9),
-    operator.rshift: (">>", 9),
-    operator.lt: ("<", 5), operator.le: ("<=", 5), operator.gt: (">", 5),
-    operator.ge: (">=", 5), operator.eq: ("==", 5), operator.ne: ("!=", 5),
-    operator.is_: ("is", 5), operator.is_not: ("is not", 5),
-}
-_PREFIX = {operator.neg: ("-", 12), operator.pos: ("+", 12), operator.invert: ("~", 12),
-           operator.not_: ("not ", 4)}
-_ATOM = 16
+_EMPTY_MODULE = cst.Module([])
 
 
 @dataclass
@@ -57,137 +41,6 @@ class Emitted:
     extern: Dict[str, object] = field(default_factory=dict)  # unnameable objects by name
 
 
-class _Text:
-    """Renders IR atoms and calls to Python expression strings with precedence."""
-
-    def __init__(self, emitter):
-        self.e = emitter
-
-    def atom(self, a, folds) -> tuple:
-        if isinstance(a, ir.Var):
-            if a.name in folds:
-                return self.call(folds.pop(a.name), folds)
-            return a.name, _ATOM
-        return self.const(a.value)
-
-    def wrap(self, sub, min_prec) -> str:
-        text, prec = sub
-        return f"({text})" if prec < min_prec else text
-
-    def const(self, v) -> tuple:
-        if v is None or v is True or v is False or v is Ellipsis:
-            return {None: "None", True: "True", False: "False"}.get(v, "...") if v is not Ellipsis else "...", _ATOM
-        if isinstance(v, bool):
-            return repr(v), _ATOM
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and type(v) in (int, float):
-            if isinstance(v, float) and (math.isinf(v) or math.isnan(v)):
-                name = "inf" if math.isinf(v) else "nan"
-                text = f"{self.e.alias('math')}.{name}"
-                return (f"-{text}", 12) if v < 0 else (text, _ATOM)
-            text = repr(v)
-            return (text, 12) if text.startswith("-") else (text, _ATOM)
-        if type(v) is complex:
-            return (repr(v), _ATOM) if not repr(v).startswith("-") else (f"({v!r})", _ATOM)
-        if isinstance(v, str) or isinstance(v, bytes):
-            return repr(v), _ATOM
-        if isinstance(v, slice):
-            return f"slice({self.const(v.start)[0]}, {self.const(v.stop)[0]}, {self.const(v.step)[0]})", _ATOM
-        if isinstance(v, tuple) and not hasattr(v, "_fields"):
-            items = [self.const(x)[0] for x in v]
-            return ("(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"), _ATOM
-        if isinstance(v, list):
-            return "[" + ", ".join(self.const(x)[0] for x in v) + "]", _ATOM
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{self.const(k)[0]}: {self.const(x)[0]}" for k, x in v.items()) + "}", _ATOM
-        if isinstance(v, np.ndarray):
-            return f"{self.e.alias('np')}.array({v.tolist()!r}, dtype={self.e.alias('np')}.{v.dtype.name})", _ATOM
-        if isinstance(v, np.generic):
-            return f"{self.e.alias('np')}.{v.dtype.name}({v.item()!r})", _ATOM
-        if isinstance(v, np.dtype):
-            return f"{self.e.alias('np')}.dtype({v.name!r})", _ATOM
-        return self.e.name_of(v), _ATOM
-
-    def index(self, idx, folds) -> str:
-        """The text inside ``x[...]``."""
-        if isinstance(idx, ir.Const):
-            if isinstance(idx.value, tuple):
-                if not idx.value:
-                    return "()"
-                parts = [self.index_part(ir.Const(p), folds) for p in idx.value]
-                return ", ".join(parts) + ("," if len(parts) == 1 else "")
-            return self.index_part(idx, folds)
-        if isinstance(idx, ir.Var) and idx.name in folds and folds[idx.name].fn is build.make_tuple:
-            call = folds.pop(idx.name)
-            parts = [self.index_part(p, folds) for p in call.args]
-            return ", ".join(parts) + ("," if len(parts) == 1 else "")
-        return self.index_part(idx, folds)
-
-    def index_part(self, p, folds) -> str:
-        if isinstance(p, ir.Const) and isinstance(p.value, slice):
-            return self._slice([ir.Const(p.value.start), ir.Const(p.value.stop), ir.Const(p.value.step)], folds)
-        if isinstance(p, ir.Var) and p.name in folds and folds[p.name].fn is slice:
-            call = folds.pop(p.name)
-            args = list(call.args) + [ir.Const(None)] * (3 - len(call.args))
-            return self._slice(args, folds)
-        return self.atom(p, folds)[0]
-
-    def _slice(self, bounds, folds) -> str:
-        lo, hi, st = ("" if isinstance(b, ir.Const) and b.value is None else self.atom(b, folds)[0]
-                      for b in bounds)
-        return f"{lo}:{hi}" + (f":{st}" if st else "")
-
-    def call(self, c: ir.Call, folds) -> tuple:
-        fn, args = c.fn, c.args
-        if fn in _INFIX and len(args) == 2 and not c.kwargs:
-            sym, prec = _INFIX[fn]
-            if prec == 13:  # ** is right-associative and binds tighter than unary on its left
-                left = self.wrap(self.atom(args[0], folds), 14)
-                right = self.wrap(self.atom(args[1], folds), 12)
-            elif prec == 5:
-                left = self.wrap(self.atom(args[0], folds), 6)
-                right = self.wrap(self.atom(args[1], folds), 6)
-            else:
-                left = self.wrap(self.atom(args[0], folds), prec)
-                right = self.wrap(self.atom(args[1], folds), prec + 1)
-            return f"{left} {sym} {right}", prec
-        if fn in _PREFIX and len(args) == 1:
-            sym, prec = _PREFIX[fn]
-            return f"{sym}{self.wrap(self.atom(args[0], folds), prec)}", prec
-        if fn is desugar.contains and len(args) == 2:
-            return f"{self.wrap(self.atom(args[1], folds), 6)} in {self.wrap(self.atom(args[0], folds), 6)}", 5
-        if fn is desugar.not_contains and len(args) == 2:
-            return f"{self.wrap(self.atom(args[1], folds), 6)} not in {self.wrap(self.atom(args[0], folds), 6)}", 5
-        if fn is operator.getitem and len(args) == 2:
-            base = self.wrap(self.atom(args[0], folds), _ATOM - 1)
-            return f"{base}[{self.index(args[1], folds)}]", 15
-        if fn is build.make_tuple:
-            items = [self.atom(a, folds)[0] for a in args]
-            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")", _ATOM
-        if fn is build.make_list:
-            return "[" + ", ".join(self.atom(a, folds)[0] for a in args) + "]", _ATOM
-        if fn is build.make_dict:
-            parts = [self.atom(a, folds)[0] for a in args]
-            return "{" + ", ".join(f"{k}: {v}" for k, v in zip(parts[::2], parts[1::2])) + "}", _ATOM
-        if fn is getattr and len(args) == 2 and isinstance(args[1], ir.Const) \
-                and isinstance(args[1].value, str) and args[1].value.isidentifier():
-            return f"{self.wrap(self.atom(args[0], folds), 15)}.{args[1].value}", 15
-        if fn is build.call_method and len(args) >= 2 and isinstance(args[1], ir.Const):
-            base = self.wrap(self.atom(args[0], folds), 15)
-            rest = [self.atom(a, folds)[0] for a in args[2:]]
-            rest += [f"{k}={self.atom(v, folds)[0]}" for k, v in c.kwargs]
-            name = "" if args[1].value == "__call__" else "." + args[1].value
-            return f"{base}{name}({', '.join(rest)})", 15
-        head = self.e.name_of(fn)
-        args = _drop_default_tail(fn, args)
-        texts = [self.atom(a, folds)[0] for a in args]
-        texts += [f"{k}={self.atom(v, folds)[0]}" for k, v in c.kwargs]
-        return f"{head}({', '.join(texts)})", 15
-
-    def expr(self, value, folds) -> str:
-        if isinstance(value, ir.Call):
-            return self.call(value, folds)[0]
-        return self.atom(value, folds)[0]
-
 
 class Emitter:
     def __init__(self, fn: ir.Function, fold=True, comments=True, locations=False):
@@ -198,9 +51,10 @@ class Emitter:
         self.names = NameGen(ir.all_names(fn))
         self.aliases: Dict[str, str] = {}
         self.extern: Dict[str, object] = {}
-        self.text = _Text(self)
+        self.x = ExprBuilder(self)
         self.uses = _use_counts(fn)
 
+    # -- names (ExprBuilder's namer) ------------------------------------------------
     def alias(self, root: str) -> str:
         if root not in self.aliases:
             self.aliases[root] = self.names.fresh(root)
@@ -211,38 +65,36 @@ class Emitter:
         if path is not None:
             root, name = path
             return name if root == "" else f"{self.alias(root)}.{name}"
-        base = "_" + "".join(ch if ch.isalnum() else "_" for ch in getattr(obj, "__qualname__", "obj"))
         for k, v in self.extern.items():
             if v is obj:
                 return k
+        base = "_" + "".join(ch if ch.isalnum() else "_" for ch in getattr(obj, "__qualname__", "obj"))
         name = self.names.fresh(base)
         self.extern[name] = obj
         return name
 
-    # -- statements ----------------------------------------------------------
+    # -- the function --------------------------------------------------------------
     def emit(self) -> Emitted:
         fn = self.fn
-        params = []
-        kwonly = []
+        params, kwonly = [], []
         for p in fn.params:
-            text = p.var.name
-            if p.default is not None:
-                text += "=" + self.text.const(p.default.value)[0]
-            (kwonly if getattr(p, "kwonly", False) else params).append(text)
-        sig = ", ".join(params + (["*"] + kwonly if kwonly else []))
-        lines = [f"def {fn.name}({sig}):"]
+            default = None if p.default is None else self.x.const(p.default.value)[0]
+            node = cst.Param(cst.Name(p.var.name), default=default,
+                             equal=kwarg("_", default).equal if default is not None
+                             else cst.MaybeSentinel.DEFAULT)
+            (kwonly if p.kwonly else params).append(node)
+        parameters = cst.Parameters(params=params, kwonly_params=kwonly,
+                                    star_arg=cst.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT)
+        body = self.block(fn.body)
         if fn.docstring:
-            lines.append("    " + repr(fn.docstring))
-        body = self.block(fn.body, 1)
-        lines += body or ["    pass"]
-        src = "\n".join(lines) + "\n"
-        cst.parse_module(src)  # the emitted text must be valid Python
+            body.insert(0, cst.SimpleStatementLine([cst.Expr(cst.SimpleString(repr(fn.docstring)))]))
+        node = cst.FunctionDef(cst.Name(fn.name), parameters, cst.IndentedBlock(body or _pass()))
+        src = cst.Module([node]).code
         return Emitted(src, dict(self.aliases), dict(self.extern))
 
-    def block(self, stmts, depth) -> List[str]:
-        out: List[str] = []
+    def block(self, stmts) -> List[cst.BaseStatement]:
+        out: List[cst.BaseStatement] = []
         folds: Dict[str, ir.Call] = {}
-        pad = "    " * depth
         last_line = None
         stmts = list(stmts)
         plan = self._fold_plan(stmts) if self.fold else set()
@@ -251,18 +103,19 @@ class Emitter:
                 folds[s.target.name] = s.value
                 continue
             loc = getattr(s, "loc", None)
+            nodes = self.stmt(s, folds)
+            if self.locations and loc is not None and loc.line:
+                nodes[0] = _trailing_comment(nodes[0], f"# {loc.line}:{loc.col + 1}")
             if self.comments and loc is not None and getattr(loc, "derived", False) and loc.line:
                 if loc.line != last_line:
-                    out.append(f"{pad}# line {loc.line}: {loc.text.strip()}")
+                    nodes[0] = _leading_comment(nodes[0], f"# line {loc.line}: {loc.text.strip()}")
                 last_line = loc.line
             else:
                 last_line = None
-            lines = self.stmt(s, depth, folds)
-            if self.locations and loc is not None and loc.line:
-                lines[0] += f"  # {loc.line}:{loc.col + 1}"
-            out += lines
+            out += nodes
         return out
 
+    # -- folding --------------------------------------------------------------------
     def _fold_plan(self, stmts) -> set:
         """Indices of statements to fold into their single later use.
 
@@ -287,9 +140,9 @@ class Emitter:
 
     def _short(self, call, folds) -> bool:
         """Fold only small expressions: one function call at most, about 40 characters."""
-        if _call_depth(call, folds) > 1:
+        if call_depth(call, folds) > 1:
             return False
-        return len(self.text.call(call, dict(folds))[0]) <= 40
+        return len(_EMPTY_MODULE.code_for_node(self.x.call(call, dict(folds))[0])) <= 40
 
     def _use_index(self, stmts, i):
         """Index of the statement of this block that reads temporary ``stmts[i]``, if foldable."""
@@ -308,8 +161,9 @@ class Emitter:
                 return j if same_side else None
             if isinstance(later, ir.While) and later.test == s.target:
                 return None
-            defs = {v.name for st in [later, *ir.walk(ir.sub_blocks_flat(later))] for v in ir.stmt_defs(st)}
-            if defs & operands or any(s.target in ir.stmt_uses(x) for x in ir.walk(ir.sub_blocks_flat(later))):
+            inner = list(ir.walk(ir.sub_blocks_flat(later)))
+            defs = {v.name for st in [later, *inner] for v in ir.stmt_defs(st)}
+            if defs & operands or any(s.target in ir.stmt_uses(x) for x in inner):
                 return None
         return None
 
@@ -323,118 +177,110 @@ class Emitter:
             folds[s.target.name] = s.value
         return folds
 
-    def stmt(self, s, depth, folds) -> List[str]:
-        pad = "    " * depth
-        t = self.text
+    # -- statements -----------------------------------------------------------------
+    def stmt(self, s, folds) -> List[cst.BaseStatement]:
+        x = self.x
         if isinstance(s, ir.Assign):
             v = s.value
             if isinstance(v, ir.Call) and v.fn in desugar.PLAIN_OF_INPLACE and len(v.args) == 2:
-                # x = operator.iadd(y, v)  ->  x = y; x += v   (same object semantics)
-                sym = _INFIX[desugar.PLAIN_OF_INPLACE[v.fn]][0]
-                lines = [] if v.args[0] == s.target else \
-                    [f"{pad}{s.target.name} = {t.atom(v.args[0], folds)[0]}"]
-                return lines + [f"{pad}{s.target.name} {sym}= {t.atom(v.args[1], folds)[0]}"]
-            return [f"{pad}{s.target.name} = {t.expr(s.value, folds)}"]
+                # t = operator.iadd(a, v)  ->  t = a; t += v   (same object semantics)
+                out = [] if v.args[0] == s.target else [_line(_assign(cst.Name(s.target.name),
+                                                                      x.atom(v.args[0], folds)[0]))]
+                aug = cst.AugAssign(cst.Name(s.target.name), AUG[v.fn](), x.atom(v.args[1], folds)[0])
+                return out + [_line(aug)]
+            return [_line(_assign(cst.Name(s.target.name), x.expr(v, folds)))]
         if isinstance(s, ir.Unpack):
-            targets = ", ".join(v.name for v in s.targets) + ("," if len(s.targets) == 1 else "")
-            return [f"{pad}{targets} = {t.atom(s.value, folds)[0]}"]
+            targets = cst.Tuple([cst.Element(cst.Name(t.name)) for t in s.targets], lpar=[], rpar=[])
+            return [_line(_assign(targets, x.atom(s.value, folds)[0]))]
         if isinstance(s, ir.ExprStmt):
             v = s.value
             if isinstance(v, ir.Call) and v.fn is operator.setitem and len(v.args) == 3:
-                base = t.wrap(t.atom(v.args[0], folds), 15)
-                idx = t.index(v.args[1], folds)
-                return [f"{pad}{base}[{idx}] = {t.atom(v.args[2], folds)[0]}"]
+                target = x.subscript(v.args[0], v.args[1], folds)
+                return [_line(_assign(target, x.atom(v.args[2], folds)[0]))]
             if isinstance(v, ir.Call) and v.fn is setattr and len(v.args) == 3:
-                return [f"{pad}{t.atom(v.args[0], folds)[0]}.{v.args[1].value} = {t.atom(v.args[2], folds)[0]}"]
-            return [f"{pad}{t.expr(v, folds)}"]
+                target = cst.Attribute(x.wrap(x.atom(v.args[0], folds), 15), cst.Name(v.args[1].value))
+                return [_line(_assign(target, x.atom(v.args[2], folds)[0]))]
+            return [_line(cst.Expr(x.expr(v, folds)))]
         if isinstance(s, ir.Return):
-            return [f"{pad}return {t.atom(s.value, folds)[0]}"]
+            return [_line(cst.Return(x.atom(s.value, folds)[0]))]
         if isinstance(s, ir.If):
-            out = [f"{pad}if {t.atom(s.test, folds)[0]}:"]
-            out += self.block(s.body, depth + 1) or [pad + "    pass"]
-            if s.orelse:
-                if len(s.orelse) == 1 and isinstance(s.orelse[0], ir.If):
-                    inner = self.stmt(s.orelse[0], depth, {})
-                    out += [f"{pad}el{inner[0].lstrip()}"] + inner[1:]
-                else:
-                    out += [f"{pad}else:"] + self.block(s.orelse, depth + 1)
-            return out
+            return [self._if(s, folds)]
         if isinstance(s, ir.For):
-            out = [f"{pad}for {s.target.name} in {t.atom(s.iter, folds)[0]}:"]
-            out += self.block(s.body, depth + 1) or [pad + "    pass"]
-            if s.orelse:
-                out += [f"{pad}else:"] + self.block(s.orelse, depth + 1)
-            return out
+            node = cst.For(cst.Name(s.target.name), x.atom(s.iter, folds)[0],
+                           cst.IndentedBlock(self.block(s.body) or _pass()),
+                           orelse=cst.Else(cst.IndentedBlock(self.block(s.orelse))) if s.orelse else None)
+            return [node]
         if isinstance(s, ir.While):
-            return self._while(s, depth)
+            return [self._while(s)]
         if isinstance(s, ir.Break):
-            return [f"{pad}break"]
+            return [_line(cst.Break())]
         if isinstance(s, ir.Continue):
-            return [f"{pad}continue"]
+            return [_line(cst.Continue())]
         if isinstance(s, ir.Raise):
-            return [f"{pad}raise" + ("" if s.exc is None else " " + t.atom(s.exc, folds)[0])]
+            exc = None if s.exc is None else x.atom(s.exc, folds)[0]
+            return [_line(cst.Raise(exc=exc))]
         if isinstance(s, ir.Assert):
-            msg = "" if s.msg is None else ", " + t.atom(s.msg, folds)[0]
-            return [f"{pad}assert {t.atom(s.test, folds)[0]}{msg}"]
+            msg = None if s.msg is None else x.atom(s.msg, folds)[0]
+            return [_line(cst.Assert(x.atom(s.test, folds)[0], msg=msg))]
         if isinstance(s, ir.Try):
-            out = [f"{pad}try:"] + (self.block(s.body, depth + 1) or [pad + "    pass"])
+            handlers = []
             for h in s.handlers:
-                head = "except"
-                if h.type is not None:
-                    head += " " + t.atom(h.type, {})[0]
-                    if h.name is not None:
-                        head += " as " + h.name.name
-                out += [f"{pad}{head}:"] + (self.block(h.body, depth + 1) or [pad + "    pass"])
-            if s.orelse:
-                out += [f"{pad}else:"] + self.block(s.orelse, depth + 1)
-            if s.finalbody:
-                out += [f"{pad}finally:"] + self.block(s.finalbody, depth + 1)
-            return out
+                typ = None if h.type is None else x.atom(h.type, {})[0]
+                name = None if h.name is None else cst.AsName(cst.Name(h.name.name))
+                handlers.append(cst.ExceptHandler(cst.IndentedBlock(self.block(h.body) or _pass()),
+                                                  type=typ, name=name))
+            return [cst.Try(cst.IndentedBlock(self.block(s.body) or _pass()), handlers=handlers,
+                            orelse=cst.Else(cst.IndentedBlock(self.block(s.orelse))) if s.orelse else None,
+                            finalbody=cst.Finally(cst.IndentedBlock(self.block(s.finalbody)))
+                            if s.finalbody else None)]
         raise TypeError(f"cannot emit {type(s).__name__}")
 
-    def _while(self, s, depth) -> List[str]:
-        pad = "    " * depth
-        inner = "    " * (depth + 1)
+    def _if(self, s: ir.If, folds) -> cst.If:
+        orelse = None
+        if s.orelse:
+            if len(s.orelse) == 1 and isinstance(s.orelse[0], ir.If):
+                orelse = self._if(s.orelse[0], {})  # elif
+            else:
+                orelse = cst.Else(cst.IndentedBlock(self.block(s.orelse)))
+        return cst.If(self.x.atom(s.test, folds)[0], cst.IndentedBlock(self.block(s.body) or _pass()),
+                      orelse=orelse)
+
+    def _while(self, s: ir.While) -> cst.While:
         folds = self._fold_all(s.test_body) if self.fold else None
         if folds is not None and not s.orelse:
-            out = [f"{pad}while {self.text.atom(s.test, folds)[0]}:"]
-            return out + (self.block(s.body, depth + 1) or [inner + "pass"])
-        test_lines = self.block(s.test_body, depth + 1)
+            return cst.While(self.x.atom(s.test, folds)[0],
+                             cst.IndentedBlock(self.block(s.body) or _pass()))
         # while True: <test_body>; if not test: <orelse>; break; <body>
-        out = [f"{pad}while True:"] + test_lines
-        out.append(f"{inner}if not {self.text.wrap(self.text.atom(s.test, {}), 5)}:")
-        out += self.block(s.orelse, depth + 2)
-        out.append(f"{inner}    break")
-        return out + self.block(s.body, depth + 1)
+        exit_ = cst.If(cst.UnaryOperation(cst.Not(), self.x.wrap(self.x.atom(s.test, {}), 5)),
+                       cst.IndentedBlock(self.block(s.orelse) + [_line(cst.Break())]))
+        body = self.block(s.test_body) + [exit_] + self.block(s.body)
+        return cst.While(cst.Name("True"), cst.IndentedBlock(body))
 
 
-_SIGNATURES: Dict[int, object] = {}
+def _line(small) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([small])
 
 
-def _drop_default_tail(fn, args):
-    """Trailing constant arguments equal to an s2s_runtime helper's defaults, dropped."""
-    if not (getattr(fn, "__module__", "") or "").startswith("s2s_runtime"):
-        return args
-    sig = _SIGNATURES.get(id(fn))
-    if sig is None:
-        sig = _SIGNATURES[id(fn)] = list(inspect.signature(fn).parameters.values())
-    args = list(args)
-    while args and len(args) <= len(sig):
-        a, p = args[-1], sig[len(args) - 1]
-        if not (isinstance(a, ir.Const) and p.default is not inspect.Parameter.empty
-                and type(a.value) is type(p.default) and a.value == p.default):
-            break
-        args.pop()
-    return tuple(args)
+def _assign(target, value) -> cst.Assign:
+    return cst.Assign([cst.AssignTarget(target)], value)
 
 
-def _call_depth(call: ir.Call, folds) -> int:
-    """Nesting depth of function calls (infix operators and subscripts count 0)."""
-    own = 0 if (call.fn in _INFIX or call.fn in _PREFIX or call.fn is operator.getitem
-                or call.fn in (build.make_tuple, build.make_list, build.make_dict)) else 1
-    inner = max((_call_depth(folds[a.name], folds) for a in call.operands()
-                 if isinstance(a, ir.Var) and a.name in folds), default=0)
-    return own + inner
+def _pass():
+    return [_line(cst.Pass())]
+
+
+def _leading_comment(node, text):
+    return node.with_changes(leading_lines=[*node.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
+
+
+def _trailing_comment(node, text):
+    comment = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text))
+    if isinstance(node, cst.SimpleStatementLine):
+        return node.with_changes(trailing_whitespace=comment)
+    header = getattr(node.body, "header", None)  # compound statements: the header line
+    if header is not None:
+        return node.with_changes(body=node.body.with_changes(header=comment))
+    return node
 
 
 def _use_counts(fn: ir.Function) -> Dict[str, int]:
