@@ -29,6 +29,7 @@ from . import adjoint, build  # noqa: E402
 from .adjoint import (  # noqa: E402
     add,
     array_vjp,
+    broadcast_like,
     cast_vjp,
     clip_inside,
     concatenate_vjp,
@@ -49,7 +50,7 @@ from .adjoint import (  # noqa: E402
 from .build import astype, dtype_of, make_dict, make_list, make_tuple  # noqa: E402
 
 __all__ += [
-    "add", "array_vjp", "cast_vjp", "sum_builtin_vjp", "clip_inside", "concatenate_vjp", "densify", "getattr_vjp", "getitem_vjp", "grad_seed",
+    "add", "array_vjp", "broadcast_like", "cast_vjp", "sum_builtin_vjp", "clip_inside", "concatenate_vjp", "densify", "getattr_vjp", "getitem_vjp", "grad_seed",
     "matmul_vjp_lhs", "matmul_vjp_rhs", "split_vjp", "stack_vjp", "unbroadcast",
     "unpack_vjp", "unreduce", "zeros_like", "astype", "dtype_of", "make_dict", "make_list", "make_tuple",
 ]

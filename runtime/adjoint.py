@@ -326,3 +326,11 @@ def cast_vjp(g, x):
     if isinstance(x, (float, complex)):
         return type(x)(g)
     return g
+
+
+def broadcast_like(t, ans):
+    """The tangent ``t`` broadcast to the shape of ``ans`` (a no-op when they agree)."""
+    shape = np.shape(ans)
+    if np.shape(t) == shape:
+        return t
+    return np.broadcast_to(t, shape).copy() if shape else t

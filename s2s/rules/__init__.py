@@ -4,4 +4,4 @@ Importing this package registers every rule module.
 """
 from . import registry  # noqa: F401
 from . import _load_all  # noqa: F401
-from .registry import defnondiff, defvjp, lookup  # noqa: F401
+from .registry import defjvp, defnondiff, defvjp, lookup  # noqa: F401

@@ -1,5 +1,8 @@
 """The rule table: one record per primitive, keyed by the Python callable.
 
+(JVP templates, registered with ``defjvp``, mirror the VJP templates; see
+its docstring.)
+
 A primitive's VJP is a list of *templates*, one per differentiable
 parameter, each an ordinary Python function ``(g, ans, *params) -> cotangent``
 where ``g`` is the cotangent of the result and ``ans`` the result.  All
@@ -24,6 +27,9 @@ from typing import Callable, Dict, Optional, Tuple
 class Rule:
     fn: Callable
     vjps: Tuple[Optional[Callable], ...] = ()
+    #: JVP templates ``(t, ans, *params) -> tangent of the result``, one per
+    #: differentiable parameter (``t`` is that parameter's tangent); see ``defjvp``
+    jvps: Tuple[Optional[Callable], ...] = ()
     nondiff: bool = False
     #: the result is a container (tuple/list) rather than a number or array
     container_result: bool = False
@@ -62,6 +68,32 @@ def defvjp(fn, *templates, container_result=False):
     _RULES[_key(fn)] = Rule(fn, tuple(templates), False, container_result, sig,
                             getattr(first, "__doc__", "") or "")
     _KEEPALIVE.append(fn)
+
+
+def defjvp(fn, *templates):
+    """Register the JVP templates of ``fn``, which must already have its VJP rule.
+
+    One template per differentiable parameter, in the order of the VJP
+    templates (``None`` where that parameter is not differentiable), each
+    ``(t, ans, *params) -> contribution`` with the same parameter names and
+    defaults as the VJP templates: ``t`` is the tangent of that parameter,
+    ``ans`` the primal result.  The result's tangent is the sum of the
+    contributions of the active parameters; each contribution must have the
+    shape of ``ans`` (use ``broadcast_like(c, ans)`` where broadcasting can
+    make it smaller).  Complex numbers: the JVP is the ordinary
+    (R-linear) differential, e.g. ``conj`` -> ``conj(t)``, ``sin`` -> ``t * cos(x)``.
+    """
+    rule = lookup(fn)
+    if rule is None or rule.nondiff:
+        raise ValueError(f"defjvp({fn}): register its VJP first")
+    names = list(rule.signature.parameters)[2:]
+    for t in templates:
+        if t is None:
+            continue
+        params = list(inspect.signature(t).parameters)
+        if params[:2] != ["t", "ans"] or params[2:] != names:
+            raise ValueError(f"JVP template of {fn} must be (t, ans, {', '.join(names)})")
+    rule.jvps = tuple(templates)
 
 
 def defnondiff(*fns, container_result=False):
