@@ -93,3 +93,17 @@ __all__ += [
     "take_vjp", "tensordot_vjp", "tile_vjp", "trace_vjp", "transpose_vjp", "var_vjp",
     "vstack_vjp",
 ]
+
+from . import jvps  # noqa: E402
+from .jvps import cast_jvp, sum_builtin_jvp  # noqa: E402
+
+__all__ += ["cast_jvp", "sum_builtin_jvp"]
+
+from . import jvps_arrays  # noqa: E402
+from .jvps_arrays import (  # noqa: E402
+    array_jvp, astype_jvp, average_jvp, cumprod_jvp, max_jvp, norm_jvp, prod_jvp, sort_jvp,
+    tangent_as, var_jvp,
+)
+
+__all__ += ["array_jvp", "astype_jvp", "average_jvp", "cumprod_jvp", "max_jvp", "norm_jvp",
+            "prod_jvp", "sort_jvp", "tangent_as", "var_jvp"]

@@ -290,10 +290,10 @@ def matmul_vjp_rhs(g, a, b):
 def clip_inside(a, a_min, a_max):
     """1.0 where ``a_min <= a <= a_max`` (a None bound is absent), else 0.0."""
     inside = np.ones(np.shape(a), dtype=bool)
-    if a_min is not None:
-        inside &= np.asarray(a) >= a_min
+    if a_min is not None:   # not in place: a bound may broadcast ``a`` to a larger shape
+        inside = inside & (np.asarray(a) >= a_min)
     if a_max is not None:
-        inside &= np.asarray(a) <= a_max
+        inside = inside & (np.asarray(a) <= a_max)
     return inside.astype(float)
 
 

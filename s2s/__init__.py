@@ -1,14 +1,15 @@
 """s2s: a source-to-source differentiating compiler for Python.
 
-Public API (JAX's names and semantics): ``grad``, ``value_and_grad`` and
-``tree_util``.  See README.md and DESIGN.md.
+Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
+``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev`` and ``tree_util``.  See README.md and DESIGN.md.
 """
 from . import tree_util
 from .api import grad, value_and_grad
+from .api_forward import jacfwd, jacrev, jvp, linearize, vjp
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "tree_util", "S2SError", "UnsupportedSyntaxError",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]

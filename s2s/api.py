@@ -99,7 +99,11 @@ class _ReverseTransform:
         return [bound.arguments[n] for n in self.param_names]
 
     def __call__(self, *args, **kwargs):
-        values = self._bind(args, kwargs)
+        return self.run(self._bind(args, kwargs))
+
+    def run(self, values, extra=()):
+        """Call the generated function on bound ``values`` (plus ``extra`` positional
+        arguments after the primal ones, e.g. the cotangent of ``vjp``)."""
         front = self.front
         free = {name: fv.load() for name, fv in front.freevars.items()}
         key = tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
@@ -110,7 +114,7 @@ class _ReverseTransform:
         if self.kwonly_names:
             free.update(zip(self.kwonly_names, values[self.n_positional:]))
             values = values[:self.n_positional]
-        return gen(*values, **free)
+        return gen(*values, *extra, **free)
 
     def _param_info(self, values):
         info = {}
@@ -122,7 +126,7 @@ class _ReverseTransform:
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)
-            if leaves and not info[name].differentiable:
+            if leaves and not info[name].differentiable and self.returns != "vjp":
                 raise TypeError(
                     f"{self.returns} requires real- or complex-valued inputs (float or "
                     f"complex leaves), but argument {i} ({name!r}) of {self.fn.__name__} "

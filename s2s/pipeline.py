@@ -12,6 +12,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Dict, Sequence
 
+from .ad.forward import Forward
 from .ad.reverse import ParamInfo, Reverse
 from .emit.load import load
 from .emit.python import Emitted, emit_function
@@ -125,6 +126,13 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
     name = name or f"{returns}_{fr.func.name}"
     out = Reverse(func, wrt, info, has_aux, holomorphic).build(returns, name, single)
     return dce(out)
+
+
+def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=False,
+            name=None) -> ir.Function:
+    """The JVP function of ``fr`` (see ``ad/forward.py``), dead code removed."""
+    name = name or f"jvp_{fr.func.name}"
+    return dce(Forward(fr.func, wrt, leaf).build(name, has_aux))
 
 
 def emit(func: ir.Function) -> Emitted:

@@ -311,7 +311,9 @@ class Reverse:
         """The gradient function.
 
         ``returns``: "grad" -> gradients (plus aux with has_aux);
-        "value_and_grad" -> (value, gradients) / ((value, aux), gradients).
+        "value_and_grad" -> (value, gradients) / ((value, aux), gradients);
+        "vjp" -> like "value_and_grad", but the output's cotangent is a new
+        last positional parameter ``ct`` (any output structure) instead of 1.
         ``single``: argnums was an int (return one gradient, not a tuple).
         """
         body = list(self.fn.body)
@@ -342,7 +344,15 @@ class Reverse:
         have: Set[str] = set()
         adjoint: List = []
         seed_kw = (("holomorphic", ir.Const(True)),) if self.holomorphic else ()
-        if isinstance(value, ir.Var) and value.name in self.relevant:
+        params = self.fn.params
+        if returns == "vjp":
+            ct = ir.Var(self.names.fresh("ct"))
+            positional = tuple(p for p in params if not p.kwonly)
+            params = positional + (ir.Param(ct),) + tuple(p for p in params if p.kwonly)
+            if isinstance(value, ir.Var) and value.name in self.relevant:
+                self.bar[value.name] = ct
+                have.add(value.name)
+        elif isinstance(value, ir.Var) and value.name in self.relevant:
             seed = ir.Call(rt.grad_seed, (value,), seed_kw)
             adjoint.append(ir.Assign(self.bar_of(value.name), seed, loc))
             self.temps.discard(self.bar_of(value.name).name)  # the seed keeps its own line
@@ -364,14 +374,14 @@ class Reverse:
                 adjoint.append(ir.Assign(g, ir.Call(rt.zeros_like, (ir.Var(p),)), loc))
             grads.append(g)
         result = grads[0] if single else self._pack(tuple(grads), adjoint, loc)
-        if returns == "value_and_grad":
+        if returns in ("value_and_grad", "vjp"):
             val = value if aux is None else self._pack((value, aux), adjoint, loc)
             result = self._pack((val, result), adjoint, loc)
         elif aux is not None:
             result = self._pack((result, aux), adjoint, loc)
         adjoint.append(ir.Return(result, ret.loc))
-        return replace(self.fn, name=name, body=tuple(body + adjoint), docstring=None,
-                       temps=frozenset(self.temps))
+        return replace(self.fn, name=name, params=params, body=tuple(body + adjoint),
+                       docstring=None, temps=frozenset(self.temps))
 
 
 def _scalar_item(v, info) -> bool:

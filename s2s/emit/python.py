@@ -107,11 +107,11 @@ class Emitter:
             if self.locations and loc is not None and loc.line:
                 nodes[0] = _trailing_comment(nodes[0], f"# {loc.line}:{loc.col + 1}")
             if self.comments and loc is not None and getattr(loc, "derived", False) and loc.line:
+                # one comment per run of derived code from the same source line, even when
+                # primal statements sit between (forward mode interleaves them)
                 if loc.line != last_line:
                     nodes[0] = _leading_comment(nodes[0], f"# line {loc.line}: {loc.text.strip()}")
                 last_line = loc.line
-            else:
-                last_line = None
             out += nodes
         return out
 

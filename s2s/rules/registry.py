@@ -65,8 +65,9 @@ def defvjp(fn, *templates, container_result=False):
     for t in templates:
         if t is not None and list(inspect.signature(t).parameters) != names:
             raise ValueError(f"VJP templates of {fn} must share one signature")
-    _RULES[_key(fn)] = Rule(fn, tuple(templates), False, container_result, sig,
-                            getattr(first, "__doc__", "") or "")
+    _RULES[_key(fn)] = Rule(fn, tuple(templates), nondiff=False,
+                            container_result=container_result, signature=sig,
+                            doc=getattr(first, "__doc__", "") or "")
     _KEEPALIVE.append(fn)
 
 
@@ -99,7 +100,7 @@ def defjvp(fn, *templates):
 def defnondiff(*fns, container_result=False):
     """Mark ``fns`` as having a zero (or no) derivative."""
     for fn in fns:
-        _RULES[_key(fn)] = Rule(fn, (), True, container_result)
+        _RULES[_key(fn)] = Rule(fn, (), nondiff=True, container_result=container_result)
         _KEEPALIVE.append(fn)
 
 

@@ -1,0 +1,287 @@
+"""Forward mode: the tangent (JVP) of an IR function.
+
+Contract: accepts an IR function from ``pipeline.front`` (user calls
+inlined, single exit) and the names of the parameters that carry tangents;
+returns a function ``jvp_f(*params, *tangent_params) -> (out, out_tangent)``
+(``((out, aux), out_tangent)`` with ``has_aux``) in which every statement
+that computes a value depending on a tangent parameter is followed by the
+statement computing its tangent ``dx``:
+
+* activity: only variables that depend on a tangent parameter get a tangent
+  (symbolic zeros); where such a variable receives a value that does not
+  depend on one, its tangent is set to zeros;
+* a primitive's JVP templates (``rules``) are inlined per active argument and
+  the contributions summed;
+* control flow is kept as it is: ``if``, ``for`` over ``range`` or over
+  values that carry no tangent, ``while``, ``break``, ``continue``, ``try``;
+  in-place writes ``y[i] = v`` get ``dy[i] = dv`` (tangent arrays alias
+  like the primal arrays they follow);
+* a statement that reads the variable it assigns (``x = x * y``) first puts
+  its result in a temporary, so the tangent sees the old ``x``.
+
+Rejected with an ``UnsupportedSyntaxError``: ``for`` over a value that carries
+a tangent, calls without a JVP rule on values that carry a tangent.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import replace
+from typing import Dict, List, Set
+
+import s2s_runtime as rt
+from s2s_runtime import build
+
+from ..errors import NoRuleError, S2SError, unsupported
+from ..ir import nodes as ir
+from ..ir.names import NameGen
+from ..rules import lookup
+from ..rules.templates import instantiate
+from .reverse import describe
+
+_STRUCT = (build.make_tuple, build.make_list, build.make_dict)
+
+
+def _is(a, names) -> bool:
+    return isinstance(a, ir.Var) and a.name in names
+
+
+class Forward:
+    def __init__(self, fn: ir.Function, wrt: List[str], leaf: Dict[str, bool]):
+        self.fn = fn
+        self.wrt = list(wrt)
+        self.leaf = leaf  # parameter -> is a single number/array (not a container)
+        self.names = NameGen(ir.all_names(fn))
+        self.temps = set(fn.temps)
+        self.dot: Dict[str, ir.Var] = {}
+        #: temporaries that hold a tangent sum just computed and read nowhere else
+        self.fresh_results: Set[str] = set()
+
+    # -- activity (a fixpoint over loops) ------------------------------------------
+    def activity(self, stmts, active: Set[str]) -> None:
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                if _expr_active(s.value, active):
+                    active.add(s.target.name)
+            elif isinstance(s, ir.Unpack):
+                if _is(s.value, active):
+                    active.update(t.name for t in s.targets)
+            elif isinstance(s, ir.ExprStmt):
+                v = s.value
+                if isinstance(v, ir.Call) and v.fn is operator.setitem and _is(v.args[2], active):
+                    active.add(v.args[0].name) if isinstance(v.args[0], ir.Var) else None
+            elif isinstance(s, ir.For):
+                if _is(s.iter, active):
+                    raise unsupported("'for' loop over a value that carries a tangent", s.loc,
+                                      "loop over range(len(...)) and index instead")
+                self._loop(ir.sub_blocks_flat(s), active)
+            elif isinstance(s, (ir.While, ir.Try)):
+                self._loop(ir.sub_blocks_flat(s), active)
+            elif isinstance(s, ir.If):
+                self.activity(s.body, active)
+                self.activity(s.orelse, active)
+
+    def _loop(self, inner, active) -> None:
+        while True:
+            before = len(active)
+            self.activity(inner, active)
+            if len(active) == before:
+                return
+
+    # -- tangents ---------------------------------------------------------------------
+    def dot_of(self, name: str) -> ir.Var:
+        if name not in self.dot:
+            new = self.names.fresh(f"d{name}")
+            if name in self.temps:
+                self.temps.add(new)
+            self.dot[name] = ir.Var(new)
+        return self.dot[name]
+
+    def temp(self) -> ir.Var:
+        name = self.names.temp()
+        self.temps.add(name)
+        return ir.Var(name)
+
+    def zeros(self, var: ir.Var, loc) -> ir.Assign:
+        return ir.Assign(self.dot_of(var.name), ir.Call(rt.zeros_like, (var,)), loc)
+
+    def block(self, stmts) -> List:
+        out: List = []
+        for s in stmts:
+            loc = replace(s.loc, derived=True)
+            if isinstance(s, ir.Assign):
+                out += self.assign(s, loc)
+            elif isinstance(s, ir.Unpack):
+                out.append(s)
+                if any(t.name in self.active for t in s.targets):
+                    if _is(s.value, self.active):
+                        dts = tuple(self.dot_of(t.name) for t in s.targets)
+                        out.append(ir.Unpack(dts, self.dot_of(s.value.name), loc))
+                    else:
+                        out += [self.zeros(t, loc) for t in s.targets if t.name in self.active]
+            elif isinstance(s, ir.ExprStmt):
+                out += self.expr_stmt(s, loc)
+            elif isinstance(s, ir.If):
+                out.append(replace(s, body=tuple(self.block(s.body)),
+                                   orelse=tuple(self.block(s.orelse))))
+            elif isinstance(s, ir.For):
+                out.append(replace(s, body=tuple(self.block(s.body)),
+                                   orelse=tuple(self.block(s.orelse))))
+            elif isinstance(s, ir.While):
+                out.append(replace(s, test_body=tuple(self.block(s.test_body)),
+                                   body=tuple(self.block(s.body)), orelse=tuple(self.block(s.orelse))))
+            elif isinstance(s, ir.Try):
+                handlers = tuple(replace(h, body=tuple(self.block(h.body))) for h in s.handlers)
+                out.append(replace(s, body=tuple(self.block(s.body)), handlers=handlers,
+                                   orelse=tuple(self.block(s.orelse)),
+                                   finalbody=tuple(self.block(s.finalbody))))
+            else:
+                out.append(s)
+        return out
+
+    def assign(self, s: ir.Assign, loc) -> List:
+        name = s.target.name
+        if name not in self.active:
+            return [s]
+        v = s.value
+        if not _expr_active(v, self.active):  # an active variable gets an inactive value
+            return [s, self.zeros(s.target, loc)]
+        if isinstance(v, ir.Var):
+            return [s, ir.Assign(self.dot_of(name), self.dot_of(v.name), loc)]
+        # x = f(x, ...): compute into a temporary so the tangent sees the old x
+        reads_self = any(_is(a, {name}) for a in v.operands())
+        target = self.temp() if reads_self else s.target
+        out = [replace(s, target=target)]
+        contribution = self.tangent_of_call(v, target, loc, out)
+        if reads_self:
+            out.append(ir.Assign(s.target, target, s.loc))
+        last = out[-1]
+        if isinstance(last, ir.Assign) and last.target == contribution \
+                and contribution.name in self.fresh_results:
+            out[-1] = replace(last, target=self.dot_of(name))  # name the sum dx directly
+        else:
+            out.append(ir.Assign(self.dot_of(name), contribution, loc))
+        return out
+
+    def tangent_of_call(self, v: ir.Call, ans: ir.Var, loc, out: List) -> ir.Atom:
+        if v.fn in _STRUCT:
+            items = v.args if v.fn is not build.make_dict else v.args[1::2]
+            dots = []
+            for a in items:
+                if _is(a, self.active):
+                    dots.append(self.dot_of(a.name))
+                else:
+                    z = self.temp()
+                    out.append(ir.Assign(z, ir.Call(rt.zeros_like, (a,)), loc))
+                    dots.append(z)
+            if v.fn is build.make_dict:
+                dots = [x for pair in zip(v.args[0::2], dots) for x in pair]
+            t = self.temp()
+            out.append(ir.Assign(t, ir.Call(v.fn, tuple(dots)), loc))
+            return t
+        rule = lookup(v.fn)
+        if v.fn is build.call_method or rule is None:
+            raise NoRuleError(f"no derivative rule for {describe(v.fn)}, and no Python "
+                              "source to differentiate through", loc)
+        try:
+            bound = rule.signature.bind(ans, ans, *v.args, **dict(v.kwargs))
+        except TypeError as exc:
+            raise S2SError(f"cannot differentiate this call of {describe(v.fn)}: {exc}",
+                           loc) from None
+        bound.apply_defaults()
+        bindings = {k: (a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a))
+                    for k, a in bound.arguments.items()}
+        bindings.pop("g", None)
+        total = None
+        for i, pname in enumerate(rule.param_names()):
+            a = bindings[pname]
+            if not _is(a, self.active):
+                continue
+            template = rule.jvps[i] if i < len(rule.jvps) else None
+            if template is None:
+                raise NoRuleError(f"no forward-mode (JVP) rule for {describe(v.fn)} with "
+                                  f"respect to its argument {pname!r}", loc)
+            binding = dict(bindings, t=self.dot_of(a.name), ans=ans)
+            stmts, c = instantiate(template, binding, self.names, loc)
+            for x in stmts:
+                if isinstance(x, ir.Assign):
+                    self.temps.add(x.target.name)
+            out += stmts
+            if total is None:
+                total = c
+                if stmts and isinstance(stmts[-1], ir.Assign) and stmts[-1].target == c:
+                    self.fresh_results.add(c.name)
+            else:
+                t = self.temp()
+                out.append(ir.Assign(t, ir.Call(operator.add, (total, c)), loc))
+                self.fresh_results.add(t.name)
+                total = t
+        return total
+
+    def expr_stmt(self, s: ir.ExprStmt, loc) -> List:
+        v = s.value
+        if not (isinstance(v, ir.Call) and v.fn is operator.setitem):
+            if isinstance(v, ir.Call) and v.fn is setattr and any(
+                    _is(a, self.active) for a in v.args):
+                raise unsupported("attribute assignment of a value that carries a tangent", s.loc)
+            return [s]
+        base, index, value = v.args
+        if not _is(base, self.active):
+            return [s]
+        out = [s]
+        if not (isinstance(base, ir.Var) and base.name in self.dot):
+            out.append(self.zeros(base, loc))  # first tangent of this array: zeros
+        dvalue = self.dot_of(value.name) if _is(value, self.active) else ir.Const(0.0)
+        out.append(ir.ExprStmt(ir.Call(operator.setitem, (self.dot_of(base.name), index, dvalue)),
+                               loc))
+        return out
+
+    # -- driver -------------------------------------------------------------------------
+    def build(self, name: str, has_aux=False) -> ir.Function:
+        body = list(self.fn.body)
+        ret = body.pop()
+        if not isinstance(ret, ir.Return) or any(isinstance(x, ir.Return) for x in ir.walk(body)):
+            raise unsupported("'return' inside a loop or try", getattr(ret, "loc", None),
+                              "comes with the control-flow work")
+        self.active = set(self.wrt)
+        self._loop(body, self.active)
+        for p in self.wrt:
+            self.dot_of(p)
+        tangent_params = tuple(ir.Param(self.dot_of(p)) for p in self.wrt)
+        out = self.block(body)
+        loc = replace(ret.loc, derived=True)
+        value = ret.value
+        aux = None
+        if has_aux:
+            value, aux = self.temp(), self.temp()
+            out.append(ir.Unpack((value, aux), ret.value, ret.loc))
+            if _is(ret.value, self.active):
+                self.active.update((value.name, aux.name))
+                out.append(ir.Unpack((self.dot_of(value.name), self.dot_of(aux.name)),
+                                     self.dot_of(ret.value.name), loc))
+        if _is(value, self.active):
+            dout = self.dot_of(value.name)
+        else:
+            dout = self.temp()
+            out.append(ir.Assign(dout, ir.Call(rt.zeros_like, (value,)), loc))
+        primal = value if aux is None else self._pack((value, aux), out, loc)
+        out.append(ir.Return(self._pack((primal, dout), out, loc), ret.loc))
+        positional = tuple(p for p in self.fn.params if not p.kwonly)
+        kwonly = tuple(p for p in self.fn.params if p.kwonly)
+        return replace(self.fn, name=name, params=positional + tangent_params + kwonly,
+                       body=tuple(out), docstring=None, temps=frozenset(self.temps))
+
+    def _pack(self, items, out, loc) -> ir.Var:
+        t = self.temp()
+        out.append(ir.Assign(t, ir.Call(build.make_tuple, tuple(items)), loc))
+        return t
+
+
+def _expr_active(v, active) -> bool:
+    if isinstance(v, ir.Var):
+        return v.name in active
+    if isinstance(v, ir.Call):
+        rule = lookup(v.fn)
+        if rule is not None and rule.nondiff:
+            return False
+        return any(_is(a, active) for a in v.operands())
+    return False
