@@ -179,6 +179,8 @@ def generate(args):
         if args.out:
             raise CLIError("--out writes a gradient module; it needs --mode grad")
         return format_ir(pipeline.front(fn).func)
+    if args.mode == "jvp":
+        return _jvp_source(fn, module, args)
     argnums = parse_argnums(args.argnums)
     try:
         transform = api.grad(fn, argnums=argnums, has_aux=args.has_aux)
@@ -201,6 +203,20 @@ def generate(args):
         return standalone_module(emitted, doc)
     except ValueError as e:
         raise CLIError(str(e)) from e
+
+
+def _jvp_source(fn, module, args) -> str:
+    """The tangent code: every argument with a float/complex leaf carries a tangent."""
+    from . import api_forward, pipeline
+    from .ir.kinds import is_inexact_leaf
+    from s2s_runtime.tree import tree_leaves
+
+    if args.out:
+        raise CLIError("--out writes a gradient module; it needs --mode grad")
+    values = example_values(fn, module, args.args, args.signature)
+    carries = [any(map(is_inexact_leaf, tree_leaves(v))) for v in values]
+    transform = api_forward._forward_of(fn, args.has_aux)
+    return pipeline.emit(transform.specialised(values, carries)).source
 
 
 def _freevar_note(freevars) -> str:
@@ -270,8 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     dump = sub.add_parser("dump", help="print the code s2s generates for a function",
                           description="Print the code s2s generates for FUNC in FILE.py.")
     dump.add_argument("target", metavar="FILE.py:FUNC")
-    dump.add_argument("--mode", choices=("grad", "ir"), default="grad",
-                      help="grad: the generated gradient (default); ir: the function's IR")
+    dump.add_argument("--mode", choices=("grad", "jvp", "ir"), default="grad",
+                      help="grad: the generated gradient (default); jvp: the forward-mode "
+                           "tangent code; ir: the function's IR")
     dump.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
     dump.add_argument("--signature", help="argument kinds, e.g. 'f64, f32[:], c128[:, :], i64'")
     dump.add_argument("--args", help="Python expression for the example arguments (a tuple, "

@@ -296,3 +296,17 @@ def test_console_script_and_python_m(model):
                          capture_output=True, text=True, timeout=120)
     assert err.returncode == 2 and "Traceback" not in err.stderr
     assert err.stderr.startswith(f"{model}:{line_of('    y = yield x')}:9: ")
+
+
+def test_dump_jvp_prints_tangent_code(tmp_path, capsys):
+    src = tmp_path / "fwd.py"
+    src.write_text("import numpy as np\n\n\ndef f(x, y):\n    return np.sin(x) * y\n")
+    assert main(["dump", f"{src}:f", "--mode", "jvp", "--color", "never"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("def jvp_f(x, y, dx, dy):")
+    assert "np.cos(x)" in out
+    namespace = {}
+    exec(compile("import numpy as np\nimport s2s_runtime as rt\n" + out, "<jvp>", "exec"),
+         namespace)
+    value, tangent = namespace["jvp_f"](0.5, 2.0, 1.0, 0.0)
+    assert abs(tangent - 2.0 * np.cos(0.5)) < 1e-14
