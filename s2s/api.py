@@ -52,8 +52,26 @@ def _signature(fn):
                         "no derivative rule") from None
 
 
-class _ReverseTransform:
-    """``grad``/``value_and_grad`` of one function, specialised per argument kinds."""
+class _Specialising:
+    """A transform of ``self.fn`` whose generated functions live in ``self.cache``,
+    keyed by argument kinds; the frontend's IR is rebuilt (and the cache
+    emptied) when a function or class the code refers to was rebound."""
+
+    fn = None
+    cache: dict
+    _front = None
+
+    @property
+    def front(self):
+        front = self._front
+        if front is None or not front.current():
+            front = self._front = pipeline.front(self.fn)
+            self.cache.clear()
+        return front
+
+
+class _ReverseTransform(_Specialising):
+    """``grad``/``value_and_grad``/``vjp`` of one function, specialised per argument kinds."""
 
     def __init__(self, fn, argnums, has_aux, holomorphic, returns):
         if not callable(fn):
@@ -76,20 +94,10 @@ class _ReverseTransform:
         self.holomorphic = holomorphic
         self.returns = returns
         self.cache = {}
-        self._front = None
         try:
             functools.update_wrapper(self, fn)
         except AttributeError:
             pass
-
-    @property
-    def front(self):
-        front = self._front
-        if front is None or not front.current():
-            # first call, or a global function/class it uses was rebound
-            front = self._front = pipeline.front(self.fn)
-            self.cache.clear()
-        return front
 
     def _bind(self, args, kwargs):
         if not kwargs and len(args) == len(self.param_names):

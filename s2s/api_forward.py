@@ -18,11 +18,11 @@ import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 from . import pipeline
-from .api import _normalise_argnums, _ReverseTransform, _signature
+from .api import _normalise_argnums, _ReverseTransform, _signature, _Specialising
 from .ir.kinds import is_inexact_leaf, kind_of
 
 
-class _ForwardTransform:
+class _ForwardTransform(_Specialising):
     """The JVP of one function, specialised per argument kinds."""
 
     def __init__(self, fn, has_aux=False):
@@ -34,15 +34,6 @@ class _ForwardTransform:
         self.param_names = [p.name for p in self.sig.parameters.values()
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.cache = {}
-        self._front = None
-
-    @property
-    def front(self):
-        front = self._front
-        if front is None or not front.current():
-            front = self._front = pipeline.front(self.fn)
-            self.cache.clear()
-        return front
 
     def __call__(self, primals, tangents):
         primals, tangents = _check_pairs(primals, tangents, self.fn)

@@ -36,13 +36,9 @@ from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
 from ..rules.templates import instantiate
-from .reverse import describe
+from .common import describe, expr_active, is_in
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
-
-
-def _is(a, names) -> bool:
-    return isinstance(a, ir.Var) and a.name in names
 
 
 class Forward:
@@ -60,17 +56,17 @@ class Forward:
     def activity(self, stmts, active: Set[str]) -> None:
         for s in stmts:
             if isinstance(s, ir.Assign):
-                if _expr_active(s.value, active):
+                if expr_active(s.value, active):
                     active.add(s.target.name)
             elif isinstance(s, ir.Unpack):
-                if _is(s.value, active):
+                if is_in(s.value, active):
                     active.update(t.name for t in s.targets)
             elif isinstance(s, ir.ExprStmt):
                 v = s.value
-                if isinstance(v, ir.Call) and v.fn is operator.setitem and _is(v.args[2], active):
+                if isinstance(v, ir.Call) and v.fn is operator.setitem and is_in(v.args[2], active):
                     active.add(v.args[0].name) if isinstance(v.args[0], ir.Var) else None
             elif isinstance(s, ir.For):
-                if _is(s.iter, active):
+                if is_in(s.iter, active):
                     raise unsupported("'for' loop over a value that carries a tangent", s.loc,
                                       "loop over range(len(...)) and index instead")
                 self._loop(ir.sub_blocks_flat(s), active)
@@ -113,7 +109,7 @@ class Forward:
             elif isinstance(s, ir.Unpack):
                 out.append(s)
                 if any(t.name in self.active for t in s.targets):
-                    if _is(s.value, self.active):
+                    if is_in(s.value, self.active):
                         dts = tuple(self.dot_of(t.name) for t in s.targets)
                         out.append(ir.Unpack(dts, self.dot_of(s.value.name), loc))
                     else:
@@ -143,12 +139,12 @@ class Forward:
         if name not in self.active:
             return [s]
         v = s.value
-        if not _expr_active(v, self.active):  # an active variable gets an inactive value
+        if not expr_active(v, self.active):  # an active variable gets an inactive value
             return [s, self.zeros(s.target, loc)]
         if isinstance(v, ir.Var):
             return [s, ir.Assign(self.dot_of(name), self.dot_of(v.name), loc)]
         # x = f(x, ...): compute into a temporary so the tangent sees the old x
-        reads_self = any(_is(a, {name}) for a in v.operands())
+        reads_self = any(is_in(a, {name}) for a in v.operands())
         target = self.temp() if reads_self else s.target
         out = [replace(s, target=target)]
         contribution = self.tangent_of_call(v, target, loc, out)
@@ -167,7 +163,7 @@ class Forward:
             items = v.args if v.fn is not build.make_dict else v.args[1::2]
             dots = []
             for a in items:
-                if _is(a, self.active):
+                if is_in(a, self.active):
                     dots.append(self.dot_of(a.name))
                 else:
                     z = self.temp()
@@ -194,7 +190,7 @@ class Forward:
         total = None
         for i, pname in enumerate(rule.param_names()):
             a = bindings[pname]
-            if not _is(a, self.active):
+            if not is_in(a, self.active):
                 continue
             template = rule.jvps[i] if i < len(rule.jvps) else None
             if template is None:
@@ -221,16 +217,16 @@ class Forward:
         v = s.value
         if not (isinstance(v, ir.Call) and v.fn is operator.setitem):
             if isinstance(v, ir.Call) and v.fn is setattr and any(
-                    _is(a, self.active) for a in v.args):
+                    is_in(a, self.active) for a in v.args):
                 raise unsupported("attribute assignment of a value that carries a tangent", s.loc)
             return [s]
         base, index, value = v.args
-        if not _is(base, self.active):
+        if not is_in(base, self.active):
             return [s]
         out = [s]
         if not (isinstance(base, ir.Var) and base.name in self.dot):
             out.append(self.zeros(base, loc))  # first tangent of this array: zeros
-        dvalue = self.dot_of(value.name) if _is(value, self.active) else ir.Const(0.0)
+        dvalue = self.dot_of(value.name) if is_in(value, self.active) else ir.Const(0.0)
         out.append(ir.ExprStmt(ir.Call(operator.setitem, (self.dot_of(base.name), index, dvalue)),
                                loc))
         return out
@@ -254,11 +250,11 @@ class Forward:
         if has_aux:
             value, aux = self.temp(), self.temp()
             out.append(ir.Unpack((value, aux), ret.value, ret.loc))
-            if _is(ret.value, self.active):
+            if is_in(ret.value, self.active):
                 self.active.update((value.name, aux.name))
                 out.append(ir.Unpack((self.dot_of(value.name), self.dot_of(aux.name)),
                                      self.dot_of(ret.value.name), loc))
-        if _is(value, self.active):
+        if is_in(value, self.active):
             dout = self.dot_of(value.name)
         else:
             dout = self.temp()
@@ -276,12 +272,3 @@ class Forward:
         return t
 
 
-def _expr_active(v, active) -> bool:
-    if isinstance(v, ir.Var):
-        return v.name in active
-    if isinstance(v, ir.Call):
-        rule = lookup(v.fn)
-        if rule is not None and rule.nondiff:
-            return False
-        return any(_is(a, active) for a in v.operands())
-    return False

@@ -155,9 +155,4 @@ def resolve_inplace(body, scalars: Set[str], info):
     ``scalars``: variables known to hold real scalars; ``info``: the
     parameters' ``ParamInfo`` (which items of a container are real scalars).
     """
-    uses = {}
-    for s in ir.walk(body):
-        for a in ir.stmt_uses(s):
-            if isinstance(a, ir.Var):
-                uses[a.name] = uses.get(a.name, 0) + 1
-    return _block(list(body), _State(scalars, info, uses))
+    return _block(list(body), _State(scalars, info, ir.use_counts(body)))

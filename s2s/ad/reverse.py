@@ -36,6 +36,7 @@ from ..ir.names import NameGen
 from ..rules import lookup
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
+from .common import describe, expr_active, is_in
 from .inplace import resolve_inplace
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
@@ -51,12 +52,6 @@ class ParamInfo:
     is_dict: bool = False  # a plain dict (its gradient is written as a dict literal)
     #: keys (dict) or indices (tuple/list) of the direct children that are real scalars
     scalar_items: frozenset = frozenset()
-
-
-def describe(fn) -> str:
-    mod = getattr(fn, "__module__", None) or ""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-    return f"{mod}.{name}" if mod and mod != "builtins" else name
 
 
 class Reverse:
@@ -79,13 +74,13 @@ class Reverse:
         for s in stmts:
             if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
                     and s.value.fn in PLAIN_OF_INPLACE \
-                    and any(_is(a, active) for a in s.value.args):
+                    and any(is_in(a, active) for a in s.value.args):
                 raise unsupported(
                     "augmented assignment on an array that may be shared (a view, another "
                     "name or an argument) in differentiated code", s.loc,
                     "it updates the array in place; write 'x = x + ...' to make a new array")
             if isinstance(s, ir.Assign):
-                if _expr_active(s.value, active):
+                if expr_active(s.value, active):
                     active.add(s.target.name)
                 v = s.value
                 if _scalar_item(v, self.info) or is_real_scalar_op(v, self.scalars) or (
@@ -95,19 +90,19 @@ class Reverse:
                 if isinstance(s.value, ir.Call):
                     rule = lookup(s.value.fn)
                     if rule is not None and not rule.container_result and s.value.fn not in _STRUCT:
-                        if s.value.fn is not operator.getitem or _is(s.value.args[0], self.numeric):
+                        if s.value.fn is not operator.getitem or is_in(s.value.args[0], self.numeric):
                             self.numeric.add(s.target.name)
                 elif isinstance(s.value, ir.Var) and s.value.name in self.numeric:
                     self.numeric.add(s.target.name)
             elif isinstance(s, ir.Unpack):
-                if _is(s.value, active):
+                if is_in(s.value, active):
                     active.update(t.name for t in s.targets)
-                if _is(s.value, self.numeric):
+                if is_in(s.value, self.numeric):
                     self.numeric.update(t.name for t in s.targets)
             elif isinstance(s, ir.ExprStmt):
                 v = s.value
                 if isinstance(v, ir.Call) and v.fn in (operator.setitem, setattr) and any(
-                        _is(a, active) for a in v.args):
+                        is_in(a, active) for a in v.args):
                     what = "in-place assignment" if v.fn is operator.setitem else "attribute assignment"
                     raise unsupported(f"{what} of a differentiated value", s.loc,
                                       "in-place writes in reverse mode come with the control-flow work")
@@ -118,7 +113,7 @@ class Reverse:
                 inner = list(ir.sub_blocks_flat(s))
                 for _ in range(2):  # loop-carried dependences
                     self.forward_activity(inner, active)
-                if isinstance(s, ir.For) and _is(s.iter, active):
+                if isinstance(s, ir.For) and is_in(s.iter, active):
                     active.add(s.target.name)
                     self.forward_activity(inner, active)
                 defined = {v.name for x in [s, *ir.walk(inner)] for v in ir.stmt_defs(x)}
@@ -200,7 +195,7 @@ class Reverse:
             items = v.args if v.fn is not build.make_dict else v.args[1::2]
             keys = range(len(items)) if v.fn is not build.make_dict else v.args[0::2]
             for key, a in zip(keys, items):
-                if _is(a, self.relevant):
+                if is_in(a, self.relevant):
                     t = self.temp()
                     k = key if isinstance(key, (ir.Var, ir.Const)) else ir.Const(key)
                     out.append(ir.Assign(t, ir.Call(operator.getitem, (g, k)), loc))
@@ -236,7 +231,7 @@ class Reverse:
                     for k, a in bound.arguments.items()}
         for i, pname in enumerate(rule.param_names()):
             a = bindings[pname]
-            if not _is(a, self.relevant):
+            if not is_in(a, self.relevant):
                 continue
             template = rule.vjps[i] if i < len(rule.vjps) else None
             if template is None:
@@ -281,7 +276,7 @@ class Reverse:
         return self.scalars | {self.bar[n].name for n in self.scalars if n in self.bar}
 
     def adjoint_unpack(self, s: ir.Unpack, have, out, loc) -> None:
-        if not any(t.name in have for t in s.targets) or not _is(s.value, self.relevant):
+        if not any(t.name in have for t in s.targets) or not is_in(s.value, self.relevant):
             return
         cts = tuple(self.bar[t.name] if t.name in have else ir.Const(None) for t in s.targets)
         packed = self._pack(cts, out, loc)
@@ -337,7 +332,7 @@ class Reverse:
         needed = {value.name} if isinstance(value, ir.Var) else set()
         _backward_needed(body, needed, active)
         self.relevant = active & needed
-        self.use_counts = _use_counts(body)
+        self.use_counts = ir.use_counts(body)
         self.aliasable: List[Set[str]] = [set()]
         self.template_results: Dict[str, bool] = {}
         self.entries: Dict[str, list] = {}
@@ -410,39 +405,15 @@ def _defining_tuple(stmts, atom):
     return None
 
 
-def _use_counts(stmts) -> Dict[str, int]:
-    counts: Dict[str, int] = {}
-    for s in ir.walk(stmts):
-        for a in ir.stmt_uses(s):
-            if isinstance(a, ir.Var):
-                counts[a.name] = counts.get(a.name, 0) + 1
-    return counts
-
-
-def _is(a, names) -> bool:
-    return isinstance(a, ir.Var) and a.name in names
-
-
-def _expr_active(v, active) -> bool:
-    if isinstance(v, ir.Var):
-        return v.name in active
-    if isinstance(v, ir.Call):
-        rule = lookup(v.fn)
-        if rule is not None and rule.nondiff:
-            return False
-        return any(_is(a, active) for a in v.operands())
-    return False
-
-
 def _backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
     for s in reversed(stmts):
         if isinstance(s, ir.Assign):
             if s.target.name in needed and s.target.name in active:
                 v = s.value
                 ops = v.operands() if isinstance(v, ir.Call) else (v,)
-                needed.update(a.name for a in ops if _is(a, active))
+                needed.update(a.name for a in ops if is_in(a, active))
         elif isinstance(s, ir.Unpack):
-            if any(t.name in needed for t in s.targets) and _is(s.value, active):
+            if any(t.name in needed for t in s.targets) and is_in(s.value, active):
                 needed.add(s.value.name)
         elif isinstance(s, ir.If):
             b, o = set(needed), set(needed)

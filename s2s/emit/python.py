@@ -52,7 +52,7 @@ class Emitter:
         self.aliases: Dict[str, str] = {}
         self.extern: Dict[str, object] = {}
         self.x = ExprBuilder(self)
-        self.uses = _use_counts(fn)
+        self.uses = ir.use_counts(fn.body)
 
     # -- names (ExprBuilder's namer) ------------------------------------------------
     def alias(self, root: str) -> str:
@@ -281,15 +281,6 @@ def _trailing_comment(node, text):
     if header is not None:
         return node.with_changes(body=node.body.with_changes(header=comment))
     return node
-
-
-def _use_counts(fn: ir.Function) -> Dict[str, int]:
-    counts: Dict[str, int] = {}
-    for s in ir.walk(fn.body):
-        for a in ir.stmt_uses(s):
-            if isinstance(a, ir.Var):
-                counts[a.name] = counts.get(a.name, 0) + 1
-    return counts
 
 
 def emit_function(fn: ir.Function, fold=True, comments=True, locations=False) -> Emitted:

@@ -319,3 +319,13 @@ def all_names(fn: Function) -> set:
         names.update(v.name for v in stmt_defs(stmt))
         names.update(a.name for a in stmt_uses(stmt) if isinstance(a, Var))
     return names
+
+
+def use_counts(stmts) -> dict:
+    """How often each variable is read in ``stmts`` (nested blocks included)."""
+    counts: dict = {}
+    for s in walk(stmts):
+        for a in stmt_uses(s):
+            if isinstance(a, Var):
+                counts[a.name] = counts.get(a.name, 0) + 1
+    return counts
