@@ -1,6 +1,9 @@
 """Helpers shared by forward and reverse mode."""
 from __future__ import annotations
 
+from s2s_runtime import build
+
+from ..errors import unsupported
 from ..ir import nodes as ir
 from ..rules import lookup
 
@@ -31,3 +34,21 @@ def describe(fn) -> str:
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     return f"{mod}.{name}" if mod and mod != "builtins" else name
 
+
+
+def check_no_opaque_mutation(s, active) -> None:
+    """Reject ``x.method(...)`` on a value that is being differentiated.
+
+    numpy's array methods are desugared to numpy functions by the frontend;
+    any other method (``x.sort()``, ``x.fill(0)``, ``lst.append(v)``) may
+    change ``x`` in place, which neither mode can see: an error, never a
+    silently wrong derivative.
+    """
+    v = getattr(s, "value", None)
+    if isinstance(v, ir.Call) and v.fn is build.call_method and v.args \
+            and is_in(v.args[0], active):
+        name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
+        what = "calling a differentiated value" if name == "__call__" else \
+            f"method .{name}() of a differentiated value"
+        raise unsupported(what, s.loc, "it may change the value in place; s2s differentiates "
+                          "numpy's array methods and the functions and classes it can read")

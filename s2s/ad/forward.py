@@ -36,7 +36,7 @@ from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
 from ..rules.templates import instantiate
-from .common import describe, expr_active, is_in
+from .common import check_no_opaque_mutation, describe, expr_active, is_in
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
@@ -55,6 +55,7 @@ class Forward:
     # -- activity (a fixpoint over loops) ------------------------------------------
     def activity(self, stmts, active: Set[str]) -> None:
         for s in stmts:
+            check_no_opaque_mutation(s, active)
             if isinstance(s, ir.Assign):
                 if expr_active(s.value, active):
                     active.add(s.target.name)

@@ -36,7 +36,7 @@ from ..ir.names import NameGen
 from ..rules import lookup
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
-from .common import describe, expr_active, is_in
+from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .inplace import resolve_inplace
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
@@ -72,6 +72,7 @@ class Reverse:
     # -- activity ---------------------------------------------------------------
     def forward_activity(self, stmts, active: Set[str]) -> None:
         for s in stmts:
+            check_no_opaque_mutation(s, active)
             if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
                     and s.value.fn in PLAIN_OF_INPLACE \
                     and any(is_in(a, active) for a in s.value.args):

@@ -364,3 +364,17 @@ def test_callable_without_signature_or_rule_is_a_type_error():
     ufunc = np.frompyfunc(lambda a: a, 1, 1)
     with pytest.raises((TypeError, s2s.S2SError)):
         s2s.grad(ufunc)(1.0)
+
+
+def _sorts_in_place(x):
+    y = x * 1.0
+    y.sort()
+    return y[0] * 2.0
+
+
+def test_unknown_method_on_a_differentiated_value_is_an_error_not_a_wrong_gradient():
+    x = np.array([3.0, 1.0])
+    with pytest.raises(s2s.UnsupportedSyntaxError, match=r"\.sort\(\)"):
+        s2s.grad(_sorts_in_place)(x)
+    with pytest.raises(s2s.UnsupportedSyntaxError, match=r"\.sort\(\)"):
+        s2s.jvp(_sorts_in_place, (x,), (np.ones(2),))
