@@ -1,9 +1,11 @@
 """Helpers shared by forward and reverse mode."""
 from __future__ import annotations
 
+import operator
+
 from s2s_runtime import build
 
-from ..errors import unsupported
+from ..errors import NoRuleError, unsupported
 from ..ir import nodes as ir
 from ..rules import lookup
 
@@ -36,8 +38,18 @@ def describe(fn) -> str:
 
 
 
+#: calls the transforms handle themselves (containers, in-place writes and operators)
+_STRUCTURAL = {build.make_tuple, build.make_list, build.make_dict, operator.setitem, setattr,
+               operator.iadd, operator.isub, operator.imul, operator.itruediv,
+               operator.ifloordiv, operator.imod, operator.ipow, operator.imatmul,
+               operator.iand, operator.ior, operator.ixor, operator.ilshift, operator.irshift}
+
+
 def check_no_opaque_mutation(s, active) -> None:
-    """Reject ``x.method(...)`` on a value that is being differentiated.
+    """Reject calls s2s cannot see into on a value that is being differentiated.
+
+    A function with neither a rule nor source raises ``NoRuleError`` even
+    when its result is unused (it may have changed its argument).
 
     numpy's array methods are desugared to numpy functions by the frontend;
     any other method (``x.sort()``, ``x.fill(0)``, ``lst.append(v)``) may
@@ -45,8 +57,13 @@ def check_no_opaque_mutation(s, active) -> None:
     silently wrong derivative.
     """
     v = getattr(s, "value", None)
-    if isinstance(v, ir.Call) and v.fn is build.call_method and v.args \
-            and is_in(v.args[0], active):
+    if not isinstance(v, ir.Call) or not any(is_in(a, active) for a in v.operands()):
+        return
+    if lookup(v.fn) is None and v.fn not in _STRUCTURAL and v.fn is not build.call_method:
+        # even when its result is not needed: a C function may change its argument
+        raise NoRuleError(f"no derivative rule for {describe(v.fn)}, and no Python source "
+                          "to differentiate through", s.loc)
+    if v.fn is build.call_method and v.args and is_in(v.args[0], active):
         name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
         what = "calling a differentiated value" if name == "__call__" else \
             f"method .{name}() of a differentiated value"

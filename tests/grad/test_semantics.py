@@ -378,3 +378,22 @@ def test_unknown_method_on_a_differentiated_value_is_an_error_not_a_wrong_gradie
         s2s.grad(_sorts_in_place)(x)
     with pytest.raises(s2s.UnsupportedSyntaxError, match=r"\.sort\(\)"):
         s2s.jvp(_sorts_in_place, (x,), (np.ones(2),))
+
+
+def _shuffles(x):
+    y = x * 1.0
+    np.random.shuffle(y)  # changes y in place; s2s has no rule for it
+    return y[0]
+
+
+def test_a_call_without_rule_on_a_differentiated_value_is_an_error_even_if_unused():
+    with pytest.raises(s2s.NoRuleError, match="shuffle"):
+        s2s.grad(_shuffles)(np.array([3.0, 1.0]))
+
+
+def test_print_of_a_differentiated_value_is_allowed(capsys):
+    def f(x):
+        print(x)
+        return x * 2.0
+    assert s2s.grad(f)(1.5) == 2.0
+    assert "1.5" in capsys.readouterr().out
