@@ -1,6 +1,7 @@
 """The ``s2s`` command line: ``s2s dump FILE.py:FUNC`` shows what s2s generates
-for a function (``--out`` writes it as a standalone module), ``s2s rules``
-lists the primitives it has rules for.  Errors about the user's code or the command line are one line (plus the
+for a function (``--mode grad|jvp|ir``; ``--out`` writes the gradient as a
+standalone module), ``s2s rules`` lists the primitives it has rules for and
+their modes (``jvp vjp`` or ``nondiff``).  Errors about the user's code or the command line are one line (plus the
 quoted source line and a caret when there is one) on stderr, exit status 2,
 and no traceback unless ``--debug``.
 """
@@ -271,7 +272,10 @@ def qualified_name(fn) -> str:
 def cmd_rules(args) -> int:
     from .rules.registry import all_rules
 
-    lines = {f"{qualified_name(r.fn)}  {'nondiff' if r.nondiff else 'vjp'}" for r in all_rules()}
+    def modes(r):
+        return "nondiff" if r.nondiff else " ".join(m for m, t in (("jvp", r.jvps), ("vjp", r.vjps)) if t)
+
+    lines = {f"{qualified_name(r.fn)}  {modes(r)}" for r in all_rules()}
     sys.stdout.write("".join(line + "\n" for line in sorted(lines)))
     return 0
 

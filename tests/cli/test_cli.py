@@ -263,11 +263,11 @@ def test_rules_lists_primitives(capsys):
     rc, out, _ = run(capsys, "rules")
     assert rc == 0
     lines = out.splitlines()
-    assert "numpy.sin  vjp" in lines
+    assert "numpy.sin  jvp vjp" in lines
     assert "operator.lt  nondiff" in lines
-    assert "math.exp  vjp" in lines
+    assert "math.exp  jvp vjp" in lines
     assert lines == sorted(lines) and len(lines) == len(set(lines))
-    assert all(line.endswith(("  vjp", "  nondiff")) for line in lines)
+    assert all(line.endswith(("  jvp vjp", "  nondiff")) for line in lines)
 
 
 def test_help_version_and_no_args(capsys):
