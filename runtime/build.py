@@ -46,22 +46,6 @@ def item(x):
     return np.asarray(x).item()
 
 
-def reshape(x, *shape):
-    """``x.reshape(shape)`` and ``x.reshape(*shape)``."""
-    if len(shape) == 1:
-        shape = shape[0]
-    return np.reshape(x, shape)
-
-
-def transpose(x, *axes):
-    """``x.transpose()``, ``x.transpose(axes)`` and ``x.transpose(*axes)``."""
-    if not axes:
-        return np.transpose(x)
-    if len(axes) == 1:
-        axes = axes[0]
-    return np.transpose(x, axes)
-
-
 def call_method(obj, name, *args, **kwargs):
     """``obj.name(*args, **kwargs)`` (``obj(*args)`` when ``name`` is ``__call__``)."""
     if name == "__call__":
