@@ -144,6 +144,22 @@ class _ReverseTransform(_Specialising):
                                 f"inputs, but argument {i} ({name!r}) is not complex")
         return info
 
+    def split_for(self, values):
+        """``(fwd, bwd, free)``: the compiled vjp halves for these values' kinds and the
+        free-variable values to pass ``fwd`` (see ``ad.reverse.split``)."""
+        front = self.front
+        free = {name: fv.load() for name, fv in front.freevars.items()}
+        key = ("split",) + tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
+        pair = self.cache.get(key)
+        if pair is None:
+            info = self._param_info(values)
+            wrt = [self.param_names[i] for i in self.argnums]
+            fwd_ir, bwd_ir = pipeline.reverse_split(front, wrt, info, has_aux=self.has_aux,
+                                                    single=self.single)
+            pair = (pipeline.compile_function(fwd_ir)[0], pipeline.compile_function(bwd_ir)[0])
+            self.cache[key] = pair
+        return pair[0], pair[1], free
+
     def specialised(self, values):
         """The IR of the gradient function for these argument values' kinds."""
         info = self._param_info(values)

@@ -139,8 +139,10 @@ _VJPS = weakref.WeakKeyDictionary()
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), vjp_fun)`` where ``vjp_fun(ct)`` returns one cotangent per primal.
 
-    With ``has_aux``: ``(out, vjp_fun, aux)``.  ``vjp_fun`` may be called many
-    times, with cotangents shaped like the output.
+    With ``has_aux``: ``(out, vjp_fun, aux)``.  The primal runs once, in the
+    generated forward sweep, which hands the values the adjoint needs
+    (the residuals) to ``vjp_fun``; ``vjp_fun`` runs only the adjoint sweep
+    and may be called many times, with cotangents shaped like the output.
     """
     if not primals:
         raise TypeError("vjp needs at least one primal argument")
@@ -154,7 +156,11 @@ def vjp(fun, *primals, has_aux=False):
         transform = per_fn[key] = _ReverseTransform(fun, tuple(range(len(primals))), has_aux,
                                                    False, "vjp")
     values = transform._bind(primals, {})
-    result = fun(*primals)
+    fwd, bwd, free = transform.split_for(values)
+    if transform.kwonly_names:
+        free.update(zip(transform.kwonly_names, values[transform.n_positional:]))
+        values = values[:transform.n_positional]
+    result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
     out, aux = result if has_aux else (result, None)
     out_tree = tree_structure(out)
 
@@ -168,7 +174,7 @@ def vjp(fun, *primals, has_aux=False):
             if np.shape(o) != np.shape(c):
                 raise ValueError(f"vjp: the output has shape {np.shape(o)} but the "
                                  f"cotangent has shape {np.shape(c)}")
-        return transform.run(values, (ct,))[1]
+        return bwd(*residuals, ct)
 
     return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
 

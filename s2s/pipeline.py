@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Dict, Sequence
 
 from .ad.forward import Forward
-from .ad.reverse import ParamInfo, Reverse
+from .ad.reverse import ParamInfo, Reverse, split
 from .emit.load import load
 from .emit.python import Emitted, emit_function
 from .frontend.lower import lower_with_statics, statics_unchanged
@@ -126,6 +126,17 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
     name = name or f"{returns}_{fr.func.name}"
     out = Reverse(func, wrt, info, has_aux, holomorphic).build(returns, name, single)
     return dce(out)
+
+
+def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
+                  has_aux=False, single=False, name=None):
+    """``(fwd, bwd)`` IR of the vjp of ``fr`` with explicit residuals (``ad.reverse.split``)."""
+    func = copy_propagate(to_ssa(fr.func))
+    name = name or f"vjp_{fr.func.name}"
+    rev = Reverse(func, wrt, info, has_aux, False)
+    rev.build("vjp", name, single)
+    fwd, bwd = split(rev, name)
+    return dce(fwd), dce(bwd)
 
 
 def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=False,
