@@ -246,4 +246,6 @@ def test_vjp_halves_hand_over_residuals_as_values():
     fwd_src, bwd_src = pipeline.emit(fwd).source, pipeline.emit(bwd).source
     assert fwd_src.startswith("def vjp_branch_vec_fwd(x, y):")
     assert "_bar" not in fwd_src                      # no adjoint work in the forward sweep
-    assert bwd_src.startswith("def vjp_branch_vec_bwd(") and bwd_src.count("np.sin(") == 0
+    code = [line for line in bwd_src.splitlines() if not line.strip().startswith("#")]
+    assert bwd_src.startswith("def vjp_branch_vec_bwd(")
+    assert not any("np.sin(" in line for line in code)  # the primal is not recomputed
