@@ -24,6 +24,7 @@ a tangent, calls without a JVP rule on values that carry a tangent.
 """
 from __future__ import annotations
 
+import inspect
 import operator
 from dataclasses import replace
 from typing import Dict, List, Set
@@ -185,9 +186,9 @@ class Forward:
             raise S2SError(f"cannot differentiate this call of {describe(v.fn)}: {exc}",
                            loc) from None
         bound.apply_defaults()
+        roles = list(rule.signature.parameters)[:2]  # (cotangent, result): not parameters
         bindings = {k: (a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a))
-                    for k, a in bound.arguments.items()}
-        bindings.pop("g", None)
+                    for k, a in bound.arguments.items() if k not in roles}
         total = None
         for i, pname in enumerate(rule.param_names()):
             a = bindings[pname]
@@ -197,7 +198,9 @@ class Forward:
             if template is None:
                 raise NoRuleError(f"no forward-mode (JVP) rule for {describe(v.fn)} with "
                                   f"respect to its argument {pname!r}", loc)
-            binding = dict(bindings, t=self.dot_of(a.name), ans=ans)
+            tangent_name, ans_name = list(inspect.signature(template).parameters)[:2]
+            binding = dict(bindings)
+            binding[tangent_name], binding[ans_name] = self.dot_of(a.name), ans
             stmts, c = instantiate(template, binding, self.names, loc)
             for x in stmts:
                 if isinstance(x, ir.Assign):

@@ -5,7 +5,9 @@ its docstring.)
 
 A primitive's VJP is a list of *templates*, one per differentiable
 parameter, each an ordinary Python function ``(g, ans, *params) -> cotangent``
-where ``g`` is the cotangent of the result and ``ans`` the result.  All
+where ``g`` is the cotangent of the result and ``ans`` the result (the first
+two parameters are roles, bound by position: a primitive whose own
+parameters are called ``g`` or ``ans`` uses other names for them).  All
 templates of a primitive share one signature, which mirrors the
 primitive's own (so keyword arguments at the call site bind to it); the
 first ``len(templates)`` parameters are the differentiable ones, ``None``
@@ -60,7 +62,7 @@ def defvjp(fn, *templates, container_result=False):
     first = next(t for t in templates if t is not None)
     sig = inspect.signature(first)
     names = list(sig.parameters)
-    if names[:2] != ["g", "ans"]:
+    if len(names) < 2:
         raise ValueError(f"VJP template of {fn} must start with (g, ans, ...)")
     for t in templates:
         if t is not None and list(inspect.signature(t).parameters) != names:
@@ -92,7 +94,7 @@ def defjvp(fn, *templates):
         if t is None:
             continue
         params = list(inspect.signature(t).parameters)
-        if params[:2] != ["t", "ans"] or params[2:] != names:
+        if len(params) < 2 or params[2:] != names:
             raise ValueError(f"JVP template of {fn} must be (t, ans, {', '.join(names)})")
     rule.jvps = tuple(templates)
 
