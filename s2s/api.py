@@ -8,6 +8,7 @@ generated code.
 from __future__ import annotations
 
 import functools
+import weakref
 import inspect
 from typing import Sequence, Tuple, Union
 
@@ -79,6 +80,7 @@ class _ReverseTransform(_Specialising):
         self.fn = fn
         self.sig = pipeline.primitive_signature(fn) or _signature(fn)
         if self.sig is not None and not hasattr(fn, "__code__") \
+                and not isinstance(fn, _Specialising) \
                 and pipeline.primitive_signature(fn) is None:
             raise SourceUnavailableError(
                 f"cannot transform {getattr(fn, '__name__', fn)!r}: it is not a Python function "
@@ -94,8 +96,11 @@ class _ReverseTransform(_Specialising):
         self.holomorphic = holomorphic
         self.returns = returns
         self.cache = {}
+        self._outer = weakref.WeakKeyDictionary()  # inner generated fn -> this transform of it
         try:
-            functools.update_wrapper(self, fn)
+            # name and docstring only: merging fn.__dict__ would clobber this object's state
+            # when fn is itself a transform (grad(grad(f)))
+            functools.update_wrapper(self, fn, updated=())
         except AttributeError:
             pass
 
@@ -109,9 +114,11 @@ class _ReverseTransform(_Specialising):
     def __call__(self, *args, **kwargs):
         return self.run(self._bind(args, kwargs))
 
-    def run(self, values, extra=()):
-        """Call the generated function on bound ``values`` (plus ``extra`` positional
-        arguments after the primal ones, e.g. the cotangent of ``vjp``)."""
+    def generated(self, values):
+        """``(gen, free)``: the generated function for these values' kinds (compiled once,
+        cached) and the free-variable values to pass it as keywords."""
+        if isinstance(self.fn, _Specialising):
+            return self._composed(values).generated(self._with_inner_free(values))
         front = self.front
         free = {name: fv.load() for name, fv in front.freevars.items()}
         key = tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
@@ -119,6 +126,30 @@ class _ReverseTransform(_Specialising):
         if gen is None:
             gen = self._specialise(values)
             self.cache[key] = gen
+        return gen, free
+
+    def _composed(self, values):
+        """The same transform of the generated code of the inner transform ``self.fn``
+        (so ``grad(grad(f))`` differentiates the code ``grad(f)`` generated)."""
+        inner_gen, _ = self.fn.generated(values)
+        outer = self._outer.get(inner_gen)
+        if outer is None:
+            outer = self._outer[inner_gen] = type(self)(
+                inner_gen, self.argnums if not self.single else self.argnums[0],
+                self.has_aux, self.holomorphic, self.returns)
+        return outer
+
+    def _with_inner_free(self, values):
+        """``values`` plus the inner generated function's keyword-only free variables."""
+        _, free = self.fn.generated(values)
+        return list(values) + list(free.values())
+
+    def run(self, values, extra=()):
+        """Call the generated function on bound ``values`` (plus ``extra`` positional
+        arguments after the primal ones, e.g. the cotangent of ``vjp``)."""
+        if isinstance(self.fn, _Specialising):
+            return self._composed(values).run(self._with_inner_free(values), extra)
+        gen, free = self.generated(values)
         if self.kwonly_names:
             free.update(zip(self.kwonly_names, values[self.n_positional:]))
             values = values[:self.n_positional]

@@ -397,3 +397,19 @@ def test_print_of_a_differentiated_value_is_allowed(capsys):
         return x * 2.0
     assert s2s.grad(f)(1.5) == 2.0
     assert "1.5" in capsys.readouterr().out
+
+
+def _cubic_sin(x):
+    return math.sin(x) * x ** 3
+
+
+def test_grad_of_grad_is_the_second_derivative_or_a_clear_error():
+    """A transform of a transform differentiates the generated code; it must never
+    return the inner result (a transform once copied its inner transform's state)."""
+    x = 0.7
+    second = (-math.sin(x) * x ** 3 + 6 * math.cos(x) * x ** 2 + 6 * math.sin(x) * x)
+    try:
+        value = s2s.grad(s2s.grad(_cubic_sin))(x)
+    except s2s.S2SError:
+        return
+    assert math.isclose(value, second, rel_tol=1e-12)
