@@ -5,11 +5,11 @@ Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
 """
 from . import tree_util
 from .api import grad, value_and_grad
-from .api_forward import jacfwd, jacrev, jvp, linearize, vjp
+from .api_forward import hessian, jacfwd, jacrev, jvp, linearize, vjp
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "tree_util", "S2SError", "UnsupportedSyntaxError",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]

@@ -33,27 +33,40 @@ class _ForwardTransform(_Specialising):
         self.sig = pipeline.primitive_signature(fn) or _signature(fn)
         self.param_names = [p.name for p in self.sig.parameters.values()
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.kwonly_names = [p.name for p in self.sig.parameters.values()
+                             if p.kind == p.KEYWORD_ONLY]
         self.cache = {}
 
-    def __call__(self, primals, tangents):
+    def __call__(self, primals, tangents, kwonly=None):
+        """``kwonly``: keyword-only arguments (no tangents), e.g. the free variables of a
+        generated function being transformed again."""
         primals, tangents = _check_pairs(primals, tangents, self.fn)
         if len(primals) > len(self.param_names):
-            raise TypeError(f"{self.fn.__name__} takes {len(self.param_names)} positional "
-                            f"argument(s), got {len(primals)} primals")
-        bound = self.sig.bind(*primals)
+            raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes "
+                            f"{len(self.param_names)} positional argument(s), "
+                            f"got {len(primals)} primals")
+        bound = self.sig.bind(*primals, **(kwonly or {}))
         bound.apply_defaults()
         values = [bound.arguments[n] for n in self.param_names]
+        if isinstance(self.fn, _Specialising):
+            # jvp(grad(f)): the forward mode of the code grad(f) generated for these kinds
+            inner, free = self.fn.generated(values + [bound.arguments[n]
+                                                      for n in self.kwonly_names])
+            return _forward_of(inner, self.has_aux)(primals, tangents, {
+                **{n: bound.arguments[n] for n in self.kwonly_names}, **free})
+        kw = {n: bound.arguments[n] for n in self.kwonly_names}
         carries = [i < len(primals) and any(map(is_inexact_leaf, tree_flatten(v)[0]))
                    for i, v in enumerate(values)]
         front = self.front
         free = {name: fv.load() for name, fv in front.freevars.items()}
-        key = (tuple(map(kind_of, values)), tuple(carries), tuple(map(kind_of, free.values())))
+        key = (tuple(map(kind_of, values)), tuple(carries), tuple(map(kind_of, free.values())),
+               tuple(map(kind_of, kw.values())))
         gen = self.cache.get(key)
         if gen is None:
             gen = self._specialise(values, carries)
             self.cache[key] = gen
         dots = [rt.densify(t, p) for t, p, c in zip(tangents, primals, carries) if c]
-        result = gen(*values, *dots, **free)
+        result = gen(*values, *dots, **free, **kw)
         if self.has_aux:
             (out, aux), dout = result
             return out, dout, aux
@@ -266,3 +279,15 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
         return (result, res[2]) if has_aux else result
 
     return jacfun
+
+
+def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
+    """The Hessian of a scalar-valued ``fun``: forward mode over the generated gradient.
+
+    ``jacfwd(grad(fun))``, which is JAX's ``jacfwd(jacrev(fun))`` for scalar
+    outputs; the layout is ``in.shape + in.shape`` (nested tuples for tuple
+    ``argnums``).  Non-scalar outputs are a TypeError, as for ``grad``.
+    """
+    from .api import grad
+
+    return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
