@@ -107,3 +107,15 @@ from .jvps_arrays import (  # noqa: E402
 
 __all__ += ["array_jvp", "astype_jvp", "average_jvp", "cumprod_jvp", "max_jvp", "norm_jvp",
             "prod_jvp", "sort_jvp", "tangent_as", "var_jvp"]
+
+from . import helper_rules  # noqa: E402
+from .helper_rules import (  # noqa: E402
+    add_jvp, add_vjp, array_vjp_transpose, concatenate_vjp_transpose, getitem_vjp_transpose,
+    hstack_vjp_transpose, stack_vjp_transpose, trace_vjp_transpose, unpack_vjp_transpose,
+    unreduce_transpose, vstack_vjp_transpose,
+)
+
+__all__ += ["add_jvp", "add_vjp", "array_vjp_transpose", "concatenate_vjp_transpose",
+            "getitem_vjp_transpose", "hstack_vjp_transpose", "stack_vjp_transpose",
+            "trace_vjp_transpose", "unpack_vjp_transpose", "unreduce_transpose",
+            "vstack_vjp_transpose"]
