@@ -1,5 +1,5 @@
 """The ``s2s`` command line: ``s2s dump FILE.py:FUNC`` shows what s2s generates
-for a function (``--mode grad|jvp|ir``; ``--out`` writes the gradient as a
+for a function (``--mode grad|jvp|hvp|ir``; ``--out`` writes the gradient as a
 standalone module), ``s2s rules`` lists the primitives it has rules for and
 their modes (``jvp vjp`` or ``nondiff``).  Errors about the user's code or the command line are one line (plus the
 quoted source line and a caret when there is one) on stderr, exit status 2,
@@ -180,7 +180,7 @@ def generate(args):
         if args.out:
             raise CLIError("--out writes a gradient module; it needs --mode grad")
         return format_ir(pipeline.front(fn).func)
-    if args.mode == "jvp":
+    if args.mode in ("jvp", "hvp"):
         return _jvp_source(fn, module, args)
     argnums = parse_argnums(args.argnums)
     try:
@@ -216,6 +216,11 @@ def _jvp_source(fn, module, args) -> str:
         raise CLIError("--out writes a gradient module; it needs --mode grad")
     values = example_values(fn, module, args.args, args.signature)
     carries = [any(map(is_inexact_leaf, tree_leaves(v))) for v in values]
+    if args.mode == "hvp":  # forward mode over the generated gradient code
+        from . import api
+
+        fn, _ = api.grad(fn, argnums=parse_argnums(args.argnums)).generated(values)
+        values = values[:len(carries)]
     transform = api_forward._forward_of(fn, args.has_aux)
     return pipeline.emit(transform.specialised(values, carries)).source
 
@@ -290,9 +295,10 @@ def build_parser() -> argparse.ArgumentParser:
     dump = sub.add_parser("dump", help="print the code s2s generates for a function",
                           description="Print the code s2s generates for FUNC in FILE.py.")
     dump.add_argument("target", metavar="FILE.py:FUNC")
-    dump.add_argument("--mode", choices=("grad", "jvp", "ir"), default="grad",
+    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "ir"), default="grad",
                       help="grad: the generated gradient (default); jvp: the forward-mode "
-                           "tangent code; ir: the function's IR")
+                           "tangent code; hvp: forward mode over the gradient code "
+                           "(Hessian-vector products); ir: the function's IR")
     dump.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
     dump.add_argument("--signature", help="argument kinds, e.g. 'f64, f32[:], c128[:, :], i64'")
     dump.add_argument("--args", help="Python expression for the example arguments (a tuple, "

@@ -310,3 +310,19 @@ def test_dump_jvp_prints_tangent_code(tmp_path, capsys):
          namespace)
     value, tangent = namespace["jvp_f"](0.5, 2.0, 1.0, 0.0)
     assert abs(tangent - 2.0 * np.cos(0.5)) < 1e-14
+
+
+def test_dump_hvp_prints_forward_over_reverse_code(tmp_path, capsys):
+    src = tmp_path / "hv.py"
+    src.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.tanh(x) ** 2)\n")
+    assert main(["dump", f"{src}:f", "--mode", "hvp", "--signature", "f64[:]",
+                 "--color", "never"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("def jvp_grad_f(x, dx):")
+    namespace = {}
+    exec(compile("import numpy as np\nimport s2s_runtime as rt\n" + out, "<hvp>", "exec"),
+         namespace)
+    x, v = np.array([0.3, -0.8]), np.array([1.0, 2.0])
+    _, hv = namespace["jvp_grad_f"](x, v)
+    t = np.tanh(x)
+    np.testing.assert_allclose(hv, 2 * (1 - t ** 2) * (1 - 3 * t ** 2) * v, rtol=1e-12)
