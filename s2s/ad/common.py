@@ -26,8 +26,25 @@ def expr_active(v, active) -> bool:
         rule = lookup(v.fn)
         if rule is not None and rule.nondiff:
             return False
+        if rule is not None and rule.zero_params():
+            return any(is_in(a, active) for a in nonzero_operands(rule, v))
         return any(is_in(a, active) for a in v.operands())
     return False
+
+
+def nonzero_operands(rule, v: ir.Call):
+    """The operands of ``v`` bound to parameters whose derivative is not identically zero."""
+    try:
+        bound = rule.signature.bind(None, None, *v.args, **dict(v.kwargs))
+    except TypeError:
+        return v.operands()
+    zero = rule.zero_params()
+    out = []
+    for name, value in bound.arguments.items():
+        if name in zero:
+            continue
+        out += list(value) if isinstance(value, tuple) else [value]
+    return [a for a in out if isinstance(a, (ir.Var, ir.Const))]
 
 
 def describe(fn) -> str:

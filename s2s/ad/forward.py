@@ -190,9 +190,10 @@ class Forward:
         bindings = {k: (a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a))
                     for k, a in bound.arguments.items() if k not in roles}
         total = None
+        zero = rule.zero_params()
         for i, pname in enumerate(rule.param_names()):
             a = bindings[pname]
-            if not is_in(a, self.active):
+            if not is_in(a, self.active) or pname in zero:
                 continue
             template = rule.jvps[i] if i < len(rule.jvps) else None
             if template is None:

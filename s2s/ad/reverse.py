@@ -230,9 +230,10 @@ class Reverse:
         bound.apply_defaults()
         bindings = {k: (a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a))
                     for k, a in bound.arguments.items()}
+        zero = rule.zero_params()
         for i, pname in enumerate(rule.param_names()):
             a = bindings[pname]
-            if not is_in(a, self.relevant):
+            if not is_in(a, self.relevant) or pname in zero:
                 continue
             template = rule.vjps[i] if i < len(rule.vjps) else None
             if template is None:

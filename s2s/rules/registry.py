@@ -38,6 +38,20 @@ class Rule:
     signature: Optional[inspect.Signature] = None
     doc: str = ""
 
+    def zero_params(self) -> frozenset:
+        """Parameters whose derivative is identically zero (their VJP template is just
+        ``zeros_like(...)``: shape-only arguments of runtime helpers); the transforms
+        treat them like constants."""
+        cached = self.__dict__.get("_zero")
+        if cached is None:
+            from .templates import is_zero_template
+
+            names = self.param_names()
+            cached = frozenset(names[i] for i, t in enumerate(self.vjps)
+                               if t is not None and i < len(names) and is_zero_template(t))
+            self.__dict__["_zero"] = cached
+        return cached
+
     def param_names(self):
         """Names of the primitive's parameters (template params minus g, ans)."""
         return list(self.signature.parameters)[2:] if self.signature else []

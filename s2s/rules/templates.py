@@ -105,6 +105,16 @@ def _is_const(a, value) -> bool:
     return isinstance(a, ir.Const) and _is_number(a.value) and a.value == value
 
 
+def is_zero_template(template) -> bool:
+    """A template whose result is ``zeros_like(...)``: a symbolically zero derivative."""
+    from s2s_runtime import zeros_like
+
+    body = template_ir(template).body
+    return (len(body) == 2 and isinstance(body[0], ir.Assign)
+            and isinstance(body[0].value, ir.Call) and body[0].value.fn is zeros_like
+            and isinstance(body[1], ir.Return) and body[1].value == body[0].target)
+
+
 def _rename(atom, env):
     if isinstance(atom, ir.Var):
         return env.get(atom.name, atom)
