@@ -37,7 +37,9 @@ from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
 from ..rules.templates import instantiate
+from ..frontend.desugar import PLAIN_OF_INPLACE
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
+from .inplace import VIEW_OPS
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
@@ -50,6 +52,7 @@ class Forward:
         self.names = NameGen(ir.all_names(fn))
         self.temps = set(fn.temps)
         self.dot: Dict[str, ir.Var] = {}
+        self.aliases: Dict[str, Set[str]] = {}  # may share memory (views, copies of names)
         #: temporaries that hold a tangent sum just computed and read nowhere else
         self.fresh_results: Set[str] = set()
 
@@ -60,13 +63,19 @@ class Forward:
             if isinstance(s, ir.Assign):
                 if expr_active(s.value, active):
                     active.add(s.target.name)
+                self._note_alias(s)
             elif isinstance(s, ir.Unpack):
                 if is_in(s.value, active):
                     active.update(t.name for t in s.targets)
+                for t in s.targets:  # rows of an array are views of it
+                    self._alias(t.name, s.value)
             elif isinstance(s, ir.ExprStmt):
                 v = s.value
-                if isinstance(v, ir.Call) and v.fn is operator.setitem and is_in(v.args[2], active):
-                    active.add(v.args[0].name) if isinstance(v.args[0], ir.Var) else None
+                if isinstance(v, ir.Call) and v.fn is operator.setitem and is_in(v.args[2], active) \
+                        and isinstance(v.args[0], ir.Var):
+                    # writing a tangent-carrying value into an array changes every array
+                    # it may share memory with: they all carry tangents (views of views...)
+                    active.update(self._aliases(v.args[0].name))
             elif isinstance(s, ir.For):
                 if is_in(s.iter, active):
                     raise unsupported("'for' loop over a value that carries a tangent", s.loc,
@@ -77,6 +86,28 @@ class Forward:
             elif isinstance(s, ir.If):
                 self.activity(s.body, active)
                 self.activity(s.orelse, active)
+
+    def _alias(self, name, source) -> None:
+        if isinstance(source, ir.Var):
+            self.aliases.setdefault(name, set()).add(source.name)
+            self.aliases.setdefault(source.name, set()).add(name)
+
+    def _note_alias(self, s: ir.Assign) -> None:
+        """``t = y`` and ``t = view(y, ...)`` make ``t`` and ``y`` share memory."""
+        v = s.value
+        if isinstance(v, ir.Var):
+            self._alias(s.target.name, v)
+        elif isinstance(v, ir.Call) and (v.fn in VIEW_OPS or v.fn in PLAIN_OF_INPLACE) and v.args:
+            self._alias(s.target.name, v.args[0])
+
+    def _aliases(self, name) -> Set[str]:
+        seen, todo = set(), [name]
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo += self.aliases.get(n, ())
+        return seen
 
     def _loop(self, inner, active) -> None:
         while True:

@@ -249,3 +249,24 @@ def test_vjp_halves_hand_over_residuals_as_values():
     code = [line for line in bwd_src.splitlines() if not line.strip().startswith("#")]
     assert bwd_src.startswith("def vjp_branch_vec_bwd(")
     assert not any("np.sin(" in line for line in code)  # the primal is not recomputed
+
+
+def _write_through_view(x):
+    y = np.zeros(3)
+    v = y[1:]
+    v[0] = x * 2.0
+    return np.sum(y) + x
+
+
+def _write_through_alias(x):
+    y = np.zeros(3)
+    z = y
+    z[0] = x * 4.0
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("f, expected", [(_write_through_view, 3.0), (_write_through_alias, 4.0)])
+def test_in_place_writes_through_views_and_aliases_reach_the_base_array(f, expected):
+    out, t = s2s.jvp(f, (1.5,), (1.0,))
+    assert out == f(1.5)
+    assert t == expected == fd_jvp(f, (1.5,), (1.0,)).round(6)
