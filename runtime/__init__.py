@@ -39,6 +39,7 @@ from .adjoint import (  # noqa: E402
     grad_seed,
     matmul_vjp_lhs,
     matmul_vjp_rhs,
+    owned,
     split_vjp,
     sum_builtin_vjp,
     stack_vjp,
@@ -51,7 +52,7 @@ from .build import astype, dtype_of, make_dict, make_list, make_tuple  # noqa: E
 
 __all__ += [
     "add", "array_vjp", "broadcast_like", "cast_vjp", "sum_builtin_vjp", "clip_inside", "concatenate_vjp", "densify", "getattr_vjp", "getitem_vjp", "grad_seed",
-    "matmul_vjp_lhs", "matmul_vjp_rhs", "split_vjp", "stack_vjp", "unbroadcast",
+    "matmul_vjp_lhs", "matmul_vjp_rhs", "owned", "split_vjp", "stack_vjp", "unbroadcast",
     "unpack_vjp", "unreduce", "zeros_like", "astype", "dtype_of", "make_dict", "make_list", "make_tuple",
 ]
 

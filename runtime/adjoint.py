@@ -334,3 +334,9 @@ def broadcast_like(t, ans):
     if np.shape(t) == shape:
         return t
     return np.broadcast_to(t, shape).copy() if shape else t
+
+
+def owned(x):
+    """``x`` itself, or a copy if it is an array: a tangent that will be updated in
+    place must not share memory with another tangent unless its primal does."""
+    return x.copy() if isinstance(x, np.ndarray) else x

@@ -53,6 +53,7 @@ class Forward:
         self.temps = set(fn.temps)
         self.dot: Dict[str, ir.Var] = {}
         self.aliases: Dict[str, Set[str]] = {}  # may share memory (views, copies of names)
+        self.mutated: Set[str] = set()
         #: temporaries that hold a tangent sum just computed and read nowhere else
         self.fresh_results: Set[str] = set()
 
@@ -176,6 +177,8 @@ class Forward:
             return [s, self.zeros(s.target, loc)]
         if isinstance(v, ir.Var):
             return [s, ir.Assign(self.dot_of(name), self.dot_of(v.name), loc)]
+        if isinstance(v, ir.Call) and v.fn in PLAIN_OF_INPLACE and len(v.args) == 2:
+            return self.inplace(s, loc)
         # x = f(x, ...): compute into a temporary so the tangent sees the old x
         reads_self = any(is_in(a, {name}) for a in v.operands())
         target = self.temp() if reads_self else s.target
@@ -184,11 +187,55 @@ class Forward:
         if reads_self:
             out.append(ir.Assign(s.target, target, s.loc))
         last = out[-1]
-        if isinstance(last, ir.Assign) and last.target == contribution \
+        if name in self.mutated and not (v.fn in VIEW_OPS):
+            out.append(ir.Assign(self.dot_of(name), ir.Call(rt.owned, (contribution,)), loc))
+        elif isinstance(last, ir.Assign) and last.target == contribution \
                 and contribution.name in self.fresh_results:
             out[-1] = replace(last, target=self.dot_of(name))  # name the sum dx directly
         else:
             out.append(ir.Assign(self.dot_of(name), contribution, loc))
+        return out
+
+    def inplace(self, s: ir.Assign, loc) -> List:
+        """``a += b`` (and ``-=``, ``*=``, ``/=``): the tangent is updated in place too, so
+        tangents share memory exactly like the arrays they follow (views see the update).
+
+        d(a + b) = da + db;  d(a * b) = da * b + a * db;  d(a / b) = da / b - a db / b**2,
+        with the ``a`` terms computed before the primal statement changes ``a``.
+        """
+        v = s.value
+        a, b = v.args
+        plain = PLAIN_OF_INPLACE[v.fn]
+        db = self.dot_of(b.name) if is_in(b, self.active) else None
+        pre, post = [], []
+        if is_in(a, self.active):
+            da = self.dot_of(a.name)
+        else:  # a carries no tangent yet: start from zeros
+            da = self.temp()
+            pre.append(ir.Assign(da, ir.Call(rt.zeros_like, (a,)), loc))
+        if plain in (operator.add, operator.sub):
+            if db is not None:
+                post.append(ir.Assign(da, ir.Call(v.fn, (da, db)), loc))
+        elif plain in (operator.mul, operator.truediv):
+            c = None
+            if db is not None:  # the a * db term, from the old a
+                c = self.temp()
+                pre.append(ir.Assign(c, ir.Call(operator.mul, (a, db)), loc))
+                if plain is operator.truediv:
+                    b2, c2 = self.temp(), self.temp()
+                    pre += [ir.Assign(b2, ir.Call(operator.mul, (b, b)), loc),
+                            ir.Assign(c2, ir.Call(operator.truediv, (c, b2)), loc)]
+                    c = c2
+            post.append(ir.Assign(da, ir.Call(v.fn, (da, b)), loc))
+            if c is not None:
+                step = operator.iadd if plain is operator.mul else operator.isub
+                post.append(ir.Assign(da, ir.Call(step, (da, c)), loc))
+        else:
+            raise unsupported("augmented assignment with this operator on a value that "
+                              "carries a tangent", s.loc, "write 'x = x op y'")
+        out = pre + [s] + post
+        if da != self.dot_of(s.target.name):
+            out.append(ir.Assign(self.dot_of(s.target.name), da, loc))
         return out
 
     def tangent_of_call(self, v: ir.Call, ans: ir.Var, loc, out: List) -> ir.Atom:
@@ -276,6 +323,16 @@ class Forward:
                               "comes with the control-flow work")
         self.active = set(self.wrt)
         self._loop(body, self.active)
+        # arrays updated in place (and what shares memory with them): their tangents must
+        # share memory exactly as they do, so a tangent computed by a template (which may
+        # return another tangent unchanged) is copied once where the array is made
+        mutated = set()
+        for x in ir.walk(body):
+            v = getattr(x, "value", None)
+            if isinstance(v, ir.Call) and v.args and isinstance(v.args[0], ir.Var) and (
+                    v.fn is operator.setitem or v.fn in PLAIN_OF_INPLACE):
+                mutated |= self._aliases(v.args[0].name)
+        self.mutated = mutated
         for p in self.wrt:
             self.dot_of(p)
         tangent_params = tuple(ir.Param(self.dot_of(p)) for p in self.wrt)

@@ -29,7 +29,7 @@ the helper has a parameter ``ct``), JVP templates with ``(tan, out, ...)``.
 """
 import numpy as np
 
-from s2s_runtime import (add, add_jvp, add_vjp, array_jvp, array_vjp, array_vjp_transpose,
+from s2s_runtime import (add, owned, add_jvp, add_vjp, array_jvp, array_vjp, array_vjp_transpose,
                          astype_jvp, astype_vjp, broadcast_like, cast_jvp, cast_vjp,
                          clip_inside, concatenate_vjp, concatenate_vjp_transpose, cumsum_vjp,
                          densify, diag_vjp, full_vjp, getattr_vjp, getitem_vjp,
@@ -319,3 +319,7 @@ defvjp(vstack_vjp_transpose, lambda c, out, ct, g, tup: vstack_vjp(c, tup),
        lambda c, out, ct, g, tup: zeros_like(g), lambda c, out, ct, g, tup: zeros_like(tup))
 defjvp(vstack_vjp_transpose, lambda tan, out, ct, g, tup: vstack_vjp_transpose(tan, g, tup),
        lambda tan, out, ct, g, tup: zeros_like(out), lambda tan, out, ct, g, tup: zeros_like(out))
+
+# owned(x) is a copy when x is an array: the identity map
+defvjp(owned, lambda ct, out, x: ct)
+defjvp(owned, lambda tan, out, x: owned(tan))

@@ -270,3 +270,33 @@ def test_in_place_writes_through_views_and_aliases_reach_the_base_array(f, expec
     out, t = s2s.jvp(f, (1.5,), (1.0,))
     assert out == f(1.5)
     assert t == expected == fd_jvp(f, (1.5,), (1.0,)).round(6)
+
+
+def _augmented_in_loops(x):
+    s = 0.0
+    for i in range(3):
+        s += x[i] * x[i]
+    p = 1.0
+    for i in range(3):
+        p *= x[i]
+    q = 10.0
+    q /= x[0]
+    return s + p + q
+
+
+def _augmented_through_view(x):
+    y = x * 1.0
+    w = y[1:]
+    w += x[:2] * x[:2]
+    y *= 2.0
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("f", [_augmented_in_loops, _augmented_through_view])
+def test_augmented_assignment_in_forward_mode(f):
+    x, v = np.array([1.0, 2.0, 3.0]), np.array([0.3, -1.0, 2.0])
+    v_before = v.copy()
+    out, t = s2s.jvp(f, (x,), (v,))
+    np.testing.assert_array_equal(v, v_before)  # the caller's tangent is never changed
+    assert math.isclose(out, f(x))
+    assert math.isclose(t, fd_jvp(f, (x,), (v,)), rel_tol=1e-7)

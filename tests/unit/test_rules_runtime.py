@@ -168,6 +168,7 @@ def _max_cases():
 
 x5, x34 = rn(5), rn(3, 4)
 CASES = [
+    (rt.owned, (rn(3, 4),), [0]), (rt.owned, (1.5,), [0]),
     (rt.unbroadcast, (rn(3, 4), rn(4)), [0]),
     (rt.unbroadcast, (rn(3, 4), rn(1, 4)), [0]),
     (rt.unbroadcast, (rn(2, 3, 4), rn(3, 1)), [0]),
