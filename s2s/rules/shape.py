@@ -58,7 +58,7 @@ defjvp(np.flip, lambda t, ans, m, axis=None: np.flip(t, axis))
 defvjp(np.copy, lambda g, ans, a, order="K", subok=False: unbroadcast(g, a))
 defjvp(np.copy, lambda t, ans, a, order="K", subok=False: np.copy(t, order))
 defvjp(np.array, lambda g, ans, object, dtype=None, copy=True, order="K", subok=False, ndmin=0,
-       ndmax=0, like=None: array_vjp(g, object))
+       ndmax=0, like=None: array_vjp(np.reshape(g, np.shape(object)), object))  # ndmin axes off
 defjvp(np.array, lambda t, ans, object, dtype=None, copy=True, order="K", subok=False, ndmin=0,
        ndmax=0, like=None: array_jvp(t, ans, object, copy, ndmin))
 defvjp(np.asarray, lambda g, ans, a, dtype=None, order=None, device=None, copy=None, like=None:

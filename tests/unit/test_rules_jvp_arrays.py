@@ -130,6 +130,7 @@ EXTRA = [
     (operator.getitem, ((1.5, rn(3), rn(2)), slice(1, None)), {}),   # container tangent
     (operator.getitem, ([rn(3), 2.5], 0), {}),
     (np.array, ([[rn(2), rn(2)], [rn(2), rn(2)]],), dict(ndmin=2)),
+    (np.array, ([[rn(2), rn(2)], [rn(2), rn(2)]],), dict(ndmin=4)),
     (np.array, ([1.0, 2.0 + 1j],), {}),
     (np.asarray, (rn(2, 3),), dict(dtype=np.complex128)),
     (build.astype, (rn(2, 3, cplx=True), np.float64), {}),         # Re(t)
@@ -148,7 +149,6 @@ EXTRA = [
 #: cases whose VJP templates cannot be called (checked against finite differences only)
 NO_VJP = [
     (np.linspace, (0.5, 2.0), dict(num=5, retstep=True)),   # (samples, step): VJP raises
-    (np.array, ([[rn(2), rn(2)], [rn(2), rn(2)]],), dict(ndmin=4)),  # array_vjp ignores ndmin
 ]
 CASES = RED + PROD + SHAPE + EXTRA
 
@@ -166,10 +166,8 @@ def test_jvp_matches_finite_differences(case):
     check_jvp(fn, args, kw, vjp=False)
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="bug in array_vjp (runtime/adjoint.py): np.array(..., ndmin=k) "
-                          "adds leading axes that the VJP does not strip")
 def test_array_vjp_with_ndmin():
+    """np.array(..., ndmin=k) adds leading axes; the VJP takes them off again."""
     check_jvp(np.array, ([[1.0, 2.0]],), dict(ndmin=3))
 
 
