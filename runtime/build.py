@@ -51,3 +51,8 @@ def call_method(obj, name, *args, **kwargs):
     if name == "__call__":
         return obj(*args, **kwargs)
     return getattr(obj, name)(*args, **kwargs)
+
+
+def raise_error(error):
+    """Raise ``error`` (generated code's stand-in for code that could not be made)."""
+    raise error

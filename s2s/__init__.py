@@ -5,7 +5,9 @@ Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
 """
 from . import tree_util
 from .api import grad, value_and_grad
-from .api_forward import hessian, jacfwd, jacrev, jvp, linearize, vjp
+from .api_forward import jvp
+from .api_jacobian import hessian, jacfwd, jacrev
+from .api_vjp import linearize, vjp
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 

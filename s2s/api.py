@@ -8,15 +8,16 @@ generated code.
 from __future__ import annotations
 
 import functools
-import weakref
 import inspect
+import weakref
+from collections import OrderedDict
 from typing import Sequence, Tuple, Union
 
 from s2s_runtime.tree import tree_flatten, tree_leaves
 
 from . import pipeline
 from .ad.reverse import ParamInfo
-from .errors import SourceUnavailableError
+from .errors import SourceUnavailableError, UnsupportedSyntaxError
 from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
 
 
@@ -53,6 +54,27 @@ def _signature(fn):
                         "no derivative rule") from None
 
 
+#: generated code shared by transforms of functions with the same IR (closures made
+#: afresh at every call, e.g. ``grad(lambda x: ...)`` inside a function; see
+#: ``pipeline._front_of_sibling``): (id(ir), transform config, kinds) -> (ir, value)
+_SHARED: "OrderedDict[tuple, tuple]" = OrderedDict()
+_SHARED_MAX = 512
+
+
+def memo(fun, key, make):
+    """The transform ``make()`` of ``fun``, made once per ``key`` and kept on ``fun``
+    itself (so it lives exactly as long as ``fun``); made afresh when ``fun`` has
+    no attribute dictionary (a builtin)."""
+    try:
+        per_fun = fun.__dict__.setdefault("_s2s_transforms", {})
+    except AttributeError:
+        return make()
+    hit = per_fun.get(key)
+    if hit is None:
+        hit = per_fun[key] = make()
+    return hit
+
+
 class _Specialising:
     """A transform of ``self.fn`` whose generated functions live in ``self.cache``,
     keyed by argument kinds; the frontend's IR is rebuilt (and the cache
@@ -70,6 +92,43 @@ class _Specialising:
             self.cache.clear()
         return front
 
+    config: tuple = ()
+
+    def shared(self, key, make):
+        """``make()``, or what it returned for another transform with this config of a
+        function with the same IR and these kinds."""
+        func = self.front.func
+        full = (id(func), self.config, key)
+        hit = _SHARED.get(full)
+        if hit is not None and hit[0] is func:
+            _SHARED.move_to_end(full)
+            return hit[1]
+        value = make()
+        _SHARED[full] = (func, value)
+        if len(_SHARED) > _SHARED_MAX:
+            _SHARED.popitem(last=False)
+        return value
+
+    def free_values(self) -> dict:
+        """The current values of the front's free variables."""
+        return {name: fv.load() for name, fv in self.front.freevars.items()}
+
+    def front_for(self, arguments: dict):
+        """The front with its calls of transforms expanded for these arguments
+        (every parameter, free variables included, by name); cached per kinds."""
+        front = self.front
+        if not front.sites:
+            return front
+        key = ("front",) + tuple((n, kind_of(v)) for n, v in arguments.items())
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache[key] = pipeline.expanded(front, arguments)
+        return hit
+
+    def extra_freevars(self, front) -> dict:
+        """Free variables that expanding calls of transforms added to the front."""
+        return {n: fv for n, fv in front.freevars.items() if n not in self.front.freevars}
+
 
 class _ReverseTransform(_Specialising):
     """``grad``/``value_and_grad``/``vjp`` of one function, specialised per argument kinds."""
@@ -80,7 +139,7 @@ class _ReverseTransform(_Specialising):
         self.fn = fn
         self.sig = pipeline.primitive_signature(fn) or _signature(fn)
         if self.sig is not None and not hasattr(fn, "__code__") \
-                and not isinstance(fn, _Specialising) \
+                and not isinstance(fn, _Specialising) and not hasattr(fn, "_s2s_ir") \
                 and pipeline.primitive_signature(fn) is None:
             raise SourceUnavailableError(
                 f"cannot transform {getattr(fn, '__name__', fn)!r}: it is not a Python function "
@@ -95,6 +154,7 @@ class _ReverseTransform(_Specialising):
         self.has_aux = has_aux
         self.holomorphic = holomorphic
         self.returns = returns
+        self.config = (returns, self.argnums, self.single, has_aux, holomorphic)
         self.cache = {}
         self._outer = weakref.WeakKeyDictionary()  # inner generated fn -> this transform of it
         try:
@@ -119,13 +179,14 @@ class _ReverseTransform(_Specialising):
         cached) and the free-variable values to pass it as keywords."""
         if isinstance(self.fn, _Specialising):
             return self._composed(values).generated(self._with_inner_free(values))
-        front = self.front
-        free = {name: fv.load() for name, fv in front.freevars.items()}
+        free = self.free_values()
         key = tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
-        gen = self.cache.get(key)
-        if gen is None:
-            gen = self._specialise(values)
-            self.cache[key] = gen
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache[key] = self.shared(key, lambda: self._specialise(values, free))
+        gen, extra = hit
+        if extra:
+            free.update((name, fv.load()) for name, fv in extra.items())
         return gen, free
 
     def _composed(self, values):
@@ -175,34 +236,59 @@ class _ReverseTransform(_Specialising):
                                 f"inputs, but argument {i} ({name!r}) is not complex")
         return info
 
-    def split_for(self, values):
-        """``(fwd, bwd, free)``: the compiled vjp halves for these values' kinds and the
-        free-variable values to pass ``fwd`` (see ``ad.reverse.split``)."""
-        front = self.front
-        free = {name: fv.load() for name, fv in front.freevars.items()}
-        key = ("split",) + tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
-        pair = self.cache.get(key)
-        if pair is None:
-            info = self._param_info(values)
-            wrt = [self.param_names[i] for i in self.argnums]
-            fwd_ir, bwd_ir = pipeline.reverse_split(front, wrt, info, has_aux=self.has_aux,
-                                                    single=self.single)
-            pair = (pipeline.compile_function(fwd_ir)[0], pipeline.compile_function(bwd_ir)[0])
-            self.cache[key] = pair
-        return pair[0], pair[1], free
-
-    def specialised(self, values):
-        """The IR of the gradient function for these argument values' kinds."""
+    def split_ir(self, values):
+        """``(fwd_ir, bwd_ir, freevars)``: the vjp halves for these values' kinds (see
+        ``ad.reverse.split``) and the free variables ``fwd_ir`` reads."""
+        front = self.front_for(self._arguments(values, self.free_values()))
         info = self._param_info(values)
         wrt = [self.param_names[i] for i in self.argnums]
-        return pipeline.reverse(self.front, wrt, info, has_aux=self.has_aux,
+        fwd_ir, bwd_ir = pipeline.reverse_split(front, wrt, info, has_aux=self.has_aux,
+                                                single=self.single)
+        return fwd_ir, bwd_ir, front.freevars
+
+    def _arguments(self, values, free) -> dict:
+        arguments = dict(zip(self.param_names, values))
+        arguments.update(free)
+        return arguments
+
+    def specialised(self, values, front=None):
+        """The IR of the gradient function for these argument values' kinds."""
+        if front is None:
+            front = self.front_for(self._arguments(values, self.free_values()))
+        info = self._param_info(values)
+        wrt = [self.param_names[i] for i in self.argnums]
+        return pipeline.reverse(front, wrt, info, has_aux=self.has_aux,
                                 holomorphic=self.holomorphic, returns=self.returns,
                                 single=self.single)
 
-    def _specialise(self, values):
-        func = self.specialised(values)
-        gen, _ = pipeline.compile_function(func)
-        return gen
+    def _specialise(self, values, free):
+        """``(generated function, free variables added by expanding transform calls)``."""
+        front = self.front_for(self._arguments(values, free))
+        gen, _ = pipeline.compile_function(self.specialised(values, front))
+        return gen, self.extra_freevars(front)
+
+    # -- as a call inside code that is itself transformed (passes/sites.py) -------
+    def _s2s_site(self, args, kwargs, call=None, loc=None):
+        if self.returns == "vjp":
+            raise UnsupportedSyntaxError("a call of a vjp transform inside transformed code")
+        return self.site_ir(self._bind(args, kwargs))
+
+    def site_ir(self, values):
+        """``(ir, freevars)``: the generated function for these values as IR, and the
+        free variables its free-variable parameters read."""
+        if isinstance(self.fn, _Specialising):
+            func, free = self._composed(values).site_ir(self._with_inner_free(values))
+            return func, {**self.fn.gen_freevars(values), **free}
+        front = self.front_for(self._arguments(values, self.free_values()))
+        return self.specialised(values, front), dict(front.freevars)
+
+    def gen_freevars(self, values) -> dict:
+        """The free variables read by the keyword-only parameters of ``generated``."""
+        if isinstance(self.fn, _Specialising):
+            outer = self._composed(values)
+            return {**self.fn.gen_freevars(values),
+                    **outer.gen_freevars(self._with_inner_free(values))}
+        return dict(self.front_for(self._arguments(values, self.free_values())).freevars)
 
 
 def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False,
@@ -214,7 +300,17 @@ def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False
     """
     if fun is None:
         return lambda f: grad(f, argnums, has_aux, holomorphic)
-    return _ReverseTransform(fun, argnums, has_aux, holomorphic, "grad")
+    return _reverse_transform(fun, argnums, has_aux, holomorphic, "grad")
+
+
+def _reverse_transform(fun, argnums, has_aux, holomorphic, returns):
+    """The transform, shared by every call with the same arguments (and its cache)."""
+    nums = argnums if isinstance(argnums, int) else tuple(argnums)
+    return memo(fun, (returns, nums, bool(has_aux), bool(holomorphic)),
+                lambda: _ReverseTransform(fun, argnums, has_aux, holomorphic, returns))
+
+
+grad._s2s_static_factory = True  # grad(f) with constant arguments is made while lowering
 
 
 def value_and_grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False,
@@ -222,4 +318,7 @@ def value_and_grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bo
     """``(fun(*args), grad(fun)(*args))`` in one pass (JAX's ``value_and_grad``)."""
     if fun is None:
         return lambda f: value_and_grad(f, argnums, has_aux, holomorphic)
-    return _ReverseTransform(fun, argnums, has_aux, holomorphic, "value_and_grad")
+    return _reverse_transform(fun, argnums, has_aux, holomorphic, "value_and_grad")
+
+
+value_and_grad._s2s_static_factory = True

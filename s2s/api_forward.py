@@ -1,25 +1,28 @@
-"""``jvp``, ``linearize``, ``vjp``, ``jacfwd`` and ``jacrev`` (JAX's semantics).
+"""``jvp`` (JAX's semantics): the forward-mode transform (``ad/forward.py``),
+specialised per argument kinds and cached like ``grad``.
 
-``jvp`` runs the forward-mode transform (``ad/forward.py``), specialised per
-argument kinds and cached like ``grad``; ``vjp`` runs reverse mode with the
-output's cotangent as an argument.  ``jacfwd`` and ``jacrev`` push the
-standard basis through them, one vector at a time, and lay the Jacobian out
-as JAX does: for each output leaf, ``out.shape + in.shape`` per input leaf,
-nested output-tree-of-input-trees.
+``jvp(f, primals, tangents)`` called inside code that is itself transformed
+(reverse over forward) expands to the JVP function's IR (``_jvp_site``).
 """
 from __future__ import annotations
 
+import inspect
+import operator
 import weakref
-from typing import Sequence, Union
+from dataclasses import replace
 
 import numpy as np
 
 import s2s_runtime as rt
-from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
+from s2s_runtime import build
+from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
-from .api import _normalise_argnums, _ReverseTransform, _signature, _Specialising
+from .api import _signature, _Specialising, memo
+from .errors import UnsupportedSyntaxError
+from .ir import nodes as ir
 from .ir.kinds import is_inexact_leaf, kind_of
+from .passes.sites import IRCallable
 
 
 class _ForwardTransform(_Specialising):
@@ -30,6 +33,7 @@ class _ForwardTransform(_Specialising):
             raise TypeError(f"jvp expects a callable, got {type(fn).__name__}")
         self.fn = fn
         self.has_aux = has_aux
+        self.config = ("jvp", bool(has_aux))
         self.sig = pipeline.primitive_signature(fn) or _signature(fn)
         self.param_names = [p.name for p in self.sig.parameters.values()
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -41,30 +45,13 @@ class _ForwardTransform(_Specialising):
         """``kwonly``: keyword-only arguments (no tangents), e.g. the free variables of a
         generated function being transformed again."""
         primals, tangents = _check_pairs(primals, tangents, self.fn)
-        if len(primals) > len(self.param_names):
-            raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes "
-                            f"{len(self.param_names)} positional argument(s), "
-                            f"got {len(primals)} primals")
-        bound = self.sig.bind(*primals, **(kwonly or {}))
-        bound.apply_defaults()
-        values = [bound.arguments[n] for n in self.param_names]
+        values, kw = self._bind(primals, kwonly)
         if isinstance(self.fn, _Specialising):
             # jvp(grad(f)): the forward mode of the code grad(f) generated for these kinds
-            inner, free = self.fn.generated(values + [bound.arguments[n]
-                                                      for n in self.kwonly_names])
-            return _forward_of(inner, self.has_aux)(primals, tangents, {
-                **{n: bound.arguments[n] for n in self.kwonly_names}, **free})
-        kw = {n: bound.arguments[n] for n in self.kwonly_names}
-        carries = [i < len(primals) and any(map(is_inexact_leaf, tree_flatten(v)[0]))
-                   for i, v in enumerate(values)]
-        front = self.front
-        free = {name: fv.load() for name, fv in front.freevars.items()}
-        key = (tuple(map(kind_of, values)), tuple(carries), tuple(map(kind_of, free.values())),
-               tuple(map(kind_of, kw.values())))
-        gen = self.cache.get(key)
-        if gen is None:
-            gen = self._specialise(values, carries)
-            self.cache[key] = gen
+            inner, free = self.fn.generated(values + list(kw.values()))
+            return _forward_of(inner, self.has_aux)(primals, tangents, {**kw, **free})
+        carries = self._carries(values, len(primals))
+        gen, free = self.generated(values, carries, kw)
         dots = [rt.densify(t, p) for t, p, c in zip(tangents, primals, carries) if c]
         result = gen(*values, *dots, **free, **kw)
         if self.has_aux:
@@ -72,15 +59,60 @@ class _ForwardTransform(_Specialising):
             return out, dout, aux
         return result
 
-    def specialised(self, values, carries):
+    def _bind(self, primals, kwonly):
+        if len(primals) > len(self.param_names):
+            raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes "
+                            f"{len(self.param_names)} positional argument(s), "
+                            f"got {len(primals)} primals")
+        bound = self.sig.bind(*primals, **(kwonly or {}))
+        bound.apply_defaults()
+        values = [bound.arguments[n] for n in self.param_names]
+        return values, {n: bound.arguments[n] for n in self.kwonly_names}
+
+    @staticmethod
+    def _carries(values, nprimals):
+        """Which parameters get a tangent: given as primals, with float/complex leaves."""
+        return [i < nprimals and any(map(is_inexact_leaf, tree_flatten(v)[0]))
+                for i, v in enumerate(values)]
+
+    def generated(self, values, carries, kw):
+        """``(gen, free)``: the JVP function for these kinds and its free-variable values."""
+        free = self.free_values()
+        key = (tuple(map(kind_of, values)), tuple(carries), tuple(map(kind_of, free.values())),
+               tuple(map(kind_of, kw.values())))
+        hit = self.cache.get(key)
+        if hit is None:
+            def make():
+                front = self.front_for({**dict(zip(self.param_names, values)), **kw, **free})
+                gen, _ = pipeline.compile_function(self.specialised(values, carries, front))
+                return gen, self.extra_freevars(front)
+
+            hit = self.cache[key] = self.shared(key, make)
+        gen, extra = hit
+        if extra:
+            free.update((name, fv.load()) for name, fv in extra.items())
+        return gen, free
+
+    def specialised(self, values, carries, front=None):
+        if front is None:
+            front = self.front_for({**dict(zip(self.param_names, values)), **self.free_values()})
         wrt = [n for n, c in zip(self.param_names, carries) if c]
         leaf = {n: len(tree_flatten(v)[0]) == 1 and tree_flatten(v)[0][0] is v
                 for n, v in zip(self.param_names, values)}
-        return pipeline.forward(self.front, wrt, leaf, has_aux=self.has_aux)
+        return pipeline.forward(front, wrt, leaf, has_aux=self.has_aux)
 
-    def _specialise(self, values, carries):
-        gen, _ = pipeline.compile_function(self.specialised(values, carries))
-        return gen
+    def site_ir(self, values, carries, kw):
+        """``(ir, freevars)``: the JVP function for these kinds as IR, and the free
+        variables its free-variable parameters read (``passes/sites.py``)."""
+        if isinstance(self.fn, _Specialising):
+            inner, free = self.fn.generated(values + list(kw.values()))
+            inner_free = self.fn.gen_freevars(values + list(kw.values()))
+            func, more = _forward_of(inner, self.has_aux).site_ir(
+                values, carries, {**kw, **free})
+            return func, {**inner_free, **more}
+        front = self.front_for({**dict(zip(self.param_names, values)), **kw,
+                                **self.free_values()})
+        return self.specialised(values, carries, front), dict(front.freevars)
 
 
 def _check_pairs(primals, tangents, fn):
@@ -112,17 +144,8 @@ def _check_pairs(primals, tangents, fn):
     return tuple(primals), tuple(checked)
 
 
-_JVPS = weakref.WeakKeyDictionary()
-
-
 def _forward_of(fun, has_aux):
-    try:
-        per_fn = _JVPS.setdefault(fun, {})
-    except TypeError:  # not weak-referenceable (a numpy ufunc): no cache across calls
-        return _ForwardTransform(fun, has_aux)
-    if has_aux not in per_fn:
-        per_fn[has_aux] = _ForwardTransform(fun, has_aux)
-    return per_fn[has_aux]
+    return memo(fun, ("jvp", bool(has_aux)), lambda: _ForwardTransform(fun, has_aux))
 
 
 def jvp(fun, primals, tangents, has_aux=False):
@@ -135,159 +158,63 @@ def jvp(fun, primals, tangents, has_aux=False):
     return _forward_of(fun, has_aux)(primals, tangents)
 
 
-def linearize(fun, *primals):
-    """``(fun(*primals), jvp_fun)`` where ``jvp_fun(*tangents)`` is the JVP at ``primals``."""
-    out = fun(*primals)
-    forward = _forward_of(fun, False)
-
-    def jvp_fun(*tangents):
-        return forward(primals, tangents)[1]
-
-    return out, jvp_fun
-
-
-_VJPS = weakref.WeakKeyDictionary()
-
-
-def vjp(fun, *primals, has_aux=False):
-    """``(fun(*primals), vjp_fun)`` where ``vjp_fun(ct)`` returns one cotangent per primal.
-
-    With ``has_aux``: ``(out, vjp_fun, aux)``.  The primal runs once, in the
-    generated forward sweep, which hands the values the adjoint needs
-    (the residuals) to ``vjp_fun``; ``vjp_fun`` runs only the adjoint sweep
-    and may be called many times, with cotangents shaped like the output.
-    """
-    if not primals:
-        raise TypeError("vjp needs at least one primal argument")
-    key = (len(primals), has_aux)
-    try:
-        per_fn = _VJPS.setdefault(fun, {})
-    except TypeError:
-        per_fn = {}
-    transform = per_fn.get(key)
-    if transform is None:
-        transform = per_fn[key] = _ReverseTransform(fun, tuple(range(len(primals))), has_aux,
-                                                   False, "vjp")
-    values = transform._bind(primals, {})
-    fwd, bwd, free = transform.split_for(values)
-    if transform.kwonly_names:
-        free.update(zip(transform.kwonly_names, values[transform.n_positional:]))
-        values = values[:transform.n_positional]
-    result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
-    out, aux = result if has_aux else (result, None)
-    out_tree = tree_structure(out)
-
-    def vjp_fun(ct):
-        try:
-            parts = out_tree.flatten_up_to(ct)
-        except ValueError as exc:
-            raise TypeError(f"vjp: the cotangent does not match the output's structure: "
-                            f"{exc}") from None
-        for o, c in zip(tree_flatten(out)[0], parts):
-            if np.shape(o) != np.shape(c):
-                raise ValueError(f"vjp: the output has shape {np.shape(o)} but the "
-                                 f"cotangent has shape {np.shape(c)}")
-        return bwd(*residuals, ct)
-
-    return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
+def _jvp_site(args, kwargs, call, loc):
+    """``jvp(f, primals, tangents)`` inside transformed code, as IR (``passes/sites.py``):
+    the primals and tangents are unpacked, the tangents densified, and the JVP
+    function of ``f`` for these kinds is called on them."""
+    bound = inspect.signature(jvp).bind(*args, **kwargs)
+    bound.apply_defaults()
+    fun, primals, tangents, has_aux = (bound.arguments[n] for n in
+                                       ("fun", "primals", "tangents", "has_aux"))
+    fun_atom = call.args[0] if call.args else dict(call.kwargs).get("fun")
+    if not isinstance(fun_atom, ir.Const):
+        raise UnsupportedSyntaxError("jvp of a function chosen at run time inside transformed "
+                                     "code (pass a function s2s can see by name)")
+    primals, tangents = _check_pairs(primals, tangents, fun)
+    transform = _forward_of(fun, has_aux)
+    values, kw = transform._bind(primals, None)
+    carries = transform._carries(values, len(primals))
+    fwd_ir, free = transform.site_ir(values, carries, kw)
+    return _jvp_wrapper(fwd_ir, free, values, carries, len(primals), has_aux, loc)
 
 
-def _basis(leaves, dtype_of):
-    """Yield (leaf index, flat entry, tangent leaves) for every entry of every inexact leaf."""
-    zeros = [rt.zeros_like(v) for v in leaves]
-    for i, v in enumerate(leaves):
-        if not is_inexact_leaf(v):
+def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
+    """IR of ``lambda fun, primals, tangents, has_aux: jvp(f, primals, tangents)`` for fixed kinds,
+    where ``fwd_ir`` (free variables ``free``) is the JVP function of ``f``."""
+    loc = replace(loc, derived=True)
+    body, names = [], []
+
+    def let(name, value):
+        body.append(ir.Assign(ir.Var(name), value, loc))
+        names.append(name)
+        return ir.Var(name)
+
+    primals, tangents = ir.Var("primals"), ir.Var("tangents")
+    args, dots = [], []
+    for i, v in enumerate(values):
+        if i >= nprimals:  # a default value of f
+            args.append(ir.Const(v))
             continue
-        for k in range(int(np.size(v))):
-            e = np.zeros(np.shape(v), dtype=dtype_of(v))
-            e.reshape(-1)[k] = 1
-            parts = list(zeros)
-            parts[i] = e if np.ndim(v) else e[()]
-            yield i, k, parts
+        p = let(f"p{i}", ir.Call(operator.getitem, (primals, ir.Const(i))))
+        args.append(p)
+        if carries[i]:
+            t = let(f"t{i}", ir.Call(operator.getitem, (tangents, ir.Const(i))))
+            dots.append(let(f"d{i}", ir.Call(rt.densify, (t, p))))
+    result = let("r", ir.Call(IRCallable(fwd_ir, free), tuple(args + dots)))
+    if has_aux:
+        pair = let("o", ir.Call(operator.getitem, (result, ir.Const(0))))
+        parts = [let("out", ir.Call(operator.getitem, (pair, ir.Const(0)))),
+                 let("dout", ir.Call(operator.getitem, (result, ir.Const(1)))),
+                 let("aux", ir.Call(operator.getitem, (pair, ir.Const(1))))]
+        result = let("res", ir.Call(build.make_tuple, tuple(parts)))
+    body.append(ir.Return(result, loc))
+    # the call's own parameters: fun and has_aux were fixed when this IR was made
+    params = (ir.Param(ir.Var("fun")), ir.Param(primals), ir.Param(tangents),
+              ir.Param(ir.Var("has_aux"), ir.Const(False)))
+    return ir.Function(f"jvp_{fwd_ir.name}", params, tuple(body), loc,
+                       temps=frozenset(names)), {}
 
 
-def _dtype(v):
-    return np.result_type(v) if np.issubdtype(np.result_type(v), np.inexact) else np.float64
+jvp._s2s_site = _jvp_site
 
 
-def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
-    """The Jacobian of ``fun`` by forward mode, one JVP per input entry (JAX's ``jacfwd``)."""
-    def jacfun(*args):
-        nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        tangents = [tree_map(rt.zeros_like, a) for a in args]
-        out = None
-        per_arg = []
-        for n in nums:
-            leaves, tree = tree_flatten(args[n])
-            cols = {}
-            for i, k, parts in _basis(leaves, _dtype):
-                t = list(tangents)
-                t[n] = tree_unflatten(tree, parts)
-                res = jvp(fun, tuple(args), tuple(t), has_aux=has_aux)
-                out, dout = res[0], res[1]
-                cols[(i, k)] = tree_flatten(dout)[0]
-            per_arg.append((leaves, tree, cols))
-        if out is None:
-            out = fun(*args)[0] if has_aux else fun(*args)
-        out_leaves, out_tree = tree_flatten(out)
-        jac = []
-        for o, ol in enumerate(out_leaves):
-            by_arg = []
-            for leaves, tree, cols in per_arg:
-                blocks = []
-                for i, v in enumerate(leaves):
-                    block = np.zeros(np.shape(ol) + np.shape(v),
-                                     dtype=np.result_type(_dtype(ol), _dtype(v)))
-                    flat = block.reshape(np.shape(ol) + (-1,))
-                    for k in range(int(np.size(v))):
-                        if (i, k) in cols:
-                            flat[..., k] = cols[(i, k)][o]
-                    blocks.append(block)
-                by_arg.append(tree_unflatten(tree, blocks))
-            jac.append(by_arg[0] if single else tuple(by_arg))
-        result = tree_unflatten(out_tree, jac)
-        if has_aux:
-            return result, fun(*args)[1]
-        return result
-
-    return jacfun
-
-
-def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
-    """The Jacobian of ``fun`` by reverse mode, one VJP per output entry (JAX's ``jacrev``)."""
-    def jacfun(*args):
-        nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        res = vjp(fun, *args, has_aux=has_aux)
-        out, pull = res[0], res[1]
-        out_leaves, out_tree = tree_flatten(out)
-        jac = []
-        for o, ol in enumerate(out_leaves):
-            by_arg = [[np.zeros(np.shape(ol) + np.shape(v), dtype=np.result_type(_dtype(ol), _dtype(v)))
-                       for v in tree_flatten(args[n])[0]] for n in nums]
-            for _, k, parts in _basis([ol], _dtype):
-                ct_leaves = [rt.zeros_like(x) for x in out_leaves]
-                ct_leaves[o] = parts[0]
-                cts = pull(tree_unflatten(out_tree, ct_leaves))
-                for a, n in enumerate(nums):
-                    for j, g in enumerate(tree_flatten(cts[n])[0]):
-                        block = by_arg[a][j]
-                        block.reshape((-1,) + np.shape(block)[np.ndim(ol):])[k] = g
-            trees = [tree_unflatten(tree_structure(args[n]), blocks)
-                     for n, blocks in zip(nums, by_arg)]
-            jac.append(trees[0] if single else tuple(trees))
-        result = tree_unflatten(out_tree, jac)
-        return (result, res[2]) if has_aux else result
-
-    return jacfun
-
-
-def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
-    """The Hessian of a scalar-valued ``fun``: forward mode over the generated gradient.
-
-    ``jacfwd(grad(fun))``, which is JAX's ``jacfwd(jacrev(fun))`` for scalar
-    outputs; the layout is ``in.shape + in.shape`` (nested tuples for tuple
-    ``argnums``).  Non-scalar outputs are a TypeError, as for ``grad``.
-    """
-    from .api import grad
-
-    return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)

@@ -17,11 +17,13 @@ from .ad.reverse import ParamInfo, Reverse, split
 from .emit.load import load
 from .emit.python import Emitted, emit_function
 from .frontend.lower import lower_with_statics, statics_unchanged
+from .frontend.scope import FreeVar
 from .ir import nodes as ir
 from .passes.copyprop import copy_propagate
 from .passes.dce import dce
 from .passes.inline import inline_calls
 from .passes.single_exit import single_exit
+from .passes.sites import expand as expand_sites, has_sites
 from .passes.ssa import to_ssa
 from .rules import lookup
 
@@ -38,6 +40,8 @@ class Front:
     func: ir.Function
     freevars: Dict[str, object]
     statics: tuple = ()
+    #: whether ``func`` calls transforms (``grad(f)(x)``), to be expanded per kinds
+    sites: bool = False
 
     def current(self) -> bool:
         return statics_unchanged(self.statics)
@@ -48,6 +52,10 @@ _FRONT = weakref.WeakKeyDictionary()
 
 
 def _lowered_full(fn):
+    fixed = getattr(fn, "_s2s_ir", None)
+    if fixed is not None:  # a callable that carries its IR (a vjp closure, ...)
+        func, freevars = fixed()
+        return func, freevars, ()
     hit = _LOWERED.get(fn)
     if hit is None or not statics_unchanged(hit[2]):
         hit = lower_with_statics(fn)
@@ -106,6 +114,8 @@ def front(fn) -> Front:
         return _primitive_front(fn)
     hit = _FRONT.get(fn)
     if hit is None or not hit.current():
+        hit = _front_of_sibling(fn)
+    if hit is None or not hit.current():
         statics = []
 
         def lowered(f):
@@ -115,9 +125,80 @@ def front(fn) -> Front:
 
         func, freevars = lowered(fn)
         func, freevars = inline_calls(func, freevars, lowered)
-        hit = Front(single_exit(func), freevars, tuple(statics))
+        func = single_exit(func)
+        hit = Front(func, freevars, tuple(statics), has_sites(func))
         _FRONT[fn] = hit
+        _remember_sibling(fn, hit)
     return hit
+
+
+#: code object -> (closure cells, globals, defaults, Front) of the last function made
+#: from it, so a closure made afresh at every call (``grad(lambda x: ...)`` inside a
+#: function) reuses the same IR, and with it the generated code cached for that IR
+_BY_CODE: Dict[object, tuple] = {}
+
+
+def _identity(fn) -> tuple:
+    """What besides its code and cells a function's IR depends on (compared with ``is``)."""
+    return (fn.__globals__, *(fn.__defaults__ or ()),
+            *(v for _, v in sorted((fn.__kwdefaults__ or {}).items(), key=lambda kv: kv[0])))
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _remember_sibling(fn, fr: Front) -> None:
+    code = getattr(fn, "__code__", None)
+    if code is not None and inspect.isfunction(fn):
+        _BY_CODE[code] = (fn.__closure__ or (), _identity(fn), fr)
+
+
+def _front_of_sibling(fn):
+    """The Front of an earlier function with the same code, globals, defaults and
+    static closure values, its cells rebound to ``fn``'s; None if there is none."""
+    if not inspect.isfunction(fn):
+        return None
+    hit = _BY_CODE.get(fn.__code__)
+    if hit is None or not _same(hit[1], _identity(fn)):
+        return None
+    old_cells, _, fr = hit
+    new_of = {id(old): new for old, new in zip(old_cells, fn.__closure__ or ())}
+    statics = []
+    for holder, name, value in fr.statics:
+        if name is None and id(holder) in new_of:
+            holder = new_of[id(holder)]
+            try:
+                if holder.cell_contents is not value:
+                    return None
+            except ValueError:
+                return None
+        statics.append((holder, name, value))
+    freevars = {}
+    for name, fv in fr.freevars.items():
+        if fv.slot[0] == "cell" and fv.slot[1] in new_of:
+            fv = FreeVar.cell(fv.name, new_of[fv.slot[1]])
+        freevars[name] = fv
+    rebound = Front(fr.func, freevars, tuple(statics), fr.sites)
+    _FRONT[fn] = rebound
+    return rebound
+
+
+def expanded(fr: Front, arguments: Dict) -> Front:
+    """``fr`` with its calls of transforms expanded for these argument values
+    (``passes/sites.py``); ``arguments`` maps each parameter (free variables
+    included) to its value.  ``fr`` itself when it calls no transform."""
+    if not fr.sites:
+        return fr
+    statics = []
+
+    def lowered(f):
+        func, freevars, st = _lowered_full(f)
+        statics.extend(st)
+        return func, freevars
+
+    func, freevars = expand_sites(fr.func, fr.freevars, arguments, lowered)
+    return Front(single_exit(func), freevars, fr.statics + tuple(statics))
 
 
 def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_aux=False,

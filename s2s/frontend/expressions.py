@@ -18,7 +18,7 @@ import libcst as cst
 
 from s2s_runtime import build
 
-from ..errors import NameResolutionError, unsupported
+from ..errors import NameResolutionError, S2SError, unsupported
 from ..ir import nodes as ir
 from . import desugar
 from .scope import FreeVar
@@ -142,8 +142,22 @@ class ExpressionLowering:
         target = self.value(func)
         if not isinstance(target, ir.Const):
             # calling a value (an object with __call__, a function passed in)
+            target = self._as_atom(target, func)
             return ir.Call(build.call_method, (target, ir.Const("__call__")) + args, kwargs)
+        if getattr(target.value, "_s2s_static_factory", False) and all(
+                isinstance(a, ir.Const) for a in args + tuple(v for _, v in kwargs)):
+            return self.static_factory(target.value, args, kwargs, node)
         return ir.Call(target.value, args, kwargs)
+
+    def static_factory(self, factory, args, kwargs, node) -> ir.Const:
+        """``grad(f, argnums=1)`` with constant arguments, made while lowering: the
+        transform object is part of the program, like ``f`` itself."""
+        try:
+            return ir.Const(factory(*(a.value for a in args),
+                                    **{k: v.value for k, v in kwargs}))
+        except (TypeError, ValueError) as exc:  # e.g. argnums out of range: same type, located
+            located = S2SError(f"{factory.__name__}(...): {exc}", self.loc(node))
+            raise type(exc)(str(located)) from None
 
     def call_args(self, node):
         args, kwargs = [], []

@@ -32,7 +32,15 @@ class FreeVar:
         """``obj.attr`` of a module or class: read afresh at every call."""
         return FreeVar(name, obj, ("attr", id(obj), attr))
 
+    @staticmethod
+    def constant(name, value) -> "FreeVar":
+        """A value fixed when the IR was made (e.g. the residuals a ``vjp`` closure holds)."""
+        holder = [value]
+        return FreeVar(name, holder, ("value", id(holder)))
+
     def load(self):
+        if self.slot[0] == "value":
+            return self.holder[0]
         if self.slot[0] == "cell":
             return self.holder.cell_contents
         if self.slot[0] == "attr":

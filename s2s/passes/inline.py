@@ -66,7 +66,7 @@ class VirtualObject:
 
 
 class Inliner:
-    def __init__(self, fn: ir.Function, freevars: Dict, lower):
+    def __init__(self, fn: ir.Function, freevars: Dict, lower, site_values=None):
         self.names = NameGen(ir.all_names(fn))
         self.temps = set(fn.temps)
         self.freevars = dict(freevars)
@@ -74,6 +74,8 @@ class Inliner:
         self.active = []  # callees being inlined (recursion check)
         self.objects: Dict[str, VirtualObject] = {}
         self.depth = 0  # nesting depth of the block being processed (if/loop bodies)
+        #: statement -> (ir, freevars) of a transform call, once argument kinds are known
+        self.site_values = site_values
 
     # -- blocks ----------------------------------------------------------------
     def block(self, stmts) -> List:
@@ -140,7 +142,29 @@ class Inliner:
         if is_user_function(fn):
             self.check_no_escape(s)
             return self.inline(s, fn)
+        fixed = getattr(fn, "_s2s_ir", None)
+        if fixed is not None:  # a callable that carries its IR (vjp closures, ...)
+            self.check_no_escape(s)
+            return self.inline_ir(s, fn, *fixed())
+        if getattr(fn, "_s2s_site", None) is not None:
+            self.check_no_escape(s)
+            return self.site(s, fn)
         return None
+
+    def site(self, s, fn) -> List:
+        """A call of a transform (``grad(f)(x)``, ``jvp(f, p, t)``): its IR depends on the
+        kinds of the arguments, so it is expanded when the enclosing transform is
+        specialised (``passes/sites.py``); until then it stays a call with a target."""
+        if self.site_values is None:
+            if isinstance(s, ir.ExprStmt):
+                t = ir.Var(self.names.temp())
+                self.temps.add(t.name)
+                s = ir.Assign(t, s.value, s.loc)
+            return [s]
+        expansion = self.site_values(s)
+        if isinstance(expansion, list):  # statements that stand for it
+            return expansion
+        return self.inline_ir(s, fn, *expansion)
 
     def object_of(self, a):
         return self.objects.get(a.name) if isinstance(a, ir.Var) else None
@@ -175,17 +199,34 @@ class Inliner:
             raise unsupported(f"recursive call of {callee.__qualname__}", s.loc,
                               "recursion comes with the calls work")
         func, callee_free = self.lower(callee)
-        func = single_exit(func)
         try:
             bound = inspect.signature(callee).bind(*call.args, **dict(call.kwargs))
         except TypeError as exc:
             raise unsupported(f"call of {callee.__qualname__}: {exc}", s.loc) from None
         bound.apply_defaults()
+        return self.inline_body(s, callee, func, callee_free, bound.arguments)
+
+    def inline_ir(self, s, callee, func: ir.Function, callee_free: Dict) -> List:
+        """Inline ``func``, the IR of ``callee`` (a generated function, a transform
+        specialised for this call, a ``vjp`` closure): its keyword-only parameters
+        named in ``callee_free`` read those free variables, the others bind the call's
+        arguments by the IR's own signature."""
+        call = s.value
+        sig = ir_signature(func, exclude=callee_free)
+        try:
+            bound = sig.bind(*call.args, **dict(call.kwargs))
+        except TypeError as exc:
+            raise unsupported(f"call of {_callee_name(callee)}: {exc}", s.loc) from None
+        bound.apply_defaults()
+        return self.inline_body(s, callee, func, callee_free, bound.arguments)
+
+    def inline_body(self, s, callee, func, callee_free, arguments) -> List:
+        func = single_exit(func)
         env: Dict[str, str] = {name: self._adopt_freevar(fv).name
                                for name, fv in callee_free.items()}
         out = []
         assigned = {v.name for x in ir.walk(func.body) for v in ir.stmt_defs(x)}
-        for name, value in bound.arguments.items():
+        for name, value in arguments.items():
             if isinstance(value, ir.Var) and name not in assigned:
                 env[name] = value.name
             else:  # a constant, or a parameter the callee reassigns: bind a fresh copy
@@ -195,7 +236,7 @@ class Inliner:
         body = list(func.body)
         ret = body.pop()
         if any(isinstance(x, ir.Return) for x in ir.walk(body)):
-            raise unsupported(f"'return' inside a loop or try in {callee.__qualname__}", s.loc)
+            raise unsupported(f"'return' inside a loop or try in {_callee_name(callee)}", s.loc)
         for x in ir.walk(body):
             for v in ir.stmt_defs(x):
                 if v.name not in env:
@@ -246,8 +287,28 @@ def _map_blocks(s, f):
     return s
 
 
-def inline_calls(fn: ir.Function, freevars: Dict, lower):
-    """``fn`` with user calls and objects inlined, and its (possibly grown) free variables."""
-    inl = Inliner(fn, freevars, lower)
+def ir_signature(func: ir.Function, exclude=()) -> inspect.Signature:
+    """The Python signature of an IR function (parameters named in ``exclude`` left out)."""
+    params = []
+    for p in func.params:
+        if p.var.name in exclude:
+            continue
+        kind = inspect.Parameter.KEYWORD_ONLY if p.kwonly else \
+            inspect.Parameter.POSITIONAL_OR_KEYWORD
+        default = inspect.Parameter.empty if p.default is None else p.default
+        params.append(inspect.Parameter(p.var.name, kind, default=default))
+    return inspect.Signature(params)
+
+
+def _callee_name(callee) -> str:
+    return getattr(callee, "__qualname__", None) or getattr(callee, "__name__", repr(callee))
+
+
+def inline_calls(fn: ir.Function, freevars: Dict, lower, site_values=None):
+    """``fn`` with user calls and objects inlined, and its (possibly grown) free variables.
+
+    ``site_values(stmt) -> (ir, freevars)`` expands calls of transforms; without it
+    they are left in place (see ``Inliner.site``)."""
+    inl = Inliner(fn, freevars, lower, site_values)
     out = inl(fn)
     return out, inl.freevars

@@ -29,6 +29,7 @@ the helper has a parameter ``ct``), JVP templates with ``(tan, out, ...)``.
 """
 import numpy as np
 
+from s2s_runtime import build
 from s2s_runtime import (add, owned, add_jvp, add_vjp, array_jvp, array_vjp, array_vjp_transpose,
                          astype_jvp, astype_vjp, broadcast_like, cast_jvp, cast_vjp,
                          clip_inside, concatenate_vjp, concatenate_vjp_transpose, cumsum_vjp,
@@ -43,8 +44,8 @@ from s2s_runtime import (add, owned, add_jvp, add_vjp, array_jvp, array_vjp, arr
 
 from .registry import defjvp, defnondiff, defvjp
 
-# the seed 1 of grad, zero cotangents, the 0/1 mask of clip: constants
-defnondiff(grad_seed, zeros_like, clip_inside)
+# the seed 1 of grad, zero cotangents, the 0/1 mask of clip: constants; raise_error never returns
+defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error)
 
 # --- adjoint.py ------------------------------------------------------------------------
 # add(a, b) = a + b (None is zero): linear in both

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2s
+from s2s import api
 from s2s import pipeline
 
 
@@ -165,6 +166,27 @@ def test_value_and_grad_independent():
 
 # ----------------------------------------------------------------- caching
 
+def fresh_square_sum():
+    """A function no other test has transformed: transforms and their generated code are
+    shared by every ``grad`` of the same function (and of functions with the same code)."""
+    def square_sum(x):
+        return np.sum(x * x)
+    api._SHARED.clear()
+    return square_sum
+
+
+def test_same_transform_object_and_code_are_shared():
+    f = fresh_square_sum()
+    assert s2s.grad(f) is s2s.grad(f) and s2s.grad(f) is not s2s.grad(f, argnums=(0,))
+    closures = [(lambda k: (lambda x: np.sum(x * x) * k))(k) for k in (1.0, 2.0)]
+    g0 = s2s.grad(closures[0])
+    assert g0(3.0) == 6.0
+    gen = next(iter(g0.cache.values()))[0]
+    g1 = s2s.grad(closures[1])  # another closure of the same code: same generated code
+    assert g1(3.0) == 12.0      # ... reading its own cell
+    assert next(iter(g1.cache.values()))[0] is gen
+
+
 def test_second_call_same_kinds_does_not_retransform(monkeypatch):
     calls = []
     real = pipeline.reverse
@@ -173,7 +195,7 @@ def test_second_call_same_kinds_does_not_retransform(monkeypatch):
         calls.append(1)
         return real(*a, **k)
     monkeypatch.setattr(pipeline, "reverse", counting)
-    g = s2s.grad(square_sum)
+    g = s2s.grad(fresh_square_sum())
     np.testing.assert_allclose(g(np.array([1.0, 2.0])), [2.0, 4.0])
     np.testing.assert_allclose(g(np.array([3.0, -1.0, 0.5])), [6.0, -2.0, 1.0])
     assert len(calls) == 1
@@ -188,7 +210,7 @@ def test_different_kinds_respecialise(monkeypatch):
         calls.append(1)
         return real(*a, **k)
     monkeypatch.setattr(pipeline, "reverse", counting)
-    g = s2s.grad(square_sum)
+    g = s2s.grad(fresh_square_sum())
     assert g(3.0) == 6.0                                  # float
     np.testing.assert_allclose(g(np.array([1.0, 2.0])), [2.0, 4.0])          # 1-d
     np.testing.assert_allclose(g(np.array([[1.0], [2.0]])), [[2.0], [4.0]])  # 2-d

@@ -1,0 +1,146 @@
+"""Calls of transforms inside code that is being transformed.
+
+``grad(lambda x: np.vdot(grad(f)(x), v))`` differentiates code that calls
+``grad(f)``; ``grad(lambda p: jvp(f, p, t)[1])`` code that calls ``jvp``.
+Such a call (a *site*) stands for the code the inner transform generates,
+and that code depends on the kinds of the call's arguments (scalar or
+array, dtype, pytree structure).  The frontend leaves sites in place
+(``Inliner.site``); when the enclosing transform is specialised on concrete
+arguments, ``expand``:
+
+1. finds the kinds at each site by running the function once (the
+   *probe*: the function's own code with every site wrapped to record its
+   arguments), as JAX finds shapes by tracing;
+2. replaces each site by the inner transform's IR for those arguments,
+   inlined like a user function, so the enclosing transform differentiates
+   generated code with no special path (reverse over reverse is reverse
+   mode applied to the code reverse mode wrote).
+
+Contract: ``expand(func, freevars, arguments, lower)`` returns
+``(func, freevars)`` with no site left.  A site the probe did not reach
+becomes a call that raises a clear error if it is ever reached (never a
+wrong derivative); a site reached with arguments of different kinds is an
+``UnsupportedSyntaxError``.  Callables take part through two hooks:
+``obj._s2s_site(args, kwargs, call, loc) -> (ir.Function, freevars)`` (IR that
+depends on the arguments) and ``obj._s2s_ir() -> (ir.Function, freevars)``
+(fixed IR, e.g. a ``vjp`` closure; inlined directly by the inliner).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List
+
+from s2s_runtime import build
+
+from ..errors import UnsupportedSyntaxError, unsupported
+from ..ir import nodes as ir
+from ..ir.kinds import kind_of
+from .inline import _map_blocks, inline_calls
+
+
+def is_site(s) -> bool:
+    return (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+            and getattr(s.value.fn, "_s2s_site", None) is not None)
+
+
+def has_sites(func: ir.Function) -> bool:
+    return any(is_site(s) for s in ir.walk(func.body))
+
+
+class _Recorder:
+    """Called in place of each site by the probe: records the first arguments seen."""
+
+    def __init__(self):
+        self.seen: Dict[int, tuple] = {}
+        self.mixed = set()
+
+    def __call__(self, key, fn, *args, **kwargs):
+        kinds = (tuple(map(kind_of, args)), tuple((k, kind_of(v)) for k, v in kwargs.items()))
+        hit = self.seen.get(key)
+        if hit is None:
+            self.seen[key] = (args, kwargs, kinds)
+        elif hit[2] != kinds:
+            self.mixed.add(key)
+        return fn(*args, **kwargs)
+
+
+def _rewrite(body, f) -> tuple:
+    out = []
+    for s in body:
+        s = _map_blocks(s, lambda b: _rewrite(b, f))
+        out.append(f(s))
+    return tuple(out)
+
+
+def _probe(func: ir.Function, keys: Dict[str, int], arguments: Dict) -> _Recorder:
+    from ..emit.load import load
+    from ..emit.python import emit_function
+
+    recorder = _Recorder()
+
+    def wrap(s):
+        if is_site(s):
+            c = s.value
+            args = (ir.Const(keys[s.target.name]), ir.Const(c.fn)) + c.args
+            return replace(s, value=ir.Call(recorder, args, c.kwargs))
+        return s
+
+    probe = replace(func, name=f"probe_{func.name}", body=_rewrite(func.body, wrap))
+    run = load(emit_function(probe), probe.name)
+    run(**arguments)
+    return recorder
+
+
+def _describe(fn) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower):
+    """``(func, freevars)`` with every site replaced by its IR for the kinds the
+    probe saw; ``arguments`` maps every parameter of ``func`` (free variables
+    included) to its value for this specialisation."""
+    sites = [s for s in ir.walk(func.body) if is_site(s)]
+    keys = {s.target.name: i for i, s in enumerate(sites)}
+    recorder = _probe(func, keys, arguments)
+
+    def site_values(s):
+        key = keys[s.target.name]
+        if key in recorder.mixed:
+            raise unsupported(f"a call of {_describe(s.value.fn)} reached with arguments of "
+                              "different kinds (shape rank, dtype or structure)", s.loc)
+        hit = recorder.seen.get(key)
+        if hit is None:
+            return unreached_site(s)
+        args, kwargs, _ = hit
+        try:
+            return s.value.fn._s2s_site(args, kwargs, s.value, s.loc)
+        except UnsupportedSyntaxError as exc:
+            if exc.loc is None:
+                raise unsupported(exc.message, s.loc) from None
+            raise
+
+    return inline_calls(func, freevars, lower, site_values)
+
+
+def unreached_site(s) -> List:
+    """The statement that replaces a site the probe did not reach."""
+    error = UnsupportedSyntaxError(
+        f"this call of {_describe(s.value.fn)} was not reached when s2s ran the function "
+        "to find the kinds of its arguments, so no code was generated for it; "
+        "call the transform with arguments that reach it", s.loc)
+    return [ir.Assign(s.target, ir.Call(build.raise_error, (ir.Const(error),)), s.loc)]
+
+
+class IRCallable:
+    """A callable known to s2s by its IR alone (``_s2s_ir``): inlined where it is
+    called in transformed code, never called at run time itself."""
+
+    def __init__(self, func: ir.Function, freevars: Dict):
+        self.func, self.freevars = func, freevars
+        self.__name__ = self.__qualname__ = func.name
+
+    def _s2s_ir(self):
+        return self.func, self.freevars
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.__name__} exists only as IR inside generated code")
