@@ -3,16 +3,34 @@
 Contract: accepts an IR function in the form ``to_ssa`` produces; for each
 ``t = v`` where ``t`` is a compiler temporary assigned exactly once and
 ``v`` a variable assigned at most once (or a constant), every read of ``t``
-becomes a read of ``v`` and the copy is dropped.  Copies inside loops and
+becomes a read of ``v`` and the copy is dropped.  ``t = x[i]`` where ``x`` was
+assigned once from a tuple literal ``(a, b, ...)`` is such a copy of item
+``i`` (tuples are immutable).  Copies inside loops and
 ``try`` are left alone.  The computation is unchanged.
 """
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from dataclasses import replace
 
+from s2s_runtime import build
+
 from ..ir import nodes as ir
 from .ssa import _rename_all
+
+
+def _item_of_tuple(value, tuples, subst):
+    """``t[i]`` of a tuple literal ``t = (a, b, ...)`` is a copy of its item ``i``."""
+    if (isinstance(value, ir.Call) and value.fn is operator.getitem and not value.kwargs
+            and isinstance(value.args[0], ir.Var)
+            and subst.get(value.args[0].name, value.args[0].name) in tuples
+            and isinstance(value.args[1], ir.Const) and type(value.args[1].value) is int):
+        items = tuples[subst.get(value.args[0].name, value.args[0].name)]
+        i = value.args[1].value
+        if -len(items) <= i < len(items):
+            return items[i]
+    return value
 
 
 def copy_propagate(fn: ir.Function) -> ir.Function:
@@ -20,16 +38,23 @@ def copy_propagate(fn: ir.Function) -> ir.Function:
     params = {p.var.name for p in fn.params}
     subst = {}
 
+    tuples = {}  # name assigned once from a tuple literal -> its items
+
     def scan(stmts):
         for s in stmts:
-            if isinstance(s, ir.Assign) and s.target.name in fn.temps \
-                    and defs[s.target.name] == 1 and isinstance(s.value, ir.Var):
-                src = subst.get(s.value.name, s.value.name)
+            if not isinstance(s, ir.Assign) or defs[s.target.name] != 1:
+                if isinstance(s, ir.If):
+                    scan(s.body)
+                    scan(s.orelse)
+                continue
+            value = s.value
+            if isinstance(value, ir.Call) and value.fn is build.make_tuple:
+                tuples[s.target.name] = value.args
+            value = _item_of_tuple(value, tuples, subst)
+            if s.target.name in fn.temps and isinstance(value, ir.Var):
+                src = subst.get(value.name, value.name)
                 if defs[src] + (src in params) <= 1:
                     subst[s.target.name] = src
-            elif isinstance(s, ir.If):
-                scan(s.body)
-                scan(s.orelse)
 
     scan(fn.body)
     if not subst:
