@@ -156,7 +156,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
                             for i, g in enumerate(tree_flatten(dcts[a])[0]):
                                 block = blocks[a][i][b][j]
                                 lead = block.reshape((-1,) + np.shape(block)[np.ndim(ol):])
-                                col = lead[k].reshape(np.shape(g) + (-1,))
+                                col = lead[k:k + 1].reshape(np.shape(g) + (-1,))  # a view
                                 col[..., l] = g
             trees = []
             for a in range(len(nums)):
