@@ -80,8 +80,15 @@ def check_no_opaque_mutation(s, active) -> None:
         # even when its result is not needed: a C function may change its argument
         raise NoRuleError(f"no derivative rule for {describe(v.fn)}, and no Python source "
                           "to differentiate through", s.loc)
-    if v.fn is build.call_method and v.args and is_in(v.args[0], active):
+    if v.fn is build.call_method and v.args:
         name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
+        if not is_in(v.args[0], active):
+            if name == "__call__":  # the transforms name the call they cannot see into
+                return
+            # lst.append(x): x would be hidden in lst, its derivative lost
+            obj = v.args[0].name if isinstance(v.args[0], ir.Var) else "a value"
+            raise unsupported(f"method {obj}.{name}() given a differentiated value", s.loc,
+                              "s2s cannot see what the method does with it")
         what = "calling a differentiated value" if name == "__call__" else \
             f"method .{name}() of a differentiated value"
         raise unsupported(what, s.loc, "it may change the value in place; s2s differentiates "
