@@ -9,7 +9,9 @@ returns an equivalent function where
 * after an ``if``, a variable that the branches left under different names
   is merged by a copy at the end of each branch;
 * a variable assigned inside a loop or ``try`` gets a fresh version before
-  it, used throughout it, so versions defined earlier stay intact.
+  it, used throughout it, so versions defined earlier stay intact — unless
+  it may be unassigned there (set on one branch only, or only in an earlier
+  loop): copying it could fail, so the loop goes on with its version.
 
 Only names change; the computation is the same.
 """
@@ -20,6 +22,11 @@ from typing import Dict
 
 from ..ir import nodes as ir
 from ..ir.names import NameGen
+
+
+#: key of the environment that holds the names that may be unassigned at this point
+#: (set on one branch only, or only inside a loop); never a variable name
+_PARTIAL = "<partial>"
 
 
 class _SSA:
@@ -56,6 +63,7 @@ class _SSA:
     def define(self, var, env):
         new = self.version(var.name, env)
         env[var.name] = new
+        env[_PARTIAL] = env[_PARTIAL] - {var.name}
         return ir.Var(new)
 
     def stmt(self, s, env):
@@ -83,11 +91,13 @@ class _SSA:
         env_b, env_o = dict(env), dict(env)
         body = self.block(s.body, env_b)
         orelse = self.block(s.orelse, env_o)
-        for name in sorted(set(env_b) | set(env_o)):
+        partial = set(env_b[_PARTIAL] | env_o[_PARTIAL])
+        for name in sorted((set(env_b) | set(env_o)) - {_PARTIAL}):
             b, o = env_b.get(name), env_o.get(name)
             if b is None or o is None:
                 if b is not None or o is not None:
                     env[name] = b or o  # defined on one path only
+                    partial.add(name)
                 continue
             if b == o:
                 env[name] = b
@@ -96,6 +106,7 @@ class _SSA:
             body.append(ir.Assign(ir.Var(merged), ir.Var(b), s.loc))
             orelse.append(ir.Assign(ir.Var(merged), ir.Var(o), s.loc))
             env[name] = merged
+        env[_PARTIAL] = frozenset(partial)
         return [replace(s, test=test, body=tuple(body), orelse=tuple(orelse))]
 
     def opaque(self, s, env):
@@ -104,15 +115,21 @@ class _SSA:
                            for v in ir.stmt_defs(x)})
         pre = []
         inner = dict(env)
+        partial = set(env[_PARTIAL])
         for name in assigned:
-            if name in env:
+            if name in env and name not in partial:
                 new = self.names.fresh(name)
                 pre.append(ir.Assign(ir.Var(new), ir.Var(env[name]), s.loc))
                 inner[name] = new
             else:
-                inner[name] = name
+                # no copy of a value that may not exist: the loop goes on with the same
+                # version (reverse mode's tape restores what the loop overwrites)
+                inner[name] = env.get(name, name)
+                partial.add(name)
+        inner.pop(_PARTIAL)
         renamed = _rename_all(s, inner)
         env.update({n: inner[n] for n in assigned})
+        env[_PARTIAL] = frozenset(partial)
         return pre + [renamed]
 
 
@@ -162,5 +179,6 @@ def _rename_all(s, env):
 def to_ssa(fn: ir.Function) -> ir.Function:
     pass_ = _SSA(fn)
     env = {p.var.name: p.var.name for p in fn.params}
+    env[_PARTIAL] = frozenset()
     body = pass_.block(fn.body, env)
     return replace(fn, body=tuple(body), temps=frozenset(pass_.temps))
