@@ -38,6 +38,7 @@ from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .inplace import resolve_inplace
+from .loops import LoopAdjoints
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
@@ -54,7 +55,7 @@ class ParamInfo:
     scalar_items: frozenset = frozenset()
 
 
-class Reverse:
+class Reverse(LoopAdjoints):
     def __init__(self, fn: ir.Function, wrt: Sequence[str], info: Dict[str, ParamInfo],
                  has_aux=False, holomorphic=False):
         self.fn = fn
@@ -112,16 +113,20 @@ class Reverse:
                 self.forward_activity(s.orelse, active)
             elif isinstance(s, (ir.For, ir.While, ir.Try)):
                 inner = list(ir.sub_blocks_flat(s))
-                for _ in range(2):  # loop-carried dependences
+                while True:  # loop-carried dependences: to a fixed point
+                    before = (len(active), len(self.scalars), len(self.numeric))
+                    if isinstance(s, ir.For) and is_in(s.iter, active):
+                        active.add(s.target.name)
                     self.forward_activity(inner, active)
-                if isinstance(s, ir.For) and is_in(s.iter, active):
-                    active.add(s.target.name)
-                    self.forward_activity(inner, active)
-                defined = {v.name for x in [s, *ir.walk(inner)] for v in ir.stmt_defs(x)}
-                if defined & active:
-                    kind = {ir.For: "'for' loop", ir.While: "'while' loop", ir.Try: "'try' statement"}
-                    raise unsupported(f"{kind[type(s)]} over differentiated values", s.loc,
-                                      "loops and try in reverse mode come with the control-flow work")
+                    if (len(active), len(self.scalars), len(self.numeric)) == before:
+                        break
+                if isinstance(s, ir.Try):
+                    defined = {v.name for x in [s, *ir.walk(inner)] for v in ir.stmt_defs(x)}
+                    if defined & active:
+                        raise unsupported("'try' statement over differentiated values", s.loc,
+                                          "try in reverse mode comes with the control-flow work")
+                else:
+                    self.check_loop(s, active)
 
     # -- adjoint --------------------------------------------------------------------
     def bar_of(self, name: str) -> ir.Var:
@@ -167,20 +172,35 @@ class Reverse:
         self.aliasable.append({s.target.name for s in stmts if isinstance(s, ir.Assign)
                                and s.target.name in self.fn.temps
                                and self.use_counts.get(s.target.name) == 1})
+        carried = set().union(*self.loop_stack)
         for s in reversed(stmts):
             loc = replace(s.loc, derived=True)
             if isinstance(s, ir.Assign):
-                if s.target.name in have and s.target.name in self.relevant:
-                    self.adjoint_assign(s, have, out, loc)
+                name = s.target.name
+                if name in have and name in self.relevant:
+                    g = None
+                    if name in carried:  # consumed here; what reads it earlier adds anew
+                        g = self.temp()
+                        out.append(ir.Assign(g, self.bar_of(name), loc))
+                        have.discard(name)
+                    self.adjoint_assign(s, have, out, loc, g)
+                if self.loop_stack:  # a value assigned again in a later iteration: consumed
+                    have.discard(name)
             elif isinstance(s, ir.Unpack):
                 self.adjoint_unpack(s, have, out, loc)
+                if self.loop_stack:
+                    have -= {t.name for t in s.targets}
             elif isinstance(s, ir.If):
                 self.adjoint_if(s, have, out, loc)
+            elif isinstance(s, (ir.For, ir.While)):
+                self.adjoint_loop(s, have, out, loc)
+            if self.loop_stack and isinstance(s, (ir.Assign, ir.Unpack)):
+                out += self.pops([s])
         self.aliasable.pop()
         return out
 
-    def adjoint_assign(self, s: ir.Assign, have, out, loc) -> None:
-        g = self.bar_of(s.target.name)
+    def adjoint_assign(self, s: ir.Assign, have, out, loc, g=None) -> None:
+        g = g if g is not None else self.bar_of(s.target.name)
         v = s.value
         if isinstance(v, ir.Var):
             self.accumulate(v, g, have, out, loc)
@@ -247,6 +267,14 @@ class Reverse:
             out += stmts
             self.accumulate(a, c, have, out, loc)
 
+    def _kept(self, v, body, loc):
+        """``v``, or a copy made at the end of the primal if the adjoint pops ``v``."""
+        if not isinstance(v, ir.Var) or v.name not in self.recorded:
+            return v
+        kept = self.temp()
+        body.append(ir.Assign(kept, v, loc))
+        return kept
+
     def _dict_entry(self, v: ir.Call) -> bool:
         base, key = v.args[0], v.args[1]
         return (isinstance(base, ir.Var) and base.name in self.info
@@ -296,6 +324,19 @@ class Reverse:
         have_b, have_o = set(have), set(have)
         body = self.adjoint_block(s.body, have_b)
         orelse = self.adjoint_block(s.orelse, have_o)
+        carried = set().union(*self.loop_stack)
+        for name in sorted(carried & (have | have_b | have_o)):
+            # inside a loop: an adjoint consumed in one branch is renewed in the other
+            if (name in have_b) != (name in have_o):
+                side = orelse if name in have_b else body
+                side.append(ir.Assign(self.bar_of(name),
+                                      ir.Call(rt.zeros_like, (ir.Var(name),)), loc))
+            if name in have_b or name in have_o:
+                have.add(name)
+            else:
+                have.discard(name)
+            have_b.discard(name)
+            have_o.discard(name)
         for name in sorted((have_b ^ have_o) - inner):
             side = orelse if name in have_b else body
             side.append(ir.Assign(self.bar_of(name), ir.Call(rt.zeros_like, (ir.Var(name),)), loc))
@@ -329,6 +370,12 @@ class Reverse:
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
         body = resolve_inplace(body, self.scalars, self.info)
+        body = self.prepare_loops(body)
+        self.loop_stack: List[Set[str]] = []
+        self.while_counts: Dict[int, ir.Var] = {}
+        self.loops_with_adjoint: Set[int] = set()
+        self.tape = ir.Var(self.names.fresh("tape"))
+        self._defined_before = _defined_before(body, {p.var.name for p in self.fn.params})
         active = {p for p in self.wrt if self.info[p].differentiable}
         self.forward_activity(body, active)
         needed = {value.name} if isinstance(value, ir.Var) else set()
@@ -357,6 +404,9 @@ class Reverse:
         else:  # output does not depend on the inputs: still check it like JAX
             adjoint.append(ir.ExprStmt(ir.Call(rt.grad_seed, (value,), seed_kw), loc))
         adjoint += self.adjoint_block(body, have)
+        body, adjoint = self.finish_tape(body, adjoint)
+        # the adjoint pops loop variables back to their first values: keep the output's
+        value, aux = (self._kept(v, body, loc) for v in (value, aux))
         grads = []
         for p in self.wrt:
             self._assemble_entries(p, have, adjoint, replace(self.fn.loc, derived=True))
@@ -402,7 +452,8 @@ def split(rev: "Reverse", name: str):
             if isinstance(a, ir.Var)] + ([rev.grads.name] if isinstance(rev.grads, ir.Var) else [])
     residuals = []
     for n in read:
-        if n not in residuals and n not in adjoint_defs and (n in primal_defs or n in inputs):
+        # a primal value the adjoint reads (loops' pops reassign some: still residuals)
+        if n not in residuals and (n in primal_defs or (n in inputs and n not in adjoint_defs)):
             residuals.append(n)
     loc = rev.ret_loc
     pre = [ir.Assign(ir.Var(n), ir.Const(None), loc) for n in residuals
@@ -467,3 +518,37 @@ def _backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
             _backward_needed(s.body, b, active)
             _backward_needed(s.orelse, o, active)
             needed |= b | o
+        elif isinstance(s, (ir.For, ir.While)):
+            _backward_needed(list(s.orelse), needed, active)
+            inner = list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)
+            while True:  # values needed in a later iteration: to a fixed point
+                before = len(needed)
+                _backward_needed(inner, needed, active)
+                if len(needed) == before:
+                    break
+
+
+def _defined_before(body, params) -> Dict[int, tuple]:
+    """For each outermost loop (by id): ``(may, must)``, the names that may be / are
+    surely assigned when it starts."""
+    out: Dict[int, tuple] = {}
+    may = set(params)
+
+    def defs_of(s):
+        return {v.name for x in [s, *ir.walk(ir.sub_blocks_flat(s))] for v in ir.stmt_defs(x)}
+
+    def scan(stmts, must: Set[str]) -> Set[str]:
+        for s in stmts:
+            if isinstance(s, (ir.For, ir.While)):
+                out[id(s)] = (set(may), set(must))
+                may.update(defs_of(s))
+            elif isinstance(s, ir.If):
+                must = must | (scan(s.body, set(must)) & scan(s.orelse, set(must)))
+            else:
+                may.update(defs_of(s))
+                if isinstance(s, (ir.Assign, ir.Unpack)):
+                    must = must | {v.name for v in ir.stmt_defs(s)}
+        return must
+
+    scan(body, set(params))
+    return out

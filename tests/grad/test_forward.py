@@ -96,7 +96,7 @@ def test_dot_product_test_between_jvp_and_vjp(f, primals):
     assert math.isclose(np.sum(u * jv), np.sum(jtu * v), rel_tol=1e-10)
 
 
-def test_reverse_mode_rejects_loops_that_forward_mode_handles():
+def test_reverse_mode_rejects_in_place_writes_in_loops_that_forward_mode_handles():
     x = RNG.normal(size=3)
     s2s.jvp(with_loops, (x,), (np.ones(3),))
     with pytest.raises(s2s.UnsupportedSyntaxError):

@@ -1,0 +1,317 @@
+"""Reverse mode through ``for`` and ``while`` loops: the tape.
+
+The primal loop runs as written, with a push onto a tape (a list) before
+every assignment in its body whose old value the adjoint reads.  The
+adjoint loop runs the iterations backwards — ``for i in reversed(r)`` for a
+loop ``for i in r`` over a range, ``for _ in range(n)`` for a ``while`` loop
+whose trip count ``n`` the primal counted — and after the adjoint of each
+assignment pops the value that assignment overwrote.  So at the adjoint of
+every statement all variables hold what they held right after it ran in the
+primal: the invariant SSA gives straight-line code for free.  Two rewrites
+make it hold:
+
+* an assignment that reads its own target (``s = s * x``) becomes
+  ``t = s * x; s = t``, so the adjoint, which runs before the pop, sees the
+  operand's old value;
+* a ``for`` over an array, list, tuple, ``zip``, ``enumerate`` or
+  ``reversed`` becomes a ``for`` over a range that indexes the sequence
+  (``passes/loop_ranges.py``).
+
+To-be-recorded analysis: once the adjoint is built, only the pushes of
+variables the adjoint code reads are kept (with their pops); a program whose
+loops need nothing has no tape at all.  Pops read the tape through a
+``reversed`` iterator, so the tape is never changed and a ``vjp`` closure
+can run the adjoint many times.
+
+Adjoints that cross iterations (of loop-carried variables and of variables
+read in the loop) are concrete values at every iteration boundary: made
+``zeros_like`` before the adjoint loop if nothing contributed yet,
+consumed (and renewed) at the variable's assignment.  Adjoints of values
+that live within one iteration stay symbolic.
+
+Not yet: ``break``, ``continue``, ``return`` and ``try`` inside a loop that
+carries differentiated values (a clear error names them).
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import replace
+from typing import Dict, List, Set
+
+import s2s_runtime as rt
+from s2s_runtime import build
+
+from ..errors import unsupported
+from ..ir import nodes as ir
+from ..passes.loop_ranges import range_loops, single_defs
+
+_LOOPS = (ir.For, ir.While)
+
+
+def _defs(stmts) -> Set[str]:
+    return {v.name for x in ir.walk(stmts) for v in ir.stmt_defs(x)}
+
+
+def _uses(stmts) -> Set[str]:
+    return {a.name for x in ir.walk(stmts) for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+
+
+def _loop_stmts(s) -> list:
+    """The statements a loop runs each iteration (its ``else`` runs once, after it)."""
+    return list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)
+
+
+class LoopAdjoints:
+    """Mixin of ``Reverse``: loops in reverse mode (see the module docstring)."""
+
+    # -- before activity analysis: loops the tape can handle ------------------------------
+    def prepare_loops(self, body: List) -> List:
+        indexable = {p for p, i in self.info.items() if not i.is_dict}
+        body = range_loops(body, self.names, self.temps, indexable)
+        self.single_defs = single_defs(body)
+        return self._prepare_block(body, in_loop=False)
+
+    def _prepare_block(self, stmts, in_loop) -> List:
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.For):
+                s = replace(s, body=tuple(self._prepare_block(s.body, True)),
+                            orelse=tuple(self._prepare_block(s.orelse, True)))
+            elif isinstance(s, ir.While):
+                s = replace(s, test_body=tuple(self._prepare_block(s.test_body, True)),
+                            body=tuple(self._prepare_block(s.body, True)),
+                            orelse=tuple(self._prepare_block(s.orelse, True)))
+            elif isinstance(s, ir.If):
+                s = replace(s, body=tuple(self._prepare_block(s.body, in_loop)),
+                            orelse=tuple(self._prepare_block(s.orelse, in_loop)))
+            elif in_loop and isinstance(s, (ir.Assign, ir.Unpack)):
+                targets = {v.name for v in ir.stmt_defs(s)}
+                if targets & {a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)}:
+                    t = self.temp()  # s = s * x  ->  t = s * x; s = t
+                    out.append(ir.Assign(t, s.value, s.loc))
+                    s = replace(s, value=t)
+            out.append(s)
+        return out
+
+    def _defined_by(self, atom, fn):
+        v = self.single_defs.get(atom.name) if isinstance(atom, ir.Var) else None
+        return v if isinstance(v, ir.Call) and v.fn is fn else None
+
+    # -- activity: which loops reverse mode can take ------------------------------------
+    def check_loop(self, s, active: Set[str]) -> None:
+        inner = list(ir.walk(ir.sub_blocks_flat(s)))
+        if not ({v.name for x in [s, *inner] for v in ir.stmt_defs(x)} & active):
+            return
+        for x in inner:
+            what = {ir.Break: "'break'", ir.Continue: "'continue'", ir.Return: "'return'",
+                    ir.Try: "'try'"}.get(type(x))
+            if what is not None:
+                raise unsupported(f"{what} inside a loop over differentiated values",
+                                  getattr(x, "loc", s.loc), "not yet in reverse mode")
+        if isinstance(s, ir.For) and self._defined_by(s.iter, range) is None:
+            raise unsupported("'for' loop over differentiated values whose sequence s2s "
+                              "cannot index", s.loc, "reverse mode differentiates loops over "
+                              "range(...), arrays, lists, tuples, zip, enumerate and reversed")
+        if set(_defs(s.test_body) if isinstance(s, ir.While) else ()) & active:
+            raise unsupported("a 'while' test that computes differentiated values", s.loc)
+
+    # -- the adjoint loop ----------------------------------------------------------------
+    def adjoint_loop(self, s, have: Set[str], out: List, loc) -> None:
+        stmts = _loop_stmts(s)
+        defs = _defs(stmts) | ({s.target.name} if isinstance(s, ir.For) else set())
+        if not self.loop_stack and not (defs & self.relevant):
+            return  # a loop no derivative flows through (its values are final)
+        self.loops_with_adjoint.add(id(s))
+        carried = sorted(self.relevant & (defs | _uses(stmts)) - self._iteration_local(s, defs))
+        self.loop_stack.append(set(carried))
+        # the else block runs once after the last iteration; its assignments are
+        # recorded like the loop's, so the adjoint loop starts from the loop's final values
+        out += self.adjoint_block(list(s.orelse), have)
+        for m in carried:
+            if m not in have:
+                out.append(ir.Assign(self.bar_of(m), ir.Call(rt.zeros_like, (ir.Var(m),)), loc))
+                have.add(m)
+        inner_have = set(have)
+        body = self.adjoint_block(list(s.body), inner_have)
+        for m in carried:  # concrete again for the iteration before
+            if m not in inner_have:
+                body.append(ir.Assign(self.bar_of(m), ir.Call(rt.zeros_like, (ir.Var(m),)), loc))
+        self.loop_stack.pop()
+        if isinstance(s, ir.For):
+            backwards = self.temp()
+            out.append(ir.Assign(backwards, ir.Call(reversed, (s.iter,)), loc))
+            out.append(ir.For(s.target, backwards, tuple(body), (), loc))
+            return
+        count = ir.Var(self.names.fresh("n_iter"))
+        self.while_counts[id(s)] = count
+        undo_test = self.pops(s.test_body)
+        out += undo_test  # the last test, which ended the loop
+        trips = self.temp()
+        out.append(ir.Assign(trips, ir.Call(range, (count,)), loc))
+        out.append(ir.For(ir.Var(self.names.fresh("_")), trips, tuple(body + undo_test), (), loc))
+        if self.loop_stack:  # the counter is set afresh in each iteration of the loop around
+            out.append(self.pop(count, s.loc))
+
+    def _iteration_local(self, s, defs: Set[str]) -> Set[str]:
+        """Variables of the loop assigned before any read in every iteration and not
+        read after it: their adjoints live within one iteration."""
+        outside = {n for n, c in self.use_counts.items()
+                   if c > self.loop_use_counts(s).get(n, 0)}
+        target = {s.target.name} if isinstance(s, ir.For) else set()
+        return defs - _read_first(_loop_stmts(s)) - outside - target
+
+    def loop_use_counts(self, s) -> Dict[str, int]:
+        return ir.use_counts([s])
+
+    def pops(self, stmts) -> List:
+        """Pops restoring what the assignments of ``stmts`` (straight-line) overwrote."""
+        out = []
+        for x in reversed(list(stmts)):
+            for v in reversed(list(ir.stmt_defs(x))):
+                out.append(self.pop(v, x.loc))
+        return out
+
+    def pop(self, v: ir.Var, loc) -> ir.Unpack:
+        """``v, tape = tape``: the tape is a chain of pairs ``(value, rest)``, so pushes
+        and pops are tuple operations that both modes differentiate (higher order)
+        and reading it back never changes it."""
+        return ir.Unpack((v, self.tape), self.tape, replace(loc, derived=True))
+
+    # -- after the adjoint: record only what it reads ----------------------------------
+    def finish_tape(self, primal: List, adjoint: List):
+        """``(primal, adjoint)`` with pushes for the values the adjoint reads, their pops
+        only, the while-loop counters and the tape itself (none if nothing is recorded)."""
+        read = set()
+        for x in ir.walk(adjoint):
+            if not _is_pop(x, self.tape):
+                read |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+        adjoint = _drop_pops(adjoint, self.tape, read)
+        self.recorded: Set[str] = set()
+        primal = self._instrument(primal, read, in_loop=False)
+        if not self.recorded:
+            return primal, adjoint
+        self._check_no_inplace(primal, read)
+        return [ir.Assign(self.tape, ir.Const(()), self.fn.loc)] + primal, adjoint
+
+    def _instrument(self, stmts, read: Set[str], in_loop: bool) -> List:
+        out = []
+        for s in stmts:
+            if isinstance(s, _LOOPS):
+                new = self._instrument_loop(s, read, in_loop)
+                if not in_loop:  # what the loop pushes must exist before it
+                    may, must = self._defined_before.get(id(s), (set(), set()))
+                    for n in sorted(_pushed([new], self.tape) - must):
+                        out.append(_ensure_defined(n, s.loc) if n in may else
+                                   ir.Assign(ir.Var(n), ir.Const(None), s.loc))
+                count = self.while_counts.get(id(s))
+                if count is not None:
+                    init = ir.Assign(count, ir.Const(0), s.loc)
+                    out += self._instrument([init], read, in_loop)
+                out.append(new)
+            elif isinstance(s, ir.If):
+                out.append(replace(s, body=tuple(self._instrument(s.body, read, in_loop)),
+                                   orelse=tuple(self._instrument(s.orelse, read, in_loop))))
+            else:
+                if in_loop:
+                    for v in ir.stmt_defs(s):
+                        if v.name in read:  # push: tape = (v, tape)
+                            out.append(ir.Assign(self.tape, ir.Call(build.make_tuple, (
+                                v, self.tape)), s.loc))
+                            self.recorded.add(v.name)
+                out.append(s)
+        return out
+
+    def _instrument_loop(self, s, read, in_loop):
+        count = self.while_counts.get(id(s))
+        if id(s) not in self.loops_with_adjoint:
+            return replace(s, orelse=tuple(self._instrument(s.orelse, read, in_loop)))
+        orelse = tuple(self._instrument(s.orelse, read, True))  # popped by the adjoint
+        body = self._instrument(s.body, read, True)
+        if isinstance(s, ir.For):
+            return replace(s, body=tuple(body), orelse=orelse)
+        body.append(ir.Assign(count, ir.Call(operator.add, (count, ir.Const(1))), s.loc))
+        return replace(s, test_body=tuple(self._instrument(s.test_body, read, True)),
+                       body=tuple(body), orelse=orelse)
+
+    def _check_no_inplace(self, primal, read) -> None:
+        for x in ir.walk(primal):
+            if isinstance(x, _LOOPS) and _pushed([x], self.tape):
+                for y in ir.walk(_loop_stmts(x)):
+                    v = getattr(y, "value", None)
+                    if isinstance(v, ir.Call) and v.args and isinstance(v.args[0], ir.Var) \
+                            and v.args[0].name in read and (
+                            v.fn is operator.setitem or v.fn is setattr):
+                        raise unsupported("an in-place write inside a loop to an array the "
+                                          "derivative reads", y.loc,
+                                          "not yet in reverse mode; build a new array instead")
+
+
+def _reads(x) -> Set[str]:
+    return {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+
+
+def _is_pop(x, tape) -> bool:
+    return isinstance(x, ir.Unpack) and x.value == tape and x.targets[1] == tape
+
+
+def _drop_pops(stmts, reader, read) -> List:
+    out = []
+    for s in stmts:
+        if _is_pop(s, reader) and s.targets[0].name not in read:
+            continue
+        if isinstance(s, ir.If):
+            s = replace(s, body=tuple(_drop_pops(s.body, reader, read)),
+                        orelse=tuple(_drop_pops(s.orelse, reader, read)))
+            if not s.body and not s.orelse:
+                continue
+        elif isinstance(s, ir.For):
+            s = replace(s, body=tuple(_drop_pops(s.body, reader, read)))
+            if not s.body:
+                continue
+        out.append(s)
+    return out
+
+
+def _pushed(stmts, tape) -> Set[str]:
+    out = set()
+    for x in ir.walk(list(stmts)):
+        v = getattr(x, "value", None)
+        if isinstance(x, ir.Assign) and x.target == tape and isinstance(v, ir.Call):
+            out.add(v.args[0].name)
+    return out
+
+
+def _read_first(stmts) -> Set[str]:
+    """Names ``stmts`` may read before assigning them (in one run of the block)."""
+    read: Set[str] = set()
+
+    def scan(block, defined: Set[str]) -> Set[str]:
+        for x in block:
+            if isinstance(x, ir.If):
+                read.update(_reads(x) - defined)
+                both = scan(x.body, set(defined)) & scan(x.orelse, set(defined))
+                defined |= both
+            elif isinstance(x, ir.For):
+                read.update(_reads(x) - defined)
+                read.update(_read_first(x.body) - defined - {x.target.name})
+                scan(x.orelse, set(defined))
+            elif isinstance(x, ir.While):
+                read.update(_read_first(list(x.test_body) + list(x.body)) - defined)
+                scan(x.orelse, set(defined))
+            elif isinstance(x, ir.Try):
+                read.update(_uses([x]) - defined)
+            else:
+                read.update(_reads(x) - defined)
+                defined |= {v.name for v in ir.stmt_defs(x)}
+        return defined
+
+    scan(list(stmts), set())
+    return read
+
+
+def _ensure_defined(name, loc) -> ir.Try:
+    """``try: name  except NameError: name = None`` (assigned on some paths only)."""
+    v = ir.Var(name)
+    return ir.Try((ir.ExprStmt(v, loc),),
+                  (ir.Handler(ir.Const(NameError), None, (ir.Assign(v, ir.Const(None), loc),)),),
+                  loc=loc)

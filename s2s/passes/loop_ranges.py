@@ -1,0 +1,170 @@
+"""Loops over sequences become loops over a range that index them.
+
+Contract: ``range_loops(body, names, temps, indexable)`` rewrites every
+``for v in seq`` whose sequence is known to be indexable by position — a
+list or tuple literal, an array (a numpy call's result, or a parameter named
+in ``indexable``), or ``zip``/``enumerate``/``reversed`` of such — into::
+
+    n = len(seq); r = range(n)
+    for k in r:
+        v = seq[k]
+        ...
+
+so both modes see plain indexing (whose derivative rules exist) and reverse
+mode can run the loop backwards (``for k in reversed(r)``).  Other loops are
+left alone; a ``zip``/``enumerate`` object no longer iterated is dropped.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import replace
+from typing import Dict, List, Set
+
+from s2s_runtime import build
+
+from ..ir import nodes as ir
+from ..rules import lookup
+
+
+def single_defs(body) -> Dict[str, ir.Expr]:
+    """Value of every variable assigned exactly once (by an ``Assign``) in ``body``."""
+    seen: Dict[str, object] = {}
+    for x in ir.walk(body):
+        for v in ir.stmt_defs(x):
+            seen[v.name] = x.value if v.name not in seen and isinstance(x, ir.Assign) else None
+    return {k: v for k, v in seen.items() if v is not None}
+
+
+def range_loops(body: List, names, temps: Set[str], indexable: Set[str]) -> List:
+    rw = _RangeLoops(body, names, temps, indexable)
+    body = rw.block(body)
+    counts = ir.use_counts(body)
+    dead = {n for n in rw.replaced_iters if not counts.get(n)}
+    return _without_defs(body, dead) if dead else body
+
+
+class _RangeLoops:
+    def __init__(self, body, names, temps, indexable):
+        self.names, self.temps, self.indexable = names, temps, indexable
+        self.single_defs = single_defs(body)
+        self.replaced_iters: Set[str] = set()
+
+    def temp(self) -> ir.Var:
+        name = self.names.temp()
+        self.temps.add(name)
+        return ir.Var(name)
+
+    def block(self, stmts) -> List:
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.For):
+                pre, s = self._range_loop(s)
+                out += pre
+                s = replace(s, body=tuple(self.block(s.body)), orelse=tuple(self.block(s.orelse)))
+            elif isinstance(s, ir.While):
+                s = replace(s, test_body=tuple(self.block(s.test_body)),
+                            body=tuple(self.block(s.body)), orelse=tuple(self.block(s.orelse)))
+            elif isinstance(s, ir.If):
+                s = replace(s, body=tuple(self.block(s.body)), orelse=tuple(self.block(s.orelse)))
+            out.append(s)
+        return out
+
+    def _range_loop(self, s: ir.For):
+        """``([statements before], loop)`` with the loop running over a range."""
+        if self._defined_by(s.iter, range) is not None:
+            return [], s
+        seqs, make = self._indexable(s.iter)
+        if seqs is None:
+            return [], s  # left alone: an error later if it carries differentiated values
+        loc = replace(s.loc, derived=True)
+        pre, lens = [], []
+        for q in seqs:
+            n = self.temp()
+            pre.append(ir.Assign(n, ir.Call(len, (q,)), loc))
+            lens.append(n)
+        if len(lens) > 1:
+            n = self.temp()
+            pre.append(ir.Assign(n, ir.Call(min, tuple(lens)), loc))
+        r = self.temp()
+        pre.append(ir.Assign(r, ir.Call(range, (n,)), loc))
+        self.single_defs[r.name] = pre[-1].value
+        if isinstance(s.iter, ir.Var):
+            self.replaced_iters.add(s.iter.name)
+        k = ir.Var(self.names.fresh("k"))
+        head = make(k, n, loc)
+        head[-1] = ir.Assign(s.target, head[-1].value, loc)
+        return pre, replace(s, target=k, iter=r, body=tuple(head) + s.body)
+
+    def _indexable(self, seq):
+        """``(sequences, make)`` where ``make(k, n, loc)`` returns the statements
+        computing item ``k`` (the last assigns it); ``(None, None)`` if ``seq`` is
+        not known to be indexable by position."""
+        call = self._defining_call(seq)
+        if call is not None and call.fn in (zip, enumerate, reversed) and not (
+                call.kwargs and call.fn is not enumerate):
+            inner = [self._indexable(a) for a in call.args[:1 if call.fn is not zip else None]]
+            if not inner or any(i[0] is None for i in inner):
+                return None, None
+            if call.fn is zip:
+                def make(k, n, loc):
+                    stmts, items = [], []
+                    for a in call.args:
+                        t = self.temp()
+                        stmts.append(ir.Assign(t, ir.Call(operator.getitem, (a, k)), loc))
+                        items.append(t)
+                    return stmts + [ir.Assign(self.temp(), ir.Call(build.make_tuple,
+                                                                   tuple(items)), loc)]
+                return list(call.args), make
+            seq0 = call.args[0]
+            if call.fn is reversed:
+                def make(k, n, loc):
+                    last, j = self.temp(), self.temp()
+                    return [ir.Assign(last, ir.Call(operator.sub, (n, ir.Const(1))), loc),
+                            ir.Assign(j, ir.Call(operator.sub, (last, k)), loc),
+                            ir.Assign(self.temp(), ir.Call(operator.getitem, (seq0, j)), loc)]
+                return [seq0], make
+            start = call.args[1] if len(call.args) > 1 else dict(call.kwargs).get(
+                "start", ir.Const(0))
+
+            def make(k, n, loc):
+                i, item = self.temp(), self.temp()
+                return [ir.Assign(i, ir.Call(operator.add, (k, start)), loc),
+                        ir.Assign(item, ir.Call(operator.getitem, (seq0, k)), loc),
+                        ir.Assign(self.temp(), ir.Call(build.make_tuple, (i, item)), loc)]
+            return [seq0], make
+        known = (call is not None and (call.fn in (build.make_list, build.make_tuple) or (
+            lookup(call.fn) is not None and not lookup(call.fn).container_result
+            and call.fn not in (build.make_dict,)))) or (
+            isinstance(seq, ir.Var) and seq.name in self.indexable)
+        if not known:
+            return None, None
+
+        def make(k, n, loc):
+            return [ir.Assign(self.temp(), ir.Call(operator.getitem, (seq, k)), loc)]
+        return [seq], make
+
+    def _defining_call(self, atom):
+        if isinstance(atom, ir.Var):
+            v = self.single_defs.get(atom.name)
+            if isinstance(v, ir.Call):
+                return v
+        return None
+
+    def _defined_by(self, atom, fn):
+        call = self._defining_call(atom)
+        return call if call is not None and call.fn is fn else None
+
+
+
+def _without_defs(stmts, dead) -> List:
+    out = []
+    for s in stmts:
+        if isinstance(s, ir.Assign) and s.target.name in dead:
+            continue
+        if isinstance(s, ir.If):
+            s = replace(s, body=tuple(_without_defs(s.body, dead)),
+                        orelse=tuple(_without_defs(s.orelse, dead)))
+        elif isinstance(s, (ir.For, ir.While)):
+            s = replace(s, body=tuple(_without_defs(s.body, dead)))
+        out.append(s)
+    return out
