@@ -13,6 +13,8 @@ cached; the function's node is then located by position:
 """
 from __future__ import annotations
 
+import dis
+
 import ast
 import hashlib
 import inspect
@@ -193,7 +195,12 @@ def _locate(parsed: ParsedSource, code):
     by_pos = _match_by_positions(parsed, cands, code)
     if by_pos is not None:
         return by_pos
-    return _match_by_bytecode(parsed, cands, code)
+    found = _match_by_bytecode(parsed, cands, code)
+    if found is None:
+        raise SourceUnavailableError(
+            f"cannot tell apart the {len(cands)} lambdas on line {first} of "
+            f"{code.co_filename}; put them on separate lines", None)
+    return found
 
 
 def _lambda_param_names(node: cst.Lambda):
@@ -202,10 +209,13 @@ def _lambda_param_names(node: cst.Lambda):
 
 
 def _match_by_positions(parsed, cands, code):
-    positions = getattr(code, "co_positions", None)
-    if positions is None:
+    if not hasattr(code, "co_positions"):
         return None
-    spans = [(l, c) for (l, _el, c, _ec) in positions() if l is not None and c is not None]
+    # the instructions' source positions, but not the zero-width ones at column 0 that
+    # RESUME and RETURN_VALUE carry (outside the lambda)
+    spans = [(p.lineno, p.col_offset) for p in (i.positions for i in dis.get_instructions(code))
+             if p is not None and p.lineno is not None and p.col_offset is not None
+             and (p.col_offset, p.end_col_offset) != (0, 0)]
     if not spans:
         return None
     hits = []
@@ -219,14 +229,20 @@ def _match_by_positions(parsed, cands, code):
 
 
 def _match_by_bytecode(parsed, cands, code):
+    """The one candidate whose compiled code reads the same names and constants in the
+    same operations; None if not exactly one does (never a guess)."""
+    def shape(c):
+        return ([i.opname for i in dis.get_instructions(c)], c.co_names, c.co_consts,
+                c.co_varnames)
+
+    want = shape(code)
+    hits = []
     for node in cands:
         src = parsed.module.code_for_node(node)
         try:
             compiled = compile("(" + src + ")", "<s2s>", "eval")
         except SyntaxError:
             continue
-        for const in compiled.co_consts:
-            if getattr(const, "co_code", None) == code.co_code and \
-                    const.co_names == code.co_names and const.co_consts == code.co_consts:
-                return node
-    return cands[0]
+        if any(hasattr(c, "co_code") and shape(c) == want for c in compiled.co_consts):
+            hits.append(node)
+    return hits[0] if len(hits) == 1 else None
