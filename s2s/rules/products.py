@@ -25,10 +25,18 @@ defjvp(np.dot, lambda t, ans, a, b, out=None: np.dot(t, b),
 defvjp(np.vdot,
        lambda g, ans, a, b: unbroadcast(np.reshape(np.conj(g * np.ravel(b)), np.shape(a)), a),
        lambda g, ans, a, b: unbroadcast(np.reshape(g * np.conj(np.ravel(a)), np.shape(b)), b))
-defjvp(np.vdot, lambda t, ans, a, b: np.vdot(t, b), lambda t, ans, a, b: np.vdot(a, t))
+# d vdot(a, b) = vdot(ta, b) + vdot(a, tb).  One lambda per line: s2s.frontend.source
+# cannot tell two lambdas with the same parameters on one line apart when they call a
+# numpy function (it took the first for both: the b-term was vdot(tb, b)).
+defjvp(np.vdot,
+       lambda t, ans, a, b: np.vdot(t, b),
+       lambda t, ans, a, b: np.vdot(a, t))
 defvjp(np.inner, lambda g, ans, a, b: inner_vjp(g, a, b, 0),
        lambda g, ans, a, b: inner_vjp(g, a, b, 1))
-defjvp(np.inner, lambda t, ans, a, b: np.inner(t, b), lambda t, ans, a, b: np.inner(a, t))
+# d inner(a, b) = inner(ta, b) + inner(a, tb) (one lambda per line, as for vdot)
+defjvp(np.inner,
+       lambda t, ans, a, b: np.inner(t, b),
+       lambda t, ans, a, b: np.inner(a, t))
 # outer(a, b)_ij = a_i b_j (both flattened): a_bar = g @ b, b_bar = a @ g
 defvjp(np.outer,
        lambda g, ans, a, b, out=None:

@@ -32,3 +32,13 @@ def if_else(x):
 def with_aux(x):
     y = np.sin(x)
     return y * y, {"y": y}
+
+
+def running_product(x):
+    """A loop with an in-place write (forward mode keeps both)."""
+    y = np.zeros(3)
+    s = 1.0
+    for i in range(3):
+        s = s * x[i]
+        y[i] = s
+    return np.sum(y)

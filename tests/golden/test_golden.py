@@ -26,6 +26,12 @@ CASES = {
     "if_else": ("if_else",),
     "if_else_ir": ("if_else", "--mode", "ir"),
     "with_aux": ("with_aux", "--has-aux", "--signature", "f64[:]"),
+    # forward mode: the tangent code, and forward over the gradient code (HVPs)
+    "scalar_arith_jvp": ("scalar_arith", "--mode", "jvp"),
+    "elementwise_sum_jvp": ("elementwise_sum", "--mode", "jvp", "--signature", "f64[:]"),
+    "if_else_jvp": ("if_else", "--mode", "jvp"),
+    "running_product_jvp": ("running_product", "--mode", "jvp", "--signature", "f64[:]"),
+    "elementwise_sum_hvp": ("elementwise_sum", "--mode", "hvp", "--signature", "f64[:]"),
 }
 
 
