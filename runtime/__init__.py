@@ -48,7 +48,8 @@ from .adjoint import (  # noqa: E402
     unreduce,
     zeros_like,
 )
-from .build import astype, dtype_of, make_dict, make_list, make_tuple  # noqa: E402
+from .build import (astype, dtype_of, iteration_items, make_dict, make_list,  # noqa: E402
+                    make_tuple, reversed_range)
 
 __all__ += [
     "add", "array_vjp", "broadcast_like", "cast_vjp", "sum_builtin_vjp", "clip_inside", "concatenate_vjp", "densify", "getattr_vjp", "getitem_vjp", "grad_seed",

@@ -56,3 +56,15 @@ def call_method(obj, name, *args, **kwargs):
 def raise_error(error):
     """Raise ``error`` (generated code's stand-in for code that could not be made)."""
     raise error
+
+
+def reversed_range(r):
+    """The range ``r`` run backwards, itself a range (so it can be reversed again):
+    the iterations of an adjoint loop."""
+    return r[::-1]
+
+
+def iteration_items(x):
+    """What a loop iterates over, as a sequence that can be run again backwards:
+    ``x`` itself if it is a range, list, tuple or array, else ``list(x)``."""
+    return x if isinstance(x, (range, list, tuple, np.ndarray)) else list(x)

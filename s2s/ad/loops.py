@@ -3,7 +3,7 @@
 The primal loop runs as written, with a push onto a tape (a list) before
 every assignment in its body whose old value the adjoint reads.  The
 adjoint loop runs the iterations backwards — ``for i in reversed(r)`` for a
-loop ``for i in r`` over a range, ``for _ in range(n)`` for a ``while`` loop
+loop ``for i in r`` over a range (``rt.reversed_range(r)``, ``r[::-1]``), ``for _ in range(n)`` for a ``while`` loop
 whose trip count ``n`` the primal counted — and after the adjoint of each
 assignment pops the value that assignment overwrote.  So at the adjoint of
 every statement all variables hold what they held right after it ran in the
@@ -19,9 +19,13 @@ make it hold:
 
 To-be-recorded analysis: once the adjoint is built, only the pushes of
 variables the adjoint code reads are kept (with their pops); a program whose
-loops need nothing has no tape at all.  Pops read the tape through a
-``reversed`` iterator, so the tape is never changed and a ``vjp`` closure
-can run the adjoint many times.
+loops need nothing has no tape at all.  A tape is a chain of pairs: a push
+is ``tape = (x, tape)``, a pop ``x, tape = tape``.  Popping rebinds a name
+and changes nothing, so a ``vjp`` closure can run the adjoint many times, and
+both are tuple operations, which the transforms differentiate again (second
+order through loops).  Values that carry derivatives go on ``tape``, the
+others (branch decisions, ranges, counts) on ``ctrl``, so a transform of the
+generated code sees that those carry none.
 
 Adjoints that cross iterations (of loop-carried variables and of variables
 read in the loop) are concrete values at every iteration boundary: made
@@ -42,8 +46,9 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..errors import unsupported
+from .common import is_in
 from ..ir import nodes as ir
-from ..passes.loop_ranges import range_loops, single_defs
+from ..passes.loop_ranges import is_range, range_loops, single_defs
 
 _LOOPS = (ir.For, ir.While)
 
@@ -108,7 +113,8 @@ class LoopAdjoints:
             if what is not None:
                 raise unsupported(f"{what} inside a loop over differentiated values",
                                   getattr(x, "loc", s.loc), "not yet in reverse mode")
-        if isinstance(s, ir.For) and self._defined_by(s.iter, range) is None:
+        if isinstance(s, ir.For) and is_in(s.iter, active) \
+                and not is_range(s.iter, self.single_defs):
             raise unsupported("'for' loop over differentiated values whose sequence s2s "
                               "cannot index", s.loc, "reverse mode differentiates loops over "
                               "range(...), arrays, lists, tuples, zip, enumerate and reversed")
@@ -123,6 +129,9 @@ class LoopAdjoints:
             return  # a loop no derivative flows through (its values are final)
         self.loops_with_adjoint.add(id(s))
         carried = sorted(self.relevant & (defs | _uses(stmts)) - self._iteration_local(s, defs))
+        # their adjoints are made zeros_like(value) after the loop: a loop that never ran
+        # leaves the value unassigned unless it was surely assigned before
+        self.unassigned.update(set(carried) & defs - self._defined_before[id(s)][1])
         self.loop_stack.append(set(carried))
         # the else block runs once after the last iteration; its assignments are
         # recorded like the loop's, so the adjoint loop starts from the loop's final values
@@ -138,9 +147,14 @@ class LoopAdjoints:
                 body.append(ir.Assign(self.bar_of(m), ir.Call(rt.zeros_like, (ir.Var(m),)), loc))
         self.loop_stack.pop()
         if isinstance(s, ir.For):
+            items = s.iter
+            if not is_range(s.iter, self.single_defs):  # kept by the primal to run backwards
+                items = self.loop_items[id(s)] = self.temp()
             backwards = self.temp()
-            out.append(ir.Assign(backwards, ir.Call(reversed, (s.iter,)), loc))
+            out.append(ir.Assign(backwards, ir.Call(build.reversed_range, (items,)), loc))
             out.append(ir.For(s.target, backwards, tuple(body), (), loc))
+            if items is not s.iter and self.loop_stack:  # set afresh in each outer iteration
+                out.append(self.pop(items, s.loc))
             return
         count = ir.Var(self.names.fresh("n_iter"))
         self.while_counts[id(s)] = count
@@ -175,7 +189,14 @@ class LoopAdjoints:
         """``v, tape = tape``: the tape is a chain of pairs ``(value, rest)``, so pushes
         and pops are tuple operations that both modes differentiate (higher order)
         and reading it back never changes it."""
-        return ir.Unpack((v, self.tape), self.tape, replace(loc, derived=True))
+        tape = self.tape_for(v.name)
+        return ir.Unpack((v, tape), tape, replace(loc, derived=True))
+
+    def tape_for(self, name: str) -> ir.Var:
+        """Values that carry derivatives go on ``tape``; the others (branch decisions,
+        ranges, counts, values independent of the inputs) on ``ctrl``, which a
+        transform of the generated code sees as holding no derivatives."""
+        return self.tape if name in self.active_vars else self.ctrl
 
     # -- after the adjoint: record only what it reads ----------------------------------
     def finish_tape(self, primal: List, adjoint: List):
@@ -183,15 +204,28 @@ class LoopAdjoints:
         only, the while-loop counters and the tape itself (none if nothing is recorded)."""
         read = set()
         for x in ir.walk(adjoint):
-            if not _is_pop(x, self.tape):
+            if not _is_pop(x, self.tapes):
                 read |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
-        adjoint = _drop_pops(adjoint, self.tape, read)
+        adjoint = _drop_pops(adjoint, self.tapes, read)
         self.recorded: Set[str] = set()
+        # zeros_like(v) for a v that some paths never assign (set in one branch or only in
+        # a loop): v exists on every path if it starts as None (zeros_like(None) is None,
+        # and nothing on such a path adds to that adjoint)
+        surely = {v.name for x in primal for v in ir.stmt_defs(x)
+                  if isinstance(x, (ir.Assign, ir.Unpack))} | {p.var.name for p in self.fn.params}
+        for x in ir.walk(adjoint):
+            v = getattr(x, "value", None)
+            if isinstance(v, ir.Call) and v.fn is rt.zeros_like and isinstance(v.args[0], ir.Var) \
+                    and v.args[0].name not in surely:
+                self.unassigned.add(v.args[0].name)
         primal = self._instrument(primal, read, in_loop=False)
+        primal = [ir.Assign(ir.Var(n), ir.Const(None), self.fn.loc)
+                  for n in sorted(self.unassigned)] + primal
         if not self.recorded:
             return primal, adjoint
         self._check_no_inplace(primal, read)
-        return [ir.Assign(self.tape, ir.Const(()), self.fn.loc)] + primal, adjoint
+        used = _pushed_tapes(primal, self.tapes)
+        return [ir.Assign(t, ir.Const(()), self.fn.loc) for t in used] + primal, adjoint
 
     def _instrument(self, stmts, read: Set[str], in_loop: bool) -> List:
         out = []
@@ -200,13 +234,20 @@ class LoopAdjoints:
                 new = self._instrument_loop(s, read, in_loop)
                 if not in_loop:  # what the loop pushes must exist before it
                     may, must = self._defined_before.get(id(s), (set(), set()))
-                    for n in sorted(_pushed([new], self.tape) - must):
-                        out.append(_ensure_defined(n, s.loc) if n in may else
-                                   ir.Assign(ir.Var(n), ir.Const(None), s.loc))
+                    for n in sorted(_pushed([new], self.tapes) - must - self.unassigned):
+                        if n in may:  # assigned on some paths only: set it at the start
+                            self.unassigned.add(n)
+                        else:
+                            out.append(ir.Assign(ir.Var(n), ir.Const(None), s.loc))
                 count = self.while_counts.get(id(s))
                 if count is not None:
                     init = ir.Assign(count, ir.Const(0), s.loc)
                     out += self._instrument([init], read, in_loop)
+                items = self.loop_items.get(id(s))
+                if items is not None:
+                    init = ir.Assign(items, ir.Call(build.iteration_items, (s.iter,)), s.loc)
+                    out += self._instrument([init], read, in_loop)
+                    new = replace(new, iter=items)
                 out.append(new)
             elif isinstance(s, ir.If):
                 out.append(replace(s, body=tuple(self._instrument(s.body, read, in_loop)),
@@ -215,8 +256,9 @@ class LoopAdjoints:
                 if in_loop:
                     for v in ir.stmt_defs(s):
                         if v.name in read:  # push: tape = (v, tape)
-                            out.append(ir.Assign(self.tape, ir.Call(build.make_tuple, (
-                                v, self.tape)), s.loc))
+                            tape = self.tape_for(v.name)
+                            out.append(ir.Assign(tape, ir.Call(build.make_tuple, (v, tape)),
+                                                 s.loc))
                             self.recorded.add(v.name)
                 out.append(s)
         return out
@@ -235,7 +277,7 @@ class LoopAdjoints:
 
     def _check_no_inplace(self, primal, read) -> None:
         for x in ir.walk(primal):
-            if isinstance(x, _LOOPS) and _pushed([x], self.tape):
+            if isinstance(x, _LOOPS) and _pushed([x], self.tapes):
                 for y in ir.walk(_loop_stmts(x)):
                     v = getattr(y, "value", None)
                     if isinstance(v, ir.Call) and v.args and isinstance(v.args[0], ir.Var) \
@@ -250,33 +292,39 @@ def _reads(x) -> Set[str]:
     return {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
 
 
-def _is_pop(x, tape) -> bool:
-    return isinstance(x, ir.Unpack) and x.value == tape and x.targets[1] == tape
+def _is_pop(x, tapes) -> bool:
+    return isinstance(x, ir.Unpack) and x.value in tapes and x.targets[1] == x.value
 
 
-def _drop_pops(stmts, reader, read) -> List:
+def _drop_pops(stmts, tapes, read) -> List:
     out = []
     for s in stmts:
-        if _is_pop(s, reader) and s.targets[0].name not in read:
+        if _is_pop(s, tapes) and s.targets[0].name not in read:
             continue
         if isinstance(s, ir.If):
-            s = replace(s, body=tuple(_drop_pops(s.body, reader, read)),
-                        orelse=tuple(_drop_pops(s.orelse, reader, read)))
+            s = replace(s, body=tuple(_drop_pops(s.body, tapes, read)),
+                        orelse=tuple(_drop_pops(s.orelse, tapes, read)))
             if not s.body and not s.orelse:
                 continue
         elif isinstance(s, ir.For):
-            s = replace(s, body=tuple(_drop_pops(s.body, reader, read)))
+            s = replace(s, body=tuple(_drop_pops(s.body, tapes, read)))
             if not s.body:
                 continue
         out.append(s)
     return out
 
 
-def _pushed(stmts, tape) -> Set[str]:
+def _pushed_tapes(stmts, tapes) -> List[ir.Var]:
+    used = {x.target.name for x in ir.walk(list(stmts)) if isinstance(x, ir.Assign)
+            and x.target in tapes}
+    return [t for t in tapes if t.name in used]
+
+
+def _pushed(stmts, tapes) -> Set[str]:
     out = set()
     for x in ir.walk(list(stmts)):
         v = getattr(x, "value", None)
-        if isinstance(x, ir.Assign) and x.target == tape and isinstance(v, ir.Call):
+        if isinstance(x, ir.Assign) and x.target in tapes and isinstance(v, ir.Call):
             out.add(v.args[0].name)
     return out
 
@@ -308,10 +356,3 @@ def _read_first(stmts) -> Set[str]:
     scan(list(stmts), set())
     return read
 
-
-def _ensure_defined(name, loc) -> ir.Try:
-    """``try: name  except NameError: name = None`` (assigned on some paths only)."""
-    v = ir.Var(name)
-    return ir.Try((ir.ExprStmt(v, loc),),
-                  (ir.Handler(ir.Const(NameError), None, (ir.Assign(v, ir.Const(None), loc),)),),
-                  loc=loc)

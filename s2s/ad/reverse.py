@@ -374,10 +374,15 @@ class Reverse(LoopAdjoints):
         self.loop_stack: List[Set[str]] = []
         self.while_counts: Dict[int, ir.Var] = {}
         self.loops_with_adjoint: Set[int] = set()
+        self.loop_items: Dict[int, ir.Var] = {}
+        self.unassigned: Set[str] = set()  # set to None first: may be read before assigned
         self.tape = ir.Var(self.names.fresh("tape"))
+        self.ctrl = ir.Var(self.names.fresh("ctrl"))
+        self.tapes = (self.tape, self.ctrl)
         self._defined_before = _defined_before(body, {p.var.name for p in self.fn.params})
         active = {p for p in self.wrt if self.info[p].differentiable}
         self.forward_activity(body, active)
+        self.active_vars = active
         needed = {value.name} if isinstance(value, ir.Var) else set()
         _backward_needed(body, needed, active)
         self.relevant = active & needed
@@ -529,26 +534,30 @@ def _backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
 
 
 def _defined_before(body, params) -> Dict[int, tuple]:
-    """For each outermost loop (by id): ``(may, must)``, the names that may be / are
-    surely assigned when it starts."""
+    """For each loop (by id): ``(may, must)``, the names that may be / are surely
+    assigned when it starts (for a nested loop: in any iteration of the loops around)."""
     out: Dict[int, tuple] = {}
     may = set(params)
 
     def defs_of(s):
         return {v.name for x in [s, *ir.walk(ir.sub_blocks_flat(s))] for v in ir.stmt_defs(x)}
 
-    def scan(stmts, must: Set[str]) -> Set[str]:
+    def scan(stmts, must: Set[str], around: Set[str]) -> Set[str]:
         for s in stmts:
             if isinstance(s, (ir.For, ir.While)):
-                out[id(s)] = (set(may), set(must))
+                out[id(s)] = (may | around, set(must))
+                inner = around | defs_of(s)
+                scan(list(s.test_body) if isinstance(s, ir.While) else [], set(must), inner)
+                scan(s.body, set(must), inner)
+                scan(s.orelse, set(must), inner)
                 may.update(defs_of(s))
             elif isinstance(s, ir.If):
-                must = must | (scan(s.body, set(must)) & scan(s.orelse, set(must)))
+                must = must | (scan(s.body, set(must), around) & scan(s.orelse, set(must), around))
             else:
                 may.update(defs_of(s))
                 if isinstance(s, (ir.Assign, ir.Unpack)):
                     must = must | {v.name for v in ir.stmt_defs(s)}
         return must
 
-    scan(body, set(params))
+    scan(body, set(params), set())
     return out

@@ -35,6 +35,12 @@ def single_defs(body) -> Dict[str, ir.Expr]:
     return {k: v for k, v in seen.items() if v is not None}
 
 
+def is_range(atom, defs) -> bool:
+    """Whether ``atom`` holds a range: ``range(...)`` or an adjoint loop's reversed range."""
+    v = defs.get(atom.name) if isinstance(atom, ir.Var) else None
+    return isinstance(v, ir.Call) and v.fn in (range, build.reversed_range)
+
+
 def range_loops(body: List, names, temps: Set[str], indexable: Set[str]) -> List:
     rw = _RangeLoops(body, names, temps, indexable)
     body = rw.block(body)
@@ -71,7 +77,7 @@ class _RangeLoops:
 
     def _range_loop(self, s: ir.For):
         """``([statements before], loop)`` with the loop running over a range."""
-        if self._defined_by(s.iter, range) is not None:
+        if is_range(s.iter, self.single_defs):
             return [], s
         seqs, make = self._indexable(s.iter)
         if seqs is None:

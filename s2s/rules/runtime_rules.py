@@ -45,7 +45,8 @@ from s2s_runtime import (add, owned, add_jvp, add_vjp, array_jvp, array_vjp, arr
 from .registry import defjvp, defnondiff, defvjp
 
 # the seed 1 of grad, zero cotangents, the 0/1 mask of clip: constants; raise_error never returns
-defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error)
+defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error, build.reversed_range,
+           build.iteration_items)
 
 # --- adjoint.py ------------------------------------------------------------------------
 # add(a, b) = a + b (None is zero): linear in both
