@@ -128,7 +128,8 @@ class LoopAdjoints:
         if not self.loop_stack and not (defs & self.relevant):
             return  # a loop no derivative flows through (its values are final)
         self.loops_with_adjoint.add(id(s))
-        carried = sorted(self.relevant & (defs | _uses(stmts)) - self._iteration_local(s, defs))
+        local = self._iteration_local(s, defs)
+        carried = sorted(self.relevant & (defs | _uses(stmts)) - local)
         # their adjoints are made zeros_like(value) after the loop: a loop that never ran
         # leaves the value unassigned unless it was surely assigned before
         self.unassigned.update(set(carried) & defs - self._defined_before[id(s)][1])
@@ -140,6 +141,7 @@ class LoopAdjoints:
             if m not in have:
                 out.append(ir.Assign(self.bar_of(m), ir.Call(rt.zeros_like, (ir.Var(m),)), loc))
                 have.add(m)
+        have -= local  # each iteration starts with no adjoint for its own values
         inner_have = set(have)
         body = self.adjoint_block(list(s.body), inner_have)
         for m in carried:  # concrete again for the iteration before

@@ -24,6 +24,7 @@ statements in reverse order and a return of the gradients:
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Dict, List, Sequence, Set
 
@@ -184,12 +185,12 @@ class Reverse(LoopAdjoints):
                         out.append(ir.Assign(g, self.bar_of(name), loc))
                         have.discard(name)
                     self.adjoint_assign(s, have, out, loc, g)
-                if self.loop_stack:  # a value assigned again in a later iteration: consumed
-                    have.discard(name)
+                # consumed: what reads the name earlier (a loop's previous iteration, code
+                # before a loop that reassigns it) reads the value it had before
+                have.discard(name)
             elif isinstance(s, ir.Unpack):
                 self.adjoint_unpack(s, have, out, loc)
-                if self.loop_stack:
-                    have -= {t.name for t in s.targets}
+                have -= {t.name for t in s.targets}
             elif isinstance(s, ir.If):
                 self.adjoint_if(s, have, out, loc)
             elif isinstance(s, (ir.For, ir.While)):
@@ -320,7 +321,10 @@ class Reverse(LoopAdjoints):
         return t
 
     def adjoint_if(self, s: ir.If, have, out, loc) -> None:
-        inner = {v.name for x in ir.walk(ir.sub_blocks_flat(s)) for v in ir.stmt_defs(x)}
+        # names only this ``if`` assigns (SSA versions): their adjoints end inside it; a name
+        # also assigned elsewhere (a loop variable the tape restores) is merged like others
+        inner_defs = Counter(v.name for x in ir.walk(ir.sub_blocks_flat(s)) for v in ir.stmt_defs(x))
+        inner = {n for n, c in inner_defs.items() if c == self.def_counts[n]}
         have_b, have_o = set(have), set(have)
         body = self.adjoint_block(s.body, have_b)
         orelse = self.adjoint_block(s.orelse, have_o)
@@ -340,6 +344,7 @@ class Reverse(LoopAdjoints):
         for name in sorted((have_b ^ have_o) - inner):
             side = orelse if name in have_b else body
             side.append(ir.Assign(self.bar_of(name), ir.Call(rt.zeros_like, (ir.Var(name),)), loc))
+        have -= inner
         have |= (have_b | have_o) - inner
         if body or orelse:
             out.append(ir.If(s.test, tuple(body), tuple(orelse), loc))
@@ -387,6 +392,7 @@ class Reverse(LoopAdjoints):
         _backward_needed(body, needed, active)
         self.relevant = active & needed
         self.use_counts = ir.use_counts(body)
+        self.def_counts = Counter(v.name for x in ir.walk(body) for v in ir.stmt_defs(x))
         self.aliasable: List[Set[str]] = [set()]
         self.template_results: Dict[str, bool] = {}
         self.entries: Dict[str, list] = {}
