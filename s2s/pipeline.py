@@ -232,5 +232,9 @@ def emit(func: ir.Function) -> Emitted:
 
 
 def compile_function(func: ir.Function):
+    """``(python function, emitted source)``.  The function keeps ``func`` as its IR
+    (``_s2s_ir``), so transforming it again starts from the IR, not from its text."""
     emitted = emit(func)
-    return load(emitted, func.name), emitted
+    fn = load(emitted, func.name)
+    fn._s2s_ir = lambda: (func, {})
+    return fn, emitted
