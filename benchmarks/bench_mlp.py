@@ -130,7 +130,8 @@ def main():
     # by round, and each keeps its best round, so that a busy spell hurts all.
     g = s2s.grad(fixtures.mlp_loss)
     g(params, x, y)                       # transform once (cached afterwards)
-    gen = next(iter(g.cache.values()))
+    gen, free = g.generated([params, x, y])   # the generated function, its free variables
+    assert not free, free                 # mlp_loss reads no free variables
     fns = {
         "primal": lambda: fixtures.mlp_loss(params, x, y),
         "s2s": lambda: g(params, x, y),
