@@ -43,6 +43,8 @@ from .inplace import VIEW_OPS
 from ..passes.loop_ranges import range_loops
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
+#: in-place operators whose tangent is updated in place too (``Forward.inplace``)
+_TANGENT_INPLACE = (operator.add, operator.sub, operator.mul, operator.truediv)
 
 
 class Forward:
@@ -179,6 +181,11 @@ class Forward:
         if isinstance(v, ir.Var):
             return [s, ir.Assign(self.dot_of(name), self.dot_of(v.name), loc)]
         if isinstance(v, ir.Call) and v.fn in PLAIN_OF_INPLACE and len(v.args) == 2:
+            if PLAIN_OF_INPLACE[v.fn] not in _TANGENT_INPLACE and isinstance(v.args[0], ir.Var) \
+                    and self._aliases(v.args[0].name) <= {v.args[0].name, name} \
+                    and v.args[0].name not in {p.var.name for p in self.fn.params}:
+                # z **= 2 on a value made here that nothing shares: the same as z = z ** 2
+                return self.assign(replace(s, value=replace(v, fn=PLAIN_OF_INPLACE[v.fn])), loc)
             return self.inplace(s, loc)
         # x = f(x, ...): compute into a temporary so the tangent sees the old x
         reads_self = any(is_in(a, {name}) for a in v.operands())
@@ -356,7 +363,9 @@ class Forward:
             out.append(ir.Assign(dout, ir.Call(rt.zeros_like, (value,)), loc))
         primal = value if aux is None else self._pack((value, aux), out, loc)
         out.append(ir.Return(self._pack((primal, dout), out, loc), ret.loc))
-        positional = tuple(p for p in self.fn.params if not p.kwonly)
+        # every positional argument is passed (defaults applied by the caller): no defaults,
+        # so the tangent parameters may follow them
+        positional = tuple(replace(p, default=None) for p in self.fn.params if not p.kwonly)
         kwonly = tuple(p for p in self.fn.params if p.kwonly)
         return replace(self.fn, name=name, params=positional + tangent_params + kwonly,
                        body=tuple(out), docstring=None, temps=frozenset(self.temps))

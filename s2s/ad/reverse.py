@@ -402,7 +402,8 @@ class Reverse(LoopAdjoints):
         params = self.fn.params
         if returns == "vjp":
             ct = ir.Var(self.names.fresh("ct"))
-            positional = tuple(p for p in params if not p.kwonly)
+            # callers pass every positional argument: no defaults before ct
+            positional = tuple(replace(p, default=None) for p in params if not p.kwonly)
             params = positional + (ir.Param(ct),) + tuple(p for p in params if p.kwonly)
             if isinstance(value, ir.Var) and value.name in self.relevant:
                 self.bar[value.name] = ct

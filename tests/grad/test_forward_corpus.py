@@ -41,17 +41,6 @@ EPS = 1e-6  # the step of the central differences (corpus inputs are O(1))
 
 # ------------------------------------------------------------ known gaps
 
-_DEFAULTS = ("s2s.ad.forward gives the JVP function of a function with a default argument "
-             "the parameters (x, y=2.0, dx, dy), a parameter without default after one with "
-             "a default, so emitting it raises libcst CSTValidationError (also for "
-             "jvp(grad(f)) and hessian(f): grad's code keeps the default); reproducer: "
-             "s2s.jvp(lambda x, y=2.0: x * y, (1.5,), (1.0,))")
-_POW_AUG = ("forward mode rejects `z **= 2` on a value with a tangent "
-            "(UnsupportedSyntaxError 'augmented assignment with this operator on a value that "
-            "carries a tangent'), though reverse mode differentiates it; reproducer: "
-            "def f(x): z = x * 1.0; z **= 2; return z, then s2s.jvp(f, (1.2,), (1.0,))")
-
-
 def _no_hvp_rule(helper, what):
     return (f"second order: no forward-mode rule for the VJP helper s2s_runtime.{helper} "
             f"that grad's code calls for {what}, so jvp(grad(f)) and hessian(f) raise "
@@ -70,10 +59,6 @@ SECOND_ORDER = ("hvp", "hessian")
 
 #: case id -> [(the test kinds it fails, reason), ...]
 XFAIL = {
-    "with_defaults": [(FIRST_ORDER + SECOND_ORDER, _DEFAULTS)],
-    "lambda_default": [(FIRST_ORDER + SECOND_ORDER, _DEFAULTS)],
-    # jvp(grad(f)) differentiates grad's code, which has no `**=`
-    "augassign-argnums(0,1)": [(FIRST_ORDER, _POW_AUG)],
     "red_prod": [(SECOND_ORDER, _no_hvp_rule("vjps.prod_vjp",
                                              "np.prod(x, axis=0, keepdims=True)"))],
     "methods_misc": [(SECOND_ORDER, _no_hvp_rule("vjps.prod_vjp", "x.prod()"))],
