@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 import s2s
 
@@ -226,40 +226,84 @@ def test_second_order_through_loops():
 # --- random loop programs ----------------------------------------------------------------
 
 _OPS = ["s = s * {c} + np.sin(x * {c})", "s = s + x * s * {c}", "x = x * {c} + s * 0.1",
-        "s = np.tanh(s) + x", "t = s * x\n        s = t + {c}"]
+        "s = np.tanh(s) + x", "t = s * x|s = t + {c}", "y = y * {c} + s",
+        "s = s + np.sum(y) * {c}", "y = np.sin(y) * s", "s = s * np.exp(-x * x)"]
+
+
+def _block(draw, depth, indent):
+    lines = []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.integers(0, 9)) if depth < 2 else 9
+        if kind <= 1:
+            lines.append(f"{indent}for i{depth} in range({draw(st.integers(0, 3))}):")
+            lines += _block(draw, depth + 1, indent + "    ")
+        elif kind == 2:
+            lines += [f"{indent}k{depth} = 0",
+                      f"{indent}while k{depth} < {draw(st.integers(0, 2))}:"]
+            lines += _block(draw, depth + 1, indent + "    ")
+            lines.append(f"{indent}    k{depth} += 1")
+        elif kind <= 4:
+            lines.append(f"{indent}if s > {draw(st.sampled_from([0.1, -0.2, 0.5]))}:")
+            lines += _block(draw, depth + 1, indent + "    ")
+            lines.append(f"{indent}else:")
+            lines += _block(draw, depth + 1, indent + "    ")
+        else:
+            op = draw(st.sampled_from(_OPS)).format(c=draw(st.sampled_from([0.5, -0.7, 1.3])))
+            lines += [indent + part for part in op.split("|")]
+    return lines
 
 
 @st.composite
 def loop_programs(draw):
-    n = draw(st.integers(1, 4))
-    body = [draw(st.sampled_from(_OPS)).format(c=draw(st.sampled_from([0.5, -0.7, 1.3])))
-            for _ in range(draw(st.integers(1, 3)))]
-    branch = draw(st.booleans())
-    lines = ["def f(x):", "    s = x * 0.5", f"    for i in range({n}):"]
-    if branch:
-        lines += ["        if s > 0.2:", "            s = s * 0.9", "        else:",
-                  "            s = s - x"]
-    lines += ["        " + b for b in body]
-    lines += ["    return s * x"]
+    """Nested for/while loops and branches over a scalar ``s``, an array ``y`` and ``x``."""
+    lines = ["import numpy as np", "", "", "def f(x):", "    s = x * 0.5",
+             "    y = np.ones(3) * x"]
+    lines += _block(draw, 0, "    ")
+    lines.append("    return s * x + np.sum(y)")
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=25, deadline=None)
-@given(loop_programs(), st.floats(-1.0, 1.0))
-def test_random_loop_programs(tmp_path_factory, src, x):
+def _load(tmp_path_factory, src):
     path = tmp_path_factory.mktemp("loops") / "prog.py"
-    path.write_text("import numpy as np\n" + src)
+    path.write_text(src)
     namespace = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    f = namespace["f"]
-    import linecache
-    linecache.checkcache(str(path))
-    g = s2s.grad(f)(x)
-    fd = fd_grad(f, x)
-    if abs(fd - (f(x + 1e-4) - f(x - 1e-4)) / 2e-4) < 1e-5 * (1 + abs(fd)):  # smooth at x
-        assert math.isclose(g, fd, rel_tol=1e-5, abs_tol=1e-7), src
-    _, jv = s2s.jvp(f, (x,), (1.0,))
-    assert math.isclose(g, jv, rel_tol=1e-9, abs_tol=1e-12), src
+    exec(compile(src, str(path), "exec"), namespace)
+    return namespace["f"]
+
+
+def _smooth_at(f, x):
+    """Central differences with two steps agree: no branch switches near x."""
+    a = (f(x + 1e-6) - f(x - 1e-6)) / 2e-6
+    b = (f(x + 1e-4) - f(x - 1e-4)) / 2e-4
+    return abs(a - b) < 1e-5 * (1 + abs(a))
+
+
+@settings(max_examples=40, deadline=None)
+@given(loop_programs(), st.floats(-1.0, 1.0))
+def test_random_loop_programs_against_forward_mode_and_differences(tmp_path_factory, src, x):
+    f = _load(tmp_path_factory, src)
+    value = f(x)
+    assume(np.isfinite(value) and abs(value) < 1e4)
+    (v, g), jv = s2s.value_and_grad(f)(x), s2s.jvp(f, (x,), (1.0,))[1]
+    assert math.isclose(v, value, rel_tol=1e-12, abs_tol=1e-12), src
+    assert math.isclose(g, jv, rel_tol=1e-9, abs_tol=1e-10), src
+    if _smooth_at(f, x):
+        assert math.isclose(g, fd_grad(f, x), rel_tol=1e-5, abs_tol=1e-6), src
+    out, pull = s2s.vjp(f, x)
+    assert math.isclose(pull(2.0)[0], 2 * g, rel_tol=1e-12, abs_tol=1e-12), src
+
+
+@settings(max_examples=12, deadline=None)
+@given(loop_programs(), st.floats(-1.0, 1.0))
+def test_random_loop_programs_second_order(tmp_path_factory, src, x):
+    f = _load(tmp_path_factory, src)
+    assume(np.isfinite(f(x)) and abs(f(x)) < 1e4)
+    g = s2s.grad(f)
+    forward_over_reverse = s2s.jvp(g, (x,), (1.0,))[1]
+    assert math.isclose(s2s.grad(g)(x), forward_over_reverse, rel_tol=1e-7, abs_tol=1e-9), src
+    if _smooth_at(g, x):
+        fd = (g(x + 1e-5) - g(x - 1e-5)) / 2e-5
+        assert math.isclose(forward_over_reverse, fd, rel_tol=1e-4, abs_tol=1e-5), src
 
 
 # --- what is not supported yet: clear errors ------------------------------------------
