@@ -41,15 +41,16 @@ class _ForwardTransform(_Specialising):
                              if p.kind == p.KEYWORD_ONLY]
         self.cache = {}
 
-    def __call__(self, primals, tangents, kwonly=None):
+    def __call__(self, primals, tangents, kwonly=None, checked=False):
         """``kwonly``: keyword-only arguments (no tangents), e.g. the free variables of a
-        generated function being transformed again."""
-        primals, tangents = _check_pairs(primals, tangents, self.fn)
+        generated function being transformed again; ``checked``: the pairs were checked."""
+        if not checked:
+            primals, tangents = _check_pairs(primals, tangents, self.fn)
         values, kw = self._bind(primals, kwonly)
         if isinstance(self.fn, _Specialising):
             # jvp(grad(f)): the forward mode of the code grad(f) generated for these kinds
             inner, free = self.fn.generated(values + list(kw.values()))
-            return _forward_of(inner, self.has_aux)(primals, tangents, {**kw, **free})
+            return _forward_of(inner, self.has_aux)(primals, tangents, {**kw, **free}, True)
         carries = self._carries(values, len(primals))
         gen, free = self.generated(values, carries, kw)
         dots = [rt.densify(t, p) for t, p, c in zip(tangents, primals, carries) if c]
@@ -60,6 +61,8 @@ class _ForwardTransform(_Specialising):
         return result
 
     def _bind(self, primals, kwonly):
+        if not kwonly and not self.kwonly_names and len(primals) == len(self.param_names):
+            return list(primals), {}  # every parameter given: nothing to bind
         if len(primals) > len(self.param_names):
             raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes "
                             f"{len(self.param_names)} positional argument(s), "
@@ -72,7 +75,8 @@ class _ForwardTransform(_Specialising):
     @staticmethod
     def _carries(values, nprimals):
         """Which parameters get a tangent: given as primals, with float/complex leaves."""
-        return [i < nprimals and any(map(is_inexact_leaf, tree_flatten(v)[0]))
+        return [i < nprimals and (v.dtype.kind in "fc" if type(v) is np.ndarray else
+                                  any(map(is_inexact_leaf, tree_flatten(v)[0])))
                 for i, v in enumerate(values)]
 
     def generated(self, values, carries, kw):
@@ -125,6 +129,9 @@ def _check_pairs(primals, tangents, fn):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     checked = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
+        if type(p) is np.ndarray and type(t) is np.ndarray and p.shape == t.shape:
+            checked.append(t)  # the common case: an array and its tangent
+            continue
         tree = tree_structure(p)
         try:
             parts = tree.flatten_up_to(t)
