@@ -89,6 +89,9 @@ class LoopAdjoints:
             elif isinstance(s, ir.If):
                 s = replace(s, body=tuple(self._prepare_block(s.body, in_loop)),
                             orelse=tuple(self._prepare_block(s.orelse, in_loop)))
+            elif isinstance(s, ir.Try):
+                out += self.prepare_try(s, in_loop)  # the try and what records its path
+                continue
             elif in_loop and isinstance(s, (ir.Assign, ir.Unpack)):
                 targets = {v.name for v in ir.stmt_defs(s)}
                 if targets & {a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)}:
@@ -134,6 +137,7 @@ class LoopAdjoints:
         # leaves the value unassigned unless it was surely assigned before
         self.unassigned.update(set(carried) & defs - self._defined_before[id(s)][1])
         self.loop_stack.append(set(carried))
+        self.scope_kinds.append("loop")
         # the else block runs once after the last iteration; its assignments are
         # recorded like the loop's, so the adjoint loop starts from the loop's final values
         out += self.adjoint_block(list(s.orelse), have)
@@ -148,6 +152,7 @@ class LoopAdjoints:
             if m not in inner_have:
                 body.append(ir.Assign(self.bar_of(m), ir.Call(rt.zeros_like, (ir.Var(m),)), loc))
         self.loop_stack.pop()
+        self.scope_kinds.pop()
         if isinstance(s, ir.For):
             items = s.iter
             if not is_range(s.iter, self.single_defs):  # kept by the primal to run backwards
@@ -181,11 +186,18 @@ class LoopAdjoints:
 
     def pops(self, stmts) -> List:
         """Pops restoring what the assignments of ``stmts`` (straight-line) overwrote."""
+        scope = "loop" if "loop" in self.scope_kinds else "try"
         out = []
         for x in reversed(list(stmts)):
             for v in reversed(list(ir.stmt_defs(x))):
-                out.append(self.pop(v, x.loc))
+                if self.needs_record(v.name, scope):
+                    out.append(self.pop(v, x.loc))
         return out
+
+    def needs_record(self, name: str, scope) -> bool:
+        """In a loop every assignment may overwrite a value the adjoint needs; in a
+        ``try`` (run once) only a name assigned more than once can."""
+        return scope != "try" or self.def_counts[name] > 1
 
     def pop(self, v: ir.Var, loc) -> ir.Unpack:
         """``v, tape = tape``: the tape is a chain of pairs ``(value, rest)``, so pushes
@@ -254,10 +266,15 @@ class LoopAdjoints:
             elif isinstance(s, ir.If):
                 out.append(replace(s, body=tuple(self._instrument(s.body, read, in_loop)),
                                    orelse=tuple(self._instrument(s.orelse, read, in_loop))))
+            elif isinstance(s, ir.Try):
+                out.append(self.instrument_try(s, read))
             else:
                 if in_loop:
                     for v in ir.stmt_defs(s):
-                        if v.name in read:  # push: tape = (v, tape)
+                        if v.name in read and self.needs_record(v.name, in_loop):
+                            if in_loop == "try" and v.name not in {
+                                    p.var.name for p in self.fn.params}:
+                                self.unassigned.add(v.name)  # may be pushed before assigned
                             tape = self.tape_for(v.name)
                             out.append(ir.Assign(tape, ir.Call(build.make_tuple, (v, tape)),
                                                  s.loc))

@@ -40,6 +40,7 @@ from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .inplace import resolve_inplace
 from .loops import LoopAdjoints
+from .tries import TryAdjoints
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
@@ -56,7 +57,7 @@ class ParamInfo:
     scalar_items: frozenset = frozenset()
 
 
-class Reverse(LoopAdjoints):
+class Reverse(LoopAdjoints, TryAdjoints):
     def __init__(self, fn: ir.Function, wrt: Sequence[str], info: Dict[str, ParamInfo],
                  has_aux=False, holomorphic=False):
         self.fn = fn
@@ -122,10 +123,7 @@ class Reverse(LoopAdjoints):
                     if (len(active), len(self.scalars), len(self.numeric)) == before:
                         break
                 if isinstance(s, ir.Try):
-                    defined = {v.name for x in [s, *ir.walk(inner)] for v in ir.stmt_defs(x)}
-                    if defined & active:
-                        raise unsupported("'try' statement over differentiated values", s.loc,
-                                          "try in reverse mode comes with the control-flow work")
+                    self.check_try(s, active)
                 else:
                     self.check_loop(s, active)
 
@@ -195,6 +193,8 @@ class Reverse(LoopAdjoints):
                 self.adjoint_if(s, have, out, loc)
             elif isinstance(s, (ir.For, ir.While)):
                 self.adjoint_loop(s, have, out, loc)
+            elif isinstance(s, ir.Try):
+                self.adjoint_try(s, have, out, loc)
             if self.loop_stack and isinstance(s, (ir.Assign, ir.Unpack)):
                 out += self.pops([s])
         self.aliasable.pop()
@@ -375,6 +375,9 @@ class Reverse(LoopAdjoints):
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
         body = resolve_inplace(body, self.scalars, self.info)
+        self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
+        self.try_records: Dict[int, object] = {}
+        self.tries_with_adjoint: Set[int] = set()
         body = self.prepare_loops(body)
         self.loop_stack: List[Set[str]] = []
         self.while_counts: Dict[int, ir.Var] = {}
@@ -530,6 +533,15 @@ def _backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
             _backward_needed(s.body, b, active)
             _backward_needed(s.orelse, o, active)
             needed |= b | o
+        elif isinstance(s, ir.Try):  # any block may have run, the body in part
+            blocks = [list(s.body) + list(s.orelse)] + [list(h.body) for h in s.handlers]
+            parts = []
+            for b in blocks:
+                n = set(needed)
+                _backward_needed(b, n, active)
+                parts.append(n)
+            for n in parts:
+                needed |= n
         elif isinstance(s, (ir.For, ir.While)):
             _backward_needed(list(s.orelse), needed, active)
             inner = list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)

@@ -2,8 +2,9 @@
 
 Contract: accepts any IR function; returns one whose body ends with the only
 ``Return`` at top level, provided every ``return`` sits in straight-line
-code or ``if`` branches.  A ``return`` inside a loop or ``try`` is left in
-place (later passes reject it where they cannot handle it).
+code, ``if`` branches, or a ``try`` (no ``finally``) every path through
+which returns or raises.  Any other ``return`` (in a loop, or in a ``try``
+that may fall through) is left in place: later passes reject it.
 
 Method: when an ``if`` contains a return, the statements after it move
 into the branches that can fall through, so every path ends in a return;
@@ -18,13 +19,18 @@ from ..ir import nodes as ir
 from ..ir.names import NameGen
 
 
+def _blocks(s):
+    """The blocks of an ``if`` or ``try`` (a ``finally`` block is never one of them:
+    a try with a return in its ``finally`` is left alone)."""
+    if isinstance(s, ir.If):
+        return [s.body, s.orelse]
+    if isinstance(s, ir.Try) and not s.finalbody:
+        return [s.body, s.orelse] + [h.body for h in s.handlers]
+    return []
+
+
 def _has_return(stmts) -> bool:
-    for s in stmts:
-        if isinstance(s, ir.Return):
-            return True
-        if isinstance(s, ir.If) and (_has_return(s.body) or _has_return(s.orelse)):
-            return True
-    return False
+    return any(isinstance(s, ir.Return) or any(map(_has_return, _blocks(s))) for s in stmts)
 
 
 def _ends_with_return(stmts) -> bool:
@@ -35,6 +41,11 @@ def _ends_with_return(stmts) -> bool:
         return True
     if isinstance(last, ir.If):
         return _ends_with_return(last.body) and _ends_with_return(last.orelse)
+    if isinstance(last, ir.Try) and not last.finalbody:
+        # every path returns (or raises): the try body with its else, and each handler
+        normal = list(last.body) + list(last.orelse)
+        return _ends_with_return(normal) and all(_ends_with_return(h.body)
+                                                 for h in last.handlers)
     return isinstance(last, ir.Raise)
 
 
@@ -51,6 +62,12 @@ def _hoist(stmts):
             orelse = list(s.orelse) if _ends_with_return(s.orelse) else list(s.orelse) + rest
             out.append(replace(s, body=tuple(_hoist(body)), orelse=tuple(_hoist(orelse))))
             return out
+        if isinstance(s, ir.Try) and _ends_with_return([s]):
+            # every path through the try returns: what follows it is unreachable
+            out.append(replace(s, body=tuple(_hoist(s.body)), orelse=tuple(_hoist(s.orelse)),
+                               handlers=tuple(replace(h, body=tuple(_hoist(h.body)))
+                                              for h in s.handlers)))
+            return out
         out.append(s)
     return out
 
@@ -63,6 +80,12 @@ def _tails_to_assign(stmts, result):
         elif isinstance(s, ir.If):
             out.append(replace(s, body=tuple(_tails_to_assign(s.body, result)),
                                orelse=tuple(_tails_to_assign(s.orelse, result))))
+        elif isinstance(s, ir.Try) and _blocks(s):
+            out.append(replace(s, body=tuple(_tails_to_assign(s.body, result)),
+                               orelse=tuple(_tails_to_assign(s.orelse, result)),
+                               handlers=tuple(replace(h, body=tuple(_tails_to_assign(h.body,
+                                                                                      result)))
+                                              for h in s.handlers)))
         else:
             out.append(s)
     return out
@@ -73,8 +96,7 @@ def single_exit(fn: ir.Function) -> ir.Function:
     if not _ends_with_return(body):
         body.append(ir.Return(ir.Const(None), fn.loc))  # falling off the end
     body = _hoist(body)
-    if not any(isinstance(s, ir.If) and (_has_return(s.body) or _has_return(s.orelse))
-               for s in body):
+    if not any(any(map(_has_return, _blocks(s))) for s in body):
         return fn.with_body(body)
     names = NameGen(ir.all_names(fn))
     result = ir.Var(names.fresh("result"))

@@ -230,10 +230,21 @@ _OPS = ["s = s * {c} + np.sin(x * {c})", "s = s + x * s * {c}", "x = x * {c} + s
         "s = s + np.sum(y) * {c}", "y = np.sin(y) * s", "s = s * np.exp(-x * x)"]
 
 
-def _block(draw, depth, indent):
+def _block(draw, depth, indent, loops=True):
     lines = []
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.integers(0, 9)) if depth < 2 else 9
+        kind = draw(st.integers(0, 10)) if depth < 2 else 9
+        if not loops and kind <= 2:
+            kind = 9
+        if kind == 10 and depth == 0:  # try with a raise (reverse mode: no loops inside)
+            lines.append(f"{indent}try:")
+            lines += _block(draw, 2, indent + "    ", loops=False)
+            lines += [f"{indent}    if s > {draw(st.sampled_from([0.1, 0.4]))}:",
+                      f"{indent}        raise ValueError"]
+            lines += _block(draw, 2, indent + "    ", loops=False)
+            lines.append(f"{indent}except ValueError:")
+            lines += _block(draw, 2, indent + "    ", loops=False)
+            continue
         if kind <= 1:
             lines.append(f"{indent}for i{depth} in range({draw(st.integers(0, 3))}):")
             lines += _block(draw, depth + 1, indent + "    ")
@@ -244,9 +255,9 @@ def _block(draw, depth, indent):
             lines.append(f"{indent}    k{depth} += 1")
         elif kind <= 4:
             lines.append(f"{indent}if s > {draw(st.sampled_from([0.1, -0.2, 0.5]))}:")
-            lines += _block(draw, depth + 1, indent + "    ")
+            lines += _block(draw, depth + 1, indent + "    ", loops)
             lines.append(f"{indent}else:")
-            lines += _block(draw, depth + 1, indent + "    ")
+            lines += _block(draw, depth + 1, indent + "    ", loops)
         else:
             op = draw(st.sampled_from(_OPS)).format(c=draw(st.sampled_from([0.5, -0.7, 1.3])))
             lines += [indent + part for part in op.split("|")]
@@ -255,7 +266,8 @@ def _block(draw, depth, indent):
 
 @st.composite
 def loop_programs(draw):
-    """Nested for/while loops and branches over a scalar ``s``, an array ``y`` and ``x``."""
+    """Nested for/while loops, branches and try/raise over a scalar ``s``, an array ``y``
+    and ``x``."""
     lines = ["import numpy as np", "", "", "def f(x):", "    s = x * 0.5",
              "    y = np.ones(3) * x"]
     lines += _block(draw, 0, "    ")

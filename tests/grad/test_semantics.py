@@ -279,9 +279,18 @@ def test_star_args_is_unsupported_syntax():
         "args" in str(info.value)
 
 
-def test_try_is_s2s_error():
-    with pytest.raises(s2s.S2SError):
-        s2s.grad(uses_try)(1.0)
+def uses_finally(x):
+    try:
+        y = x * 2.0
+    finally:
+        y = x * 3.0
+    return y
+
+
+def test_try_is_differentiated_and_finally_is_a_clear_error():
+    assert s2s.grad(uses_try)(1.0) == 2.0  # no exception: the body's derivative
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="finally"):
+        s2s.grad(uses_finally)(1.0)
 
 
 def test_undefined_name_is_s2s_error():
