@@ -121,3 +121,17 @@ __all__ += ["add_jvp", "add_vjp", "array_vjp_transpose", "concatenate_vjp_transp
             "getitem_vjp_transpose", "hstack_vjp_transpose", "stack_vjp_transpose",
             "trace_vjp_transpose", "unpack_vjp_transpose", "unreduce_transpose",
             "vstack_vjp_transpose"]
+
+from . import second_order  # noqa: E402
+from .second_order import (  # noqa: E402
+    average_vjp_jvp, average_vjp_transpose, average_vjp_vjp, cumprod_hvp, dot_vjp_jvp,
+    dot_vjp_transpose, dot_vjp_vjp, inner_vjp_jvp, inner_vjp_transpose, inner_vjp_vjp,
+    linspace_vjp_transpose, norm_vjp_dans, norm_vjp_dans_transpose, norm_vjp_dx, prod_hvp,
+    tensordot_vjp_jvp, tensordot_vjp_transpose, tensordot_vjp_vjp,
+)
+
+__all__ += ["average_vjp_jvp", "average_vjp_transpose", "average_vjp_vjp", "cumprod_hvp",
+            "dot_vjp_jvp", "dot_vjp_transpose", "dot_vjp_vjp", "inner_vjp_jvp",
+            "inner_vjp_transpose", "inner_vjp_vjp", "linspace_vjp_transpose", "norm_vjp_dans",
+            "norm_vjp_dans_transpose", "norm_vjp_dx", "prod_hvp", "tensordot_vjp_jvp",
+            "tensordot_vjp_transpose", "tensordot_vjp_vjp"]

@@ -96,12 +96,10 @@ def sort_vjp(g, a, axis=-1):
     return _fit(out, a)
 
 
-def linspace_vjp(g, start, stop, num=50, endpoint=True, retstep=False, axis=0, which=0):
-    """Cotangent of ``start`` (0) or ``stop`` (1) for ``np.linspace``.
-
-    ``y_i = start (1 - t_i) + stop t_i`` with ``t_i = i / (num - 1)`` (``i / num``
-    without the endpoint), so ``start_bar = sum_i g_i (1 - t_i)``, ``stop_bar = sum_i g_i t_i``.
-    """
+def _linspace_weights(num, endpoint, retstep, which):
+    """``d y_i / d start = 1 - t_i`` (``which`` 0) or ``d y_i / d stop = t_i`` (1) for
+    ``y = np.linspace(start, stop, num, endpoint)``, ``t_i = i / (num - 1)`` (``i / num``
+    without the endpoint)."""
     if retstep:
         raise NotImplementedError("s2s: no derivative of np.linspace(..., retstep=True)")
     num = int(num)
@@ -109,7 +107,16 @@ def linspace_vjp(g, start, stop, num=50, endpoint=True, retstep=False, axis=0, w
     t = np.arange(num) / div
     if num == 1 and endpoint:
         t = np.zeros(1)
-    w = t if which == 1 else 1 - t
+    return t if which == 1 else 1 - t
+
+
+def linspace_vjp(g, start, stop, num=50, endpoint=True, retstep=False, axis=0, which=0):
+    """Cotangent of ``start`` (0) or ``stop`` (1) for ``np.linspace``.
+
+    ``y_i = start (1 - t_i) + stop t_i`` with ``t_i = i / (num - 1)`` (``i / num``
+    without the endpoint), so ``start_bar = sum_i g_i (1 - t_i)``, ``stop_bar = sum_i g_i t_i``.
+    """
+    w = _linspace_weights(num, endpoint, retstep, which)
     gm = np.moveaxis(np.asarray(g), axis, -1)
     ct = np.sum(gm * w, axis=-1)
     x = stop if which == 1 else start

@@ -220,6 +220,19 @@ def _share(values, target, axis):
     return mask / np.maximum(np.sum(mask, axis=axis, keepdims=True), 1)
 
 
+def _norm_layout(nd, ord, axis):
+    """The normed axes of ``np.linalg.norm(x, ord, axis)`` (``x`` with ``nd`` axes) as a
+    tuple, and whether it is a vector norm (else a matrix norm over two axes)."""
+    if axis is None and ord is None:
+        return tuple(range(nd)), True
+    if axis is None:
+        if nd not in (1, 2):
+            raise ValueError("Improper number of dimensions to norm.")
+        return tuple(range(nd)), nd == 1
+    axis = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return axis, len(axis) == 1
+
+
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     """Cotangent of ``x`` for ``np.linalg.norm(x, ord, axis, keepdims)``.
 
@@ -232,17 +245,7 @@ def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     """
     xa = np.asarray(x)
     nd = xa.ndim
-    if axis is None and ord is None:
-        axis = tuple(range(nd))
-        vector = True
-    elif axis is None:
-        if nd not in (1, 2):
-            raise ValueError("Improper number of dimensions to norm.")
-        axis = tuple(range(nd))
-        vector = nd == 1
-    else:
-        axis = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        vector = len(axis) == 1
+    axis, vector = _norm_layout(nd, ord, axis)
     gE = _expand(g, nd, axis, keepdims)
     nE = _expand(ans, nd, axis, keepdims)
     if vector or ord in (None, "fro"):

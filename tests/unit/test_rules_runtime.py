@@ -24,22 +24,21 @@ from s2s_runtime import tree_flatten, tree_unflatten
 NO_RULE_YET = {
     "add_vjp": "third order only (transpose of add's VJP); container-aware transpose not written",
     "add_jvp": "third order only; refuses containers (forward mode sums contributions with +)",
-    "prod_vjp": "non-linear in a: needs prod over j != i, k (second-order exclusive products, "
-                "zeros in a)",
-    "prod_jvp": "non-linear in a (as prod_vjp)",
-    "var_vjp": "bilinear in (g, a) but anti-linear in complex a: not written yet",
-    "var_jvp": "as var_vjp",
-    "norm_vjp": "non-linear in x (every ord, SVD for matrix norms)",
-    "norm_jvp": "non-linear in x (as norm_vjp)",
-    "cumprod_vjp": "non-linear in a (zeros in a make the second derivative piecewise)",
-    "cumprod_jvp": "non-linear in a (as cumprod_vjp)",
-    "average_vjp": "non-linear in weights (divides by sum(w))",
-    "average_jvp": "non-linear in weights (as average_vjp)",
-    "dot_vjp": "bilinear, but the active factor depends on `which` (needs a selecting helper)",
-    "inner_vjp": "as dot_vjp",
-    "tensordot_vjp": "as dot_vjp",
-    "linspace_vjp": "linear in g; transpose needs the broadcast of start/stop (not written)",
+    "prod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, not written",
+    "var_jvp": "JVP helper (reverse or forward over forward code): not written",
+    "norm_jvp": "JVP helper (reverse or forward over forward code): non-linear in x, not written",
+    "cumprod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, "
+                   "not written",
+    "average_jvp": "JVP helper (reverse or forward over forward code): non-linear in weights, "
+                   "not written",
 }
+#: helpers that only the second-order rules call (third order: not written)
+NO_RULE_YET.update({name: "third order only (called by the second-order rules of the VJP "
+                          "helpers)" for name in (
+    "prod_hvp", "cumprod_hvp", "norm_vjp_dx", "norm_vjp_dans", "norm_vjp_dans_transpose",
+    "dot_vjp_jvp", "dot_vjp_vjp", "dot_vjp_transpose", "inner_vjp_jvp", "inner_vjp_vjp",
+    "inner_vjp_transpose", "tensordot_vjp_jvp", "tensordot_vjp_vjp", "tensordot_vjp_transpose",
+    "linspace_vjp_transpose", "average_vjp_jvp", "average_vjp_vjp", "average_vjp_transpose")})
 
 RNG = np.random.default_rng(0)
 EPS = 1e-6
@@ -166,6 +165,99 @@ def _max_cases():
     ]
 
 
+def _with_zeros(shape, flat_positions):
+    a = rn(*shape)
+    a.reshape(-1)[list(flat_positions)] = 0.0
+    return a
+
+
+def _second_order_cases():
+    """The VJP helpers that are not linear in their primal arguments: every argument that
+    carries a derivative is active (the product helpers' own factor too: zero templates at
+    run time)."""
+    out = []
+    # prod_vjp(g, a, axis, keepdims): 0, 1, 2 and 3 zeros in a reduced group
+    for a in (rn(3, 4), _with_zeros((3, 4), [1]), _with_zeros((3, 4), [1, 5, 6, 10, 11]),
+              _with_zeros((3, 4), [0, 4, 8, 9])):
+        out += [(rt.prod_vjp, (rn(), a), [0, 1]),
+                (rt.prod_vjp, (rn(4), a, 0), [0, 1]),
+                (rt.prod_vjp, (rn(3, 1), a, -1, True), [0, 1])]
+    out += [(rt.prod_vjp, (rn(2), _with_zeros((2, 3, 4), [3, 17]), (1, 2)), [0, 1]),
+            (rt.prod_vjp, (rn(), 1.7), [0, 1]),
+            (rt.prod_vjp, (rn(1, 1), rn(2, 3), None, True), [0, 1])]
+    # cumprod_vjp(g, a, axis): zeros anywhere along the axis
+    for a in (rn(3, 5), _with_zeros((3, 5), [2]), _with_zeros((3, 5), [1, 3, 5, 6, 14]),
+              _with_zeros((3, 5), [0, 2, 4, 7, 8, 9, 12])):
+        out += [(rt.cumprod_vjp, (rn(3, 5), a, 1), [0, 1]),
+                (rt.cumprod_vjp, (rn(3, 5), a, 0), [0, 1]),
+                (rt.cumprod_vjp, (rn(15), a), [0, 1])]
+    # var_vjp(g, a, axis, ddof, keepdims)
+    out += [(rt.var_vjp, (rn(), rn(3, 4)), [0, 1]),
+            (rt.var_vjp, (rn(4), rn(3, 4), 0, 1), [0, 1]),
+            (rt.var_vjp, (rn(3, 1), rn(3, 4), -1, 0, True), [0, 1]),
+            (rt.var_vjp, (rn(2), rn(2, 3, 4), (1, 2), 2), [0, 1])]
+    # norm_vjp(g, ans, x, ord, axis, keepdims): ans is an input of its own here.  The
+    # max-type norms (their factor holds the mask [|x| == ans]) jump as soon as x or ans
+    # leaves ans = norm(x): only g is active, and check() asserts that the templates of ans
+    # and x give 0 (the derivative along ans = norm(x); test_rules_second_order checks it)
+    v, m, b3 = rn(5), rn(3, 4), rn(2, 3, 4)
+    for ord in (None, 2, 1, 0, np.inf, -np.inf, 3, 1.5, -1.5):
+        active = [0] if ord in (np.inf, -np.inf) else [0, 1, 2]
+        out.append((rt.norm_vjp, (rn(), np.linalg.norm(v, ord), v, ord), active))
+        out.append((rt.norm_vjp, (rn(4), np.linalg.norm(m, ord, 0), m, ord, 0), active))
+    out.append((rt.norm_vjp, (rn(3, 1), np.linalg.norm(m, 3, -1, True), m, 3, -1, True),
+                [0, 1, 2]))
+    out.append((rt.norm_vjp, (rn(), np.linalg.norm(b3), b3), [0, 1, 2]))
+    for ord in ("fro", "nuc", 2, -2, 1, -1, np.inf, -np.inf):
+        active = [0] if ord in (1, -1, np.inf, -np.inf) else [0, 1, 2]
+        out.append((rt.norm_vjp, (rn(), np.linalg.norm(m, ord), m, ord), active))
+        out.append((rt.norm_vjp, (rn(3), np.linalg.norm(b3, ord, (0, 2)), b3, ord, (0, 2)),
+                    active))
+    out.append((rt.norm_vjp, (rn(1, 3, 1), np.linalg.norm(b3, "nuc", (-1, 0), True), b3,
+                              "nuc", (-1, 0), True), [0, 1, 2]))
+    out.append((rt.norm_vjp, (rn(), np.linalg.norm(m.T, 2), m.T, 2), [0, 1, 2]))
+    # the bilinear products: dot_vjp(g, a, b, which), inner_vjp, tensordot_vjp(g, a, b, axes)
+    for sa, sb in [((), (3,)), ((3,), ()), ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)),
+                   ((2, 3), (3, 4)), ((2, 3), (4, 3, 5))]:
+        a, b = rn(*sa), rn(*sb)
+        for which in (0, 1):
+            out.append((rt.dot_vjp, (rn(*np.shape(np.dot(a, b))), a, b, which), [0, 1, 2]))
+    for sa, sb in [((), (3,)), ((3,), (3,)), ((2, 3), (4, 3)), ((2, 2, 3), (3,))]:
+        a, b = rn(*sa), rn(*sb)
+        for which in (0, 1):
+            out.append((rt.inner_vjp, (rn(*np.shape(np.inner(a, b))), a, b, which), [0, 1, 2]))
+    for sa, sb, axes in [((2, 3), (2, 3), 2), ((2, 3), (3, 4), 1), ((2, 3, 4), (3, 4, 2), 2),
+                         ((2, 3, 4), (4, 3), ([1, 2], [1, 0])), ((3,), (2,), 0)]:
+        a, b = rn(*sa), rn(*sb)
+        for which in (0, 1):
+            shape = np.shape(np.tensordot(a, b, axes))
+            out.append((rt.tensordot_vjp, (rn(*shape), a, b, axes, which), [0, 1, 2]))
+    # linspace_vjp(g, start, stop, num, endpoint, retstep, axis, which): start/stop shapes only
+    for which in (0, 1):
+        out += [(rt.linspace_vjp, (rn(5), 0.5, 2.0, 5, True, False, 0, which), [0]),
+                (rt.linspace_vjp, (rn(4), 0.5, 2.0, 4, False, False, 0, which), [0]),
+                (rt.linspace_vjp, (rn(1), 0.5, 2.0, 1, True, False, 0, which), [0]),
+                (rt.linspace_vjp, (rn(5, 3), rn(3), 1.5, 5, True, False, 0, which), [0]),
+                (rt.linspace_vjp, (rn(2, 3, 4), rn(3), rn(2, 1), 4, True, False, -1, which),
+                 [0]),
+                (rt.linspace_vjp, (rn(2, 4, 3), rn(3), rn(2, 3), 4, True, False, 1, which),
+                 [0])]
+    # average_vjp(g, ans, a, axis, weights, returned, keepdims, which)
+    a, w, w1 = rn(3, 4), 0.5 + RNG.random((3, 4)), 0.5 + RNG.random(4)
+    out += [(rt.average_vjp, (rn(), np.average(a), a), [0, 1, 2]),
+            (rt.average_vjp, (rn(4), np.average(a, 0), a, 0), [0, 1, 2])]
+    for which in (0, 1):
+        out += [(rt.average_vjp, (rn(), np.average(a, None, w), a, None, w, False, False, which),
+                 [0, 1, 2, 4]),
+                (rt.average_vjp, (rn(3), np.average(a, 1, w), a, 1, w, False, False, which),
+                 [0, 1, 2, 4]),
+                (rt.average_vjp, (rn(3), np.average(a, -1, w1), a, -1, w1, False, False, which),
+                 [0, 1, 2, 4]),
+                (rt.average_vjp, (rn(1, 4), np.average(a, 0, w1[:3], keepdims=True), a, 0,
+                                  w1[:3], False, True, which), [0, 1, 2, 4])]
+    return out
+
+
 x5, x34 = rn(5), rn(3, 4)
 CASES = [
     (rt.owned, (rn(3, 4),), [0]), (rt.owned, (1.5,), [0]),
@@ -282,7 +374,7 @@ CASES = [
     (rt.hstack_vjp_transpose, ([rn(2, 1), rn(2, 3)], rn(2, 4), [rn(2, 1), rn(2, 3)]), [0]),
     (rt.vstack_vjp_transpose, ([rn(3), rn(3)], rn(2, 3), [rn(3), rn(3)]), [0]),
 ] + _red_cases(rt.sum_vjp) + _red_cases(rt.mean_vjp) + _red_cases(rt.unreduce) \
-  + _matmul_cases() + _max_cases()
+  + _matmul_cases() + _max_cases() + _second_order_cases()
 
 
 def _id(case):
@@ -320,9 +412,9 @@ def test_none_entries_are_zero():
     np.testing.assert_array_equal(ct, [0, 0, 0, 1, 1, 1, 1])
 
 
-def test_add_jvp_refuses_containers():
-    with pytest.raises(NotImplementedError):
-        rt.add_jvp((rn(2), rn(3)), (rn(2), rn(3)))
+def test_add_passes_container_tangents_and_cotangents_through():
+    t = (rn(2), rn(3))
+    assert rt.add_jvp(t, (rn(2), rn(3))) is t  # summed by add itself in forward mode
     # the VJP of add passes container cotangents through
     ct = (rn(2), rn(3))
     assert lookup(rt.add).vjps[0](ct, None, (rn(2), rn(3)), (rn(2), rn(3))) is ct
@@ -375,3 +467,24 @@ def test_generated_helpers_have_rules():
     # called by the transforms themselves (not from templates)
     for fn in (rt.grad_seed, rt.zeros_like, rt.densify, rt.add, rt.unpack_vjp):
         assert lookup(fn) is not None, fn
+
+
+def test_helpers_that_return_containers_are_container_rules():
+    """Reverse mode over gradient code accumulates the cotangent of a container with
+    rt.add, of a number or array with `+`: a helper whose result may be a tuple, list or
+    dict must say so (``container_result``), or `+` concatenates the cotangents of grad of
+    grad (np.array([t, 2 * t]) gave a wrong second derivative)."""
+    x3 = rn(3)
+    calls = [
+        (rt.add, ((1.0, x3), (2.0, x3))), (rt.densify, ((None, x3), (1.0, x3))),
+        (rt.getitem_vjp, (x3, [1.0, x3], 1)), (rt.unpack_vjp, ((rn(), x3), (1.0, x3))),
+        (rt.getattr_vjp, (x3, P(1.0, x3), "b")), (rt.array_vjp, (rn(2), [1.0, 2.0])),
+        (rt.sum_builtin_vjp, (rn(3), [x3, x3])), (rt.concatenate_vjp, (rn(6), [x3, x3])),
+        (rt.stack_vjp, (rn(2, 3), [x3, x3])), (rt.hstack_vjp, (rn(6), [x3, x3])),
+        (rt.vstack_vjp, (rn(2, 3), [x3, x3])),
+        (rt.getitem_vjp_transpose, ([[1.0, x3], 2.0], x3, [[1.0, x3], 2.0], 0)),
+        (rt.unpack_vjp_transpose, ((1.0, x3), (rn(), x3), (1.0, x3))),
+    ]
+    for fn, args in calls:
+        assert isinstance(fn(*args), (tuple, list, dict)), fn.__name__
+        assert lookup(fn).container_result, fn.__name__
