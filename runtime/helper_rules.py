@@ -34,15 +34,11 @@ def add_vjp(ct, x):
 
 
 def add_jvp(t, ans):
-    """Tangent contribution of one operand of ``add``: ``t`` broadcast to ``ans``.
-
-    Containers are refused: the forward transform sums the contributions of
-    the two operands with ``+``, which would concatenate tuples and lists.
-    """
+    """Tangent contribution of one operand of ``add``: ``t`` broadcast to ``ans``;
+    a container tangent as it is (the forward transform sums the contributions of
+    ``add``'s operands with ``add`` itself, leaf by leaf, as its result may be one)."""
     if _is_container(t) or _is_container(ans):
-        raise NotImplementedError(
-            "s2s: forward-mode derivative of the accumulation of container cotangents "
-            "(s2s_runtime.add on tuples/lists/dicts) is not supported yet")
+        return t
     return broadcast_like(t, ans)
 
 

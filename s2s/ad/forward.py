@@ -299,7 +299,10 @@ class Forward:
                     self.fresh_results.add(c.name)
             else:
                 t = self.temp()
-                out.append(ir.Assign(t, ir.Call(operator.add, (total, c)), loc))
+                # tangents of a result that may be a container (a cotangent tuple in
+                # generated code) add leaf by leaf, never with + (which concatenates)
+                add = rt.add if rule.container_result else operator.add
+                out.append(ir.Assign(t, ir.Call(add, (total, c)), loc))
                 self.fresh_results.add(t.name)
                 total = t
         return total
