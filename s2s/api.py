@@ -238,7 +238,7 @@ class _ReverseTransform(_Specialising):
 
     def split_ir(self, values):
         """``(fwd_ir, bwd_ir, freevars)``: the vjp halves for these values' kinds (see
-        ``ad.reverse.split``) and the free variables ``fwd_ir`` reads."""
+        ``ad.split``) and the free variables ``fwd_ir`` reads."""
         front = self.front_for(self._arguments(values, self.free_values()))
         info = self._param_info(values)
         wrt = [self.param_names[i] for i in self.argnums]

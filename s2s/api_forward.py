@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 import operator
-import weakref
 from dataclasses import replace
 
 import numpy as np

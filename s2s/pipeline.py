@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Dict, Sequence
 
 from .ad.forward import Forward
-from .ad.reverse import ParamInfo, Reverse, split
+from .ad.reverse import ParamInfo, Reverse
+from .ad.split import split
 from .emit.load import load
 from .emit.python import Emitted, emit_function
 from .frontend.lower import lower_with_statics, statics_unchanged
@@ -211,7 +212,7 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
 
 def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
                   has_aux=False, single=False, name=None):
-    """``(fwd, bwd)`` IR of the vjp of ``fr`` with explicit residuals (``ad.reverse.split``)."""
+    """``(fwd, bwd)`` IR of the vjp of ``fr`` with explicit residuals (``ad.split``)."""
     func = copy_propagate(to_ssa(fr.func))
     name = name or f"vjp_{fr.func.name}"
     rev = Reverse(func, wrt, info, has_aux, False)

@@ -38,6 +38,7 @@ from ..rules import lookup
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
+from .analysis import backward_needed, defined_before
 from .inplace import resolve_inplace
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
@@ -387,12 +388,12 @@ class Reverse(LoopAdjoints, TryAdjoints):
         self.tape = ir.Var(self.names.fresh("tape"))
         self.ctrl = ir.Var(self.names.fresh("ctrl"))
         self.tapes = (self.tape, self.ctrl)
-        self._defined_before = _defined_before(body, {p.var.name for p in self.fn.params})
+        self._defined_before = defined_before(body, {p.var.name for p in self.fn.params})
         active = {p for p in self.wrt if self.info[p].differentiable}
         self.forward_activity(body, active)
         self.active_vars = active
         needed = {value.name} if isinstance(value, ir.Var) else set()
-        _backward_needed(body, needed, active)
+        backward_needed(body, needed, active)
         self.relevant = active & needed
         self.use_counts = ir.use_counts(body)
         self.def_counts = Counter(v.name for x in ir.walk(body) for v in ir.stmt_defs(x))
@@ -449,49 +450,6 @@ class Reverse(LoopAdjoints, TryAdjoints):
                        docstring=None, temps=frozenset(self.temps))
 
 
-def split(rev: "Reverse", name: str):
-    """The vjp built by ``rev`` as two functions whose residuals are explicit values.
-
-    ``fwd(*params) -> (value, residuals)`` (``((value, aux), residuals)`` with
-    has_aux) runs the primal and returns the tuple of primal values the
-    adjoint reads; ``bwd(*residuals, ct) -> gradients`` runs the adjoint.
-    Call ``rev.build("vjp", ...)`` first.  A residual first assigned inside an
-    ``if`` is set to None before the primal, so it always exists.
-    """
-    primal_defs = {v.name for s in ir.walk(rev.primal) for v in ir.stmt_defs(s)}
-    top_defs = {v.name for s in rev.primal for v in ir.stmt_defs(s)}
-    ct = [p for p in rev.params if p.var.name not in {q.var.name for q in rev.fn.params}]
-    inputs = {p.var.name for p in rev.fn.params}
-    adjoint_defs = {v.name for s in ir.walk(rev.adjoint) for v in ir.stmt_defs(s)}
-    read = [a.name for s in ir.walk(rev.adjoint) for a in ir.stmt_uses(s)
-            if isinstance(a, ir.Var)] + ([rev.grads.name] if isinstance(rev.grads, ir.Var) else [])
-    residuals = []
-    for n in read:
-        # a primal value the adjoint reads (loops' pops reassign some: still residuals)
-        if n not in residuals and (n in primal_defs or (n in inputs and n not in adjoint_defs)):
-            residuals.append(n)
-    loc = rev.ret_loc
-    pre = [ir.Assign(ir.Var(n), ir.Const(None), loc) for n in residuals
-           if n in primal_defs and n not in top_defs]
-    value = rev.value
-    fwd_body = pre + list(rev.primal)
-    if rev.aux is not None:
-        value = rev.temp()
-        fwd_body.append(ir.Assign(value, ir.Call(build.make_tuple, (rev.value, rev.aux)), loc))
-    res = rev.temp()
-    fwd_body.append(ir.Assign(res, ir.Call(build.make_tuple, tuple(ir.Var(n) for n in residuals)),
-                              loc))
-    out = rev.temp()
-    fwd_body += [ir.Assign(out, ir.Call(build.make_tuple, (value, res)), loc), ir.Return(out, loc)]
-    fwd = replace(rev.fn, name=f"{name}_fwd", body=tuple(fwd_body), docstring=None,
-                  temps=frozenset(rev.temps))
-    bwd_params = tuple(ir.Param(ir.Var(n)) for n in residuals) + tuple(ct)
-    bwd_body = tuple(rev.adjoint) + (ir.Return(rev.grads, loc),)
-    bwd = replace(rev.fn, name=f"{name}_bwd", params=bwd_params, body=bwd_body, docstring=None,
-                  temps=frozenset(rev.temps))
-    return fwd, bwd
-
-
 def _scalar_item(v, info) -> bool:
     """``p[k]`` of a parameter whose item ``k`` is a real scalar."""
     return (isinstance(v, ir.Call) and v.fn is operator.getitem
@@ -516,67 +474,3 @@ def _defining_tuple(stmts, atom):
                 and s.value.fn is build.make_tuple:
             return s.value.args
     return None
-
-
-def _backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
-    for s in reversed(stmts):
-        if isinstance(s, ir.Assign):
-            if s.target.name in needed and s.target.name in active:
-                v = s.value
-                ops = v.operands() if isinstance(v, ir.Call) else (v,)
-                needed.update(a.name for a in ops if is_in(a, active))
-        elif isinstance(s, ir.Unpack):
-            if any(t.name in needed for t in s.targets) and is_in(s.value, active):
-                needed.add(s.value.name)
-        elif isinstance(s, ir.If):
-            b, o = set(needed), set(needed)
-            _backward_needed(s.body, b, active)
-            _backward_needed(s.orelse, o, active)
-            needed |= b | o
-        elif isinstance(s, ir.Try):  # any block may have run, the body in part
-            blocks = [list(s.body) + list(s.orelse)] + [list(h.body) for h in s.handlers]
-            parts = []
-            for b in blocks:
-                n = set(needed)
-                _backward_needed(b, n, active)
-                parts.append(n)
-            for n in parts:
-                needed |= n
-        elif isinstance(s, (ir.For, ir.While)):
-            _backward_needed(list(s.orelse), needed, active)
-            inner = list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)
-            while True:  # values needed in a later iteration: to a fixed point
-                before = len(needed)
-                _backward_needed(inner, needed, active)
-                if len(needed) == before:
-                    break
-
-
-def _defined_before(body, params) -> Dict[int, tuple]:
-    """For each loop (by id): ``(may, must)``, the names that may be / are surely
-    assigned when it starts (for a nested loop: in any iteration of the loops around)."""
-    out: Dict[int, tuple] = {}
-    may = set(params)
-
-    def defs_of(s):
-        return {v.name for x in [s, *ir.walk(ir.sub_blocks_flat(s))] for v in ir.stmt_defs(x)}
-
-    def scan(stmts, must: Set[str], around: Set[str]) -> Set[str]:
-        for s in stmts:
-            if isinstance(s, (ir.For, ir.While)):
-                out[id(s)] = (may | around, set(must))
-                inner = around | defs_of(s)
-                scan(list(s.test_body) if isinstance(s, ir.While) else [], set(must), inner)
-                scan(s.body, set(must), inner)
-                scan(s.orelse, set(must), inner)
-                may.update(defs_of(s))
-            elif isinstance(s, ir.If):
-                must = must | (scan(s.body, set(must), around) & scan(s.orelse, set(must), around))
-            else:
-                may.update(defs_of(s))
-                if isinstance(s, (ir.Assign, ir.Unpack)):
-                    must = must | {v.name for v in ir.stmt_defs(s)}
-        return must
-
-    scan(body, set(params), set())
-    return out

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, replace
-from typing import Dict, List
+from typing import List
 
 from ..errors import unsupported
 from ..ir import nodes as ir

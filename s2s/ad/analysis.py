@@ -1,0 +1,72 @@
+"""Dataflow facts reverse mode needs: which values the output needs, and which
+names may be / are surely assigned when a loop starts."""
+from __future__ import annotations
+
+from typing import Dict, Set
+
+from ..ir import nodes as ir
+from .common import is_in
+
+
+def backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
+    for s in reversed(stmts):
+        if isinstance(s, ir.Assign):
+            if s.target.name in needed and s.target.name in active:
+                v = s.value
+                ops = v.operands() if isinstance(v, ir.Call) else (v,)
+                needed.update(a.name for a in ops if is_in(a, active))
+        elif isinstance(s, ir.Unpack):
+            if any(t.name in needed for t in s.targets) and is_in(s.value, active):
+                needed.add(s.value.name)
+        elif isinstance(s, ir.If):
+            b, o = set(needed), set(needed)
+            backward_needed(s.body, b, active)
+            backward_needed(s.orelse, o, active)
+            needed |= b | o
+        elif isinstance(s, ir.Try):  # any block may have run, the body in part
+            blocks = [list(s.body) + list(s.orelse)] + [list(h.body) for h in s.handlers]
+            parts = []
+            for b in blocks:
+                n = set(needed)
+                backward_needed(b, n, active)
+                parts.append(n)
+            for n in parts:
+                needed |= n
+        elif isinstance(s, (ir.For, ir.While)):
+            backward_needed(list(s.orelse), needed, active)
+            inner = list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)
+            while True:  # values needed in a later iteration: to a fixed point
+                before = len(needed)
+                backward_needed(inner, needed, active)
+                if len(needed) == before:
+                    break
+
+
+def defined_before(body, params) -> Dict[int, tuple]:
+    """For each loop (by id): ``(may, must)``, the names that may be / are surely
+    assigned when it starts (for a nested loop: in any iteration of the loops around)."""
+    out: Dict[int, tuple] = {}
+    may = set(params)
+
+    def defs_of(s):
+        return {v.name for x in [s, *ir.walk(ir.sub_blocks_flat(s))] for v in ir.stmt_defs(x)}
+
+    def scan(stmts, must: Set[str], around: Set[str]) -> Set[str]:
+        for s in stmts:
+            if isinstance(s, (ir.For, ir.While)):
+                out[id(s)] = (may | around, set(must))
+                inner = around | defs_of(s)
+                scan(list(s.test_body) if isinstance(s, ir.While) else [], set(must), inner)
+                scan(s.body, set(must), inner)
+                scan(s.orelse, set(must), inner)
+                may.update(defs_of(s))
+            elif isinstance(s, ir.If):
+                must = must | (scan(s.body, set(must), around) & scan(s.orelse, set(must), around))
+            else:
+                may.update(defs_of(s))
+                if isinstance(s, (ir.Assign, ir.Unpack)):
+                    must = must | {v.name for v in ir.stmt_defs(s)}
+        return must
+
+    scan(body, set(params), set())
+    return out
