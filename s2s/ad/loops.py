@@ -33,8 +33,9 @@ read in the loop) are concrete values at every iteration boundary: made
 consumed (and renewed) at the variable's assignment.  Adjoints of values
 that live within one iteration stay symbolic.
 
-Not yet: ``break``, ``continue``, ``return`` and ``try`` inside a loop that
-carries differentiated values (a clear error names them).
+``break`` and ``continue`` become flags first (``passes/loop_jumps.py``).
+Not yet: ``return`` and ``try`` inside a loop that carries differentiated
+values (a clear error names them).
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ from s2s_runtime import build
 from ..errors import unsupported
 from .common import is_in
 from ..ir import nodes as ir
+from ..passes.loop_jumps import has_jump, without_jumps
 from ..passes.loop_ranges import is_range, range_loops, single_defs
 
 _LOOPS = (ir.For, ir.While)
@@ -79,6 +81,9 @@ class LoopAdjoints:
     def _prepare_block(self, stmts, in_loop) -> List:
         out = []
         for s in stmts:
+            if isinstance(s, _LOOPS) and has_jump(_loop_stmts(s)):
+                before, s = without_jumps(s, self.names, self.temps)
+                out += before
             if isinstance(s, ir.For):
                 s = replace(s, body=tuple(self._prepare_block(s.body, True)),
                             orelse=tuple(self._prepare_block(s.orelse, True)))
@@ -111,8 +116,7 @@ class LoopAdjoints:
         if not ({v.name for x in [s, *inner] for v in ir.stmt_defs(x)} & active):
             return
         for x in inner:
-            what = {ir.Break: "'break'", ir.Continue: "'continue'", ir.Return: "'return'",
-                    ir.Try: "'try'"}.get(type(x))
+            what = {ir.Return: "'return'", ir.Try: "'try'"}.get(type(x))
             if what is not None:
                 raise unsupported(f"{what} inside a loop over differentiated values",
                                   getattr(x, "loc", s.loc), "not yet in reverse mode")
@@ -216,11 +220,15 @@ class LoopAdjoints:
     def finish_tape(self, primal: List, adjoint: List):
         """``(primal, adjoint)`` with pushes for the values the adjoint reads, their pops
         only, the while-loop counters and the tape itself (none if nothing is recorded)."""
-        read = set()
-        for x in ir.walk(adjoint):
-            if not _is_pop(x, self.tapes):
-                read |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
-        adjoint = _drop_pops(adjoint, self.tapes, read)
+        while True:  # dropping pops can empty an if, whose test is then not read
+            read = set()
+            for x in ir.walk(adjoint):
+                if not _is_pop(x, self.tapes):
+                    read |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+            fewer = _drop_pops(adjoint, self.tapes, read)
+            if len(list(ir.walk(fewer))) == len(list(ir.walk(adjoint))):
+                break
+            adjoint = fewer
         self.recorded: Set[str] = set()
         # zeros_like(v) for a v that some paths never assign (set in one branch or only in
         # a loop): v exists on every path if it starts as None (zeros_like(None) is None,
@@ -375,3 +383,20 @@ def _read_first(stmts) -> Set[str]:
     scan(list(stmts), set())
     return read
 
+
+
+def generated_tape(body):
+    """A pop ``v, tape = tape`` in ``body``: code reverse mode generated for a loop (its
+    tapes are named ``tape``/``ctrl``, renamed ``tape_1``... by later passes), else None."""
+    for x in ir.walk(body):
+        if isinstance(x, ir.Unpack) and len(x.targets) == 2 \
+                and x.targets[1].name.split("_")[0] in ("tape", "ctrl") \
+                and (x.value == x.targets[1] or _copy_of_tape(x.value, body)):
+            return x
+    return None
+
+
+def _copy_of_tape(value, body) -> bool:
+    return isinstance(value, ir.Var) and any(
+        isinstance(y, ir.Assign) and y.target == value and isinstance(y.value, ir.Var)
+        and y.value.name.split("_")[0] in ("tape", "ctrl") for y in ir.walk(body))

@@ -40,7 +40,7 @@ from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before
 from .inplace import resolve_inplace
-from .loops import LoopAdjoints
+from .loops import LoopAdjoints, generated_tape
 from .tries import TryAdjoints
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
@@ -375,6 +375,14 @@ class Reverse(LoopAdjoints, TryAdjoints):
             else:
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
+        pop = generated_tape(body)
+        if pop is not None:
+            # reverse over reverse through a loop: not trusted yet (a case was found where it
+            # differs from forward over reverse), so refused rather than risk a wrong value
+            raise unsupported(
+                "reverse mode over the code reverse mode generated for a loop (grad of grad "
+                "through a loop)", pop.loc, "use s2s.hessian(f) or s2s.jvp(s2s.grad(f), ...), "
+                "forward over reverse, which handles loops")
         body = resolve_inplace(body, self.scalars, self.info)
         self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
         self.try_records: Dict[int, object] = {}

@@ -33,6 +33,7 @@ class _SSA:
     def __init__(self, fn: ir.Function):
         self.names = NameGen(ir.all_names(fn))
         self.temps = set(fn.temps)
+        self.needs_init = set()
 
     def version(self, name: str, env: Dict[str, str]) -> str:
         if name not in env:
@@ -105,6 +106,12 @@ class _SSA:
             merged = self.names.fresh(name)
             body.append(ir.Assign(ir.Var(merged), ir.Var(b), s.loc))
             orelse.append(ir.Assign(ir.Var(merged), ir.Var(o), s.loc))
+            # a branch where the name may be unassigned copies a version that may not exist:
+            # that version starts as None (only a program that reads it unassigned differs)
+            if name in env_b[_PARTIAL]:
+                self.needs_init.add(b)
+            if name in env_o[_PARTIAL]:
+                self.needs_init.add(o)
             env[name] = merged
         env[_PARTIAL] = frozenset(partial)
         return [replace(s, test=test, body=tuple(body), orelse=tuple(orelse))]
@@ -181,4 +188,7 @@ def to_ssa(fn: ir.Function) -> ir.Function:
     env = {p.var.name: p.var.name for p in fn.params}
     env[_PARTIAL] = frozenset()
     body = pass_.block(fn.body, env)
-    return replace(fn, body=tuple(body), temps=frozenset(pass_.temps))
+    params = {p.var.name for p in fn.params}
+    init = [ir.Assign(ir.Var(n), ir.Const(None), fn.loc)
+            for n in sorted(pass_.needs_init - params)]
+    return replace(fn, body=tuple(init + body), temps=frozenset(pass_.temps))

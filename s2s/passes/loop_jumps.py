@@ -1,0 +1,99 @@
+"""``break`` and ``continue`` become flags, so every loop runs its body to the end.
+
+Contract: ``without_jumps(loop, names, temps)`` returns ``(before, loop)``
+equivalent to ``loop`` (a ``For`` or ``While``) whose body holds no ``break``
+or ``continue`` of its own (those of inner loops are left to them):
+
+* ``break`` sets ``broke = True``; ``continue`` sets ``skip = True``, which
+  each iteration starts ``False``; the statements after a jump, in every
+  enclosing block of the iteration, run under ``if not (broke or skip)``;
+* a ``for`` loop keeps iterating after a ``break`` with a body guarded by
+  ``if not broke`` (the loop variable is assigned under that guard, so it
+  keeps the value it had at the ``break``); a ``while`` loop's test is
+  ``False`` once ``broke`` is set; the ``else`` block runs ``if not broke``.
+
+Reverse mode needs this: an adjoint loop runs the iterations of its primal
+backwards, so it must know what each one did, and flags are values the tape
+records like any other.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import replace
+from typing import List
+
+from ..ir import nodes as ir
+
+
+def has_jump(stmts) -> bool:
+    """A ``break`` or ``continue`` of this loop (not of a loop inside it)."""
+    for s in stmts:
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return True
+        if isinstance(s, ir.If) and (has_jump(s.body) or has_jump(s.orelse)):
+            return True
+        if isinstance(s, ir.Try) and any(has_jump(b) for b in
+                                         [s.body, s.orelse, s.finalbody,
+                                          *[h.body for h in s.handlers]]):
+            return True
+    return False
+
+
+class _Flags:
+    def __init__(self, names, temps, loc):
+        self.names, self.temps, self.loc = names, temps, loc
+        self.broke = ir.Var(names.fresh("broke"))
+        self.skip = ir.Var(names.fresh("skip"))
+
+    def temp(self) -> ir.Var:
+        name = self.names.temp()
+        self.temps.add(name)
+        return ir.Var(name)
+
+    def set(self, flag, loc) -> ir.Assign:
+        return ir.Assign(flag, ir.Const(True), loc)
+
+    def block(self, stmts) -> List:
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, ir.Break):
+                out.append(self.set(self.broke, s.loc))
+                return out  # what follows a jump never runs
+            if isinstance(s, ir.Continue):
+                out.append(self.set(self.skip, s.loc))
+                return out
+            if isinstance(s, ir.If) and (has_jump(s.body) or has_jump(s.orelse)):
+                out.append(replace(s, body=tuple(self.block(s.body)),
+                                   orelse=tuple(self.block(s.orelse))))
+                rest = self.block(stmts[i + 1:])
+                if rest:
+                    jumped, go = self.temp(), self.temp()
+                    out += [ir.Assign(jumped, ir.Call(operator.or_, (self.broke, self.skip)),
+                                      self.loc),
+                            ir.Assign(go, ir.Call(operator.not_, (jumped,)), self.loc),
+                            ir.If(go, tuple(rest), (), self.loc)]
+                return out
+            out.append(s)
+        return out
+
+
+def without_jumps(loop, names, temps):
+    """``(statements before the loop, the loop)`` without its own break/continue."""
+    loc = replace(loop.loc, derived=True)
+    flags = _Flags(names, temps, loc)
+    body = [ir.Assign(flags.skip, ir.Const(False), loc)] + flags.block(loop.body)
+    before = [ir.Assign(flags.broke, ir.Const(False), loc)]
+    not_broke = flags.temp()
+    check = ir.Assign(not_broke, ir.Call(operator.not_, (flags.broke,)), loc)
+    orelse = (check, ir.If(not_broke, loop.orelse, (), loc)) if loop.orelse else ()
+    if isinstance(loop, ir.For):
+        k = ir.Var(names.fresh("k"))
+        running = flags.temp()
+        guarded = [ir.Assign(running, ir.Call(operator.not_, (flags.broke,)), loc),
+                   ir.If(running, (ir.Assign(loop.target, k, loc),) + tuple(body), (), loc)]
+        return before, replace(loop, target=k, body=tuple(guarded), orelse=orelse)
+    test = flags.temp()
+    test_body = (ir.If(flags.broke, (ir.Assign(test, ir.Const(False), loc),),
+                       tuple(loop.test_body) + (ir.Assign(test, loop.test, loc),), loc),)
+    return before, replace(loop, test_body=test_body, test=test, body=tuple(body),
+                           orelse=orelse)
