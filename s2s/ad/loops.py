@@ -1,11 +1,11 @@
 """Reverse mode through ``for`` and ``while`` loops: the tape.
 
-The primal loop runs as written, with a push onto a tape (a list) before
-every assignment in its body whose old value the adjoint reads.  The
-adjoint loop runs the iterations backwards — ``for i in reversed(r)`` for a
-loop ``for i in r`` over a range (``rt.reversed_range(r)``, ``r[::-1]``), ``for _ in range(n)`` for a ``while`` loop
-whose trip count ``n`` the primal counted — and after the adjoint of each
-assignment pops the value that assignment overwrote.  So at the adjoint of
+The primal loop runs as written, with a push onto a tape before every
+assignment in its body whose old value the adjoint reads.  The adjoint loop
+runs the iterations backwards — ``for i in rt.reversed_range(r)`` (that is
+``r[::-1]``) for a loop ``for i in r`` over a range, ``for _ in range(n)``
+for a ``while`` loop whose trip count ``n`` the primal counted — and after
+the adjoint of each assignment pops the value that assignment overwrote.  So at the adjoint of
 every statement all variables hold what they held right after it ran in the
 primal: the invariant SSA gives straight-line code for free.  Two rewrites
 make it hold:
@@ -22,8 +22,9 @@ variables the adjoint code reads are kept (with their pops); a program whose
 loops need nothing has no tape at all.  A tape is a chain of pairs: a push
 is ``tape = (x, tape)``, a pop ``x, tape = tape``.  Popping rebinds a name
 and changes nothing, so a ``vjp`` closure can run the adjoint many times, and
-both are tuple operations, which the transforms differentiate again (second
-order through loops).  Values that carry derivatives go on ``tape``, the
+both are tuple operations, which forward mode differentiates again (forward
+over reverse through loops; reverse over this code is refused for now, see
+``generated_tape``).  Values that carry derivatives go on ``tape``, the
 others (branch decisions, ranges, counts) on ``ctrl``, so a transform of the
 generated code sees that those carry none.
 
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import replace
-from typing import Dict, List, Set
+from typing import List, Set
 
 import s2s_runtime as rt
 from s2s_runtime import build
@@ -105,10 +106,6 @@ class LoopAdjoints:
                     s = replace(s, value=t)
             out.append(s)
         return out
-
-    def _defined_by(self, atom, fn):
-        v = self.single_defs.get(atom.name) if isinstance(atom, ir.Var) else None
-        return v if isinstance(v, ir.Call) and v.fn is fn else None
 
     # -- activity: which loops reverse mode can take ------------------------------------
     def check_loop(self, s, active: Set[str]) -> None:
@@ -180,13 +177,10 @@ class LoopAdjoints:
     def _iteration_local(self, s, defs: Set[str]) -> Set[str]:
         """Variables of the loop assigned before any read in every iteration and not
         read after it: their adjoints live within one iteration."""
-        outside = {n for n, c in self.use_counts.items()
-                   if c > self.loop_use_counts(s).get(n, 0)}
+        inside = ir.use_counts([s])
+        outside = {n for n, c in self.use_counts.items() if c > inside.get(n, 0)}
         target = {s.target.name} if isinstance(s, ir.For) else set()
         return defs - _read_first(_loop_stmts(s)) - outside - target
-
-    def loop_use_counts(self, s) -> Dict[str, int]:
-        return ir.use_counts([s])
 
     def pops(self, stmts) -> List:
         """Pops restoring what the assignments of ``stmts`` (straight-line) overwrote."""
