@@ -22,9 +22,8 @@ variables the adjoint code reads are kept (with their pops); a program whose
 loops need nothing has no tape at all.  A tape is a chain of pairs: a push
 is ``tape = (x, tape)``, a pop ``x, tape = tape``.  Popping rebinds a name
 and changes nothing, so a ``vjp`` closure can run the adjoint many times, and
-both are tuple operations, which forward mode differentiates again (forward
-over reverse through loops; reverse over this code is refused for now, see
-``generated_tape``).  Values that carry derivatives go on ``tape``, the
+both are tuple operations, which the transforms differentiate again (second
+order through loops).  Values that carry derivatives go on ``tape``, the
 others (branch decisions, ranges, counts) on ``ctrl``, so a transform of the
 generated code sees that those carry none.
 
@@ -376,21 +375,3 @@ def _read_first(stmts) -> Set[str]:
 
     scan(list(stmts), set())
     return read
-
-
-
-def generated_tape(body):
-    """A pop ``v, tape = tape`` in ``body``: code reverse mode generated for a loop (its
-    tapes are named ``tape``/``ctrl``, renamed ``tape_1``... by later passes), else None."""
-    for x in ir.walk(body):
-        if isinstance(x, ir.Unpack) and len(x.targets) == 2 \
-                and x.targets[1].name.split("_")[0] in ("tape", "ctrl") \
-                and (x.value == x.targets[1] or _copy_of_tape(x.value, body)):
-            return x
-    return None
-
-
-def _copy_of_tape(value, body) -> bool:
-    return isinstance(value, ir.Var) and any(
-        isinstance(y, ir.Assign) and y.target == value and isinstance(y.value, ir.Var)
-        and y.value.name.split("_")[0] in ("tape", "ctrl") for y in ir.walk(body))

@@ -40,7 +40,7 @@ from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before
 from .inplace import resolve_inplace
-from .loops import LoopAdjoints, generated_tape
+from .loops import LoopAdjoints
 from .tries import TryAdjoints
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
@@ -329,24 +329,16 @@ class Reverse(LoopAdjoints, TryAdjoints):
         have_b, have_o = set(have), set(have)
         body = self.adjoint_block(s.body, have_b)
         orelse = self.adjoint_block(s.orelse, have_o)
-        carried = set().union(*self.loop_stack)
-        for name in sorted(carried & (have | have_b | have_o)):
-            # inside a loop: an adjoint consumed in one branch is renewed in the other
-            if (name in have_b) != (name in have_o):
-                side = orelse if name in have_b else body
-                side.append(ir.Assign(self.bar_of(name),
-                                      ir.Call(rt.zeros_like, (ir.Var(name),)), loc))
-            if name in have_b or name in have_o:
-                have.add(name)
-            else:
-                have.discard(name)
-            have_b.discard(name)
-            have_o.discard(name)
-        for name in sorted((have_b ^ have_o) - inner):
+        # inside a loop an adjoint consumed in one branch is renewed in the other, also
+        # for a name only this if assigns (its value lives on in the next iteration)
+        keep = (have_b | have_o) - (inner - set().union(*self.loop_stack))
+        for name in sorted((have_b ^ have_o) & keep):
             side = orelse if name in have_b else body
             side.append(ir.Assign(self.bar_of(name), ir.Call(rt.zeros_like, (ir.Var(name),)), loc))
-        have -= inner
-        have |= (have_b | have_o) - inner
+        # after the if: what either branch left (both started from ``have``), so a name
+        # both branches consumed (assigned in each, a multi-version name) is gone
+        have.clear()
+        have |= keep
         if body or orelse:
             out.append(ir.If(s.test, tuple(body), tuple(orelse), loc))
 
@@ -375,14 +367,6 @@ class Reverse(LoopAdjoints, TryAdjoints):
             else:
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
-        pop = generated_tape(body)
-        if pop is not None:
-            # reverse over reverse through a loop: not trusted yet (a case was found where it
-            # differs from forward over reverse), so refused rather than risk a wrong value
-            raise unsupported(
-                "reverse mode over the code reverse mode generated for a loop (grad of grad "
-                "through a loop)", pop.loc, "use s2s.hessian(f) or s2s.jvp(s2s.grad(f), ...), "
-                "forward over reverse, which handles loops")
         body = resolve_inplace(body, self.scalars, self.info)
         self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
         self.try_records: Dict[int, object] = {}
