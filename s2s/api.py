@@ -47,6 +47,11 @@ def _scalar_items(v) -> frozenset:
 
 
 def _signature(fn):
+    if inspect.ismethod(fn):  # the IR is its function's, with self: not this signature
+        raise UnsupportedSyntaxError(
+            f"transforming the bound method {fn.__qualname__} (its object's attributes are "
+            "not arguments s2s can see); differentiate a function that takes what the method "
+            "reads as arguments")
     try:
         return inspect.signature(fn)
     except (TypeError, ValueError):
@@ -63,8 +68,12 @@ _SHARED_MAX = 512
 
 def memo(fun, key, make):
     """The transform ``make()`` of ``fun``, made once per ``key`` and kept on ``fun``
-    itself (so it lives exactly as long as ``fun``); made afresh when ``fun`` has
-    no attribute dictionary (a builtin)."""
+    itself (so it lives exactly as long as ``fun``); made afresh when ``fun`` has no
+    attribute dictionary of its own (a builtin; a bound method, whose ``__dict__`` is
+    its function's, shared by every instance)."""
+    if not (inspect.isfunction(fun) or isinstance(fun, _Specialising)
+            or hasattr(fun, "_s2s_ir")):
+        return make()
     try:
         per_fun = fun.__dict__.setdefault("_s2s_transforms", {})
     except AttributeError:

@@ -444,3 +444,20 @@ def test_grad_of_grad_is_the_second_derivative_or_a_clear_error():
     except s2s.S2SError:
         return
     assert math.isclose(value, second, rel_tol=1e-12)
+
+
+class _Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def f(self, x):
+        return self.k * x * x
+
+
+def test_a_bound_method_is_a_clear_error_not_another_instances_derivative():
+    a, b = _Scaled(1.0), _Scaled(3.0)
+    for obj in (a, b):
+        with pytest.raises(s2s.UnsupportedSyntaxError, match="bound method"):
+            s2s.grad(obj.f)(2.0)
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="bound method"):
+        s2s.jvp(b.f, (2.0,), (1.0,))
