@@ -135,3 +135,12 @@ __all__ += ["average_vjp_jvp", "average_vjp_transpose", "average_vjp_vjp", "cump
             "inner_vjp_transpose", "inner_vjp_vjp", "linspace_vjp_transpose", "norm_vjp_dans",
             "norm_vjp_dans_transpose", "norm_vjp_dx", "prod_hvp", "tensordot_vjp_jvp",
             "tensordot_vjp_transpose", "tensordot_vjp_vjp"]
+
+from . import index_writes  # noqa: E402
+from .index_writes import (  # noqa: E402
+    index_set, index_set_vjp_base, index_set_vjp_value, index_set_vjp_value_transpose,
+    index_updated, read_checked, read_copy,
+)
+
+__all__ += ["index_set", "index_set_vjp_base", "index_set_vjp_value",
+            "index_set_vjp_value_transpose", "index_updated", "read_checked", "read_copy"]

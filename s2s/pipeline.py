@@ -22,6 +22,7 @@ from .frontend.scope import FreeVar
 from .ir import nodes as ir
 from .passes.copyprop import copy_propagate
 from .passes.dce import dce
+from .passes.index_writes import writes_as_values
 from .passes.inline import inline_calls
 from .passes.single_exit import single_exit
 from .passes.sites import expand as expand_sites, has_sites
@@ -204,7 +205,7 @@ def expanded(fr: Front, arguments: Dict) -> Front:
 
 def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_aux=False,
             holomorphic=False, returns="grad", single=True, name=None) -> ir.Function:
-    func = copy_propagate(to_ssa(fr.func))
+    func = copy_propagate(to_ssa(writes_as_values(fr.func)))
     name = name or f"{returns}_{fr.func.name}"
     out = Reverse(func, wrt, info, has_aux, holomorphic).build(returns, name, single)
     return dce(out)
@@ -213,7 +214,7 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
 def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
                   has_aux=False, single=False, name=None):
     """``(fwd, bwd)`` IR of the vjp of ``fr`` with explicit residuals (``ad.split``)."""
-    func = copy_propagate(to_ssa(fr.func))
+    func = copy_propagate(to_ssa(writes_as_values(fr.func)))
     name = name or f"vjp_{fr.func.name}"
     rev = Reverse(func, wrt, info, has_aux, False)
     rev.build("vjp", name, single)

@@ -218,6 +218,7 @@ class LoopAdjoints:
             for x in ir.walk(adjoint):
                 if not _is_pop(x, self.tapes):
                     read |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+            read -= self.same_object  # one array throughout: restoring it changes nothing
             fewer = _drop_pops(adjoint, self.tapes, read)
             if len(list(ir.walk(fewer))) == len(list(ir.walk(adjoint))):
                 break

@@ -39,6 +39,7 @@ from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before
+from .index_writes import resolve_index_writes
 from .inplace import resolve_inplace
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
@@ -368,6 +369,9 @@ class Reverse(LoopAdjoints, TryAdjoints):
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
         body = resolve_inplace(body, self.scalars, self.info)
+        body, self.same_object = resolve_index_writes(
+            body, [p for p in self.wrt if self.info[p].differentiable],
+            {p.var.name for p in self.fn.params})
         self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
         self.try_records: Dict[int, object] = {}
         self.tries_with_adjoint: Set[int] = set()

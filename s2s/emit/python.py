@@ -18,10 +18,12 @@ Readability:
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List
 
 import libcst as cst
+
+import s2s_runtime as rt
 
 from ..frontend import desugar
 from ..ir import nodes as ir
@@ -96,7 +98,7 @@ class Emitter:
         out: List[cst.BaseStatement] = []
         folds: Dict[str, ir.Call] = {}
         last_line = None
-        stmts = list(stmts)
+        stmts = self._merge_rebinds(list(stmts))
         plan = self._fold_plan(stmts) if self.fold else set()
         for i, s in enumerate(stmts):
             if i in plan:
@@ -113,6 +115,21 @@ class Emitter:
                     nodes[0] = _leading_comment(nodes[0], f"# line {loc.line}: {loc.text.strip()}")
                 last_line = loc.line
             out += nodes
+        return out
+
+    def _merge_rebinds(self, stmts):
+        """``t = index_set(y, i, v); y = t`` (``t`` read once) -> ``y = index_set(y, i, v)``,
+        printed ``y[i] = v``."""
+        out = []
+        for s in stmts:
+            prev = out[-1] if out else None
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) \
+                    and isinstance(prev, ir.Assign) and prev.target == s.value \
+                    and isinstance(prev.value, ir.Call) and prev.value.fn is rt.index_set \
+                    and prev.value.args[0] == s.target and self.uses.get(s.value.name) == 1:
+                out[-1] = replace(prev, target=s.target)
+                continue
+            out.append(s)
         return out
 
     # -- folding --------------------------------------------------------------------
@@ -148,7 +165,8 @@ class Emitter:
         """Index of the statement of this block that reads temporary ``stmts[i]``, if foldable."""
         s = stmts[i]
         if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
-                and s.target.name in self.fn.temps and self.uses.get(s.target.name) == 1):
+                and s.target.name in self.fn.temps and self.uses.get(s.target.name) == 1) \
+                or s.value.fn is rt.index_set:  # printed as a statement: y[i] = v
             return None
         operands = {a.name for a in s.value.operands() if isinstance(a, ir.Var)}
         derived = getattr(s.loc, "derived", False)
@@ -172,7 +190,8 @@ class Emitter:
         folds = {}
         for s in stmts:
             if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
-                    and s.target.name in self.fn.temps and self.uses.get(s.target.name) == 1):
+                    and s.target.name in self.fn.temps and self.uses.get(s.target.name) == 1) \
+                    or s.value.fn is rt.index_set:
                 return None
             folds[s.target.name] = s.value
         return folds
@@ -188,6 +207,13 @@ class Emitter:
                                                                       x.atom(v.args[0], folds)[0]))]
                 aug = cst.AugAssign(cst.Name(s.target.name), AUG[v.fn](), x.atom(v.args[1], folds)[0])
                 return out + [_line(aug)]
+            if isinstance(v, ir.Call) and v.fn is rt.index_set and len(v.args) == 3 \
+                    and isinstance(v.args[0], ir.Var):
+                # t = rt.index_set(y, i, v)  ->  y[i] = v; t = y   (the write is in place)
+                write = _assign(x.subscript(v.args[0], v.args[1], folds), x.atom(v.args[2], folds)[0])
+                rebind = [] if v.args[0] == s.target or not self.uses.get(s.target.name) else [
+                    _line(_assign(cst.Name(s.target.name), cst.Name(v.args[0].name)))]
+                return [_line(write)] + rebind
             return [_line(_assign(cst.Name(s.target.name), x.expr(v, folds)))]
         if isinstance(s, ir.Unpack):
             targets = cst.Tuple([cst.Element(cst.Name(t.name)) for t in s.targets], lpar=[], rpar=[])

@@ -2,7 +2,8 @@
 
 Contract: accepts any IR function; removes assignments whose targets are
 never read afterwards and whose value is pure (an atom, or a call of a
-callable with a registered rule or an ``s2s_runtime`` helper), and ``if``
+callable with a registered rule or an ``s2s_runtime`` helper, except the
+helpers in ``MUTATING``), and ``if``
 statements left empty.  Loops and ``try`` are kept whole (their reads are
 live), as are expression statements, ``raise`` and ``assert``.
 """
@@ -10,14 +11,22 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import s2s_runtime as rt
+
 from ..ir import nodes as ir
 from ..rules import lookup
+
+
+#: helpers with a rule that still change an argument in place (kept even when unread)
+MUTATING = {rt.index_set}
 
 
 def is_pure(value) -> bool:
     if not isinstance(value, ir.Call):
         return True
     fn = value.fn
+    if fn in MUTATING:
+        return False
     if lookup(fn) is not None:
         return True
     return getattr(fn, "__module__", "") and fn.__module__.startswith("s2s_runtime")

@@ -1,2 +1,3 @@
 """Imports every rule module so that the registry is complete."""
-from . import arith, elementwise, reductions, products, shape, nondiff, runtime_rules  # noqa: F401
+from . import (arith, elementwise, index_writes, nondiff, products, reductions,  # noqa: F401
+               runtime_rules, shape)

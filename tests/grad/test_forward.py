@@ -96,11 +96,14 @@ def test_dot_product_test_between_jvp_and_vjp(f, primals):
     assert math.isclose(np.sum(u * jv), np.sum(jtu * v), rel_tol=1e-10)
 
 
-def test_reverse_mode_rejects_in_place_writes_in_loops_that_forward_mode_handles():
-    x = RNG.normal(size=3)
-    s2s.jvp(with_loops, (x,), (np.ones(3),))
-    with pytest.raises(s2s.UnsupportedSyntaxError):
-        s2s.vjp(with_loops, x)[1](1.0)
+def test_reverse_and_forward_mode_agree_on_in_place_writes_in_loops():
+    x, v = RNG.normal(size=3), RNG.normal(size=3)
+    _, jv = s2s.jvp(with_loops, (x,), (v,))
+    (g,) = s2s.vjp(with_loops, x)[1](1.0)
+    assert math.isclose(jv, np.dot(g, v), rel_tol=1e-10)
+    eps = 1e-6
+    fd = (with_loops(x + eps * v) - with_loops(x - eps * v)) / (2 * eps)
+    assert math.isclose(jv, fd, rel_tol=1e-6)
 
 
 def test_vjp_returns_one_cotangent_per_primal_and_is_reusable():

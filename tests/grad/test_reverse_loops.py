@@ -427,7 +427,6 @@ def appends(x):
 
 
 @pytest.mark.parametrize("f, args, what", [
-    (inplace_in_loop, (0.3,), "in-place"),
     (appends, (0.3,), "out.append()"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_unsupported_loop_constructs_are_clear_errors(f, args, what):

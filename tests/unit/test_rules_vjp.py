@@ -406,9 +406,12 @@ def test_elementwise_vjp_matches_finite_differences(case):
 # --- the templates obey the restrictions of the template frontend --------------
 # rules of the runtime helpers (generated code, differentiated again) are tested in
 # test_rules_runtime.py
+#: rule modules whose primitives have their own test module (runtime helpers:
+#: tests/unit/test_rules_runtime.py; index writes: tests/unit/test_rules_index_writes.py)
+TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.index_writes"}
 ALL = [r for r in all_rules() if not r.nondiff
        and getattr(next(t for t in r.vjps if t is not None), "__module__", "")
-       != "s2s.rules.runtime_rules"]
+       not in TESTED_ELSEWHERE]
 
 
 def _template_problems(t):

@@ -1,0 +1,356 @@
+"""In-place index writes in reverse mode: when ``y = index_set(y, i, v)`` is a value.
+
+``passes/index_writes.py`` turned every ``y[i] = v`` into ``y2 =
+index_set(y1, i, v)``, a write in place that SSA versions like a value.
+Reverse mode differentiates that as ``y2 = y1 with [i] = v`` — which is
+what happens *if* nothing else sees the array change.  This pass checks
+that and makes it so, for every *family* (the names ``index_set`` and plain
+copies connect: the states of one array) that differentiated values flow
+through:
+
+* the array is one the function made (``np.zeros``, ``x.copy()``,
+  arithmetic...): writing into an argument, a global, a view or an item of
+  a container is an error (the caller's array would change under it);
+* a *view* of it (``reshape``, ``.T``...) or another name for an earlier
+  state must not be used after a later write (Python would show the new
+  values, the derivative would follow the old): an error;
+* reads ``y[k]`` become ``read_copy`` (an array read is copied, so a value
+  the adjoint records keeps its values when ``y`` changes later), or
+  ``read_checked`` where the value read is used after a later write (fine for
+  a number; an array view raises at run time);
+* when the adjoint needs the values of a whole state (``y * w`` reads ``y``)
+  and a write follows, the writes copy first (``index_updated``).
+
+Families of lists and dicts (made by ``[...]``/``{...}``) are left as plain
+``setitem`` statements; reverse mode's other checks apply to them.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, replace
+from typing import Dict, List, Set
+
+import numpy as np
+
+import s2s_runtime as rt
+from s2s_runtime import build
+
+from ..errors import unsupported
+from ..ir import nodes as ir
+from ..rules import lookup
+from .common import expr_active, is_in
+from .inplace import VIEW_OPS
+
+_CONTAINERS = {build.make_list, build.make_dict, build.make_tuple, list, dict, tuple}
+_READS = {operator.getitem}
+#: calls whose adjoint never reads their argument's values (shapes only, or nothing)
+_SHAPE_ONLY = {np.shape, len, np.ndim, np.size, rt.index_set, rt.index_updated}
+
+
+@dataclass
+class _Site:
+    """Where a statement sits: its pre-order position, enclosing loops (outermost
+    first), ``if`` branches, and its chain of ``(block, index)`` from the body down."""
+
+    pos: int
+    loops: tuple
+    branches: tuple  # ((id of If, 0 body / 1 orelse), ...)
+    chain: tuple  # ((block key, index of the statement holding it in that block), ...)
+
+
+class _Positions:
+    def __init__(self, body):
+        self.site: Dict[int, _Site] = {}
+        self.order: List = []
+        self.loop_blocks: Set = set()  # keys of the blocks that repeat (loop bodies)
+        self._walk(body, "body", (), (), ())
+
+    def _walk(self, stmts, key, loops, branches, chain):
+        for i, s in enumerate(stmts):
+            here = chain + ((key, i),)
+            self.site[id(s)] = _Site(len(self.order), loops, branches, here)
+            self.order.append(s)
+            if isinstance(s, ir.If):
+                self._walk(s.body, (id(s), 0), loops, branches + ((id(s), 0),), here)
+                self._walk(s.orelse, (id(s), 1), loops, branches + ((id(s), 1),), here)
+            elif isinstance(s, (ir.For, ir.While)):
+                inner = loops + (id(s),)
+                self.loop_blocks |= {(id(s), "test"), (id(s), 0)}
+                if isinstance(s, ir.While):
+                    self._walk(s.test_body, (id(s), "test"), inner, branches, here)
+                self._walk(s.body, (id(s), 0), inner, branches, here)
+                self._walk(s.orelse, (id(s), 1), loops, branches, here)
+            elif isinstance(s, ir.Try):
+                for k, block in enumerate(ir.sub_blocks(s)):
+                    self._walk(block, (id(s), k), loops, branches + ((id(s), "try"),), here)
+
+    def may_follow(self, a, b) -> bool:
+        """Whether statement ``b`` may run after statement ``a`` (in this pass or a
+        later iteration of a loop around both)."""
+        sa, sb = self.site[id(a)], self.site[id(b)]
+        if set(sa.loops) & set(sb.loops):
+            return True
+        if sb.pos <= sa.pos:
+            return False
+        exclusive = any(ia == ib and ba != bb and ba != "try"
+                        for ia, ba in sa.branches for ib, bb in sb.branches)
+        return not exclusive
+
+    def rebound_between(self, w, u, defs) -> bool:
+        """Whether every way from ``w`` to ``u`` runs one of ``defs`` (a statement of
+        the block it sits in directly runs whenever control passes through that
+        block: it is left only at its end)."""
+        cw, cu = dict(self.site[id(w)].chain), dict(self.site[id(u)].chain)
+        for d in defs:
+            key, i_d = self.site[id(d)].chain[-1]
+            if key not in cw:  # w is outside d's block: u in it is reached from its start
+                if key in cu and i_d < cu[key]:
+                    return True
+                continue
+            i_w = cw[key]
+            if u is w:  # once around the loop whose body holds both
+                if key == self.site[id(w)].chain[-1][0] and key in self.loop_blocks:
+                    return True
+                continue
+            if key not in cu:  # u is outside d's block: reached only by leaving it
+                if i_d > i_w:
+                    return True
+                continue
+            i_u = cu[key]
+            if (i_d > i_w and (i_u > i_d or i_u < i_w)) or i_d < i_u < i_w:
+                return True
+        return False
+
+
+def resolve_index_writes(body, wrt, params: Set[str]):
+    """``(body, same_object)``: ``body`` with its index writes checked and rewritten
+    (see the module doc; ``wrt``: the differentiated parameters), and the names that
+    hold one array throughout (made outside every loop, written in place only, never
+    copied): a loop tape need not record them, restoring would give the same object."""
+    writes = [s for s in ir.walk(body) if _is_write(s)]
+    same_object: Set[str] = set()
+    if not writes:
+        return body, same_object
+    active = _activity(body, set(wrt))
+    parent = {}
+
+    def find(n):
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    for s in ir.walk(body):
+        if _is_write(s):
+            union(s.target.name, s.value.args[0].name)
+        elif isinstance(s, ir.Assign) and isinstance(s.value, ir.Var):
+            union(s.target.name, s.value.name)
+    families: Dict[str, Set[str]] = {}
+    for s in writes:
+        families.setdefault(find(s.target.name), set())
+    for s in ir.walk(body):
+        for v in ir.stmt_defs(s) + tuple(a for a in ir.stmt_uses(s) if isinstance(a, ir.Var)):
+            if find(v.name) in families:
+                families[find(v.name)].add(v.name)
+    for p in params:
+        if find(p) in families:
+            families[find(p)].add(p)
+    pos = _Positions(body)
+    replace_stmt: Dict[int, List] = {}
+    for root, members in sorted(families.items()):
+        fam_writes = [s for s in writes if s.target.name in members]
+        if not (members & active) and not any(
+                isinstance(a, ir.Var) and a.name in active for s in fam_writes for a in s.value.args):
+            continue
+        kind = _family_kind(body, members, params, fam_writes)
+        if kind == "container":
+            for s in fam_writes:
+                base = s.value.args[0]
+                back = [ir.ExprStmt(ir.Call(operator.setitem, s.value.args), s.loc)]
+                if base != s.target:
+                    back.append(ir.Assign(s.target, base, s.loc))
+                replace_stmt[id(s)] = back
+            continue
+        _check_family(body, members, fam_writes, pos, active, replace_stmt)
+        copies = any(replace_stmt[id(w)][0].value.fn is rt.index_updated
+                     for w in fam_writes if id(w) in replace_stmt)
+        if not copies and not any(pos.site[id(d)].loops for d in _roots(body, members)):
+            same_object |= members
+    return _rewrite(body, replace_stmt), same_object
+
+
+def _roots(body, members):
+    """The statements that give the family a new array (not a write, not a copy)."""
+    for s in ir.walk(body):
+        if any(t.name in members for t in ir.stmt_defs(s)) and not (
+                isinstance(s, ir.Assign) and (_is_write(s) or (
+                    isinstance(s.value, ir.Var) and s.value.name in members))):
+            yield s
+
+
+def _activity(body, active: Set[str]) -> Set[str]:
+    """Names that may depend on ``active`` ones (loops to a fixed point)."""
+    while True:
+        before = len(active)
+        for s in ir.walk(body):
+            if isinstance(s, ir.Assign) and expr_active(s.value, active):
+                active.add(s.target.name)
+            elif isinstance(s, ir.Unpack) and is_in(s.value, active):
+                active.update(t.name for t in s.targets)
+            elif isinstance(s, ir.For) and is_in(s.iter, active):
+                active.add(s.target.name)
+        if len(active) == before:
+            return active
+
+
+def _is_write(s) -> bool:
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
+        and s.value.fn is rt.index_set and isinstance(s.value.args[0], ir.Var)
+
+
+def _family_kind(body, members, params, fam_writes) -> str:
+    """"array" when every state of the family starts as an array the function made;
+    "container" for a list or dict it made; otherwise an error at the first write."""
+    first = fam_writes[0]
+    for p in sorted(members & params):
+        raise unsupported(
+            f"in-place write into the argument {p!r} in differentiated code", first.loc,
+            f"the caller's array would change; write {p} = {p}.copy() first")
+    kinds = set()
+    for s in ir.walk(body):
+        for t in ir.stmt_defs(s):
+            if t.name not in members or (isinstance(s, ir.Assign) and (
+                    _is_write(s) or (isinstance(s.value, ir.Var) and s.value.name in members))):
+                continue
+            v = s.value if isinstance(s, ir.Assign) else None
+            if isinstance(v, ir.Call) and v.fn in _CONTAINERS:
+                kinds.add("container")
+                continue
+            rule = lookup(v.fn) if isinstance(v, ir.Call) else None
+            if rule is None or rule.container_result or v.fn in VIEW_OPS:
+                raise unsupported(
+                    "in-place write into an array that may be shared (a view, an item of a "
+                    "container, a global or a loop item) in differentiated code", first.loc,
+                    "the write would change what other names see; make a copy first, "
+                    "e.g. y = y.copy()")
+            kinds.add("array")
+    if len(kinds) > 1:
+        raise unsupported("in-place write into a value that is an array on one path and a "
+                          "list or dict on another", first.loc)
+    return kinds.pop() if kinds else "array"
+
+
+def _check_family(body, members, fam_writes, pos, active, replace_stmt) -> None:
+    defs: Dict[str, List] = {}
+    for s in ir.walk(body):
+        for t in ir.stmt_defs(s):
+            defs.setdefault(t.name, []).append(s)
+    handles = set(members)  # names that refer to the array's memory
+    views = set()
+    reads = []
+    for s in ir.walk(body):
+        if isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var) and s.value.name in handles:
+            handles.update(t.name for t in s.targets)  # items of a container holding it
+            views.update(t.name for t in s.targets)
+        if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)):
+            continue
+        v = s.value
+        refs = [a for a in v.args if isinstance(a, ir.Var) and a.name in handles]
+        if not refs or _is_write(s):
+            continue
+        if v.fn in _READS and v.args[0].name in members:
+            reads.append(s)
+        elif v.fn in VIEW_OPS or v.fn in _CONTAINERS:
+            handles.add(s.target.name)
+            views.add(s.target.name)
+    exposed = []
+    for s in ir.walk(body):
+        uses = [a.name for a in _value_uses(s) if a.name in handles]
+        if not uses:
+            continue
+        for h in uses:
+            for w in fam_writes:
+                if w.target.name == h or not pos.may_follow(w, s):
+                    continue
+                if any(pos.may_follow(d, w) for d in defs.get(h, [])) or h not in defs:
+                    if not pos.rebound_between(w, s, defs.get(h, [])):
+                        what = "a view of it" if h in views else "another name for it"
+                        raise unsupported(
+                            f"in-place write to an array while {what} ({h}) is used after "
+                            "the write in differentiated code", w.loc,
+                            "Python would show the new values where the derivative follows the "
+                            "old ones; copy the view (.copy()) or read the array again")
+        if _exposes(s, handles, active):
+            exposed.append(s)
+    for r in reads:
+        later = any(pos.may_follow(r, u) and pos.may_follow(w, u) and pos.may_follow(r, w)
+                    and not pos.rebound_between(w, u, defs.get(r.target.name, []))
+                    for w in fam_writes for u in ir.walk(body)
+                    if r.target in [a for a in ir.stmt_uses(u) if isinstance(a, ir.Var)])
+        if later:
+            where = ir.Const(f"{r.loc.file}:{r.loc.line}")
+            call = ir.Call(rt.read_checked, r.value.args + (where,))
+        else:
+            call = ir.Call(rt.read_copy, r.value.args)
+        replace_stmt[id(r)] = [replace(r, value=call)]
+    for w in fam_writes:
+        if any(pos.may_follow(e, w) for e in exposed):
+            replace_stmt[id(w)] = [replace(w, value=replace(w.value, fn=rt.index_updated))]
+
+
+def _value_uses(s):
+    """The variables ``s`` reads, less those passed only for their shape (the
+    zero-derivative parameters of runtime helpers: ``unbroadcast(g, x)``...)."""
+    uses = [a for a in ir.stmt_uses(s) if isinstance(a, ir.Var)]
+    v = getattr(s, "value", None)
+    if not (isinstance(v, ir.Call) and uses):
+        return uses
+    if v.fn in _SHAPE_ONLY:
+        return []
+    rule = lookup(v.fn)
+    zero = rule.zero_params() if rule is not None else ()
+    if not zero:
+        return uses
+    names = rule.param_names()
+    shape_only = {i for i, n in enumerate(names) if n in zero}
+    kept = [a for i, a in enumerate(v.args) if isinstance(a, ir.Var) and i not in shape_only]
+    return kept + [a for k, a in v.kwargs if isinstance(a, ir.Var) and k not in zero]
+
+
+def _exposes(s, handles, active) -> bool:
+    """Whether the adjoint of ``s`` may read the values of an array in ``handles``."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)) \
+            or s.target.name not in active:
+        return False
+    v = s.value
+    if v.fn in _READS or v.fn in VIEW_OPS or v.fn in _CONTAINERS:
+        return False
+    rule = lookup(v.fn)
+    return not (rule is not None and rule.nondiff) and any(
+        a.name in handles for a in _value_uses(s))
+
+
+def _rewrite(stmts, table):
+    out = []
+    for s in stmts:
+        if id(s) in table:
+            out += table[id(s)]
+            continue
+        if isinstance(s, ir.If):
+            s = replace(s, body=tuple(_rewrite(s.body, table)), orelse=tuple(_rewrite(s.orelse, table)))
+        elif isinstance(s, ir.For):
+            s = replace(s, body=tuple(_rewrite(s.body, table)), orelse=tuple(_rewrite(s.orelse, table)))
+        elif isinstance(s, ir.While):
+            s = replace(s, test_body=tuple(_rewrite(s.test_body, table)),
+                        body=tuple(_rewrite(s.body, table)), orelse=tuple(_rewrite(s.orelse, table)))
+        elif isinstance(s, ir.Try):
+            handlers = tuple(replace(h, body=tuple(_rewrite(h.body, table))) for h in s.handlers)
+            s = replace(s, body=tuple(_rewrite(s.body, table)), handlers=handlers,
+                        orelse=tuple(_rewrite(s.orelse, table)),
+                        finalbody=tuple(_rewrite(s.finalbody, table)))
+        out.append(s)
+    return out
