@@ -17,6 +17,7 @@ from s2s_runtime.tree import tree_flatten, tree_leaves
 
 from . import pipeline
 from .ad.reverse import ParamInfo
+from .api_varargs import adapter, has_var_params
 from .errors import SourceUnavailableError, UnsupportedSyntaxError
 from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
 
@@ -126,7 +127,7 @@ class _Specialising:
         """The front with its calls of transforms expanded for these arguments
         (every parameter, free variables included, by name); cached per kinds."""
         front = self.front
-        if not front.sites:
+        if not front.sites and not front.values:
             return front
         key = ("front",) + tuple((n, kind_of(v)) for n, v in arguments.items())
         hit = self.cache.get(key)
@@ -159,7 +160,13 @@ class _ReverseTransform(_Specialising):
         positional = [p for p in params if p.kind != p.KEYWORD_ONLY]
         self.n_positional = len(positional)
         self.kwonly_names = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
-        self.argnums, self.single = _normalise_argnums(argnums, len(positional), fn.__name__)
+        #: ``*args``/``**kwargs``: transformed per call shape (``api_varargs.py``)
+        self.varargs = has_var_params(self.sig) and not hasattr(fn, "_s2s_ir")
+        if self.varargs:
+            self.argnums, self.single = argnums, isinstance(argnums, int)
+        else:
+            self.argnums, self.single = _normalise_argnums(argnums, len(positional),
+                                                           fn.__name__)
         self.has_aux = has_aux
         self.holomorphic = holomorphic
         self.returns = returns
@@ -181,7 +188,15 @@ class _ReverseTransform(_Specialising):
         return [bound.arguments[n] for n in self.param_names]
 
     def __call__(self, *args, **kwargs):
+        if self.varargs:
+            return self.for_shape(args, kwargs)(*args, **kwargs)
         return self.run(self._bind(args, kwargs))
+
+    def for_shape(self, args, kwargs):
+        """This transform of ``fn``'s adapter for the shape of this call (``fn`` has
+        ``*args`` or ``**kwargs``; see ``api_varargs.py``)."""
+        return _reverse_transform(adapter(self.fn, len(args), kwargs), self.argnums,
+                                  self.has_aux, self.holomorphic, self.returns)
 
     def generated(self, values):
         """``(gen, free)``: the generated function for these values' kinds (compiled once,
@@ -235,6 +250,17 @@ class _ReverseTransform(_Specialising):
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)
+            opaque = [x for x in leaves if kind_of(x)[0] in ("object", "static", "method")]
+            if opaque and self.returns != "vjp":  # vjp: no cotangent for it (jacrev needs it)
+                what = getattr(opaque[0], "__name__", None) if callable(opaque[0]) else None
+                what = f"the function {what}" if what else \
+                    f"a {type(opaque[0]).__name__} object"
+                raise TypeError(
+                    f"{self.returns}: argument {i} ({name!r}) of {self.fn.__name__} is or holds "
+                    f"{what}; s2s differentiates numbers, arrays and tuples, lists, dicts "
+                    "and namedtuples of them, and reads the attributes of other objects as "
+                    "constants: leave it out of argnums and pass what to differentiate as "
+                    "an argument of its own")
             if leaves and not info[name].differentiable and self.returns != "vjp":
                 raise TypeError(
                     f"{self.returns} requires real- or complex-valued inputs (float or "
@@ -278,6 +304,8 @@ class _ReverseTransform(_Specialising):
 
     # -- as a call inside code that is itself transformed (passes/sites.py) -------
     def _s2s_site(self, args, kwargs, call=None, loc=None):
+        if self.varargs:
+            return self.for_shape(args, kwargs)._s2s_site(args, kwargs, call, loc)
         if self.returns == "vjp":
             raise UnsupportedSyntaxError("a call of a vjp transform inside transformed code")
         return self.site_ir(self._bind(args, kwargs))

@@ -18,6 +18,7 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
 from .api import _signature, _Specialising, memo
+from .api_varargs import adapter, wants_adapter
 from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
 from .ir.kinds import is_inexact_leaf, kind_of
@@ -161,6 +162,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     ``(out, tangent_out, aux)``.  Integer leaves take a ``None`` or zero
     tangent and are ignored.
     """
+    if wants_adapter(fun) and isinstance(primals, (tuple, list)):
+        fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
     return _forward_of(fun, has_aux)(primals, tangents)
 
 

@@ -15,6 +15,7 @@ import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 from .api import _normalise_argnums, _reverse_transform
+from .api_varargs import adapter, wants_adapter
 from .api_forward import _forward_of, jvp
 from .api_vjp import vjp
 from .ir.kinds import is_inexact_leaf
@@ -122,7 +123,8 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
     """
     def hessfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        transform = _reverse_transform(fun, nums, has_aux, False, "vjp")
+        f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun  # *args: api_varargs
+        transform = _reverse_transform(f, nums, has_aux, False, "vjp")
         values = transform._bind(args, {})
         gen, free = transform.generated(values)
         n = transform.n_positional

@@ -19,6 +19,7 @@ from s2s_runtime.tree import tree_flatten, tree_structure
 from . import pipeline
 from .api import _reverse_transform, _Specialising
 from .api_forward import _check_pairs, _forward_of
+from .api_varargs import adapter, wants_adapter
 from .frontend.scope import FreeVar
 from .ir import nodes as ir
 from .ir.names import NameGen
@@ -76,6 +77,8 @@ def vjp(fun, *primals, has_aux=False):
     kwonly = {}
     if isinstance(fun, _Specialising):  # vjp(grad(f)): the vjp of the code grad(f) generated
         fun, kwonly = fun.generated(fun._bind(primals, {}))
+    if wants_adapter(fun):
+        fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
     transform = _reverse_transform(fun, tuple(range(len(primals))), has_aux, False, "vjp")
     values = transform._bind(primals, kwonly)
     free = transform.free_values()

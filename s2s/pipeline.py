@@ -23,7 +23,7 @@ from .ir import nodes as ir
 from .passes.copyprop import copy_propagate
 from .passes.dce import dce
 from .passes.index_writes import writes_as_values
-from .passes.inline import inline_calls
+from .passes.inline import inline_calls, needs_values
 from .passes.single_exit import single_exit
 from .passes.sites import expand as expand_sites, has_sites
 from .passes.ssa import to_ssa
@@ -44,6 +44,9 @@ class Front:
     statics: tuple = ()
     #: whether ``func`` calls transforms (``grad(f)(x)``), to be expanded per kinds
     sites: bool = False
+    #: whether ``func`` calls values (``f(x)``, ``m.forward(x)``) the inliner may see
+    #: through once the arguments are known (``passes/inline.py``)
+    values: bool = False
 
     def current(self) -> bool:
         return statics_unchanged(self.statics)
@@ -126,9 +129,9 @@ def front(fn) -> Front:
             return func, freevars
 
         func, freevars = lowered(fn)
-        func, freevars = inline_calls(func, freevars, lowered)
+        func, freevars = inline_calls(func, freevars, lowered, statics=statics)
         func = single_exit(func)
-        hit = Front(func, freevars, tuple(statics), has_sites(func))
+        hit = Front(func, freevars, tuple(statics), has_sites(func), needs_values(func))
         _FRONT[fn] = hit
         _remember_sibling(fn, hit)
     return hit
@@ -181,16 +184,17 @@ def _front_of_sibling(fn):
         if fv.slot[0] == "cell" and fv.slot[1] in new_of:
             fv = FreeVar.cell(fv.name, new_of[fv.slot[1]])
         freevars[name] = fv
-    rebound = Front(fr.func, freevars, tuple(statics), fr.sites)
+    rebound = Front(fr.func, freevars, tuple(statics), fr.sites, fr.values)
     _FRONT[fn] = rebound
     return rebound
 
 
 def expanded(fr: Front, arguments: Dict) -> Front:
-    """``fr`` with its calls of transforms expanded for these argument values
-    (``passes/sites.py``); ``arguments`` maps each parameter (free variables
-    included) to its value.  ``fr`` itself when it calls no transform."""
-    if not fr.sites:
+    """``fr`` specialised on these argument values: the functions and objects it calls
+    that are passed in inlined (``passes/inline.py``), then its calls of transforms
+    expanded (``passes/sites.py``); ``arguments`` maps each parameter (free variables
+    included) to its value.  ``fr`` itself when it needs neither."""
+    if not fr.sites and not fr.values:
         return fr
     statics = []
 
@@ -199,7 +203,13 @@ def expanded(fr: Front, arguments: Dict) -> Front:
         statics.extend(st)
         return func, freevars
 
-    func, freevars = expand_sites(fr.func, fr.freevars, arguments, lowered)
+    func, freevars = fr.func, fr.freevars
+    if fr.values:
+        func, freevars = inline_calls(func, freevars, lowered, values=arguments,
+                                      statics=statics)
+    if has_sites(func):
+        arguments = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
+        func, freevars = expand_sites(func, freevars, arguments, lowered)
     return Front(single_exit(func), freevars, fr.statics + tuple(statics))
 
 

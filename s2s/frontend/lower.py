@@ -32,6 +32,7 @@ from ..ir.names import NameGen
 from . import desugar
 from .scope import FreeVar, assigned_names
 from .expressions import ExpressionLowering
+from .nested import local_function
 from .source import find_function
 
 _MISSING = object()
@@ -42,20 +43,34 @@ class Lowerer(ExpressionLowering):
 
     def __init__(self, fn, parsed, node):
         self.fn = fn
+        code = fn.__code__
+        cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+        self._setup(parsed, node, getattr(fn, "__globals__", {}), cells, [])
+
+    def _setup(self, parsed, node, globals_, cells, statics, reserved=()) -> None:
         self.parsed = parsed
         self.node = node
-        self.globals = getattr(fn, "__globals__", {})
-        code = fn.__code__
-        cells = fn.__closure__ or ()
-        self.cells = dict(zip(code.co_freevars, cells))
+        self.globals = globals_
+        self.cells = cells
         self.params = self._param_names()
         self.locals = set(self.params) | assigned_names(node)
-        self.names = NameGen(self.locals)
+        self.names = NameGen(self.locals | set(reserved))
         self.freevars: Dict[str, FreeVar] = {}
         #: free names resolved as part of the program (functions, classes, modules):
         #: (holder, name, value) — re-checked at every call so rebinding is never stale
-        self.statics = []
+        self.statics = statics
         self.blocks: List[list] = []
+
+    def function_name(self) -> str:
+        return self.fn.__name__ if self.fn.__name__ != "<lambda>" else "lambda_"
+
+    def visible(self) -> set:
+        """The local names a nested function of this one can read (see ``nested.py``)."""
+        return set(self.locals)
+
+    def name_ref(self, name) -> ir.Var:
+        """A read of ``name``, one of ``visible()``."""
+        return ir.Var(name)
 
     # -- entry -------------------------------------------------------------
     def lower(self) -> ir.Function:
@@ -63,18 +78,20 @@ class Lowerer(ExpressionLowering):
         body, doc = self._body()
         params += tuple(ir.Param(ir.Var(n), None, kwonly=True) for n in self.freevars)
         return ir.Function(
-            name=self.fn.__name__ if self.fn.__name__ != "<lambda>" else "lambda_",
+            name=self.function_name(),
             params=params, body=tuple(body), loc=self.loc(self.node), docstring=doc,
             temps=frozenset(self.names.temps))
 
     def _param_names(self):
+        """Every parameter name in order, ``*args`` and ``**kwargs`` included."""
         p = self.node.params
-        if not isinstance(p.star_arg, cst.MaybeSentinel) and p.star_arg is not None:
-            if isinstance(p.star_arg, cst.Param):
-                raise unsupported("*args parameter", self.loc(p.star_arg))
+        names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        if isinstance(p.star_arg, cst.Param):
+            names.append(p.star_arg.name.value)
+        names += [x.name.value for x in p.kwonly_params]
         if p.star_kwarg is not None:
-            raise unsupported("**kwargs parameter", self.loc(p.star_kwarg))
-        return [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
+            names.append(p.star_kwarg.name.value)
+        return names
 
     def _params(self):
         defaults, kwonly = {}, set()
@@ -82,7 +99,7 @@ class Lowerer(ExpressionLowering):
         for name, par in sig.parameters.items():
             if par.default is not inspect.Parameter.empty:
                 defaults[name] = ir.Const(par.default)
-            if par.kind is par.KEYWORD_ONLY:
+            if par.kind in (par.KEYWORD_ONLY, par.VAR_KEYWORD):
                 kwonly.add(name)
         return tuple(ir.Param(ir.Var(n), defaults.get(n), n in kwonly) for n in self.params)
 
@@ -303,7 +320,27 @@ class Lowerer(ExpressionLowering):
         final = self.block(node.finalbody.body.body) if node.finalbody is not None else ()
         self.emit(ir.Try(body, tuple(handlers), orelse, final, self.loc(node)))
 
+    def stmt_FunctionDef(self, node) -> None:
+        """A nested ``def``: binds its name to a local function (``nested.py``)."""
+        loc = self.loc(node)
+        if node.asynchronous is not None:
+            raise unsupported("nested 'async def'", loc)
+        if node.decorators:
+            raise unsupported("a decorator on a nested function", self.loc(node.decorators[0]),
+                              "s2s inlines nested functions where they are called; define "
+                              "the decorated function at module level")
+        self.emit(ir.Assign(ir.Var(node.name.value), local_function(self, node, node.name.value),
+                            loc))
+
+    def stmt_Nonlocal(self, node) -> None:
+        raise unsupported("'nonlocal' statement", self.loc(node),
+                          "a nested function may read the enclosing function's variables but "
+                          "not assign them; return the new value instead")
+
     # -- expressions -------------------------------------------------------
+    def expr_Lambda(self, node):
+        return local_function(self, node, "lambda_")
+
 
 def _target_names(target) -> set:
     """Every name an assignment target binds, nested tuples included."""

@@ -111,3 +111,43 @@ def assigned_names(node) -> set:
     v = _Assigned(node)
     node.visit(v)
     return v.names
+
+
+class DefaultSlot:
+    """The default of a parameter of a local function: the ``index``-th default operand
+    of its ``make_closure`` call (evaluated where the ``def``/``lambda`` ran)."""
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"<default {self.index}>"
+
+
+@dataclass(frozen=True, eq=False)
+class LocalFunction:
+    """A ``lambda`` or nested ``def`` inside a function being lowered.
+
+    ``func`` is its IR.  A name it reads from an enclosing function appears in
+    ``func`` as a ``Var`` of that name and is listed in ``captured``; the
+    ``make_closure`` call that binds the local function passes those variables
+    (then the defaults), so renaming the enclosing code renames them too.
+    Closures bind late, as in Python: the inliner reads each captured variable
+    where the local function is *called*.  ``signature`` binds a call's
+    arguments; its defaults are ``DefaultSlot``s.
+    """
+
+    name: str
+    func: Any
+    freevars: Any
+    captured: tuple
+    signature: Any
+    loc: Any = None
+
+
+def make_closure(local: LocalFunction, *operands):
+    """Marker in lowered IR: ``g = make_closure(local, *captured, *defaults)``.
+
+    The inliner (``passes/inline.py``) removes it and inlines ``local`` where
+    ``g`` is called; it is never called at run time."""
+    raise RuntimeError(f"the local function {local.name} exists only inside s2s")

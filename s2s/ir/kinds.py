@@ -5,6 +5,8 @@ values with the same kind get the same generated code.
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from s2s_runtime.tree import tree_flatten
@@ -23,7 +25,53 @@ def leaf_kind(x):
         return ("scalar", x.dtype.str)
     if x is None:
         return "none"
-    return ("object", t)
+    return opaque_kind(x)
+
+
+class _Same:
+    """Compares (and hashes) by identity: a function in a kind."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.value is self.value
+
+    def __hash__(self):
+        return id(self.value)
+
+    def __repr__(self):
+        return f"<{getattr(self.value, '__qualname__', type(self.value).__name__)}>"
+
+
+_ROUTINES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc, type, types.ModuleType)
+
+
+def opaque_kind(x, depth=0):
+    """The kind of a value that is neither a number nor an array.
+
+    s2s inlines the functions and the methods of objects that differentiated
+    code calls (``passes/inline.py``), so they are part of the code generated:
+    a function or class is keyed by identity, a bound method by its function
+    and its object's kind, an object of a user class by its class and the
+    kinds of its instance attributes that are functions or such objects (its
+    other attributes are read at run time).
+    """
+    t = type(x)
+    if isinstance(x, _ROUTINES):
+        return ("static", _Same(x))
+    if t is types.MethodType:
+        return ("method", _Same(x.__func__), opaque_kind(x.__self__, depth + 1))
+    attrs = getattr(x, "__dict__", None)
+    if depth > 3 or type(attrs) is not dict or \
+            (t.__module__ or "").split(".")[0] in ("builtins", "numpy"):
+        return ("object", t)
+    inner = tuple((k, opaque_kind(v, depth + 1)) for k, v in attrs.items()
+                  if isinstance(v, _ROUTINES) or type(v) is types.MethodType
+                  or type(getattr(v, "__dict__", None)) is dict)
+    return ("object", t, inner) if inner else ("object", t)
 
 
 def kind_of(x):

@@ -1,81 +1,86 @@
-"""Inlining the user's own functions, methods and small classes.
+"""Inlining the user's own functions, methods, local functions and small classes.
 
 Contract: accepts an IR function (from the frontend) and its free
 variables; returns an equivalent IR function in which
 
 * every call of a Python function that has source and no derivative rule
   is replaced by the callee's body (lowered by the frontend, made
-  single-exit), its parameters bound to the call's atoms (keywords and
-  defaults resolved by the callee's signature; constants bound to a renamed
-  parameter) and its locals renamed apart;
+  single-exit), its parameters bound to the call's atoms (keywords,
+  defaults, ``*args`` as a tuple and ``**kwargs`` as a dict, by the callee's
+  signature; constants bound to a renamed parameter) and its locals renamed
+  apart;
+* a ``lambda`` or nested ``def`` bound to a name is inlined where it is
+  called, reading the enclosing variables it captures there (late binding,
+  as in Python); so is a function passed as an argument to an inlined
+  function, or bound to a variable;
 * an instance of a user class created inside the function becomes a
   *virtual object*: ``__init__`` is inlined, each ``self.a = v`` binds the
   attribute to a fresh variable (``obj_a = v``), ``obj.a`` reads it, and
   methods (``obj.m(...)``, ``obj(...)`` via ``__call__``, ``@property``,
-  ``@staticmethod``) are inlined with ``self`` bound to the object.  The
-  object never exists at run time, so it must not escape: using it any
-  other way (returning it, passing it to a function s2s does not inline,
-  putting it in a container) raises ``UnsupportedSyntaxError``;
+  ``@staticmethod``, ``@classmethod``) are inlined with ``self`` bound to the
+  object;
+* an object the code does not create (a global, or, when ``values`` gives
+  the specialisation's arguments, an argument) has its methods, ``__call__``
+  and properties inlined the same way, its other attributes read at run
+  time (constants to the derivative);
+* a recursive call is unrolled while its depth is fixed by constant
+  arguments (``rec(x, 3)``), up to ``MAX_RECURSION`` levels;
 * the callees' free variables join the caller's (one per global slot).
 
-Recursion and a ``return`` inside a callee's loop or ``try`` raise
-``UnsupportedSyntaxError`` at the call site.
+Objects and local functions never exist at run time, so they must not
+escape: returning one, putting it in a container or passing it to a
+function s2s does not inline raises ``UnsupportedSyntaxError``, as does any
+recursion whose depth is not known at transform time, setting an attribute
+of an object the code did not create, and reading a name that may hold
+such a value bound in a branch or loop (``local_callables.py``).
 """
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field, replace
+import operator
+from dataclasses import replace
 from typing import Dict, List
 
 from s2s_runtime import build
 
 from ..errors import unsupported
 from ..frontend.desugar import ATTRIBUTE_OF, METHOD_OF
+from ..frontend.scope import DefaultSlot, make_closure
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from ..rules import lookup
+from .local_callables import (_NOTHING, Bindings, BoundMethod, Closure, Constant, Value,
+                              VirtualObject, fold, is_user_class, is_user_function,
+                              is_user_object, known_of_const, known_of_value, useful)
+from .objects import ObjectCalls
 from .single_exit import single_exit
 from .ssa import _rename_all
 
+__all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", "MAX_RECURSION"]
 
-_NOT_USER = ("s2s_runtime", "numpy")
+#: deepest unrolled recursion (Python's own limit is 1000 frames)
+MAX_RECURSION = 64
+#: most recursive calls unrolled in one transform (a tree recursion grows fast)
+MAX_RECURSIVE_CALLS = 2000
 
-
-def _is_s2s(module: str) -> bool:
-    return module == "s2s" or module.startswith("s2s.")
-
-
-def is_user_function(fn) -> bool:
-    module = getattr(fn, "__module__", None) or ""
-    return (inspect.isfunction(fn) and lookup(fn) is None
-            and not module.startswith(_NOT_USER) and not _is_s2s(module))
+_P = inspect.Parameter
 
 
-def is_user_class(cls) -> bool:
-    module = getattr(cls, "__module__", None) or ""
-    return (inspect.isclass(cls) and lookup(cls) is None and module != "builtins"
-            and not module.startswith(_NOT_USER) and not _is_s2s(module)
-            and inspect.isfunction(getattr(cls, "__init__", None)))
-
-
-@dataclass
-class VirtualObject:
-    cls: type
-    depth: int = 0  # nesting depth of the block that created it
-    attrs: Dict[str, ir.Atom] = field(default_factory=dict)
-
-
-class Inliner:
-    def __init__(self, fn: ir.Function, freevars: Dict, lower, site_values=None):
+class Inliner(ObjectCalls):
+    def __init__(self, fn: ir.Function, freevars: Dict, lower, site_values=None, values=None,
+                 statics=None):
         self.names = NameGen(ir.all_names(fn))
         self.temps = set(fn.temps)
         self.freevars = dict(freevars)
         self.lower = lower  # fn -> (ir.Function, freevars); cached by the caller
-        self.active = []  # callees being inlined (recursion check)
-        self.objects: Dict[str, VirtualObject] = {}
-        self.depth = 0  # nesting depth of the block being processed (if/loop bodies)
+        self.active = []  # (callee, constant arguments) being inlined (recursion check)
+        self.recursive_calls = 0
+        self.known = Bindings()
         #: statement -> (ir, freevars) of a transform call, once argument kinds are known
         self.site_values = site_values
+        #: parameter and free-variable values of the specialisation (None: not specialised)
+        self.values = values
+        #: (holder, name, value) of attributes of program objects the inlined code relies on
+        self.statics = statics if statics is not None else []
 
     # -- blocks ----------------------------------------------------------------
     def block(self, stmts) -> List:
@@ -84,72 +89,196 @@ class Inliner:
             out += self.stmt(s)
         return out
 
+    def nested_block(self, stmts) -> List:
+        with self.known.nested():
+            return self.block(stmts)
+
     def stmt(self, s) -> List:
         if isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(s.value, ir.Call):
             handled = self.call(s)
             if handled is not None:
                 return handled
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) \
-                and s.value.name in self.objects:
-            self.objects[s.target.name] = self.objects[s.value.name]  # an alias
-            return []
-        self.check_no_escape(s)
+        return self.plain(s)
+
+    def plain(self, s) -> List:
+        """``s`` kept (its nested blocks processed); what it assigns is now known or not."""
+        if isinstance(s, ir.If):
+            test = self.constant(s.test)
+            if test is not _NOTHING:  # the branch taken is known: only it is kept
+                return self.block(s.body if test else s.orelse)
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var):
+            alias = self.known.get(s.value.name)
+            if alias is not None and not alias.runtime:  # another name for it: no code
+                self.known.bind(s.target.name, alias)
+                return []
+        self.check_uses(s)
+        if isinstance(s, (ir.For, ir.While, ir.Try)):
+            for x in ir.walk([s]):  # a later iteration (or a handler) sees these reassigned
+                for v in ir.stmt_defs(x):
+                    self.known.forget(v.name)
+        known = None
+        if isinstance(s, ir.Assign):
+            s, known = self.assigned_value(s)
+        for v in ir.stmt_defs(s):
+            self.known.bind(v.name)
+        if known is not None:
+            self.known.bind(s.target.name, known)
+            if not known.runtime:
+                return []  # an alias of an object or local function: nothing to run
         return [_map_blocks(s, self.nested_block)]
 
-    def nested_block(self, stmts) -> List:
-        self.depth += 1
-        try:
-            return self.block(stmts)
-        finally:
-            self.depth -= 1
+    def assigned_value(self, s: ir.Assign):
+        """``(s, known)``: ``s`` with a constant folded, and what its target then holds."""
+        v = s.value
+        if isinstance(v, ir.Var):
+            return s, self.known.get(v.name)
+        if isinstance(v, ir.Const):
+            return s, known_of_const(v.value)
+        if isinstance(v, ir.Call):
+            values = [self.constant(a) for a in v.operands()]
+            if not v.kwargs and _NOTHING not in values:
+                out = fold(v.fn, values)
+                if out is not _NOTHING:
+                    return replace(s, value=ir.Const(out)), Constant(out)
+        return s, None
 
-    def check_no_escape(self, s) -> None:
+    def constant(self, a):
+        """The constant scalar ``a`` is known to be, or ``_NOTHING``."""
+        if isinstance(a, ir.Const):
+            k = known_of_const(a.value)
+        else:
+            k = self.known.get(a.name)
+        return k.value if isinstance(k, Constant) else _NOTHING
+
+    def known_of(self, a):
+        if isinstance(a, ir.Const):
+            return known_of_const(a.value)
+        return self.known.get(a.name)
+
+    def check_uses(self, s) -> None:
+        """No value without a run-time existence may be used by ``s`` as it is."""
         for a in ir.stmt_uses(s):
-            if isinstance(a, ir.Var) and a.name in self.objects:
-                cls = self.objects[a.name].cls.__name__
-                raise unsupported(f"this use of a {cls} object created in the differentiated "
-                                  "code", s.loc, "s2s inlines such objects; they may only be "
-                                  "read (attributes, methods) in place")
+            if not isinstance(a, ir.Var):
+                continue
+            k = self.known.get(a.name)
+            if k is not None and not k.runtime:
+                raise unsupported(f"this use of {k.describe()}", s.loc,
+                                  "s2s inlines it where it is called or its attributes are "
+                                  "read; it cannot be returned, stored or passed to code s2s "
+                                  "does not inline")
+            k = self.known.ambiguous(a.name)
+            if k is not None:
+                raise unsupported(f"'{a.name}' here may be {k.describe()}", s.loc,
+                                  "it was bound in a branch or loop, or rebound there; s2s "
+                                  "must know which function or object a name holds")
 
     # -- calls --------------------------------------------------------------------
     def call(self, s):
         c: ir.Call = s.value
         fn, args = c.fn, c.args
-        obj = self.object_of(args[0]) if args else None
-        if fn is getattr and obj is not None and isinstance(args[1], ir.Const):
-            return self.get_attribute(s, obj, args[0], args[1].value)
-        if fn is setattr and obj is not None and isinstance(args[1], ir.Const):
+        if fn is make_closure:
+            return self.bind_closure(s)
+        recv = self.known_of(args[0]) if args else None
+        if fn is build.call_method and isinstance(args[1], ir.Const):
             name = args[1].value
-            if self.depth != obj.depth:
-                raise unsupported(f"setting attribute {name!r} of a {obj.cls.__name__} object "
-                                  "inside a branch or loop", s.loc)
-            var = ir.Var(self.names.fresh(f"{args[0].name}_{name}"))
-            self.temps.add(var.name)  # a compiler-made name: copies of it may vanish
-            obj.attrs[name] = var
-            return [ir.Assign(var, args[2], s.loc)]
-        if fn is build.call_method and obj is not None:
-            return self.method(s, obj, args[0], args[1].value, args[2:], c.kwargs)
-        if obj is not None and (fn in METHOD_OF or fn in ATTRIBUTE_OF):
-            name = METHOD_OF.get(fn) or ATTRIBUTE_OF[fn]
+            if name == "__call__" and recv is not None:
+                return self.call_known(s, recv, args[0], args[2:], c.kwargs)
+            if _objectlike(recv):
+                return self.method(s, recv, args[0], name, args[2:], c.kwargs)
+            return None
+        if _objectlike(recv):
+            if fn is getattr and isinstance(args[1], ir.Const):
+                return self.get_attribute(s, recv, args[0], args[1].value)
+            if fn is setattr and isinstance(args[1], ir.Const):
+                return self.set_attribute(s, recv, args[0], args[1].value, args[2])
             if fn in ATTRIBUTE_OF:
-                return self.get_attribute(s, obj, args[0], name)
-            return self.method(s, obj, args[0], name, args[1:], c.kwargs)
+                return self.get_attribute(s, recv, args[0], ATTRIBUTE_OF[fn])
+            if fn in METHOD_OF:
+                return self.method(s, recv, args[0], METHOD_OF[fn], args[1:], c.kwargs)
+        if fn is operator.getitem and isinstance(recv, Value) and isinstance(s, ir.Assign):
+            index = self.constant(args[1])
+            if index is not _NOTHING:
+                return self.item(s, recv, index)
+        return self.call_static(s, fn, args, c.kwargs)
+
+    def call_static(self, s, fn, args, kwargs):
+        """A call of the Python callable ``fn`` (None: leave it as it is)."""
         if is_user_class(fn) and isinstance(s, ir.Assign):
-            self.check_no_escape(s)
-            self.objects[s.target.name] = VirtualObject(fn, self.depth)
-            init = ir.Call(fn.__init__, (s.target,) + args, c.kwargs)
+            self.check_uses(s)
+            obj = VirtualObject(fn, self.known.path)
+            self.known.forget(s.target.name)
+            self.known.bind(s.target.name, obj)
+            init = ir.Call(fn.__init__, (s.target,) + tuple(args), kwargs)
             return self.inline(ir.ExprStmt(init, s.loc), fn.__init__)
         if is_user_function(fn):
-            self.check_no_escape(s)
-            return self.inline(s, fn)
+            return self.inline(_with_call(s, fn, args, kwargs), fn)
+        if inspect.ismethod(fn) and is_user_function(fn.__func__):
+            out, receiver = self.const_atom(fn.__self__, s.loc)
+            return out + self.inline(_with_call(s, fn.__func__, (receiver,) + tuple(args),
+                                                kwargs), fn.__func__)
+        if is_user_object(fn):  # a program object called: its __call__
+            out, receiver = self.const_atom(fn, s.loc)
+            return out + self.method(s, Value(fn), receiver, "__call__", args, kwargs)
         fixed = getattr(fn, "_s2s_ir", None)
         if fixed is not None:  # a callable that carries its IR (vjp closures, ...)
-            self.check_no_escape(s)
-            return self.inline_ir(s, fn, *fixed())
+            self.check_uses(s)
+            return self.inline_ir(_with_call(s, fn, args, kwargs), fn, *fixed())
         if getattr(fn, "_s2s_site", None) is not None:
-            self.check_no_escape(s)
-            return self.site(s, fn)
+            self.check_uses(s)
+            return self.site(_with_call(s, fn, args, kwargs), fn)
         return None
+
+    def call_known(self, s, known, atom, args, kwargs) -> List:
+        """``atom(*args, **kwargs)`` where ``atom`` is known to hold ``known``."""
+        if isinstance(known, Closure):
+            return self.inline_closure(s, known, args, kwargs)
+        if isinstance(known, BoundMethod):
+            return self.inline(_with_call(s, known.func, (known.receiver,) + tuple(args),
+                                          kwargs), known.func)
+        if isinstance(known, VirtualObject) or (isinstance(known, Value)
+                                                and is_user_object(known.value)):
+            return self.method(s, known, atom, "__call__", args, kwargs)
+        if isinstance(known, Value):
+            v = known.value
+            if inspect.ismethod(v) and is_user_function(v.__func__):
+                out, receiver = self.method_self(atom, v, s.loc)
+                return out + self.inline(_with_call(s, v.__func__, (receiver,) + tuple(args),
+                                                    kwargs), v.__func__)
+            if callable(v):
+                s = _with_call(s, v, args, kwargs)
+                handled = self.call_static(s, v, args, kwargs)
+                return handled if handled is not None else self.plain(s)
+        return self.plain(s)  # not callable: Python raises at run time
+
+    def item(self, s, container: Value, index) -> List:
+        """``t = container[index]`` with a constant index: ``t`` is known if the item is."""
+        try:
+            v = container.value[index]
+        except Exception:
+            return self.plain(s)
+        out = self.plain(s)
+        k = known_of_value(v)
+        if k is not None:
+            self.known.bind(s.target.name, k)
+        return out
+
+    def const_atom(self, value, loc):
+        """``(stmts, var)``: a fresh variable holding the program object ``value``."""
+        var = ir.Var(self.names.fresh(_short_name(value)))
+        out = self.plain(ir.Assign(var, ir.Const(value), loc))
+        self.known.bind(var.name, Value(value))
+        return out, var
+
+    def method_self(self, atom, method, loc):
+        """``(stmts, var)``: the object the bound method ``method`` held in ``atom`` is
+        bound to, read at run time."""
+        if isinstance(atom, ir.Const):
+            return self.const_atom(method.__self__, loc)
+        var = ir.Var(self.names.temp())
+        self.temps.add(var.name)
+        out = self.plain(ir.Assign(var, ir.Call(getattr, (atom, ir.Const("__self__"))), loc))
+        self.known.bind(var.name, Value(method.__self__))
+        return out, var
 
     def site(self, s, fn) -> List:
         """A call of a transform (``grad(f)(x)``, ``jvp(f, p, t)``): its IR depends on the
@@ -160,51 +289,70 @@ class Inliner:
                 t = ir.Var(self.names.temp())
                 self.temps.add(t.name)
                 s = ir.Assign(t, s.value, s.loc)
-            return [s]
+            return self.plain(s)
         expansion = self.site_values(s)
         if isinstance(expansion, list):  # statements that stand for it
             return expansion
         return self.inline_ir(s, fn, *expansion)
 
-    def object_of(self, a):
-        return self.objects.get(a.name) if isinstance(a, ir.Var) else None
+    # -- local functions ------------------------------------------------------------
+    def bind_closure(self, s) -> List:
+        c = s.value
+        local = c.args[0].value
+        n = len(local.captured)
+        env = {name: a.name for name, a in zip(local.captured, c.args[1:1 + n])}
+        closure = Closure(local, env, tuple(c.args[1 + n:]))
+        if isinstance(s, ir.Assign):
+            self.known.forget(s.target.name)
+            self.known.bind(s.target.name, closure)
+        return []
 
-    def get_attribute(self, s, obj, var, name) -> List:
-        if name in obj.attrs:
-            value = obj.attrs[name]
-            return [ir.Assign(s.target, value, s.loc)] if isinstance(s, ir.Assign) else []
-        static = inspect.getattr_static(obj.cls, name, None)
-        if isinstance(static, property) and static.fget is not None:
-            return self.inline(replace(s, value=ir.Call(static.fget, (var,))), static.fget)
-        if static is not None and not callable(static) and isinstance(s, ir.Assign):
-            return [ir.Assign(s.target, ir.Const(getattr(obj.cls, name)), s.loc)]
-        raise unsupported(f"attribute {name!r} of a {obj.cls.__name__} object", s.loc,
-                          "it is not set in __init__ before this read")
+    def inline_closure(self, s, closure: Closure, args, kwargs) -> List:
+        local = closure.local
+        sig = local.signature.replace(parameters=[
+            p.replace(default=closure.defaults[p.default.index])
+            if isinstance(p.default, DefaultSlot) else p
+            for p in local.signature.parameters.values()])
+        call = _with_call(s, local, args, kwargs)
+        return self.inline(call, local, sig=sig, func=(local.func, local.freevars),
+                           env=dict(closure.env))
 
-    def method(self, s, obj, var, name, args, kwargs) -> List:
-        static = inspect.getattr_static(obj.cls, name, None)
-        if isinstance(static, staticmethod):
-            fn, call_args = static.__func__, args
-        elif inspect.isfunction(static):
-            fn, call_args = static, (var,) + tuple(args)
-        else:
-            what = "__call__" if name == "__call__" else f".{name}()"
-            raise unsupported(f"method {what} of a {obj.cls.__name__} object", s.loc,
-                              "only plain methods, staticmethods and properties are supported")
-        return self.inline(replace(s, value=ir.Call(fn, tuple(call_args), kwargs)), fn)
-
-    def inline(self, s, callee) -> List:
+    # -- inlining -----------------------------------------------------------------
+    def inline(self, s, callee, sig=None, func=None, env=None) -> List:
         call = s.value
-        if callee in self.active:
-            raise unsupported(f"recursive call of {callee.__qualname__}", s.loc,
-                              "recursion comes with the calls work")
-        func, callee_free = self.lower(callee)
+        sig = sig or inspect.signature(callee)
         try:
-            bound = inspect.signature(callee).bind(*call.args, **dict(call.kwargs))
+            bound = sig.bind(*call.args, **dict(call.kwargs))
         except TypeError as exc:
-            raise unsupported(f"call of {callee.__qualname__}: {exc}", s.loc) from None
+            raise unsupported(f"call of {_callee_name(callee)}: {exc}", s.loc) from None
         bound.apply_defaults()
-        return self.inline_body(s, callee, func, callee_free, bound.arguments)
+        key = self.check_recursion(s, callee, bound.arguments)
+        func, callee_free = func or self.lower(callee)
+        return self.inline_body(s, callee, func, callee_free, bound.arguments, sig, env, key)
+
+    def check_recursion(self, s, callee, arguments) -> tuple:
+        """The constant arguments of this call of ``callee``; an error if it recurses
+        without them changing, or too deep."""
+        key = tuple((name, v) for name, v in
+                    ((name, self.constant(a) if isinstance(a, (ir.Var, ir.Const)) else _NOTHING)
+                     for name, a in arguments.items()) if v is not _NOTHING)
+        frames = [k for c, k in self.active if c is callee]
+        if not frames:
+            return key
+        name = _callee_name(callee)
+        hint = ("s2s unrolls recursion whose depth constant arguments fix (e.g. an int "
+                "written at the call site); write the recursion as a loop otherwise")
+        if not key or key in frames:
+            raise unsupported(f"recursive call of {name} whose depth is not known when s2s "
+                              "transforms the code", s.loc, hint)
+        if len(frames) >= MAX_RECURSION:
+            raise unsupported(f"recursion of {name} deeper than {MAX_RECURSION} levels",
+                              s.loc, hint)
+        self.recursive_calls += 1
+        if self.recursive_calls > MAX_RECURSIVE_CALLS:
+            raise unsupported(f"more than {MAX_RECURSIVE_CALLS} recursive calls of {name} "
+                              "to unroll", s.loc, hint)
+        return key
 
     def inline_ir(self, s, callee, func: ir.Function, callee_free: Dict) -> List:
         """Inline ``func``, the IR of ``callee`` (a generated function, a transform
@@ -218,25 +366,34 @@ class Inliner:
         except TypeError as exc:
             raise unsupported(f"call of {_callee_name(callee)}: {exc}", s.loc) from None
         bound.apply_defaults()
-        return self.inline_body(s, callee, func, callee_free, bound.arguments)
+        return self.inline_body(s, callee, func, callee_free, bound.arguments, sig)
 
-    def inline_body(self, s, callee, func, callee_free, arguments) -> List:
+    def inline_body(self, s, callee, func, callee_free, arguments, sig, env=None,
+                    key=()) -> List:
         func = single_exit(func)
-        env: Dict[str, str] = {name: self._adopt_freevar(fv).name
-                               for name, fv in callee_free.items()}
-        out = []
-        assigned = {v.name for x in ir.walk(func.body) for v in ir.stmt_defs(x)}
-        for name, value in arguments.items():
-            if isinstance(value, ir.Var) and name not in assigned:
-                env[name] = value.name
-            else:  # a constant, or a parameter the callee reassigns: bind a fresh copy
-                atom = value if isinstance(value, (ir.Var, ir.Const)) else ir.Const(value)
-                env[name] = self.names.fresh(name)
-                out.append(ir.Assign(ir.Var(env[name]), atom, s.loc))
+        env = dict(env or {})
+        env.update((name, self._adopt_freevar(fv).name) for name, fv in callee_free.items())
         body = list(func.body)
         ret = body.pop()
         if any(isinstance(x, ir.Return) for x in ir.walk(body)):
             raise unsupported(f"'return' inside a loop or try in {_callee_name(callee)}", s.loc)
+        assigned = {v.name for x in ir.walk(body) for v in ir.stmt_defs(x)}
+        captured = _captured(body)
+        out = []
+        for name, value in arguments.items():
+            kind = sig.parameters[name].kind if name in sig.parameters else None
+            if kind is _P.VAR_POSITIONAL:
+                value = ir.Call(build.make_tuple, tuple(map(_atom, value)))
+            elif kind is _P.VAR_KEYWORD:
+                value = ir.Call(build.make_dict, tuple(
+                    a for k, v in value.items() for a in (ir.Const(k), _atom(v))))
+            else:
+                value = _atom(value)
+            if isinstance(value, ir.Var) and name not in assigned and name not in captured:
+                env[name] = value.name  # read where it is: no copy
+            else:  # a constant, a packed *args, or a parameter the callee reassigns
+                env[name] = self.names.fresh(name)
+                out += self.stmt(ir.Assign(ir.Var(env[name]), value, s.loc))
         for x in ir.walk(body):
             for v in ir.stmt_defs(x):
                 if v.name not in env:
@@ -246,7 +403,7 @@ class Inliner:
                     else:
                         env[v.name] = self.names.fresh(v.name)
         body = [_rename_all(x, env) for x in body]
-        self.active.append(callee)
+        self.active.append((callee, key))
         try:
             out += self.block(body)
         finally:
@@ -265,11 +422,44 @@ class Inliner:
         return ir.Var(name)
 
     def __call__(self, fn: ir.Function) -> ir.Function:
+        if self.values:
+            for name, v in self.values.items():
+                k = known_of_value(v)
+                if k is not None:
+                    self.known.bind(name, k)
         body = self.block(fn.body)
         kw = tuple(ir.Param(ir.Var(n), None, kwonly=True) for n in self.freevars
                    if n not in {p.var.name for p in fn.params})
         return replace(fn, body=tuple(body), params=fn.params + kw,
                        temps=frozenset(self.temps))
+
+
+def _objectlike(known) -> bool:
+    return isinstance(known, VirtualObject) or (isinstance(known, Value)
+                                                and is_user_object(known.value))
+
+
+def _atom(v):
+    return v if isinstance(v, (ir.Var, ir.Const)) else ir.Const(v)
+
+
+def _with_call(s, fn, args, kwargs):
+    return replace(s, value=ir.Call(fn, tuple(args), tuple(kwargs)))
+
+
+def _captured(body) -> set:
+    """The variables local functions defined in ``body`` capture."""
+    out = set()
+    for x in ir.walk(body):
+        v = getattr(x, "value", None)
+        if isinstance(v, ir.Call) and v.fn is make_closure:
+            out.update(a.name for a in v.args[1:] if isinstance(a, ir.Var))
+    return out
+
+
+def _short_name(value) -> str:
+    name = getattr(type(value), "__name__", "obj").lower()
+    return "".join(ch for ch in name if ch.isalnum() or ch == "_") or "obj"
 
 
 def _map_blocks(s, f):
@@ -293,22 +483,40 @@ def ir_signature(func: ir.Function, exclude=()) -> inspect.Signature:
     for p in func.params:
         if p.var.name in exclude:
             continue
-        kind = inspect.Parameter.KEYWORD_ONLY if p.kwonly else \
-            inspect.Parameter.POSITIONAL_OR_KEYWORD
-        default = inspect.Parameter.empty if p.default is None else p.default
-        params.append(inspect.Parameter(p.var.name, kind, default=default))
+        kind = _P.KEYWORD_ONLY if p.kwonly else _P.POSITIONAL_OR_KEYWORD
+        default = _P.empty if p.default is None else p.default
+        params.append(_P(p.var.name, kind, default=default))
     return inspect.Signature(params)
 
 
 def _callee_name(callee) -> str:
-    return getattr(callee, "__qualname__", None) or getattr(callee, "__name__", repr(callee))
+    name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
+    if name is None and hasattr(callee, "captured"):  # a LocalFunction
+        name = "the lambda" if callee.name == "lambda_" else callee.name
+    return name or repr(callee)
 
 
-def inline_calls(fn: ir.Function, freevars: Dict, lower, site_values=None):
+def needs_values(func: ir.Function) -> bool:
+    """Whether ``func`` calls a value (``f(x)``, ``m.forward(x)``) or sets an attribute of
+    one that the inliner may see through once the specialisation's arguments are
+    known (``inline_calls(..., values=...)``)."""
+    for s in ir.walk(func.body):
+        v = getattr(s, "value", None)
+        if isinstance(v, ir.Call) and v.fn in (build.call_method, setattr) \
+                and v.args and isinstance(v.args[0], ir.Var):
+            return True
+    return False
+
+
+def inline_calls(fn: ir.Function, freevars: Dict, lower, site_values=None, values=None,
+                 statics=None):
     """``fn`` with user calls and objects inlined, and its (possibly grown) free variables.
 
     ``site_values(stmt) -> (ir, freevars)`` expands calls of transforms; without it
-    they are left in place (see ``Inliner.site``)."""
-    inl = Inliner(fn, freevars, lower, site_values)
+    they are left in place (see ``Inliner.site``).  ``values`` maps parameters and
+    free variables to the specialisation's values: functions and objects among them
+    are seen through.  ``statics`` (a list) receives the attributes of program
+    objects the result relies on."""
+    inl = Inliner(fn, freevars, lower, site_values, values, statics)
     out = inl(fn)
     return out, inl.freevars

@@ -1,0 +1,244 @@
+"""What the inliner knows about a variable, and where that knowledge holds.
+
+The inliner (``inline.py``) sees through a variable when it knows what the
+variable is bound to at transform time:
+
+* ``VirtualObject``: an object of a user class created in the differentiated
+  code; it never exists at run time (its attributes are variables);
+* ``Closure``: a ``lambda`` or nested ``def`` bound to a name (``scope.LocalFunction``
+  with the variables it captures, as named where it is called); no run-time
+  value either;
+* ``BoundMethod``: ``obj.method`` taken without calling it (``f = m.forward``);
+* ``Value``: a Python value fixed when s2s transforms the code: a program
+  constant (a function, class or object the code names) or, when a transform
+  is specialised on its arguments, a function, object or container of them
+  passed in (``ir.kinds`` keys the specialisation on their identity or class,
+  so the code made for one is never used for another);
+* ``Constant``: an immutable scalar (int, bool, str, None, or a tuple of them)
+  written in the program or folded from such; an ``if`` on one keeps only the
+  branch taken, which unrolls recursion whose depth a constant argument fixes.
+
+``Bindings`` scopes this knowledge by *block paths*: a binding made in a
+block holds in that block and the blocks nested in it, from that statement
+on.  After an ``if``, a loop or a ``try``, a name bound inside is no longer
+known (it may hold the value from before); a loop forgets, before its body,
+every name the loop assigns (a later iteration sees the last one's value).
+A name that once held a value with no run-time existence (an object, a local
+function) may not be read where s2s cannot tell what it holds.
+"""
+from __future__ import annotations
+
+import inspect
+import operator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from ..frontend.scope import LocalFunction
+from ..ir import nodes as ir
+from ..rules import lookup
+
+_NOT_USER = ("s2s_runtime", "numpy", "builtins")
+
+
+def _is_s2s(module: str) -> bool:
+    return module == "s2s" or module.startswith("s2s.")
+
+
+def _user_module(module) -> bool:
+    module = module or ""
+    return not module.startswith(_NOT_USER) and not _is_s2s(module)
+
+
+def is_user_function(fn) -> bool:
+    return (inspect.isfunction(fn) and lookup(fn) is None
+            and _user_module(getattr(fn, "__module__", None)))
+
+
+def is_user_class(cls) -> bool:
+    return (inspect.isclass(cls) and lookup(cls) is None
+            and _user_module(getattr(cls, "__module__", None))
+            and inspect.isfunction(getattr(cls, "__init__", None)))
+
+
+def is_user_object(v) -> bool:
+    """An instance of a user class (not a container, number, array or function)."""
+    t = type(v)
+    if isinstance(v, (tuple, list, dict, set, np.ndarray, np.generic, int, float, complex,
+                      str, bytes)) or v is None:
+        return False
+    if inspect.isroutine(v) or inspect.isclass(v) or inspect.ismodule(v):
+        return False
+    return _user_module(getattr(t, "__module__", None)) and lookup(v) is None
+
+
+# -- what a variable is bound to ---------------------------------------------------
+
+@dataclass(eq=False)
+class VirtualObject:
+    cls: type
+    home: tuple  # the block path where it was created (its attributes are set there)
+    attrs: Dict[str, ir.Atom] = field(default_factory=dict)
+
+    runtime = False
+
+    def describe(self) -> str:
+        return f"a {self.cls.__name__} object created in the differentiated code"
+
+
+@dataclass(eq=False)
+class Closure:
+    local: LocalFunction
+    env: Dict[str, str]  # captured name -> the variable it reads where it is called
+    defaults: tuple  # atoms, indexed by the signature's DefaultSlots
+
+    runtime = False
+
+    def describe(self) -> str:
+        what = "lambda" if self.local.name == "lambda_" else f"local function {self.local.name}"
+        return f"the {what} ({self.local.loc})" if self.local.loc else f"the {what}"
+
+
+@dataclass(eq=False)
+class BoundMethod:
+    func: Any
+    receiver: ir.Atom
+
+    runtime = False
+
+    def describe(self) -> str:
+        return f"the method {self.func.__qualname__} taken from an object"
+
+
+@dataclass(eq=False)
+class Value:
+    value: Any
+
+    runtime = True
+
+
+@dataclass(eq=False)
+class Constant:
+    value: Any
+
+    runtime = True
+
+
+def _scalar(v) -> bool:
+    if isinstance(v, tuple) and type(v) is tuple:
+        return all(map(_scalar, v))
+    return type(v) in (int, bool, str) or v is None
+
+
+def useful(v, depth=0) -> bool:
+    """A value the inliner can see into: a function or class it can inline or call,
+    a user object, or a tuple, list or dict holding one."""
+    if callable_kind(v) is not None or is_user_object(v):
+        return True
+    if depth < 2 and type(v) in (tuple, list):
+        return any(useful(x, depth + 1) for x in v)
+    if depth < 2 and type(v) is dict:
+        return any(useful(x, depth + 1) for x in v.values())
+    return False
+
+
+def callable_kind(v) -> Optional[str]:
+    if is_user_function(v):
+        return "function"
+    if is_user_class(v):
+        return "class"
+    if inspect.ismethod(v) and is_user_function(v.__func__):
+        return "method"
+    if getattr(v, "_s2s_ir", None) is not None or getattr(v, "_s2s_site", None) is not None:
+        return "transform"
+    if lookup(v) is not None:
+        return "primitive"
+    return None
+
+
+def known_of_const(v):
+    """What a program constant is, as the inliner sees it (None: nothing to see)."""
+    if _scalar(v):
+        return Constant(v)
+    return Value(v) if useful(v) else None
+
+
+def known_of_value(v):
+    """What a value passed in (a specialisation's argument) is, as the inliner sees it.
+    Numbers are not: the specialisation is not keyed on them."""
+    return Value(v) if useful(v) else None
+
+
+# -- constant folding -----------------------------------------------------------------
+
+FOLDABLE = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+            operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
+            operator.neg, operator.pos, operator.not_, operator.truth, operator.is_,
+            operator.is_not, operator.and_, operator.or_, operator.xor, operator.iadd,
+            operator.isub, operator.imul, operator.ifloordiv, operator.imod, operator.getitem,
+            operator.contains, abs, len, min, max, bool, int}
+
+_NOTHING = object()
+
+
+def fold(fn, values):
+    """``fn(*values)`` when that is a constant scalar computed now; else ``_NOTHING``."""
+    if fn not in FOLDABLE or not all(map(_scalar, values)):
+        return _NOTHING
+    try:
+        out = fn(*values)
+    except Exception:  # left for run time, where Python raises it
+        return _NOTHING
+    return out if _scalar(out) else _NOTHING
+
+
+# -- scoping ----------------------------------------------------------------------------
+
+class Bindings:
+    """Name -> (block path, known value or None for a plain run-time value)."""
+
+    def __init__(self):
+        self.path = ()
+        self._blocks = 0
+        self.table: Dict[str, tuple] = {}
+        #: names once bound to a value with no run-time existence -> that value
+        self.virtual: Dict[str, Any] = {}
+
+    @contextmanager
+    def nested(self):
+        """Process a nested block (an ``if`` branch, a loop body, a handler...)."""
+        self._blocks += 1
+        saved = self.path
+        self.path = saved + (self._blocks,)
+        try:
+            yield
+        finally:
+            self.path = saved
+
+    def holds(self, path) -> bool:
+        return self.path[:len(path)] == path
+
+    def bind(self, name: str, known=None) -> None:
+        self.table[name] = (self.path, known)
+        if known is not None and not known.runtime:
+            self.virtual[name] = known
+
+    def forget(self, name: str) -> None:
+        self.table.pop(name, None)
+
+    def get(self, name: str):
+        hit = self.table.get(name)
+        if hit is None or not self.holds(hit[0]):
+            return None
+        return hit[1]
+
+    def ambiguous(self, name: str):
+        """The no-run-time value ``name`` may hold here, unknown which (else None)."""
+        if name not in self.virtual:
+            return None
+        hit = self.table.get(name)
+        if hit is not None and self.holds(hit[0]):
+            return None  # bound here to what ``get`` says
+        return self.virtual[name]
