@@ -268,6 +268,16 @@ class Lowerer(ExpressionLowering):
             new = self.temp()
             self.emit(ir.Assign(new, ir.Call(op, (old, v)), loc))
             self.emit(ir.ExprStmt(ir.Call(operator.setitem, (base, index, new)), loc))
+        elif isinstance(target, cst.Attribute):
+            # obj.a += v is obj.a = obj.a.__iadd__(v), as for a name
+            base = self.atom(target.value)
+            name = ir.Const(target.attr.value)
+            v = self.atom(node.value)
+            old, new = self.temp(), self.temp()
+            self.emit(ir.Assign(old, ir.Call(getattr, (base, name)), loc))
+            inplace = desugar.INPLACE_OPS[type(node.operator)]
+            self.emit(ir.Assign(new, ir.Call(inplace, (old, v)), loc))
+            self.emit(ir.ExprStmt(ir.Call(setattr, (base, name, new)), loc))
         else:
             raise unsupported(f"augmented assignment to {type(target).__name__}", loc)
 

@@ -32,7 +32,11 @@ escape: returning one, putting it in a container or passing it to a
 function s2s does not inline raises ``UnsupportedSyntaxError``, as does any
 recursion whose depth is not known at transform time, setting an attribute
 of an object the code did not create, and reading a name that may hold
-such a value bound in a branch or loop (``local_callables.py``).
+such a value bound in a branch or loop.
+
+What a variable holds, and where that is known: ``local_callables.py``;
+attributes and methods of objects: ``objects.py``; calls of local
+functions, functions held in variables and recursion: ``callables.py``.
 """
 from __future__ import annotations
 
@@ -45,27 +49,25 @@ from s2s_runtime import build
 
 from ..errors import unsupported
 from ..frontend.desugar import ATTRIBUTE_OF, METHOD_OF
-from ..frontend.scope import DefaultSlot, make_closure
+from ..frontend.scope import make_closure
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from .local_callables import (_NOTHING, Bindings, BoundMethod, Closure, Constant, Value,
-                              VirtualObject, fold, is_user_class, is_user_function,
-                              is_user_object, known_of_const, known_of_value, useful)
+from .callables import MAX_RECURSION, CallableCalls, _callee_name, _with_call
+from .local_callables import (_NOTHING, Bindings, Constant, Value, VirtualObject, fold,
+                              is_user_class, is_user_function, is_user_object,
+                              known_of_const, known_of_value)
 from .objects import ObjectCalls
 from .single_exit import single_exit
 from .ssa import _rename_all
 
 __all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", "MAX_RECURSION"]
 
-#: deepest unrolled recursion (Python's own limit is 1000 frames)
-MAX_RECURSION = 64
-#: most recursive calls unrolled in one transform (a tree recursion grows fast)
-MAX_RECURSIVE_CALLS = 2000
-
 _P = inspect.Parameter
 
 
-class Inliner(ObjectCalls):
+class Inliner(ObjectCalls, CallableCalls):
+    """One inlining of one function (see the module docstring); ``__call__`` runs it."""
+
     def __init__(self, fn: ir.Function, freevars: Dict, lower, site_values=None, values=None,
                  statics=None):
         self.names = NameGen(ir.all_names(fn))
@@ -75,6 +77,8 @@ class Inliner(ObjectCalls):
         self.active = []  # (callee, constant arguments) being inlined (recursion check)
         self.recursive_calls = 0
         self.known = Bindings()
+        self.loops = []  # the block path of each loop being processed
+        self.attribute_vars = set()  # the variables holding virtual objects' attributes
         #: statement -> (ir, freevars) of a transform call, once argument kinds are known
         self.site_values = site_values
         #: parameter and free-variable values of the specialisation (None: not specialised)
@@ -112,10 +116,15 @@ class Inliner(ObjectCalls):
                 self.known.bind(s.target.name, alias)
                 return []
         self.check_uses(s)
-        if isinstance(s, (ir.For, ir.While, ir.Try)):
+        loop = isinstance(s, (ir.For, ir.While))
+        if loop or isinstance(s, ir.Try):
             for x in ir.walk([s]):  # a later iteration (or a handler) sees these reassigned
                 for v in ir.stmt_defs(x):
                     self.known.forget(v.name)
+        if loop:  # methods inlined in the loop may set attributes: their constants go
+            for name in self.attribute_vars:
+                if isinstance(self.known.get(name), Constant):
+                    self.known.forget(name)
         known = None
         if isinstance(s, ir.Assign):
             s, known = self.assigned_value(s)
@@ -125,7 +134,13 @@ class Inliner(ObjectCalls):
             self.known.bind(s.target.name, known)
             if not known.runtime:
                 return []  # an alias of an object or local function: nothing to run
-        return [_map_blocks(s, self.nested_block)]
+        if loop:
+            self.loops.append(self.known.path)
+        try:
+            return [_map_blocks(s, self.nested_block)]
+        finally:
+            if loop:
+                self.loops.pop()
 
     def assigned_value(self, s: ir.Assign):
         """``(s, known)``: ``s`` with a constant folded, and what its target then holds."""
@@ -228,58 +243,6 @@ class Inliner(ObjectCalls):
             return self.site(_with_call(s, fn, args, kwargs), fn)
         return None
 
-    def call_known(self, s, known, atom, args, kwargs) -> List:
-        """``atom(*args, **kwargs)`` where ``atom`` is known to hold ``known``."""
-        if isinstance(known, Closure):
-            return self.inline_closure(s, known, args, kwargs)
-        if isinstance(known, BoundMethod):
-            return self.inline(_with_call(s, known.func, (known.receiver,) + tuple(args),
-                                          kwargs), known.func)
-        if isinstance(known, VirtualObject) or (isinstance(known, Value)
-                                                and is_user_object(known.value)):
-            return self.method(s, known, atom, "__call__", args, kwargs)
-        if isinstance(known, Value):
-            v = known.value
-            if inspect.ismethod(v) and is_user_function(v.__func__):
-                out, receiver = self.method_self(atom, v, s.loc)
-                return out + self.inline(_with_call(s, v.__func__, (receiver,) + tuple(args),
-                                                    kwargs), v.__func__)
-            if callable(v):
-                s = _with_call(s, v, args, kwargs)
-                handled = self.call_static(s, v, args, kwargs)
-                return handled if handled is not None else self.plain(s)
-        return self.plain(s)  # not callable: Python raises at run time
-
-    def item(self, s, container: Value, index) -> List:
-        """``t = container[index]`` with a constant index: ``t`` is known if the item is."""
-        try:
-            v = container.value[index]
-        except Exception:
-            return self.plain(s)
-        out = self.plain(s)
-        k = known_of_value(v)
-        if k is not None:
-            self.known.bind(s.target.name, k)
-        return out
-
-    def const_atom(self, value, loc):
-        """``(stmts, var)``: a fresh variable holding the program object ``value``."""
-        var = ir.Var(self.names.fresh(_short_name(value)))
-        out = self.plain(ir.Assign(var, ir.Const(value), loc))
-        self.known.bind(var.name, Value(value))
-        return out, var
-
-    def method_self(self, atom, method, loc):
-        """``(stmts, var)``: the object the bound method ``method`` held in ``atom`` is
-        bound to, read at run time."""
-        if isinstance(atom, ir.Const):
-            return self.const_atom(method.__self__, loc)
-        var = ir.Var(self.names.temp())
-        self.temps.add(var.name)
-        out = self.plain(ir.Assign(var, ir.Call(getattr, (atom, ir.Const("__self__"))), loc))
-        self.known.bind(var.name, Value(method.__self__))
-        return out, var
-
     def site(self, s, fn) -> List:
         """A call of a transform (``grad(f)(x)``, ``jvp(f, p, t)``): its IR depends on the
         kinds of the arguments, so it is expanded when the enclosing transform is
@@ -296,27 +259,6 @@ class Inliner(ObjectCalls):
         return self.inline_ir(s, fn, *expansion)
 
     # -- local functions ------------------------------------------------------------
-    def bind_closure(self, s) -> List:
-        c = s.value
-        local = c.args[0].value
-        n = len(local.captured)
-        env = {name: a.name for name, a in zip(local.captured, c.args[1:1 + n])}
-        closure = Closure(local, env, tuple(c.args[1 + n:]))
-        if isinstance(s, ir.Assign):
-            self.known.forget(s.target.name)
-            self.known.bind(s.target.name, closure)
-        return []
-
-    def inline_closure(self, s, closure: Closure, args, kwargs) -> List:
-        local = closure.local
-        sig = local.signature.replace(parameters=[
-            p.replace(default=closure.defaults[p.default.index])
-            if isinstance(p.default, DefaultSlot) else p
-            for p in local.signature.parameters.values()])
-        call = _with_call(s, local, args, kwargs)
-        return self.inline(call, local, sig=sig, func=(local.func, local.freevars),
-                           env=dict(closure.env))
-
     # -- inlining -----------------------------------------------------------------
     def inline(self, s, callee, sig=None, func=None, env=None) -> List:
         call = s.value
@@ -329,30 +271,6 @@ class Inliner(ObjectCalls):
         key = self.check_recursion(s, callee, bound.arguments)
         func, callee_free = func or self.lower(callee)
         return self.inline_body(s, callee, func, callee_free, bound.arguments, sig, env, key)
-
-    def check_recursion(self, s, callee, arguments) -> tuple:
-        """The constant arguments of this call of ``callee``; an error if it recurses
-        without them changing, or too deep."""
-        key = tuple((name, v) for name, v in
-                    ((name, self.constant(a) if isinstance(a, (ir.Var, ir.Const)) else _NOTHING)
-                     for name, a in arguments.items()) if v is not _NOTHING)
-        frames = [k for c, k in self.active if c is callee]
-        if not frames:
-            return key
-        name = _callee_name(callee)
-        hint = ("s2s unrolls recursion whose depth constant arguments fix (e.g. an int "
-                "written at the call site); write the recursion as a loop otherwise")
-        if not key or key in frames:
-            raise unsupported(f"recursive call of {name} whose depth is not known when s2s "
-                              "transforms the code", s.loc, hint)
-        if len(frames) >= MAX_RECURSION:
-            raise unsupported(f"recursion of {name} deeper than {MAX_RECURSION} levels",
-                              s.loc, hint)
-        self.recursive_calls += 1
-        if self.recursive_calls > MAX_RECURSIVE_CALLS:
-            raise unsupported(f"more than {MAX_RECURSIVE_CALLS} recursive calls of {name} "
-                              "to unroll", s.loc, hint)
-        return key
 
     def inline_ir(self, s, callee, func: ir.Function, callee_free: Dict) -> List:
         """Inline ``func``, the IR of ``callee`` (a generated function, a transform
@@ -443,10 +361,6 @@ def _atom(v):
     return v if isinstance(v, (ir.Var, ir.Const)) else ir.Const(v)
 
 
-def _with_call(s, fn, args, kwargs):
-    return replace(s, value=ir.Call(fn, tuple(args), tuple(kwargs)))
-
-
 def _captured(body) -> set:
     """The variables local functions defined in ``body`` capture."""
     out = set()
@@ -455,11 +369,6 @@ def _captured(body) -> set:
         if isinstance(v, ir.Call) and v.fn is make_closure:
             out.update(a.name for a in v.args[1:] if isinstance(a, ir.Var))
     return out
-
-
-def _short_name(value) -> str:
-    name = getattr(type(value), "__name__", "obj").lower()
-    return "".join(ch for ch in name if ch.isalnum() or ch == "_") or "obj"
 
 
 def _map_blocks(s, f):
@@ -487,13 +396,6 @@ def ir_signature(func: ir.Function, exclude=()) -> inspect.Signature:
         default = _P.empty if p.default is None else p.default
         params.append(_P(p.var.name, kind, default=default))
     return inspect.Signature(params)
-
-
-def _callee_name(callee) -> str:
-    name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
-    if name is None and hasattr(callee, "captured"):  # a LocalFunction
-        name = "the lambda" if callee.name == "lambda_" else callee.name
-    return name or repr(callee)
 
 
 def needs_values(func: ir.Function) -> bool:

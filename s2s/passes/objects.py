@@ -27,7 +27,8 @@ from s2s_runtime import build
 
 from ..errors import unsupported
 from ..ir import nodes as ir
-from .local_callables import BoundMethod, Value, VirtualObject, known_of_value, useful
+from .local_callables import (BoundMethod, Constant, Value, VirtualObject, known_of_value,
+                              useful)
 
 _MISSING = object()
 
@@ -87,14 +88,26 @@ class ObjectCalls:
                               "object the differentiated code did not create", s.loc,
                               "s2s reads the attributes of objects passed in as constants; "
                               "return the new value, or create the object in the function")
-        if self.known.path != obj.home:
-            raise unsupported(f"setting attribute {name!r} of a {obj.cls.__name__} object "
-                              "inside a branch or loop", s.loc)
-        var = ir.Var(self.names.fresh(f"{atom.name}_{name}"))
-        self.temps.add(var.name)  # a compiler-made name: copies of it may vanish
-        out = self.stmt(ir.Assign(var, value, s.loc))
-        obj.attrs[name] = var
-        return out
+        var = obj.attrs.get(name)
+        if var is None:  # one variable per attribute: a write in a loop or branch is an
+            var = obj.attrs[name] = ir.Var(self.names.fresh(f"{atom.name}_{name}"))
+            self.attribute_vars.add(var.name)
+        self.check_loop_rebinding(s, obj, name, var, value)
+        return self.stmt(ir.Assign(var, value, s.loc))  # assignment to it, as SSA sees it
+
+    def check_loop_rebinding(self, s, obj, name, var, value) -> None:
+        """An attribute holding a function or object the code before a loop relied on
+        may not change inside the loop (an earlier iteration was inlined for the old)."""
+        hit = self.known.table.get(var.name)
+        if hit is None or hit[1] is None or isinstance(hit[1], Constant):
+            return
+        path, old = hit
+        if not any(loop[:len(path)] == path for loop in self.loops):
+            return
+        if self.known_of(value) is not old:
+            raise unsupported(f"rebinding attribute {name!r} of a {obj.cls.__name__} object "
+                              "inside a loop", s.loc, "it holds a function or object that "
+                              "code before in the loop was inlined for")
 
     # -- methods ------------------------------------------------------------------
     def method(self, s, obj, atom, name, args, kwargs) -> List:

@@ -264,6 +264,32 @@ def _net_loss_fixed(x):
     return net_loss(x, NET)
 
 
+# -- objects created inside, their state changed in loops and branches ------------------------
+
+class Accumulator:
+    def __init__(self, start):
+        self.total = start
+        self.count = 0
+
+    def add(self, v):
+        self.total = self.total + v
+        self.count += 1
+
+    @property
+    def mean(self):
+        return self.total / self.count
+
+
+def object_state_in_a_loop(x):
+    acc = Accumulator(x)
+    for i in range(4):
+        if i % 2 == 0:
+            acc.add(np.sin(x * i))
+        else:
+            acc.total = acc.total * x
+    return acc.mean * acc.total
+
+
 # -- the gradient corpus of this file ----------------------------------------------------
 
 X3 = RNG.normal(size=3)
@@ -289,6 +315,7 @@ CASES = [
     (recursions, (0.7,)),
     (local_recursion, (0.6,)),
     (global_net_loss, (X3,)),
+    (object_state_in_a_loop, (0.8,)),
     (_net_loss_fixed, (X3,)),
 ]
 
@@ -476,6 +503,12 @@ def lambda_in_a_list(x):
     return fs[0](x)
 
 
+def object_made_in_a_loop(x):
+    for i in range(2):
+        acc = Accumulator(x * i)
+    return acc.total
+
+
 def writes_nonlocal(x):
     y = x
 
@@ -507,6 +540,8 @@ ERRORS = [
     (lambda_chosen_in_a_branch, (1.0,), "'g' here may be the lambda", "return g(x)"),
     (rebound_in_a_loop, (1.0,), "'g' here may be the lambda", "s = g(s)"),
     (lambda_in_a_list, (1.0,), "this use of the lambda", "fs = [lambda"),
+    (object_made_in_a_loop, (1.0,), "'acc' here may be a Accumulator object",
+     "return acc.total"),
     (writes_nonlocal, (1.0,), "'nonlocal' statement", "nonlocal y"),
     (sets_an_attribute, (1.0, Counter()), "setting attribute 'n' of a Counter object",
      "self.n = v"),

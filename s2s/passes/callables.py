@@ -1,0 +1,143 @@
+"""Calls of what the inliner knows a variable holds (mixed into ``Inliner``).
+
+``call_known`` calls a known value (``local_callables.py``): a local function
+is inlined reading the variables it captures where it is called; a bound
+method with its object; a function or class held in a variable as if it were
+named; an object through its ``__call__``.  A recursive call is inlined again
+while its constant arguments change (``check_recursion``), so recursion whose
+depth constant arguments fix is unrolled; otherwise, or past
+``MAX_RECURSION`` levels, it is an ``UnsupportedSyntaxError``.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import replace
+from typing import List
+
+from ..errors import unsupported
+from ..frontend.scope import DefaultSlot
+from ..ir import nodes as ir
+from .local_callables import (_NOTHING, BoundMethod, Closure, Value, VirtualObject,
+                              is_user_function, is_user_object, known_of_value)
+
+#: deepest unrolled recursion (Python's own limit is 1000 frames)
+MAX_RECURSION = 64
+#: most recursive calls unrolled in one transform (a tree recursion grows fast)
+MAX_RECURSIVE_CALLS = 2000
+
+
+class CallableCalls:
+    """The calls of known values (see the module docstring)."""
+
+    def call_known(self, s, known, atom, args, kwargs) -> List:
+        """``atom(*args, **kwargs)`` where ``atom`` is known to hold ``known``."""
+        if isinstance(known, Closure):
+            return self.inline_closure(s, known, args, kwargs)
+        if isinstance(known, BoundMethod):
+            return self.inline(_with_call(s, known.func, (known.receiver,) + tuple(args),
+                                          kwargs), known.func)
+        if isinstance(known, VirtualObject) or (isinstance(known, Value)
+                                                and is_user_object(known.value)):
+            return self.method(s, known, atom, "__call__", args, kwargs)
+        if isinstance(known, Value):
+            v = known.value
+            if inspect.ismethod(v) and is_user_function(v.__func__):
+                out, receiver = self.method_self(atom, v, s.loc)
+                return out + self.inline(_with_call(s, v.__func__, (receiver,) + tuple(args),
+                                                    kwargs), v.__func__)
+            if callable(v):
+                s = _with_call(s, v, args, kwargs)
+                handled = self.call_static(s, v, args, kwargs)
+                return handled if handled is not None else self.plain(s)
+        return self.plain(s)  # not callable: Python raises at run time
+
+    def item(self, s, container: Value, index) -> List:
+        """``t = container[index]`` with a constant index: ``t`` is known if the item is."""
+        try:
+            v = container.value[index]
+        except Exception:
+            return self.plain(s)
+        out = self.plain(s)
+        k = known_of_value(v)
+        if k is not None:
+            self.known.bind(s.target.name, k)
+        return out
+
+    def const_atom(self, value, loc):
+        """``(stmts, var)``: a fresh variable holding the program object ``value``."""
+        var = ir.Var(self.names.fresh(_short_name(value)))
+        out = self.plain(ir.Assign(var, ir.Const(value), loc))
+        self.known.bind(var.name, Value(value))
+        return out, var
+
+    def method_self(self, atom, method, loc):
+        """``(stmts, var)``: the object the bound method ``method`` held in ``atom`` is
+        bound to, read at run time."""
+        if isinstance(atom, ir.Const):
+            return self.const_atom(method.__self__, loc)
+        var = ir.Var(self.names.temp())
+        self.temps.add(var.name)
+        out = self.plain(ir.Assign(var, ir.Call(getattr, (atom, ir.Const("__self__"))), loc))
+        self.known.bind(var.name, Value(method.__self__))
+        return out, var
+
+    def bind_closure(self, s) -> List:
+        c = s.value
+        local = c.args[0].value
+        n = len(local.captured)
+        env = {name: a.name for name, a in zip(local.captured, c.args[1:1 + n])}
+        closure = Closure(local, env, tuple(c.args[1 + n:]))
+        if isinstance(s, ir.Assign):
+            self.known.forget(s.target.name)
+            self.known.bind(s.target.name, closure)
+        return []
+
+    def inline_closure(self, s, closure: Closure, args, kwargs) -> List:
+        local = closure.local
+        sig = local.signature.replace(parameters=[
+            p.replace(default=closure.defaults[p.default.index])
+            if isinstance(p.default, DefaultSlot) else p
+            for p in local.signature.parameters.values()])
+        call = _with_call(s, local, args, kwargs)
+        return self.inline(call, local, sig=sig, func=(local.func, local.freevars),
+                           env=dict(closure.env))
+
+    def check_recursion(self, s, callee, arguments) -> tuple:
+        """The constant arguments of this call of ``callee``; an error if it recurses
+        without them changing, or too deep."""
+        key = tuple((name, v) for name, v in
+                    ((name, self.constant(a) if isinstance(a, (ir.Var, ir.Const)) else _NOTHING)
+                     for name, a in arguments.items()) if v is not _NOTHING)
+        frames = [k for c, k in self.active if c is callee]
+        if not frames:
+            return key
+        name = _callee_name(callee)
+        hint = ("s2s unrolls recursion whose depth constant arguments fix (e.g. an int "
+                "written at the call site); write the recursion as a loop otherwise")
+        if not key or key in frames:
+            raise unsupported(f"recursive call of {name} whose depth is not known when s2s "
+                              "transforms the code", s.loc, hint)
+        if len(frames) >= MAX_RECURSION:
+            raise unsupported(f"recursion of {name} deeper than {MAX_RECURSION} levels",
+                              s.loc, hint)
+        self.recursive_calls += 1
+        if self.recursive_calls > MAX_RECURSIVE_CALLS:
+            raise unsupported(f"more than {MAX_RECURSIVE_CALLS} recursive calls of {name} "
+                              "to unroll", s.loc, hint)
+        return key
+
+
+def _with_call(s, fn, args, kwargs):
+    return replace(s, value=ir.Call(fn, tuple(args), tuple(kwargs)))
+
+
+def _short_name(value) -> str:
+    name = getattr(type(value), "__name__", "obj").lower()
+    return "".join(ch for ch in name if ch.isalnum() or ch == "_") or "obj"
+
+
+def _callee_name(callee) -> str:
+    name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
+    if name is None and hasattr(callee, "captured"):  # a LocalFunction
+        name = "the lambda" if callee.name == "lambda_" else callee.name
+    return name or repr(callee)
