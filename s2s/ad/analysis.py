@@ -24,6 +24,7 @@ def backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
             backward_needed(s.orelse, o, active)
             needed |= b | o
         elif isinstance(s, ir.Try):  # any block may have run, the body in part
+            backward_needed(list(s.finalbody), needed, active)  # ran last, on every path
             blocks = [list(s.body) + list(s.orelse)] + [list(h.body) for h in s.handlers]
             parts = []
             for b in blocks:

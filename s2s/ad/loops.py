@@ -33,9 +33,9 @@ read in the loop) are concrete values at every iteration boundary: made
 consumed (and renewed) at the variable's assignment.  Adjoints of values
 that live within one iteration stay symbolic.
 
-``break`` and ``continue`` become flags first (``passes/loop_jumps.py``).
-Not yet: ``return`` and ``try`` inside a loop that carries differentiated
-values (a clear error names them).
+``break`` and ``continue`` become flags first (``passes/loop_jumps.py``), and
+so do returns inside a loop (``passes/single_exit.py``); a ``try`` inside a
+loop records the path of each iteration (``ad/tries.py``).
 """
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ from .common import is_in
 from ..ir import nodes as ir
 from ..passes.loop_jumps import has_jump, without_jumps
 from ..passes.loop_ranges import is_range, range_loops, single_defs
+from .tape_reads import unneeded_pops
 
 _LOOPS = (ir.For, ir.While)
 
@@ -74,6 +75,10 @@ class LoopAdjoints:
     # -- before activity analysis: loops the tape can handle ------------------------------
     def prepare_loops(self, body: List) -> List:
         indexable = {p for p, i in self.info.items() if not i.is_dict}
+        #: names pushed after their assignment, not before (see ad/tries.py)
+        self.pushed_after: Set[str] = set()
+        #: adjoint temporaries ``t = handler == i`` / ``done_j = steps_done >= j``
+        self.guard_tests: Set[str] = set()
         body = range_loops(body, self.names, self.temps, indexable)
         self.single_defs = single_defs(body)
         return self._prepare_block(body, in_loop=False)
@@ -112,17 +117,23 @@ class LoopAdjoints:
         if not ({v.name for x in [s, *inner] for v in ir.stmt_defs(x)} & active):
             return
         for x in inner:
-            what = {ir.Return: "'return'", ir.Try: "'try'"}.get(type(x))
-            if what is not None:
-                raise unsupported(f"{what} inside a loop over differentiated values",
-                                  getattr(x, "loc", s.loc), "not yet in reverse mode")
+            if isinstance(x, ir.Return):  # single_exit takes them out of loops
+                raise unsupported("'return' inside a loop over differentiated values", x.loc)
         if isinstance(s, ir.For) and is_in(s.iter, active) \
                 and not is_range(s.iter, self.single_defs):
             raise unsupported("'for' loop over differentiated values whose sequence s2s "
                               "cannot index", s.loc, "reverse mode differentiates loops over "
                               "range(...), arrays, lists, tuples, zip, enumerate and reversed")
-        if set(_defs(s.test_body) if isinstance(s, ir.While) else ()) & active:
-            raise unsupported("a 'while' test that computes differentiated values", s.loc)
+        test_defs = set(_defs(s.test_body) if isinstance(s, ir.While) else ()) & active
+        if test_defs:
+            # values computed for the test alone (``while abs(r * r - a) > tol``) need no
+            # adjoint: the test is not differentiated; a value used past the test would
+            everywhere, in_test = ir.use_counts(self.fn.body), ir.use_counts(s.test_body)
+            if isinstance(s.test, ir.Var):  # read by the loop itself
+                in_test[s.test.name] = in_test.get(s.test.name, 0) + 1
+            if any(everywhere.get(n, 0) > in_test.get(n, 0) for n in test_defs):
+                raise unsupported("a 'while' test that computes differentiated values used "
+                                  "after the test", s.loc)
 
     # -- the adjoint loop ----------------------------------------------------------------
     def adjoint_loop(self, s, have: Set[str], out: List, loc) -> None:
@@ -213,13 +224,16 @@ class LoopAdjoints:
     def finish_tape(self, primal: List, adjoint: List):
         """``(primal, adjoint)`` with pushes for the values the adjoint reads, their pops
         only, the while-loop counters and the tape itself (none if nothing is recorded)."""
+        unneeded: Set[str] = set()  # popped, but read only before their pops
         while True:  # dropping pops can empty an if, whose test is then not read
             read = set()
             for x in ir.walk(adjoint):
                 if not _is_pop(x, self.tapes):
                     read |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
             read -= self.same_object  # one array throughout: restoring it changes nothing
-            fewer = _drop_pops(adjoint, self.tapes, read)
+            unneeded |= unneeded_pops(adjoint, self.tapes)
+            read -= unneeded
+            fewer = _drop_pops(adjoint, self.tapes, read, self.guard_tests)
             if len(list(ir.walk(fewer))) == len(list(ir.walk(adjoint))):
                 break
             adjoint = fewer
@@ -250,7 +264,8 @@ class LoopAdjoints:
                 new = self._instrument_loop(s, read, in_loop)
                 if not in_loop:  # what the loop pushes must exist before it
                     may, must = self._defined_before.get(id(s), (set(), set()))
-                    for n in sorted(_pushed([new], self.tapes) - must - self.unassigned):
+                    pushed = _pushed([new], self.tapes) - self.pushed_after
+                    for n in sorted(pushed - must - self.unassigned):
                         if n in may:  # assigned on some paths only: set it at the start
                             self.unassigned.add(n)
                         else:
@@ -269,8 +284,9 @@ class LoopAdjoints:
                 out.append(replace(s, body=tuple(self._instrument(s.body, read, in_loop)),
                                    orelse=tuple(self._instrument(s.orelse, read, in_loop))))
             elif isinstance(s, ir.Try):
-                out.append(self.instrument_try(s, read))
+                out.append(self.instrument_try(s, read, in_loop))
             else:
+                after = []
                 if in_loop:
                     for v in ir.stmt_defs(s):
                         if v.name in read and self.needs_record(v.name, in_loop):
@@ -278,10 +294,11 @@ class LoopAdjoints:
                                     p.var.name for p in self.fn.params}:
                                 self.unassigned.add(v.name)  # may be pushed before assigned
                             tape = self.tape_for(v.name)
-                            out.append(ir.Assign(tape, ir.Call(build.make_tuple, (v, tape)),
-                                                 s.loc))
+                            push = ir.Assign(tape, ir.Call(build.make_tuple, (v, tape)), s.loc)
+                            (after if v.name in self.pushed_after else out).append(push)
                             self.recorded.add(v.name)
                 out.append(s)
+                out += after
         return out
 
     def _instrument_loop(self, s, read, in_loop):
@@ -317,18 +334,22 @@ def _is_pop(x, tapes) -> bool:
     return isinstance(x, ir.Unpack) and x.value in tapes and x.targets[1] == x.value
 
 
-def _drop_pops(stmts, tapes, read) -> List:
+def _drop_pops(stmts, tapes, read, tests) -> List:
+    """``stmts`` without the pops of names nobody reads, the tests (names in ``tests``)
+    nobody reads, and the ifs and loops that leaves empty."""
     out = []
     for s in stmts:
         if _is_pop(s, tapes) and s.targets[0].name not in read:
             continue
+        if isinstance(s, ir.Assign) and s.target.name in tests and s.target.name not in read:
+            continue
         if isinstance(s, ir.If):
-            s = replace(s, body=tuple(_drop_pops(s.body, tapes, read)),
-                        orelse=tuple(_drop_pops(s.orelse, tapes, read)))
+            s = replace(s, body=tuple(_drop_pops(s.body, tapes, read, tests)),
+                        orelse=tuple(_drop_pops(s.orelse, tapes, read, tests)))
             if not s.body and not s.orelse:
                 continue
         elif isinstance(s, ir.For):
-            s = replace(s, body=tuple(_drop_pops(s.body, tapes, read)))
+            s = replace(s, body=tuple(_drop_pops(s.body, tapes, read, tests)))
             if not s.body:
                 continue
         out.append(s)
@@ -368,7 +389,12 @@ def _read_first(stmts) -> Set[str]:
                 read.update(_read_first(list(x.test_body) + list(x.body)) - defined)
                 scan(x.orelse, set(defined))
             elif isinstance(x, ir.Try):
-                read.update(_uses([x]) - defined)
+                read.update(_reads(x) - defined)
+                done = scan(x.body, set(defined))  # if it ran to its end
+                scan(x.orelse, done)
+                for h in x.handlers:  # the body may have stopped anywhere
+                    scan(h.body, set(defined))
+                scan(x.finalbody, set(defined))
             else:
                 read.update(_reads(x) - defined)
                 defined |= {v.name for v in ir.stmt_defs(x)}

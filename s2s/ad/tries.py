@@ -1,28 +1,44 @@
-"""Reverse mode through ``try``/``except`` (and ``raise``).
+"""Reverse mode through ``try``/``except``/``else``/``finally`` (and ``raise``).
 
 An exception may stop the ``try`` body anywhere, so the adjoint must undo
 exactly the assignments that ran.  The primal records how far it got:
 
 * each assignment ``v = f(...)`` of the body becomes ``t = f(...); v = t;
-  step = j`` (only the call can raise; the copy and the step marker cannot),
-  and ``step = 0`` before the ``try``;
+  try_step = j`` (only the call can raise; the copy and the step marker
+  cannot), with ``try_step = 0`` before the ``try``; assignments that cannot
+  raise (of a name, a constant, a new tuple) join the marker of the one
+  before them;
 * each handler starts with ``caught = i`` (``caught = -1`` before the
   ``try``), so the adjoint knows which handler, or the ``else`` block, ran;
-* after the ``try``, ``done_j = step >= j`` and ``caught_i = caught == i``.
+* after the ``try``: ``steps_done = try_step`` and ``handler = caught``.
 
-The adjoint undoes the handler (or ``else`` block) that ran, then the body
-with the adjoint of assignment ``j`` under ``if done_j:``.  Values an
+The adjoint undoes the ``finally`` block, then the handler that ran (``if
+handler == i:``) or the ``else`` block (``if handler == -1:``), then the body
+with the adjoint of assignment ``j`` under ``if steps_done >= j:``.  Values an
 assignment in the ``try`` overwrites are pushed on the tape as in loops
-(``ad/loops.py``); values assigned once need nothing.
+(``ad/loops.py``); values assigned once need nothing.  A ``try`` without
+handlers runs its body to the end on every path that does not raise out of
+the function, so it needs no record.
 
-Not yet: loops, ``return``, nested ``try`` and ``finally`` inside a ``try``
-that carries derivatives, and a ``try`` inside a loop (clear errors).
+Inside a loop every assignment of the ``try`` may overwrite a value the
+adjoint needs, so each one is pushed, after its call: ``r = f(...); t = r;
+v = t`` (a push before the call would be left unmatched by an exception).
+``steps_done`` and ``handler`` are pushed after they are assigned and popped
+where the adjoint meets them, which leaves this iteration's values for the
+adjoint of the ``try`` that follows.  ``break``, ``continue`` and ``return``
+in the ``try`` are flags by then (``passes/loop_jumps.py``,
+``passes/single_exit.py``).
+
+Not yet: a loop or a nested ``try`` inside a ``try`` that carries
+derivatives (clear errors).
 """
 from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, replace
-from typing import List
+from typing import List, Optional
+
+from s2s_runtime import build
 
 from ..errors import unsupported
 from ..ir import nodes as ir
@@ -32,9 +48,25 @@ from ..ir import nodes as ir
 class _TryRecord:
     """What the adjoint of one ``try`` needs (see the module docstring)."""
 
-    guarded_body: list  # the body with assignment j wrapped in ``if done_j:``
-    else_test: ir.Var
-    handler_tests: list
+    guarded_body: list  # the body with assignment j under ``if done_j:``
+    guards: dict  # done_j name -> j
+    steps: Optional[ir.Var]  # steps_done (None: a try without handlers)
+    handler: Optional[ir.Var]
+
+
+def _cannot_raise(x) -> bool:
+    """An assignment of an atom or of a new tuple or list (a tape push)."""
+    if isinstance(x, ir.Unpack):
+        return False
+    v = x.value
+    return not isinstance(v, ir.Call) or v.fn in (build.make_tuple, build.make_list)
+
+
+def _reads_target(x) -> bool:
+    """``v = f(v, ...)``: the adjoint needs the old ``v``, so it becomes ``t = f(v, ...);
+    v = t`` (as in loops)."""
+    return bool({v.name for v in ir.stmt_defs(x)}
+                & {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)})
 
 
 class TryAdjoints:
@@ -42,56 +74,71 @@ class TryAdjoints:
 
     def prepare_try(self, s: ir.Try, in_loop) -> List:
         """The statements that replace ``s`` (see the module docstring)."""
-        if in_loop or s.finalbody or not s.handlers:
-            return [s]  # an error later if derivatives flow through it
+        blocks = dict(orelse=tuple(self._prepare_block(s.orelse, True)),
+                      finalbody=tuple(self._prepare_block(s.finalbody, True)))
+        if not s.handlers:  # try/finally: the body runs to its end or the function raises
+            new = replace(s, body=tuple(self._prepare_block(s.body, True)), **blocks)
+            self.try_records[id(new)] = _TryRecord(list(new.body), {}, None, None)
+            return [new]
         loc = replace(s.loc, derived=True)
         step = ir.Var(self.names.fresh("try_step"))
         caught = ir.Var(self.names.fresh("caught"))
-        guards: List[ir.Assign] = []
+        guards = {}
 
         def body_block(stmts):
             real, synthetic = [], []
+            open_group = False  # the last statement of this block ended a group
             for x in stmts:
                 if isinstance(x, ir.If):
                     r, g = body_block(x.body)
                     r2, g2 = body_block(x.orelse)
                     real.append(replace(x, body=tuple(r), orelse=tuple(r2)))
                     synthetic.append(replace(x, body=tuple(g), orelse=tuple(g2)))
+                    open_group = False
                 elif isinstance(x, (ir.Assign, ir.Unpack)):
+                    group = self._atomic(x) if _reads_target(x) else [x]
+                    if open_group and _cannot_raise(x):
+                        # it runs whenever the group before it ran to its end: one marker
+                        marker = real.pop()
+                        real += group + [replace(marker, loc=x.loc)]
+                        synthetic[-1] = replace(synthetic[-1],
+                                                body=synthetic[-1].body + tuple(group))
+                        continue
                     j = len(guards) + 1
-                    done = ir.Var(self.names.fresh(f"done_{j}"))
-                    guards.append(ir.Assign(done, ir.Call(operator.ge, (step, ir.Const(j))),
-                                            loc))
-                    group = self._atomic(x)
-                    marker = ir.Assign(step, ir.Const(j), x.loc)
-                    real += group + [marker]
+                    done = self.temp()
+                    guards[done.name] = j
+                    self.guard_tests.add(done.name)
+                    if not _cannot_raise(x):
+                        group = self._atomic(x)
+                    real += self._received(group) if in_loop else group
+                    real.append(ir.Assign(step, ir.Const(j), x.loc))
                     synthetic.append(ir.If(done, tuple(group), (), x.loc))
+                    open_group = True
                 else:
                     real.append(x)
                     synthetic.append(x)
+                    open_group = False
             return real, synthetic
 
         body, guarded = body_block(s.body)
-        else_test = ir.Var(self.names.fresh("no_exception"))
-        tests, handlers = [], []
+        handlers = []
         for i, h in enumerate(s.handlers):
-            t = ir.Var(self.names.fresh(f"caught_{i}"))
-            tests.append(t)
             start = ir.Assign(caught, ir.Const(i), h.body[0].loc if h.body else s.loc)
             handlers.append(replace(h, body=(start,) + tuple(self._prepare_block(h.body, True))))
-        new = replace(s, body=tuple(body), handlers=tuple(handlers),
-                      orelse=tuple(self._prepare_block(s.orelse, True)))
-        self.try_records[id(new)] = _TryRecord(guarded, else_test, tests)
-        after = guards + [ir.Assign(else_test, ir.Call(operator.eq, (caught, ir.Const(-1))), loc)]
-        after += [ir.Assign(t, ir.Call(operator.eq, (caught, ir.Const(i))), loc)
-                  for i, t in enumerate(tests)]
+        new = replace(s, body=tuple(body), handlers=tuple(handlers), **blocks)
+        steps = ir.Var(self.names.fresh("steps_done"))
+        handler = ir.Var(self.names.fresh("handler"))
+        self.try_records[id(new)] = _TryRecord(guarded, guards, steps, handler)
+        if in_loop:  # pushed after they are set (see the module docstring)
+            self.pushed_after.update((steps.name, handler.name))
         pre = [ir.Assign(step, ir.Const(0), loc), ir.Assign(caught, ir.Const(-1), loc)]
+        after = [ir.Assign(steps, step, loc), ir.Assign(handler, caught, loc)]
         return pre + [new] + after
 
     def _atomic(self, x) -> List:
         """``v = f(...)`` as ``t = f(...); v = t``: after the call nothing can raise."""
         if isinstance(x, ir.Assign):
-            if not isinstance(x.value, ir.Call):
+            if not isinstance(x.value, ir.Call) and not _reads_target(x):
                 return [x]
             t = self.temp()
             return [ir.Assign(t, x.value, x.loc), replace(x, value=t)]
@@ -99,14 +146,23 @@ class TryAdjoints:
         return [replace(x, targets=temps)] + [ir.Assign(v, t, x.loc)
                                               for v, t in zip(x.targets, temps)]
 
+    def _received(self, group) -> List:
+        """``group`` with its first statement's call received by fresh names, so the
+        pushes before the assignments come after the only statement that may raise."""
+        first = group[0]
+        if isinstance(first, ir.Assign) and isinstance(first.value, ir.Call):
+            r = self.temp()
+            return [ir.Assign(r, first.value, first.loc), replace(first, value=r)] + group[1:]
+        if isinstance(first, ir.Unpack):
+            rs = tuple(self.temp() for _ in first.targets)
+            return [replace(first, targets=rs)] + [ir.Assign(t, r, first.loc) for t, r in
+                                                   zip(first.targets, rs)] + group[1:]
+        return list(group)
+
     def check_try(self, s: ir.Try, active) -> None:
         inner = list(ir.walk(ir.sub_blocks_flat(s)))
         if not ({v.name for x in [s, *inner] for v in ir.stmt_defs(x)} & active):
             return
-        if id(s) not in self.try_records:
-            what = "'finally'" if s.finalbody else "a 'try' inside a loop"
-            raise unsupported(f"{what} with differentiated values", s.loc,
-                              "not yet in reverse mode")
         for x in inner:
             kind = {ir.For: "a loop", ir.While: "a loop", ir.Try: "a nested 'try'",
                     ir.Return: "'return'", ir.Break: "'break'", ir.Continue: "'continue'"}.get(
@@ -117,27 +173,47 @@ class TryAdjoints:
 
     def adjoint_try(self, s: ir.Try, have, out: List, loc) -> None:
         record = self.try_records.get(id(s))
-        blocks = [list(s.body), list(s.orelse)] + [list(h.body) for h in s.handlers]
+        blocks = [s.body, s.orelse, s.finalbody] + [h.body for h in s.handlers]
         defs = {v.name for b in blocks for x in ir.walk(b) for v in ir.stmt_defs(x)}
-        if record is None or not defs & self.relevant:
-            return
+        if record is None or not (self.loop_stack or defs & self.relevant):
+            return  # inside a loop the tape must still restore what the try overwrote
         self.tries_with_adjoint.add(id(s))
         self.loop_stack.append(self.relevant & defs)  # consumed at each assignment
         self.scope_kinds.append("try")
-        branches = [(record.else_test, s.orelse)] + [
-            (t, h.body) for t, h in zip(record.handler_tests, s.handlers)]
-        for test, block in branches:
-            if block:
+        out += self.adjoint_block(list(s.finalbody), have)
+        if record.handler is not None:
+            branches = [(-1, s.orelse)] + [(i, h.body) for i, h in enumerate(s.handlers)]
+            for i, block in branches:
+                test, mark = self.temp(), len(out)
+                self.guard_tests.add(test.name)
                 self.adjoint_if(ir.If(test, tuple(block), (), s.loc), have, out, loc)
-        out += self.adjoint_block(record.guarded_body, have)
+                if len(out) > mark:  # handler == i
+                    out.insert(mark, ir.Assign(test, ir.Call(operator.eq, (
+                        record.handler, ir.Const(i))), loc))
+        out += self._with_guards(self.adjoint_block(record.guarded_body, have), record)
         self.scope_kinds.pop()
         self.loop_stack.pop()
 
-    def instrument_try(self, s: ir.Try, read) -> ir.Try:
+    def _with_guards(self, stmts, record) -> List:
+        """``done_j = steps_done >= j`` before each ``if done_j:`` of the adjoint."""
+        out = []
+        for x in stmts:
+            if isinstance(x, ir.If):
+                x = replace(x, body=tuple(self._with_guards(x.body, record)),
+                            orelse=tuple(self._with_guards(x.orelse, record)))
+                j = record.guards.get(getattr(x.test, "name", None))
+                if j is not None:
+                    out.append(ir.Assign(x.test, ir.Call(operator.ge, (record.steps,
+                                                                       ir.Const(j))), x.loc))
+            out.append(x)
+        return out
+
+    def instrument_try(self, s: ir.Try, read, in_loop) -> ir.Try:
         if id(s) not in self.tries_with_adjoint:
             return s
-        return replace(s, body=tuple(self._instrument(s.body, read, "try")),
-                       orelse=tuple(self._instrument(s.orelse, read, "try")),
-                       handlers=tuple(replace(h, body=tuple(self._instrument(h.body, read,
-                                                                             "try")))
-                                      for h in s.handlers))
+        scope = True if in_loop is True else "try"
+
+        def inst(block):
+            return tuple(self._instrument(block, read, scope))
+        return replace(s, body=inst(s.body), orelse=inst(s.orelse), finalbody=inst(s.finalbody),
+                       handlers=tuple(replace(h, body=inst(h.body)) for h in s.handlers))

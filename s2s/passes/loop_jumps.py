@@ -12,6 +12,11 @@ or ``continue`` of its own (those of inner loops are left to them):
   keeps the value it had at the ``break``); a ``while`` loop's test is
   ``False`` once ``broke`` is set; the ``else`` block runs ``if not broke``.
 
+A jump may also sit in a ``try`` of the body (the rest of the ``try`` block
+and the ``try``'s ``else`` then run under the guard; a jump in ``finally``,
+which would discard an exception, is an ``UnsupportedSyntaxError``) or in the
+``else`` block of a nested loop (it belongs to this loop).
+
 Reverse mode needs this: an adjoint loop runs the iterations of its primal
 backwards, so it must know what each one did, and flags are values the tape
 records like any other.
@@ -22,21 +27,25 @@ import operator
 from dataclasses import replace
 from typing import List
 
+from ..errors import unsupported
 from ..ir import nodes as ir
 
 
 def has_jump(stmts) -> bool:
     """A ``break`` or ``continue`` of this loop (not of a loop inside it)."""
+    return next(_jumps(stmts), None) is not None
+
+
+def _jumps(stmts):
+    """The ``break`` and ``continue`` statements of this loop in ``stmts``."""
     for s in stmts:
         if isinstance(s, (ir.Break, ir.Continue)):
-            return True
-        if isinstance(s, ir.If) and (has_jump(s.body) or has_jump(s.orelse)):
-            return True
-        if isinstance(s, ir.Try) and any(has_jump(b) for b in
-                                         [s.body, s.orelse, s.finalbody,
-                                          *[h.body for h in s.handlers]]):
-            return True
-    return False
+            yield s
+        elif isinstance(s, (ir.For, ir.While)):
+            yield from _jumps(s.orelse)  # the else block of a nested loop jumps in this one
+        else:
+            for b in ir.sub_blocks(s):
+                yield from _jumps(b)
 
 
 class _Flags:
@@ -62,19 +71,40 @@ class _Flags:
             if isinstance(s, ir.Continue):
                 out.append(self.set(self.skip, s.loc))
                 return out
-            if isinstance(s, ir.If) and (has_jump(s.body) or has_jump(s.orelse)):
+            if not has_jump([s]):
+                out.append(s)
+                continue
+            if isinstance(s, ir.If):
                 out.append(replace(s, body=tuple(self.block(s.body)),
                                    orelse=tuple(self.block(s.orelse))))
-                rest = self.block(stmts[i + 1:])
-                if rest:
-                    jumped, go = self.temp(), self.temp()
-                    out += [ir.Assign(jumped, ir.Call(operator.or_, (self.broke, self.skip)),
-                                      self.loc),
-                            ir.Assign(go, ir.Call(operator.not_, (jumped,)), self.loc),
-                            ir.If(go, tuple(rest), (), self.loc)]
-                return out
-            out.append(s)
+            elif isinstance(s, ir.Try):
+                out.append(self.try_(s))
+            else:  # a nested loop whose else block jumps
+                out.append(replace(s, orelse=tuple(self.block(s.orelse))))
+            rest = self.block(stmts[i + 1:])
+            if rest:
+                out += self.unless_jumped(rest)
+            return out
         return out
+
+    def unless_jumped(self, stmts) -> List:
+        """``if not (broke or skip): stmts``."""
+        jumped, go = self.temp(), self.temp()
+        return [ir.Assign(jumped, ir.Call(operator.or_, (self.broke, self.skip)), self.loc),
+                ir.Assign(go, ir.Call(operator.not_, (jumped,)), self.loc),
+                ir.If(go, tuple(stmts), (), self.loc)]
+
+    def try_(self, s: ir.Try) -> ir.Try:
+        for x in _jumps(s.finalbody):
+            raise unsupported(f"'{'break' if isinstance(x, ir.Break) else 'continue'}' "
+                              "inside 'finally'", x.loc,
+                              "it would discard an exception; jump after the try")
+        orelse = self.block(s.orelse)
+        if orelse and has_jump(s.body):  # a jump out of the body skips the else block
+            orelse = self.unless_jumped(orelse)
+        return replace(s, body=tuple(self.block(s.body)), orelse=tuple(orelse),
+                       handlers=tuple(replace(h, body=tuple(self.block(h.body)))
+                                      for h in s.handlers))
 
 
 def without_jumps(loop, names, temps):
