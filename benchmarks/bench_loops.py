@@ -8,6 +8,9 @@ Two functions, each differentiated by ``s2s.grad`` in Python mode:
 (b) the LSTM sample's loss (``samples/lstm_lm.py``, ``bptt_loss`` on one
     3-token window from the trainable initial state; vocabulary 43,
     dimension 17), the gradient w.r.t. the params dict.  Target: <= 3x.
+(c) the ODE sample's loss (``samples/ode_fit.py``: adaptive RK4 by step
+    doubling in a ``while`` loop with an ``if``, ``abs``, ``min``, ``max``),
+    ``value_and_grad`` w.r.t. (omega, zeta).  No target; no hand-written row.
 
 Correctness first: each s2s gradient against central differences and
 against a hand-written gradient (``loop_fixtures``); the script stops with
@@ -44,6 +47,7 @@ sys.path.insert(0, str(HERE.parent / "samples"))
 
 import loop_fixtures as lf  # noqa: E402
 import lstm_lm  # noqa: E402
+import ode_fit  # noqa: E402
 import tape_stats as ts  # noqa: E402
 
 import s2s  # noqa: E402
@@ -65,6 +69,26 @@ def rk4_primal():
 
 def lstm_primal():
     return lstm_lm.bptt_loss(*LSTM_ARGS)
+
+
+ODE_ARGS = (ode_fit.first_guess, ode_fit.times, ode_fit.simulate(ode_fit.true_params, ode_fit.times))
+
+
+def ode_primal():
+    return ode_fit.loss(*ODE_ARGS)
+
+
+def ode_while_iterations():
+    """Trips of the adaptive solver's while loop in ``ode_fit.loss(*ODE_ARGS)``
+    (three ``rk4_step`` calls per trip)."""
+    calls = []
+    step = ode_fit.rk4_step
+    ode_fit.rk4_step = lambda *a: calls.append(1) or step(*a)
+    try:
+        ode_primal()
+    finally:
+        ode_fit.rk4_step = step
+    return len(calls) // 3
 
 
 rk4_grad = s2s.grad(lf.rk4_energy, argnums=(0, 1, 2, 3))
@@ -128,15 +152,19 @@ def best_times(callables):
     return best
 
 
+_REAL_SCALARS = (float, np.float64)
+
+
 def fast_unbroadcast(g, x, _slow=ts.s2s_runtime.unbroadcast):
     """``rt.unbroadcast`` with the checks a fast path would make first: nothing
-    to do for two floats, or two arrays of the same shape and dtype."""
+    to do for two real float64 scalars (``float`` or ``np.float64``), or two
+    arrays of the same shape and dtype (the slow path returns ``g`` then too)."""
     tg = type(g)
-    if tg is type(x):
-        if tg is float:
-            return g
-        if tg is np.ndarray and g.shape == x.shape and g.dtype == x.dtype:
-            return g
+    if tg in _REAL_SCALARS and type(x) in _REAL_SCALARS:
+        return g
+    if tg is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
+            and g.dtype == x.dtype:
+        return g
     return _slow(g, x)
 
 
@@ -155,12 +183,17 @@ def _same_gradient(a, b):
 
 def variants(transform, args, replacements):
     """Copies of the generated code with rt helpers replaced, each checked to
-    give the gradient the original gives: ``[(label, zero-argument callable)]``."""
+    give the gradient the original gives: ``[(label, zero-argument callable)]``.
+    A helper the generated code does not call is left out."""
     gen, values, free = ts.generated_function(transform, args)
     want = gen(*values, **free)
+    counted, calls = ts.counting(gen)
+    counted(*values, **free)
     out = [("generated function, called directly", lambda: gen(*values, **free))]
     replace = {}
     for label, name, fn in replacements:
+        if not calls[name]:
+            continue
         replace[name] = fn
         copy = ts.with_runtime(gen, **replace)
         if not _same_gradient(copy(*values, **free), want):
@@ -169,10 +202,12 @@ def variants(transform, args, replacements):
     return out
 
 
-def time_rows(name, primal, public, args, transform, hand, replacements):
+def time_rows(name, primal, public, args, transform, hand, hand_label, replacements):
     rows = variants(transform, args, replacements)
-    labels = ["primal", "s2s.grad (public call)"] + [r[0] for r in rows] + ["hand-written gradient"]
+    labels = ["primal", "s2s.grad (public call)"] + [r[0] for r in rows] + [hand_label]
     fns = [primal, lambda: public(*args)] + [r[1] for r in rows] + [hand]
+    if hand is None:
+        labels, fns = labels[:-1], fns[:-1]
     times = best_times(fns)
     print(f"\n{name}")
     print(f"  {'':<58}{'time':>11}{'/ primal':>10}")
@@ -185,8 +220,11 @@ def rt_calls(transform, args, iterations):
     gen, values, free = ts.generated_function(transform, args)
     copy, calls = ts.counting(gen)
     copy(*values, **free)
-    per = ", ".join(f"{k} {v / iterations:g}" for k, v in calls.most_common())
-    print(f"  rt.* calls per loop iteration: {per}")
+    per = ", ".join(f"{k} {v / iterations:.3g}" for k, v in calls.most_common()
+                    if v >= iterations) or "none"
+    rest = ", ".join(f"{k} {v}" for k, v in calls.most_common() if v < iterations)
+    print(f"  rt.* calls per loop iteration: {per}; fewer than one per iteration "
+          f"(in all): {rest or 'none'}")
 
 
 # ---------------------------------------------------------------- tape
@@ -210,9 +248,10 @@ def tape_rows(name, transform, args, iterations, hand_bytes):
     print(f"  {r['sites']} push sites per iteration:")
     for kind, (count, size) in r["by_site"].items():
         print(f"    {count:3d} {what[kind]:<62}{size:9,.0f} B/iter")
+    kept = "" if hand_bytes is None else \
+        f"; the hand-written gradient keeps {hand_bytes:,.0f} B/iter"
     print(f"  the 'value' sites' numbers in typed buffers (8 B per float): "
-          f"{r['needed_packed_per_iter']:,.0f} B/iter; "
-          f"the hand-written gradient keeps {hand_bytes:,.0f} B/iter")
+          f"{r['needed_packed_per_iter']:,.0f} B/iter{kept}")
     if os.environ.get("TAPE_DETAIL"):
         for site, kind, size in r["detail"]:
             print(f"      {site:<12}{kind:<10}{size:9,.0f} B/iter")
@@ -231,7 +270,7 @@ def main():
     check()
     print("gradients checked against central differences and the hand-written gradients")
 
-    fast = [("rt.unbroadcast with a fast path for equal types/shapes", "unbroadcast",
+    fast = [("rt.unbroadcast with a fast path for like scalars/arrays", "unbroadcast",
              fast_unbroadcast)]
     sparse = [("+ rt.getitem_vjp(g, d, key) of a dict -> {key: g}", "getitem_vjp",
                sparse_getitem_vjp)]
@@ -240,16 +279,25 @@ def main():
                 ("+ rt.unpack_vjp(cts, x) -> cts", "unpack_vjp", lambda cts, x: cts)]
     time_rows(f"(a) RK4, {RK4_STEPS} steps, plain floats: grad w.r.t. (omega, zeta, x0, v0)",
               rk4_primal, rk4_grad, RK4_ARGS, rk4_grad,
-              lambda: lf.rk4_energy_grad_by_hand(*RK4_ARGS), fast + as_float)
+              lambda: lf.rk4_energy_grad_by_hand(*RK4_ARGS),
+              "hand-written gradient (keeps x, v; recomputes the stages)", fast + as_float)
     rt_calls(rk4_grad, RK4_ARGS, RK4_STEPS)
 
     time_rows(f"(b) LSTM sample loss, {len(LSTM_BATCH)}-token window: grad w.r.t. the params dict",
               lstm_primal, lstm_grad, LSTM_ARGS, lstm_grad,
-              lambda: lf.lstm_grad_by_hand(*LSTM_ARGS), fast + sparse)
+              lambda: lf.lstm_grad_by_hand(*LSTM_ARGS), "hand-written gradient (BPTT)",
+              fast + sparse)
     rt_calls(lstm_grad, LSTM_ARGS, len(LSTM_BATCH))
+
+    trips = ode_while_iterations()
+    time_rows(f"(c) the ODE sample's loss: adaptive RK4 (a while loop, {trips} trips; "
+              "if, abs, min, max), no target", ode_primal, ode_fit.value_and_grad_fn, ODE_ARGS,
+              ode_fit.value_and_grad_fn, None, None, fast)
+    rt_calls(ode_fit.value_and_grad_fn, ODE_ARGS, trips)
 
     tape_rows("(a) RK4 tape", rk4_grad, RK4_ARGS, RK4_STEPS, 16)
     tape_rows("(b) LSTM tape", lstm_grad, LSTM_ARGS, len(LSTM_BATCH), _lstm_hand_bytes())
+    tape_rows("(c) ODE sample tape", ode_fit.value_and_grad_fn, ODE_ARGS, trips, None)
 
 
 if __name__ == "__main__":
