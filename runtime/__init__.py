@@ -7,6 +7,7 @@ can be saved and shipped without the compiler.  This package never imports
 
 from .tree import (
     PyTreeDef,
+    register_dataclass,
     register_pytree_node,
     tree_flatten,
     tree_leaves,
@@ -17,6 +18,7 @@ from .tree import (
 
 __all__ = [
     "PyTreeDef",
+    "register_dataclass",
     "register_pytree_node",
     "tree_flatten",
     "tree_leaves",
@@ -144,3 +146,26 @@ from .index_writes import (  # noqa: E402
 
 __all__ += ["index_set", "index_set_vjp_base", "index_set_vjp_value",
             "index_set_vjp_value_transpose", "index_updated", "read_checked", "read_copy"]
+
+from . import containers, mappings, records  # noqa: E402
+from .containers import (  # noqa: E402
+    extreme_ct, extreme_tangent, insert_index, item_index, list_append, list_extend,
+    list_insert, list_remove, list_set, max_of, min_of, seq_cast, seq_cast_transpose,
+    seq_concat, seq_repeat, seq_repeat_ct, seq_tile, sequence,
+)
+from .mappings import (  # noqa: E402
+    MISSING, dict_default_ct, dict_get, dict_get_ct, dict_items, dict_items_ct,
+    dict_items_of, dict_keys, dict_remove, dict_reset, dict_restore, dict_set, dict_subset,
+    dict_update, dict_update_ct, dict_values, dict_values_ct, dict_values_of, old_item,
+)
+from .records import field_tangent, make_record, record_fields, record_like  # noqa: E402
+
+__all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list_append",
+            "list_extend", "list_insert", "list_remove", "list_set", "max_of", "min_of",
+            "seq_cast", "seq_cast_transpose", "seq_concat", "seq_repeat", "seq_repeat_ct",
+            "seq_tile", "sequence",
+            "MISSING", "dict_default_ct", "dict_get", "dict_get_ct", "dict_items",
+            "dict_items_ct", "dict_items_of", "dict_keys", "dict_remove", "dict_reset",
+            "dict_restore", "dict_set", "dict_subset", "dict_update", "dict_update_ct",
+            "dict_values", "dict_values_ct", "dict_values_of", "old_item",
+            "field_tangent", "make_record", "record_fields", "record_like"]

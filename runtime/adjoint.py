@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from .records import field_names, is_record, record_map, with_field
 from .tree import tree_flatten, tree_unflatten
 
 
@@ -32,6 +33,8 @@ def add(a, b):
         if hasattr(a, "_fields"):
             return type(a)(*items)
         return type(a)(items)
+    if is_record(a) and type(b) is type(a):  # dataclass cotangents: field by field
+        return record_map(add, a, b)
     return a + b
 
 
@@ -51,7 +54,7 @@ def zeros_like(x):
         return 0.0
     if x is None:
         return None
-    if isinstance(x, (tuple, list, dict)) or hasattr(x, "_fields"):
+    if isinstance(x, (tuple, list, dict)):
         leaves, tree = tree_flatten(x)
         return tree_unflatten(tree, [zeros_like(v) for v in leaves])
     leaves, tree = tree_flatten(x)
@@ -94,6 +97,8 @@ def densify(ct, like):
         if hasattr(like, "_fields"):
             return type(like)(*items)
         return type(like)(items)
+    if is_record(like) and type(ct) is type(like):
+        return record_map(densify, ct, like)
     return ct
 
 
@@ -105,6 +110,11 @@ def unbroadcast(g, x):
     (JAX's convention for real inputs of complex computations) and returns a
     Python/numpy scalar when ``x`` is a scalar.
     """
+    if isinstance(g, (list, tuple)) and isinstance(x, (list, tuple)):
+        # the cotangent of a list made by + or * of lists (concatenation, repetition):
+        # the numeric rule does not apply (s2s rewrites the cases it can see)
+        raise TypeError("s2s: cannot differentiate '+' or '*' of lists or tuples here (an "
+                        "argument whose type s2s does not know); write list(a) + list(b)")
     gshape = np.shape(g)
     xshape = np.shape(x)
     if gshape != xshape:
@@ -300,13 +310,21 @@ def clip_inside(a, a_min, a_max):
 def getattr_vjp(g, obj, name):
     """Cotangent of ``obj`` for ``y = obj.name``: zeros like ``obj`` with ``g`` at ``name``.
 
-    Namedtuples only: other objects passed into differentiated code come with
-    the classes work (objects created inside it are inlined by s2s).
+    Fields of namedtuples and dataclasses only: other objects passed into
+    differentiated code come with the classes work (objects created inside it
+    are inlined by s2s).
     """
     fields = getattr(type(obj), "_fields", None)
-    if fields is None:
+    if fields is None and is_record(obj):  # a dataclass
+        fields = field_names(type(obj))
+        if name in fields:
+            return with_field(zeros_like(obj), name, g)
+    if fields is None or name not in fields:
+        what = "it is not a field" if fields is not None else \
+            "only fields of namedtuples and dataclasses are"
         raise TypeError(f"s2s: cannot differentiate attribute {name!r} of a "
-                        f"{type(obj).__name__} object (only namedtuples for now)")
+                        f"{type(obj).__name__} object ({what}; a property or method "
+                        "of an argument is not differentiated)")
     return type(obj)(*[g if f == name else zeros_like(v) for f, v in zip(fields, obj)])
 
 

@@ -13,6 +13,11 @@ further pytrees; anything that is not a node is a *leaf*.  Node types:
   part of the structure;
 - namedtuples (any ``tuple`` subclass with ``_fields``): children in field
   order; the class is part of the structure;
+- dataclass instances (any class made by ``@dataclasses.dataclass``, not
+  registered otherwise): children are the values of all its fields in
+  declaration order; the class is part of the structure; unflattening sets
+  the fields without calling ``__init__`` (so ``__post_init__`` never sees
+  cotangents), frozen and slotted dataclasses included;
 - ``None``: a node with no children (so it contributes no leaves);
 - any class registered with :func:`register_pytree_node`.
 
@@ -29,10 +34,12 @@ registered node's auxiliary data is hashable), so it can key caches.
 from __future__ import annotations
 
 import collections
+import dataclasses
 from typing import Any, Callable, Iterable
 
 __all__ = [
     "PyTreeDef",
+    "register_dataclass",
     "register_pytree_node",
     "tree_flatten",
     "tree_unflatten",
@@ -125,6 +132,38 @@ _NAMEDTUPLE = _NodeKind(
     + ", ".join(f"{f}={p}" for f, p in zip(cls._fields, parts)) + ")",
 )
 
+
+def _flatten_dataclass(x):
+    cls = type(x)
+    return [getattr(x, n) for n in _dataclass_fields(cls)], cls
+
+
+def _unflatten_dataclass(cls, children):
+    obj = object.__new__(cls)
+    for name, value in zip(_dataclass_fields(cls), children):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+_DATACLASS_FIELDS: dict = {}
+
+
+def _dataclass_fields(cls) -> tuple:
+    names = _DATACLASS_FIELDS.get(cls)
+    if names is None:
+        names = _DATACLASS_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+# Dataclasses, like namedtuples, are recognised structurally; the class is the aux data.
+_DATACLASS = _NodeKind(
+    "dataclass",
+    _flatten_dataclass,
+    _unflatten_dataclass,
+    lambda cls, parts: cls.__name__ + "("
+    + ", ".join(f"{f}={p}" for f, p in zip(_dataclass_fields(cls), parts)) + ")",
+)
+
 _registry: dict[type, _NodeKind] = {
     tuple: _TUPLE,
     list: _LIST,
@@ -153,6 +192,7 @@ def register_pytree_node(
         raise TypeError(f"register_pytree_node expects a class, got {nodetype!r}")
     if nodetype in _registry or _is_namedtuple_type(nodetype):
         raise ValueError(f"{nodetype.__qualname__} is already a pytree node type")
+    _AUTO.pop(nodetype, None)
 
     def flatten(x):
         children, aux = flatten_func(x)
@@ -164,16 +204,68 @@ def register_pytree_node(
     _registry[nodetype] = _NodeKind(nodetype.__qualname__, flatten, unflatten_func, show)
 
 
+def register_dataclass(nodetype: type, data_fields=None, meta_fields=None) -> type:
+    """Make instances of the dataclass ``nodetype`` pytree nodes whose children are
+    the ``data_fields`` and whose ``meta_fields`` are auxiliary data (part of the
+    structure, not leaves), as ``jax.tree_util.register_dataclass``.
+
+    Without ``data_fields`` every field is a child (what an unregistered dataclass
+    gets anyway).  Unflattening sets the fields without calling ``__init__``.
+    Returns ``nodetype``, so it can decorate the class.
+    """
+    if not dataclasses.is_dataclass(nodetype) or not isinstance(nodetype, type):
+        raise TypeError(f"register_dataclass expects a dataclass, got {nodetype!r}")
+    names = [f.name for f in dataclasses.fields(nodetype)]
+    meta = tuple(meta_fields or ())
+    data = tuple(data_fields) if data_fields is not None else \
+        tuple(n for n in names if n not in meta)
+    if sorted(data + meta) != sorted(names):
+        raise ValueError(f"data_fields and meta_fields of {nodetype.__qualname__} must "
+                         f"name each of its fields {names} once")
+
+    def flatten(x):
+        return [getattr(x, n) for n in data], tuple(getattr(x, n) for n in meta)
+
+    def unflatten(aux, children):
+        obj = object.__new__(nodetype)
+        for name, value in zip(data + meta, tuple(children) + tuple(aux)):
+            object.__setattr__(obj, name, value)
+        return obj
+
+    register_pytree_node(nodetype, flatten, unflatten)
+    return nodetype
+
+
 def _is_namedtuple_type(t: type) -> bool:
     return issubclass(t, tuple) and hasattr(t, "_fields")
+
+
+#: node kinds recognised by their class's shape (namedtuples, dataclasses), per type
+_AUTO: dict = {}
+
+
+def _auto_kind(t: type) -> _NodeKind | None:
+    """``_NAMEDTUPLE``, ``_DATACLASS`` or None (a leaf) for an unregistered type."""
+    try:
+        return _AUTO[t]
+    except KeyError:
+        pass
+    if issubclass(t, tuple) and hasattr(t, "_fields"):
+        kind = _NAMEDTUPLE
+    elif dataclasses.is_dataclass(t):
+        kind = _DATACLASS
+    else:
+        kind = None
+    _AUTO[t] = kind
+    return kind
 
 
 def _kind_of(x) -> _NodeKind | None:
     """The node kind of ``x``, or None if ``x`` is a leaf."""
     t = type(x)
     kind = _registry.get(t)
-    if kind is None and issubclass(t, tuple) and hasattr(t, "_fields"):
-        return _NAMEDTUPLE
+    if kind is None:
+        return _auto_kind(t)
     return kind
 
 
@@ -192,9 +284,8 @@ def _flatten(x, leaves: list, is_leaf):
         return (_DICT, keys, tuple([_flatten(x[k], leaves, is_leaf) for k in keys]))
     kind = _registry.get(t)
     if kind is None:
-        if issubclass(t, tuple) and hasattr(t, "_fields"):
-            kind = _NAMEDTUPLE
-        else:
+        kind = _auto_kind(t)
+        if kind is None:
             leaves.append(x)
             return None
     children, aux = kind.flatten(x)
@@ -237,6 +328,8 @@ def _path_part(kind: _NodeKind, aux, i: int) -> str:
         return f"[{aux[1][i]!r}]"
     if kind is _NAMEDTUPLE:
         return f".{aux._fields[i]}"
+    if kind is _DATACLASS:
+        return f".{_dataclass_fields(aux)[i]}"
     return f"[{i}]"
 
 
@@ -247,6 +340,8 @@ def _describe(kind: _NodeKind, aux, n: int) -> str:
         return f"defaultdict with keys {list(aux[1])!r}"
     if kind is _NAMEDTUPLE:
         return f"namedtuple {aux.__qualname__}"
+    if kind is _DATACLASS:
+        return f"dataclass {aux.__qualname__}"
     if kind is _NONE:
         return "None"
     return f"{kind.name} of {n} children" + ("" if kind in (_TUPLE, _LIST) else f" (aux {aux!r})")

@@ -20,6 +20,7 @@ from .emit.python import Emitted, emit_function
 from .frontend.lower import lower_with_statics, statics_unchanged
 from .frontend.scope import FreeVar
 from .ir import nodes as ir
+from .passes.containers import functional_containers
 from .passes.copyprop import copy_propagate
 from .passes.dce import dce
 from .passes.index_writes import writes_as_values
@@ -130,7 +131,7 @@ def front(fn) -> Front:
 
         func, freevars = lowered(fn)
         func, freevars = inline_calls(func, freevars, lowered, statics=statics)
-        func = single_exit(func)
+        func = single_exit(functional_containers(func))
         hit = Front(func, freevars, tuple(statics), has_sites(func), needs_values(func))
         _FRONT[fn] = hit
         _remember_sibling(fn, hit)
@@ -207,6 +208,7 @@ def expanded(fr: Front, arguments: Dict) -> Front:
     if fr.values:
         func, freevars = inline_calls(func, freevars, lowered, values=arguments,
                                       statics=statics)
+        func = functional_containers(func)
     if has_sites(func):
         arguments = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
         func, freevars = expand_sites(func, freevars, arguments, lowered)

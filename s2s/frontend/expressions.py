@@ -11,16 +11,19 @@ and conditional expressions become ``If`` statements (short-circuit kept).
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import inspect
 import operator
 
 import libcst as cst
 
+import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..errors import NameResolutionError, S2SError, unsupported
 from ..ir import nodes as ir
 from . import desugar
+from .comprehensions import ComprehensionLowering
 from .scope import FreeVar
 
 
@@ -30,7 +33,7 @@ def is_static(value) -> bool:
 
 
 
-class ExpressionLowering:
+class ExpressionLowering(ComprehensionLowering):
     """The ``expr_*`` methods of the lowerer (see the module docstring)."""
 
     def value(self, node) -> ir.Expr:
@@ -42,6 +45,9 @@ class ExpressionLowering:
 
     def expr_Name(self, node):
         name = node.value
+        scoped = self.comp_var(name) if self.comp_scopes else None
+        if scoped is not None:
+            return scoped
         if name in self.locals:
             return ir.Var(name)
         if name in ("True", "False", "None"):
@@ -127,6 +133,9 @@ class ExpressionLowering:
         return value
 
     def expr_Call(self, node):
+        reduced = self.builtin_reduction(node)
+        if reduced is not None:
+            return reduced
         args, kwargs = self.call_args(node)
         func = node.func
         if isinstance(func, cst.Attribute):
@@ -144,10 +153,30 @@ class ExpressionLowering:
             # calling a value (an object with __call__, a function passed in)
             target = self._as_atom(target, func)
             return ir.Call(build.call_method, (target, ir.Const("__call__")) + args, kwargs)
+        if is_record_class(target.value):
+            return self.record(target.value, args, kwargs, node)
         if getattr(target.value, "_s2s_static_factory", False) and all(
                 isinstance(a, ir.Const) for a in args + tuple(v for _, v in kwargs)):
             return self.static_factory(target.value, args, kwargs, node)
         return ir.Call(target.value, args, kwargs)
+
+    def record(self, cls, args, kwargs, node) -> ir.Call:
+        """``P(a, b=c)`` of a dataclass or namedtuple class: ``rt.make_record(P, (a, c))``,
+        the values of its ``__init__`` parameters in order (defaults filled in)."""
+        loc = self.loc(node)
+        if getattr(cls, "__post_init__", None) is not None:
+            raise unsupported(f"constructing the dataclass {cls.__qualname__}, which has "
+                              "__post_init__, in differentiated code", loc,
+                              "s2s cannot see what __post_init__ does with the fields")
+        try:
+            bound = inspect.signature(cls).bind(*args, **dict(kwargs))
+        except TypeError as exc:
+            raise S2SError(f"{cls.__qualname__}(...): {exc}", loc) from None
+        bound.apply_defaults()
+        fields = [v if isinstance(v, (ir.Var, ir.Const)) else ir.Const(v)
+                  for v in bound.arguments.values()]
+        return ir.Call(rt.make_record, (ir.Const(cls), self.pack(fields, tuple,
+                                                                 build.make_tuple, loc)))
 
     def static_factory(self, factory, args, kwargs, node) -> ir.Const:
         """``grad(f, argnums=1)`` with constant arguments, made while lowering: the
@@ -297,6 +326,19 @@ class ExpressionLowering:
         return result
 
 
+def is_record_class(cls) -> bool:
+    """A namedtuple class, or a dataclass whose ``__init__`` ``@dataclass`` generated
+    (its instances are built with ``rt.make_record``; a hand-written ``__init__`` is
+    inlined like any user class's)."""
+    if not isinstance(cls, type):
+        return False
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return True
+    init = cls.__dict__.get("__init__") if dataclasses.is_dataclass(cls) else None
+    code = getattr(init, "__code__", None)
+    return code is not None and code.co_filename.startswith("<")
+
+
 def _is_library(owner) -> bool:
     """numpy, math and the builtins: their constants (np.pi, math.inf) never change."""
     mod = owner.__name__ if inspect.ismodule(owner) else getattr(owner, "__module__", "")
@@ -313,8 +355,7 @@ def _describe(v) -> str:
 
 _EXPR_NAMES = {
     "Yield": "'yield'", "Await": "'await'", "Lambda": "lambda inside a differentiated function",
-    "ListComp": "list comprehension", "SetComp": "set comprehension",
-    "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
+    "SetComp": "set comprehension",
     "FormattedString": "f-string", "NamedExpr": "assignment expression ':='",
     "Set": "set literal", "StarredElement": "starred expression",
 }

@@ -24,6 +24,7 @@ from s2s_runtime import build
 
 from ..ir import nodes as ir
 from ..rules import lookup
+from .container_aliases import SEQUENCE_RESULTS
 
 
 def single_defs(body) -> Dict[str, ir.Expr]:
@@ -140,7 +141,7 @@ class _RangeLoops:
             return [seq0], make
         known = (call is not None and (call.fn in (build.make_list, build.make_tuple) or (
             lookup(call.fn) is not None and not lookup(call.fn).container_result
-            and call.fn not in (build.make_dict,)))) or (
+            and call.fn not in (build.make_dict,)) or call.fn in SEQUENCE_RESULTS)) or (
             isinstance(seq, ir.Var) and seq.name in self.indexable)
         if not known:
             return None, None

@@ -10,8 +10,9 @@ import operator
 
 import numpy as np
 
-from s2s_runtime import (broadcast_like, cast_jvp, cast_vjp, getattr_vjp, matmul_vjp_lhs,
-                         matmul_vjp_rhs, sum_builtin_jvp, sum_builtin_vjp, unbroadcast)
+from s2s_runtime import (broadcast_like, cast_jvp, cast_vjp, field_tangent, getattr_vjp,
+                         matmul_vjp_lhs, matmul_vjp_rhs, sum_builtin_jvp, sum_builtin_vjp,
+                         unbroadcast)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -55,8 +56,9 @@ defvjp(abs, lambda g, ans, x: g * np.conj(x) / np.where(ans == 0, 1.0, ans))
 defjvp(abs, lambda t, ans, x: np.real(np.conj(x) * t) / np.where(ans == 0, 1.0, ans))
 # obj.name of a namedtuple: g placed at that field
 defvjp(getattr, lambda g, ans, obj, name: getattr_vjp(g, obj, name))
-# the tangent of obj.name is the same field of obj's tangent (a namedtuple alike)
-defjvp(getattr, lambda t, ans, obj, name: getattr(t, name))
+# the tangent of obj.name is the same field of obj's tangent (a record alike; a
+# property is refused rather than run on the tangent)
+defjvp(getattr, lambda t, ans, obj, name: field_tangent(t, name))
 defvjp(float, lambda g, ans, x: unbroadcast(g, x))
 defjvp(float, lambda t, ans, x: float(t))
 # casts to a numpy scalar type: the cotangent goes back in the input's type

@@ -91,10 +91,13 @@ defjvp(unreduce, lambda tan, out, g, x, axis=None, keepdims=False:
        unreduce(tan, x, axis, keepdims),
        lambda tan, out, g, x, axis=None, keepdims=False: zeros_like(out))
 # getitem_vjp(g, x, index) = g scattered into zeros at index; transpose: the gather ct[index]
+# (the index, e.g. a key a loop over a dict's items gives, is piecewise constant)
 defvjp(getitem_vjp, lambda ct, out, g, x, index: getitem_vjp_transpose(ct, g, x, index),
        lambda ct, out, g, x, index: zeros_like(x),
+       lambda ct, out, g, x, index: zeros_like(index),
        container_result=True)
 defjvp(getitem_vjp, lambda tan, out, g, x, index: getitem_vjp(tan, x, index),
+       lambda tan, out, g, x, index: zeros_like(out),
        lambda tan, out, g, x, index: zeros_like(out))
 # unpack_vjp(cts, x) = the targets' cotangents packed like x; transpose: unpack ct
 defvjp(unpack_vjp, lambda ct, out, cts, x: unpack_vjp_transpose(ct, cts, x),
@@ -298,9 +301,11 @@ defjvp(vstack_vjp, lambda tan, out, g, tup: vstack_vjp(tan, tup),
 # --- the transposes above (third order): each is linear in ct, its transpose the helper ----
 defvjp(getitem_vjp_transpose, lambda c, out, ct, g, x, index: getitem_vjp(c, x, index),
        lambda c, out, ct, g, x, index: zeros_like(g), lambda c, out, ct, g, x, index: zeros_like(x),
+       lambda c, out, ct, g, x, index: zeros_like(index),
        container_result=True)
 defjvp(getitem_vjp_transpose,
        lambda tan, out, ct, g, x, index: getitem_vjp_transpose(tan, g, x, index),
+       lambda tan, out, ct, g, x, index: zeros_like(out),
        lambda tan, out, ct, g, x, index: zeros_like(out),
        lambda tan, out, ct, g, x, index: zeros_like(out))
 defvjp(unreduce_transpose, lambda c, out, ct, g, x, axis=None, keepdims=False:

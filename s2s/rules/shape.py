@@ -17,13 +17,17 @@ import numpy as np
 from s2s_runtime import (array_jvp, array_vjp, astype_jvp, astype_vjp, build, concatenate_vjp,
                          diag_vjp, full_vjp, getitem_vjp, hstack_vjp, linspace_vjp, repeat_vjp,
                          reshape_vjp, sort_jvp, sort_vjp, split_vjp, stack_vjp, take_vjp,
-                         tile_vjp, trace_vjp, transpose_vjp, unbroadcast, vstack_vjp)
+                         tile_vjp, trace_vjp, transpose_vjp, unbroadcast, vstack_vjp,
+                         zeros_like)
 
 from .registry import defjvp, defvjp
 
-# x[index]: g scattered back into zeros shaped like x
-defvjp(operator.getitem, lambda g, ans, x, index: getitem_vjp(g, x, index))
-defjvp(operator.getitem, lambda t, ans, x, index: t[index])
+# x[index]: g scattered back into zeros shaped like x; an index (a key, a position that
+# may come from a loop over differentiated values) is piecewise constant: zero derivative
+defvjp(operator.getitem, lambda g, ans, x, index: getitem_vjp(g, x, index),
+       lambda g, ans, x, index: zeros_like(index))
+defjvp(operator.getitem, lambda t, ans, x, index: t[index],
+       lambda t, ans, x, index: zeros_like(ans))
 defvjp(np.take, lambda g, ans, a, indices, axis=None, out=None, mode="raise":
        take_vjp(g, a, indices, axis, mode))
 defjvp(np.take, lambda t, ans, a, indices, axis=None, out=None, mode="raise":

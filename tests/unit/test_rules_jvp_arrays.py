@@ -36,6 +36,8 @@ def _active(rule, args, kwargs):
     names = rule.param_names()
     out = []
     for i in range(len(rule.jvps)):
+        if names[i] in rule.zero_params():
+            continue  # an index or shape argument, declared constant
         if i < len(args):
             out.append((i, args[i]))
         elif names[i] in kwargs:

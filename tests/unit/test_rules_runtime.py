@@ -122,7 +122,9 @@ def check(fn, args, active):
     assert abs(lhs - rhs) <= 1e-6 * (1 + abs(lhs)), (fn.__name__, lhs, rhs)
     # every other parameter that the call passes has zero templates
     for i in range(min(nparams, len(args))):
-        if i in active or rule.vjps[i] is None:
+        if i in active or rule.vjps[i] is None or not all(
+                isinstance(v, (int, float, complex, np.ndarray, np.number))
+                for v in _leaves(args[i])):  # an index (slices...): no zero of its shape
             continue
         _zero(rule.vjps[i](ct, out, *args), args[i])
         _zero(rule.jvps[i](_rand_like(out), out, *args), out)

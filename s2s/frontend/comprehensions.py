@@ -1,0 +1,228 @@
+"""Lowering of comprehensions and generator expressions into loops.
+
+``ComprehensionLowering`` is mixed into the expression lowering.  A
+comprehension becomes a loop that builds its result as a value:
+
+* ``[e for v in xs if c]`` (and a generator expression, which is evaluated
+  into a list) -> ``listcomp = []; for v in rt.sequence(xs): if c:
+  listcomp = rt.list_append(listcomp, e)``; nested ``for`` clauses nest loops;
+* ``{k: v for ...}`` -> ``dictcomp = rt.dict_set(dictcomp, k, v, old)``;
+* ``sum(e for v in xs)`` (or of a list comprehension), with or without a
+  start -> ``total = start; for v in ...: total = total + e`` (no list);
+* ``max(...)``/``min(...)`` of one iterable -> ``rt.max_of``/``rt.min_of``
+  (of the comprehension's list), of three or more values -> of their tuple.
+
+The comprehension's variables live in a scope of their own (fresh names, so
+they never leak into or clash with the function's); the first iterable is
+evaluated outside it, as in Python.  Iterables are taken as sequences
+(``rt.sequence``: lists, tuples and arrays as they are, other iterables as a
+list) so that loops over them can be indexed and differentiated in both
+modes; ranges stay ranges.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import libcst as cst
+
+import s2s_runtime as rt
+from s2s_runtime import build
+
+from ..errors import unsupported
+from ..ir import nodes as ir
+
+_LAZY = (zip, enumerate, reversed)
+
+
+class ComprehensionLowering:
+    """Mixin of the expression lowering (see the module docstring)."""
+
+    #: scopes of the comprehensions being lowered: user name -> IR variable name
+    comp_scopes: tuple = ()
+
+    def comp_var(self, name):
+        """The IR variable of a comprehension variable ``name``, or None."""
+        for scope in reversed(self.comp_scopes):
+            if name in scope:
+                return ir.Var(scope[name])
+        return None
+
+    def expr_ListComp(self, node):
+        return self.collect(node, "list")
+
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node):
+        return self.collect(node, "dict")
+
+    def collect(self, node, kind) -> ir.Var:
+        loc = self.loc(node)
+        first = self.comp_iterable(node.for_in.iter)
+        acc = self._fresh_local(f"{kind}comp")
+        self.emit(ir.Assign(acc, ir.Call(build.make_list if kind == "list" else build.make_dict,
+                                         ()), loc))
+
+        def item():
+            if kind == "list":
+                e = self.atom(node.elt)
+                self.emit(ir.Assign(acc, ir.Call(rt.list_append, (acc, e)), loc))
+                return
+            k, v = self.atom(node.key), self.atom(node.value)
+            old = self.temp()
+            self.emit(ir.Assign(old, ir.Call(rt.old_item, (acc, k)), loc))
+            self.emit(ir.Assign(acc, ir.Call(rt.dict_set, (acc, k, v, old)), loc))
+
+        self.comp_loops(node.for_in, first, item, loc)
+        return acc
+
+    # -- sum / max / min of one iterable --------------------------------------------------
+    def builtin_reduction(self, node):
+        """``sum``/``max``/``min`` calls lowered specially, or None (an ordinary call)."""
+        func = node.func
+        if not isinstance(func, cst.Name) or func.value not in ("sum", "max", "min") \
+                or any(a.star for a in node.args):
+            return None
+        fn = self.value(func)
+        if not (isinstance(fn, ir.Const) and fn.value is getattr(builtins, func.value)):
+            return None
+        positional = [a for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
+        comp = positional[0].value if positional and isinstance(
+            positional[0].value, (cst.GeneratorExp, cst.ListComp)) else None
+        loc = self.loc(node)
+        if fn.value is sum:
+            if comp is None or len(positional) > 2 or set(keywords) - {"start"} or (
+                    len(positional) == 2 and keywords):
+                return None
+            return self.accumulate(comp, positional[1:] or list(keywords.values()), loc)
+        if keywords or not positional:
+            return None  # key=, default=: the builtin itself
+        if len(positional) == 1:
+            items = self.atom(positional[0].value)
+        elif len(positional) >= 3:
+            items = self.pack([self.atom(a.value) for a in positional], tuple,
+                              build.make_tuple, loc)
+        else:
+            return None  # max(a, b): its own rule
+        return ir.Call(rt.max_of if fn.value is max else rt.min_of, (items,))
+
+    def accumulate(self, comp, start_args, loc) -> ir.Var:
+        first = self.comp_iterable(comp.for_in.iter)
+        start = self.atom(start_args[0].value) if start_args else ir.Const(0)
+        total = self._fresh_local("total")
+        self.emit(ir.Assign(total, start, loc))
+
+        def item():
+            e = self.atom(comp.elt)
+            self.emit(ir.Assign(total, ir.Call(operator.add, (total, e)), loc))
+
+        self.comp_loops(comp.for_in, first, item, loc)
+        return total
+
+    # -- the loops -------------------------------------------------------------------------
+    def comp_loops(self, comp_for, first, item, loc) -> None:
+        self.comp_scopes = self.comp_scopes + ({},)
+        try:
+            self._comp_for(comp_for, first, item, loc)
+        finally:
+            self.comp_scopes = self.comp_scopes[:-1]
+
+    def _comp_for(self, comp_for, it, item, loc) -> None:
+        if comp_for.asynchronous is not None:
+            raise unsupported("'async for' in a comprehension", loc)
+        self.blocks.append([])
+        target = self._bind_comp_target(comp_for.target, loc)
+
+        def inner():
+            if comp_for.inner_for_in is not None:
+                nxt = comp_for.inner_for_in
+                self._comp_for(nxt, self.comp_iterable(nxt.iter), item, loc)
+            else:
+                item()
+
+        self._comp_ifs(list(comp_for.ifs), inner, loc)
+        body = tuple(self.blocks.pop())
+        self.emit(ir.For(target, it, body, (), loc))
+
+    def _comp_ifs(self, ifs, inner, loc) -> None:
+        if not ifs:
+            inner()
+            return
+        test = self.atom(ifs[0].test)
+        self.blocks.append([])
+        self._comp_ifs(ifs[1:], inner, loc)
+        body = tuple(self.blocks.pop())
+        self.emit(ir.If(test, body, (), loc))
+
+    def _bind_comp_target(self, target, loc) -> ir.Var:
+        """The loop variable of a ``for`` clause (names bound in the comprehension's scope;
+        a tuple target is unpacked at the top of the loop body)."""
+        if isinstance(target, cst.Name):
+            return self._comp_name(target.value)
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            raise unsupported(f"comprehension target {type(target).__name__}", loc)
+        var = self.temp()
+        self._unpack_comp(target, var, loc)
+        return var
+
+    def _unpack_comp(self, target, src, loc) -> None:
+        parts, nested = [], []
+        for e in target.elements:
+            if isinstance(e, cst.StarredElement):
+                raise unsupported("starred target in a comprehension", loc)
+            if isinstance(e.value, cst.Name):
+                parts.append(self._comp_name(e.value.value))
+            elif isinstance(e.value, (cst.Tuple, cst.List)):
+                t = self.temp()
+                parts.append(t)
+                nested.append((e.value, t))
+            else:
+                raise unsupported(f"comprehension target {type(e.value).__name__}", loc)
+        self.emit(ir.Unpack(tuple(parts), src, loc))
+        for e, t in nested:
+            self._unpack_comp(e, t, loc)
+
+    def _comp_name(self, name) -> ir.Var:
+        scope = self.comp_scopes[-1]
+        if name not in scope:
+            scope[name] = self._fresh_local(name).name
+        return ir.Var(scope[name])
+
+    def _fresh_local(self, base) -> ir.Var:
+        """A fresh variable; never the bare name of a global, closure variable or builtin
+        (the function may also read it, as a free variable of that name)."""
+        shadowing = base in self.globals or base in self.cells or hasattr(builtins, base)
+        return ir.Var(self.names.fresh(f"{base}_" if shadowing else base))
+
+    def comp_iterable(self, node) -> ir.Atom:
+        """What a ``for`` clause iterates, as a sequence (see the module docstring)."""
+        value = self.value(node)
+        loc = self.loc(node)
+        if isinstance(value, ir.Const):
+            return value
+        if isinstance(value, ir.Call) and value.fn is range:
+            return self._as_atom(value, node)
+        if isinstance(value, ir.Call) and value.fn in _LAZY and not value.kwargs:
+            args = tuple(self._as_sequence(a, loc) if i == 0 or value.fn is zip else a
+                         for i, a in enumerate(value.args))
+            value = ir.Call(value.fn, args)
+        else:
+            value = ir.Call(rt.sequence, (self._as_atom(value, node),))
+        t = self.temp()
+        self.emit(ir.Assign(t, value, loc))
+        return t
+
+    def _as_sequence(self, a, loc) -> ir.Atom:
+        if isinstance(a, ir.Const) or self._made_by(a, range):
+            return a
+        t = self.temp()
+        self.emit(ir.Assign(t, ir.Call(rt.sequence, (a,)), loc))
+        return t
+
+    def _made_by(self, a, fn) -> bool:
+        """``a`` is a temporary the current block just assigned from a call of ``fn``."""
+        for s in reversed(self.blocks[-1]):
+            if isinstance(s, ir.Assign) and s.target == a:
+                return isinstance(s.value, ir.Call) and s.value.fn is fn
+        return False
