@@ -40,7 +40,9 @@ from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before
 from .index_writes import resolve_index_writes
+from .hoist import hoist_invariants
 from .inplace import resolve_inplace
+from .scalars import real_scalars, scalar_tuples
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
 
@@ -88,11 +90,6 @@ class Reverse(LoopAdjoints, TryAdjoints):
             if isinstance(s, ir.Assign):
                 if expr_active(s.value, active):
                     active.add(s.target.name)
-                v = s.value
-                if _scalar_item(v, self.info) or is_real_scalar_op(v, self.scalars) or (
-                        isinstance(v, ir.Var) and v.name in self.scalars) or (
-                        isinstance(v, ir.Const) and type(v.value) in (int, float)):
-                    self.scalars.add(s.target.name)
                 if isinstance(s.value, ir.Call):
                     rule = lookup(s.value.fn)
                     if rule is not None and not rule.container_result and s.value.fn not in _STRUCT:
@@ -311,6 +308,11 @@ class Reverse(LoopAdjoints, TryAdjoints):
     def adjoint_unpack(self, s: ir.Unpack, have, out, loc) -> None:
         if not any(t.name in have for t in s.targets) or not is_in(s.value, self.relevant):
             return
+        if all(t.name in self.scalars for t in s.targets) and s.value.name in self.scalar_tuples:
+            # a, b = (x, y) of real scalars: the cotangent is the tuple of theirs (0.0 for none)
+            cts = tuple(self.bar[t.name] if t.name in have else ir.Const(0.0) for t in s.targets)
+            self.accumulate(s.value, self._pack(cts, out, loc), have, out, loc)
+            return
         cts = tuple(self.bar[t.name] if t.name in have else ir.Const(None) for t in s.targets)
         packed = self._pack(cts, out, loc)
         t = self.temp()
@@ -376,6 +378,8 @@ class Reverse(LoopAdjoints, TryAdjoints):
         self.try_records: Dict[int, object] = {}
         self.tries_with_adjoint: Set[int] = set()
         body = self.prepare_loops(body)
+        self.scalars = real_scalars(body, self.scalars, lambda v: _scalar_item(v, self.info))
+        body = hoist_invariants(body, self.scalars)
         self.loop_stack: List[Set[str]] = []
         self.while_counts: Dict[int, ir.Var] = {}
         self.loops_with_adjoint: Set[int] = set()
@@ -386,7 +390,9 @@ class Reverse(LoopAdjoints, TryAdjoints):
         self.tapes = (self.tape, self.ctrl)
         self._defined_before = defined_before(body, {p.var.name for p in self.fn.params})
         active = {p for p in self.wrt if self.info[p].differentiable}
+        self.scalar_tuples = scalar_tuples(body, self.scalars)
         self.forward_activity(body, active)
+        self.numeric |= self.scalars
         self.active_vars = active
         needed = {value.name} if isinstance(value, ir.Var) else set()
         backward_needed(body, needed, active)
