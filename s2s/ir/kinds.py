@@ -68,10 +68,22 @@ def opaque_kind(x, depth=0):
     if depth > 3 or type(attrs) is not dict or \
             (t.__module__ or "").split(".")[0] in ("builtins", "numpy"):
         return ("object", t)
-    inner = tuple((k, opaque_kind(v, depth + 1)) for k, v in attrs.items()
-                  if isinstance(v, _ROUTINES) or type(v) is types.MethodType
-                  or type(getattr(v, "__dict__", None)) is dict)
+    inner = tuple((k, kind) for k, kind in ((k, _attribute_kind(v, depth + 1))
+                                            for k, v in attrs.items()) if kind is not None)
     return ("object", t, inner) if inner else ("object", t)
+
+
+def _attribute_kind(v, depth):
+    """The kind of an attribute the inliner may see through (None: read at run time):
+    a function, an object, or a list or tuple of them (``for layer in self.layers``)."""
+    if isinstance(v, _ROUTINES) or type(v) is types.MethodType \
+            or type(getattr(v, "__dict__", None)) is dict:
+        return opaque_kind(v, depth)
+    if type(v) in (list, tuple) and len(v) <= 256 and depth <= 3:
+        kinds = tuple(_attribute_kind(x, depth + 1) for x in v)
+        if any(k is not None for k in kinds):
+            return (type(v).__name__, kinds)
+    return None
 
 
 def kind_of(x):

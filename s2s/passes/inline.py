@@ -55,7 +55,7 @@ from ..ir.names import NameGen
 from .callables import MAX_RECURSION, CallableCalls, _callee_name, _with_call
 from .local_callables import (_NOTHING, Bindings, Constant, Value, VirtualObject, fold,
                               is_user_class, is_user_function, is_user_object,
-                              known_of_const, known_of_value)
+                              known_of_const, known_of_value, useful)
 from .objects import ObjectCalls
 from .single_exit import single_exit
 from .ssa import _rename_all
@@ -63,6 +63,8 @@ from .ssa import _rename_all
 __all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", "MAX_RECURSION"]
 
 _P = inspect.Parameter
+#: longest list of functions or objects a loop over it is unrolled for
+MAX_UNROLL = 256
 
 
 class Inliner(ObjectCalls, CallableCalls):
@@ -116,6 +118,10 @@ class Inliner(ObjectCalls, CallableCalls):
                 self.known.bind(s.target.name, alias)
                 return []
         self.check_uses(s)
+        if isinstance(s, ir.For):
+            items = self.known_items(s.iter)
+            if items is not None and not s.orelse and not _jumps(s.body):
+                return self.unroll(s, items)
         loop = isinstance(s, (ir.For, ir.While))
         if loop or isinstance(s, ir.Try):
             for x in ir.walk([s]):  # a later iteration (or a handler) sees these reassigned
@@ -141,6 +147,30 @@ class Inliner(ObjectCalls, CallableCalls):
         finally:
             if loop:
                 self.loops.pop()
+
+    def known_items(self, a):
+        """The items of a list or tuple of functions or objects ``a`` is known to hold."""
+        known = self.known_of(a)
+        if isinstance(known, Value) and type(known.value) in (list, tuple) \
+                and len(known.value) <= MAX_UNROLL and useful(known.value):
+            return known.value
+        return None
+
+    def unroll(self, s: ir.For, items) -> List:
+        """``for f in (np.sin, np.cos)``, ``for layer in self.layers``: one copy of the
+        body per item, each seeing which function or object it calls."""
+        out = []
+        for i, item in enumerate(items):
+            if isinstance(s.iter, ir.Const):
+                out += self.stmt(ir.Assign(s.target, ir.Const(item), s.loc))
+            else:
+                read = ir.Call(operator.getitem, (s.iter, ir.Const(i)))
+                out += self.plain(ir.Assign(s.target, read, s.loc))
+                known = known_of_value(item)
+                if known is not None:
+                    self.known.bind(s.target.name, known)
+            out += self.block(s.body)
+        return out
 
     def assigned_value(self, s: ir.Assign):
         """``(s, known)``: ``s`` with a constant folded, and what its target then holds."""
@@ -350,6 +380,16 @@ class Inliner(ObjectCalls, CallableCalls):
                    if n not in {p.var.name for p in fn.params})
         return replace(fn, body=tuple(body), params=fn.params + kw,
                        temps=frozenset(self.temps))
+
+
+def _jumps(body) -> bool:
+    """A ``break`` or ``continue`` of the loop whose body is ``body``."""
+    for s in body:
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return True
+        if not isinstance(s, (ir.For, ir.While)) and any(map(_jumps, ir.sub_blocks(s))):
+            return True
+    return False
 
 
 def _objectlike(known) -> bool:

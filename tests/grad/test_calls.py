@@ -253,6 +253,33 @@ def module_loss(x, m):
     return m(x).sum()
 
 
+class Sequential:
+    def __init__(self, *layers):
+        self.layers = list(layers)
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def sequential_loss(x, model):
+    return np.sum(model(x) ** 2)
+
+
+def loop_over_layers(x, layers):
+    for layer in layers:
+        x = layer(x) + x[:1]
+    return np.sum(x)
+
+
+def loop_over_functions(x):
+    s = 0.0
+    for f in (np.sin, np.cos, cube, lambda_twice):
+        s = s + f(x) * x
+    return s
+
+
 NET = make_net(3)
 
 
@@ -316,6 +343,7 @@ CASES = [
     (local_recursion, (0.6,)),
     (global_net_loss, (X3,)),
     (object_state_in_a_loop, (0.8,)),
+    (loop_over_functions, (0.8,)),
     (_net_loss_fixed, (X3,)),
 ]
 
@@ -440,6 +468,25 @@ def test_an_object_argument_with_an_attribute_read():
     h = s2s.hessian(module_loss)(x, m)
     fd = np.stack([fd_grad(lambda v: s2s.grad(module_loss)(v, m)[i], x) for i in range(3)])
     np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_loops_over_lists_of_objects_are_unrolled_per_structure():
+    x = RNG.normal(size=3)
+    square = Module(RNG.normal(size=(3, 3)))
+    for model in (Sequential(square, Module(RNG.normal(size=(3, 3)))),
+                  Sequential(square, square, Linear(RNG.normal(size=(3, 3)), np.zeros(3))),
+                  Sequential(square)):
+        g = s2s.grad(sequential_loss)(x, model)
+        np.testing.assert_allclose(g, fd_grad(lambda v: sequential_loss(v, model), x),
+                                   rtol=1e-6, atol=1e-8)
+        v = RNG.normal(size=3)
+        assert np.isclose(s2s.jvp(sequential_loss, (x, model), (v, None))[1], g @ v,
+                          rtol=1e-10)
+    layers = [Module(RNG.normal(size=(3, 3))) for _ in range(3)]
+    for n in (3, 1):
+        g = s2s.grad(loop_over_layers)(x, layers[:n])
+        np.testing.assert_allclose(g, fd_grad(lambda v: loop_over_layers(v, layers[:n]), x),
+                                   rtol=1e-6, atol=1e-8)
 
 
 def test_rebinding_what_a_program_object_holds_makes_new_code():
