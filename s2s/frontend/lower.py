@@ -68,8 +68,16 @@ class Lowerer(ExpressionLowering):
         """The local names a nested function of this one can read (see ``nested.py``)."""
         return set(self.locals)
 
+    def visible_comps(self) -> dict:
+        """The comprehension variables a nested function here can read: user name ->
+        variable (``nested.py``)."""
+        out = {}
+        for scope in getattr(self, "comp_scopes", ()):
+            out.update(scope)
+        return out
+
     def name_ref(self, name) -> ir.Var:
-        """A read of ``name``, one of ``visible()``."""
+        """A read of ``name``, one of ``visible()`` (or a comprehension's variable)."""
         return ir.Var(name)
 
     # -- entry -------------------------------------------------------------

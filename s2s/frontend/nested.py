@@ -93,8 +93,10 @@ class _Nested:
         self.outer = outer
         self.local_name = name
         enclosing = outer.visible()
+        #: enclosing comprehension variables: user name -> their variable there
+        self.enclosing_comps = outer.visible_comps()
         self._setup(outer.parsed, node, outer.globals, outer.cells, outer.statics,
-                    reserved=enclosing)
+                    reserved=enclosing | set(self.enclosing_comps.values()))
         #: names of enclosing functions this one can read (its own locals shadow them)
         self.enclosing = enclosing - self.locals
         self.captured = []
@@ -105,8 +107,14 @@ class _Nested:
     def visible(self) -> set:
         return self.locals | self.enclosing
 
+    def visible_comps(self) -> dict:
+        comps = {k: v for k, v in self.enclosing_comps.items() if k not in self.locals}
+        return {**comps, **_own_comps(self)}
+
     def name_ref(self, name) -> ir.Var:
-        return ir.Var(name) if name in self.locals else self.capture(name)
+        if name in self.locals or name in _own_comps(self).values():
+            return ir.Var(name)
+        return self.capture(name)
 
     def capture(self, name) -> ir.Var:
         if name not in self.captured:
@@ -114,15 +122,31 @@ class _Nested:
         return ir.Var(name)
 
     def expr_Name(self, node):
-        if node.value in self.enclosing:
-            return self.capture(node.value)
+        name = node.value
+        if self.comp_var(name) is None and name not in self.locals:
+            if name in self.enclosing_comps:  # a comprehension variable around the lambda
+                return self.capture(self.enclosing_comps[name])
+            if name in self.enclosing:
+                return self.capture(name)
         return super().expr_Name(node)
+
+    def comp_var(self, name):
+        find = getattr(super(), "comp_var", None)
+        return find(name) if find is not None and getattr(self, "comp_scopes", ()) else None
 
     def _params(self):
         P = inspect.Parameter
         sig = _param_kinds(self.node)
         return tuple(ir.Param(ir.Var(n), None, kind in (P.KEYWORD_ONLY, P.VAR_KEYWORD))
                      for n, kind in sig)
+
+
+def _own_comps(lowerer) -> dict:
+    """The comprehension variables in scope where ``lowerer`` is: user name -> variable."""
+    out = {}
+    for scope in getattr(lowerer, "comp_scopes", ()):
+        out.update(scope)
+    return out
 
 
 def _param_kinds(node):

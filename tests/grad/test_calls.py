@@ -103,6 +103,12 @@ def closure_over_array(x):
     return score(x) + score(x * 2.0)
 
 
+def lambda_in_comprehension(x):
+    def inner(y):
+        return sum([(lambda z: z * k * y)(x) for k in range(3)])
+    return inner(x * 2) + sum(f(x) for f in (np.sin, np.tanh))
+
+
 # -- functions passed as arguments ----------------------------------------------------------
 
 def apply(f, x):
@@ -333,6 +339,7 @@ CASES = [
     (local_helper_with_branch, (-2.0,)),
     (star_lambda, (0.5,)),
     (closure_over_array, (RNG.normal(size=4),)),
+    (lambda_in_comprehension, (0.5,)),
     (passes_functions, (0.7,)),
     (returned_closure, (0.7,)),
     (function_in_a_variable, (0.7,)),
