@@ -249,7 +249,6 @@ class Inliner(ObjectCalls, CallableCalls):
     def call_static(self, s, fn, args, kwargs):
         """A call of the Python callable ``fn`` (None: leave it as it is)."""
         if is_user_class(fn) and isinstance(s, ir.Assign):
-            self.check_uses(s)
             obj = VirtualObject(fn, self.known.path)
             self.known.forget(s.target.name)
             self.known.bind(s.target.name, obj)

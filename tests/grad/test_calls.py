@@ -323,6 +323,12 @@ def object_state_in_a_loop(x):
     return acc.mean * acc.total
 
 
+def objects_holding_objects_and_lambdas(x):
+    square = lambda z: z * z * x  # noqa: E731
+    net = Net(Linear(np.eye(2) * 2.0, np.zeros(2), np.sin), Linear(np.eye(2) * x, x, square))
+    return np.sum(net(np.array([x, 1.0])))
+
+
 # -- the gradient corpus of this file ----------------------------------------------------
 
 X3 = RNG.normal(size=3)
@@ -350,6 +356,7 @@ CASES = [
     (local_recursion, (0.6,)),
     (global_net_loss, (X3,)),
     (object_state_in_a_loop, (0.8,)),
+    (objects_holding_objects_and_lambdas, (0.7,)),
     (loop_over_functions, (0.8,)),
     (_net_loss_fixed, (X3,)),
 ]
