@@ -42,3 +42,46 @@ def running_product(x):
         s = s * x[i]
         y[i] = s
     return np.sum(y)
+
+
+def try_except(x):
+    """The cookbook's try/except: the tape records how far the body got and which
+    handler ran."""
+    try:
+        if x < 3:
+            return 2 * x ** 3
+        else:
+            raise ValueError
+    except ValueError:
+        return np.pi * x
+
+
+def while_loop(x):
+    """A while loop with a data-dependent trip count (counted by the primal)."""
+    s = x
+    while s < 10.0:
+        s = s * 1.5 + x
+    return s
+
+
+def return_in_loop(x):
+    """A return inside a loop: a result, a flag and a break."""
+    for i in range(5):
+        x = x * 1.1
+        if x > 3.0:
+            return x * 2.0
+    return x
+
+
+def try_in_loop(x):
+    """A try inside a loop: per iteration, how far the body got and which handler ran."""
+    s = x
+    for i in range(4):
+        try:
+            s = s * 1.7
+            if s > 2.0:
+                raise ValueError
+            s = s + x * x
+        except ValueError:
+            s = np.sin(s) + x
+    return s

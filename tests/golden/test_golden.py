@@ -26,6 +26,11 @@ CASES = {
     "if_else": ("if_else",),
     "if_else_ir": ("if_else", "--mode", "ir"),
     "with_aux": ("with_aux", "--has-aux", "--signature", "f64[:]"),
+    # control flow in reverse mode: what the tape records
+    "try_except": ("try_except",),
+    "while_loop": ("while_loop",),
+    "return_in_loop": ("return_in_loop",),
+    "try_in_loop": ("try_in_loop",),
     # forward mode: the tangent code, and forward over the gradient code (HVPs)
     "scalar_arith_jvp": ("scalar_arith", "--mode", "jvp"),
     "elementwise_sum_jvp": ("elementwise_sum", "--mode", "jvp", "--signature", "f64[:]"),
