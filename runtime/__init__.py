@@ -151,7 +151,7 @@ from . import containers, mappings, records  # noqa: E402
 from .containers import (  # noqa: E402
     extreme_ct, extreme_tangent, insert_index, item_index, list_append, list_extend,
     list_insert, list_remove, list_set, max_of, min_of, seq_cast, seq_cast_transpose,
-    seq_concat, seq_repeat, seq_repeat_ct, seq_tile, sequence,
+    reversed_items, seq_concat, seq_repeat, seq_repeat_ct, seq_tile, sequence,
 )
 from .mappings import (  # noqa: E402
     MISSING, dict_default_ct, dict_get, dict_get_ct, dict_items, dict_items_ct,
@@ -163,7 +163,7 @@ from .records import field_tangent, make_record, record_fields, record_like  # n
 __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list_append",
             "list_extend", "list_insert", "list_remove", "list_set", "max_of", "min_of",
             "seq_cast", "seq_cast_transpose", "seq_concat", "seq_repeat", "seq_repeat_ct",
-            "seq_tile", "sequence",
+            "seq_tile", "sequence", "reversed_items",
             "MISSING", "dict_default_ct", "dict_get", "dict_get_ct", "dict_items",
             "dict_items_ct", "dict_items_of", "dict_keys", "dict_remove", "dict_reset",
             "dict_restore", "dict_set", "dict_subset", "dict_update", "dict_update_ct",

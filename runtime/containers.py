@@ -128,6 +128,12 @@ def sequence(x):
     return x if is_sequence(x) else list(x)
 
 
+def reversed_items(x):
+    """``reversed(x)`` where something other than a ``for`` loop reads it (``zip(a,
+    reversed(b))``): the items backwards, as a list."""
+    return list(reversed(x))
+
+
 def seq_cast(items, like):
     """A cotangent or tangent ``items`` (one entry per item of ``iter(like)``) in
     ``like``'s own structure: a list, a tuple or an array of ``like``'s shape.  An

@@ -62,6 +62,16 @@ _STRUCTURAL = {build.make_tuple, build.make_list, build.make_dict, operator.seti
                operator.iand, operator.ior, operator.ixor, operator.ilshift, operator.irshift}
 
 
+#: in-place methods of lists and dicts (``passes/containers.py`` makes them values where it can)
+CONTAINER_CHANGES = {"append", "extend", "insert", "pop", "clear", "update", "setdefault",
+                     "remove", "sort", "reverse", "popitem"}
+SHARED_HINT = ("s2s differentiates append, extend, insert, pop, clear, update, setdefault and "
+               "item assignment on a list or dict the function made itself and shares with "
+               "nothing (not an argument, not stored in another container or object, not bound "
+               "to different ones on different paths, not changed while a loop runs over it); "
+               "build a new one instead, e.g. out = list(out) + [v]")
+
+
 def check_no_opaque_mutation(s, active) -> None:
     """Reject calls s2s cannot see into on a value that is being differentiated.
 
@@ -82,6 +92,9 @@ def check_no_opaque_mutation(s, active) -> None:
                           "to differentiate through", s.loc)
     if v.fn is build.call_method and v.args:
         name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
+        if name in CONTAINER_CHANGES:  # left in place by passes/containers.py
+            raise unsupported(f"method .{name}() changing a list or dict that may be shared",
+                              s.loc, SHARED_HINT)
         if not is_in(v.args[0], active):
             if name == "__call__":  # the transforms name the call they cannot see into
                 return

@@ -157,7 +157,10 @@ class Forward:
                 out.append(replace(s, body=tuple(self.block(s.body)),
                                    orelse=tuple(self.block(s.orelse))))
             elif isinstance(s, ir.For):
-                out.append(replace(s, body=tuple(self.block(s.body)),
+                # a loop variable that carries a tangent elsewhere (a name another loop
+                # reuses) takes values without one here: zero tangent
+                head = [self.zeros(s.target, loc)] if s.target.name in self.active else []
+                out.append(replace(s, body=tuple(head + self.block(s.body)),
                                    orelse=tuple(self.block(s.orelse))))
             elif isinstance(s, ir.While):
                 out.append(replace(s, test_body=tuple(self.block(s.test_body)),

@@ -39,7 +39,8 @@ from ..rules import lookup
 UNKNOWN = ("unknown",)
 
 LIST_MAKERS = {build.make_list, list, sorted, rt.list_append, rt.list_extend, rt.list_insert,
-               rt.list_remove, rt.list_set, rt.dict_keys, rt.dict_values, rt.dict_items}
+               rt.list_remove, rt.list_set, rt.dict_keys, rt.dict_values, rt.dict_items,
+               rt.reversed_items}
 DICT_MAKERS = {build.make_dict, dict, rt.dict_set, rt.dict_remove, rt.dict_update}
 TUPLE_MAKERS = {build.make_tuple, tuple}
 #: ``+`` and ``*`` make a new list or tuple from lists or tuples
@@ -156,7 +157,9 @@ class Aliases:
             return args[2:]
         if fn in LAZY:
             target = getattr(s, "target", None)
-            return () if target is not None and target.name in self.for_iters else v.operands()
+            if target is not None and (target.name in self.for_iters or fn is reversed):
+                return ()  # a loop's iterator, or reversed(...) made a list (containers.py)
+            return v.operands()
         if fn in STORING or not _known_pure(fn):
             return v.operands()
         return ()
@@ -193,6 +196,8 @@ class Aliases:
             return st.get(s.target.name, Binding())  # x += w: the same object
         kind = "list" if fn in LIST_MAKERS else "dict" if fn in DICT_MAKERS else \
             "tuple" if fn in TUPLE_MAKERS else None
+        if fn is reversed and s.target.name not in self.for_iters:
+            kind = "list"  # made a list by containers.py
         if fn is np.copy and args:
             kind = kind_of(args[0], st)
         elif fn in _SEQ_OPS:

@@ -75,10 +75,7 @@ class _Rewriter:
     def __init__(self, fn: ir.Function):
         self.names = NameGen(ir.all_names(fn))
         self.temps = set(fn.temps)
-        counts = ir.use_counts(fn.body)
-        for_iters = {s.iter.name for s in ir.walk(fn.body) if isinstance(s, ir.For)
-                     and isinstance(s.iter, ir.Var) and counts.get(s.iter.name) == 1}
-        self.aliases = Aliases(fn.body, [p.var.name for p in fn.params], for_iters)
+        self.aliases = Aliases(fn.body, [p.var.name for p in fn.params], _loop_iterators(fn))
         self.live = live_after(fn.body)
         self.frozen = set()  # sites a loop iterates while its body changes them
         self.snapshots = {s.target.name for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
@@ -150,6 +147,9 @@ class _Rewriter:
         seq = self.seq_op(s, st)
         if seq is not None:
             return seq
+        if target is not None and v.fn is reversed and len(v.args) == 1 and not v.kwargs \
+                and target.name not in self.aliases.for_iters:
+            return [replace(s, value=ir.Call(rt.reversed_items, v.args))]
         found = _receiver(s)
         if found is None:
             return [s]
@@ -350,6 +350,26 @@ class _Rewriter:
         if hit:
             self.frozen |= {x for x in sites if site_kind(x) is not None}
         return hit
+
+
+def _loop_iterators(fn: ir.Function) -> set:
+    """Iterators (``zip(...)``, ``enumerate(...)``...) made right before the one ``for`` loop
+    that reads them: nothing can change their sequences in between."""
+    counts = ir.use_counts(fn.body)
+    out = set()
+    for x in ir.walk(fn.body):
+        for block in ir.sub_blocks(x) if not isinstance(x, list) else ():
+            out |= _iterators_in(block, counts)
+    return out | _iterators_in(fn.body, counts)
+
+
+def _iterators_in(block, counts) -> set:
+    out = set()
+    for before, s in zip(block, block[1:]):
+        if isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and counts.get(s.iter.name) == 1 \
+                and isinstance(before, ir.Assign) and before.target == s.iter:
+            out.add(s.iter.name)
+    return out
 
 
 def _iterates_keys(s: ir.For, a: ir.Var) -> bool:

@@ -19,7 +19,8 @@ from s2s_runtime import (dict_default_ct, dict_get, dict_get_ct, dict_items, dic
                          dict_values_ct, dict_values_of, extreme_ct, extreme_tangent,
                          field_tangent, getattr_vjp, insert_index, item_index, list_append,
                          list_extend, list_insert, list_remove, list_set, make_record,
-                         max_of, min_of, old_item, record_fields, record_like, seq_cast,
+                         max_of, min_of, old_item, record_fields, record_like,
+                         reversed_items, seq_cast,
                          seq_cast_transpose, seq_concat, seq_repeat, seq_repeat_ct, seq_tile,
                          sequence, zeros_like)
 
@@ -105,6 +106,10 @@ _vjp(sequence,
      lambda g, ans, x: seq_cast(g, x))
 defjvp(sequence,
        lambda t, ans, x: seq_cast_transpose(t, ans, x))
+_vjp(reversed_items,
+     lambda g, ans, x: seq_cast(g[::-1], x))
+defjvp(reversed_items,
+       lambda t, ans, x: reversed_items(t))
 for _builtin in (list, tuple):
     _vjp(_builtin,
          lambda g, ans, iterable=(): seq_cast(g, iterable))

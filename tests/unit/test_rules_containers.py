@@ -153,6 +153,8 @@ CASES = [
     (rt.seq_repeat_ct, ([rn(), rn(2), rn(), rn(2)], [rn(), rn(2)]), [0]),
     (rt.seq_repeat_ct, ((rn(), rn()), (rn(),)), [0]),
     (rt.seq_tile, ([rn(), rn(2)], [rn(), rn(2), rn(), rn(2)]), [0]),
+    (rt.reversed_items, (_lst(),), [0]),
+    (rt.reversed_items, (rn(3, 2),), [0]),
     (rt.sequence, (_lst(),), [0]),
     (rt.sequence, ((rn(), rn()),), [0]),
     (rt.sequence, (rn(3, 2),), [0]),
