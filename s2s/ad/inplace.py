@@ -81,10 +81,31 @@ def _block(stmts, st: "_State"):
             if isinstance(s, ir.If):
                 s = replace(s, body=tuple(_block(s.body, st)), orelse=tuple(_block(s.orelse, st)))
             else:  # loops and try: anything inside may run again; share all it touches
+                s = _numbers_rebind(s, st.scalars)
                 for x in ir.walk(ir.sub_blocks_flat(s)):
                     st.share(ir.stmt_uses(x) + ir.stmt_defs(x))
         out.append(s)
     return out
+
+
+def _numbers_rebind(s, scalars):
+    """``s`` with every in-place operator on a number (``total -= v``, in a loop) made the
+    plain operator: numbers are immutable, so it rebinds the name either way."""
+    def block(stmts):
+        return tuple(_numbers_rebind(x, scalars) for x in stmts)
+
+    if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
+            and s.value.fn in PLAIN_OF_INPLACE and isinstance(s.value.args[0], ir.Var) \
+            and s.value.args[0].name in scalars:
+        return replace(s, value=replace(s.value, fn=PLAIN_OF_INPLACE[s.value.fn]))
+    if isinstance(s, (ir.If, ir.For)):
+        return replace(s, body=block(s.body), orelse=block(s.orelse))
+    if isinstance(s, ir.While):
+        return replace(s, test_body=block(s.test_body), body=block(s.body), orelse=block(s.orelse))
+    if isinstance(s, ir.Try):
+        return replace(s, body=block(s.body), orelse=block(s.orelse), finalbody=block(s.finalbody),
+                       handlers=tuple(replace(h, body=block(h.body)) for h in s.handlers))
+    return s
 
 
 def _unpack(s: ir.Unpack, st: "_State") -> None:

@@ -39,8 +39,8 @@ from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before
-from .index_writes import resolve_index_writes
 from .hoist import hoist_invariants
+from .index_writes import resolve_index_writes
 from .inplace import resolve_inplace
 from .scalars import real_scalars, scalar_tuples
 from .loops import LoopAdjoints
@@ -93,7 +93,9 @@ class Reverse(LoopAdjoints, TryAdjoints):
                 if isinstance(s.value, ir.Call):
                     rule = lookup(s.value.fn)
                     if rule is not None and not rule.container_result and s.value.fn not in _STRUCT:
-                        if s.value.fn is not operator.getitem or is_in(s.value.args[0], self.numeric):
+                        # an item, or zeros, of a container is no number
+                        if s.value.fn not in (operator.getitem, rt.zeros_like) \
+                                or is_in(s.value.args[0], self.numeric):
                             self.numeric.add(s.target.name)
                 elif isinstance(s.value, ir.Var) and s.value.name in self.numeric:
                     self.numeric.add(s.target.name)
@@ -207,9 +209,9 @@ class Reverse(LoopAdjoints, TryAdjoints):
             return
         if not isinstance(v, ir.Call):
             return
-        if v.fn is operator.getitem and self._dict_entry(v):
-            # params['w'] of a dict parameter: collect the entry's adjoint by key; the
-            # parameter's gradient is assembled as a dict literal at the end
+        if v.fn is operator.getitem and self._dict_entry(v) and len(self.aliasable) <= 2:
+            # params['w'] of a dict parameter, outside loops and branches: collect the
+            # entry's adjoint by key; the gradient is assembled as a dict literal at the end
             self.entries.setdefault(v.args[0].name, []).append((v.args[1], g))
             return
         if v.fn in _STRUCT:
@@ -370,7 +372,8 @@ class Reverse(LoopAdjoints, TryAdjoints):
             else:
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
-        body = resolve_inplace(body, self.scalars, self.info)
+        scalar_item = lambda v: _scalar_item(v, self.info)  # noqa: E731
+        body = resolve_inplace(body, real_scalars(body, self.scalars, scalar_item), self.info)
         body, self.same_object = resolve_index_writes(
             body, [p for p in self.wrt if self.info[p].differentiable],
             {p.var.name for p in self.fn.params})
@@ -378,7 +381,7 @@ class Reverse(LoopAdjoints, TryAdjoints):
         self.try_records: Dict[int, object] = {}
         self.tries_with_adjoint: Set[int] = set()
         body = self.prepare_loops(body)
-        self.scalars = real_scalars(body, self.scalars, lambda v: _scalar_item(v, self.info))
+        self.scalars = real_scalars(body, self.scalars, scalar_item)
         body = hoist_invariants(body, self.scalars)
         self.loop_stack: List[Set[str]] = []
         self.while_counts: Dict[int, ir.Var] = {}

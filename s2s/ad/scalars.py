@@ -21,6 +21,7 @@ from typing import Dict, List, Set
 
 from s2s_runtime import build
 
+from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from ..rules.templates import is_real_scalar_op
 
@@ -47,6 +48,8 @@ def real_scalars(body, seeds: Set[str], scalar_item) -> Set[str]:
                 return type(v.value) in (int, float)
             if isinstance(v, ir.Var):
                 return v.name in current
+            if v.fn in PLAIN_OF_INPLACE:  # x += y of numbers rebinds x: x = x + y
+                v = ir.Call(PLAIN_OF_INPLACE[v.fn], v.args, v.kwargs)
             return is_real_scalar_op(v, current) or scalar_item(v)
         if isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var):
             items = tuples.get(s.value.name)
