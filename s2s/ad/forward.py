@@ -40,6 +40,7 @@ from ..rules.templates import instantiate
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .inplace import VIEW_OPS
+from ..passes.argument_loops import argument_loops
 from ..passes.loop_ranges import range_loops
 
 _STRUCT = (build.make_tuple, build.make_list, build.make_dict)
@@ -335,7 +336,9 @@ class Forward:
         if not isinstance(ret, ir.Return) or any(isinstance(x, ir.Return) for x in ir.walk(body)):
             raise unsupported("'return' inside a loop or try", getattr(ret, "loc", None),
                               "comes with the control-flow work")
-        body = range_loops(body, self.names, self.temps, {p for p, leaf in self.leaf.items() if leaf})
+        containers = {p for p, leaf in self.leaf.items() if not leaf}  # for v in xs: indexed
+        body = range_loops(argument_loops(body, self.names, containers), self.names, self.temps,
+                           {p for p, leaf in self.leaf.items() if leaf})
         self.active = set(self.wrt)
         self._loop(body, self.active)
         # arrays updated in place (and what shares memory with them): their tangents must

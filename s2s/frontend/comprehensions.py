@@ -4,7 +4,7 @@
 comprehension becomes a loop that builds its result as a value:
 
 * ``[e for v in xs if c]`` (and a generator expression, which is evaluated
-  into a list) -> ``listcomp = []; for v in rt.sequence(xs): if c:
+  into a list) -> ``listcomp = []; for v in xs: if c:
   listcomp = rt.list_append(listcomp, e)``; nested ``for`` clauses nest loops;
 * ``{k: v for ...}`` -> ``dictcomp = rt.dict_set(dictcomp, k, v, old)``;
 * ``sum(e for v in xs)`` (or of a list comprehension), with or without a
@@ -14,10 +14,9 @@ comprehension becomes a loop that builds its result as a value:
 
 The comprehension's variables live in a scope of their own (fresh names, so
 they never leak into or clash with the function's); the first iterable is
-evaluated outside it, as in Python.  Iterables are taken as sequences
-(``rt.sequence``: lists, tuples and arrays as they are, other iterables as a
-list) so that loops over them can be indexed and differentiated in both
-modes; ranges stay ranges.
+evaluated outside it, as in Python.  The loops are ordinary ``for`` loops:
+``passes/containers.py`` and ``passes/loop_ranges.py`` make loops over lists,
+tuples, arrays and arguments indexable for both modes.
 """
 from __future__ import annotations
 
@@ -31,9 +30,6 @@ from s2s_runtime import build
 
 from ..errors import unsupported
 from ..ir import nodes as ir
-
-_LAZY = (zip, enumerate, reversed)
-
 
 class ComprehensionLowering:
     """Mixin of the expression lowering (see the module docstring)."""
@@ -58,10 +54,11 @@ class ComprehensionLowering:
 
     def collect(self, node, kind) -> ir.Var:
         loc = self.loc(node)
-        first = self.comp_iterable(node.for_in.iter)
         acc = self._fresh_local(f"{kind}comp")
         self.emit(ir.Assign(acc, ir.Call(build.make_list if kind == "list" else build.make_dict,
                                          ()), loc))
+        # the iterable right before its loop (so a zip/enumerate there is the loop's own)
+        first = self.comp_iterable(node.for_in.iter)
 
         def item():
             if kind == "list":
@@ -108,10 +105,10 @@ class ComprehensionLowering:
         return ir.Call(rt.max_of if fn.value is max else rt.min_of, (items,))
 
     def accumulate(self, comp, start_args, loc) -> ir.Var:
-        first = self.comp_iterable(comp.for_in.iter)
         start = self.atom(start_args[0].value) if start_args else ir.Const(0)
         total = self._fresh_local("total")
         self.emit(ir.Assign(total, start, loc))
+        first = self.comp_iterable(comp.for_in.iter)
 
         def item():
             e = self.atom(comp.elt)
@@ -196,33 +193,5 @@ class ComprehensionLowering:
         return ir.Var(self.names.fresh(f"{base}_" if shadowing else base))
 
     def comp_iterable(self, node) -> ir.Atom:
-        """What a ``for`` clause iterates, as a sequence (see the module docstring)."""
-        value = self.value(node)
-        loc = self.loc(node)
-        if isinstance(value, ir.Const):
-            return value
-        if isinstance(value, ir.Call) and value.fn is range:
-            return self._as_atom(value, node)
-        if isinstance(value, ir.Call) and value.fn in _LAZY and not value.kwargs:
-            args = tuple(self._as_sequence(a, loc) if i == 0 or value.fn is zip else a
-                         for i, a in enumerate(value.args))
-            value = ir.Call(value.fn, args)
-        else:
-            value = ir.Call(rt.sequence, (self._as_atom(value, node),))
-        t = self.temp()
-        self.emit(ir.Assign(t, value, loc))
-        return t
-
-    def _as_sequence(self, a, loc) -> ir.Atom:
-        if isinstance(a, ir.Const) or self._made_by(a, range):
-            return a
-        t = self.temp()
-        self.emit(ir.Assign(t, ir.Call(rt.sequence, (a,)), loc))
-        return t
-
-    def _made_by(self, a, fn) -> bool:
-        """``a`` is a temporary the current block just assigned from a call of ``fn``."""
-        for s in reversed(self.blocks[-1]):
-            if isinstance(s, ir.Assign) and s.target == a:
-                return isinstance(s.value, ir.Call) and s.value.fn is fn
-        return False
+        """What a ``for`` clause iterates (evaluated where Python evaluates it)."""
+        return self.atom(node)

@@ -206,12 +206,26 @@ def test_lists_and_dicts_made_here(f):
     assert s2s.value_and_grad(f)(0.7)[0] == pytest.approx(f(0.7))
 
 
+def loops_over_a_list_argument(xs):
+    s = 0.0
+    for v in xs:
+        s = s + v * v
+    for i, v in enumerate(xs):
+        s = s + i * np.sin(v)
+    for a, b in zip(xs, reversed(xs)):
+        s = s + a * b
+    return s
+
+
 @pytest.mark.parametrize("f, x", [
     (item_assignment_in_loop, [0.3, 0.5, -0.2]),
     (dict_argument_readers, {"w": 0.7, "b": 0.3}),
+    (loops_over_a_list_argument, [0.3, 0.5, -0.2]),
+    (loops_over_a_list_argument, (0.3, 0.5)),
+    (loops_over_a_list_argument, np.array([0.3, 0.5, -0.2])),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_containers_of_arguments(f, x):
-    check_all(f, x)
+    check_all(f, x)  # (forward mode indexes loops over list arguments: passes/argument_loops)
 
 
 def test_a_list_returned_as_the_output():
