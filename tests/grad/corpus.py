@@ -782,3 +782,6 @@ case(more_linspace_full, (_v5,), closed=lambda v: (
 case(more_prod_with_zero, (np.array([0.0, 0.5, -1.5, 2.0, 0.7]),), closed=lambda v: np.array([np.prod(v[1:]), 0, 0, 0, 0]))
 # JAX: the max is v[0] twice; each copy gets half the cotangent, so v[0] gets 1.0
 case(more_max_ties, (np.array([1.0, 0.5]),), closed=lambda v: np.array([1.0, 0.0]))
+
+# control flow, calls, classes, containers and in-place writes
+from . import corpus_control  # noqa: E402,F401  (registers its cases)
