@@ -7,7 +7,6 @@ can be saved and shipped without the compiler.  This package never imports
 
 from .tree import (
     PyTreeDef,
-    register_dataclass,
     register_pytree_node,
     tree_flatten,
     tree_leaves,
@@ -158,7 +157,9 @@ from .mappings import (  # noqa: E402
     dict_items_of, dict_keys, dict_remove, dict_reset, dict_restore, dict_set, dict_subset,
     dict_update, dict_update_ct, dict_values, dict_values_ct, dict_values_of, old_item,
 )
-from .records import field_tangent, make_record, record_fields, record_like  # noqa: E402
+from .records import (  # noqa: E402
+    field_tangent, make_record, record_fields, record_like, register_dataclass,
+)
 
 __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list_append",
             "list_extend", "list_insert", "list_remove", "list_set", "max_of", "min_of",

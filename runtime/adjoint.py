@@ -217,6 +217,9 @@ def grad_seed(out, holomorphic=False):
     Raises TypeError like JAX for a non-scalar output, or for a complex
     output without ``holomorphic=True``.
     """
+    if is_record(out):
+        raise TypeError("Gradient only defined for scalar-output functions. Output was a "
+                        f"{type(out).__name__}.")
     shape = np.shape(out)
     if shape != ():
         raise TypeError(

@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
+from .tree import register_pytree_node
+
 _INIT_NAMES: dict = {}
 
 
@@ -101,3 +103,35 @@ def field_tangent(t, name):
                             f"{cls.__name__} object (it is not a field; a property or "
                             "method of an argument is not differentiated)")
     return getattr(t, name)
+
+
+def register_dataclass(nodetype: type, data_fields=None, meta_fields=None) -> type:
+    """Make instances of the dataclass ``nodetype`` pytree nodes whose children are
+    the ``data_fields`` and whose ``meta_fields`` are auxiliary data (part of the
+    structure, not leaves), as ``jax.tree_util.register_dataclass``.
+
+    Without ``data_fields`` every field is a child (what an unregistered dataclass
+    gets anyway).  Unflattening sets the fields without calling ``__init__``.
+    Returns ``nodetype``, so it can decorate the class.
+    """
+    if not dataclasses.is_dataclass(nodetype) or not isinstance(nodetype, type):
+        raise TypeError(f"register_dataclass expects a dataclass, got {nodetype!r}")
+    names = [f.name for f in dataclasses.fields(nodetype)]
+    meta = tuple(meta_fields or ())
+    data = tuple(data_fields) if data_fields is not None else \
+        tuple(n for n in names if n not in meta)
+    if sorted(data + meta) != sorted(names):
+        raise ValueError(f"data_fields and meta_fields of {nodetype.__qualname__} must "
+                         f"name each of its fields {names} once")
+
+    def flatten(x):
+        return [getattr(x, n) for n in data], tuple(getattr(x, n) for n in meta)
+
+    def unflatten(aux, children):
+        obj = object.__new__(nodetype)
+        for name, value in zip(data + meta, tuple(children) + tuple(aux)):
+            object.__setattr__(obj, name, value)
+        return obj
+
+    register_pytree_node(nodetype, flatten, unflatten)
+    return nodetype

@@ -39,7 +39,6 @@ from typing import Any, Callable, Iterable
 
 __all__ = [
     "PyTreeDef",
-    "register_dataclass",
     "register_pytree_node",
     "tree_flatten",
     "tree_unflatten",
@@ -202,38 +201,6 @@ def register_pytree_node(
         return f"CustomNode({nodetype.__qualname__}[{aux!r}], [" + ", ".join(parts) + "])"
 
     _registry[nodetype] = _NodeKind(nodetype.__qualname__, flatten, unflatten_func, show)
-
-
-def register_dataclass(nodetype: type, data_fields=None, meta_fields=None) -> type:
-    """Make instances of the dataclass ``nodetype`` pytree nodes whose children are
-    the ``data_fields`` and whose ``meta_fields`` are auxiliary data (part of the
-    structure, not leaves), as ``jax.tree_util.register_dataclass``.
-
-    Without ``data_fields`` every field is a child (what an unregistered dataclass
-    gets anyway).  Unflattening sets the fields without calling ``__init__``.
-    Returns ``nodetype``, so it can decorate the class.
-    """
-    if not dataclasses.is_dataclass(nodetype) or not isinstance(nodetype, type):
-        raise TypeError(f"register_dataclass expects a dataclass, got {nodetype!r}")
-    names = [f.name for f in dataclasses.fields(nodetype)]
-    meta = tuple(meta_fields or ())
-    data = tuple(data_fields) if data_fields is not None else \
-        tuple(n for n in names if n not in meta)
-    if sorted(data + meta) != sorted(names):
-        raise ValueError(f"data_fields and meta_fields of {nodetype.__qualname__} must "
-                         f"name each of its fields {names} once")
-
-    def flatten(x):
-        return [getattr(x, n) for n in data], tuple(getattr(x, n) for n in meta)
-
-    def unflatten(aux, children):
-        obj = object.__new__(nodetype)
-        for name, value in zip(data + meta, tuple(children) + tuple(aux)):
-            object.__setattr__(obj, name, value)
-        return obj
-
-    register_pytree_node(nodetype, flatten, unflatten)
-    return nodetype
 
 
 def _is_namedtuple_type(t: type) -> bool:

@@ -12,9 +12,9 @@ gradients.  ``register_dataclass(P, data_fields, meta_fields)`` (JAX's)
 makes some fields auxiliary data instead.
 """
 
+from s2s_runtime.records import register_dataclass
 from s2s_runtime.tree import (
     PyTreeDef,
-    register_dataclass,
     register_pytree_node,
     tree_flatten,
     tree_leaves,

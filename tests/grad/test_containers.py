@@ -422,6 +422,11 @@ def test_records_made_inside_are_outputs():
     assert out == Pair(0.5, 0.25) and pullback(Pair(1.0, 2.0)) == (pytest.approx(3.0),)
 
 
+def test_grad_of_a_record_output_is_a_clear_error():
+    with pytest.raises(TypeError, match="scalar-output"):
+        s2s.grad(lambda x: Params(x, np.zeros(1)))(0.5)
+
+
 def test_records_nested_in_containers():
     d = {"p": P0, "q": [Frozen(np.array([1.0, 2.0]))]}
 
