@@ -85,3 +85,17 @@ def try_in_loop(x):
         except ValueError:
             s = np.sin(s) + x
     return s
+
+
+class Scaler:
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, x):
+        return np.tanh(self.w * x)
+
+
+def method_call(w, x):
+    """A class built inside the function; its method is inlined."""
+    layer = Scaler(w)
+    return np.sum(layer.apply(x) ** 2)

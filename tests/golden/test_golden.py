@@ -36,6 +36,9 @@ CASES = {
     "elementwise_sum_jvp": ("elementwise_sum", "--mode", "jvp", "--signature", "f64[:]"),
     "if_else_jvp": ("if_else", "--mode", "jvp"),
     "running_product_jvp": ("running_product", "--mode", "jvp", "--signature", "f64[:]"),
+    # reverse mode: an in-place write in a loop, a method of a class built inside
+    "running_product": ("running_product", "--signature", "f64[:]"),
+    "method_call": ("method_call", "--signature", "f64, f64[:]"),
     "elementwise_sum_hvp": ("elementwise_sum", "--mode", "hvp", "--signature", "f64[:]"),
 }
 
