@@ -150,7 +150,8 @@ from . import containers, mappings, records  # noqa: E402
 from .containers import (  # noqa: E402
     extreme_ct, extreme_tangent, insert_index, item_index, list_append, list_extend,
     list_insert, list_remove, list_set, max_of, min_of, seq_cast, seq_cast_transpose,
-    reversed_items, seq_concat, seq_repeat, seq_repeat_ct, seq_tile, sequence,
+    reversed_items, seq_concat, seq_repeat, seq_repeat_ct, seq_tile, sequence, sorted_ct,
+    sorted_tangent,
 )
 from .mappings import (  # noqa: E402
     MISSING, dict_default_ct, dict_get, dict_get_ct, dict_items, dict_items_ct,
@@ -164,7 +165,7 @@ from .records import (  # noqa: E402
 __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list_append",
             "list_extend", "list_insert", "list_remove", "list_set", "max_of", "min_of",
             "seq_cast", "seq_cast_transpose", "seq_concat", "seq_repeat", "seq_repeat_ct",
-            "seq_tile", "sequence", "reversed_items",
+            "seq_tile", "sequence", "reversed_items", "sorted_ct", "sorted_tangent",
             "MISSING", "dict_default_ct", "dict_get", "dict_get_ct", "dict_items",
             "dict_items_ct", "dict_items_of", "dict_keys", "dict_remove", "dict_reset",
             "dict_restore", "dict_set", "dict_subset", "dict_update", "dict_update_ct",

@@ -163,6 +163,32 @@ def _inexact(dtype):
     return dtype if np.issubdtype(dtype, np.inexact) else np.dtype(np.float64)
 
 
+# -- sorted ----------------------------------------------------------------------------
+def sort_order(items, key=None, reverse=False) -> list:
+    """The positions of ``items`` in the order ``sorted(items, key=key, reverse=reverse)``
+    lists them (Python's sort is stable, so sorting the positions agrees with it)."""
+    items = list(items)
+    return sorted(range(len(items)), key=(lambda i: key(items[i])) if key is not None
+                  else items.__getitem__, reverse=reverse)
+
+
+def sorted_ct(g, items, key=None, reverse=False):
+    """Cotangent of ``items`` for ``sorted(items, ...)``: ``g`` put back in place."""
+    if not is_sequence(items):
+        return zeros_like(items)
+    out = [None] * len(items)
+    for j, i in enumerate(sort_order(items, key, reverse)):
+        out[i] = g[j]
+    return seq_cast(out, items)
+
+
+def sorted_tangent(t, items, key=None, reverse=False):
+    """Tangent of ``sorted(items, ...)``: the items' tangents in sorted order."""
+    if not is_sequence(items):
+        return [None] * len(list(items)) if isinstance(items, dict) else zeros_like(t)
+    return [t[i] for i in sort_order(items, key, reverse)]
+
+
 # -- max and min of one iterable --------------------------------------------------------
 def max_of(items):
     """``max(items)`` (the builtin over one iterable)."""

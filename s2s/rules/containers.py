@@ -20,7 +20,7 @@ from s2s_runtime import (dict_default_ct, dict_get, dict_get_ct, dict_items, dic
                          field_tangent, getattr_vjp, insert_index, item_index, list_append,
                          list_extend, list_insert, list_remove, list_set, make_record,
                          max_of, min_of, old_item, record_fields, record_like,
-                         reversed_items, seq_cast,
+                         reversed_items, seq_cast, sorted_ct, sorted_tangent,
                          seq_cast_transpose, seq_concat, seq_repeat, seq_repeat_ct, seq_tile,
                          sequence, zeros_like)
 
@@ -32,8 +32,8 @@ def _vjp(fn, *templates):
     defvjp(fn, *templates, container_result=True)
 
 
-# positions, keys and membership carry no derivative
-defnondiff(item_index, insert_index, old_item, dict_keys, contains, not_contains)
+# positions, keys, membership and truth values carry no derivative
+defnondiff(item_index, insert_index, old_item, dict_keys, contains, not_contains, any, all)
 
 # --- lists (p: a normalised position) ------------------------------------------------
 _vjp(list_append,
@@ -106,6 +106,25 @@ _vjp(sequence,
      lambda g, ans, x: seq_cast(g, x))
 defjvp(sequence,
        lambda t, ans, x: seq_cast_transpose(t, ans, x))
+# sorted(items): a permutation (the order is piecewise constant)
+_vjp(sorted,
+     lambda g, ans, iterable, key=None, reverse=False: sorted_ct(g, iterable, key, reverse))
+defjvp(sorted,
+       lambda t, ans, iterable, key=None, reverse=False:
+       sorted_tangent(t, iterable, key, reverse))
+_vjp(sorted_ct,
+     lambda c, out, g, items, key=None, reverse=False: sorted_tangent(c, items, key, reverse),
+     lambda c, out, g, items, key=None, reverse=False: zeros_like(items))
+defjvp(sorted_ct,
+       lambda t, out, g, items, key=None, reverse=False: sorted_ct(t, items, key, reverse),
+       lambda t, out, g, items, key=None, reverse=False: zeros_like(out))
+_vjp(sorted_tangent,
+     lambda c, out, t, items, key=None, reverse=False: sorted_ct(c, items, key, reverse),
+     lambda c, out, t, items, key=None, reverse=False: zeros_like(items))
+defjvp(sorted_tangent,
+       lambda tan, out, t, items, key=None, reverse=False:
+       sorted_tangent(tan, items, key, reverse),
+       lambda tan, out, t, items, key=None, reverse=False: zeros_like(out))
 _vjp(reversed_items,
      lambda g, ans, x: seq_cast(g[::-1], x))
 defjvp(reversed_items,

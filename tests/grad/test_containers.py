@@ -217,7 +217,22 @@ def loops_over_a_list_argument(xs):
     return s
 
 
+def sorted_and_truth_values(xs):
+    middle = sorted(xs)[1] * sorted(v * v for v in xs)[-1]
+    return middle if any(v > 0 for v in xs) and not all(v > 1 for v in xs) else -middle
+
+
+def sorted_keys(p):
+    s = 0.0
+    for k in sorted(p):
+        s = s * 2.0 + np.sin(p[k])
+    return s
+
+
 @pytest.mark.parametrize("f, x", [
+    (sorted_and_truth_values, [0.3, -0.9, 0.5]),
+    (sorted_and_truth_values, np.array([0.3, -0.9, 0.5])),
+    (sorted_keys, {"b": 0.3, "a": -0.7, "c": 1.1}),
     (item_assignment_in_loop, [0.3, 0.5, -0.2]),
     (dict_argument_readers, {"w": 0.7, "b": 0.3}),
     (loops_over_a_list_argument, [0.3, 0.5, -0.2]),

@@ -153,6 +153,12 @@ CASES = [
     (rt.seq_repeat_ct, ([rn(), rn(2), rn(), rn(2)], [rn(), rn(2)]), [0]),
     (rt.seq_repeat_ct, ((rn(), rn()), (rn(),)), [0]),
     (rt.seq_tile, ([rn(), rn(2)], [rn(), rn(2), rn(), rn(2)]), [0]),
+    (sorted, ([0.3, -1.2, 0.7],), [0]),
+    (sorted, ((0.3, -1.2, 0.7),), [0]),
+    (sorted, (np.array([0.3, -1.2, 0.7]),), [0]),
+    (sorted, ({"b": 1.0, "a": 2.0},), [0]),
+    (rt.sorted_ct, ([rn(), rn(), rn()], [0.3, -1.2, 0.7]), [0]),
+    (rt.sorted_tangent, ([rn(), rn(), rn()], [0.3, -1.2, 0.7]), [0]),
     (rt.reversed_items, (_lst(),), [0]),
     (rt.reversed_items, (rn(3, 2),), [0]),
     (rt.sequence, (_lst(),), [0]),
@@ -227,7 +233,7 @@ def test_every_rule_of_the_module_is_exercised():
 def test_positions_keys_and_membership_are_not_differentiated():
     from s2s.frontend.desugar import contains, not_contains
     for fn in (rt.item_index, rt.insert_index, rt.old_item, rt.dict_keys, contains,
-               not_contains):
+               not_contains, any, all):
         assert lookup(fn) is not None and lookup(fn).nondiff, fn
 
 
@@ -251,6 +257,15 @@ def test_writes_return_new_containers():
     assert rt.list_set(l, 0, 5.0, 1.0) == [5.0, 2.0] and l == [1.0, 2.0]
     assert rt.dict_set(d, "b", 2.0, rt.MISSING) == {"a": 1.0, "b": 2.0} and d == {"a": 1.0}
     assert rt.dict_remove(d, "a", 1.0) == {} and d == {"a": 1.0}
+
+
+def test_sorted_follows_pythons_stable_order():
+    items = [2.0, 1.0, 2.0, 0.5]
+    for key, reverse in ((None, False), (None, True), (abs, False), (lambda v: -v, True)):
+        order = rt.containers.sort_order(items, key, reverse)
+        assert [items[i] for i in order] == sorted(items, key=key, reverse=reverse)
+    ct = rt.sorted_ct([10.0, 20.0, 30.0, 40.0], items, None, True)
+    assert ct == [10.0, 30.0, 20.0, 40.0]  # ties: the first 2.0 comes first
 
 
 def test_the_first_of_tied_items_gets_the_derivative():
