@@ -102,6 +102,9 @@ def densify(ct, like):
     return ct
 
 
+_REAL_SCALARS = (float, np.float64)
+
+
 def unbroadcast(g, x):
     """The cotangent ``g`` of a broadcast result, summed back to the shape of ``x``.
 
@@ -115,10 +118,10 @@ def unbroadcast(g, x):
         # the numeric rule does not apply (s2s rewrites the cases it can see)
         raise TypeError("s2s: cannot differentiate '+' or '*' of lists or tuples here (an "
                         "argument whose type s2s does not know); write list(a) + list(b)")
-    tg = type(g)
-    if tg is type(x) and (tg is float or (tg is np.ndarray and g.shape == x.shape
-                                          and g.dtype == x.dtype)):
-        return g  # the common case, without the general checks below
+    tg, tx = type(g), type(x)
+    if (tg is tx and tg is np.ndarray and g.shape == x.shape and g.dtype == x.dtype) or (
+            tg in _REAL_SCALARS and tx in _REAL_SCALARS):
+        return g  # the common cases, without the general checks below
     gshape = np.shape(g)
     xshape = np.shape(x)
     if gshape != xshape:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import inspect
 import weakref
+
+import numpy as np
 from collections import OrderedDict
 from typing import Sequence, Tuple, Union
 
@@ -246,7 +248,9 @@ class _ReverseTransform(_Specialising):
             leaves, tree = tree_flatten(v)
             info[name] = ParamInfo(any(map(is_inexact_leaf, leaves)),
                                    len(leaves) == 1 and leaves[0] is v,
-                                   is_real_scalar(v), type(v) is dict, _scalar_items(v))
+                                   is_real_scalar(v), type(v) is dict, _scalar_items(v),
+                                   type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind in "fiu",
+                                   isinstance(v, (tuple, list)) and len(_scalar_items(v)) == len(v))
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)

@@ -59,6 +59,10 @@ class ParamInfo:
     is_dict: bool = False  # a plain dict (its gradient is written as a dict literal)
     #: keys (dict) or indices (tuple/list) of the direct children that are real scalars
     scalar_items: frozenset = frozenset()
+    #: a 1-D array of real numbers (its items are real scalars)
+    real_vector: bool = False
+    #: a tuple or list whose items are all real scalars
+    all_items_scalar: bool = False
 
 
 class Reverse(LoopAdjoints, TryAdjoints):
@@ -373,7 +377,11 @@ class Reverse(LoopAdjoints, TryAdjoints):
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
         scalar_item = lambda v: _scalar_item(v, self.info)  # noqa: E731
-        body = resolve_inplace(body, real_scalars(body, self.scalars, scalar_item), self.info)
+        vectors = {p for p, i in self.info.items() if i.real_vector}
+        self.scalar_seqs = {p for p, i in self.info.items() if i.all_items_scalar}
+        body = resolve_inplace(
+            body, real_scalars(body, self.scalars, scalar_item, vectors, self.scalar_seqs),
+            self.info)
         body, self.same_object = resolve_index_writes(
             body, [p for p in self.wrt if self.info[p].differentiable],
             {p.var.name for p in self.fn.params})
@@ -381,7 +389,7 @@ class Reverse(LoopAdjoints, TryAdjoints):
         self.try_records: Dict[int, object] = {}
         self.tries_with_adjoint: Set[int] = set()
         body = self.prepare_loops(body)
-        self.scalars = real_scalars(body, self.scalars, scalar_item)
+        self.scalars = real_scalars(body, self.scalars, scalar_item, vectors, self.scalar_seqs)
         body = hoist_invariants(body, self.scalars)
         self.loop_stack: List[Set[str]] = []
         self.while_counts: Dict[int, ir.Var] = {}

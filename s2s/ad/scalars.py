@@ -17,6 +17,7 @@ the items of tuples built from real scalars.
 """
 from __future__ import annotations
 
+import operator
 from typing import Dict, List, Set
 
 from s2s_runtime import build
@@ -26,11 +27,15 @@ from ..ir import nodes as ir
 from ..rules.templates import is_real_scalar_op
 
 
-def real_scalars(body, seeds: Set[str], scalar_item) -> Set[str]:
+def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
+                 items_all_scalar=frozenset()) -> Set[str]:
     """The names of ``body`` that certainly hold real scalars.
 
     ``seeds``: parameters known to be real scalars; ``scalar_item(call)``: whether
-    a call is an item of a parameter known to be a real scalar (``p[0]``)."""
+    a call is an item of a parameter known to be a real scalar (``p[0]``);
+    ``vectors``: parameters that are 1-D arrays of real numbers (``p[i]`` with a
+    number ``i``, and ``a, b = p``, are real scalars); ``items_all_scalar``:
+    tuple/list parameters of real scalars only (``a, b = p``)."""
     defs: Dict[str, List] = {}
     for s in ir.walk(body):
         for t in ir.stmt_defs(s):
@@ -50,7 +55,15 @@ def real_scalars(body, seeds: Set[str], scalar_item) -> Set[str]:
                 return v.name in current
             if v.fn in PLAIN_OF_INPLACE:  # x += y of numbers rebinds x: x = x + y
                 v = ir.Call(PLAIN_OF_INPLACE[v.fn], v.args, v.kwargs)
+            if v.fn is operator.getitem and len(v.args) == 2 and not v.kwargs \
+                    and isinstance(v.args[0], ir.Var) and v.args[0].name in vectors:
+                i = v.args[1]
+                return (isinstance(i, ir.Const) and type(i.value) is int) or (
+                    isinstance(i, ir.Var) and i.name in current)
             return is_real_scalar_op(v, current) or scalar_item(v)
+        if isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var) and (
+                s.value.name in vectors or s.value.name in items_all_scalar):
+            return True
         if isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var):
             items = tuples.get(s.value.name)
             i = [t.name for t in s.targets].index(name)

@@ -48,7 +48,7 @@ _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operato
 
 #: primitives whose result is a real scalar when every operand is one
 SCALAR_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
-              operator.pos, abs, float} | {
+              operator.pos, abs, float, min, max} | {
     getattr(math, n) for n in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
                                "tanh", "asinh", "acosh", "atanh", "exp", "expm1", "log",
                                "log1p", "log2", "log10", "sqrt", "hypot", "atan2", "erf",
