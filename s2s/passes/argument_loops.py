@@ -1,13 +1,16 @@
-"""Loops over container arguments, made indexable (forward mode).
+"""Loops over container arguments and over items, made indexable.
 
 Contract: ``argument_loops(body, names, params)`` returns ``body`` where every
 ``for`` over one of ``params`` (arguments that are lists, tuples, dicts or
-other pytrees) — directly, or through a ``zip``/``enumerate``/``reversed``
-made right before the loop — iterates ``rt.sequence(p)`` instead: the
-argument itself when it is a list, tuple or array, a dict's keys as a list.
-``loop_ranges`` can then index the loop, and forward mode follows the items'
-tangents (``for v in xs`` over a list argument).  A loop whose body changes
-the argument (or another name for it) in place is left as it is.
+other pytrees), or over an *item* (a name a ``for`` loop or an unpacking
+binds: ``for row in m: for v in row``) — directly, or through a
+``zip``/``enumerate``/``reversed`` made right before the loop — iterates
+``rt.sequence(p)`` instead: the value itself when it is a list, tuple or
+array, a dict's keys (a generator's items) as a list.  ``loop_ranges`` can
+then index the loop, so both modes follow the items' derivatives.  A loop
+whose body changes that value (or another name for it) in place is left as it
+is.  Run by the transforms, after the inliner has unrolled loops over
+functions and objects.
 """
 from __future__ import annotations
 
@@ -25,11 +28,12 @@ _LAZY = (zip, enumerate, reversed)
 
 
 def argument_loops(body, names, params: Set[str]) -> List:
-    if not params:
-        return list(body)
-    aliases = set(params) | {x.target.name for x in ir.walk(body) if isinstance(x, ir.Assign)
-                             and isinstance(x.value, ir.Var) and x.value.name in params}
-    return _Loops(names, params, aliases).block(list(body))
+    items = {t.name for x in ir.walk(body) for t in (
+        (x.target,) if isinstance(x, ir.For) else x.targets if isinstance(x, ir.Unpack) else ())}
+    wrapped = set(params) | items
+    aliases = wrapped | {x.target.name for x in ir.walk(body) if isinstance(x, ir.Assign)
+                         and isinstance(x.value, ir.Var) and x.value.name in wrapped}
+    return _Loops(names, wrapped, aliases).block(list(body))
 
 
 class _Loops:

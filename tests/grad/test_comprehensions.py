@@ -120,6 +120,18 @@ def comprehension_in_a_loop(x):
     return s
 
 
+def nested_over_rows(m):
+    return sum(sum(v * w for w in row) for row, v in zip(m, [1.0, 2.0]))
+
+
+def nested_loops_over_items(rows):
+    s = 0.0
+    for row in rows:
+        for v in row:
+            s = s + np.sin(v) * v
+    return s
+
+
 def comprehension_over_a_comprehension(xs):
     squares = [v * v for v in xs]
     return sum([s * np.cos(s) for s in squares])
@@ -137,6 +149,9 @@ CASES = [
     (max_of_gen, [0.7, 0.3, -0.9]), (max_of_list_arg, [0.7, 0.3, -0.9]), (max_of_three, 0.7),
     (nested_comprehension, 0.7), (comprehension_in_a_loop, 0.7),
     (comprehension_over_a_comprehension, [0.7, 0.3]),
+    (nested_over_rows, np.array([[0.2, 0.5], [1.0, -0.3]])),
+    (nested_loops_over_items, [[0.2, 0.5], [1.0, -0.3, 0.4]]),
+    (nested_loops_over_items, np.array([[0.2, 0.5], [1.0, -0.3]])),
 ]
 
 
