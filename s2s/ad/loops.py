@@ -50,6 +50,7 @@ from ..errors import unsupported
 from .common import is_in
 from ..ir import nodes as ir
 from ..passes.loop_jumps import has_jump, without_jumps
+from ..passes.argument_loops import argument_loops
 from ..passes.loop_ranges import is_range, range_loops, single_defs
 from .tape_reads import unneeded_pops
 
@@ -79,7 +80,8 @@ class LoopAdjoints:
         self.pushed_after: Set[str] = set()
         #: adjoint temporaries ``t = handler == i`` / ``done_j = steps_done >= j``
         self.guard_tests: Set[str] = set()
-        body = range_loops(body, self.names, self.temps, indexable)
+        body = range_loops(argument_loops(body, self.names, set()),  # for v in row: indexed
+                           self.names, self.temps, indexable)
         self.single_defs = single_defs(body)
         return self._prepare_block(body, in_loop=False)
 
