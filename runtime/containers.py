@@ -190,14 +190,14 @@ def sorted_tangent(t, items, key=None, reverse=False):
 
 
 # -- max and min of one iterable --------------------------------------------------------
-def max_of(items):
-    """``max(items)`` (the builtin over one iterable)."""
-    return max(items)
+def max_of(items, key=None):
+    """``max(items, key=key)`` (the builtin over one iterable)."""
+    return max(items, key=key)
 
 
-def min_of(items):
-    """``min(items)`` (the builtin over one iterable)."""
-    return min(items)
+def min_of(items, key=None):
+    """``min(items, key=key)`` (the builtin over one iterable)."""
+    return min(items, key=key)
 
 
 def _position(items, ans) -> int:

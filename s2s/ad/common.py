@@ -63,8 +63,9 @@ _STRUCTURAL = {build.make_tuple, build.make_list, build.make_dict, operator.seti
 
 
 #: in-place methods of lists and dicts (``passes/containers.py`` makes them values where it can)
-CONTAINER_CHANGES = {"append", "extend", "insert", "pop", "clear", "update", "setdefault",
-                     "remove", "sort", "reverse", "popitem"}
+CONTAINER_CHANGES = {"append", "extend", "insert", "pop", "clear", "update", "setdefault"}
+#: in-place methods of lists and dicts that are never made values
+IN_PLACE_ONLY = {"remove", "sort", "reverse", "popitem"}
 SHARED_HINT = ("s2s differentiates append, extend, insert, pop, clear, update, setdefault and "
                "item assignment on a list or dict the function made itself and shares with "
                "nothing (not an argument, not stored in another container or object, not bound "
@@ -95,6 +96,10 @@ def check_no_opaque_mutation(s, active) -> None:
         if name in CONTAINER_CHANGES:  # left in place by passes/containers.py
             raise unsupported(f"method .{name}() changing a list or dict that may be shared",
                               s.loc, SHARED_HINT)
+        if name in IN_PLACE_ONLY:
+            raise unsupported(f"method .{name}() of a list or dict in differentiated code",
+                              s.loc, "it changes it in place; write a new one, e.g. "
+                              "sorted(l), l[::-1], or a comprehension")
         if not is_in(v.args[0], active):
             if name == "__call__":  # the transforms name the call they cannot see into
                 return

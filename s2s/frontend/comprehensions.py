@@ -9,8 +9,9 @@ comprehension becomes a loop that builds its result as a value:
 * ``{k: v for ...}`` -> ``dictcomp = rt.dict_set(dictcomp, k, v, old)``;
 * ``sum(e for v in xs)`` (or of a list comprehension), with or without a
   start -> ``total = start; for v in ...: total = total + e`` (no list);
-* ``max(...)``/``min(...)`` of one iterable -> ``rt.max_of``/``rt.min_of``
-  (of the comprehension's list), of three or more values -> of their tuple.
+* ``max(...)``/``min(...)`` of one iterable (``key=`` allowed) ->
+  ``rt.max_of``/``rt.min_of`` (of the comprehension's list), of three or more
+  values (or two with ``key=``) -> of their tuple.
 
 The comprehension's variables live in a scope of their own (fresh names, so
 they never leak into or clash with the function's); the first iterable is
@@ -93,16 +94,15 @@ class ComprehensionLowering:
                     len(positional) == 2 and keywords):
                 return None
             return self.accumulate(comp, positional[1:] or list(keywords.values()), loc)
-        if keywords or not positional:
-            return None  # key=, default=: the builtin itself
+        if set(keywords) - {"key"} or not positional or (len(positional) == 2 and not keywords):
+            return None  # default=: the builtin itself; max(a, b): its own rule
         if len(positional) == 1:
             items = self.atom(positional[0].value)
-        elif len(positional) >= 3:
+        else:
             items = self.pack([self.atom(a.value) for a in positional], tuple,
                               build.make_tuple, loc)
-        else:
-            return None  # max(a, b): its own rule
-        return ir.Call(rt.max_of if fn.value is max else rt.min_of, (items,))
+        kw = tuple((k, self.atom(a.value)) for k, a in keywords.items())
+        return ir.Call(rt.max_of if fn.value is max else rt.min_of, (items,), kw)
 
     def accumulate(self, comp, start_args, loc) -> ir.Var:
         start = self.atom(start_args[0].value) if start_args else ir.Const(0)

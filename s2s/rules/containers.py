@@ -157,9 +157,9 @@ defjvp(seq_cast_transpose,
 # max(items) / min(items): the derivative goes to the item chosen (the first of ties)
 for _extreme in (max_of, min_of):
     defvjp(_extreme,
-           lambda g, ans, items: extreme_ct(g, items, ans))
+           lambda g, ans, items, key=None: extreme_ct(g, items, ans))
     defjvp(_extreme,
-           lambda t, ans, items: extreme_tangent(t, items, ans))
+           lambda t, ans, items, key=None: extreme_tangent(t, items, ans))
 _vjp(extreme_ct,
      lambda ct, out, g, items, ans: extreme_tangent(ct, items, ans),
      lambda ct, out, g, items, ans: zeros_like(items),

@@ -104,6 +104,11 @@ def max_of_list_arg(xs):
     return max(xs) * min(xs)
 
 
+def max_with_key(xs):
+    first = max(xs, key=abs) * min((v * 2 for v in xs), key=np.negative)
+    return first + max(xs[0], xs[1], key=abs)
+
+
 def max_of_three(x):
     return max(x, 2 * x * x, 0.5) + min(x, x * x, 3.0)
 
@@ -147,6 +152,7 @@ CASES = [
     (np_concatenate_of, A3), (tuple_of_gen, 0.7), (list_of_gen, 0.7),
     (dict_comprehension, 0.7), (dict_comprehension_over_items, {"w": 0.7, "b": 0.3, "skip": 2.0}),
     (max_of_gen, [0.7, 0.3, -0.9]), (max_of_list_arg, [0.7, 0.3, -0.9]), (max_of_three, 0.7),
+    (max_with_key, [0.7, 0.3, -0.9]),
     (nested_comprehension, 0.7), (comprehension_in_a_loop, 0.7),
     (comprehension_over_a_comprehension, [0.7, 0.3]),
     (nested_over_rows, np.array([[0.2, 0.5], [1.0, -0.3]])),

@@ -326,6 +326,16 @@ def test_changes_of_what_may_be_shared_are_clear_errors(f, args):
     assert expected == f(*[list(a) if isinstance(a, list) else a for a in args])
 
 
+def test_in_place_only_methods_are_clear_errors():
+    def f(x):
+        l = [2 * x, x]
+        l.sort()
+        return l[0]
+    for transform in (lambda: s2s.grad(f)(0.5), lambda: s2s.jvp(f, (0.5,), (1.0,))):
+        with pytest.raises(s2s.UnsupportedSyntaxError, match=r"\.sort\(\)"):
+            transform()
+
+
 def test_undifferentiated_changes_keep_python_semantics():
     def f(x, n):
         l = [1.0, 2.0]
