@@ -84,12 +84,12 @@ def hc_0(params):
 def lm_forward(params, seq, hc):
     """The negative log-likelihood of ``seq`` starting from state ``hc``, and
     the state after it (the seed's ``LSTMLM.forward``)."""
-    cell, embeddings = params["cell"], params["embeddings"]
+    embeddings = params["embeddings"]
     loss = 0.0
     for idx in seq:
+        loss -= log_softmax(embeddings @ hc[0])[idx]
         h, c = hc
-        loss = loss - log_softmax(embeddings @ h)[idx]
-        hc = lstm_cell(cell, embeddings[idx, :], h, c)
+        hc = lstm_cell(params["cell"], embeddings[idx, :], h, c)
     return loss, hc
 
 
@@ -98,9 +98,8 @@ def bptt_loss(params, batch, hc=None):
 
     Without ``hc`` the window starts from the trainable initial state.
     """
-    initial = hc_0(params)
     if hc is None:
-        hc = initial
+        hc = hc_0(params)
     return lm_forward(params, batch, hc)
 
 
