@@ -54,6 +54,10 @@ def zeros_like(x):
         return 0.0
     if x is None:
         return None
+    if type(x) is dict:  # the common container, without the pytree machinery
+        return {k: zeros_like(x[k]) for k in _sorted_keys(x)}
+    if type(x) in (tuple, list):
+        return type(x)(zeros_like(v) for v in x)
     if isinstance(x, (tuple, list, dict)):
         leaves, tree = tree_flatten(x)
         return tree_unflatten(tree, [zeros_like(v) for v in leaves])
