@@ -63,6 +63,10 @@ def defined_before(body, params) -> Dict[int, tuple]:
                 may.update(defs_of(s))
             elif isinstance(s, ir.If):
                 must = must | (scan(s.body, set(must), around) & scan(s.orelse, set(must), around))
+            elif isinstance(s, ir.Try):  # loops inside a try (any block may stop early)
+                for b in [s.body, *[h.body for h in s.handlers], s.orelse, s.finalbody]:
+                    scan(b, set(must), around)
+                may.update(defs_of(s))
             else:
                 may.update(defs_of(s))
                 if isinstance(s, (ir.Assign, ir.Unpack)):

@@ -80,6 +80,10 @@ class LoopAdjoints:
         self.pushed_after: Set[str] = set()
         #: adjoint temporaries ``t = handler == i`` / ``done_j = steps_done >= j``
         self.guard_tests: Set[str] = set()
+        #: ids of the for loops of a try body that catch what their body raises, and of
+        #: the tries in a try body that no exception leaves (ad/tries.py)
+        self.wrapped_loops: Set[int] = set()
+        self.contained: Set[int] = set()
         body = range_loops(argument_loops(body, self.names, set()),  # for v in row: indexed
                            self.names, self.temps, indexable)
         self.single_defs = single_defs(body)
@@ -173,7 +177,7 @@ class LoopAdjoints:
             backwards = self.temp()
             out.append(ir.Assign(backwards, ir.Call(build.reversed_range, (items,)), loc))
             out.append(ir.For(s.target, backwards, tuple(body), (), loc))
-            if items is not s.iter and self.loop_stack:  # set afresh in each outer iteration
+            if items is not s.iter and "loop" in self.scope_kinds:  # set in each outer iteration
                 out.append(self.pop(items, s.loc))
             return
         count = ir.Var(self.names.fresh("n_iter"))
@@ -183,7 +187,7 @@ class LoopAdjoints:
         trips = self.temp()
         out.append(ir.Assign(trips, ir.Call(range, (count,)), loc))
         out.append(ir.For(ir.Var(self.names.fresh("_")), trips, tuple(body + undo_test), (), loc))
-        if self.loop_stack:  # the counter is set afresh in each iteration of the loop around
+        if "loop" in self.scope_kinds:  # the counter is set afresh in each outer iteration
             out.append(self.pop(count, s.loc))
 
     def _iteration_local(self, s, defs: Set[str]) -> Set[str]:
@@ -264,7 +268,7 @@ class LoopAdjoints:
         for s in stmts:
             if isinstance(s, _LOOPS):
                 new = self._instrument_loop(s, read, in_loop)
-                if not in_loop:  # what the loop pushes must exist before it
+                if in_loop is not True:  # outermost: what the loop pushes must exist before it
                     may, must = self._defined_before.get(id(s), (set(), set()))
                     pushed = _pushed([new], self.tapes) - self.pushed_after
                     for n in sorted(pushed - must - self.unassigned):

@@ -14,7 +14,8 @@ exactly the assignments that ran.  The primal records how far it got:
 
 The adjoint undoes the ``finally`` block, then the handler that ran (``if
 handler == i:``) or the ``else`` block (``if handler == -1:``), then the body
-with the adjoint of assignment ``j`` under ``if steps_done >= j:``.  Values an
+with the adjoint of assignment ``j`` under ``if steps_done >= j:`` (an ``if``
+of the body goes with the group that computed its test).  Values an
 assignment in the ``try`` overwrites are pushed on the tape as in loops
 (``ad/loops.py``); values assigned once need nothing.  A ``try`` without
 handlers runs its body to the end on every path that does not raise out of
@@ -29,8 +30,17 @@ adjoint of the ``try`` that follows.  ``break``, ``continue`` and ``return``
 in the ``try`` are flags by then (``passes/loop_jumps.py``,
 ``passes/single_exit.py``).
 
-Not yet: a loop or a nested ``try`` inside a ``try`` that carries
-derivatives (clear errors).
+A ``for`` loop of the body could stop part way through an iteration, so its
+body is wrapped: ``error = None; for ...: try: <body> except BaseException as
+exc: error = exc; break`` (the break a flag), then ``if error is not None:
+raise error``.  The inner ``try`` records its iteration's path like any ``try``
+in a loop, the loop always runs to its end, and one marker covers it.  A
+nested ``try`` no exception leaves (one that catches everything with handlers
+that cannot raise, as gradient code of such a loop has) is one step too.
+
+Not yet: a ``while`` loop, or a nested ``try`` that may raise, in the body of
+a ``try`` that carries derivatives (clear errors); the other blocks of a
+``try`` take anything (an exception there leaves the function).
 """
 from __future__ import annotations
 
@@ -55,11 +65,28 @@ class _TryRecord:
 
 
 def _cannot_raise(x) -> bool:
-    """An assignment of an atom or of a new tuple or list (a tape push)."""
+    """An assignment of an atom, of a new tuple or list (a tape push) or of an identity
+    test, or a loop that catches what its body raises (``TryAdjoints._wrapped``)."""
+    if isinstance(x, (ir.For, ir.Try)):
+        return True
     if isinstance(x, ir.Unpack):
         return False
     v = x.value
-    return not isinstance(v, ir.Call) or v.fn in (build.make_tuple, build.make_list)
+    return not isinstance(v, ir.Call) or v.fn in (build.make_tuple, build.make_list,
+                                                  operator.is_, operator.is_not)
+
+
+def _contained(s: ir.Try) -> bool:
+    """A ``try`` no exception leaves: a handler catches everything and what can run
+    after the body (handlers, ``else``, ``finally``) cannot raise (the loops
+    ``TryAdjoints._wrapped`` makes, and gradient code of such loops)."""
+    catches_all = any(h.type is None or (isinstance(h.type, ir.Const)
+                                         and h.type.value is BaseException)
+                      for h in s.handlers)
+    after = [x for b in [s.orelse, s.finalbody, *[h.body for h in s.handlers]] for x in b]
+    return catches_all and all(isinstance(x, (ir.Assign, ir.Break, ir.Continue))
+                               and (not isinstance(x, ir.Assign) or _cannot_raise(x))
+                               for x in after)
 
 
 def _reads_target(x) -> bool:
@@ -85,18 +112,42 @@ class TryAdjoints:
         caught = ir.Var(self.names.fresh("caught"))
         guards = {}
 
+        def new_group() -> ir.Var:
+            done = self.temp()
+            guards[done.name] = len(guards) + 1
+            self.guard_tests.add(done.name)
+            return done
+
         def body_block(stmts):
             real, synthetic = [], []
             open_group = False  # the last statement of this block ended a group
-            for x in stmts:
+            pending = list(reversed(stmts))
+            while pending:
+                x = pending.pop()
                 if isinstance(x, ir.If):
                     r, g = body_block(x.body)
                     r2, g2 = body_block(x.orelse)
+                    branch = replace(x, body=tuple(g), orelse=tuple(g2))
+                    if open_group:  # reached when the group before it (its test) ran
+                        synthetic[-1] = replace(synthetic[-1],
+                                                body=synthetic[-1].body + (branch,))
+                    elif real:  # after another if: a marker of its own
+                        done = new_group()
+                        real.append(ir.Assign(step, ir.Const(guards[done.name]), x.loc))
+                        synthetic.append(ir.If(done, (branch,), (), x.loc))
+                    else:  # first in its block: reached when the block is
+                        synthetic.append(branch)
                     real.append(replace(x, body=tuple(r), orelse=tuple(r2)))
-                    synthetic.append(replace(x, body=tuple(g), orelse=tuple(g2)))
                     open_group = False
-                elif isinstance(x, (ir.Assign, ir.Unpack)):
-                    group = self._atomic(x) if _reads_target(x) else [x]
+                elif isinstance(x, ir.For) and id(x) not in self.wrapped_loops:
+                    pending += reversed(self._wrapped(x))
+                elif isinstance(x, ir.Try) and _contained(x) and id(x) not in self.contained:
+                    prepared = self._prepare_block([x], in_loop)  # records its own path
+                    self.contained.update(id(y) for y in prepared if isinstance(y, ir.Try))
+                    pending += reversed(prepared)
+                elif isinstance(x, (ir.Assign, ir.Unpack, ir.For, ir.Try)):
+                    group = [x] if isinstance(x, (ir.For, ir.Try)) else (
+                        self._atomic(x) if _reads_target(x) else [x])
                     if open_group and _cannot_raise(x):
                         # it runs whenever the group before it ran to its end: one marker
                         marker = real.pop()
@@ -104,14 +155,11 @@ class TryAdjoints:
                         synthetic[-1] = replace(synthetic[-1],
                                                 body=synthetic[-1].body + tuple(group))
                         continue
-                    j = len(guards) + 1
-                    done = self.temp()
-                    guards[done.name] = j
-                    self.guard_tests.add(done.name)
+                    done = new_group()
                     if not _cannot_raise(x):
                         group = self._atomic(x)
                     real += self._received(group) if in_loop else group
-                    real.append(ir.Assign(step, ir.Const(j), x.loc))
+                    real.append(ir.Assign(step, ir.Const(guards[done.name]), x.loc))
                     synthetic.append(ir.If(done, tuple(group), (), x.loc))
                     open_group = True
                 else:
@@ -134,6 +182,24 @@ class TryAdjoints:
         pre = [ir.Assign(step, ir.Const(0), loc), ir.Assign(caught, ir.Const(-1), loc)]
         after = [ir.Assign(steps, step, loc), ir.Assign(handler, caught, loc)]
         return pre + [new] + after
+
+    def _wrapped(self, loop: ir.For) -> List:
+        """A ``for`` loop of a ``try`` body that catches whatever its body raises, so it
+        ends after a whole number of recorded steps and the exception is raised again
+        after it (see the module docstring)."""
+        loc = replace(loop.loc, derived=True)
+        error, caught = ir.Var(self.names.fresh("error")), ir.Var(self.names.fresh("exc"))
+        catch = ir.Handler(ir.Const(BaseException), caught,
+                           (ir.Assign(error, caught, loc), ir.Break(loc)))
+        wrapper = ir.Try(tuple(loop.body), (catch,), loc=loc)
+        prepared = self._prepare_block([replace(loop, body=(wrapper,))], True)
+        new = replace(prepared[-1], orelse=())  # the else block follows: no jump is left
+        self.wrapped_loops.add(id(new))
+        failed = self.temp()
+        return ([ir.Assign(error, ir.Const(None), loc)] + prepared[:-1]
+                + [new] + list(prepared[-1].orelse)
+                + [ir.Assign(failed, ir.Call(operator.is_not, (error, ir.Const(None))), loc),
+                   ir.If(failed, (ir.Raise(error, loc),), (), loc)])
 
     def _atomic(self, x) -> List:
         """``v = f(...)`` as ``t = f(...); v = t``: after the call nothing can raise."""
@@ -163,13 +229,21 @@ class TryAdjoints:
         inner = list(ir.walk(ir.sub_blocks_flat(s)))
         if not ({v.name for x in [s, *inner] for v in ir.stmt_defs(x)} & active):
             return
+        # an exception that stops the body part way through a loop or a try: only loops
+        # s2s made safe (``_wrapped``); the other blocks raise out of the function
+        body = list(ir.walk(s.body)) if s.handlers else []
+        for x in body:
+            if isinstance(x, ir.While) or (isinstance(x, ir.For)
+                                           and id(x) not in self.wrapped_loops):
+                raise unsupported("a 'while' loop inside the body of a 'try' over "
+                                  "differentiated values", x.loc, "not yet in reverse mode; "
+                                  "a 'for' loop is taken, or move the loop out of the 'try'")
+            if isinstance(x, ir.Try) and not _contained(x):
+                raise unsupported("a nested 'try' inside the body of a 'try' over "
+                                  "differentiated values", x.loc, "not yet in reverse mode")
         for x in inner:
-            kind = {ir.For: "a loop", ir.While: "a loop", ir.Try: "a nested 'try'",
-                    ir.Return: "'return'", ir.Break: "'break'", ir.Continue: "'continue'"}.get(
-                type(x))
-            if kind is not None:
-                raise unsupported(f"{kind} inside a 'try' over differentiated values",
-                                  getattr(x, "loc", s.loc), "not yet in reverse mode")
+            if isinstance(x, ir.Return):  # single_exit takes them out of every try
+                raise unsupported("'return' inside a 'try' over differentiated values", x.loc)
 
     def adjoint_try(self, s: ir.Try, have, out: List, loc) -> None:
         record = self.try_records.get(id(s))

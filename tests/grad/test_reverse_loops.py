@@ -308,27 +308,27 @@ _OPS = ["s = s * {c} + np.sin(x * {c})", "s = s + x * s * {c}", "x = x * {c} + s
         "s = s + np.sum(y) * {c}", "y = np.sin(y) * s", "s = s * np.exp(-x * x)"]
 
 
-def _block(draw, depth, indent, loops=True, exits=False, tries=True):
-    """Statements at nesting ``depth``: ``loops`` may appear (not inside a ``try``: reverse
-    mode does not take them there yet), ``exits`` (a ``return``: inside a loop or a
-    ``try``), ``tries`` (not inside another ``try``)."""
+def _block(draw, depth, indent, loops=True, exits=False, tries=True, whiles=True):
+    """Statements at nesting ``depth``: ``loops`` may appear, ``whiles`` (not in the body
+    of a ``try``: reverse mode does not take them there yet), ``exits`` (a ``return``:
+    inside a loop or a ``try``), ``tries`` (not in the body of another ``try``)."""
     lines = []
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.integers(0, 12)) if depth < 2 else 9
-        if not loops and kind <= 2:
+        if (not loops and kind <= 2) or (not whiles and kind == 2):
             kind = 9
         if kind == 10 and tries:  # try with a raise, maybe else and finally
-            inner = dict(loops=False, exits=True, tries=False)
+            body = dict(exits=True, tries=False, whiles=False)
             lines.append(f"{indent}try:")
-            lines += _block(draw, depth + 1, indent + "    ", **inner)
+            lines += _block(draw, depth + 1, indent + "    ", **body)
             lines += [f"{indent}    if s > {draw(st.sampled_from([0.1, 0.4]))}:",
                       f"{indent}        raise ValueError"]
-            lines += _block(draw, depth + 1, indent + "    ", **inner)
+            lines += _block(draw, depth + 1, indent + "    ", **body)
             lines.append(f"{indent}except ValueError:")
-            lines += _block(draw, depth + 1, indent + "    ", **inner)
+            lines += _block(draw, depth + 1, indent + "    ", exits=True)
             if draw(st.booleans()):
                 lines.append(f"{indent}else:")
-                lines += _block(draw, depth + 1, indent + "    ", **inner)
+                lines += _block(draw, depth + 1, indent + "    ", exits=True)
             if draw(st.booleans()):
                 lines.append(f"{indent}finally:")
                 lines += _block(draw, 2, indent + "    ", loops=False, tries=False)
@@ -340,12 +340,16 @@ def _block(draw, depth, indent, loops=True, exits=False, tries=True):
             continue
         if kind <= 1:
             lines.append(f"{indent}for i{depth} in range({draw(st.integers(0, 3))}):")
-            lines += _block(draw, depth + 1, indent + "    ", exits=True, tries=tries)
+            inner = dict(exits=True, tries=tries, whiles=whiles)
+            lines += _block(draw, depth + 1, indent + "    ", **inner)
             if draw(st.booleans()):  # a jump, then more of the body
                 jump = draw(st.sampled_from(["break", "continue"]))
                 lines += [f"{indent}    if s > {draw(st.sampled_from([0.2, 0.6]))}:",
                           f"{indent}        {jump}"]
-                lines += _block(draw, depth + 1, indent + "    ", exits=True, tries=tries)
+                lines += _block(draw, depth + 1, indent + "    ", **inner)
+            if draw(st.integers(0, 3)) == 0:
+                lines.append(f"{indent}else:")
+                lines += _block(draw, depth + 1, indent + "    ", **inner)
         elif kind == 2:
             lines += [f"{indent}k{depth} = 0",
                       f"{indent}while k{depth} < {draw(st.integers(0, 2))}:"]
@@ -353,9 +357,9 @@ def _block(draw, depth, indent, loops=True, exits=False, tries=True):
             lines.append(f"{indent}    k{depth} += 1")
         elif kind <= 4:
             lines.append(f"{indent}if s > {draw(st.sampled_from([0.1, -0.2, 0.5]))}:")
-            lines += _block(draw, depth + 1, indent + "    ", loops, exits, tries)
+            lines += _block(draw, depth + 1, indent + "    ", loops, exits, tries, whiles)
             lines.append(f"{indent}else:")
-            lines += _block(draw, depth + 1, indent + "    ", loops, exits, tries)
+            lines += _block(draw, depth + 1, indent + "    ", loops, exits, tries, whiles)
         else:
             op = draw(st.sampled_from(_OPS)).format(c=draw(st.sampled_from([0.5, -0.7, 1.3])))
             lines += [indent + part for part in op.split("|")]
