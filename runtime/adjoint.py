@@ -293,7 +293,11 @@ def matmul_vjp_lhs(g, a, b):
     if b_nd == 1:
         if a_nd == 1:
             return g * b
+        if a_nd == 2:  # matrix @ vector: the outer product
+            return unbroadcast(np.multiply.outer(g, b), a)
         return unbroadcast(np.expand_dims(g, -1) * b, a)
+    if a_nd == 2 and b_nd == 2:
+        return unbroadcast(g @ np.transpose(b), a)
     if a_nd == 1:
         return unbroadcast(np.matmul(b, np.expand_dims(g, -1))[..., 0], a)
     return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
@@ -305,7 +309,11 @@ def matmul_vjp_rhs(g, a, b):
     if a_nd == 1:
         if b_nd == 1:
             return g * a
+        if b_nd == 2:  # vector @ matrix: the outer product
+            return unbroadcast(np.multiply.outer(a, g), b)
         return unbroadcast(np.expand_dims(a, -1) * np.expand_dims(g, -2), b)
+    if a_nd == 2 and b_nd <= 2:  # matrix @ vector or matrix
+        return unbroadcast(np.transpose(a) @ g, b)
     if b_nd == 1:
         return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0], b)
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)

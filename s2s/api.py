@@ -49,6 +49,17 @@ def _scalar_items(v) -> frozenset:
     return frozenset()
 
 
+def _dict_paths(v, prefix=()) -> frozenset:
+    """The key paths of the entries of a plain dict, nested plain dicts included."""
+    if type(v) is not dict:
+        return frozenset()
+    out = set()
+    for k, x in v.items():
+        out.add(prefix + (k,))
+        out |= _dict_paths(x, prefix + (k,))
+    return frozenset(out)
+
+
 def _signature(fn):
     if inspect.ismethod(fn):  # the IR is its function's, with self: not this signature
         raise UnsupportedSyntaxError(
@@ -250,7 +261,8 @@ class _ReverseTransform(_Specialising):
                                    len(leaves) == 1 and leaves[0] is v,
                                    is_real_scalar(v), type(v) is dict, _scalar_items(v),
                                    type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind in "fiu",
-                                   isinstance(v, (tuple, list)) and len(_scalar_items(v)) == len(v))
+                                   isinstance(v, (tuple, list)) and len(_scalar_items(v)) == len(v),
+                                   _dict_paths(v))
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)

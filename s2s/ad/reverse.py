@@ -39,6 +39,7 @@ from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before
+from .dict_reads import hoist_entry_reads
 from .hoist import hoist_invariants
 from .index_writes import resolve_index_writes
 from .inplace import resolve_inplace
@@ -63,6 +64,8 @@ class ParamInfo:
     real_vector: bool = False
     #: a tuple or list whose items are all real scalars
     all_items_scalar: bool = False
+    #: a plain dict: the key paths of its entries, nested dicts included
+    dict_paths: frozenset = frozenset()
 
 
 class Reverse(LoopAdjoints, TryAdjoints):
@@ -181,6 +184,8 @@ class Reverse(LoopAdjoints, TryAdjoints):
             loc = replace(s.loc, derived=True)
             if isinstance(s, ir.Assign):
                 name = s.target.name
+                if name in self.entry_dicts:  # its entries' adjoints, as a dict literal
+                    self._assemble_entries(name, have, out, loc)
                 if name in have and name in self.relevant:
                     g = None
                     if name in carried:  # consumed here; what reads it earlier adds anew
@@ -283,9 +288,9 @@ class Reverse(LoopAdjoints, TryAdjoints):
 
     def _dict_entry(self, v: ir.Call) -> bool:
         base, key = v.args[0], v.args[1]
-        return (isinstance(base, ir.Var) and base.name in self.info
-                and self.info[base.name].is_dict and isinstance(key, ir.Const)
-                and isinstance(key.value, (str, int)))
+        return (isinstance(base, ir.Var) and (base.name in self.entry_dicts or (
+            base.name in self.info and self.info[base.name].is_dict))
+                and isinstance(key, ir.Const) and isinstance(key.value, (str, int)))
 
     def _assemble_entries(self, p: str, have, out, loc) -> None:
         """``p_bar = {k: adjoint of p[k], ...}`` (+ any other contribution to p_bar)."""
@@ -388,6 +393,8 @@ class Reverse(LoopAdjoints, TryAdjoints):
         self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
         self.try_records: Dict[int, object] = {}
         self.tries_with_adjoint: Set[int] = set()
+        body, self.entry_dicts = hoist_entry_reads(
+            body, {p: i.dict_paths for p, i in self.info.items() if i.is_dict}, self.names)
         body = self.prepare_loops(body)
         self.scalars = real_scalars(body, self.scalars, scalar_item, vectors, self.scalar_seqs)
         body = hoist_invariants(body, self.scalars)
