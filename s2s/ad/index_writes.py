@@ -122,9 +122,10 @@ class _Positions:
         return False
 
 
-def resolve_index_writes(body, wrt, params: Set[str]):
+def resolve_index_writes(body, wrt, params: Set[str], names):
     """``(body, same_object)``: ``body`` with its index writes checked and rewritten
-    (see the module doc; ``wrt``: the differentiated parameters), and the names that
+    (see the module doc; ``wrt``: the differentiated parameters; ``names``: a
+    ``NameGen`` for new variables), and the names that
     hold one array throughout (made outside every loop, written in place only, never
     copied): a loop tape need not record them, restoring would give the same object."""
     writes = [s for s in ir.walk(body) if _is_write(s)]
@@ -165,6 +166,9 @@ def resolve_index_writes(body, wrt, params: Set[str]):
         fam_writes = [s for s in writes if s.target.name in members]
         if not (members & active) and not any(
                 isinstance(a, ir.Var) and a.name in active for s in fam_writes for a in s.value.args):
+            # no derivative flows through the array, but its values may reach the
+            # adjoint (``y * x``): that reads a snapshot taken where it was used
+            _snapshot_exposed(body, members, fam_writes, pos, active, replace_stmt, names)
             continue
         kind = _family_kind(body, members, params, fam_writes)
         if kind == "container":
@@ -181,6 +185,31 @@ def resolve_index_writes(body, wrt, params: Set[str]):
         if not copies and not any(pos.site[id(d)].loops for d in _roots(body, members)):
             same_object |= members
     return _rewrite(body, replace_stmt), same_object
+
+
+def _snapshot_exposed(body, members, fam_writes, pos, active, replace_stmt, names) -> None:
+    """Before each differentiated statement that reads the values of the array (or of
+    a read or view of it) and after which a write may come, a copy of that operand
+    (``rt.owned``) for the statement to read: Python's aliasing is kept, and the
+    adjoint sees the values the statement saw."""
+    handles = set(members)
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and not _is_write(s) \
+                and (s.value.fn in VIEW_OPS or s.value.fn in _READS) \
+                and isinstance(s.value.args[0], ir.Var) and s.value.args[0].name in handles:
+            handles.add(s.target.name)
+    for s in ir.walk(body):
+        if not _exposes(s, handles, active) or not any(pos.may_follow(s, w) for w in fam_writes):
+            continue
+        exposed = {a.name for a in _value_uses(s) if a.name in handles}
+        snaps, rename = [], {}
+        for n in sorted(exposed):
+            snap = ir.Var(names.fresh(f"{n}_snapshot"))
+            snaps.append(ir.Assign(snap, ir.Call(rt.owned, (ir.Var(n),)), s.loc))
+            rename[n] = snap
+        value = replace(s.value, args=tuple(rename.get(a.name, a) if isinstance(a, ir.Var)
+                                            else a for a in s.value.args))
+        replace_stmt[id(s)] = snaps + [replace(s, value=value)]
 
 
 def _roots(body, members):

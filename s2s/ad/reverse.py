@@ -389,7 +389,7 @@ class Reverse(LoopAdjoints, TryAdjoints):
             self.info)
         body, self.same_object = resolve_index_writes(
             body, [p for p in self.wrt if self.info[p].differentiable],
-            {p.var.name for p in self.fn.params})
+            {p.var.name for p in self.fn.params}, self.names)
         self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
         self.try_records: Dict[int, object] = {}
         self.tries_with_adjoint: Set[int] = set()
