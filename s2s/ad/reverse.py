@@ -38,12 +38,13 @@ from ..rules import lookup
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate, is_real_scalar_op
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
-from .analysis import backward_needed, defined_before
+from .analysis import backward_needed, defined_before, may_be_none
 from .dict_reads import hoist_entry_reads
 from .hoist import hoist_invariants
 from .index_writes import resolve_index_writes
 from .inplace import resolve_inplace
 from .scalars import real_scalars, scalar_tuples
+from .snapshots import snapshot_mutated_constants
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
 
@@ -166,7 +167,8 @@ class Reverse(LoopAdjoints, TryAdjoints):
                 out.append(ir.Assign(b, c, loc))
             have.add(x.name)
         else:
-            op = operator.add if x.name in self.numeric else rt.add
+            numeric = x.name in self.numeric and x.name not in self.maybe_none
+            op = operator.add if numeric else rt.add  # None (a zero) adds with rt.add
             out.append(ir.Assign(b, ir.Call(op, (b, c)), loc))
 
     def temp(self) -> ir.Var:
@@ -390,6 +392,8 @@ class Reverse(LoopAdjoints, TryAdjoints):
         body, self.same_object = resolve_index_writes(
             body, [p for p in self.wrt if self.info[p].differentiable],
             {p.var.name for p in self.fn.params}, self.names)
+        body = snapshot_mutated_constants(
+            body, [p for p in self.wrt if self.info[p].differentiable], self.names)
         self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
         self.try_records: Dict[int, object] = {}
         self.tries_with_adjoint: Set[int] = set()
@@ -410,6 +414,7 @@ class Reverse(LoopAdjoints, TryAdjoints):
         active = {p for p in self.wrt if self.info[p].differentiable}
         self.scalar_tuples = scalar_tuples(body, self.scalars)
         self.forward_activity(body, active)
+        self.maybe_none = may_be_none(body)
         self.numeric |= self.scalars
         self.active_vars = active
         needed = {value.name} if isinstance(value, ir.Var) else set()
