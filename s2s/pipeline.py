@@ -25,6 +25,7 @@ from .passes.copyprop import copy_propagate
 from .passes.dce import dce
 from .passes.index_writes import writes_as_values
 from .passes.inline import inline_calls, needs_values
+from .passes.out_args import out_as_writes
 from .passes.single_exit import single_exit
 from .passes.sites import expand as expand_sites, has_sites
 from .passes.ssa import to_ssa
@@ -131,7 +132,7 @@ def front(fn) -> Front:
 
         func, freevars = lowered(fn)
         func, freevars = inline_calls(func, freevars, lowered, statics=statics)
-        func = single_exit(functional_containers(func))
+        func = single_exit(functional_containers(out_as_writes(func)))
         hit = Front(func, freevars, tuple(statics), has_sites(func), needs_values(func))
         _FRONT[fn] = hit
         _remember_sibling(fn, hit)

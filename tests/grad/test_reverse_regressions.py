@@ -119,3 +119,26 @@ def test_an_array_without_derivatives_changed_in_place_after_a_differentiated_re
     assert_tree_close(s2s.grad(f)(x), fd_grad(f, (x,)))
     (g,) = s2s.vjp(f, x)[1](1.0)
     assert_tree_close(g, fd_grad(f, (x,)))
+
+
+def out_argument_new_array(x):
+    m = np.zeros(3)
+    np.add(x, 1.0, out=m)
+    return np.sum(m * m)
+
+
+def out_argument_in_place(x):
+    m = x * 1.0
+    r = np.multiply(m, 2.0, out=m)
+    return np.sum(m * r)
+
+
+@pytest.mark.parametrize("f", [out_argument_new_array, out_argument_in_place],
+                         ids=lambda f: f.__name__)
+def test_out_arguments_are_writes_in_both_modes(f):
+    """np.add(x, 1.0, out=m) is m[...] = x + 1.0 (its derivative was dropped)."""
+    x = np.array([0.3, -0.2, 0.5])
+    v = np.array([0.7, 0.1, -0.4])
+    expected = fd_grad(f, (x,))
+    assert_tree_close(s2s.grad(f)(x), expected)
+    assert np.isclose(s2s.jvp(f, (x,), (v,))[1], np.dot(expected, v))
