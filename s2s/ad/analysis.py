@@ -1,11 +1,31 @@
-"""Dataflow facts reverse mode needs: which values the output needs, and which
-names may be / are surely assigned when a loop starts."""
+"""Dataflow facts reverse mode needs: which values the output needs, which
+names may be / are surely assigned when a loop starts, which may hold None."""
 from __future__ import annotations
 
 from typing import Dict, Set
 
+import s2s_runtime as rt
+
 from ..ir import nodes as ir
 from .common import is_in
+
+
+def may_be_none(stmts) -> Set[str]:
+    """Names that may hold None: set to None (gradient code starts so a name some paths
+    never assign), copies of them, and ``rt.zeros_like`` / ``rt.add`` of them (None is
+    their zero).  Their adjoints may be None too, so they add with ``rt.add``."""
+    assigns = [s for s in ir.walk(list(stmts)) if isinstance(s, ir.Assign)]
+    out: Set[str] = set()
+    while True:
+        size = len(out)
+        for s in assigns:
+            v = s.value
+            if (isinstance(v, ir.Const) and v.value is None) or is_in(v, out) or (
+                    isinstance(v, ir.Call) and v.fn in (rt.zeros_like, rt.add)
+                    and any(is_in(a, out) for a in v.args)):
+                out.add(s.target.name)
+        if len(out) == size:
+            return out
 
 
 def backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:

@@ -30,17 +30,18 @@ adjoint of the ``try`` that follows.  ``break``, ``continue`` and ``return``
 in the ``try`` are flags by then (``passes/loop_jumps.py``,
 ``passes/single_exit.py``).
 
-A ``for`` loop of the body could stop part way through an iteration, so its
-body is wrapped: ``error = None; for ...: try: <body> except BaseException as
-exc: error = exc; break`` (the break a flag), then ``if error is not None:
-raise error``.  The inner ``try`` records its iteration's path like any ``try``
-in a loop, the loop always runs to its end, and one marker covers it.  A
-nested ``try`` no exception leaves (one that catches everything with handlers
-that cannot raise, as gradient code of such a loop has) is one step too.
+A loop of the body could stop part way through an iteration, so its body is
+wrapped: ``error = None; for ...: try: <body> except BaseException as exc:
+error = exc; break`` (the break a flag), then ``if error is not None: raise
+error`` (a ``while`` loop's test moves into the wrapped body).  The inner
+``try`` records its iteration's path like any ``try`` in a loop, the loop
+always runs to its end, and one marker covers it.  A nested ``try`` no
+exception leaves (one that catches everything with handlers that cannot
+raise, as gradient code of such a loop has) is one step too.
 
-Not yet: a ``while`` loop, or a nested ``try`` that may raise, in the body of
-a ``try`` that carries derivatives (clear errors); the other blocks of a
-``try`` take anything (an exception there leaves the function).
+Not yet: a nested ``try`` that may raise, in the body of a ``try`` that
+carries derivatives (a clear error).  The other blocks of a ``try`` take
+anything: an exception there leaves the function.
 """
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ class _TryRecord:
 def _cannot_raise(x) -> bool:
     """An assignment of an atom, of a new tuple or list (a tape push) or of an identity
     test, or a loop that catches what its body raises (``TryAdjoints._wrapped``)."""
-    if isinstance(x, (ir.For, ir.Try)):
+    if isinstance(x, (ir.For, ir.While, ir.Try)):
         return True
     if isinstance(x, ir.Unpack):
         return False
@@ -139,14 +140,14 @@ class TryAdjoints:
                         synthetic.append(branch)
                     real.append(replace(x, body=tuple(r), orelse=tuple(r2)))
                     open_group = False
-                elif isinstance(x, ir.For) and id(x) not in self.wrapped_loops:
+                elif isinstance(x, (ir.For, ir.While)) and id(x) not in self.wrapped_loops:
                     pending += reversed(self._wrapped(x))
                 elif isinstance(x, ir.Try) and _contained(x) and id(x) not in self.contained:
                     prepared = self._prepare_block([x], in_loop)  # records its own path
                     self.contained.update(id(y) for y in prepared if isinstance(y, ir.Try))
                     pending += reversed(prepared)
-                elif isinstance(x, (ir.Assign, ir.Unpack, ir.For, ir.Try)):
-                    group = [x] if isinstance(x, (ir.For, ir.Try)) else (
+                elif isinstance(x, (ir.Assign, ir.Unpack, ir.For, ir.While, ir.Try)):
+                    group = [x] if isinstance(x, (ir.For, ir.While, ir.Try)) else (
                         self._atomic(x) if _reads_target(x) else [x])
                     if open_group and _cannot_raise(x):
                         # it runs whenever the group before it ran to its end: one marker
@@ -183,21 +184,33 @@ class TryAdjoints:
         after = [ir.Assign(steps, step, loc), ir.Assign(handler, caught, loc)]
         return pre + [new] + after
 
-    def _wrapped(self, loop: ir.For) -> List:
-        """A ``for`` loop of a ``try`` body that catches whatever its body raises, so it
-        ends after a whole number of recorded steps and the exception is raised again
-        after it (see the module docstring)."""
+    def _wrapped(self, loop) -> List:
+        """A loop of a ``try`` body that catches whatever its body raises, so it ends
+        after a whole number of recorded steps and the exception is raised again after
+        it (see the module docstring).  A ``while`` loop's test moves into its body:
+        ``while True: try: <test>; if not test: ran_out = True; break; <body> ...``,
+        its ``else`` block after it under ``if ran_out:``."""
         loc = replace(loop.loc, derived=True)
         error, caught = ir.Var(self.names.fresh("error")), ir.Var(self.names.fresh("exc"))
         catch = ir.Handler(ir.Const(BaseException), caught,
                            (ir.Assign(error, caught, loc), ir.Break(loc)))
-        wrapper = ir.Try(tuple(loop.body), (catch,), loc=loc)
+        before, body, after = [ir.Assign(error, ir.Const(None), loc)], list(loop.body), []
+        if isinstance(loop, ir.While):
+            ran_out, stop = ir.Var(self.names.fresh("ran_out")), self.temp()
+            body = list(loop.test_body) + [
+                ir.Assign(stop, ir.Call(operator.not_, (loop.test,)), loc),
+                ir.If(stop, (ir.Assign(ran_out, ir.Const(True), loc), ir.Break(loc)), (),
+                      loc)] + body
+            before.append(ir.Assign(ran_out, ir.Const(False), loc))
+            if loop.orelse:
+                after.append(ir.If(ran_out, loop.orelse, (), loc))
+            loop = ir.While((), ir.Const(True), (), (), loop.loc)
+        wrapper = ir.Try(tuple(body), (catch,), loc=loc)
         prepared = self._prepare_block([replace(loop, body=(wrapper,))], True)
         new = replace(prepared[-1], orelse=())  # the else block follows: no jump is left
         self.wrapped_loops.add(id(new))
         failed = self.temp()
-        return ([ir.Assign(error, ir.Const(None), loc)] + prepared[:-1]
-                + [new] + list(prepared[-1].orelse)
+        return (before + prepared[:-1] + [new] + list(prepared[-1].orelse) + after
                 + [ir.Assign(failed, ir.Call(operator.is_not, (error, ir.Const(None))), loc),
                    ir.If(failed, (ir.Raise(error, loc),), (), loc)])
 
@@ -233,11 +246,9 @@ class TryAdjoints:
         # s2s made safe (``_wrapped``); the other blocks raise out of the function
         body = list(ir.walk(s.body)) if s.handlers else []
         for x in body:
-            if isinstance(x, ir.While) or (isinstance(x, ir.For)
-                                           and id(x) not in self.wrapped_loops):
-                raise unsupported("a 'while' loop inside the body of a 'try' over "
-                                  "differentiated values", x.loc, "not yet in reverse mode; "
-                                  "a 'for' loop is taken, or move the loop out of the 'try'")
+            if isinstance(x, (ir.For, ir.While)) and id(x) not in self.wrapped_loops:
+                raise unsupported("this loop inside the body of a 'try' over differentiated "
+                                  "values", x.loc, "not yet in reverse mode")
             if isinstance(x, ir.Try) and not _contained(x):
                 raise unsupported("a nested 'try' inside the body of a 'try' over "
                                   "differentiated values", x.loc, "not yet in reverse mode")

@@ -309,6 +309,49 @@ def nested_loops_in_try(x):
     return s
 
 
+def while_in_try(x):
+    s = x
+    try:
+        while s < 3.0:
+            s = s * 1.5 + x
+            if s * x > 2.0:
+                raise ValueError
+    except ValueError:
+        s = s - x * x
+    return s
+
+
+def while_else_continue_break_in_try(x):
+    s = x
+    n = 0
+    try:
+        while n < 4:
+            n += 1
+            if n == 2:
+                continue
+            s = np.sin(s) * 2.0 + x
+            if s > 2.2:
+                break
+        else:
+            s = s * 3.0
+        s = s + 1.0
+    except ValueError:
+        s = s * x
+    return s
+
+
+def error_inside_a_call_in_a_while_in_try(x):
+    s = 0.0
+    i = 0
+    try:
+        while i < 5:
+            s = s + math.sqrt(1.5 - x * i) * x
+            i += 1
+    except ValueError:
+        s = s * x
+    return s
+
+
 def while_in_handler(x):
     s = x
     try:
@@ -366,7 +409,9 @@ CASES = [return_in_for, return_in_while, return_in_nested_loops, return_from_for
          return_in_handler_in_loop, break_in_try, return_in_try_with_finally,
          finally_after_a_return, return_in_try_that_may_fall_through,
          break_in_the_else_of_an_inner_loop, loop_in_try, for_else_and_continue_in_try,
-         error_inside_a_call_in_a_loop_in_try, nested_loops_in_try, while_in_handler,
+         error_inside_a_call_in_a_loop_in_try, nested_loops_in_try, while_in_try,
+         while_else_continue_break_in_try, error_inside_a_call_in_a_while_in_try,
+         while_in_handler,
          loop_in_try_in_loop, return_in_loop_in_try, cookbook]
 
 
@@ -466,7 +511,8 @@ def test_the_points_leave_through_more_than_one_return(f):
     (try_in_loop, ValueError), (error_inside_a_call_in_loop, ValueError),
     (try_in_while, ArithmeticError), (loop_in_try, ValueError),
     (error_inside_a_call_in_a_loop_in_try, ValueError), (nested_loops_in_try, ValueError),
-    (loop_in_try_in_loop, ValueError)], ids=_id)
+    (loop_in_try_in_loop, ValueError), (while_in_try, ValueError),
+    (error_inside_a_call_in_a_while_in_try, ValueError)], ids=_id)
 def test_the_points_take_the_handler_at_some_points_only(f, raises):
     import inspect
     lines = inspect.getsource(f).splitlines()
@@ -527,15 +573,6 @@ def break_in_finally(x):
     return x
 
 
-def while_in_try(x):
-    try:
-        while x < 3.0:
-            x = x * 2.0
-    except ValueError:
-        x = x + 1.0
-    return x
-
-
 def nested_try(x):
     try:
         try:
@@ -552,7 +589,6 @@ def nested_try(x):
     (return_in_finally, "'return' inside 'finally'"),
     (break_in_finally, "'break' inside 'finally'"),
     (nested_try, "a nested 'try'"),
-    (while_in_try, "a 'while' loop inside the body of a 'try'"),
 ], ids=_id)
 def test_what_reverse_mode_does_not_take_is_a_clear_error(f, what):
     with pytest.raises(s2s.UnsupportedSyntaxError, match=what) as info:
