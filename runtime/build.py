@@ -68,3 +68,8 @@ def iteration_items(x):
     """What a loop iterates over, as a sequence that can be run again backwards:
     ``x`` itself if it is a range, list, tuple or array, else ``list(x)``."""
     return x if isinstance(x, (range, list, tuple, np.ndarray)) else list(x)
+
+
+def format_percent(template, values):
+    """``template % values`` for a string or bytes template (printf-style formatting)."""
+    return template % values

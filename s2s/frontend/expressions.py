@@ -258,7 +258,10 @@ class ExpressionLowering(ComprehensionLowering):
 
     def expr_BinaryOperation(self, node):
         op = desugar.BINARY_OPS[type(node.operator)]
-        return ir.Call(op, (self.atom(node.left), self.atom(node.right)))
+        left, right = self.atom(node.left), self.atom(node.right)
+        if op is operator.mod and isinstance(left, ir.Const) and isinstance(left.value, (str, bytes)):
+            op = build.format_percent  # 'k%d' % i formats a string: no derivative
+        return ir.Call(op, (left, right))
 
     def expr_UnaryOperation(self, node):
         op = desugar.UNARY_OPS[type(node.operator)]

@@ -21,3 +21,5 @@ defnondiff(np.nonzero, np.shape, container_result=True)
 defnondiff(np.ndim, np.size, np.all, np.any, np.iscomplexobj, np.isrealobj,
            np.iscomplex, np.isreal, np.isscalar, np.result_type, np.dtype, np.broadcast_shapes,
            build.dtype_of)
+# strings
+defnondiff(build.format_percent)

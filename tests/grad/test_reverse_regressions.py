@@ -142,3 +142,20 @@ def test_out_arguments_are_writes_in_both_modes(f):
     expected = fd_grad(f, (x,))
     assert_tree_close(s2s.grad(f)(x), expected)
     assert np.isclose(s2s.jvp(f, (x,), (v,))[1], np.dot(expected, v))
+
+
+def keys_formatted_in_a_loop(x):
+    d = {}
+    for i, v in enumerate(x):
+        k = "k%d" % (i % 2)
+        d[k] = d.get(k, 0.0) + v * v
+    return sum(d.values()) * d["k0"]
+
+
+def test_string_formatting_with_percent_has_no_derivative_in_both_modes():
+    """'k%d' % i formats a string: forward mode differentiated it as a modulo."""
+    x = np.array([0.3, -0.2, 0.5])
+    v = np.array([0.7, 0.1, -0.4])
+    expected = fd_grad(keys_formatted_in_a_loop, (x,))
+    assert_tree_close(s2s.grad(keys_formatted_in_a_loop)(x), expected)
+    assert np.isclose(s2s.jvp(keys_formatted_in_a_loop, (x,), (v,))[1], np.dot(expected, v))
