@@ -403,16 +403,22 @@ def cookbook(x):
 
 POINTS = [0.05, 0.31, 0.73, 1.21, 2.93]
 
-CASES = [return_in_for, return_in_while, return_in_nested_loops, return_from_for_else,
-         return_with_break_and_continue, calls_a_helper_in_a_loop, try_in_loop, try_in_loop_else_finally,
-         error_inside_a_call_in_loop, try_in_while, return_in_try_in_loop,
-         return_in_handler_in_loop, break_in_try, return_in_try_with_finally,
-         finally_after_a_return, return_in_try_that_may_fall_through,
-         break_in_the_else_of_an_inner_loop, loop_in_try, for_else_and_continue_in_try,
-         error_inside_a_call_in_a_loop_in_try, nested_loops_in_try, while_in_try,
-         while_else_continue_break_in_try, error_inside_a_call_in_a_while_in_try,
-         while_in_handler,
-         loop_in_try_in_loop, return_in_loop_in_try, cookbook]
+CASES = [
+    # returns inside loops
+    return_in_for, return_in_while, return_in_nested_loops, return_from_for_else,
+    return_with_break_and_continue, calls_a_helper_in_a_loop,
+    # try inside loops, finally, returns and jumps inside try
+    try_in_loop, try_in_loop_else_finally, error_inside_a_call_in_loop, try_in_while,
+    return_in_try_in_loop, return_in_handler_in_loop, break_in_try,
+    return_in_try_with_finally, finally_after_a_return, return_in_try_that_may_fall_through,
+    break_in_the_else_of_an_inner_loop,
+    # loops inside try
+    loop_in_try, for_else_and_continue_in_try, error_inside_a_call_in_a_loop_in_try,
+    nested_loops_in_try, while_in_try, while_else_continue_break_in_try,
+    error_inside_a_call_in_a_while_in_try, while_in_handler, loop_in_try_in_loop,
+    return_in_loop_in_try,
+    cookbook,
+]
 
 
 def _id(v):
@@ -470,6 +476,36 @@ def test_an_array_value_returned_from_a_loop():
         tan = np.array([0.7, -1.1, 0.4])
         assert s2s.jvp(return_of_an_array_value, (xs,), (tan,))[1] == pytest.approx(
             float(g @ tan), rel=1e-12)
+
+
+def aux_from_a_loop(x):
+    for i in range(5):
+        x = x * 1.3
+        if x > 2.0:
+            return x * x, {"i": i, "x": x}
+    return x, {"i": -1, "x": x}
+
+
+def pair_from_a_loop(x, y):
+    for i in range(4):
+        x = x * y
+        if x > 2.0:
+            return (x, y * x)
+    return (x + y, x)
+
+
+@pytest.mark.parametrize("x", [0.3, 1.9])  # falls through / returns in the loop
+def test_containers_returned_from_a_loop(x):
+    (v, aux), g = s2s.value_and_grad(aux_from_a_loop, has_aux=True)(x)
+    assert (v, aux) == aux_from_a_loop(x)
+    assert g == pytest.approx(_diff(lambda u: aux_from_a_loop(u)[0], x, 1e-6), rel=1e-6)
+    out, pull = s2s.vjp(pair_from_a_loop, x, 1.1)
+    assert out == pair_from_a_loop(x, 1.1)
+    ct = (0.7, -0.3)
+    for i, g in enumerate(pull(ct)):  # dot product with forward mode, per argument
+        tangent = (1.0, 0.0) if i == 0 else (0.0, 1.0)
+        t = s2s.jvp(pair_from_a_loop, (x, 1.1), tangent)[1]
+        assert g == pytest.approx(ct[0] * t[0] + ct[1] * t[1], rel=1e-12)
 
 
 def test_the_cookbook_example():
@@ -559,7 +595,7 @@ def test_the_tape_of_a_try_in_a_loop_records_two_ints_per_iteration():
 
 def return_in_finally(x):
     try:
-        y = x * 2.0
+        x = x * 2.0
     finally:
         return x * 3.0
 
