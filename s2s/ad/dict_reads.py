@@ -27,6 +27,9 @@ from collections import Counter
 from dataclasses import replace
 from typing import Dict, List, Set, Tuple
 
+import s2s_runtime as rt
+from s2s_runtime import build
+
 from ..ir import nodes as ir
 from ..passes.ssa import _rename_all
 
@@ -129,3 +132,36 @@ def _with_blocks(s, blocks):
         return replace(s, body=tuple(blocks[0]), handlers=handlers,
                        orelse=tuple(blocks[1 + n]), finalbody=tuple(blocks[2 + n]))
     return s
+
+
+class EntryAdjoints:
+    """Reverse mode's side (a mixin of ``Reverse``): the adjoints of top-level reads
+    ``d[k]`` of an entry dict are collected by key, and ``d``'s adjoint is written as
+    the dict literal ``{k: ...}`` where ``d`` is assigned (at the end for a parameter)."""
+
+    def _dict_entry(self, v: ir.Call) -> bool:
+        base, key = v.args[0], v.args[1]
+        return (isinstance(base, ir.Var) and (base.name in self.entry_dicts or (
+            base.name in self.info and self.info[base.name].is_dict))
+                and isinstance(key, ir.Const) and isinstance(key.value, (str, int)))
+
+    def _assemble_entries(self, p: str, have, out, loc) -> None:
+        """``p_bar = {k: adjoint of p[k], ...}`` (+ any other contribution to p_bar)."""
+        by_key: Dict[object, ir.Atom] = {}
+        for key, g in self.entries.get(p, ()):
+            if key.value in by_key:
+                t = self.temp()
+                out.append(ir.Assign(t, ir.Call(rt.add, (by_key[key.value], g)), loc))
+                by_key[key.value] = t
+            else:
+                by_key[key.value] = g
+        if not by_key:
+            return
+        items = []
+        for k in sorted(by_key, key=repr):
+            items += [ir.Const(k), by_key[k]]
+        literal = ir.Call(build.make_dict, tuple(items))
+        t = self.temp()
+        out.append(ir.Assign(t, literal, loc))
+        self.template_results[t.name] = True
+        self.accumulate(ir.Var(p), t, have, out, loc)

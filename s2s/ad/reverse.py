@@ -36,15 +36,12 @@ from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
 from ..frontend.desugar import PLAIN_OF_INPLACE
-from ..rules.templates import instantiate, is_real_scalar_op
+from ..rules.templates import instantiate
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before, may_be_none
-from .dict_reads import hoist_entry_reads
-from .hoist import hoist_invariants
-from .index_writes import resolve_index_writes
-from .inplace import resolve_inplace
-from .scalars import real_scalars, scalar_tuples
-from .snapshots import snapshot_mutated_constants
+from .dict_reads import EntryAdjoints
+from .prepare import BodyPreparation
+from .scalars import scalar_tuples
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
 
@@ -69,7 +66,7 @@ class ParamInfo:
     dict_paths: frozenset = frozenset()
 
 
-class Reverse(LoopAdjoints, TryAdjoints):
+class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
     def __init__(self, fn: ir.Function, wrt: Sequence[str], info: Dict[str, ParamInfo],
                  has_aux=False, holomorphic=False):
         self.fn = fn
@@ -288,33 +285,6 @@ class Reverse(LoopAdjoints, TryAdjoints):
         body.append(ir.Assign(kept, v, loc))
         return kept
 
-    def _dict_entry(self, v: ir.Call) -> bool:
-        base, key = v.args[0], v.args[1]
-        return (isinstance(base, ir.Var) and (base.name in self.entry_dicts or (
-            base.name in self.info and self.info[base.name].is_dict))
-                and isinstance(key, ir.Const) and isinstance(key.value, (str, int)))
-
-    def _assemble_entries(self, p: str, have, out, loc) -> None:
-        """``p_bar = {k: adjoint of p[k], ...}`` (+ any other contribution to p_bar)."""
-        by_key: Dict[object, ir.Atom] = {}
-        for key, g in self.entries.get(p, ()):
-            if key.value in by_key:
-                t = self.temp()
-                out.append(ir.Assign(t, ir.Call(rt.add, (by_key[key.value], g)), loc))
-                by_key[key.value] = t
-            else:
-                by_key[key.value] = g
-        if not by_key:
-            return
-        items = []
-        for k in sorted(by_key, key=repr):
-            items += [ir.Const(k), by_key[k]]
-        literal = ir.Call(build.make_dict, tuple(items))
-        t = self.temp()
-        out.append(ir.Assign(t, literal, loc))
-        self.template_results[t.name] = True
-        self.accumulate(ir.Var(p), t, have, out, loc)
-
     def _scalar_names(self) -> Set[str]:
         return self.scalars | {self.bar[n].name for n in self.scalars if n in self.bar}
 
@@ -383,25 +353,7 @@ class Reverse(LoopAdjoints, TryAdjoints):
             else:
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
-        scalar_item = lambda v: _scalar_item(v, self.info)  # noqa: E731
-        vectors = {p for p, i in self.info.items() if i.real_vector}
-        self.scalar_seqs = {p for p, i in self.info.items() if i.all_items_scalar}
-        body = resolve_inplace(
-            body, real_scalars(body, self.scalars, scalar_item, vectors, self.scalar_seqs),
-            self.info)
-        body, self.same_object = resolve_index_writes(
-            body, [p for p in self.wrt if self.info[p].differentiable],
-            {p.var.name for p in self.fn.params}, self.names)
-        body = snapshot_mutated_constants(
-            body, [p for p in self.wrt if self.info[p].differentiable], self.names)
-        self.scope_kinds: List[str] = []  # "loop" or "try", innermost last
-        self.try_records: Dict[int, object] = {}
-        self.tries_with_adjoint: Set[int] = set()
-        body, self.entry_dicts = hoist_entry_reads(
-            body, {p: i.dict_paths for p, i in self.info.items() if i.is_dict}, self.names)
-        body = self.prepare_loops(body)
-        self.scalars = real_scalars(body, self.scalars, scalar_item, vectors, self.scalar_seqs)
-        body = hoist_invariants(body, self.scalars)
+        body = self.prepare_body(body)
         self.loop_stack: List[Set[str]] = []
         self.while_counts: Dict[int, ir.Var] = {}
         self.loops_with_adjoint: Set[int] = set()
