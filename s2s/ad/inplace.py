@@ -18,6 +18,7 @@ from typing import Set
 
 import numpy as np
 
+import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
@@ -32,6 +33,9 @@ VIEW_OPS = {operator.getitem, np.reshape, np.transpose, np.ravel, np.squeeze, np
             build.item}
 _CONTAINERS = (build.make_tuple, build.make_list, build.make_dict)
 
+
+#: rules whose result may be one of the items of their (container) argument
+_RETURNS_AN_ITEM = {rt.max_of, rt.min_of}
 
 #: operations that give an immutable number when every operand is one
 _NUMBER_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
@@ -56,12 +60,16 @@ class _State:
         self.fresh: Set[str] = set()  # arrays this function made, held by one name only
         self.tuples = {}  # name -> items, for t = (a, b, ...)
         self.shared: Set[str] = set()  # possibly referred to from elsewhere
+        #: a list or tuple literal read once: its items are shared only if that read
+        #: may keep them (np.concatenate([a, b]) copies them; a container may not)
+        self.pending = {}
 
     def share(self, atoms):
         for a in atoms:
             if isinstance(a, ir.Var):
                 self.shared.add(a.name)
                 self.fresh.discard(a.name)
+                self.share(self.pending.pop(a.name, ()))
 
 
 def _block(stmts, st: "_State"):
@@ -156,6 +164,15 @@ def _assign(s: ir.Assign, st: _State) -> ir.Assign:
     if v.fn is build.make_tuple:
         st.tuples[t] = v.args
     rule = lookup(v.fn)
+    if v.fn in _CONTAINERS and v.fn is not build.make_dict and st.uses.get(t) == 1:
+        st.pending[t] = v.operands()  # decided where the literal is read
+        st.shared.add(t)
+        return s
+    if rule is not None and not rule.container_result and v.fn not in VIEW_OPS \
+            and v.fn not in _CONTAINERS and v.fn not in _RETURNS_AN_ITEM:
+        for a in v.operands():  # a function of a literal: makes a new value from it
+            if isinstance(a, ir.Var):
+                st.pending.pop(a.name, None)
     if v.fn in VIEW_OPS or v.fn in _CONTAINERS or rule is None:
         st.share(v.operands())
         st.share((s.target,))

@@ -159,3 +159,26 @@ def test_string_formatting_with_percent_has_no_derivative_in_both_modes():
     expected = fd_grad(keys_formatted_in_a_loop, (x,))
     assert_tree_close(s2s.grad(keys_formatted_in_a_loop)(x), expected)
     assert np.isclose(s2s.jvp(keys_formatted_in_a_loop, (x,), (v,))[1], np.dot(expected, v))
+
+
+def in_place_after_a_copying_call_of_a_list(x):
+    v0 = np.sin(x)
+    v1 = np.concatenate([x, v0])
+    v0 += x
+    return np.sum(v1 * v1) + np.sum(v0 * v0)
+
+
+def in_place_while_a_list_holds_it(x):
+    v0 = np.sin(x)
+    pair = [x, v0]
+    v0 += x
+    return np.sum(pair[1] * pair[1])
+
+
+def test_in_place_operator_after_a_list_literal_a_call_copied():
+    """np.concatenate([x, v0]) copies v0: v0 += x afterwards is x = x + v (it was refused)."""
+    x = np.array([0.3, -0.2, 0.5])
+    f = in_place_after_a_copying_call_of_a_list
+    assert_tree_close(s2s.grad(f)(x), fd_grad(f, (x,)))
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="may be shared"):
+        s2s.grad(in_place_while_a_list_holds_it)(x)

@@ -459,3 +459,15 @@ def test_a_bound_method_is_a_clear_error_not_another_instances_derivative():
             s2s.grad(obj.f)(2.0)
     with pytest.raises(s2s.UnsupportedSyntaxError, match="bound method"):
         s2s.jvp(b.f, (2.0,), (1.0,))
+
+
+def returns_an_int(x):
+    if x > 0.0:
+        return 2
+    return x * 2.0
+
+
+def test_grad_of_an_integer_output_is_a_type_error_as_in_jax():
+    with pytest.raises(TypeError, match="real-valued outputs"):
+        s2s.grad(returns_an_int)(1.0)
+    assert s2s.grad(returns_an_int)(-1.0) == 2.0
