@@ -23,13 +23,21 @@ from .adjoint import unbroadcast
 
 
 def index_set(y, index, v):
-    """``y[index] = v``, in place; returns ``y`` (the same object)."""
+    """``y[index] = v``, in place; returns ``y`` (the same object).
+
+    ``y[...] = v`` of a number (``x += v`` where ``x`` turned out not to be an
+    array) rebinds, as Python's in-place operators do on numbers: returns ``v``.
+    """
+    if index is Ellipsis and not isinstance(y, np.ndarray):
+        return v
     y[index] = v
     return y
 
 
 def index_updated(y, index, v):
     """A copy of ``y`` with ``[index] = v`` (``y`` itself is left as it was)."""
+    if index is Ellipsis and not isinstance(y, np.ndarray):
+        return v
     out = np.array(y, copy=True)
     out[index] = v
     return out

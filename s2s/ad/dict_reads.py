@@ -78,7 +78,7 @@ def _one_round(body, dict_paths, names):
                 continue
             blocks = ir.sub_blocks(s)
             if blocks:
-                s = _with_blocks(s, [rewrite(b, False) for b in blocks])
+                s = ir.with_blocks(s, [rewrite(b, False) for b in blocks])
             out.append(s)
         return out
 
@@ -117,21 +117,6 @@ def _name(d, key) -> str:
     text = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in str(key))
     return f"{d}_{text}" if text and not text[0].isdigit() else f"{d}_{text or 'entry'}"
 
-
-def _with_blocks(s, blocks):
-    if isinstance(s, ir.If):
-        return replace(s, body=tuple(blocks[0]), orelse=tuple(blocks[1]))
-    if isinstance(s, ir.For):
-        return replace(s, body=tuple(blocks[0]), orelse=tuple(blocks[1]))
-    if isinstance(s, ir.While):
-        return replace(s, test_body=tuple(blocks[0]), body=tuple(blocks[1]),
-                       orelse=tuple(blocks[2]))
-    if isinstance(s, ir.Try):
-        n = len(s.handlers)
-        handlers = tuple(replace(h, body=tuple(b)) for h, b in zip(s.handlers, blocks[1:1 + n]))
-        return replace(s, body=tuple(blocks[0]), handlers=handlers,
-                       orelse=tuple(blocks[1 + n]), finalbody=tuple(blocks[2 + n]))
-    return s
 
 
 class EntryAdjoints:

@@ -36,6 +36,7 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..errors import unsupported
+from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from ..rules import lookup
 from .common import expr_active, is_in
@@ -128,11 +129,12 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
     ``NameGen`` for new variables), and the names that
     hold one array throughout (made outside every loop, written in place only, never
     copied): a loop tape need not record them, restoring would give the same object."""
+    active = _activity(body, set(wrt))
+    body, operators = _operators_as_writes(body, active, names)
     writes = [s for s in ir.walk(body) if _is_write(s)]
     same_object: Set[str] = set()
     if not writes:
         return body, same_object
-    active = _activity(body, set(wrt))
     parent = {}
 
     def find(n):
@@ -173,6 +175,9 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
         kind = _family_kind(body, members, params, fam_writes)
         if kind == "container":
             for s in fam_writes:
+                if id(s) in operators:  # l += [x] of a list: as written
+                    replace_stmt[id(s)] = [operators[id(s)]]
+                    continue
                 base = s.value.args[0]
                 back = [ir.ExprStmt(ir.Call(operator.setitem, s.value.args), s.loc)]
                 if base != s.target:
@@ -219,6 +224,35 @@ def _roots(body, members):
                 isinstance(s, ir.Assign) and (_is_write(s) or (
                     isinstance(s.value, ir.Var) and s.value.name in members))):
             yield s
+
+
+def _operators_as_writes(body, active, names):
+    """``t = x.__iadd__(v)`` left in place (``inplace.py`` made those on numbers and on
+    arrays nobody else sees plain) and carrying derivatives becomes ``u = x + v`` and
+    the whole-array write ``t = index_set(x, ..., u)``: one mechanism for in-place
+    changes.  Returns the body and, by the new write's id, the original statement."""
+    originals = {}
+
+    def block(stmts):
+        out = []
+        for s in stmts:
+            v = getattr(s, "value", None)
+            if isinstance(s, ir.Assign) and isinstance(v, ir.Call) and v.fn in PLAIN_OF_INPLACE \
+                    and len(v.args) == 2 and isinstance(v.args[0], ir.Var) \
+                    and (s.target.name in active or any(is_in(a, active) for a in v.args)):
+                new = ir.Var(names.fresh("t"))
+                write = ir.Assign(s.target, ir.Call(rt.index_set, (v.args[0], ir.Const(Ellipsis),
+                                                                   new)), s.loc)
+                originals[id(write)] = s
+                out += [ir.Assign(new, ir.Call(PLAIN_OF_INPLACE[v.fn], v.args), s.loc), write]
+                continue
+            blocks = ir.sub_blocks(s)
+            if blocks:
+                s = ir.with_blocks(s, [block(b) for b in blocks])
+            out.append(s)
+        return out
+
+    return block(body), originals
 
 
 def _activity(body, active: Set[str]) -> Set[str]:
@@ -307,7 +341,8 @@ def _check_family(body, members, fam_writes, pos, active, replace_stmt) -> None:
                     continue
                 if any(pos.may_follow(d, w) for d in defs.get(h, [])) or h not in defs:
                     if not pos.rebound_between(w, s, defs.get(h, [])):
-                        what = "a view of it" if h in views else "another name for it"
+                        what = "a view of it, or a container holding it," if h in views \
+                            else "another name for it"
                         raise unsupported(
                             f"in-place write to an array while {what} ({h}) is used after "
                             "the write in differentiated code", w.loc,
@@ -364,22 +399,14 @@ def _exposes(s, handles, active) -> bool:
 
 
 def _rewrite(stmts, table):
+    """``stmts`` with each statement whose id is in ``table`` replaced by its list."""
     out = []
     for s in stmts:
         if id(s) in table:
             out += table[id(s)]
             continue
-        if isinstance(s, ir.If):
-            s = replace(s, body=tuple(_rewrite(s.body, table)), orelse=tuple(_rewrite(s.orelse, table)))
-        elif isinstance(s, ir.For):
-            s = replace(s, body=tuple(_rewrite(s.body, table)), orelse=tuple(_rewrite(s.orelse, table)))
-        elif isinstance(s, ir.While):
-            s = replace(s, test_body=tuple(_rewrite(s.test_body, table)),
-                        body=tuple(_rewrite(s.body, table)), orelse=tuple(_rewrite(s.orelse, table)))
-        elif isinstance(s, ir.Try):
-            handlers = tuple(replace(h, body=tuple(_rewrite(h.body, table))) for h in s.handlers)
-            s = replace(s, body=tuple(_rewrite(s.body, table)), handlers=handlers,
-                        orelse=tuple(_rewrite(s.orelse, table)),
-                        finalbody=tuple(_rewrite(s.finalbody, table)))
+        blocks = ir.sub_blocks(s)
+        if blocks:
+            s = ir.with_blocks(s, [_rewrite(b, table) for b in blocks])
         out.append(s)
     return out

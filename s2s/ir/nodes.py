@@ -262,6 +262,21 @@ def sub_blocks(stmt: Stmt):
     return ()
 
 
+def with_blocks(stmt: Stmt, blocks) -> Stmt:
+    """``stmt`` with its nested blocks replaced, in ``sub_blocks`` order."""
+    blocks = [tuple(b) for b in blocks]
+    if isinstance(stmt, (If, For)):
+        return replace(stmt, body=blocks[0], orelse=blocks[1])
+    if isinstance(stmt, While):
+        return replace(stmt, test_body=blocks[0], body=blocks[1], orelse=blocks[2])
+    if isinstance(stmt, Try):
+        n = len(stmt.handlers)
+        handlers = tuple(replace(h, body=b) for h, b in zip(stmt.handlers, blocks[1:1 + n]))
+        return replace(stmt, body=blocks[0], handlers=handlers, orelse=blocks[1 + n],
+                       finalbody=blocks[2 + n])
+    return stmt
+
+
 def sub_blocks_flat(stmt: Stmt) -> Tuple["Stmt", ...]:
     """The statements of all nested blocks of ``stmt``, concatenated."""
     return tuple(s for block in sub_blocks(stmt) for s in block)

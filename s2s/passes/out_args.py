@@ -42,7 +42,7 @@ def _block(stmts, names, temps):
         if o is None:
             blocks = ir.sub_blocks(s)
             if blocks:
-                s = _with_blocks(s, [_block(b, names, temps) for b in blocks])
+                s = ir.with_blocks(s, [_block(b, names, temps) for b in blocks])
             out.append(s)
             continue
         call = replace(s.value, kwargs=tuple((k, a) for k, a in s.value.kwargs if k != "out"))
@@ -58,14 +58,3 @@ def _block(stmts, names, temps):
     return tuple(out)
 
 
-def _with_blocks(s, blocks):
-    if isinstance(s, (ir.If, ir.For)):
-        return replace(s, body=blocks[0], orelse=blocks[1])
-    if isinstance(s, ir.While):
-        return replace(s, test_body=blocks[0], body=blocks[1], orelse=blocks[2])
-    if isinstance(s, ir.Try):
-        n = len(s.handlers)
-        handlers = tuple(replace(h, body=b) for h, b in zip(s.handlers, blocks[1:1 + n]))
-        return replace(s, body=blocks[0], handlers=handlers, orelse=blocks[1 + n],
-                       finalbody=blocks[2 + n])
-    return s

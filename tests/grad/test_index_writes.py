@@ -219,3 +219,35 @@ def test_a_view_used_after_a_write_is_a_clear_error():
 def test_a_row_view_used_after_a_write_raises_at_run_time_not_a_wrong_gradient():
     with pytest.raises(ValueError, match="view of an array that is written in place"):
         s2s.grad(row_view_used_after_write)(np.array([0.5, 1.0, 2.0]))
+
+
+def operator_after_a_read(x):
+    v0 = np.sin(x)
+    v1 = v0[0]  # a number: unchanged by the in-place update below
+    v0 += x
+    return 0.25 * v1 + np.sum(v0 * v0)
+
+
+def operator_while_a_row_is_used(x):
+    m = np.outer(x, x)
+    row = m[0]
+    m += 1.0  # the row sees it in Python
+    return np.sum(row * x)
+
+
+def operator_on_an_item_of_a_list_argument(p):
+    s = p[0]
+    s += p[1] * 2.0
+    return s * s
+
+
+def test_in_place_operators_on_shared_arrays_are_index_writes():
+    """x += v that inplace.py could not make x = x + v is x[...] = x + v: the same
+    checks and the same adjoint as any index write."""
+    x = np.array([0.3, -0.2, 0.5])
+    assert_tree_close(s2s.grad(operator_after_a_read)(x), fd_grad(operator_after_a_read, (x,)))
+    with pytest.raises(ValueError, match="view of an array that is written in place"):
+        s2s.grad(operator_while_a_row_is_used)(x)
+    p = [0.3, 0.4]
+    assert_tree_close(s2s.grad(operator_on_an_item_of_a_list_argument)(p),
+                      fd_grad(operator_on_an_item_of_a_list_argument, (p,)))

@@ -234,7 +234,7 @@ def test_augassign_through_view_is_rejected_never_wrong():
     x = np.array([1.0, 2.0, 3.0])
     # check_program reports s2s's error (with its message) as a failed check
     with pytest.raises((s2s.UnsupportedSyntaxError, AssertionError),
-                       match="augmented assignment on an array that may be shared"):
+                       match="in-place write into an array that may be shared"):
         check_program(progen.Program(progen.HEADER + src, ["x", "s"], "array", True, size=3),
                       (x, 0.5))
 
