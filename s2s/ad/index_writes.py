@@ -21,8 +21,13 @@ through:
 * when the adjoint needs the values of a whole state (``y * w`` reads ``y``)
   and a write follows, the writes copy first (``index_updated``).
 
-Families of lists and dicts (made by ``[...]``/``{...}``) are left as plain
-``setitem`` statements; reverse mode's other checks apply to them.
+An in-place operator left in place by ``inplace.py`` (``x += v`` on an
+array that may be shared) that carries derivatives is first made the
+whole-array write ``x = index_set(x, ..., x + v)``, and checked the same way.
+Families of lists and dicts (made by ``[...]``/``{...}``) are left as they
+were written; reverse mode's other checks apply to them.  Arrays no
+derivative flows through keep their writes as written; a differentiated
+statement that reads one before a later write reads a snapshot.
 """
 from __future__ import annotations
 
