@@ -9,7 +9,8 @@ were, and in a loop the tape would hold the same, since-changed, object.
 Contract: ``snapshot_mutated_constants(body, wrt, names)`` finds the groups of
 names that share one object (plain copies, views, in-place operator results,
 ``out=``), the statements that may change the object in place (in-place
-operators, ``out=``, methods s2s cannot see, calls for effect), and, for each
+operators, ``out=``, methods and functions s2s cannot see, calls for effect),
+and, for each
 group through which no derivative flows, gives every differentiated
 statement that reads its values before a possible change a copy taken just
 before it (``rt.owned``), as ``index_writes.py`` does for index writes.  Groups
@@ -24,10 +25,13 @@ from s2s_runtime import build
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
+from ..rules import lookup
 from .index_writes import _Positions, _activity, _rewrite, _snapshot_exposed
 from .inplace import VIEW_OPS
 
-_EFFECT_FREE = {print}
+#: callables without a rule that never change their arguments
+_EFFECT_FREE = {print, range, len, enumerate, zip, reversed, isinstance, int, float, bool, str,
+                repr, type, abs, min, max, sum, tuple, list, dict, sorted, iter, next}
 
 
 def snapshot_mutated_constants(body, wrt, names):
@@ -59,7 +63,8 @@ def snapshot_mutated_constants(body, wrt, names):
             names_changed.add(out.name)
         if v.fn is build.call_method and isinstance(v.args[0], ir.Var):
             names_changed.add(v.args[0].name)
-        if isinstance(s, ir.ExprStmt) and v.fn not in _EFFECT_FREE:
+        if v.fn not in _EFFECT_FREE and (isinstance(s, ir.ExprStmt) or lookup(v.fn) is None):
+            # called for its effect, or code s2s cannot see: it may change what it is given
             names_changed |= {a.name for a in v.operands() if isinstance(a, ir.Var)}
         if isinstance(s, ir.Assign):
             for n in names_changed:  # the result is the changed object itself

@@ -182,3 +182,18 @@ def test_in_place_operator_after_a_list_literal_a_call_copied():
     assert_tree_close(s2s.grad(f)(x), fd_grad(f, (x,)))
     with pytest.raises(s2s.UnsupportedSyntaxError, match=r"container holding it, \(pair\)"):
         s2s.grad(in_place_while_a_list_holds_it)(x)
+
+
+def constant_changed_by_a_function_without_rule(x):
+    m = np.ones(3)
+    s = 0.0
+    for _ in range(3):
+        s = s + np.sum(m * x)
+        done = np.copyto(m, m * 2.0)  # noqa: F841  (returns None; changes m)
+    return s
+
+
+def test_an_array_changed_by_a_function_s2s_cannot_see_is_read_through_a_snapshot():
+    x = np.array([0.3, -0.2, 0.5])
+    f = constant_changed_by_a_function_without_rule
+    assert_tree_close(s2s.grad(f)(x), fd_grad(f, (x,)))
