@@ -35,7 +35,6 @@ from ..errors import NoRuleError, S2SError, unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
-from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..rules.templates import instantiate
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before, may_be_none
@@ -85,13 +84,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
     def forward_activity(self, stmts, active: Set[str]) -> None:
         for s in stmts:
             check_no_opaque_mutation(s, active)
-            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
-                    and s.value.fn in PLAIN_OF_INPLACE \
-                    and any(is_in(a, active) for a in s.value.args):
-                raise unsupported(
-                    "augmented assignment on an array that may be shared (a view, another "
-                    "name or an argument) in differentiated code", s.loc,
-                    "it updates the array in place; write 'x = x + ...' to make a new array")
+            # (in-place operators carrying derivatives are index writes by now: index_writes.py)
             if isinstance(s, ir.Assign):
                 if expr_active(s.value, active):
                     active.add(s.target.name)
