@@ -19,6 +19,8 @@ def _is_container(x) -> bool:
 
 def add(a, b):
     """``a + b`` for cotangents: numbers, arrays, or containers of them (None is zero)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return a + b  # the common case, before the container checks
     if a is None:
         return b
     if b is None:
@@ -40,6 +42,8 @@ def add(a, b):
 
 def zeros_like(x):
     """A zero cotangent shaped like the primal ``x`` (containers recurse)."""
+    if type(x) is np.ndarray and x.dtype == np.float64:
+        return np.zeros(x.shape)  # the common case, without the dtype checks
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=_inexact(x.dtype))
     if isinstance(x, (bool, np.bool_)):
@@ -126,6 +130,8 @@ def unbroadcast(g, x):
     if (tg is tx and tg is np.ndarray and g.shape == x.shape and g.dtype == x.dtype) or (
             tg in _REAL_SCALARS and tx in _REAL_SCALARS):
         return g  # the common cases, without the general checks below
+    if tx in _REAL_SCALARS and tg is np.ndarray and g.dtype == np.float64:
+        return g.sum()  # a float64 array summed onto a real scalar: a float64 scalar
     gshape = np.shape(g)
     xshape = np.shape(x)
     if gshape != xshape:
@@ -172,6 +178,10 @@ def getitem_vjp(g, x, index):
         out = zeros_like(x)
         out[index] = g
         return out
+    if type(x) is tuple and type(index) is int:  # the common case: an item of a tuple
+        out = [zeros_like(v) for v in x]
+        out[index] = g
+        return tuple(out)
     if isinstance(x, (tuple, list)):
         out = [zeros_like(v) for v in x]
         if isinstance(index, slice):
@@ -180,6 +190,11 @@ def getitem_vjp(g, x, index):
         else:
             out[index] = g
         return type(x)(*out) if hasattr(x, "_fields") else type(x)(out)
+    if (type(x) is np.ndarray and x.dtype == np.float64 and x.ndim and _is_float64(g)
+            and _is_basic_index(index)):
+        out = np.zeros(x.shape)  # the common case: float64 into float64, a basic index
+        out[index] = g
+        return out
     xa = np.asarray(x)
     dtype = np.result_type(xa.dtype, np.asarray(g).dtype)
     if not np.issubdtype(dtype, np.inexact):
@@ -212,7 +227,15 @@ def _real_if_real(g, x):
     return g
 
 
+def _is_float64(g) -> bool:
+    """A float, a float64 scalar or a float64 array."""
+    t = type(g)
+    return t is float or t is np.float64 or (t is np.ndarray and g.dtype == np.float64)
+
+
 def _is_basic_index(index) -> bool:
+    if type(index) is int:
+        return True
     parts = index if isinstance(index, tuple) else (index,)
     return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer))
                for p in parts)
@@ -261,6 +284,8 @@ def array_vjp(g, x):
 
 def split_vjp(gs, x, indices_or_sections, axis=0):
     """Cotangent of ``x`` for ``ys = np.split(x, ...)``: the pieces concatenated."""
+    if all(type(g) is np.ndarray for g in gs):  # no zero pieces: nothing to fill in
+        return np.concatenate(gs, axis=axis)
     pieces = np.split(np.zeros(np.shape(x)), indices_or_sections, axis)
     parts = [p if gi is None else gi for p, gi in zip(pieces, gs)]
     return np.concatenate(parts, axis=axis)
@@ -287,9 +312,15 @@ def concatenate_vjp(g, xs, axis=0):
     return type(xs)(out) if isinstance(xs, (list, tuple)) else np.stack(out)
 
 
+def _ndims(a, b):
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return a.ndim, b.ndim
+    return np.ndim(a), np.ndim(b)
+
+
 def matmul_vjp_lhs(g, a, b):
     """Cotangent of ``a`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
-    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    a_nd, b_nd = _ndims(a, b)
     if b_nd == 1:
         if a_nd == 1:
             return g * b
@@ -297,7 +328,7 @@ def matmul_vjp_lhs(g, a, b):
             return unbroadcast(np.multiply.outer(g, b), a)
         return unbroadcast(np.expand_dims(g, -1) * b, a)
     if a_nd == 2 and b_nd == 2:
-        return unbroadcast(g @ np.transpose(b), a)
+        return unbroadcast(g @ np.asarray(b).T, a)
     if a_nd == 1:
         return unbroadcast(np.matmul(b, np.expand_dims(g, -1))[..., 0], a)
     return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
@@ -305,7 +336,7 @@ def matmul_vjp_lhs(g, a, b):
 
 def matmul_vjp_rhs(g, a, b):
     """Cotangent of ``b`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
-    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    a_nd, b_nd = _ndims(a, b)
     if a_nd == 1:
         if b_nd == 1:
             return g * a
@@ -313,7 +344,7 @@ def matmul_vjp_rhs(g, a, b):
             return unbroadcast(np.multiply.outer(a, g), b)
         return unbroadcast(np.expand_dims(a, -1) * np.expand_dims(g, -2), b)
     if a_nd == 2 and b_nd <= 2:  # matrix @ vector or matrix
-        return unbroadcast(np.transpose(a) @ g, b)
+        return unbroadcast(np.asarray(a).T @ g, b)
     if b_nd == 1:
         return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0], b)
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)

@@ -71,6 +71,13 @@ def _sgn(x):
     return np.where(ax == 0, 0, np.conj(x) / np.where(ax == 0, 1, ax))
 
 
+def _whole_float64(g, a) -> bool:
+    """``a`` a float64 array of at least one axis, ``g`` a real float scalar (the
+    cotangent of a reduction of all of ``a``)."""
+    return (type(a) is np.ndarray and a.dtype == np.float64 and a.ndim > 0
+            and type(g) in (float, np.float64))
+
+
 def _revcumsum(v, axis):
     return np.flip(np.cumsum(np.flip(v, axis), axis), axis)
 
@@ -89,6 +96,8 @@ def _sum_ct(g, a, axis, keepdims, where):
 
 def sum_vjp(g, a, axis=None, keepdims=False, where=True):
     """``a_bar = broadcast(g)`` over the reduced axes (0 where ``where`` is False)."""
+    if axis is None and where is True and _whole_float64(g, a):
+        return np.full(a.shape, g)  # the common case: a float64 array summed whole
     return _fit(np.array(_sum_ct(g, a, axis, keepdims, where)), a)
 
 
@@ -127,6 +136,9 @@ def max_vjp(g, ans, a, axis=None, keepdims=False, initial=None, where=True):
     Also serves ``min``.  If ``initial`` wins, no entry gets a cotangent.
     """
     _no_where(where)
+    if axis is None and initial is None and _whole_float64(g, a):
+        mask = a == ans  # the common case: the extremum of a whole float64 array
+        return mask * (g / np.count_nonzero(mask))
     a_in, a = a, np.asarray(a)
     mask = a == _expand(ans, a.ndim, axis, keepdims)
     count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
