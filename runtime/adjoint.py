@@ -209,6 +209,25 @@ def getitem_vjp(g, x, index):
     return _real_if_real(out, x)
 
 
+def add_at(acc, g, x, index):
+    """``add(acc, getitem_vjp(g, x, index))``: the cotangent ``acc`` of ``x`` plus that of
+    one read ``x[index]`` (``g``), without building the zeros of ``getitem_vjp``.
+
+    Maths: ``acc + S(g)``, ``S`` the scatter of ``g`` into zeros shaped like ``x`` at
+    ``index`` (repeated fancy indices accumulate).  A new value; ``acc`` is not changed.
+    """
+    if type(acc) is tuple and type(x) is tuple and type(index) is int and len(acc) == len(x):
+        items = [zeros_like(v) if a is None else a for a, v in zip(acc, x)]
+        items[index] = add(items[index], g)
+        return tuple(items)
+    if (type(acc) is np.ndarray and type(x) is np.ndarray and acc.dtype == np.float64
+            and acc.shape == x.shape and _is_float64(g) and _is_basic_index(index)):
+        out = acc.copy()
+        out[index] += g
+        return out
+    return add(acc, getitem_vjp(g, x, index))
+
+
 def unpack_vjp(cts, x):
     """Cotangent of ``x`` for ``a, b, ... = x`` given the targets' cotangents.
 

@@ -157,6 +157,14 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
                 out.append(ir.Assign(b, c, loc))
             have.add(x.name)
         else:
+            last = out[-1] if out else None
+            if isinstance(last, ir.Assign) and last.target == c and isinstance(last.value, ir.Call) \
+                    and last.value.fn is rt.getitem_vjp and self.template_results.get(c.name) \
+                    and not last.value.kwargs:
+                # the adjoint of a read x[i] added to x_bar: add it at i, without the zeros
+                del self.template_results[c.name]
+                out[-1] = ir.Assign(b, ir.Call(rt.add_at, (b,) + last.value.args), loc)
+                return
             numeric = x.name in self.numeric and x.name not in self.maybe_none
             op = operator.add if numeric else rt.add  # None (a zero) adds with rt.add
             out.append(ir.Assign(b, ir.Call(op, (b, c)), loc))

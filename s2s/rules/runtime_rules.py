@@ -37,7 +37,7 @@ the helper has a parameter ``ct``), JVP templates with ``(tan, out, ...)``.
 import numpy as np
 
 from s2s_runtime import build
-from s2s_runtime import (add, owned, add_jvp, add_vjp, array_jvp, array_vjp, array_vjp_transpose,
+from s2s_runtime import (add, add_at, owned, add_jvp, add_vjp, array_jvp, array_vjp, array_vjp_transpose,
                          astype_jvp, astype_vjp, broadcast_like, cast_jvp, cast_vjp,
                          clip_inside, concatenate_vjp, concatenate_vjp_transpose, cumsum_vjp,
                          densify, diag_vjp, full_vjp, getattr_vjp, getitem_vjp,
@@ -99,6 +99,16 @@ defvjp(getitem_vjp, lambda ct, out, g, x, index: getitem_vjp_transpose(ct, g, x,
 defjvp(getitem_vjp, lambda tan, out, g, x, index: getitem_vjp(tan, x, index),
        lambda tan, out, g, x, index: zeros_like(out),
        lambda tan, out, g, x, index: zeros_like(out))
+# add_at(acc, g, x, index) = acc + getitem_vjp(g, x, index): linear in (acc, g)
+defvjp(add_at, lambda ct, out, acc, g, x, index: add_vjp(ct, acc),
+       lambda ct, out, acc, g, x, index: getitem_vjp_transpose(ct, g, x, index),
+       lambda ct, out, acc, g, x, index: zeros_like(x),
+       lambda ct, out, acc, g, x, index: zeros_like(index),
+       container_result=True)
+defjvp(add_at, lambda tan, out, acc, g, x, index: add_jvp(tan, out),
+       lambda tan, out, acc, g, x, index: getitem_vjp(tan, x, index),
+       lambda tan, out, acc, g, x, index: zeros_like(out),
+       lambda tan, out, acc, g, x, index: zeros_like(out))
 # unpack_vjp(cts, x) = the targets' cotangents packed like x; transpose: unpack ct
 defvjp(unpack_vjp, lambda ct, out, cts, x: unpack_vjp_transpose(ct, cts, x),
        lambda ct, out, cts, x: zeros_like(x),

@@ -383,6 +383,15 @@ def _id(case):
     return case[0].__name__
 
 
+# added after the others, so that their random inputs stay as they were
+CASES += [
+    (rt.add_at, (rn(5), rn(), x5, 2), [0, 1]),
+    (rt.add_at, (rn(3, 4), rn(3), x34, (slice(None), 1)), [0, 1]),
+    (rt.add_at, (rn(5), rn(4), x5, [0, 2, 0, 4]), [0, 1]),
+    (rt.add_at, ((rn(2), rn(3)), rn(3), (rn(2), rn(3)), 1), [0, 1]),
+]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{_id(c)}-{i}" for i, c in enumerate(CASES)])
 def test_templates_against_finite_differences(case):
     fn, args, active = case
@@ -490,3 +499,23 @@ def test_helpers_that_return_containers_are_container_rules():
     for fn, args in calls:
         assert isinstance(fn(*args), (tuple, list, dict)), fn.__name__
         assert lookup(fn).container_result, fn.__name__
+
+
+def test_add_at_is_add_of_getitem_vjp():
+    """``add_at`` (reverse mode's accumulation of a read's adjoint) gives what
+    ``add(acc, getitem_vjp(g, x, index))`` gives, on its fast paths and off them, and
+    leaves ``acc`` as it was."""
+    x = rn(6)
+    cases = [(rn(6), rn(), x, 3), (rn(6), rn(2), x, slice(1, 3)),
+             (rn(6), rn(3), x, [1, 1, 4]), (rn(6), rn(6) + 0j, x, Ellipsis),
+             ((None, rn(3)), rn(2), (rn(2), rn(3)), 0), ([rn(2), 1.0], 2.0, [rn(2), 1.5], 1)]
+    for acc, g, like, index in cases:
+        before = [np.copy(a) for a in acc] if isinstance(acc, (tuple, list)) else acc.copy()
+        got = rt.add_at(acc, g, like, index)
+        want = rt.add(rt.densify(acc, like), rt.getitem_vjp(g, like, index))
+        assert type(got) is type(want)
+        for a, b in zip(np.atleast_1d(got) if isinstance(got, np.ndarray) else got,
+                        np.atleast_1d(want) if isinstance(want, np.ndarray) else want):
+            np.testing.assert_array_equal(a, b)
+        if isinstance(acc, np.ndarray):
+            np.testing.assert_array_equal(acc, before)
