@@ -35,7 +35,7 @@ from ..errors import NoRuleError, S2SError, unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
-from ..rules.templates import instantiate
+from ..rules.templates import instantiate, operands_shaped_like_result
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before, may_be_none
 from .dict_reads import EntryAdjoints
@@ -270,7 +270,8 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
             if template is None:
                 raise NoRuleError(f"{describe(v.fn)} is not differentiable with respect to "
                                   f"its argument {pname!r}", s.loc)
-            stmts, c = instantiate(template, bindings, self.names, loc, self._scalar_names())
+            stmts, c = instantiate(template, bindings, self.names, loc, self._scalar_names(),
+                                   operands_shaped_like_result(v, self.numeric))
             if isinstance(c, ir.Var) and stmts and stmts[-1].target == c:
                 self.template_results[c.name] = True
             for x in stmts:

@@ -55,6 +55,26 @@ SCALAR_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operat
                                "erfc", "fabs", "degrees", "radians")}
 
 
+#: elementwise binary primitives whose VJP templates undo broadcasting with
+#: ``unbroadcast(E, operand)``, ``E`` shaped like the result
+BROADCASTING_BINARY = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+                       np.add, np.subtract, np.multiply, np.divide, np.power}
+
+
+def operands_shaped_like_result(call, numeric) -> frozenset:
+    """Names of ``call``'s operands that certainly have its result's shape: in ``x op c``
+    (``op`` broadcasting, ``c`` a number literal, ``x`` a number or array, in
+    ``numeric``), ``x``.  Their ``unbroadcast`` in the VJP is the identity."""
+    if call.fn not in BROADCASTING_BINARY or len(call.args) != 2 or call.kwargs:
+        return frozenset()
+    a, b = call.args
+    for x, c in ((a, b), (b, a)):
+        if isinstance(x, ir.Var) and x.name in numeric and isinstance(c, ir.Const) \
+                and _is_number(c.value):
+            return frozenset((x.name,))
+    return frozenset()
+
+
 def _is_real_scalar(a, scalars) -> bool:
     if isinstance(a, ir.Const):
         return _is_number(a.value)
@@ -71,17 +91,19 @@ def is_real_scalar_op(call, scalars) -> bool:
     return call.fn in SCALAR_OPS and all(_is_real_scalar(a, scalars) for a in call.args)
 
 
-def simplify(call: ir.Call, scalars=frozenset()):
+def simplify(call: ir.Call, scalars=frozenset(), shaped=frozenset()):
     """Fold arithmetic on constants and the identities ``x ** 1``, ``x * 1``, ``1 * x``;
-    drop ``unbroadcast`` of a real scalar onto a real scalar.
+    drop ``unbroadcast`` of a real scalar onto a real scalar, and onto an operand in
+    ``shaped`` (one with the result's shape: ``operands_shaped_like_result``).
 
     Returns an atom when the call simplifies away, else the call.
     """
     args = call.args
     if call.kwargs:
         return call
-    if call.fn is unbroadcast and len(args) == 2 and all(
-            _is_real_scalar(a, scalars) for a in args):
+    if call.fn is unbroadcast and len(args) == 2 and (
+            all(_is_real_scalar(a, scalars) for a in args)
+            or (isinstance(args[1], ir.Var) and args[1].name in shaped)):
         return args[0]
     if call.fn in _FOLDABLE and all(isinstance(a, ir.Const) and _is_number(a.value) for a in args):
         try:
@@ -122,14 +144,14 @@ def _rename(atom, env):
 
 
 def instantiate(template, bindings: Dict[str, ir.Atom], names: NameGen,
-                loc: ir.Loc, scalars=frozenset()) -> Tuple[List, ir.Atom]:
+                loc: ir.Loc, scalars=frozenset(), shaped=frozenset()) -> Tuple[List, ir.Atom]:
     """Statements computing ``template(**bindings)`` and the result atom.
 
     ``bindings`` maps every template parameter name to an atom.  New
     temporaries are drawn from ``names.temp()`` so the emitter may fold them.
     ``scalars`` names the variables known to hold real scalars; with it,
     ``unbroadcast(e, x)`` of a real scalar ``e`` onto a real scalar ``x`` is
-    just ``e``.
+    just ``e``; so is ``unbroadcast(e, x)`` for ``x`` in ``shaped``.
     """
     func = template_ir(template)
     env: Dict[str, ir.Atom] = dict(bindings)
@@ -143,7 +165,7 @@ def instantiate(template, bindings: Dict[str, ir.Atom], names: NameGen,
             if isinstance(value, ir.Call):
                 value = replace(value, args=tuple(_rename(a, env) for a in value.args),
                                 kwargs=tuple((k, _rename(v, env)) for k, v in value.kwargs))
-                value = simplify(value, scalars)
+                value = simplify(value, scalars, shaped)
             else:
                 value = _rename(value, env)
             if not isinstance(value, ir.Call):
