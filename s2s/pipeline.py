@@ -22,6 +22,7 @@ from .frontend.scope import FreeVar
 from .ir import nodes as ir
 from .passes.containers import functional_containers
 from .passes.copyprop import copy_propagate
+from .passes.negations import fold_negations
 from .passes.dce import dce
 from .passes.index_writes import writes_as_values
 from .passes.inline import inline_calls, needs_values
@@ -221,7 +222,7 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
     func = copy_propagate(to_ssa(writes_as_values(fr.func)))
     name = name or f"{returns}_{fr.func.name}"
     out = Reverse(func, wrt, info, has_aux, holomorphic).build(returns, name, single)
-    return dce(out)
+    return dce(fold_negations(out))
 
 
 def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
@@ -232,14 +233,14 @@ def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
     rev = Reverse(func, wrt, info, has_aux, False)
     rev.build("vjp", name, single)
     fwd, bwd = split(rev, name)
-    return dce(fwd), dce(bwd)
+    return dce(fold_negations(fwd)), dce(fold_negations(bwd))
 
 
 def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=False,
             name=None) -> ir.Function:
     """The JVP function of ``fr`` (see ``ad/forward.py``), dead code removed."""
     name = name or f"jvp_{fr.func.name}"
-    return dce(Forward(fr.func, wrt, leaf).build(name, has_aux))
+    return dce(fold_negations(Forward(fr.func, wrt, leaf).build(name, has_aux)))
 
 
 def emit(func: ir.Function) -> Emitted:
