@@ -6,17 +6,17 @@ and ``check_jvp_output(result, rule)`` return their first argument (a
 cotangent that is not zero), so each is the identity map in it: VJP ``g``,
 JVP ``t``; the other arguments (the primals the shapes are compared with,
 the rule's name) carry no derivative (``zeros_like`` templates: constants to the
-transforms).
+transforms).  Their results are tuples (``container_result``: adjoints add leaf by leaf).
 """
 from s2s_runtime import check_bwd_output, check_fwd_output, check_jvp_output, zeros_like
 
 from .registry import defjvp, defvjp
 
-defvjp(check_fwd_output, lambda g, ans, result, rule: g, None)
+defvjp(check_fwd_output, lambda g, ans, result, rule: g, None, container_result=True)
 defjvp(check_fwd_output, lambda t, ans, result, rule: t, None)
-defvjp(check_jvp_output, lambda g, ans, result, rule: g, None)
+defvjp(check_jvp_output, lambda g, ans, result, rule: g, None, container_result=True)
 defjvp(check_jvp_output, lambda t, ans, result, rule: t, None)
 defvjp(check_bwd_output, lambda g, ans, cts, primals, rule: g,
-       lambda g, ans, cts, primals, rule: zeros_like(primals))
+       lambda g, ans, cts, primals, rule: zeros_like(primals), container_result=True)
 defjvp(check_bwd_output, lambda t, ans, cts, primals, rule: t,
        lambda t, ans, cts, primals, rule: zeros_like(ans))
