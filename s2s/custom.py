@@ -159,6 +159,34 @@ class custom_jvp(_Custom):
         self.jvp = None
         self.jvp_call = None
 
+    def defjvps(self, *jvps):
+        """One rule per differentiable argument, ``jvp_i(t_i, ans, *primals) -> its
+        contribution`` (``None``: no derivative), summed (JAX's ``defjvps``).  Made into
+        one ordinary ``defjvp`` rule, so it is transformed like any other code."""
+        if len(jvps) != len(self.diff_argnums):
+            raise CustomRuleError(f"defjvps of {self.describe()}: expected one rule per "
+                                  f"differentiable argument ({len(self.diff_argnums)}), got "
+                                  f"{len(jvps)}")
+        if self.nondiff_argnums:
+            raise CustomRuleError("defjvps with nondiff_argnums is not supported: use defjvp")
+        names = [f"x{i}" for i in range(self.n)]
+        dots = [f"t{i}" for i in range(self.n)]
+        unpack = "".join(f"{n}, " for n in names)
+        terms = [f"_jvp{i}({dots[i]}, ans, {', '.join(names)})"
+                 for i, j in enumerate(jvps) if j is not None]
+        tangent = " + ".join(terms) if terms else "_zeros(ans)"
+        fname = f"{self.name}_jvps"
+        src = (f"def {fname}(primals, tangents):\n"
+               f"    {unpack} = primals\n"
+               f"    {''.join(f'{d}, ' for d in dots)} = tangents\n"
+               f"    ans = _fun({', '.join(names)})\n"
+               f"    return ans, {tangent}\n")
+        from s2s_runtime import zeros_like
+
+        namespace = {"_fun": self, "_zeros": zeros_like,
+                     **{f"_jvp{i}": j for i, j in enumerate(jvps) if j is not None}}
+        return self.defjvp(define_function(src, fname, namespace, self.fun))
+
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out,
         tangent_out)``; returns ``jvp`` (so it works as a decorator)."""
@@ -168,6 +196,7 @@ class custom_jvp(_Custom):
         from .custom_calls import JVPRuleCall, JVPTranspose
 
         self.jvp = jvp
+        self._tangent_map = None  # made anew for this rule (custom_transpose.py)
         self.jvp_call = JVPRuleCall(self)
         self.transpose = JVPTranspose(self)
         return jvp
@@ -195,6 +224,17 @@ class custom_vjp(_Custom):
         self.bwd_call = VJPBwdCall(self)
 
 
+def define_function(src: str, fname: str, namespace: dict, like):
+    """The function ``fname`` defined by the source ``src`` (kept in ``linecache`` so that
+    the frontend reads it like user code), with ``namespace`` as its globals and the
+    module of the function ``like``."""
+    filename = f"<s2s {fname} {abs(hash(src)):x}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
+    namespace = dict(namespace, __name__=getattr(like, "__module__", None) or "__main__")
+    exec(compile(src, filename, "exec"), namespace)
+    return namespace[fname]
+
+
 class CustomCall:
     """``<f>(*args)``: a call of a custom function as the transforms see it.  At run
     time it runs the primal function; the transforms replace it by the rules."""
@@ -208,6 +248,12 @@ class CustomCall:
 
     def __call__(self, *args):
         return self.owner.fun(*args)
+
+    @property
+    def primal(self):
+        """The function whose code computes this call's value: what a transform that
+        does not differentiate (a compiler, a batching transform) inlines here."""
+        return self.owner.fun
 
     def __repr__(self):
         return f"<call of {self.owner.describe()}>"

@@ -23,12 +23,12 @@ such rules when it transposes them).
 """
 from __future__ import annotations
 
-import linecache
 from dataclasses import replace
 
 from s2s_runtime import build, check_jvp_output, zeros_like
 
 from . import pipeline
+from .custom import define_function
 from .ir import nodes as ir
 from .ir.kinds import kind_of
 from .passes.dce import dce
@@ -58,13 +58,10 @@ def _tangent_map(owner):
     call_args = ", ".join(nondiff + [tup(diff), tup(dots)])
     fname = f"{owner.name}_tangent_map"
     src = (f"def {fname}({', '.join(names + dots)}):\n"
-           f"    return _check(_rule({call_args}), _label)[1]\n")
-    filename = f"<s2s custom_jvp {owner.name} {id(owner):x}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
-    namespace = {"_rule": owner.jvp, "_check": check_jvp_output, "_label": owner.jvp_call.label,
-                 "__name__": getattr(owner.fun, "__module__", "__main__")}
-    exec(compile(src, filename, "exec"), namespace)
-    fn = owner._tangent_map = namespace[fname]
+           f"    return _check(_rule({call_args}), {owner.jvp_call.label!r})[1]\n")
+    fn = define_function(src, fname, {"_rule": owner.jvp, "_check": check_jvp_output},
+                         owner.fun)
+    owner._tangent_map = fn
     return fn
 
 

@@ -18,5 +18,6 @@ defvjp(check_jvp_output, lambda g, ans, result, rule: g, None, container_result=
 defjvp(check_jvp_output, lambda t, ans, result, rule: t, None)
 defvjp(check_bwd_output, lambda g, ans, cts, primals, rule: g,
        lambda g, ans, cts, primals, rule: zeros_like(primals), container_result=True)
-defjvp(check_bwd_output, lambda t, ans, cts, primals, rule: t,
+# the tangent of a None (zero) cotangent is None too: made zeros the same way
+defjvp(check_bwd_output, lambda t, ans, cts, primals, rule: check_bwd_output(t, primals, rule),
        lambda t, ans, cts, primals, rule: zeros_like(ans))

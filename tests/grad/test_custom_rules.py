@@ -374,3 +374,111 @@ def test_keyword_only_parameters_are_refused():
 
     with pytest.raises(TypeError, match="positional parameters only"):
         s2s.custom_vjp(f)
+
+
+# -- more shapes of use ------------------------------------------------------------------------
+
+@s2s.custom_jvp
+def polar(x, y):
+    return np.hypot(x, y), np.arctan2(y, x)
+
+
+@polar.defjvp
+def _polar_jvp(primals, tangents):
+    x, y = primals
+    dx, dy = tangents
+    r = np.hypot(x, y)
+    # the radius' tangent deliberately doubled, so that the rule's use is visible
+    return (r, np.arctan2(y, x)), (2.0 * (x * dx + y * dy) / r, (x * dy - y * dx) / r ** 2)
+
+
+def test_custom_jvp_with_a_tuple_output_in_both_modes():
+    def use(x, y):
+        r, th = polar(x, y)
+        return r + 3.0 * th
+
+    x, y = 1.0, 2.0
+    r2 = x * x + y * y
+    expected = (2 * x / np.sqrt(r2) - 3 * y / r2, 2 * y / np.sqrt(r2) + 3 * x / r2)
+    assert np.allclose(s2s.grad(use, argnums=(0, 1))(x, y), expected, rtol=1e-13)
+    _, t = s2s.jvp(use, (x, y), (0.5, -1.0))
+    assert np.isclose(t, expected[0] * 0.5 - expected[1], rtol=1e-13)
+
+
+@s2s.custom_vjp
+def product_no_y(x, y):
+    return x * y
+
+
+product_no_y.defvjp(lambda x, y: (x * y, y), lambda y, g: (g * y, None))  # None: zero
+
+
+def test_none_cotangent_is_zero_also_under_forward_over_reverse():
+    assert s2s.grad(product_no_y, argnums=(0, 1))(2.0, 3.0) == (3.0, 0.0)
+    v = np.array([1.0, 2.0])
+    # the rule says d/dv sum(v * v) = v, so the Hessian is the identity (not 2 I)
+    assert_tree_close(s2s.hessian(lambda v: np.sum(product_no_y(v, v)))(v), np.eye(2))
+
+
+def _apply(h, x):
+    return h(x, 2.0)
+
+
+def test_keyword_calls_functions_passed_as_arguments_while_and_try():
+    assert s2s.grad(lambda x: product_no_y(y=3.0, x=x))(2.0) == 3.0
+    assert s2s.grad(lambda x: _apply(product_no_y, x))(5.0) == 2.0
+
+    def grow(x):
+        s = x
+        while s < 10.0:
+            s = product_no_y(s, 1.5)
+        return s
+
+    assert math.isclose(s2s.grad(grow)(1.0), 1.5 ** 6, rel_tol=1e-14)
+
+    def guarded(x):
+        try:
+            y = product_no_y(x, x)
+        except ValueError:
+            y = x
+        return y
+
+    assert s2s.grad(guarded)(3.0) == 3.0  # the rule: g * y, none for the second x
+
+
+def test_s2s_dump_shows_the_rules(capsys):
+    from pathlib import Path
+
+    from s2s.cli import main
+
+    sample = Path(__file__).resolve().parents[2] / "samples" / "advanced" / "fixed_point.py"
+    assert main(["dump", f"{sample}:cubic_root", "--args", "(1.5, 4.0)", "--argnums", "0,1",
+                 "--color", "never"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "_cubic_root_fwd(" in out and "_cubic_root_bwd(" in out
+    assert main(["dump", f"{sample}:cubic_root", "--args", "(1.5, 4.0)", "--mode", "ir",
+                 "--color", "never"]) in (0, None)
+    assert "cubic_root" in capsys.readouterr().out
+
+
+def test_defjvps_one_rule_per_argument():
+    @s2s.custom_jvp
+    def f(x, y):
+        return np.sin(x) * y
+
+    # the x rule deliberately doubled
+    f.defjvps(lambda x_dot, ans, x, y: 2.0 * np.cos(x) * x_dot * y,
+              lambda y_dot, ans, x, y: np.sin(x) * y_dot)
+    x, y = 1.0, 2.0
+    assert np.isclose(s2s.jvp(f, (x, y), (1.0, 0.5))[1],
+                      2 * np.cos(x) * y + np.sin(x) * 0.5, rtol=1e-14)
+    assert np.allclose(s2s.grad(f, argnums=(0, 1))(x, y), (2 * np.cos(x) * y, np.sin(x)),
+                       rtol=1e-14)
+    assert np.isclose(s2s.grad(s2s.grad(f))(x, y), -2 * np.sin(x) * y, rtol=1e-13)
+
+    @s2s.custom_jvp
+    def g(x, y):
+        return x * y
+
+    g.defjvps(None, lambda y_dot, ans, x, y: x * y_dot)  # None: no derivative in x
+    assert s2s.grad(g, argnums=(0, 1))(3.0, 2.0) == (0.0, 3.0)
