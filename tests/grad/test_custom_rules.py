@@ -233,6 +233,16 @@ def test_custom_jvp_higher_order():
     assert_tree_close(s2s.hessian(lambda v: np.sum(sin2(v)))(xs), np.diag(-2 * np.sin(xs)))
 
 
+def test_custom_jvp_inside_transforms_called_in_differentiated_code():
+    x = 0.5
+    # reverse over forward: d/dx of the rule's tangent 2 cos(x)
+    g = s2s.grad(lambda x: s2s.jvp(sin2, (x,), (1.0,))[1])(x)
+    assert math.isclose(g, -2 * math.sin(x), rel_tol=1e-13)
+    # reverse over reverse through a grad call site: the transposed rule is itself a site
+    g = s2s.grad(lambda x: s2s.grad(sin2)(x) * x)(x)
+    assert math.isclose(g, -2 * math.sin(x) * x + 2 * math.cos(x), rel_tol=1e-13)
+
+
 A = np.array([[1.0, 2.0, 0.0], [-1.0, 0.5, 3.0]])
 
 
