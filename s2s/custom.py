@@ -46,11 +46,9 @@ rule is used.
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import linecache
-import operator
-
-from s2s_runtime import build
 
 from .errors import S2SError
 from .ir import nodes as ir
@@ -228,7 +226,7 @@ def define_function(src: str, fname: str, namespace: dict, like):
     """The function ``fname`` defined by the source ``src`` (kept in ``linecache`` so that
     the frontend reads it like user code), with ``namespace`` as its globals and the
     module of the function ``like``."""
-    filename = f"<s2s {fname} {abs(hash(src)):x}>"
+    filename = f"<s2s {fname} {hashlib.sha1(src.encode()).hexdigest()[:12]}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
     namespace = dict(namespace, __name__=getattr(like, "__module__", None) or "__main__")
     exec(compile(src, filename, "exec"), namespace)
@@ -257,26 +255,6 @@ class CustomCall:
 
     def __repr__(self):
         return f"<call of {self.owner.describe()}>"
-
-
-def split_args(owner: _Custom, args):
-    """``(nondiff, diff)`` arguments of a call (atoms or values), in order."""
-    nondiff = tuple(args[i] for i in owner.nondiff_argnums)
-    diff = tuple(args[i] for i in owner.diff_argnums)
-    return nondiff, diff
-
-
-def tuple_of(items, body, names, loc) -> ir.Var:
-    """Statements building ``(items...)`` appended to ``body``; the tuple's variable."""
-    t = ir.Var(names.fresh("t"))
-    body.append(ir.Assign(t, ir.Call(build.make_tuple, tuple(items)), loc))
-    return t
-
-
-def item_of(t, i, body, names, loc) -> ir.Var:
-    v = ir.Var(names.fresh("t"))
-    body.append(ir.Assign(v, ir.Call(operator.getitem, (t, ir.Const(i))), loc))
-    return v
 
 
 __all__ = ["custom_jvp", "custom_vjp", "CustomRuleError", "CustomCall"]
