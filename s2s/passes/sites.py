@@ -17,7 +17,9 @@ arguments, ``expand``:
    mode applied to the code reverse mode wrote).
 
 Contract: ``expand(func, freevars, arguments, lower)`` returns
-``(func, freevars)`` with no site left.  A site the probe did not reach
+``(func, freevars)`` with no site left (an expansion that itself holds sites,
+e.g. a ``custom_jvp``'s transposed rule in generated gradient code, is
+expanded in a further round, with a new probe).  A site the probe did not reach
 becomes a call that raises a clear error if it is ever reached (never a
 wrong derivative); a site reached with arguments of different kinds is an
 ``UnsupportedSyntaxError``.  Callables take part through two hooks:

@@ -492,3 +492,23 @@ def test_defjvps_one_rule_per_argument():
 
     g.defjvps(None, lambda y_dot, ans, x, y: x * y_dot)  # None: no derivative in x
     assert s2s.grad(g, argnums=(0, 1))(3.0, 2.0) == (0.0, 3.0)
+
+
+def test_vjp_with_aux_keeps_the_residuals_of_every_iteration():
+    def loop(x):
+        s = x
+        for i in range(3):
+            s = sin3(s) + x
+        return s, s * 2
+
+    xs = np.array([0.2, 0.4])
+    out, pull, aux = s2s.vjp(loop, xs, has_aux=True)
+    # oracle, with the rule's 3 cos: d s_{k+1}/dx = 3 cos(s_k) d s_k/dx + 1
+    s, d = xs, np.ones(2)
+    for _ in range(3):
+        s, d = np.sin(s) + xs, 3 * np.cos(s) * d + 1
+    assert_tree_close(out, s)
+    assert_tree_close(aux, 2 * s)
+    assert_tree_close(pull(np.ones(2)), (d,))
+    ct = np.array([0.5, -2.0])
+    assert_tree_close(pull(ct), (d * ct,))  # the pullback runs again on the same residuals
