@@ -49,6 +49,7 @@ import functools
 import hashlib
 import inspect
 import linecache
+from dataclasses import replace
 
 from .errors import S2SError
 from .ir import nodes as ir
@@ -257,4 +258,26 @@ class CustomCall:
         return f"<call of {self.owner.describe()}>"
 
 
-__all__ = ["custom_jvp", "custom_vjp", "CustomRuleError", "CustomCall"]
+def with_primal_calls(func: ir.Function) -> ir.Function:
+    """``func`` with every ``<f>(*args)`` (``CustomCall``) made a call of ``f``'s primal
+    function, which the inliner (``passes/inline.py``) then inlines like any user
+    function.  For transforms that run code without differentiating it (a compiler,
+    a batching transform): the rules' own calls (``<g_fwd>``, ``<g_bwd>``,
+    ``<f_jvp>``) carry their IR already and ``<f_transpose>`` is a transform call
+    site, so after this pass and inlining nothing opaque is left."""
+    def block(stmts):
+        out = []
+        for s in stmts:
+            v = getattr(s, "value", None)
+            if isinstance(v, ir.Call) and isinstance(v.fn, CustomCall):
+                s = replace(s, value=replace(v, fn=v.fn.primal))
+            blocks = ir.sub_blocks(s)
+            if blocks:
+                s = ir.with_blocks(s, [block(b) for b in blocks])
+            out.append(s)
+        return tuple(out)
+
+    return replace(func, body=block(func.body))
+
+
+__all__ = ["custom_jvp", "custom_vjp", "CustomRuleError", "CustomCall", "with_primal_calls"]

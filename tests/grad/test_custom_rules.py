@@ -512,3 +512,24 @@ def test_vjp_with_aux_keeps_the_residuals_of_every_iteration():
     assert_tree_close(pull(np.ones(2)), (d,))
     ct = np.array([0.5, -2.0])
     assert_tree_close(pull(ct), (d * ct,))  # the pullback runs again on the same residuals
+
+
+def test_with_primal_calls_leaves_nothing_opaque_for_non_differentiating_transforms():
+    from s2s import pipeline
+    from s2s.custom import CustomCall, with_primal_calls
+    from s2s.ir import nodes as irn
+    from s2s.passes.inline import inline_calls
+
+    def user(x):
+        return sin2(x) * 2.0 + sin3(x)
+
+    def called(func):
+        return [s.value.fn for s in irn.walk(func.body)
+                if isinstance(getattr(s, "value", None), irn.Call)]
+
+    fr = pipeline.front(user)
+    assert any(isinstance(fn, CustomCall) for fn in called(fr.func))
+    func, free = inline_calls(with_primal_calls(fr.func), fr.freevars, pipeline.lowered)
+    assert not any(isinstance(fn, CustomCall) or hasattr(fn, "_s2s_ir") for fn in called(func))
+    fn, _ = pipeline.compile_function(func)
+    assert fn(0.3, **{n: v.load() for n, v in free.items()}) == user(0.3)
