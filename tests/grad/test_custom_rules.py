@@ -533,3 +533,47 @@ def test_with_primal_calls_leaves_nothing_opaque_for_non_differentiating_transfo
     assert not any(isinstance(fn, CustomCall) or hasattr(fn, "_s2s_ir") for fn in called(func))
     fn, _ = pipeline.compile_function(func)
     assert fn(0.3, **{n: v.load() for n, v in free.items()}) == user(0.3)
+
+
+# -- rules with the true derivative inside programs: agree with finite differences -----------
+
+PAIRS = [(np.sin, np.cos), (np.exp, np.exp), (np.tanh, lambda x: 1 - np.tanh(x) ** 2),
+         (np.log1p, lambda x: 1 / (1 + x)), (np.arctan, lambda x: 1 / (1 + x * x))]
+
+
+def _custom_pair(f, df):
+    jv = s2s.custom_jvp(lambda x: f(x))
+    jv.defjvp(lambda p, t: (f(p[0]), df(p[0]) * t[0]))
+    vj = s2s.custom_vjp(lambda x: f(x))
+    vj.defvjp(lambda x: (f(x), df(x)), lambda d, g: (d * g,))
+    return jv, vj
+
+
+@pytest.mark.parametrize("i", range(len(PAIRS)))
+def test_true_rules_in_a_program_match_finite_differences(i):
+    jv, vj = _custom_pair(*PAIRS[i])
+    x0 = np.array([0.3, 0.5, 0.2])
+
+    for F in (jv, vj):
+        def prog(x, F=F):
+            a = F(x * x[0])
+            for k in range(3):
+                if k == 1:
+                    a = F(0.5 * a + x) * x[1]
+                else:
+                    a = a + F(a * 0.3)
+            return np.sum(a * x)
+
+        g = s2s.grad(prog)(x0)
+        assert np.allclose(g, fd_grad(prog, (x0,)), rtol=1e-6, atol=1e-8)
+        v = np.array([1.0, -0.5, 0.25])
+        if F is jv:  # forward mode (a custom_vjp has none, as in JAX)
+            _, t = s2s.jvp(prog, (x0,), (v,))
+            assert np.isclose(t, fd_directional(prog, (x0,), 0, v), rtol=1e-6)
+        if i % 2:
+            continue  # second order for every other pair (time)
+        # second order: reverse over reverse, against finite differences of the gradient
+        hv = s2s.grad(lambda x: np.vdot(s2s.grad(prog)(x), v))(x0)
+        gfun = s2s.grad(prog)
+        fd_hv = (gfun(x0 + 1e-6 * v) - gfun(x0 - 1e-6 * v)) / 2e-6
+        assert np.allclose(hv, fd_hv, rtol=1e-5, atol=1e-7)
