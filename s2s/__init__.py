@@ -1,7 +1,8 @@
 """s2s: a source-to-source differentiating compiler for Python.
 
 Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
-``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev`` and ``tree_util``.  See README.md and DESIGN.md.
+``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev``, ``hessian``, user rules
+``custom_jvp``/``custom_vjp`` and ``tree_util``.  See README.md and DESIGN.md.
 """
 from . import tree_util
 from .api import grad, value_and_grad
