@@ -42,6 +42,16 @@ differentiates ``g_fwd`` and ``g_bwd``), and nothing opaque is left for
 (``_s2s_site``) whose IR depends on the argument kinds.  The generated
 code names them after the user's rules, so ``s2s dump`` shows where each
 rule is used.
+
+Limits: parameters are positional (no ``*args``, keyword-only or
+``symbolic_zeros``); what a rule returns is checked when it runs, not when
+the code is generated, and a forward function's primal output is not
+compared with the primal function's; a local ``lambda`` or nested ``def``
+cannot be passed to a custom function from differentiated code (it does not
+exist at run time there: pass a module-level function); a rule that calls
+``s2s.vjp`` (the cookbook's ``fixed_point``) runs, but cannot be
+differentiated again, since ``vjp`` calls inside transformed code are not
+supported.
 """
 from __future__ import annotations
 
@@ -138,6 +148,9 @@ class _Custom:
 
     def describe(self) -> str:
         return f"{self.kind} function {self.name!r}"
+
+    def __repr__(self):
+        return f"<{self.describe()}>"
 
 
 def _fresh(taken, base) -> str:
