@@ -172,3 +172,8 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "dict_restore", "dict_set", "dict_subset", "dict_update", "dict_update_ct",
             "dict_values", "dict_values_ct", "dict_values_of", "old_item",
             "field_tangent", "make_record", "record_fields", "record_like"]
+
+from . import custom_checks  # noqa: E402
+from .custom_checks import check_bwd_output, check_fwd_output, check_jvp_output  # noqa: E402
+
+__all__ += ["check_bwd_output", "check_fwd_output", "check_jvp_output"]

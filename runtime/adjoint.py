@@ -37,7 +37,17 @@ def add(a, b):
         return type(a)(items)
     if is_record(a) and type(b) is type(a):  # dataclass cotangents: field by field
         return record_map(add, a, b)
+    if type(b) is type(a) and _is_registered_node(a):  # register_pytree_node classes
+        la, ta = tree_flatten(a, is_leaf=lambda x: x is not a)
+        lb, _ = tree_flatten(b, is_leaf=lambda x: x is not b)
+        return tree_unflatten(ta, [add(x, y) for x, y in zip(la, lb)])
     return a + b
+
+
+def _is_registered_node(x) -> bool:
+    from .tree import _registry
+
+    return type(x) in _registry
 
 
 def zeros_like(x):
@@ -390,11 +400,16 @@ def clip_inside(a, a_min, a_max):
 def getattr_vjp(g, obj, name):
     """Cotangent of ``obj`` for ``y = obj.name``: zeros like ``obj`` with ``g`` at ``name``.
 
-    Fields of namedtuples and dataclasses only: other objects passed into
+    Fields of namedtuples, dataclasses and the children of classes registered
+    with ``register_pytree_node`` (``_registered_node_vjp``): other objects passed into
     differentiated code come with the classes work (objects created inside it
     are inlined by s2s).
     """
     fields = getattr(type(obj), "_fields", None)
+    if fields is None:
+        ct = _registered_node_vjp(g, obj, name)
+        if ct is not None:
+            return ct
     if fields is None and is_record(obj):  # a dataclass
         fields = field_names(type(obj))
         if name in fields:
@@ -406,6 +421,30 @@ def getattr_vjp(g, obj, name):
                         f"{type(obj).__name__} object ({what}; a property or method "
                         "of an argument is not differentiated)")
     return type(obj)(*[g if f == name else zeros_like(v) for f, v in zip(fields, obj)])
+
+
+def _registered_node_vjp(g, obj, name):
+    """``getattr_vjp`` for an instance of a class registered with
+    ``register_pytree_node``: the child that ``obj.name`` reads is found by
+    unflattening markers in place of the children and reading ``name`` of that;
+    ``g`` goes there, zeros elsewhere.  None if ``obj`` is not such an instance or
+    ``name`` is not a child (a property, a method, auxiliary data)."""
+    from .tree import _registry
+
+    kind = _registry.get(type(obj))
+    if kind is None:
+        return None
+    children, aux = kind.flatten(obj)
+    markers = tuple(object() for _ in children)
+    try:
+        got = getattr(kind.unflatten(aux, markers), name)
+    except Exception:
+        return None
+    for i, m in enumerate(markers):
+        if got is m:
+            return kind.unflatten(aux, tuple(g if j == i else zeros_like(c)
+                                             for j, c in enumerate(children)))
+    return None
 
 
 def sum_builtin_vjp(g, iterable):

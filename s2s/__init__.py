@@ -1,17 +1,19 @@
 """s2s: a source-to-source differentiating compiler for Python.
 
 Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
-``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev`` and ``tree_util``.  See README.md and DESIGN.md.
+``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev``, ``hessian``, user rules
+``custom_jvp``/``custom_vjp`` and ``tree_util``.  See README.md and DESIGN.md.
 """
 from . import tree_util
 from .api import grad, value_and_grad
 from .api_forward import jvp
 from .api_jacobian import hessian, jacfwd, jacrev
 from .api_vjp import linearize, vjp
+from .custom import custom_jvp, custom_vjp
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "tree_util", "S2SError", "UnsupportedSyntaxError",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]

@@ -90,7 +90,9 @@ def resolve_target(target: str):
     fn = getattr(module, func_name, None)
     if fn is None:
         raise CLIError(f"{path}: no function named {func_name!r}")
-    if not inspect.isfunction(fn):
+    from .custom import is_custom_function
+
+    if not inspect.isfunction(fn) and not is_custom_function(fn):
         raise CLIError(f"{path}: {func_name!r} is a {type(fn).__name__}, not a Python function")
     return module, fn
 

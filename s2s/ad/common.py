@@ -87,7 +87,8 @@ def check_no_opaque_mutation(s, active) -> None:
     v = getattr(s, "value", None)
     if not isinstance(v, ir.Call) or not any(is_in(a, active) for a in v.operands()):
         return
-    if lookup(v.fn) is None and v.fn not in _STRUCTURAL and v.fn is not build.call_method:
+    if lookup(v.fn) is None and v.fn not in _STRUCTURAL and v.fn is not build.call_method \
+            and getattr(type(v.fn), "_s2s_custom", None) is None:  # custom rules: custom_rules.py
         # even when its result is not needed: a C function may change its argument
         raise NoRuleError(f"no derivative rule for {describe(v.fn)}, and no Python source "
                           "to differentiate through", s.loc)

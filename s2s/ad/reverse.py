@@ -37,6 +37,7 @@ from ..ir.names import NameGen
 from ..rules import lookup
 from ..rules.templates import instantiate, operands_shaped_like_result
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
+from . import custom_rules
 from .analysis import backward_needed, defined_before, may_be_none
 from .dict_reads import EntryAdjoints
 from .prepare import BodyPreparation
@@ -233,6 +234,8 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
                     out.append(ir.Assign(t, ir.Call(operator.getitem, (g, k)), loc))
                     self.accumulate(a, t, have, out, loc)
             return
+        if custom_rules.is_custom(v.fn):  # custom_jvp / custom_vjp: the user's rule
+            return custom_rules.adjoint(self, s, g, have, out, loc)
         rule = lookup(v.fn)
         if v.fn is build.call_method:
             name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
@@ -355,6 +358,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
             else:
                 value, aux = self.temp(), self.temp()
                 body.append(ir.Unpack((value, aux), ret.value, ret.loc))
+        body = custom_rules.expand_vjp_calls(body, self.names, self.temps)
         body = self.prepare_body(body)
         self.loop_stack: List[Set[str]] = []
         self.while_counts: Dict[int, ir.Var] = {}

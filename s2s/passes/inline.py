@@ -283,6 +283,8 @@ class Inliner(ObjectCalls, CallableCalls):
                 s = ir.Assign(t, s.value, s.loc)
             return self.plain(s)
         expansion = self.site_values(s)
+        if expansion is None:  # expanded in a later round (passes/sites.py)
+            return self.plain(s)
         if isinstance(expansion, list):  # statements that stand for it
             return expansion
         return self.inline_ir(s, fn, *expansion)

@@ -17,7 +17,9 @@ arguments, ``expand``:
    mode applied to the code reverse mode wrote).
 
 Contract: ``expand(func, freevars, arguments, lower)`` returns
-``(func, freevars)`` with no site left.  A site the probe did not reach
+``(func, freevars)`` with no site left (an expansion that itself holds sites,
+e.g. a ``custom_jvp``'s transposed rule in generated gradient code, is
+expanded in a further round, with a new probe).  A site the probe did not reach
 becomes a call that raises a clear error if it is ever reached (never a
 wrong derivative); a site reached with arguments of different kinds is an
 ``UnsupportedSyntaxError``.  Callables take part through two hooks:
@@ -104,6 +106,8 @@ def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower):
     recorder = _probe(func, keys, arguments)
 
     def site_values(s):
+        if s.target.name not in keys:  # a site inside an expansion: the next round's
+            return None
         key = keys[s.target.name]
         if key in recorder.mixed:
             raise unsupported(f"a call of {_describe(s.value.fn)} reached with arguments of "
@@ -119,7 +123,11 @@ def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower):
                 raise unsupported(exc.message, s.loc) from None
             raise
 
-    return inline_calls(func, freevars, lower, site_values)
+    func, freevars = inline_calls(func, freevars, lower, site_values)
+    if has_sites(func):  # the expansions call transforms themselves (custom_jvp's transpose)
+        arguments = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
+        return expand(func, freevars, arguments, lower)
+    return func, freevars
 
 
 def unreached_site(s) -> List:

@@ -1,3 +1,3 @@
 """Imports every rule module so that the registry is complete."""
-from . import (arith, containers, elementwise, index_writes, nondiff,  # noqa: F401
+from . import (arith, containers, custom_checks, elementwise, index_writes, nondiff,  # noqa: F401
                products, reductions, runtime_rules, shape)
