@@ -171,3 +171,13 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "dict_restore", "dict_set", "dict_subset", "dict_update", "dict_update_ct",
             "dict_values", "dict_values_ct", "dict_values_of", "old_item",
             "field_tangent", "make_record", "record_fields", "record_like"]
+
+from . import linalg  # noqa: E402
+from .linalg import (  # noqa: E402
+    as_columns, conj_lower, eye_like, fft_axes, fft_size, fit_to, from_columns,
+    half_lower_mask, irfft_weights, qr_checked, strict_lower_mask, svd_checked, upper_mask,
+)
+
+__all__ += ["as_columns", "conj_lower", "eye_like", "fft_axes", "fft_size", "fit_to",
+            "from_columns", "irfft_weights",
+            "half_lower_mask", "qr_checked", "strict_lower_mask", "svd_checked", "upper_mask"]

@@ -1,0 +1,140 @@
+"""Small helpers of the linear-algebra and FFT rules (``s2s.rules.linalg``, ``fft``).
+
+The rules are written in numpy primitives that have rules themselves
+(``matmul``, ``swapaxes``, ``conj``, ``solve``...), so their generated code
+can be differentiated again.  What numpy lacks in one call is here, and each
+helper is either a constant (no derivative: masks, identities, checks) or
+linear in its first argument with its transpose among these helpers; their
+rules are at the end of ``s2s.rules.linalg``.
+
+Stacked matrices are supported throughout: the matrix axes are the last two.
+"""
+import numpy as np
+
+
+def half_lower_mask(x):
+    """The constant mask of ``Phi``: 1 below the diagonal, 1/2 on it, 0 above
+    (shape of ``x``'s last two axes, real).  ``Phi(X) = X * half_lower_mask(X)``
+    is the map of the Cholesky derivative."""
+    m, n = np.shape(x)[-2:]
+    return np.tril(np.ones((m, n))) - 0.5 * np.eye(m, n)
+
+
+def strict_lower_mask(x):
+    """1 strictly below the diagonal, 0 elsewhere (shape of ``x``'s last two axes)."""
+    m, n = np.shape(x)[-2:]
+    return np.tril(np.ones((m, n)), -1)
+
+
+def upper_mask(x):
+    """1 on and above the diagonal, 0 below (shape of ``x``'s last two axes)."""
+    m, n = np.shape(x)[-2:]
+    return np.triu(np.ones((m, n)))
+
+
+def eye_like(x):
+    """The identity of ``x``'s last axis (real, ``(n, n)``)."""
+    n = np.shape(x)[-1]
+    return np.eye(n)
+
+
+def as_columns(v, b):
+    """``v`` with a trailing axis of length 1 when ``b`` is a vector (``solve``'s
+    1-D right-hand side), else ``v``: linear in ``v``, ``from_columns`` undoes it."""
+    return np.expand_dims(v, -1) if np.ndim(b) == 1 else v
+
+
+def from_columns(v, b):
+    """``v`` without its trailing axis when ``b`` is a vector, else ``v``
+    (the transpose of ``as_columns``)."""
+    return v[..., 0] if np.ndim(b) == 1 else v
+
+
+def conj_lower(x, upper):
+    """``x`` itself, or its conjugate transpose when ``upper`` (``cholesky(a,
+    upper=True)`` gives ``L^H``): R-linear in ``x`` and its own transpose."""
+    return np.conj(np.swapaxes(x, -1, -2)) if upper else x
+
+
+def svd_checked(x, a, full_matrices, compute_uv):
+    """``x`` itself, after checking that the SVD of ``a`` has a derivative s2s gives:
+    singular vectors computed, and the reduced SVD (the extra singular vectors of a
+    full non-square SVD have no unique derivative; JAX refuses this case too).
+    Linear in ``x`` (the identity)."""
+    m, n = np.shape(a)[-2:]
+    if not compute_uv:
+        raise NotImplementedError(
+            "s2s: derivative of numpy.linalg.svd with compute_uv=False: differentiate "
+            "numpy.linalg.svdvals(a) instead")
+    if full_matrices and m != n:
+        raise NotImplementedError(
+            "s2s: derivative of numpy.linalg.svd with full_matrices=True of a non-square "
+            f"{m}x{n} matrix: the extra singular vectors have no unique derivative; "
+            "pass full_matrices=False")
+    return x
+
+
+def qr_checked(x, a, mode):
+    """``x`` itself, after checking that the QR decomposition of ``a`` has a derivative:
+    mode 'reduced' (or 'complete' of a square matrix) and ``m >= n`` (the
+    factors of a wide matrix are not unique).  Linear in ``x`` (the identity)."""
+    m, n = np.shape(a)[-2:]
+    if mode not in ("reduced", "complete") or m < n or (mode == "complete" and m != n):
+        raise NotImplementedError(
+            f"s2s: derivative of numpy.linalg.qr with mode={mode!r} of a {m}x{n} matrix: "
+            "only mode='reduced' with m >= n (or a square matrix) is differentiable")
+    return x
+
+
+def fit_to(v, x, axes):
+    """``v`` cropped or zero-padded, along ``axes`` (an int, a sequence, None: all), to
+    ``x``'s lengths there: what numpy.fft does to its input for ``n``/``s``.  Linear in
+    ``v``; its transpose is ``fit_to(ct, v, axes)``."""
+    v = np.asarray(v)
+    shape = np.shape(x)
+    axes = range(v.ndim) if axes is None else (axes,) if np.ndim(axes) == 0 else axes
+    for ax in axes:
+        have, want = v.shape[ax], shape[ax]
+        if have > want:
+            v = np.take(v, np.arange(want), axis=ax)
+        elif have < want:
+            pad = [(0, 0)] * v.ndim
+            pad[ax] = (0, want - have)
+            v = np.pad(v, pad)
+    return v
+
+
+def fft_axes(a, s, axes):
+    """The axes an n-dimensional numpy.fft call transforms (normalised, a tuple):
+    ``axes``, else the last ``len(s)`` axes, else all axes of ``a``."""
+    nd = np.ndim(a)
+    if axes is None:
+        axes = range(nd) if s is None else range(nd - len(s), nd)
+    return tuple(ax % nd for ax in axes)
+
+
+def fft_size(a, n, axis):
+    """The transform length of a 1-D numpy.fft call: ``n``, else ``a``'s length."""
+    return np.shape(a)[axis] if n is None else n
+
+
+def irfft_weights(g, axis, norm):
+    """The weights of irfft's transpose (real, broadcastable along ``axis``): the
+    half-spectrum entries that stand for two conjugate entries of the full spectrum
+    count twice (all but the first, and the last for an even length ``len(g)``),
+    times irfft's normalisation for the output length ``len(g)`` along ``axis``."""
+    n = np.shape(g)[axis]
+    m = n // 2 + 1
+    w = np.full(m, 2.0)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    if norm in (None, "backward"):
+        w = w / n
+    elif norm == "ortho":
+        w = w / np.sqrt(n)
+    elif norm != "forward":
+        raise ValueError(f"invalid norm {norm!r} for numpy.fft.irfft")
+    shape = [1] * np.ndim(g)
+    shape[axis] = m
+    return np.reshape(w, shape)

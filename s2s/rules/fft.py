@@ -1,0 +1,94 @@
+"""numpy.fft: fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft.
+
+The complex transforms are C-linear and their matrices (with numpy's
+normalisation ``norm``) are symmetric, so (JAX's convention, no conjugation)
+the VJP is the same transform of ``g``, then undone input resizing: the
+transpose of numpy's zero-padding / cropping to ``n`` (or ``s``) is cropping /
+zero-padding back (``fit_to``).  A real input takes the real part (``cast_vjp``).
+
+``rfft`` is the first ``n//2 + 1`` entries of ``fft`` of a real input: its
+transpose zero-pads ``g`` to ``n``, transforms, and takes the real part.
+``irfft`` reads a half spectrum ``X`` as the Hermitian full spectrum; its
+transpose (JAX's) is ``conj(w * rfft(g))``, where ``w`` counts twice the
+entries that stand for two entries of the full spectrum, times the
+normalisation.  The JVPs are the transforms applied to the tangent.
+"""
+import numpy as np
+
+from s2s_runtime import cast_vjp, fft_axes, fft_size, fit_to, irfft_weights, zeros_like
+
+from .registry import defjvp, defnondiff, defvjp
+
+def _fft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.fft(g, None, axis, norm), a, axis), a)
+
+
+def _ifft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.ifft(g, None, axis, norm), a, axis), a)
+
+
+defvjp(np.fft.fft, _fft_vjp)
+defjvp(np.fft.fft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
+       np.fft.fft(t, n, axis, norm))
+defvjp(np.fft.ifft, _ifft_vjp)
+defjvp(np.fft.ifft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
+       np.fft.ifft(t, n, axis, norm))
+
+
+def _fftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.fftn(g, None, fft_axes(a, s, axes), norm), a,
+                           fft_axes(a, s, axes)), a)
+
+
+def _ifftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.ifftn(g, None, fft_axes(a, s, axes), norm), a,
+                           fft_axes(a, s, axes)), a)
+
+
+def _fft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.fftn(g, None, fft_axes(a, s, axes), norm), a,
+                           fft_axes(a, s, axes)), a)
+
+
+def _ifft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.ifftn(g, None, fft_axes(a, s, axes), norm), a,
+                           fft_axes(a, s, axes)), a)
+
+
+defvjp(np.fft.fftn, _fftn_vjp)
+defjvp(np.fft.fftn, lambda t, ans, a, s=None, axes=None, norm=None, out=None:
+       np.fft.fftn(t, s, axes, norm))
+defvjp(np.fft.ifftn, _ifftn_vjp)
+defjvp(np.fft.ifftn, lambda t, ans, a, s=None, axes=None, norm=None, out=None:
+       np.fft.ifftn(t, s, axes, norm))
+defvjp(np.fft.fft2, _fft2_vjp)
+defjvp(np.fft.fft2, lambda t, ans, a, s=None, axes=(-2, -1), norm=None, out=None:
+       np.fft.fft2(t, s, axes, norm))
+defvjp(np.fft.ifft2, _ifft2_vjp)
+defjvp(np.fft.ifft2, lambda t, ans, a, s=None, axes=(-2, -1), norm=None, out=None:
+       np.fft.ifft2(t, s, axes, norm))
+
+
+# rfft: a_bar = Re(fit(fft(pad_n(g)), a));  irfft: a_bar = fit(conj(w * rfft(g)), a)
+def _rfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.fft(g, fft_size(a, n, axis), axis, norm), a, axis), a)
+
+
+def _irfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    return cast_vjp(fit_to(np.conj(np.fft.rfft(g, None, axis) * irfft_weights(g, axis, norm)),
+                           a, axis), a)
+
+
+defvjp(np.fft.rfft, _rfft_vjp)
+defjvp(np.fft.rfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
+       np.fft.rfft(t, n, axis, norm))
+defvjp(np.fft.irfft, _irfft_vjp)
+defjvp(np.fft.irfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
+       np.fft.irfft(t, n, axis, norm))
+
+# --- helpers: fit_to is linear in v (transpose: fit back to v's shape); the rest constants
+defnondiff(fft_axes, fft_size, irfft_weights)
+defvjp(fit_to, lambda ct, out, v, x, axes: fit_to(ct, v, axes),
+       lambda ct, out, v, x, axes: zeros_like(x))
+defjvp(fit_to, lambda tan, out, v, x, axes: fit_to(tan, x, axes),
+       lambda tan, out, v, x, axes: zeros_like(out))
