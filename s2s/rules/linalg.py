@@ -20,10 +20,9 @@ distinct non-zero singular values (``svd``), full column rank (``qr``,
 import numpy as np
 
 from s2s_runtime import (as_columns, cast_jvp, cast_vjp, conj_lower, densify, eye_like,
-                         from_columns, half_lower_mask, qr_checked, record_like,
-                         strict_lower_mask, svd_checked, unbroadcast, zeros_like)
+                         from_columns, half_lower_mask, record_like, unbroadcast)
 
-from .registry import defjvp, defnondiff, defvjp
+from .registry import defjvp, defvjp
 
 # --- inv: dY = -Y dA Y;  a_bar = -Y^T g Y^T -----------------------------------------------
 
