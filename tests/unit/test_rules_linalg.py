@@ -1,0 +1,177 @@
+"""numpy.linalg rules: JVP vs finite differences, VJP vs JVP (dot-product test), second
+derivatives vs finite differences of the gradient, in float64 and complex128, on
+well-conditioned random inputs (SPD / Hermitian positive definite for cholesky,
+Hermitian with distinct eigenvalues for eigh, stacks of matrices).  Eigen- and
+singular vectors are tested through gauge-invariant functions of them."""
+import zlib
+
+import numpy as np
+import pytest
+
+import s2s
+from linalg_checks import check_second_order, check_vjp
+
+DTYPES = ["float64", "complex128"]
+
+
+def rand(rng, shape, dtype):
+    x = rng.standard_normal(shape)
+    if dtype == "complex128":
+        x = x + 1j * rng.standard_normal(shape)
+    return x
+
+
+def well_conditioned(rng, shape, dtype):
+    n = shape[-1]
+    return rand(rng, shape, dtype) + 2 * n * np.eye(n)
+
+
+def hermitian_pd(rng, shape, dtype):
+    a = rand(rng, shape, dtype)
+    return a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])
+
+
+def eig_invariants(r):
+    """Eigenvalues, |V|^2 and V diag(w) V^H: unchanged by the phases of the columns of V."""
+    w, v = r
+    return w, np.abs(v) ** 2, (v * w[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
+
+
+def svd_invariants(r):
+    u, s, vh = r
+    return s, (u * s[..., None, :] ** 2) @ vh, np.abs(u) ** 2, np.abs(vh) ** 2
+
+
+def qr_parts(r):
+    return tuple(r)
+
+
+B2 = np.random.default_rng(7).standard_normal((4, 2))
+B1 = np.random.default_rng(8).standard_normal(4)
+
+# name -> (function, input maker, input shape, Hermitian tangents?)
+CASES = {
+    "inv": (np.linalg.inv, well_conditioned, (4, 4), False),
+    "inv_stack": (np.linalg.inv, well_conditioned, (2, 3, 3), False),
+    "solve_a_matrix_b": (lambda a: np.linalg.solve(a, B2), well_conditioned, (4, 4), False),
+    "solve_a_vector_b": (lambda a: np.linalg.solve(a, B1), well_conditioned, (4, 4), False),
+    "solve_stack_a_vector_b": (lambda a: np.linalg.solve(a, B1), well_conditioned, (3, 4, 4),
+                               False),
+    "solve_b": (lambda b: np.linalg.solve(np.eye(4) * 3 + np.tri(4), b), rand, (4, 2), False),
+    "solve_b_vector": (lambda b: np.linalg.solve(np.eye(4) * 3 + np.tri(4), b), rand, (4,),
+                       False),
+    "solve_b_broadcast": (lambda b: np.linalg.solve(np.stack([np.eye(4) * 3, np.eye(4) * 2
+                                                              + np.tri(4)]), b),
+                          rand, (4, 3), False),
+    "det": (np.linalg.det, well_conditioned, (3, 3), False),
+    "det_stack": (np.linalg.det, well_conditioned, (2, 3, 3), False),
+    "slogdet": (np.linalg.slogdet, well_conditioned, (3, 3), False),
+    "slogdet_stack": (np.linalg.slogdet, well_conditioned, (2, 3, 3), False),
+    "cholesky": (np.linalg.cholesky, hermitian_pd, (4, 4), True),
+    "cholesky_upper": (lambda a: np.linalg.cholesky(a, upper=True), hermitian_pd, (3, 3), True),
+    "cholesky_stack": (np.linalg.cholesky, hermitian_pd, (2, 3, 3), True),
+    "eigh": (lambda a: eig_invariants(np.linalg.eigh(a)), hermitian_pd, (4, 4), True),
+    "eigh_upper": (lambda a: eig_invariants(np.linalg.eigh(a, "U")), hermitian_pd, (3, 3), True),
+    "eigh_stack": (lambda a: eig_invariants(np.linalg.eigh(a)), hermitian_pd, (2, 3, 3), True),
+    "eigvalsh": (np.linalg.eigvalsh, hermitian_pd, (4, 4), True),
+    "svd_square": (lambda a: svd_invariants(np.linalg.svd(a)), well_conditioned, (3, 3), False),
+    "svd_tall": (lambda a: svd_invariants(np.linalg.svd(a, full_matrices=False)), rand, (5, 3),
+                 False),
+    "svd_wide": (lambda a: svd_invariants(np.linalg.svd(a, full_matrices=False)), rand, (2, 4),
+                 False),
+    "svd_stack": (lambda a: svd_invariants(np.linalg.svd(a, full_matrices=False)), rand,
+                  (2, 4, 3), False),
+    "svdvals": (np.linalg.svdvals, rand, (4, 3), False),
+    "qr_tall": (lambda a: qr_parts(np.linalg.qr(a)), rand, (5, 3), False),
+    "qr_square": (lambda a: qr_parts(np.linalg.qr(a)), well_conditioned, (3, 3), False),
+    "qr_stack": (lambda a: qr_parts(np.linalg.qr(a)), rand, (2, 4, 3), False),
+    "pinv_tall": (np.linalg.pinv, rand, (5, 3), False),
+    "pinv_wide": (np.linalg.pinv, rand, (2, 4), False),
+    "matrix_power_3": (lambda a: np.linalg.matrix_power(a, 3), rand, (3, 3), False),
+    "matrix_power_0": (lambda a: np.linalg.matrix_power(a, 0) + a, rand, (3, 3), False),
+    "matrix_power_neg2": (lambda a: np.linalg.matrix_power(a, -2), well_conditioned, (3, 3),
+                          False),
+    "matrix_power_stack": (lambda a: np.linalg.matrix_power(a, 2), rand, (2, 3, 3), False),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_jvp_and_vjp(name, dtype):
+    f, make, shape, herm = CASES[name]
+    rng = np.random.default_rng(zlib.crc32(f"{name} {dtype}".encode()))
+    check_vjp(f, make(rng, shape, dtype), rng, herm)
+
+
+# real scalar losses for the second derivatives
+SECOND = {
+    "inv": (lambda a: np.sum(np.abs(np.sin(np.linalg.inv(a))) ** 2), well_conditioned, (3, 3),
+            False),
+    "solve": (lambda a: np.sum(np.abs(np.linalg.solve(a, B1[:3])) ** 2), well_conditioned,
+              (3, 3), False),
+    "det": (lambda a: np.abs(np.linalg.det(a)) ** 2, well_conditioned, (3, 3), False),
+    "slogdet": (lambda a: np.linalg.slogdet(a)[1], well_conditioned, (3, 3), False),
+    "cholesky": (lambda a: np.sum(np.abs(np.sin(np.linalg.cholesky(a))) ** 2), hermitian_pd,
+                 (3, 3), True),
+    "eigh": (lambda a: np.sum(np.linalg.eigh(a)[0] ** 3)
+             + np.sum(np.abs(np.linalg.eigh(a)[1]) ** 4), hermitian_pd, (3, 3), True),
+    "svd": (lambda a: np.sum(np.linalg.svd(a, full_matrices=False)[1] ** 3)
+            + np.sum(np.abs(np.linalg.svd(a, full_matrices=False)[0]) ** 4), rand, (4, 3),
+            False),
+    "qr": (lambda a: np.sum(np.abs(np.linalg.qr(a)[0]) ** 3) + np.sum(np.abs(np.linalg.qr(a)[1])
+                                                                      ** 2), rand, (4, 3), False),
+    "pinv": (lambda a: np.sum(np.abs(np.linalg.pinv(a)) ** 2), rand, (4, 2), False),
+    "matrix_power": (lambda a: np.sum(np.abs(np.linalg.matrix_power(a, 3)) ** 2),
+                     well_conditioned, (3, 3), False),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(SECOND))
+def test_second_derivatives(name, dtype):
+    f, make, shape, herm = SECOND[name]
+    rng = np.random.default_rng(zlib.crc32(f"{name} {dtype} 2".encode()))
+    x = make(rng, shape, dtype) / 2 if make is rand else make(rng, shape, dtype)
+    check_second_order(f, x, rng, herm)
+
+
+def test_hessian_of_logdet_is_the_closed_form():
+    # d^2 log det A [E, F] = -tr(A^-1 E A^-1 F): H_ij,kl = -(A^-1)_li (A^-1)_jk
+    rng = np.random.default_rng(3)
+    a = well_conditioned(rng, (3, 3), "float64")
+    inv = np.linalg.inv(a)
+    h = s2s.hessian(lambda x: np.linalg.slogdet(x)[1])(a)
+    np.testing.assert_allclose(h, -np.einsum("li,jk->ijkl", inv, inv), atol=1e-12)
+
+
+def test_cholesky_reads_the_hermitian_part_like_jax():
+    # the gradient of a function of cholesky(X) is Hermitian: the directions that leave
+    # the Hermitian matrices (numpy: the upper triangle) do not count half
+    rng = np.random.default_rng(4)
+    a = hermitian_pd(rng, (3, 3), "complex128")
+    g = s2s.grad(lambda x: np.real(np.sum(np.linalg.cholesky(x) * (1 + 2j))))(a)
+    np.testing.assert_allclose(g, np.conj(g.T), atol=1e-12)
+
+
+def test_unsupported_decompositions_raise():
+    a = np.random.default_rng(5).standard_normal((4, 3))
+    with pytest.raises(NotImplementedError, match="full_matrices=True"):
+        s2s.grad(lambda x: np.sum(np.linalg.svd(x)[0]))(a)
+    with pytest.raises(NotImplementedError, match="svdvals"):
+        s2s.grad(lambda x: np.sum(np.linalg.svd(x, compute_uv=False)))(a)
+    with pytest.raises(NotImplementedError, match="mode='r'"):
+        s2s.grad(lambda x: np.sum(np.linalg.qr(x, mode="r")))(a)
+    with pytest.raises(NotImplementedError, match="m >= n"):
+        s2s.grad(lambda x: np.sum(np.linalg.qr(x)[1]))(a.T)
+
+
+def test_norm_vector_and_matrix_ords():
+    # np.linalg.norm's rule lives in reductions.py; here its ords on real and complex input
+    rng = np.random.default_rng(6)
+    for dtype in DTYPES:
+        m = rand(rng, (3, 4), dtype)
+        for ord_ in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+            check_vjp(lambda x: np.linalg.norm(x, ord_), m, rng)
+        for ord_ in (None, 1, 2, 3, np.inf, -np.inf):
+            check_vjp(lambda x: np.linalg.norm(x, ord_, axis=1, keepdims=True), m, rng)
+        check_vjp(lambda x: np.linalg.norm(x, axis=0), m, rng)
