@@ -10,6 +10,8 @@ import pytest
 
 import s2s
 from linalg_checks import check_second_order, check_vjp
+from s2s.rules.registry import all_rules
+from test_rules_vjp import _template_problems, test_template_signature_mirrors_the_primitive
 
 DTYPES = ["float64", "complex128"]
 
@@ -175,3 +177,25 @@ def test_norm_vector_and_matrix_ords():
         for ord_ in (None, 1, 2, 3, np.inf, -np.inf):
             check_vjp(lambda x: np.linalg.norm(x, ord_, axis=1, keepdims=True), m, rng)
         check_vjp(lambda x: np.linalg.norm(x, axis=0), m, rng)
+
+
+LINALG_RULES = [r for r in all_rules() if not r.nondiff and getattr(
+    next(t for t in r.vjps if t is not None), "__module__", "") in
+    ("s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft")]
+
+
+@pytest.mark.parametrize("rule", LINALG_RULES,
+                         ids=[getattr(r.fn, "__name__", str(r.fn)) for r in LINALG_RULES])
+def test_templates_are_straight_line_and_mirror_the_primitive(rule):
+    for t in rule.vjps + rule.jvps:
+        if t is not None:
+            assert not _template_problems(t), (rule.fn, _template_problems(t))
+    test_template_signature_mirrors_the_primitive(rule)
+
+
+def test_cholesky_upper_second_derivatives():
+    rng = np.random.default_rng(9)
+    for dtype in DTYPES:
+        a = hermitian_pd(rng, (3, 3), dtype)
+        check_second_order(lambda x: np.sum(np.abs(np.sin(np.linalg.cholesky(x, upper=True))) ** 2),
+                           a, rng, True)
