@@ -11,7 +11,8 @@ import pytest
 import s2s
 from linalg_checks import check_second_order, check_vjp
 from s2s.rules.registry import all_rules
-from test_rules_vjp import _template_problems, test_template_signature_mirrors_the_primitive
+from test_rules_vjp import _template_problems
+from test_rules_vjp import test_template_signature_mirrors_the_primitive as _check_signature
 
 DTYPES = ["float64", "complex128"]
 
@@ -94,6 +95,23 @@ CASES = {
     "matrix_power_neg2": (lambda a: np.linalg.matrix_power(a, -2), well_conditioned, (3, 3),
                           False),
     "matrix_power_stack": (lambda a: np.linalg.matrix_power(a, 2), rand, (2, 3, 3), False),
+    # numpy 2's array-API functions of numpy.linalg
+    "api_matmul": (lambda a: np.linalg.matmul(a, B2), rand, (2, 3, 4), False),
+    "api_matmul_rhs": (lambda a: np.linalg.matmul(B2.T, a), rand, (2, 4, 3), False),
+    "api_outer": (lambda a: np.linalg.outer(a, B1) + np.linalg.outer(B1, a), rand, (4,), False),
+    "api_tensordot": (lambda a: np.linalg.tensordot(a, B2, axes=1), rand, (3, 4), False),
+    "api_tensordot_rhs": (lambda a: np.linalg.tensordot(B2, a, axes=([0], [1])), rand, (3, 4),
+                          False),
+    "api_vecdot": (lambda a: np.linalg.vecdot(a, a[::-1] * 1.5), rand, (3, 4), False),
+    "api_vecdot_axis0": (lambda a: np.linalg.vecdot(B2, a, axis=0), rand, (4, 1), False),
+    "api_trace": (lambda a: np.linalg.trace(a, offset=1), rand, (2, 3, 4), False),
+    "api_diagonal": (lambda a: np.linalg.diagonal(a, offset=-1), rand, (2, 4, 3), False),
+    "api_matrix_transpose": (np.linalg.matrix_transpose, rand, (2, 3, 4), False),
+    "api_matrix_norm_fro": (lambda a: np.linalg.matrix_norm(a), rand, (2, 3, 4), False),
+    "api_matrix_norm_nuc": (lambda a: np.linalg.matrix_norm(a, ord="nuc", keepdims=True), rand,
+                            (3, 4), False),
+    "fftshift": (lambda a: np.fft.fftshift(a) * np.arange(5), rand, (3, 5), False),
+    "ifftshift_axes": (lambda a: np.fft.ifftshift(a, axes=0) * np.arange(5), rand, (3, 5), False),
 }
 
 
@@ -181,7 +199,7 @@ def test_norm_vector_and_matrix_ords():
 
 LINALG_RULES = [r for r in all_rules() if not r.nondiff and getattr(
     next(t for t in r.vjps if t is not None), "__module__", "") in
-    ("s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft")]
+    ("s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft", "s2s.rules.linalg_api")]
 
 
 @pytest.mark.parametrize("rule", LINALG_RULES,
@@ -190,7 +208,7 @@ def test_templates_are_straight_line_and_mirror_the_primitive(rule):
     for t in rule.vjps + rule.jvps:
         if t is not None:
             assert not _template_problems(t), (rule.fn, _template_problems(t))
-    test_template_signature_mirrors_the_primitive(rule)
+    _check_signature(rule)
 
 
 def test_cholesky_upper_second_derivatives():

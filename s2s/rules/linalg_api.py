@@ -1,0 +1,56 @@
+"""numpy.linalg's array-API functions (numpy 2) and numpy.fft's shifts and frequencies.
+
+The array-API functions are new callables, not aliases of numpy's, so they need
+their own rules; each is the numpy function it mirrors with matrices on the last
+two axes: ``matmul``, ``outer``, ``tensordot`` (bilinear, no conjugation),
+``vecdot(x1, x2) = sum(conj(x1) x2, axis)`` (``x1_bar = conj(g x2)``,
+``x2_bar = g conj(x1)``), ``trace`` / ``diagonal`` (``g`` written back on the
+diagonal), ``matrix_transpose``, ``matrix_norm`` (``np.linalg.norm``'s helpers
+over the axes ``(-2, -1)``).  ``fftshift`` / ``ifftshift`` are permutations,
+each the other's transpose.  ``matrix_rank``, ``fftfreq``, ``rfftfreq``: no
+derivative.
+"""
+import numpy as np
+
+from s2s_runtime import (matmul_vjp_lhs, matmul_vjp_rhs, norm_jvp, norm_vjp, tensordot_vjp,
+                         trace_vjp, unbroadcast)
+
+from .registry import defjvp, defnondiff, defvjp
+
+L = np.linalg
+
+defvjp(L.matmul, lambda g, ans, x1, x2: matmul_vjp_lhs(g, x1, x2),
+       lambda g, ans, x1, x2: matmul_vjp_rhs(g, x1, x2))
+defjvp(L.matmul, lambda t, ans, x1, x2: np.matmul(t, x2),
+       lambda t, ans, x1, x2: np.matmul(x1, t))
+# outer of vectors: y_ij = x1_i x2_j
+defvjp(L.outer, lambda g, ans, x1, x2: np.dot(g, x2), lambda g, ans, x1, x2: np.dot(x1, g))
+defjvp(L.outer, lambda t, ans, x1, x2: np.outer(t, x2), lambda t, ans, x1, x2: np.outer(x1, t))
+defvjp(L.tensordot, lambda g, ans, x1, x2, *, axes=2: tensordot_vjp(g, x1, x2, axes, 0),
+       lambda g, ans, x1, x2, *, axes=2: tensordot_vjp(g, x1, x2, axes, 1))
+defjvp(L.tensordot, lambda t, ans, x1, x2, *, axes=2: np.tensordot(t, x2, axes),
+       lambda t, ans, x1, x2, *, axes=2: np.tensordot(x1, t, axes))
+# vecdot conjugates x1 (like vdot), over one axis with broadcasting
+defvjp(L.vecdot,
+       lambda g, ans, x1, x2, *, axis=-1: unbroadcast(np.conj(np.expand_dims(g, axis) * x2), x1),
+       lambda g, ans, x1, x2, *, axis=-1: unbroadcast(np.expand_dims(g, axis) * np.conj(x1), x2))
+defjvp(L.vecdot,
+       lambda t, ans, x1, x2, *, axis=-1: L.vecdot(t, x2, axis=axis),
+       lambda t, ans, x1, x2, *, axis=-1: L.vecdot(x1, t, axis=axis))
+defvjp(L.trace, lambda g, ans, x, *, offset=0, dtype=None: trace_vjp(g, x, offset, -2, -1))
+defjvp(L.trace, lambda t, ans, x, *, offset=0, dtype=None: np.trace(t, offset, -2, -1))
+defvjp(L.diagonal, lambda g, ans, x, *, offset=0: trace_vjp(g, x, offset, -2, -1))
+defjvp(L.diagonal, lambda t, ans, x, *, offset=0: np.diagonal(t, offset, -2, -1))
+defvjp(L.matrix_transpose, lambda g, ans, x: np.swapaxes(g, -1, -2))
+defjvp(L.matrix_transpose, lambda t, ans, x: np.swapaxes(t, -1, -2))
+defvjp(L.matrix_norm, lambda g, ans, x, *, keepdims=False, ord="fro":
+       norm_vjp(g, ans, x, ord, (-2, -1), keepdims))
+defjvp(L.matrix_norm, lambda t, ans, x, *, keepdims=False, ord="fro":
+       norm_jvp(t, ans, x, ord, (-2, -1), keepdims))
+
+defvjp(np.fft.fftshift, lambda g, ans, x, axes=None: np.fft.ifftshift(g, axes))
+defjvp(np.fft.fftshift, lambda t, ans, x, axes=None: np.fft.fftshift(t, axes))
+defvjp(np.fft.ifftshift, lambda g, ans, x, axes=None: np.fft.fftshift(g, axes))
+defjvp(np.fft.ifftshift, lambda t, ans, x, axes=None: np.fft.ifftshift(t, axes))
+
+defnondiff(L.matrix_rank, np.fft.fftfreq, np.fft.rfftfreq)
