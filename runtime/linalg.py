@@ -26,12 +26,6 @@ def strict_lower_mask(x):
     return np.tril(np.ones((m, n)), -1)
 
 
-def upper_mask(x):
-    """1 on and above the diagonal, 0 below (shape of ``x``'s last two axes)."""
-    m, n = np.shape(x)[-2:]
-    return np.triu(np.ones((m, n)))
-
-
 def eye_like(x):
     """The identity of ``x``'s last axis (real, ``(n, n)``)."""
     n = np.shape(x)[-1]
@@ -111,6 +105,24 @@ def fft_axes(a, s, axes):
     if axes is None:
         axes = range(nd) if s is None else range(nd - len(s), nd)
     return tuple(ax % nd for ax in axes)
+
+
+def fft_rest_axes(a, s, axes):
+    """All but the last of ``fft_axes(a, s, axes)``: the complex axes of rfftn/irfftn."""
+    return fft_axes(a, s, axes)[:-1]
+
+
+def fft_last_axis(a, s, axes):
+    """The last of ``fft_axes(a, s, axes)``: the real (half-spectrum) axis of rfftn/irfftn."""
+    return fft_axes(a, s, axes)[-1]
+
+
+def rfftn_sizes(g, a, s, axes):
+    """The transform lengths of rfftn's transpose on the cotangent ``g``: ``g``'s own
+    lengths on the complex axes, the real signal's length on the last axis."""
+    axs = fft_axes(a, s, axes)
+    last = np.shape(a)[axs[-1]] if s is None else s[-1]
+    return tuple(np.shape(g)[ax] for ax in axs[:-1]) + (last,)
 
 
 def fft_size(a, n, axis):

@@ -1,4 +1,4 @@
-"""numpy.fft: fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft.
+"""numpy.fft: fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2, rfftn, irfftn.
 
 The complex transforms are C-linear and their matrices (with numpy's
 normalisation ``norm``) are symmetric, so (JAX's convention, no conjugation)
@@ -15,7 +15,8 @@ normalisation.  The JVPs are the transforms applied to the tangent.
 """
 import numpy as np
 
-from s2s_runtime import cast_vjp, fft_axes, fft_size, fit_to, irfft_weights, zeros_like
+from s2s_runtime import (cast_vjp, fft_axes, fft_last_axis, fft_rest_axes, fft_size, fit_to,
+                         irfft_weights, rfftn_sizes, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -86,8 +87,50 @@ defvjp(np.fft.irfft, _irfft_vjp)
 defjvp(np.fft.irfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
        np.fft.irfft(t, n, axis, norm))
 
+
+# rfftn = complex FFTs over the other axes after an rfft over the last one: its transpose
+#   zero-pads g to the signal's length on the last axis, transforms all axes, takes Re.
+#   irfftn = irfft over the last axis after inverse FFTs over the others: its transpose is
+#   irfft's transpose on the last axis, then the (symmetric) inverse FFTs.
+def _rfftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.fftn(g, rfftn_sizes(g, a, s, axes), fft_axes(a, s, axes), norm),
+                           a, fft_axes(a, s, axes)), a)
+
+
+def _irfftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    last = fft_last_axis(a, s, axes)
+    half = np.conj(np.fft.rfft(g, None, last) * irfft_weights(g, last, norm))
+    return cast_vjp(fit_to(np.fft.ifftn(half, None, fft_rest_axes(a, s, axes), norm), a,
+                           fft_axes(a, s, axes)), a)
+
+
+def _rfft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.fftn(g, rfftn_sizes(g, a, s, axes), fft_axes(a, s, axes), norm),
+                           a, fft_axes(a, s, axes)), a)
+
+
+def _irfft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    last = fft_last_axis(a, s, axes)
+    half = np.conj(np.fft.rfft(g, None, last) * irfft_weights(g, last, norm))
+    return cast_vjp(fit_to(np.fft.ifftn(half, None, fft_rest_axes(a, s, axes), norm), a,
+                           fft_axes(a, s, axes)), a)
+
+
+defvjp(np.fft.rfftn, _rfftn_vjp)
+defjvp(np.fft.rfftn, lambda t, ans, a, s=None, axes=None, norm=None, out=None:
+       np.fft.rfftn(t, s, axes, norm))
+defvjp(np.fft.irfftn, _irfftn_vjp)
+defjvp(np.fft.irfftn, lambda t, ans, a, s=None, axes=None, norm=None, out=None:
+       np.fft.irfftn(t, s, axes, norm))
+defvjp(np.fft.rfft2, _rfft2_vjp)
+defjvp(np.fft.rfft2, lambda t, ans, a, s=None, axes=(-2, -1), norm=None, out=None:
+       np.fft.rfft2(t, s, axes, norm))
+defvjp(np.fft.irfft2, _irfft2_vjp)
+defjvp(np.fft.irfft2, lambda t, ans, a, s=None, axes=(-2, -1), norm=None, out=None:
+       np.fft.irfft2(t, s, axes, norm))
+
 # --- helpers: fit_to is linear in v (transpose: fit back to v's shape); the rest constants
-defnondiff(fft_axes, fft_size, irfft_weights)
+defnondiff(fft_axes, fft_last_axis, fft_rest_axes, fft_size, irfft_weights, rfftn_sizes)
 defvjp(fit_to, lambda ct, out, v, x, axes: fit_to(ct, v, axes),
        lambda ct, out, v, x, axes: zeros_like(x))
 defjvp(fit_to, lambda tan, out, v, x, axes: fit_to(tan, x, axes),

@@ -6,7 +6,7 @@ import numpy as np
 
 from s2s_runtime import (as_columns, cast_vjp, conj_lower, densify, eye_like, from_columns,
                          half_lower_mask, qr_checked, record_like, strict_lower_mask,
-                         svd_checked, upper_mask, zeros_like)
+                         svd_checked, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -165,7 +165,7 @@ defvjp(np.linalg.matrix_power, _matrix_power_vjp, None)
 defjvp(np.linalg.matrix_power, _matrix_power_jvp, None)
 
 # --- helpers of s2s_runtime.linalg ------------------------------------------------------
-defnondiff(half_lower_mask, strict_lower_mask, upper_mask, eye_like)
+defnondiff(half_lower_mask, strict_lower_mask, eye_like)
 # as_columns / from_columns: linear in v, each other's transpose; b gives only a shape
 defvjp(as_columns, lambda ct, out, v, b: from_columns(ct, b), lambda ct, out, v, b: zeros_like(b))
 defjvp(as_columns, lambda tan, out, v, b: as_columns(tan, b),

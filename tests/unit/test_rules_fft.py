@@ -1,4 +1,4 @@
-"""numpy.fft rules: JVP vs finite differences and VJP vs JVP (dot-product test) for every
+"""numpy.fft rules (rfft2/irfft2/rfftn/irfftn included): JVP vs finite differences and VJP vs JVP (dot-product test) for every
 transform with its n/s, axis/axes and norm variants, real and complex inputs; second
 derivatives vs finite differences of the gradient."""
 import zlib
@@ -27,12 +27,20 @@ CASES = {
     "irfft_n_odd": lambda a, norm: F.irfft(a, n=7, norm=norm),
     "irfft_n_long": lambda a, norm: F.irfft(a, n=20, norm=norm),
     "irfft_axis0": lambda a, norm: F.irfft(a, axis=0, norm=norm),
+    "irfft2": lambda a, norm: F.irfft2(a, norm=norm),
+    "irfft2_s": lambda a, norm: F.irfft2(a, s=(2, 9), norm=norm),
+    "irfftn_axes": lambda a, norm: F.irfftn(a, s=(7, 4), axes=(1, 0), norm=norm),
+    "irfftn_one_axis": lambda a, norm: F.irfftn(a, axes=(0,), norm=norm),
 }
 REAL_INPUT_ONLY = {
     "rfft": lambda a, norm: F.rfft(a, norm=norm),
     "rfft_n_odd": lambda a, norm: F.rfft(a, n=5, axis=1, norm=norm),
     "rfft_n_pad": lambda a, norm: F.rfft(a, n=12, norm=norm),
     "rfft_axis0": lambda a, norm: F.rfft(a, axis=0, norm=norm),
+    "rfft2": lambda a, norm: F.rfft2(a, norm=norm),
+    "rfft2_s": lambda a, norm: F.rfft2(a, s=(4, 5), norm=norm),
+    "rfftn_axes": lambda a, norm: F.rfftn(a, s=(6, 2), axes=(1, 0), norm=norm),
+    "rfftn": lambda a, norm: F.rfftn(a, norm=norm),
 }
 
 
@@ -73,6 +81,8 @@ SECOND = {
     "rfft": (lambda a: np.sum(np.abs(F.rfft(a, 7)) ** 3), "float64"),
     "irfft": (lambda a: np.sum(F.irfft(a, 9) ** 4), "complex128"),
     "irfft_real": (lambda a: np.sum(np.sin(F.irfft(a))), "float64"),
+    "rfft2": (lambda a: np.sum(np.abs(F.rfft2(a)) ** 3), "float64"),
+    "irfft2": (lambda a: np.sum(F.irfft2(a, s=(3, 5)) ** 4), "complex128"),
 }
 
 
