@@ -1,5 +1,5 @@
-"""numpy.linalg: inv, solve, det, slogdet, cholesky, eigh, eigvalsh, svd, svdvals, qr,
-pinv, matrix_power (``norm`` is in ``reductions.py``).
+"""numpy.linalg: inv, solve, det, slogdet, cholesky, eigh, eigvalsh, eig, eigvals (svd,
+svdvals, qr, pinv, matrix_power: ``linalg_decomp.py``; norm: ``reductions.py``).
 
 Conventions (JAX's): the JVP is the R-linear differential; the VJP is its
 transpose for the bilinear pairing ``<x, y> = sum(x * y)`` (no conjugation),
@@ -13,7 +13,7 @@ Hermitian input, whose derivatives are then Hermitian too).
 Every template is written in numpy primitives with rules (and the small
 helpers of ``s2s_runtime.linalg``, rules at the end), so the generated
 derivative code is differentiated again for higher orders.  Decompositions
-assume what makes them differentiable: distinct eigenvalues (``eigh``),
+assume what makes them differentiable: distinct eigenvalues (``eigh``, ``eig``: diagonalisable),
 distinct non-zero singular values (``svd``), full column rank (``qr``,
 ``m >= n``), constant rank (``pinv``).
 """
@@ -153,3 +153,51 @@ def _eigvalsh_jvp(t, ans, a, UPLO="L"):
 
 defvjp(np.linalg.eigvalsh, _eigvalsh_vjp)
 defjvp(np.linalg.eigvalsh, _eigvalsh_jvp)
+
+
+# --- eig (general, diagonalisable, distinct eigenvalues; numpy's unit-norm eigenvectors):
+#   K = V^-1 dA V, dw = diag K, D = V (F * K) with F_ij = 1/(w_j - w_i) (0 on the diagonal),
+#   dV = D - V Re(diag(V^H D)) (keeps |v_k| = 1; the phase of v_k is a gauge).
+#   Transpose: D_bar = g_V - conj(V) Re(colsum(V * g_V)), K_bar = diag(g_w) + F * (V^T D_bar),
+#   a_bar = V^-T K_bar V^T
+
+
+def _eig_vjp(g, ans, a):
+    w, v = ans
+    g_w, g_v = densify(g, ans)
+    e = eye_like(w)
+    f = 1.0 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + e) - e
+    d_bar = g_v - np.conj(v) * np.real(np.sum(v * g_v, axis=-2, keepdims=True))
+    k_bar = np.expand_dims(g_w, -1) * e + f * np.matmul(np.swapaxes(v, -1, -2), d_bar)
+    return cast_vjp(np.matmul(np.swapaxes(np.linalg.inv(v), -1, -2),
+                              np.matmul(k_bar, np.swapaxes(v, -1, -2))), a)
+
+
+def _eig_jvp(t, ans, a):
+    w, v = ans
+    e = eye_like(w)
+    f = 1.0 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + e) - e
+    k = np.linalg.solve(v, np.matmul(t, v))
+    d = np.matmul(v, f * k)
+    return record_like(ans, (np.diagonal(k, 0, -2, -1),
+                             d - v * np.real(np.sum(np.conj(v) * d, axis=-2, keepdims=True))))
+
+
+defvjp(np.linalg.eig, _eig_vjp, container_result=True)
+defjvp(np.linalg.eig, _eig_jvp)
+
+
+# eigvals: dw = diag(V^-1 dA V), a_bar = V^-T diag(g) V^T (V from eig, in the rule)
+def _eigvals_vjp(g, ans, a):
+    v = np.linalg.eig(a)[1]
+    return cast_vjp(np.matmul(np.swapaxes(np.linalg.inv(v), -1, -2) * np.expand_dims(g, -2),
+                              np.swapaxes(v, -1, -2)), a)
+
+
+def _eigvals_jvp(t, ans, a):
+    v = np.linalg.eig(a)[1]
+    return np.diagonal(np.linalg.solve(v, np.matmul(t, v)), 0, -2, -1)
+
+
+defvjp(np.linalg.eigvals, _eigvals_vjp)
+defjvp(np.linalg.eigvals, _eigvals_jvp)

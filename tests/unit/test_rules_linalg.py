@@ -40,6 +40,12 @@ def eig_invariants(r):
     return w, np.abs(v) ** 2, (v * w[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
 
 
+def eig_general_invariants(r):
+    """Eigenvalues and |V|^2 (numpy's unit-norm eigenvectors up to a phase each)."""
+    w, v = r
+    return w, np.abs(v) ** 2
+
+
 def svd_invariants(r):
     u, s, vh = r
     return s, (u * s[..., None, :] ** 2) @ vh, np.abs(u) ** 2, np.abs(vh) ** 2
@@ -77,6 +83,11 @@ CASES = {
     "eigh_upper": (lambda a: eig_invariants(np.linalg.eigh(a, "U")), hermitian_pd, (3, 3), True),
     "eigh_stack": (lambda a: eig_invariants(np.linalg.eigh(a)), hermitian_pd, (2, 3, 3), True),
     "eigvalsh": (np.linalg.eigvalsh, hermitian_pd, (4, 4), True),
+    "eig": (lambda a: eig_general_invariants(np.linalg.eig(a)), rand, (4, 4), False),
+    "eig_stack": (lambda a: eig_general_invariants(np.linalg.eig(a)), rand, (2, 3, 3), False),
+    "eig_symmetric": (lambda a: eig_general_invariants(np.linalg.eig(a)), hermitian_pd, (3, 3),
+                      True),
+    "eigvals": (np.linalg.eigvals, rand, (4, 4), False),
     "svd_square": (lambda a: svd_invariants(np.linalg.svd(a)), well_conditioned, (3, 3), False),
     "svd_tall": (lambda a: svd_invariants(np.linalg.svd(a, full_matrices=False)), rand, (5, 3),
                  False),
@@ -141,6 +152,9 @@ SECOND = {
     "qr": (lambda a: np.sum(np.abs(np.linalg.qr(a)[0]) ** 3) + np.sum(np.abs(np.linalg.qr(a)[1])
                                                                       ** 2), rand, (4, 3), False),
     "pinv": (lambda a: np.sum(np.abs(np.linalg.pinv(a)) ** 2), rand, (4, 2), False),
+    "eig": (lambda a: np.sum(np.abs(np.linalg.eig(a)[0]) ** 3)
+            + np.sum(np.abs(np.linalg.eig(a)[1]) ** 4), rand, (3, 3), False),
+    "eigvals": (lambda a: np.sum(np.real(np.linalg.eigvals(a)) ** 3), rand, (3, 3), False),
     "matrix_power": (lambda a: np.sum(np.abs(np.linalg.matrix_power(a, 3)) ** 2),
                      well_conditioned, (3, 3), False),
 }
