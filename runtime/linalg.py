@@ -80,6 +80,32 @@ def qr_checked(x, a, mode):
     return x
 
 
+def _vector_axes(x, axis):
+    nd = np.ndim(x)
+    axes = range(nd) if axis is None else (axis,) if np.ndim(axis) == 0 else axis
+    return tuple(sorted(int(a) % nd for a in axes))
+
+
+def flat_axes(x, axis):
+    """``x`` with the axes ``axis`` (None: all; an int; a tuple) moved to the end and
+    merged into one: the vectors of ``np.linalg.vector_norm`` on the last axis.  Linear
+    in ``x``; ``unflat_axes(y, x, axis)`` undoes it."""
+    x = np.asarray(x)
+    axes = _vector_axes(x, axis)
+    moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+    return np.reshape(moved, moved.shape[:x.ndim - len(axes)] + (-1,))
+
+
+def unflat_axes(y, x, axis):
+    """The inverse (and transpose) of ``flat_axes``: ``y`` back in ``x``'s layout."""
+    x = np.asarray(x)
+    axes = _vector_axes(x, axis)
+    rest = [ax for ax in range(x.ndim) if ax not in axes]
+    moved_shape = tuple(x.shape[ax] for ax in rest) + tuple(x.shape[ax] for ax in axes)
+    moved = np.reshape(y, moved_shape)
+    return np.moveaxis(moved, range(x.ndim - len(axes), x.ndim), axes)
+
+
 def fit_to(v, x, axes):
     """``v`` cropped or zero-padded, along ``axes`` (an int, a sequence, None: all), to
     ``x``'s lengths there: what numpy.fft does to its input for ``n``/``s``.  Linear in

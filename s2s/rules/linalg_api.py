@@ -6,14 +6,15 @@ two axes: ``matmul``, ``outer``, ``tensordot`` (bilinear, no conjugation),
 ``vecdot(x1, x2) = sum(conj(x1) x2, axis)`` (``x1_bar = conj(g x2)``,
 ``x2_bar = g conj(x1)``), ``trace`` / ``diagonal`` (``g`` written back on the
 diagonal), ``matrix_transpose``, ``matrix_norm`` (``np.linalg.norm``'s helpers
-over the axes ``(-2, -1)``).  ``fftshift`` / ``ifftshift`` are permutations,
+over the axes ``(-2, -1)``), ``vector_norm`` (the same on the axes merged into one
+last axis by ``flat_axes``), ``cross`` (``x1_bar = x2 x g``, ``x2_bar = g x x1``).  ``fftshift`` / ``ifftshift`` are permutations,
 each the other's transpose.  ``matrix_rank``, ``fftfreq``, ``rfftfreq``: no
 derivative.
 """
 import numpy as np
 
-from s2s_runtime import (matmul_vjp_lhs, matmul_vjp_rhs, norm_jvp, norm_vjp, tensordot_vjp,
-                         trace_vjp, unbroadcast)
+from s2s_runtime import (flat_axes, matmul_vjp_lhs, matmul_vjp_rhs, norm_jvp, norm_vjp,
+                         tensordot_vjp, trace_vjp, unbroadcast, unflat_axes, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -48,9 +49,42 @@ defvjp(L.matrix_norm, lambda g, ans, x, *, keepdims=False, ord="fro":
 defjvp(L.matrix_norm, lambda t, ans, x, *, keepdims=False, ord="fro":
        norm_jvp(t, ans, x, ord, (-2, -1), keepdims))
 
+
+# vector_norm over `axis` (None: all, a tuple: one vector): np.linalg.norm's rule on the
+#   merged last axis of flat_axes(x, axis), the result shaped like ans (keepdims)
+def _vector_norm_vjp(g, ans, x, *, axis=None, keepdims=False, ord=2):
+    xv = flat_axes(x, axis)
+    n = np.linalg.norm(xv, ord, -1)
+    return unflat_axes(norm_vjp(np.reshape(g, np.shape(n)), n, xv, ord, -1, False), x, axis)
+
+
+def _vector_norm_jvp(t, ans, x, *, axis=None, keepdims=False, ord=2):
+    xv = flat_axes(x, axis)
+    n = np.linalg.norm(xv, ord, -1)
+    return np.reshape(norm_jvp(flat_axes(t, axis), n, xv, ord, -1, False), np.shape(ans))
+
+
+defvjp(L.vector_norm, _vector_norm_vjp)
+defjvp(L.vector_norm, _vector_norm_jvp)
+# cross products of 3-vectors along `axis`: <g, x1 x x2> = <x2 x g, x1> = <g x x1, x2>
+defvjp(L.cross, lambda g, ans, x1, x2, *, axis=-1: unbroadcast(L.cross(x2, g, axis=axis), x1),
+       lambda g, ans, x1, x2, *, axis=-1: unbroadcast(L.cross(g, x1, axis=axis), x2))
+defjvp(L.cross, lambda t, ans, x1, x2, *, axis=-1: L.cross(t, x2, axis=axis),
+       lambda t, ans, x1, x2, *, axis=-1: L.cross(x1, t, axis=axis))
+
 defvjp(np.fft.fftshift, lambda g, ans, x, axes=None: np.fft.ifftshift(g, axes))
 defjvp(np.fft.fftshift, lambda t, ans, x, axes=None: np.fft.fftshift(t, axes))
 defvjp(np.fft.ifftshift, lambda g, ans, x, axes=None: np.fft.fftshift(g, axes))
 defjvp(np.fft.ifftshift, lambda t, ans, x, axes=None: np.fft.ifftshift(t, axes))
 
 defnondiff(L.matrix_rank, np.fft.fftfreq, np.fft.rfftfreq)
+
+# flat_axes / unflat_axes: linear reshapes, each the other's inverse and transpose
+defvjp(flat_axes, lambda ct, out, x, axis: unflat_axes(ct, x, axis),
+       lambda ct, out, x, axis: zeros_like(axis))
+defjvp(flat_axes, lambda tan, out, x, axis: flat_axes(tan, axis),
+       lambda tan, out, x, axis: zeros_like(out))
+defvjp(unflat_axes, lambda ct, out, y, x, axis: flat_axes(ct, axis),
+       lambda ct, out, y, x, axis: zeros_like(x), lambda ct, out, y, x, axis: zeros_like(axis))
+defjvp(unflat_axes, lambda tan, out, y, x, axis: unflat_axes(tan, x, axis),
+       lambda tan, out, y, x, axis: zeros_like(out), lambda tan, out, y, x, axis: zeros_like(out))

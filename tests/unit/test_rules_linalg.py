@@ -121,6 +121,15 @@ CASES = {
     "api_matrix_norm_fro": (lambda a: np.linalg.matrix_norm(a), rand, (2, 3, 4), False),
     "api_matrix_norm_nuc": (lambda a: np.linalg.matrix_norm(a, ord="nuc", keepdims=True), rand,
                             (3, 4), False),
+    "api_vector_norm": (lambda a: np.linalg.vector_norm(a), rand, (2, 3, 4), False),
+    "api_vector_norm_axes": (lambda a: np.linalg.vector_norm(a, axis=(0, 2), keepdims=True),
+                             rand, (2, 3, 4), False),
+    "api_vector_norm_ord1": (lambda a: np.linalg.vector_norm(a, axis=-2, ord=1), rand,
+                             (2, 3, 4), False),
+    "api_vector_norm_ord3": (lambda a: np.linalg.vector_norm(a, axis=None, keepdims=True,
+                                                             ord=3), rand, (3, 4), False),
+    "api_cross": (lambda a: np.linalg.cross(a, B2[:3, 0] + 1j * B2[:3, 1]), rand, (2, 3), False),
+    "api_cross_rhs": (lambda a: np.linalg.cross(B2[:3, 0], a, axis=0), rand, (3, 2), False),
     "fftshift": (lambda a: np.fft.fftshift(a) * np.arange(5), rand, (3, 5), False),
     "ifftshift_axes": (lambda a: np.fft.ifftshift(a, axes=0) * np.arange(5), rand, (3, 5), False),
 }
@@ -155,6 +164,8 @@ SECOND = {
     "eig": (lambda a: np.sum(np.abs(np.linalg.eig(a)[0]) ** 3)
             + np.sum(np.abs(np.linalg.eig(a)[1]) ** 4), rand, (3, 3), False),
     "eigvals": (lambda a: np.sum(np.real(np.linalg.eigvals(a)) ** 3), rand, (3, 3), False),
+    "vector_norm": (lambda a: np.sum(np.linalg.vector_norm(a, axis=(0, 2)) ** 3), rand,
+                    (2, 3, 2), False),
     "matrix_power": (lambda a: np.sum(np.abs(np.linalg.matrix_power(a, 3)) ** 2),
                      well_conditioned, (3, 3), False),
 }
