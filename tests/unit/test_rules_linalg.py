@@ -242,3 +242,14 @@ def test_cholesky_upper_second_derivatives():
         a = hermitian_pd(rng, (3, 3), dtype)
         check_second_order(lambda x: np.sum(np.abs(np.sin(np.linalg.cholesky(x, upper=True))) ** 2),
                            a, rng, True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_norm_second_derivatives(dtype):
+    # complex 1 / inf norms: |z| is not piecewise linear on C, their Hessians are not 0
+    rng = np.random.default_rng(10)
+    m = rand(rng, (3, 4), dtype)
+    for ord_ in (None, "fro", "nuc", 2, -2, 1, -1, np.inf, -np.inf):
+        check_second_order(lambda x: np.linalg.norm(x, ord_) ** 2, m, rng)
+    for ord_ in (None, 1, 3, np.inf):
+        check_second_order(lambda x: np.sum(np.linalg.norm(x, ord_, axis=1) ** 2), m, rng)
