@@ -50,6 +50,19 @@ def conj_lower(x, upper):
     return np.conj(np.swapaxes(x, -1, -2)) if upper else x
 
 
+def nonempty_or_zeros(v, like):
+    """``v``, or zeros shaped like ``like`` when ``v`` is empty (lstsq's residuals are
+    an empty array when they are not computed).  Linear in ``v``; its transpose is
+    ``nonempty_or_zeros_t(ct, v)``."""
+    return v if np.size(v) else np.zeros(np.shape(like))
+
+
+def nonempty_or_zeros_t(ct, v):
+    """The transpose of ``nonempty_or_zeros`` in ``v``: ``ct``, or an empty array like
+    ``v`` when ``v`` is empty."""
+    return ct if np.size(v) else np.zeros(np.shape(v))
+
+
 def svd_checked(x, a, full_matrices, compute_uv):
     """``x`` itself, after checking that the SVD of ``a`` has a derivative s2s gives:
     singular vectors computed, and the reduced SVD (the extra singular vectors of a

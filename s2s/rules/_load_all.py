@@ -1,4 +1,4 @@
 """Imports every rule module so that the registry is complete."""
 from . import (arith, containers, elementwise, index_writes, nondiff,  # noqa: F401
                products, reductions, runtime_rules, shape)
-from . import fft, linalg, linalg_api, linalg_decomp  # noqa: F401,E402
+from . import fft, linalg, linalg_api, linalg_decomp, linalg_lstsq  # noqa: F401,E402

@@ -46,6 +46,11 @@ def eig_general_invariants(r):
     return w, np.abs(v) ** 2
 
 
+def drop_rank(r):
+    """lstsq's results less the (integer) rank."""
+    return r[0], r[1], r[3]
+
+
 def svd_invariants(r):
     u, s, vh = r
     return s, (u * s[..., None, :] ** 2) @ vh, np.abs(u) ** 2, np.abs(vh) ** 2
@@ -106,6 +111,14 @@ CASES = {
     "matrix_power_neg2": (lambda a: np.linalg.matrix_power(a, -2), well_conditioned, (3, 3),
                           False),
     "matrix_power_stack": (lambda a: np.linalg.matrix_power(a, 2), rand, (2, 3, 3), False),
+    "lstsq_a": (lambda a: drop_rank(np.linalg.lstsq(a, B2)), rand, (4, 3), False),
+    "lstsq_a_vector_b": (lambda a: drop_rank(np.linalg.lstsq(a, B1)), rand, (4, 2), False),
+    "lstsq_a_wide": (lambda a: drop_rank(np.linalg.lstsq(a, B2[:2])), rand, (2, 4), False),
+    # a of rank 1 < 2 columns: minimum-norm x, empty residuals
+    "lstsq_b": (lambda b: drop_rank(np.linalg.lstsq(B2[:, :1] * np.arange(1, 3), b)), rand,
+                (4, 3), False),
+    "lstsq_b_vector": (lambda b: drop_rank(np.linalg.lstsq(np.eye(4)[:, :3] + 0.2, b)), rand,
+                       (4,), False),
     # numpy 2's array-API functions of numpy.linalg
     "api_matmul": (lambda a: np.linalg.matmul(a, B2), rand, (2, 3, 4), False),
     "api_matmul_rhs": (lambda a: np.linalg.matmul(B2.T, a), rand, (2, 4, 3), False),
@@ -164,6 +177,8 @@ SECOND = {
     "eig": (lambda a: np.sum(np.abs(np.linalg.eig(a)[0]) ** 3)
             + np.sum(np.abs(np.linalg.eig(a)[1]) ** 4), rand, (3, 3), False),
     "eigvals": (lambda a: np.sum(np.real(np.linalg.eigvals(a)) ** 3), rand, (3, 3), False),
+    "lstsq": (lambda a: np.sum(np.abs(np.linalg.lstsq(a, B2)[0]) ** 2)
+              + np.sum(np.linalg.lstsq(a, B2)[1]), rand, (4, 3), False),
     "vector_norm": (lambda a: np.sum(np.linalg.vector_norm(a, axis=(0, 2)) ** 3), rand,
                     (2, 3, 2), False),
     "matrix_power": (lambda a: np.sum(np.abs(np.linalg.matrix_power(a, 3)) ** 2),
@@ -224,7 +239,8 @@ def test_norm_vector_and_matrix_ords():
 
 LINALG_RULES = [r for r in all_rules() if not r.nondiff and getattr(
     next(t for t in r.vjps if t is not None), "__module__", "") in
-    ("s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft", "s2s.rules.linalg_api")]
+    ("s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft", "s2s.rules.linalg_api",
+     "s2s.rules.linalg_lstsq")]
 
 
 @pytest.mark.parametrize("rule", LINALG_RULES,

@@ -1,0 +1,90 @@
+"""numpy.linalg.lstsq: ``(x, residuals, rank, s) = lstsq(a, b)``.
+
+``x = P b`` with ``P = pinv(a)`` (the minimum-norm least-squares solution; constant
+rank assumed), so ``dx = dP b + P db`` with pinv's derivative (``linalg_decomp.py``).
+The residuals ``|r_k|^2``, ``r = b - a x``, are returned for full column rank and
+``m > n``, where ``r`` is orthogonal to the range of ``a``: ``d|r_k|^2 =
+2 Re(r_k^H (db_k - da x_k))``.  ``s`` are ``a``'s singular values (svdvals' rule);
+``rank`` is an integer (no derivative).  A 1-D ``b`` is a column (``as_columns``).
+VJPs: the transposes (``a_bar`` from ``x`` is pinv's VJP of ``g_x b^T``; from the
+residuals ``-2 (conj(r) Re(g_res)) x^T``; ``b_bar = P^T g_x + 2 conj(r) Re(g_res)``).
+"""
+import numpy as np
+
+from s2s_runtime import (as_columns, cast_vjp, densify, from_columns, nonempty_or_zeros,
+                         nonempty_or_zeros_t, zeros_like)
+
+from .registry import defjvp, defvjp
+
+
+def _lstsq_jvp_a(t, ans, a, b, rcond=None):
+    x, res, rank, s = ans
+    p = np.linalg.pinv(a)
+    xc = as_columns(x, b)
+    th = np.conj(np.swapaxes(t, -1, -2))
+    ph = np.conj(np.swapaxes(p, -1, -2))
+    m1 = np.matmul(p, np.matmul(ph, th))
+    m3 = np.matmul(th, np.matmul(ph, p))
+    dp = (-np.matmul(p, np.matmul(t, p)) + m1 - np.matmul(np.matmul(m1, a), p)
+          + m3 - np.matmul(p, np.matmul(a, m3)))
+    r = as_columns(b, b) - np.matmul(a, xc)
+    dres = -2 * np.real(np.sum(np.conj(r) * np.matmul(t, xc), axis=-2))
+    u, s2, vh = np.linalg.svd(a, full_matrices=False)
+    k = np.matmul(np.conj(np.swapaxes(u, -1, -2)), np.matmul(t, np.conj(np.swapaxes(vh, -1, -2))))
+    return (from_columns(np.matmul(dp, as_columns(b, b)), b), nonempty_or_zeros_t(dres, res),
+            zeros_like(rank), np.real(np.diagonal(k, 0, -2, -1)))
+
+
+def _lstsq_jvp_b(t, ans, a, b, rcond=None):
+    x, res, rank, s = ans
+    r = as_columns(b, b) - np.matmul(a, as_columns(x, b))
+    dres = 2 * np.real(np.sum(np.conj(r) * as_columns(t, b), axis=-2))
+    return (np.matmul(np.linalg.pinv(a), t), nonempty_or_zeros_t(dres, res), zeros_like(rank),
+            zeros_like(s))
+
+
+def _lstsq_vjp_a(g, ans, a, b, rcond=None):
+    x, res, rank, s = ans
+    g_x, g_res, g_rank, g_s = densify(g, ans)
+    xc = as_columns(x, b)
+    r = as_columns(b, b) - np.matmul(a, xc)
+    w = nonempty_or_zeros(np.real(g_res), np.sum(r, axis=-2))
+    # pinv's VJP of G_P = g_x b^T
+    gp = np.matmul(as_columns(g_x, b), np.swapaxes(as_columns(b, b), -1, -2))
+    p = np.linalg.pinv(a)
+    pt = np.swapaxes(p, -1, -2)
+    pc = np.conj(p)
+    gh = np.conj(np.swapaxes(gp, -1, -2))
+    ac = np.conj(a)
+    a_bar = (-np.matmul(pt, np.matmul(gp, pt))
+             + np.matmul(gh - np.matmul(ac, np.matmul(pc, gh)), np.matmul(pc, pt))
+             + np.matmul(np.matmul(pt, pc), gh - np.matmul(np.matmul(gh, pc), ac))
+             - 2 * np.matmul(np.conj(r) * np.expand_dims(w, -2), np.swapaxes(xc, -1, -2)))
+    u, s2, vh = np.linalg.svd(a, full_matrices=False)
+    a_bar = a_bar + np.matmul(np.conj(u) * np.expand_dims(g_s, -2), np.conj(vh))
+    return cast_vjp(a_bar, a)
+
+
+def _lstsq_vjp_b(g, ans, a, b, rcond=None):
+    x, res, rank, s = ans
+    g_x, g_res, g_rank, g_s = densify(g, ans)
+    r = as_columns(b, b) - np.matmul(a, as_columns(x, b))
+    w = nonempty_or_zeros(np.real(g_res), np.sum(r, axis=-2))
+    b_bar = (np.matmul(np.swapaxes(np.linalg.pinv(a), -1, -2), as_columns(g_x, b))
+             + 2 * np.conj(r) * np.expand_dims(w, -2))
+    return cast_vjp(from_columns(b_bar, b), b)
+
+
+defvjp(np.linalg.lstsq, _lstsq_vjp_a, _lstsq_vjp_b, container_result=True)
+defjvp(np.linalg.lstsq, _lstsq_jvp_a, _lstsq_jvp_b)
+
+# nonempty_or_zeros / nonempty_or_zeros_t: linear in their first argument, each the other's
+# transpose; the second gives only a shape
+defvjp(nonempty_or_zeros, lambda ct, out, v, like: nonempty_or_zeros_t(ct, v),
+       lambda ct, out, v, like: zeros_like(like))
+defjvp(nonempty_or_zeros, lambda tan, out, v, like: nonempty_or_zeros(tan, like),
+       lambda tan, out, v, like: zeros_like(out))
+defvjp(nonempty_or_zeros_t, lambda c, out, ct, v: nonempty_or_zeros(c, ct),
+       lambda c, out, ct, v: zeros_like(v))
+defjvp(nonempty_or_zeros_t, lambda tan, out, ct, v: nonempty_or_zeros_t(tan, v),
+       lambda tan, out, ct, v: zeros_like(out))
