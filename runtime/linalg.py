@@ -63,6 +63,11 @@ def nonempty_or_zeros_t(ct, v):
     return ct if np.size(v) else np.zeros(np.shape(v))
 
 
+def cond_ord(p):
+    """The matrix-norm order of ``np.linalg.cond(x, p)``: 2 for None."""
+    return 2 if p is None else p
+
+
 def svd_checked(x, a, full_matrices, compute_uv):
     """``x`` itself, after checking that the SVD of ``a`` has a derivative s2s gives:
     singular vectors computed, and the reduced SVD (the extra singular vectors of a

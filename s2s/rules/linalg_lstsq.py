@@ -1,4 +1,6 @@
-"""numpy.linalg.lstsq: ``(x, residuals, rank, s) = lstsq(a, b)``.
+"""numpy.linalg.lstsq and numpy.linalg.cond.
+
+lstsq: ``(x, residuals, rank, s) = lstsq(a, b)``.
 
 ``x = P b`` with ``P = pinv(a)`` (the minimum-norm least-squares solution; constant
 rank assumed), so ``dx = dP b + P db`` with pinv's derivative (``linalg_decomp.py``).
@@ -8,13 +10,16 @@ The residuals ``|r_k|^2``, ``r = b - a x``, are returned for full column rank an
 ``rank`` is an integer (no derivative).  A 1-D ``b`` is a column (``as_columns``).
 VJPs: the transposes (``a_bar`` from ``x`` is pinv's VJP of ``g_x b^T``; from the
 residuals ``-2 (conj(r) Re(g_res)) x^T``; ``b_bar = P^T g_x + 2 conj(r) Re(g_res)``).
+
+cond: ``cond(x, p) = |x|_p |pinv(x)|_p`` (p None: 2, i.e. ``s_max / s_min``; -2:
+``s_min / s_max``), differentiated as that product with norm's and pinv's rules.
 """
 import numpy as np
 
-from s2s_runtime import (as_columns, cast_vjp, densify, from_columns, nonempty_or_zeros,
-                         nonempty_or_zeros_t, zeros_like)
+from s2s_runtime import (as_columns, cast_vjp, cond_ord, densify, from_columns, norm_jvp,
+                         norm_vjp, nonempty_or_zeros, nonempty_or_zeros_t, zeros_like)
 
-from .registry import defjvp, defvjp
+from .registry import defjvp, defnondiff, defvjp
 
 
 def _lstsq_jvp_a(t, ans, a, b, rcond=None):
@@ -78,8 +83,44 @@ def _lstsq_vjp_b(g, ans, a, b, rcond=None):
 defvjp(np.linalg.lstsq, _lstsq_vjp_a, _lstsq_vjp_b, container_result=True)
 defjvp(np.linalg.lstsq, _lstsq_jvp_a, _lstsq_jvp_b)
 
+
+
+def _cond_vjp(g, ans, x, p=None):
+    q = cond_ord(p)
+    y = np.linalg.pinv(x)
+    nx = np.linalg.norm(x, q, (-2, -1))
+    ny = np.linalg.norm(y, q, (-2, -1))
+    yt = np.swapaxes(y, -1, -2)
+    # y = pinv(x): its VJP at norm_vjp(g nx, ny, y), pinv's formula (square x: -y^T c y^T)
+    c = norm_vjp(g * nx, ny, y, q, (-2, -1))
+    gh = np.conj(np.swapaxes(c, -1, -2))
+    yc = np.conj(y)
+    xc = np.conj(x)
+    return cast_vjp(norm_vjp(g * ny, nx, x, q, (-2, -1)) - np.matmul(yt, np.matmul(c, yt))
+                    + np.matmul(gh - np.matmul(xc, np.matmul(yc, gh)), np.matmul(yc, yt))
+                    + np.matmul(np.matmul(yt, yc), gh - np.matmul(np.matmul(gh, yc), xc)), x)
+
+
+def _cond_jvp(t, ans, x, p=None):
+    q = cond_ord(p)
+    y = np.linalg.pinv(x)
+    nx = np.linalg.norm(x, q, (-2, -1))
+    ny = np.linalg.norm(y, q, (-2, -1))
+    th = np.conj(np.swapaxes(t, -1, -2))
+    yh = np.conj(np.swapaxes(y, -1, -2))
+    m1 = np.matmul(y, np.matmul(yh, th))
+    m3 = np.matmul(th, np.matmul(yh, y))
+    dy = (-np.matmul(y, np.matmul(t, y)) + m1 - np.matmul(np.matmul(m1, x), y)
+          + m3 - np.matmul(y, np.matmul(x, m3)))
+    return norm_jvp(t, nx, x, q, (-2, -1)) * ny + nx * norm_jvp(dy, ny, y, q, (-2, -1))
+
+
+defvjp(np.linalg.cond, _cond_vjp)
+defjvp(np.linalg.cond, _cond_jvp)
+
 # nonempty_or_zeros / nonempty_or_zeros_t: linear in their first argument, each the other's
 # transpose; the second gives only a shape
+defnondiff(cond_ord)
 defvjp(nonempty_or_zeros, lambda ct, out, v, like: nonempty_or_zeros_t(ct, v),
        lambda ct, out, v, like: zeros_like(like))
 defjvp(nonempty_or_zeros, lambda tan, out, v, like: nonempty_or_zeros(tan, like),

@@ -119,6 +119,13 @@ CASES = {
                 (4, 3), False),
     "lstsq_b_vector": (lambda b: drop_rank(np.linalg.lstsq(np.eye(4)[:, :3] + 0.2, b)), rand,
                        (4,), False),
+    "cond": (np.linalg.cond, well_conditioned, (3, 3), False),
+    "cond_2_tall": (lambda a: np.linalg.cond(a, 2), rand, (4, 3), False),
+    "cond_m2": (lambda a: np.linalg.cond(a, -2), rand, (3, 3), False),
+    "cond_fro": (lambda a: np.linalg.cond(a, "fro"), well_conditioned, (3, 3), False),
+    "cond_1_stack": (lambda a: np.linalg.cond(a, 1), well_conditioned, (2, 3, 3), False),
+    "cond_inf": (lambda a: np.linalg.cond(a, np.inf), well_conditioned, (3, 3), False),
+    "cond_nuc": (lambda a: np.linalg.cond(a, "nuc"), well_conditioned, (3, 3), False),
     # numpy 2's array-API functions of numpy.linalg
     "api_matmul": (lambda a: np.linalg.matmul(a, B2), rand, (2, 3, 4), False),
     "api_matmul_rhs": (lambda a: np.linalg.matmul(B2.T, a), rand, (2, 4, 3), False),
@@ -179,6 +186,7 @@ SECOND = {
     "eigvals": (lambda a: np.sum(np.real(np.linalg.eigvals(a)) ** 3), rand, (3, 3), False),
     "lstsq": (lambda a: np.sum(np.abs(np.linalg.lstsq(a, B2)[0]) ** 2)
               + np.sum(np.linalg.lstsq(a, B2)[1]), rand, (4, 3), False),
+    "cond": (lambda a: np.linalg.cond(a) ** 2, well_conditioned, (3, 3), False),
     "vector_norm": (lambda a: np.sum(np.linalg.vector_norm(a, axis=(0, 2)) ** 3), rand,
                     (2, 3, 2), False),
     "matrix_power": (lambda a: np.sum(np.abs(np.linalg.matrix_power(a, 3)) ** 2),
