@@ -169,6 +169,11 @@ def rfftn_sizes(g, a, s, axes):
     return tuple(np.shape(g)[ax] for ax in axs[:-1]) + (last,)
 
 
+def swapped_norm(norm):
+    """The ``norm`` of the opposite direction (numpy's hfft/ihfft are irfft/rfft with it)."""
+    return {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}[norm]
+
+
 def fft_size(a, n, axis):
     """The transform length of a 1-D numpy.fft call: ``n``, else ``a``'s length."""
     return np.shape(a)[axis] if n is None else n

@@ -1,4 +1,5 @@
-"""numpy.fft: fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2, rfftn, irfftn.
+"""numpy.fft: fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2, rfftn, irfftn,
+hfft, ihfft.
 
 The complex transforms are C-linear and their matrices (with numpy's
 normalisation ``norm``) are symmetric, so (JAX's convention, no conjugation)
@@ -11,12 +12,15 @@ transpose zero-pads ``g`` to ``n``, transforms, and takes the real part.
 ``irfft`` reads a half spectrum ``X`` as the Hermitian full spectrum; its
 transpose (JAX's) is ``conj(w * rfft(g))``, where ``w`` counts twice the
 entries that stand for two entries of the full spectrum, times the
-normalisation.  The JVPs are the transforms applied to the tangent.
+normalisation.  ``hfft(a) = irfft(conj(a))`` and ``ihfft(a) = conj(rfft(a))`` with the
+normalisation of the opposite direction (numpy's definitions): their transposes are
+those of irfft / rfft composed with ``conj``.  The JVPs are the transforms applied to
+the tangent.
 """
 import numpy as np
 
 from s2s_runtime import (cast_vjp, fft_axes, fft_last_axis, fft_rest_axes, fft_size, fit_to,
-                         irfft_weights, rfftn_sizes, zeros_like)
+                         irfft_weights, rfftn_sizes, swapped_norm, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -88,6 +92,25 @@ defjvp(np.fft.irfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
        np.fft.irfft(t, n, axis, norm))
 
 
+
+def _hfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.rfft(g, None, axis) * irfft_weights(g, axis, swapped_norm(norm)),
+                           a, axis), a)
+
+
+def _ihfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    return cast_vjp(fit_to(np.fft.fft(np.conj(g), fft_size(a, n, axis), axis, swapped_norm(norm)),
+                           a, axis), a)
+
+
+defvjp(np.fft.hfft, _hfft_vjp)
+defjvp(np.fft.hfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
+       np.fft.hfft(t, n, axis, norm))
+defvjp(np.fft.ihfft, _ihfft_vjp)
+defjvp(np.fft.ihfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
+       np.fft.ihfft(t, n, axis, norm))
+
+
 # rfftn = complex FFTs over the other axes after an rfft over the last one: its transpose
 #   zero-pads g to the signal's length on the last axis, transforms all axes, takes Re.
 #   irfftn = irfft over the last axis after inverse FFTs over the others: its transpose is
@@ -130,7 +153,8 @@ defjvp(np.fft.irfft2, lambda t, ans, a, s=None, axes=(-2, -1), norm=None, out=No
        np.fft.irfft2(t, s, axes, norm))
 
 # --- helpers: fit_to is linear in v (transpose: fit back to v's shape); the rest constants
-defnondiff(fft_axes, fft_last_axis, fft_rest_axes, fft_size, irfft_weights, rfftn_sizes)
+defnondiff(fft_axes, fft_last_axis, fft_rest_axes, fft_size, irfft_weights, rfftn_sizes,
+           swapped_norm)
 defvjp(fit_to, lambda ct, out, v, x, axes: fit_to(ct, v, axes),
        lambda ct, out, v, x, axes: zeros_like(x))
 defjvp(fit_to, lambda tan, out, v, x, axes: fit_to(tan, x, axes),

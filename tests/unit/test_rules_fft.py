@@ -1,4 +1,4 @@
-"""numpy.fft rules (rfft2/irfft2/rfftn/irfftn included): JVP vs finite differences and VJP vs JVP (dot-product test) for every
+"""numpy.fft rules (rfft2/irfft2/rfftn/irfftn/hfft/ihfft included): JVP vs finite differences and VJP vs JVP (dot-product test) for every
 transform with its n/s, axis/axes and norm variants, real and complex inputs; second
 derivatives vs finite differences of the gradient."""
 import zlib
@@ -28,6 +28,8 @@ CASES = {
     "irfft_n_long": lambda a, norm: F.irfft(a, n=20, norm=norm),
     "irfft_axis0": lambda a, norm: F.irfft(a, axis=0, norm=norm),
     "irfft2": lambda a, norm: F.irfft2(a, norm=norm),
+    "hfft": lambda a, norm: F.hfft(a, norm=norm),
+    "hfft_n_odd_axis0": lambda a, norm: F.hfft(a, 5, 0, norm),
     "irfft2_s": lambda a, norm: F.irfft2(a, s=(2, 9), norm=norm),
     "irfftn_axes": lambda a, norm: F.irfftn(a, s=(7, 4), axes=(1, 0), norm=norm),
     "irfftn_one_axis": lambda a, norm: F.irfftn(a, axes=(0,), norm=norm),
@@ -38,6 +40,8 @@ REAL_INPUT_ONLY = {
     "rfft_n_pad": lambda a, norm: F.rfft(a, n=12, norm=norm),
     "rfft_axis0": lambda a, norm: F.rfft(a, axis=0, norm=norm),
     "rfft2": lambda a, norm: F.rfft2(a, norm=norm),
+    "ihfft": lambda a, norm: F.ihfft(a, norm=norm),
+    "ihfft_n": lambda a, norm: F.ihfft(a, n=11, norm=norm),
     "rfft2_s": lambda a, norm: F.rfft2(a, s=(4, 5), norm=norm),
     "rfftn_axes": lambda a, norm: F.rfftn(a, s=(6, 2), axes=(1, 0), norm=norm),
     "rfftn": lambda a, norm: F.rfftn(a, norm=norm),
