@@ -177,10 +177,11 @@ from .linalg import (  # noqa: E402
     as_columns, cond_ord, conj_lower, eye_like, fft_axes, fft_last_axis, fft_rest_axes, fft_size,
     fit_to, flat_axes, from_columns, half_lower_mask, irfft_weights, nonempty_or_zeros,
     nonempty_or_zeros_t, qr_checked, rfftn_sizes, strict_lower_mask, svd_checked,
-    swapped_norm, unflat_axes,
+    swapped_norm, tensorinv_shapes, tensorsolve_matrix, tensorsolve_matrix_t, unflat_axes,
 )
 
 __all__ += ["as_columns", "cond_ord", "conj_lower", "eye_like", "fft_axes", "fft_last_axis",
             "fft_rest_axes", "fft_size", "fit_to", "flat_axes", "from_columns", "unflat_axes",
-            "nonempty_or_zeros", "nonempty_or_zeros_t", "swapped_norm", "irfft_weights", "rfftn_sizes",
+            "nonempty_or_zeros", "nonempty_or_zeros_t", "swapped_norm", "tensorinv_shapes",
+            "tensorsolve_matrix", "tensorsolve_matrix_t", "irfft_weights", "rfftn_sizes",
             "half_lower_mask", "qr_checked", "strict_lower_mask", "svd_checked"]

@@ -68,6 +68,36 @@ def cond_ord(p):
     return 2 if p is None else p
 
 
+def tensorinv_shapes(a, ind):
+    """The matrix shapes of ``np.linalg.tensorinv(a, ind)``: ``a`` read as an ``(r, c)``
+    matrix (``r`` the product of its first ``ind`` lengths), its inverse as ``(c, r)``."""
+    shape = np.shape(a)
+    r = int(np.prod(shape[:ind]))
+    c = int(np.prod(shape[ind:]))
+    return (r, c), (c, r)
+
+
+def tensorsolve_matrix(a, b, axes):
+    """``a`` as the square matrix ``np.linalg.tensorsolve(a, b, axes)`` solves with: the
+    ``axes`` moved to the end, then ``b``'s axes merged into rows and the rest into
+    columns.  Linear in ``a``; ``tensorsolve_matrix_t(m, a, b, axes)`` undoes it."""
+    a = np.asarray(a)
+    if axes is not None:
+        a = np.moveaxis(a, axes, range(a.ndim - len(axes), a.ndim))
+    rows = int(np.prod(np.shape(b)))
+    return np.reshape(a, (rows, -1))
+
+
+def tensorsolve_matrix_t(m, a, b, axes):
+    """The inverse (and transpose) of ``tensorsolve_matrix``: ``m`` back in ``a``'s layout."""
+    a = np.asarray(a)
+    if axes is None:
+        return np.reshape(m, a.shape)
+    dest = range(a.ndim - len(axes), a.ndim)
+    moved_shape = np.moveaxis(np.empty(a.shape, dtype=bool), axes, dest).shape
+    return np.moveaxis(np.reshape(m, moved_shape), dest, axes)
+
+
 def svd_checked(x, a, full_matrices, compute_uv):
     """``x`` itself, after checking that the SVD of ``a`` has a derivative s2s gives:
     singular vectors computed, and the reduced SVD (the extra singular vectors of a

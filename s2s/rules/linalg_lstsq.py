@@ -1,4 +1,4 @@
-"""numpy.linalg.lstsq and numpy.linalg.cond.
+"""numpy.linalg.lstsq, cond, tensorinv, tensorsolve.
 
 lstsq: ``(x, residuals, rank, s) = lstsq(a, b)``.
 
@@ -13,11 +13,16 @@ residuals ``-2 (conj(r) Re(g_res)) x^T``; ``b_bar = P^T g_x + 2 conj(r) Re(g_res
 
 cond: ``cond(x, p) = |x|_p |pinv(x)|_p`` (p None: 2, i.e. ``s_max / s_min``; -2:
 ``s_min / s_max``), differentiated as that product with norm's and pinv's rules.
+
+tensorinv / tensorsolve: inv / solve of ``a`` read as a square matrix (reshapes, and
+tensorsolve's ``axes`` moved to the end: ``tensorsolve_matrix``), so inv's and solve's
+formulas on the matrices, reshaped back.
 """
 import numpy as np
 
 from s2s_runtime import (as_columns, cast_vjp, cond_ord, densify, from_columns, norm_jvp,
-                         norm_vjp, nonempty_or_zeros, nonempty_or_zeros_t, zeros_like)
+                         norm_vjp, nonempty_or_zeros, nonempty_or_zeros_t, tensorinv_shapes,
+                         tensorsolve_matrix, tensorsolve_matrix_t, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -117,6 +122,67 @@ def _cond_jvp(t, ans, x, p=None):
 
 defvjp(np.linalg.cond, _cond_vjp)
 defjvp(np.linalg.cond, _cond_jvp)
+
+
+
+# tensorinv: Y = inv(A) of the matrices;  dY = -Y dA Y,  a_bar = -Y^T G Y^T
+def _tensorinv_vjp(g, ans, a, ind=2):
+    sa, sy = tensorinv_shapes(a, ind)
+    yt = np.transpose(np.reshape(ans, sy))
+    return np.reshape(-np.matmul(yt, np.matmul(np.reshape(g, sy), yt)), np.shape(a))
+
+
+def _tensorinv_jvp(t, ans, a, ind=2):
+    sa, sy = tensorinv_shapes(a, ind)
+    y = np.reshape(ans, sy)
+    return np.reshape(-np.matmul(y, np.matmul(np.reshape(t, sa), y)), np.shape(ans))
+
+
+defvjp(np.linalg.tensorinv, _tensorinv_vjp)
+defjvp(np.linalg.tensorinv, _tensorinv_jvp)
+
+
+# tensorsolve: x = A^-1 b of the matrix A and the flattened b, x;  as solve
+def _tensorsolve_vjp_a(g, ans, a, b, axes=None):
+    b_bar = np.linalg.solve(np.transpose(tensorsolve_matrix(a, b, axes)), np.ravel(g))
+    return tensorsolve_matrix_t(-np.outer(b_bar, np.ravel(ans)), a, b, axes)
+
+
+def _tensorsolve_vjp_b(g, ans, a, b, axes=None):
+    b_bar = np.linalg.solve(np.transpose(tensorsolve_matrix(a, b, axes)), np.ravel(g))
+    return np.reshape(b_bar, np.shape(b))
+
+
+def _tensorsolve_jvp_a(t, ans, a, b, axes=None):
+    m = tensorsolve_matrix(a, b, axes)
+    dx = -np.linalg.solve(m, np.matmul(tensorsolve_matrix(t, b, axes), np.ravel(ans)))
+    return np.reshape(dx, np.shape(ans))
+
+
+def _tensorsolve_jvp_b(t, ans, a, b, axes=None):
+    return np.reshape(np.linalg.solve(tensorsolve_matrix(a, b, axes), np.ravel(t)),
+                      np.shape(ans))
+
+
+defvjp(np.linalg.tensorsolve, _tensorsolve_vjp_a, _tensorsolve_vjp_b)
+defjvp(np.linalg.tensorsolve, _tensorsolve_jvp_a, _tensorsolve_jvp_b)
+
+# tensorsolve_matrix / _t: linear reshapes (and axis moves) of their first argument, each
+# the other's inverse and transpose
+defnondiff(tensorinv_shapes)
+defvjp(tensorsolve_matrix, lambda ct, out, a, b, axes: tensorsolve_matrix_t(ct, a, b, axes),
+       lambda ct, out, a, b, axes: zeros_like(b), lambda ct, out, a, b, axes: zeros_like(axes))
+defjvp(tensorsolve_matrix, lambda tan, out, a, b, axes: tensorsolve_matrix(tan, b, axes),
+       lambda tan, out, a, b, axes: zeros_like(out), lambda tan, out, a, b, axes: zeros_like(out))
+defvjp(tensorsolve_matrix_t,
+       lambda ct, out, m, a, b, axes: tensorsolve_matrix(ct, b, axes),
+       lambda ct, out, m, a, b, axes: zeros_like(a), lambda ct, out, m, a, b, axes: zeros_like(b),
+       lambda ct, out, m, a, b, axes: zeros_like(axes))
+defjvp(tensorsolve_matrix_t,
+       lambda tan, out, m, a, b, axes: tensorsolve_matrix_t(tan, a, b, axes),
+       lambda tan, out, m, a, b, axes: zeros_like(out),
+       lambda tan, out, m, a, b, axes: zeros_like(out),
+       lambda tan, out, m, a, b, axes: zeros_like(out))
 
 # nonempty_or_zeros / nonempty_or_zeros_t: linear in their first argument, each the other's
 # transpose; the second gives only a shape

@@ -126,6 +126,21 @@ CASES = {
     "cond_1_stack": (lambda a: np.linalg.cond(a, 1), well_conditioned, (2, 3, 3), False),
     "cond_inf": (lambda a: np.linalg.cond(a, np.inf), well_conditioned, (3, 3), False),
     "cond_nuc": (lambda a: np.linalg.cond(a, "nuc"), well_conditioned, (3, 3), False),
+    "tensorinv": (lambda a: np.linalg.tensorinv(a, ind=1),
+                  lambda rng, shape, dtype: np.reshape(well_conditioned(rng, (6, 6), dtype), shape),
+                  (6, 2, 3), False),
+    "tensorinv_ind2": (np.linalg.tensorinv,
+                       lambda rng, shape, dtype: np.reshape(well_conditioned(rng, (4, 4), dtype),
+                                                            shape), (2, 2, 4), False),
+    "tensorsolve_a": (lambda a: np.linalg.tensorsolve(a, B2[:3]),
+                      lambda rng, shape, dtype: np.reshape(well_conditioned(rng, (6, 6), dtype),
+                                                           shape), (3, 2, 6), False),
+    "tensorsolve_a_axes": (lambda a: np.linalg.tensorsolve(a, B2[:3], axes=(0,)),
+                           lambda rng, shape, dtype: np.moveaxis(np.reshape(well_conditioned(
+                               rng, (6, 6), dtype), (3, 2, 6)), 2, 0), (6, 3, 2), False),
+    "tensorsolve_b": (lambda b: np.linalg.tensorsolve(np.reshape(np.eye(6) * 2 + np.tri(6),
+                                                                 (3, 2, 2, 3)), b),
+                      rand, (3, 2), False),
     # numpy 2's array-API functions of numpy.linalg
     "api_matmul": (lambda a: np.linalg.matmul(a, B2), rand, (2, 3, 4), False),
     "api_matmul_rhs": (lambda a: np.linalg.matmul(B2.T, a), rand, (2, 4, 3), False),
@@ -187,6 +202,10 @@ SECOND = {
     "lstsq": (lambda a: np.sum(np.abs(np.linalg.lstsq(a, B2)[0]) ** 2)
               + np.sum(np.linalg.lstsq(a, B2)[1]), rand, (4, 3), False),
     "cond": (lambda a: np.linalg.cond(a) ** 2, well_conditioned, (3, 3), False),
+    "tensorsolve_axes": (lambda a: np.sum(np.abs(np.linalg.tensorsolve(a, B2[:3], axes=(0,)))
+                                              ** 2) + np.sum(np.abs(np.linalg.tensorinv(a, 1)) ** 2),
+                         lambda rng, shape, dtype: np.moveaxis(np.reshape(well_conditioned(
+                             rng, (6, 6), dtype), (3, 2, 6)), 2, 0), (6, 3, 2), False),
     "vector_norm": (lambda a: np.sum(np.linalg.vector_norm(a, axis=(0, 2)) ** 3), rand,
                     (2, 3, 2), False),
     "matrix_power": (lambda a: np.sum(np.abs(np.linalg.matrix_power(a, 3)) ** 2),
