@@ -229,3 +229,93 @@ def irfft_weights(g, axis, norm):
     shape = [1] * np.ndim(g)
     shape[axis] = m
     return np.reshape(w, shape)
+
+
+# --- multi_dot: y = A_0 A_1 ... A_{k-1} (a 1-D first factor is a row, a 1-D last a column)
+def _as_mats(arrays):
+    mats = [np.asarray(a) for a in arrays]
+    if mats[0].ndim == 1:
+        mats[0] = mats[0][None, :]
+    if mats[-1].ndim == 1:
+        mats[-1] = mats[-1][:, None]
+    return mats
+
+
+def _chain(mats, n):
+    """The product of ``mats`` (the n x n identity for none)."""
+    if not mats:
+        return np.eye(n)
+    out = mats[0]
+    for m in mats[1:]:
+        out = out @ m
+    return out
+
+
+def _replaced(mats, arrays, items):
+    """``mats`` with the factors ``{i: value}`` of ``items`` replaced (values shaped like
+    ``arrays[i]``, read as matrices like them)."""
+    out = list(mats)
+    for i, v in items.items():
+        out[i] = np.reshape(v, mats[i].shape)
+    return out
+
+
+def _product(mats, like):
+    return np.reshape(_chain(mats, 0), np.shape(like))
+
+
+def _factor_ct(mats, arrays, g, j):
+    """``prefix_j^T G suffix_j^T`` shaped like ``arrays[j]``: the cotangent of factor j."""
+    pre = _chain(mats[:j], mats[j].shape[0])
+    suf = _chain(mats[j + 1:], mats[j].shape[1])
+    gm = np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))
+    ct = np.reshape(pre.T @ gm @ suf.T, np.shape(arrays[j]))
+    return np.real(ct) if np.iscomplexobj(ct) and not np.iscomplexobj(arrays[j]) else ct
+
+
+def multi_dot_jvp(t, arrays):
+    """``sum_i A_0 .. t_i .. A_{k-1}`` (``None`` items of ``t`` are zero): linear in ``t``."""
+    mats = _as_mats(arrays)
+    like = np.linalg.multi_dot(list(arrays))
+    out = np.zeros(np.shape(like), dtype=np.result_type(like, *[x for x in t if x is not None]))
+    for i, ti in enumerate(t):
+        if ti is not None:
+            out = out + _product(_replaced(mats, arrays, {i: ti}), like)
+    return out
+
+
+def multi_dot_vjp(g, arrays):
+    """The cotangents ``[prefix_i^T g suffix_i^T]`` of the factors (no conjugation):
+    linear in ``g``, the transpose of ``multi_dot_jvp``."""
+    mats = _as_mats(arrays)
+    return [_factor_ct(mats, arrays, g, j) for j in range(len(mats))]
+
+
+def multi_dot_vjp_dx(g, arrays, t):
+    """The derivative of ``multi_dot_vjp(g, arrays)`` along the factors' tangents ``t``:
+    item ``j`` is ``sum_{i != j}`` of factor ``j``'s cotangent with ``A_i`` replaced by
+    ``t_i``.  (The Hessian of ``<g, multi_dot(arrays)>``: symmetric, so also the VJP.)"""
+    mats = _as_mats(arrays)
+    out = []
+    for j in range(len(mats)):
+        acc = np.zeros(np.shape(arrays[j]), dtype=np.result_type(g, *arrays, *[
+            x for x in t if x is not None]))
+        for i, ti in enumerate(t):
+            if i != j and ti is not None:
+                acc = acc + _factor_ct(_replaced(mats, arrays, {i: ti}), arrays, g, j)
+        out.append(acc)
+    return out
+
+
+def multi_dot_jvp2(t, s, arrays):
+    """``sum_{i != j} A_0 .. t_i .. s_j .. A_{k-1}``: the derivative of
+    ``multi_dot_jvp(t, arrays)`` along the factors' tangents ``s``."""
+    mats = _as_mats(arrays)
+    like = np.linalg.multi_dot(list(arrays))
+    out = np.zeros(np.shape(like), dtype=np.result_type(like, *[
+        x for x in list(t) + list(s) if x is not None]))
+    for i, ti in enumerate(t):
+        for j, sj in enumerate(s):
+            if i != j and ti is not None and sj is not None:
+                out = out + _product(_replaced(mats, arrays, {i: ti, j: sj}), like)
+    return out

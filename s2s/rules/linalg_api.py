@@ -7,13 +7,16 @@ two axes: ``matmul``, ``outer``, ``tensordot`` (bilinear, no conjugation),
 ``x2_bar = g conj(x1)``), ``trace`` / ``diagonal`` (``g`` written back on the
 diagonal), ``matrix_transpose``, ``matrix_norm`` (``np.linalg.norm``'s helpers
 over the axes ``(-2, -1)``), ``vector_norm`` (the same on the axes merged into one
-last axis by ``flat_axes``), ``cross`` (``x1_bar = x2 x g``, ``x2_bar = g x x1``).  ``fftshift`` / ``ifftshift`` are permutations,
+last axis by ``flat_axes``), ``cross`` (``x1_bar = x2 x g``, ``x2_bar = g x x1``),
+``multi_dot`` (multilinear: ``A_i_bar = prefix_i^T g suffix_i^T``, helpers in
+``s2s_runtime.linalg``; second order through the helpers' rules, no third).  ``fftshift`` / ``ifftshift`` are permutations,
 each the other's transpose.  ``matrix_rank``, ``fftfreq``, ``rfftfreq``: no
 derivative.
 """
 import numpy as np
 
-from s2s_runtime import (flat_axes, matmul_vjp_lhs, matmul_vjp_rhs, norm_jvp, norm_vjp,
+from s2s_runtime import (flat_axes, matmul_vjp_lhs, matmul_vjp_rhs, multi_dot_jvp,
+                         multi_dot_jvp2, multi_dot_vjp, multi_dot_vjp_dx, norm_jvp, norm_vjp,
                          tensordot_vjp, trace_vjp, unbroadcast, unflat_axes, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
@@ -71,6 +74,20 @@ defvjp(L.cross, lambda g, ans, x1, x2, *, axis=-1: unbroadcast(L.cross(x2, g, ax
        lambda g, ans, x1, x2, *, axis=-1: unbroadcast(L.cross(g, x1, axis=axis), x2))
 defjvp(L.cross, lambda t, ans, x1, x2, *, axis=-1: L.cross(t, x2, axis=axis),
        lambda t, ans, x1, x2, *, axis=-1: L.cross(x1, t, axis=axis))
+
+# multi_dot(arrays): the cotangent of the list is a list
+defvjp(L.multi_dot, lambda g, ans, arrays, *, out=None: multi_dot_vjp(g, arrays))
+defjvp(L.multi_dot, lambda t, ans, arrays, *, out=None: multi_dot_jvp(t, arrays))
+# multi_dot_vjp(g, A) is linear in g (transpose: multi_dot_jvp) and multilinear in A (the
+#   Hessian of <g, multi_dot(A)>, symmetric: multi_dot_vjp_dx); multi_dot_jvp(t, A) likewise
+defvjp(multi_dot_vjp, lambda ct, out, g, arrays: multi_dot_jvp(ct, arrays),
+       lambda ct, out, g, arrays: multi_dot_vjp_dx(g, arrays, ct), container_result=True)
+defjvp(multi_dot_vjp, lambda tan, out, g, arrays: multi_dot_vjp(tan, arrays),
+       lambda tan, out, g, arrays: multi_dot_vjp_dx(g, arrays, tan))
+defvjp(multi_dot_jvp, lambda ct, out, t, arrays: multi_dot_vjp(ct, arrays),
+       lambda ct, out, t, arrays: multi_dot_vjp_dx(ct, arrays, t))
+defjvp(multi_dot_jvp, lambda tan, out, t, arrays: multi_dot_jvp(tan, arrays),
+       lambda tan, out, t, arrays: multi_dot_jvp2(t, tan, arrays))
 
 defvjp(np.fft.fftshift, lambda g, ans, x, axes=None: np.fft.ifftshift(g, axes))
 defjvp(np.fft.fftshift, lambda t, ans, x, axes=None: np.fft.fftshift(t, axes))

@@ -141,6 +141,11 @@ CASES = {
     "tensorsolve_b": (lambda b: np.linalg.tensorsolve(np.reshape(np.eye(6) * 2 + np.tri(6),
                                                                  (3, 2, 2, 3)), b),
                       rand, (3, 2), False),
+    "multi_dot": (lambda a: np.linalg.multi_dot([a, B2, B2.T]), rand, (3, 4), False),
+    "multi_dot_vectors": (lambda a: np.linalg.multi_dot([B1[:3], a, B2, B1[:2]]), rand, (3, 4),
+                          False),
+    "multi_dot_first_vector": (lambda a: np.linalg.multi_dot([a, B2, B2.T]), rand, (4,), False),
+    "multi_dot_repeated": (lambda a: np.linalg.multi_dot([a, a.T, a]), rand, (3, 3), False),
     # numpy 2's array-API functions of numpy.linalg
     "api_matmul": (lambda a: np.linalg.matmul(a, B2), rand, (2, 3, 4), False),
     "api_matmul_rhs": (lambda a: np.linalg.matmul(B2.T, a), rand, (2, 4, 3), False),
@@ -206,6 +211,8 @@ SECOND = {
                                               ** 2) + np.sum(np.abs(np.linalg.tensorinv(a, 1)) ** 2),
                          lambda rng, shape, dtype: np.moveaxis(np.reshape(well_conditioned(
                              rng, (6, 6), dtype), (3, 2, 6)), 2, 0), (6, 3, 2), False),
+    "multi_dot": (lambda a: np.sum(np.abs(np.linalg.multi_dot([a, B2[:3], B2[:3].T, a.T, a])) ** 2),
+                  rand, (3, 3), False),
     "vector_norm": (lambda a: np.sum(np.linalg.vector_norm(a, axis=(0, 2)) ** 3), rand,
                     (2, 3, 2), False),
     "matrix_power": (lambda a: np.sum(np.abs(np.linalg.matrix_power(a, 3)) ** 2),
