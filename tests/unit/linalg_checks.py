@@ -6,8 +6,8 @@
   transpose of the R-linear JVP, ``conj`` being its own transpose), with the JVP
   itself checked by finite differences;
 * ``check_second_order``: the Hessian-vector product ``H t`` of a real scalar
-  function by forward-over-reverse and by reverse-over-reverse, against central
-  differences of the gradient (``grad`` itself checked by ``check_vjp``).
+  function by forward-over-reverse, reverse-over-reverse and reverse-over-forward,
+  against central differences of the gradient (``grad`` itself checked by ``check_vjp``).
 Outputs may be pytrees (the namedtuples of numpy.linalg).
 """
 import numpy as np
@@ -72,15 +72,19 @@ def check_vjp(f, x, rng, herm=False, rtol=1e-6):
     assert abs(lhs - rhs) <= 1e-9 * max(1.0, abs(lhs), float(np.sum(np.abs(xb * t))))
 
 
-def check_second_order(f, x, rng, herm=False, rtol=1e-5):
-    """``f``: a real scalar function of ``x``."""
+def check_second_order(f, x, rng, herm=False, rtol=1e-5, rev_over_fwd=True):
+    """``f``: a real scalar function of ``x``.  ``rev_over_fwd``: also reverse mode over
+    the forward-mode code (needs rules for the JVP helpers, which norm's lacks)."""
     t = random_like(rng, x, herm)
     g = s2s.grad(f)
     h = 1e-5
     fd = (g(x + h * t) - g(x - h * t)) / (2 * h)
     _, fwd_rev = s2s.jvp(g, (x,), (t,))
+    # grad of Re sum(grad f * t) is H t (also in the conjugate convention, complex x)
     rev_rev = s2s.grad(lambda y: np.real(np.sum(g(y) * t)))(x)
     tol = rtol * scale(fd)
     np.testing.assert_allclose(fwd_rev, fd, rtol=rtol, atol=tol)
-    # grad of Re sum(grad f * t) is H t (also in the conjugate convention, complex x)
     np.testing.assert_allclose(rev_rev, fd, rtol=rtol, atol=tol)
+    if rev_over_fwd:  # grad of the directional derivative df(x)[t]
+        rev_fwd = s2s.grad(lambda y: s2s.jvp(f, (y,), (t,))[1])(x)
+        np.testing.assert_allclose(rev_fwd, fd, rtol=rtol, atol=tol)
