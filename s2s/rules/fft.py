@@ -25,10 +25,12 @@ from s2s_runtime import (cast_vjp, fft_axes, fft_last_axis, fft_rest_axes, fft_s
 from .registry import defjvp, defnondiff, defvjp
 
 def _fft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    """fft: C-linear with a symmetric matrix, so a_bar = fft(g) (same norm), fitted to a"""
     return cast_vjp(fit_to(np.fft.fft(g, None, axis, norm), a, axis), a)
 
 
 def _ifft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    """ifft: a_bar = ifft(g) (same norm), fitted back to a along axis"""
     return cast_vjp(fit_to(np.fft.ifft(g, None, axis, norm), a, axis), a)
 
 
@@ -41,21 +43,25 @@ defjvp(np.fft.ifft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
 
 
 def _fftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    """fftn: a_bar = fftn(g) over the same axes (same norm), fitted back to a"""
     return cast_vjp(fit_to(np.fft.fftn(g, None, fft_axes(a, s, axes), norm), a,
                            fft_axes(a, s, axes)), a)
 
 
 def _ifftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    """ifftn: a_bar = ifftn(g) over the same axes (same norm), fitted back to a"""
     return cast_vjp(fit_to(np.fft.ifftn(g, None, fft_axes(a, s, axes), norm), a,
                            fft_axes(a, s, axes)), a)
 
 
 def _fft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    """fft2: a_bar = fftn(g) over the same axes (same norm), fitted back to a"""
     return cast_vjp(fit_to(np.fft.fftn(g, None, fft_axes(a, s, axes), norm), a,
                            fft_axes(a, s, axes)), a)
 
 
 def _ifft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    """ifft2: a_bar = ifftn(g) over the same axes (same norm), fitted back to a"""
     return cast_vjp(fit_to(np.fft.ifftn(g, None, fft_axes(a, s, axes), norm), a,
                            fft_axes(a, s, axes)), a)
 
@@ -74,12 +80,13 @@ defjvp(np.fft.ifft2, lambda t, ans, a, s=None, axes=(-2, -1), norm=None, out=Non
        np.fft.ifft2(t, s, axes, norm))
 
 
-# rfft: a_bar = Re(fit(fft(pad_n(g)), a));  irfft: a_bar = fit(conj(w * rfft(g)), a)
 def _rfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    """rfft: a_bar = Re(fit(fft(pad_n(g)), a)), g zero-padded to the signal's length n"""
     return cast_vjp(fit_to(np.fft.fft(g, fft_size(a, n, axis), axis, norm), a, axis), a)
 
 
 def _irfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    """irfft: a_bar = fit(conj(w * rfft(g)), a), w the weights and normalisation"""
     return cast_vjp(fit_to(np.conj(np.fft.rfft(g, None, axis) * irfft_weights(g, axis, norm)),
                            a, axis), a)
 
@@ -92,13 +99,14 @@ defjvp(np.fft.irfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
        np.fft.irfft(t, n, axis, norm))
 
 
-
 def _hfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    """hfft(a) = irfft(conj(a)), opposite norm: a_bar = fit(w * rfft(g), a)"""
     return cast_vjp(fit_to(np.fft.rfft(g, None, axis) * irfft_weights(g, axis, swapped_norm(norm)),
                            a, axis), a)
 
 
 def _ihfft_vjp(g, ans, a, n=None, axis=-1, norm=None, out=None):
+    """ihfft(a) = conj(rfft(a)), opposite norm: a_bar = Re(fit(fft(pad_n(conj g)), a))"""
     return cast_vjp(fit_to(np.fft.fft(np.conj(g), fft_size(a, n, axis), axis, swapped_norm(norm)),
                            a, axis), a)
 
@@ -111,16 +119,18 @@ defjvp(np.fft.ihfft, lambda t, ans, a, n=None, axis=-1, norm=None, out=None:
        np.fft.ihfft(t, n, axis, norm))
 
 
-# rfftn = complex FFTs over the other axes after an rfft over the last one: its transpose
-#   zero-pads g to the signal's length on the last axis, transforms all axes, takes Re.
-#   irfftn = irfft over the last axis after inverse FFTs over the others: its transpose is
-#   irfft's transpose on the last axis, then the (symmetric) inverse FFTs.
 def _rfftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    """rfftn = complex FFTs over the other axes after an rfft over the last one: its transpose
+    zero-pads g to the signal's length on the last axis, transforms all axes, takes Re.
+    (irfftn = irfft over the last axis after inverse FFTs over the others: its transpose is
+    irfft's transpose on the last axis, then the symmetric inverse FFTs.)
+    """
     return cast_vjp(fit_to(np.fft.fftn(g, rfftn_sizes(g, a, s, axes), fft_axes(a, s, axes), norm),
                            a, fft_axes(a, s, axes)), a)
 
 
 def _irfftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
+    """irfftn: irfft's transpose on the last axis, then ifftn over the others"""
     last = fft_last_axis(a, s, axes)
     half = np.conj(np.fft.rfft(g, None, last) * irfft_weights(g, last, norm))
     return cast_vjp(fit_to(np.fft.ifftn(half, None, fft_rest_axes(a, s, axes), norm), a,
@@ -128,11 +138,13 @@ def _irfftn_vjp(g, ans, a, s=None, axes=None, norm=None, out=None):
 
 
 def _rfft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    """rfft2: rfftn over the last two axes (see _rfftn_vjp)"""
     return cast_vjp(fit_to(np.fft.fftn(g, rfftn_sizes(g, a, s, axes), fft_axes(a, s, axes), norm),
                            a, fft_axes(a, s, axes)), a)
 
 
 def _irfft2_vjp(g, ans, a, s=None, axes=(-2, -1), norm=None, out=None):
+    """irfft2: irfftn over the last two axes (see _irfftn_vjp)"""
     last = fft_last_axis(a, s, axes)
     half = np.conj(np.fft.rfft(g, None, last) * irfft_weights(g, last, norm))
     return cast_vjp(fit_to(np.fft.ifftn(half, None, fft_rest_axes(a, s, axes), norm), a,

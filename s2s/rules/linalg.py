@@ -24,10 +24,9 @@ from s2s_runtime import (as_columns, cast_jvp, cast_vjp, conj_lower, densify, ey
 
 from .registry import defjvp, defvjp
 
-# --- inv: dY = -Y dA Y;  a_bar = -Y^T g Y^T -----------------------------------------------
-
 
 def _inv_vjp(g, ans, a):
+    """inv: Y = A^-1, dY = -Y dA Y, so a_bar = -Y^T g Y^T."""
     yt = np.swapaxes(ans, -1, -2)
     return -np.matmul(yt, np.matmul(g, yt))
 
@@ -35,11 +34,11 @@ def _inv_vjp(g, ans, a):
 defvjp(np.linalg.inv, _inv_vjp)
 defjvp(np.linalg.inv, lambda t, ans, a: -np.matmul(ans, np.matmul(t, ans)))
 
-# --- solve: X = A^-1 B.  dX = A^-1 (dB - dA X);  B_bar = A^-T G, A_bar = -B_bar X^T ------
-# (a 1-D b is a column: as_columns / from_columns; broadcast batch axes summed back)
-
 
 def _solve_vjp_a(g, ans, a, b):
+    """solve: X = A^-1 B.  dX = A^-1 (dB - dA X);  B_bar = A^-T G, A_bar = -B_bar X^T
+    (a 1-D b is a column: as_columns / from_columns; broadcast batch axes summed back)
+    """
     b_bar = np.linalg.solve(np.swapaxes(a, -1, -2), as_columns(g, b))
     return unbroadcast(-np.matmul(b_bar, np.swapaxes(as_columns(ans, b), -1, -2)), a)
 
@@ -65,11 +64,11 @@ defvjp(np.linalg.det, lambda g, ans, a: np.expand_dims(g * ans, (-2, -1))
        * np.swapaxes(np.linalg.inv(a), -1, -2))
 defjvp(np.linalg.det, lambda t, ans, a: ans * np.trace(np.linalg.solve(a, t), 0, -2, -1))
 
-# --- slogdet: c = tr(A^-1 dA);  d logabsdet = Re c,  d sign = sign i Im c (0 for real A) ---
-#   transpose: c_bar = Re(g_logabsdet) - i Re(i sign g_sign);  a_bar = c_bar A^-T
-
 
 def _slogdet_vjp(g, ans, a):
+    """slogdet: c = tr(A^-1 dA);  d logabsdet = Re c,  d sign = sign i Im c (0 for real A)
+    transpose: c_bar = Re(g_logabsdet) - i Re(i sign g_sign);  a_bar = c_bar A^-T
+    """
     sign, logabsdet = ans
     g_sign, g_log = densify(g, ans)
     c_bar = np.real(g_log) - 1j * np.real(1j * sign * g_sign)
@@ -85,12 +84,12 @@ def _slogdet_jvp(t, ans, a):
 defvjp(np.linalg.slogdet, _slogdet_vjp, container_result=True)
 defjvp(np.linalg.slogdet, _slogdet_jvp)
 
-# --- cholesky: A = L L^H.  dL = L Phi(L^-1 sym(dA) L^-H), Phi = lower part, half diagonal
-#   transpose: S_bar = L^-T Phi(L^T G) conj(L)^-1, a_bar = sym(S_bar).
-#   upper=True gives U = H(L): conj_lower maps it to L (and the tangent back).
-
 
 def _cholesky_vjp(g, ans, a, *, upper=False):
+    """cholesky: A = L L^H.  dL = L Phi(L^-1 sym(dA) L^-H), Phi = lower part, half diagonal
+    transpose: S_bar = L^-T Phi(L^T G) conj(L)^-1, a_bar = sym(S_bar).
+    upper=True gives U = H(L): conj_lower maps it to L (and the tangent back).
+    """
     low = conj_lower(ans, upper)
     p = np.matmul(np.swapaxes(low, -1, -2), conj_lower(g, upper))
     z = np.linalg.solve(np.swapaxes(low, -1, -2), p * half_lower_mask(p))
@@ -110,11 +109,11 @@ def _cholesky_jvp(t, ans, a, *, upper=False):
 defvjp(np.linalg.cholesky, _cholesky_vjp)
 defjvp(np.linalg.cholesky, _cholesky_jvp)
 
-# --- eigh: K = V^H sym(dA) V;  dw = Re diag K,  dV = V (F * K),  F_ij = 1/(w_j - w_i) (0 on
-#   the diagonal).  Transpose: K_bar = diag(g_w) + F * (V^T g_V), a_bar = sym(conj(V) K_bar V^T)
-
 
 def _eigh_vjp(g, ans, a, UPLO="L"):
+    """eigh: K = V^H sym(dA) V;  dw = Re diag K,  dV = V (F * K),  F_ij = 1/(w_j - w_i) (0 on
+    the diagonal).  Transpose: K_bar = diag(g_w) + F * (V^T g_V), a_bar = sym(conj(V) K_bar V^T)
+    """
     w, v = ans
     g_w, g_v = densify(g, ans)
     e = eye_like(w)
@@ -137,8 +136,8 @@ defvjp(np.linalg.eigh, _eigh_vjp, container_result=True)
 defjvp(np.linalg.eigh, _eigh_jvp)
 
 
-# eigvalsh: the eigenvalues of eigh (its eigenvectors recomputed in the rule)
 def _eigvalsh_vjp(g, ans, a, UPLO="L"):
+    """eigvalsh: the eigenvalues of eigh (its eigenvectors recomputed in the rule)"""
     v = np.linalg.eigh(a, UPLO)[1]
     s = np.matmul(np.conj(v), np.expand_dims(g, -1) * np.swapaxes(v, -1, -2))
     return cast_vjp(0.5 * (s + np.conj(np.swapaxes(s, -1, -2))), a)
@@ -155,14 +154,13 @@ defvjp(np.linalg.eigvalsh, _eigvalsh_vjp)
 defjvp(np.linalg.eigvalsh, _eigvalsh_jvp)
 
 
-# --- eig (general, diagonalisable, distinct eigenvalues; numpy's unit-norm eigenvectors):
-#   K = V^-1 dA V, dw = diag K, D = V (F * K) with F_ij = 1/(w_j - w_i) (0 on the diagonal),
-#   dV = D - V Re(diag(V^H D)) (keeps |v_k| = 1; the phase of v_k is a gauge).
-#   Transpose: D_bar = g_V - conj(V) Re(colsum(V * g_V)), K_bar = diag(g_w) + F * (V^T D_bar),
-#   a_bar = V^-T K_bar V^T
-
-
 def _eig_vjp(g, ans, a):
+    """eig (general, diagonalisable, distinct eigenvalues; numpy's unit-norm eigenvectors):
+    K = V^-1 dA V, dw = diag K, D = V (F * K) with F_ij = 1/(w_j - w_i) (0 on the diagonal),
+    dV = D - V Re(diag(V^H D)) (keeps |v_k| = 1; the phase of v_k is a gauge).
+    Transpose: D_bar = g_V - conj(V) Re(colsum(V * g_V)), K_bar = diag(g_w) + F * (V^T D_bar),
+    a_bar = V^-T K_bar V^T
+    """
     w, v = ans
     g_w, g_v = densify(g, ans)
     e = eye_like(w)
@@ -187,8 +185,8 @@ defvjp(np.linalg.eig, _eig_vjp, container_result=True)
 defjvp(np.linalg.eig, _eig_jvp)
 
 
-# eigvals: dw = diag(V^-1 dA V), a_bar = V^-T diag(g) V^T (V from eig, in the rule)
 def _eigvals_vjp(g, ans, a):
+    """eigvals: dw = diag(V^-1 dA V), a_bar = V^-T diag(g) V^T (V from eig, in the rule)"""
     v = np.linalg.eig(a)[1]
     return cast_vjp(np.matmul(np.swapaxes(np.linalg.inv(v), -1, -2) * np.expand_dims(g, -2),
                               np.swapaxes(v, -1, -2)), a)

@@ -9,9 +9,9 @@ diagonal), ``matrix_transpose``, ``matrix_norm`` (``np.linalg.norm``'s helpers
 over the axes ``(-2, -1)``), ``vector_norm`` (the same on the axes merged into one
 last axis by ``flat_axes``), ``cross`` (``x1_bar = x2 x g``, ``x2_bar = g x x1``),
 ``multi_dot`` (multilinear: ``A_i_bar = prefix_i^T g suffix_i^T``, helpers in
-``s2s_runtime.linalg``; second order through the helpers' rules, no third).  ``fftshift`` / ``ifftshift`` are permutations,
-each the other's transpose.  ``matrix_rank``, ``fftfreq``, ``rfftfreq``: no
-derivative.
+``s2s_runtime.linalg``; second order through the helpers' rules, no third).
+``fftshift`` / ``ifftshift`` are permutations, each the other's transpose.
+``matrix_rank``, ``fftfreq``, ``rfftfreq``: no derivative.
 """
 import numpy as np
 
@@ -53,9 +53,10 @@ defjvp(L.matrix_norm, lambda t, ans, x, *, keepdims=False, ord="fro":
        norm_jvp(t, ans, x, ord, (-2, -1), keepdims))
 
 
-# vector_norm over `axis` (None: all, a tuple: one vector): np.linalg.norm's rule on the
-#   merged last axis of flat_axes(x, axis), the result shaped like ans (keepdims)
 def _vector_norm_vjp(g, ans, x, *, axis=None, keepdims=False, ord=2):
+    """vector_norm over `axis` (None: all, a tuple: one vector): np.linalg.norm's rule on the
+    merged last axis of flat_axes(x, axis), the result shaped like ans (keepdims)
+    """
     xv = flat_axes(x, axis)
     n = np.linalg.norm(xv, ord, -1)
     return unflat_axes(norm_vjp(np.reshape(g, np.shape(n)), n, xv, ord, -1, False), x, axis)

@@ -10,15 +10,15 @@ from s2s_runtime import (as_columns, cast_vjp, conj_lower, densify, eye_like, fr
 
 from .registry import defjvp, defnondiff, defvjp
 
-# --- svd (reduced; a full SVD of a square matrix is the same): A = U diag(s) Vh, V = H(Vh).
-#   K = U^H dA V, ds = Re diag K, F_ij = 1/(s_j^2 - s_i^2) (0 on the diagonal),
-#   dU = U (F * (K S + H(K S)) + (K - H(K))/2 S^-1) + (I - U U^H) dA V S^-1,
-#   dV = V (F * (S K + H(S K))) + (I - V Vh) H(dA) U S^-1,  dVh = H(dV)
-#   (the projections vanish when U resp. V is square).  The VJP is the transpose of
-#   each step, in reverse order.
-
 
 def _svd_vjp(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """svd (reduced; a full SVD of a square matrix is the same): A = U diag(s) Vh, V = H(Vh).
+    K = U^H dA V, ds = Re diag K, F_ij = 1/(s_j^2 - s_i^2) (0 on the diagonal),
+    dU = U (F * (K S + H(K S)) + (K - H(K))/2 S^-1) + (I - U U^H) dA V S^-1,
+    dV = V (F * (S K + H(S K))) + (I - V Vh) H(dA) U S^-1,  dVh = H(dV)
+    (the projections vanish when U resp. V is square).  The VJP is the transpose of
+    each step, in reverse order.
+    """
     u, s, vh = svd_checked(ans, a, full_matrices, compute_uv)
     g_u, g_s, g_vh = densify(g, ans)
     vt = np.conj(vh)
@@ -70,8 +70,8 @@ defvjp(np.linalg.svd, _svd_vjp, container_result=True)
 defjvp(np.linalg.svd, _svd_jvp)
 
 
-# svdvals: ds = Re diag(U^H dA V);  a_bar = conj(U) diag(g) conj(Vh)
 def _svdvals_vjp(g, ans, x):
+    """svdvals: ds = Re diag(U^H dA V);  a_bar = conj(U) diag(g) conj(Vh)"""
     u, s, vh = np.linalg.svd(x, full_matrices=False)
     return cast_vjp(np.matmul(np.conj(u) * np.expand_dims(g, -2), np.conj(vh)), x)
 
@@ -85,11 +85,11 @@ def _svdvals_jvp(t, ans, x):
 defvjp(np.linalg.svdvals, _svdvals_vjp)
 defjvp(np.linalg.svdvals, _svdvals_jvp)
 
-# --- qr (reduced, m >= n): Y = dA R^-1, C = Q^H Y, L = strict lower part of C,
-#   dO = L - H(L) + i Im(diag C),  dQ = Q (dO - C) + Y,  dR = (C - dO) R.
-
 
 def _qr_vjp(g, ans, a, mode="reduced"):
+    """qr (reduced, m >= n): Y = dA R^-1, C = Q^H Y, L = strict lower part of C,
+    dO = L - H(L) + i Im(diag C),  dQ = Q (dO - C) + Y,  dR = (C - dO) R.
+    """
     q, r = qr_checked(ans, a, mode)
     g_q, g_r = densify(g, ans)
     d_bar = np.matmul(np.swapaxes(q, -1, -2), g_q)
@@ -114,12 +114,12 @@ def _qr_jvp(t, ans, a, mode="reduced"):
 defvjp(np.linalg.qr, _qr_vjp, container_result=True)
 defjvp(np.linalg.qr, _qr_jvp)
 
-# --- pinv (constant rank; Golub & Pereyra): with P = pinv(A), T = H(dA),
-#   dP = -P dA P + P H(P) T (I - A P) + (I - P A) T H(P) P.  Transpose (G = H(g)):
-#   a_bar = -P^T g P^T + (G - conj(A) conj(P) G) conj(P) P^T + P^T conj(P) (G - G conj(P) conj(A))
-
 
 def _pinv_vjp(g, ans, a, rcond=None, hermitian=False, *, rtol=None):
+    """pinv (constant rank; Golub & Pereyra): with P = pinv(A), T = H(dA),
+    dP = -P dA P + P H(P) T (I - A P) + (I - P A) T H(P) P.  Transpose (G = H(g)):
+    a_bar = -P^T g P^T + (G - conj(A) conj(P) G) conj(P) P^T + P^T conj(P) (G - G conj(P) conj(A))
+    """
     pt = np.swapaxes(ans, -1, -2)
     pc = np.conj(ans)
     gh = np.conj(np.swapaxes(g, -1, -2))
@@ -141,12 +141,12 @@ def _pinv_jvp(t, ans, a, rcond=None, hermitian=False, *, rtol=None):
 defvjp(np.linalg.pinv, _pinv_vjp)
 defjvp(np.linalg.pinv, _pinv_jvp)
 
-# --- matrix_power(A, n): d(A^n) = sum_k A^k dA A^(n-1-k) (negative n: the same with A^-1 and
-#   dA^-1 = -A^-1 dA A^-1), the top right block of [[A, dA], [0, A]]^n.  Its transpose is the
-#   same map at A^T: a_bar = top right block of [[A^T, g], [0, A^T]]^n.
-
 
 def _matrix_power_vjp(g, ans, a, n):
+    """matrix_power(A, n): d(A^n) = sum_k A^k dA A^(n-1-k) (negative n: the same with A^-1 and
+    dA^-1 = -A^-1 dA A^-1), the top right block of [[A, dA], [0, A]]^n.  Its transpose is the
+    same map at A^T: a_bar = top right block of [[A^T, g], [0, A^T]]^n.
+    """
     k = np.shape(a)[-1]
     at = np.swapaxes(a, -1, -2)
     top = np.concatenate([at, g], -1)

@@ -54,6 +54,7 @@ def _lstsq_jvp_b(t, ans, a, b, rcond=None):
 
 
 def _lstsq_vjp_a(g, ans, a, b, rcond=None):
+    """lstsq in a: pinv's VJP of g_x b^T - 2 (conj(r) Re(g_res)) x^T + conj(U) diag(g_s) conj(Vh)"""
     x, res, rank, s = ans
     g_x, g_res, g_rank, g_s = densify(g, ans)
     xc = as_columns(x, b)
@@ -89,8 +90,8 @@ defvjp(np.linalg.lstsq, _lstsq_vjp_a, _lstsq_vjp_b, container_result=True)
 defjvp(np.linalg.lstsq, _lstsq_jvp_a, _lstsq_jvp_b)
 
 
-
 def _cond_vjp(g, ans, x, p=None):
+    """cond = |x|_q |y|_q, y = pinv(x): norm's VJPs, the one in y pulled back through pinv's"""
     q = cond_ord(p)
     y = np.linalg.pinv(x)
     nx = np.linalg.norm(x, q, (-2, -1))
@@ -124,9 +125,8 @@ defvjp(np.linalg.cond, _cond_vjp)
 defjvp(np.linalg.cond, _cond_jvp)
 
 
-
-# tensorinv: Y = inv(A) of the matrices;  dY = -Y dA Y,  a_bar = -Y^T G Y^T
 def _tensorinv_vjp(g, ans, a, ind=2):
+    """tensorinv: Y = inv(A) of the matrices;  dY = -Y dA Y,  a_bar = -Y^T G Y^T"""
     sa, sy = tensorinv_shapes(a, ind)
     yt = np.transpose(np.reshape(ans, sy))
     return np.reshape(-np.matmul(yt, np.matmul(np.reshape(g, sy), yt)), np.shape(a))
@@ -142,8 +142,8 @@ defvjp(np.linalg.tensorinv, _tensorinv_vjp)
 defjvp(np.linalg.tensorinv, _tensorinv_jvp)
 
 
-# tensorsolve: x = A^-1 b of the matrix A and the flattened b, x;  as solve
 def _tensorsolve_vjp_a(g, ans, a, b, axes=None):
+    """tensorsolve: x = A^-1 b of the matrix A and the flattened b, x;  as solve"""
     b_bar = np.linalg.solve(np.transpose(tensorsolve_matrix(a, b, axes)), np.ravel(g))
     return tensorsolve_matrix_t(-np.outer(b_bar, np.ravel(ans)), a, b, axes)
 

@@ -1,6 +1,7 @@
-"""numpy.fft rules (rfft2/irfft2/rfftn/irfftn/hfft/ihfft included): JVP vs finite differences and VJP vs JVP (dot-product test) for every
-transform with its n/s, axis/axes and norm variants, real and complex inputs; second
-derivatives vs finite differences of the gradient."""
+"""numpy.fft rules (rfft2/irfft2/rfftn/irfftn/hfft/ihfft included): JVP vs finite
+differences and VJP vs JVP (dot-product test) for every transform with its n/s,
+axis/axes and norm variants, real and complex inputs; second derivatives vs finite
+differences of the gradient."""
 import zlib
 
 import numpy as np

@@ -207,8 +207,8 @@ SECOND = {
     "lstsq": (lambda a: np.sum(np.abs(np.linalg.lstsq(a, B2)[0]) ** 2)
               + np.sum(np.linalg.lstsq(a, B2)[1]), rand, (4, 3), False),
     "cond": (lambda a: np.linalg.cond(a) ** 2, well_conditioned, (3, 3), False),
-    "tensorsolve_axes": (lambda a: np.sum(np.abs(np.linalg.tensorsolve(a, B2[:3], axes=(0,)))
-                                              ** 2) + np.sum(np.abs(np.linalg.tensorinv(a, 1)) ** 2),
+    "tensorsolve_axes": (lambda a: np.sum(np.abs(np.linalg.tensorsolve(a, B2[:3], axes=(0,))) ** 2)
+                         + np.sum(np.abs(np.linalg.tensorinv(a, 1)) ** 2),
                          lambda rng, shape, dtype: np.moveaxis(np.reshape(well_conditioned(
                              rng, (6, 6), dtype), (3, 2, 6)), 2, 0), (6, 3, 2), False),
     "multi_dot": (lambda a: np.sum(np.abs(np.linalg.multi_dot([a, B2[:3], B2[:3].T, a.T, a])) ** 2),
