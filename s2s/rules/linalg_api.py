@@ -12,12 +12,20 @@ last axis by ``flat_axes``), ``cross`` (``x1_bar = x2 x g``, ``x2_bar = g x x1``
 ``s2s_runtime.linalg``; second order through the helpers' rules, no third).
 ``fftshift`` / ``ifftshift`` are permutations, each the other's transpose.
 ``matrix_rank``, ``fftfreq``, ``rfftfreq``: no derivative.
+
+Also the rules of ``s2s_runtime.norm_jvp`` (the JVP helper of every norm), so that
+reverse mode runs over forward-mode code through norms: ``norm_jvp(t, n, x) =
+Re(sum(c t))`` over the normed axes with ``c = norm_vjp(1, n, x)``: linear in ``t``
+(transpose ``c Re(ct)`` = ``norm_vjp(Re ct)``); in ``n`` it is ``s K`` with ``K =
+Re(sum(t dc/dn))`` (``norm_vjp_dans_transpose``); in ``x`` ``Re(sum(dc[s] t))`` =
+``Re(sum(dc[t] s))`` (the Hessian is symmetric, ``dc = norm_vjp_dx``).
 """
 import numpy as np
 
 from s2s_runtime import (flat_axes, matmul_vjp_lhs, matmul_vjp_rhs, multi_dot_jvp,
                          multi_dot_jvp2, multi_dot_vjp, multi_dot_vjp_dx, norm_jvp, norm_vjp,
-                         tensordot_vjp, trace_vjp, unbroadcast, unflat_axes, zeros_like)
+                         norm_vjp_dans_transpose, norm_vjp_dx, tensordot_vjp, trace_vjp,
+                         unbroadcast, unflat_axes, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -106,3 +114,20 @@ defvjp(unflat_axes, lambda ct, out, y, x, axis: flat_axes(ct, axis),
        lambda ct, out, y, x, axis: zeros_like(x), lambda ct, out, y, x, axis: zeros_like(axis))
 defjvp(unflat_axes, lambda tan, out, y, x, axis: unflat_axes(tan, x, axis),
        lambda tan, out, y, x, axis: zeros_like(out), lambda tan, out, y, x, axis: zeros_like(out))
+
+# norm_jvp(t, ans, x): see the module docstring
+defvjp(norm_jvp,
+       lambda ct, out, t, ans, x, ord=None, axis=None, keepdims=False:
+       norm_vjp(np.real(ct), ans, x, ord, axis, keepdims),
+       lambda ct, out, t, ans, x, ord=None, axis=None, keepdims=False:
+       np.real(ct) * norm_vjp_dans_transpose(t, np.ones_like(ans), ans, x, ord, axis, keepdims),
+       lambda ct, out, t, ans, x, ord=None, axis=None, keepdims=False:
+       norm_vjp_dx(np.real(ct), ans, x, t, ord, axis, keepdims))
+defjvp(norm_jvp,
+       lambda tan, out, t, ans, x, ord=None, axis=None, keepdims=False:
+       norm_jvp(tan, ans, x, ord, axis, keepdims),
+       lambda tan, out, t, ans, x, ord=None, axis=None, keepdims=False:
+       tan * norm_vjp_dans_transpose(t, np.ones_like(ans), ans, x, ord, axis, keepdims),
+       lambda tan, out, t, ans, x, ord=None, axis=None, keepdims=False:
+       np.real(np.sum(norm_vjp_dx(np.ones_like(ans), ans, x, t, ord, axis, keepdims) * tan,
+                      axis=axis, keepdims=keepdims)))

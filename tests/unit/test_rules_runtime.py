@@ -26,7 +26,6 @@ NO_RULE_YET = {
     "add_jvp": "third order only; refuses containers (forward mode sums contributions with +)",
     "prod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, not written",
     "var_jvp": "JVP helper (reverse or forward over forward code): not written",
-    "norm_jvp": "JVP helper (reverse or forward over forward code): non-linear in x, not written",
     "cumprod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, "
                    "not written",
     "average_jvp": "JVP helper (reverse or forward over forward code): non-linear in weights, "
