@@ -1,11 +1,13 @@
-"""Small helpers of the linear-algebra and FFT rules (``s2s.rules.linalg``, ``fft``).
+"""Small helpers of the linear-algebra and FFT rules (``s2s.rules.linalg*``, ``fft``).
 
 The rules are written in numpy primitives that have rules themselves
 (``matmul``, ``swapaxes``, ``conj``, ``solve``...), so their generated code
 can be differentiated again.  What numpy lacks in one call is here, and each
-helper is either a constant (no derivative: masks, identities, checks) or
-linear in its first argument with its transpose among these helpers; their
-rules are at the end of ``s2s.rules.linalg``.
+helper is either a constant (no derivative: masks, identities, shapes, checks)
+or linear in its first argument with its transpose among these helpers; their
+rules sit beside the rules that call them (``linalg_decomp``, ``linalg_api``,
+``linalg_lstsq``, ``fft``).  The ``multi_dot`` helpers are multilinear: their
+second-order rules are in ``linalg_api``.
 
 Stacked matrices are supported throughout: the matrix axes are the last two.
 """
