@@ -174,14 +174,14 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
 
 from . import linalg  # noqa: E402
 from .linalg import (  # noqa: E402
-    as_columns, cond_ord, conj_lower, eye_like, multi_dot_jvp, multi_dot_jvp2, multi_dot_vjp,
+    as_columns, cond_ord, conj_lower, degenerate_nan, eye_like, multi_dot_jvp, multi_dot_jvp2, multi_dot_vjp,
     multi_dot_vjp_dx, fft_axes, fft_last_axis, fft_rest_axes, fft_size,
     fit_to, flat_axes, from_columns, half_lower_mask, irfft_weights, nonempty_or_zeros,
     nonempty_or_zeros_t, qr_checked, rfftn_sizes, strict_lower_mask, svd_checked,
     swapped_norm, tensorinv_shapes, tensorsolve_matrix, tensorsolve_matrix_t, unflat_axes,
 )
 
-__all__ += ["as_columns", "cond_ord", "conj_lower", "multi_dot_jvp", "multi_dot_jvp2",
+__all__ += ["as_columns", "cond_ord", "conj_lower", "degenerate_nan", "multi_dot_jvp", "multi_dot_jvp2",
             "multi_dot_vjp", "multi_dot_vjp_dx", "eye_like", "fft_axes", "fft_last_axis",
             "fft_rest_axes", "fft_size", "fit_to", "flat_axes", "from_columns", "unflat_axes",
             "nonempty_or_zeros", "nonempty_or_zeros_t", "swapped_norm", "tensorinv_shapes",

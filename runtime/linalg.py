@@ -34,6 +34,18 @@ def eye_like(x):
     return np.eye(n)
 
 
+def degenerate_nan(w, x):
+    """NaN where ``w_i == w_j`` exactly for ``i != j`` and ``x_ij != 0``, else 0 (shape of
+    ``x``): added to ``F * x``, ``F_ij = 1/(w_j - w_i)`` taken as 0 on repeated pairs, it
+    keeps the exact results where ``x`` vanishes there (a function of the eigenvalues or
+    singular values alone, at a repeated value) and makes the others NaN: the derivative
+    of an eigen- or singular vector of a repeated value does not exist.  No derivative."""
+    w = np.asarray(w)
+    gap = w[..., None, :] - w[..., :, None]
+    off = ~np.eye(gap.shape[-1], dtype=bool)
+    return np.where((gap == 0) & off & (np.asarray(x) != 0), np.nan, 0.0)
+
+
 def as_columns(v, b):
     """``v`` with a trailing axis of length 1 when ``b`` is a vector (``solve``'s
     1-D right-hand side), else ``v``: linear in ``v``, ``from_columns`` undoes it."""

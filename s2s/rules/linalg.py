@@ -13,13 +13,16 @@ Hermitian input, whose derivatives are then Hermitian too).
 Every template is written in numpy primitives with rules (and the small
 helpers of ``s2s_runtime.linalg``, rules at the end), so the generated
 derivative code is differentiated again for higher orders.  Decompositions
-assume what makes them differentiable: distinct eigenvalues (``eigh``, ``eig``: diagonalisable),
+assume what makes them differentiable: distinct eigenvalues (``eigh``, ``eig``: diagonalisable; at an exactly repeated
+eigenvalue, functions of the eigenvalues alone keep exact first derivatives, e.g.
+``eigh(I)``, and what needs the eigenvectors' derivative is NaN: ``degenerate_nan``),
 distinct non-zero singular values (``svd``), full column rank (``qr``,
 ``m >= n``), constant rank (``pinv``).
 """
 import numpy as np
 
-from s2s_runtime import (as_columns, cast_jvp, cast_vjp, conj_lower, densify, eye_like,
+from s2s_runtime import (as_columns, cast_jvp, cast_vjp, conj_lower, degenerate_nan, densify,
+                         eye_like,
                          from_columns, half_lower_mask, record_like, unbroadcast)
 
 from .registry import defjvp, defvjp
@@ -117,19 +120,22 @@ def _eigh_vjp(g, ans, a, UPLO="L"):
     w, v = ans
     g_w, g_v = densify(g, ans)
     e = eye_like(w)
-    f = 1.0 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + e) - e
-    k_bar = np.expand_dims(g_w, -1) * e + f * np.matmul(np.swapaxes(v, -1, -2), g_v)
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    f = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    x = np.matmul(np.swapaxes(v, -1, -2), g_v)
+    k_bar = np.expand_dims(g_w, -1) * e + f * x + degenerate_nan(w, x)
     s = np.matmul(np.conj(v), np.matmul(k_bar, np.swapaxes(v, -1, -2)))
     return cast_vjp(0.5 * (s + np.conj(np.swapaxes(s, -1, -2))), a)
 
 
 def _eigh_jvp(t, ans, a, UPLO="L"):
     w, v = ans
-    e = eye_like(w)
-    f = 1.0 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + e) - e
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    f = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
     s = 0.5 * (t + np.conj(np.swapaxes(t, -1, -2)))
     k = np.matmul(np.conj(np.swapaxes(v, -1, -2)), np.matmul(s, v))
-    return record_like(ans, (np.real(np.diagonal(k, 0, -2, -1)), np.matmul(v, f * k)))
+    return record_like(ans, (np.real(np.diagonal(k, 0, -2, -1)),
+                             np.matmul(v, f * k + degenerate_nan(w, k))))
 
 
 defvjp(np.linalg.eigh, _eigh_vjp, container_result=True)
@@ -164,19 +170,21 @@ def _eig_vjp(g, ans, a):
     w, v = ans
     g_w, g_v = densify(g, ans)
     e = eye_like(w)
-    f = 1.0 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + e) - e
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    f = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
     d_bar = g_v - np.conj(v) * np.real(np.sum(v * g_v, axis=-2, keepdims=True))
-    k_bar = np.expand_dims(g_w, -1) * e + f * np.matmul(np.swapaxes(v, -1, -2), d_bar)
+    x = np.matmul(np.swapaxes(v, -1, -2), d_bar)
+    k_bar = np.expand_dims(g_w, -1) * e + f * x + degenerate_nan(w, x)
     return cast_vjp(np.matmul(np.swapaxes(np.linalg.inv(v), -1, -2),
                               np.matmul(k_bar, np.swapaxes(v, -1, -2))), a)
 
 
 def _eig_jvp(t, ans, a):
     w, v = ans
-    e = eye_like(w)
-    f = 1.0 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + e) - e
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    f = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
     k = np.linalg.solve(v, np.matmul(t, v))
-    d = np.matmul(v, f * k)
+    d = np.matmul(v, f * k + degenerate_nan(w, k))
     return record_like(ans, (np.diagonal(k, 0, -2, -1),
                              d - v * np.real(np.sum(np.conj(v) * d, axis=-2, keepdims=True))))
 

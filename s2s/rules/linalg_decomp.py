@@ -4,7 +4,8 @@
 """
 import numpy as np
 
-from s2s_runtime import (as_columns, cast_vjp, conj_lower, densify, eye_like, from_columns,
+from s2s_runtime import (as_columns, cast_vjp, conj_lower, degenerate_nan, densify, eye_like,
+                         from_columns,
                          half_lower_mask, qr_checked, record_like, strict_lower_mask,
                          svd_checked, zeros_like)
 
@@ -16,8 +17,9 @@ def _svd_vjp(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     K = U^H dA V, ds = Re diag K, F_ij = 1/(s_j^2 - s_i^2) (0 on the diagonal),
     dU = U (F * (K S + H(K S)) + (K - H(K))/2 S^-1) + (I - U U^H) dA V S^-1,
     dV = V (F * (S K + H(S K))) + (I - V Vh) H(dA) U S^-1,  dVh = H(dV)
-    (the projections vanish when U resp. V is square).  The VJP is the transpose of
-    each step, in reverse order.
+    (the projections vanish when U resp. V is square).  S^-1 is 0 for a zero singular value
+    (as JAX); an exactly repeated pair is as for eigh (``degenerate_nan``).  The VJP is
+    the transpose of each step, in reverse order.
     """
     u, s, vh = svd_checked(ans, a, full_matrices, compute_uv)
     g_u, g_s, g_vh = densify(g, ans)
@@ -26,17 +28,20 @@ def _svd_vjp(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     g_v = np.conj(np.swapaxes(g_vh, -1, -2))
     srow = np.expand_dims(s, -2)
     scol = np.expand_dims(s, -1)
+    sinv = np.expand_dims(np.where(s == 0, 0.0, 1.0 / np.where(s == 0, 1.0, s)), -2)
     e = eye_like(s)
-    f = 1.0 / (srow * srow - scol * scol + e) - e
+    gap = srow * srow - scol * scol
+    f = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
     z = np.matmul(np.swapaxes(u, -1, -2), g_u)
-    x = f * z
-    w = 0.5 * z * (e / srow)
-    y = f * np.matmul(vt, g_v)
+    x = f * z + degenerate_nan(s, z)
+    w = 0.5 * z * (e * sinv)
+    vtg = np.matmul(vt, g_v)
+    y = f * vtg + degenerate_nan(s, vtg)
     k_bar = (np.expand_dims(g_s, -1) * e + w - np.conj(np.swapaxes(w, -1, -2))
              + (x + np.conj(np.swapaxes(x, -1, -2))) * srow
              + scol * (y + np.conj(np.swapaxes(y, -1, -2))))
-    p = g_u / srow
-    q = g_v / srow
+    p = g_u * sinv
+    q = g_v * sinv
     r = q - np.matmul(np.conj(v), np.matmul(vt, q))
     a_bar = (np.matmul(np.conj(u), np.matmul(k_bar, vt))
              + np.matmul(p - np.matmul(np.conj(u), np.matmul(np.swapaxes(u, -1, -2), p)), vt)
@@ -52,16 +57,20 @@ def _svd_jvp(t, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     k = np.matmul(uh, tv)
     srow = np.expand_dims(s, -2)
     scol = np.expand_dims(s, -1)
+    sinv = np.expand_dims(np.where(s == 0, 0.0, 1.0 / np.where(s == 0, 1.0, s)), -2)
     e = eye_like(s)
-    f = 1.0 / (srow * srow - scol * scol + e) - e
+    gap = srow * srow - scol * scol
+    f = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
     ks = k * srow
+    ks = ks + np.conj(np.swapaxes(ks, -1, -2))
     sk = scol * k
-    du = (np.matmul(u, f * (ks + np.conj(np.swapaxes(ks, -1, -2)))
-                    + 0.5 * (k - np.conj(np.swapaxes(k, -1, -2))) * (e / srow))
-          + (tv - np.matmul(u, np.matmul(uh, tv))) / srow)
+    sk = sk + np.conj(np.swapaxes(sk, -1, -2))
+    du = (np.matmul(u, f * ks + degenerate_nan(s, ks)
+                    + 0.5 * (k - np.conj(np.swapaxes(k, -1, -2))) * (e * sinv))
+          + (tv - np.matmul(u, np.matmul(uh, tv))) * sinv)
     thu = np.matmul(np.conj(np.swapaxes(t, -1, -2)), u)
-    dv = (np.matmul(v, f * (sk + np.conj(np.swapaxes(sk, -1, -2))))
-          + (thu - np.matmul(v, np.matmul(vh, thu))) / srow)
+    dv = (np.matmul(v, f * sk + degenerate_nan(s, sk))
+          + (thu - np.matmul(v, np.matmul(vh, thu))) * sinv)
     return record_like(ans, (du, np.real(np.diagonal(k, 0, -2, -1)),
                              np.conj(np.swapaxes(dv, -1, -2))))
 
@@ -165,7 +174,7 @@ defvjp(np.linalg.matrix_power, _matrix_power_vjp, None)
 defjvp(np.linalg.matrix_power, _matrix_power_jvp, None)
 
 # --- helpers of s2s_runtime.linalg ------------------------------------------------------
-defnondiff(half_lower_mask, strict_lower_mask, eye_like)
+defnondiff(half_lower_mask, strict_lower_mask, eye_like, degenerate_nan)
 # as_columns / from_columns: linear in v, each other's transpose; b gives only a shape
 defvjp(as_columns, lambda ct, out, v, b: from_columns(ct, b), lambda ct, out, v, b: zeros_like(b))
 defjvp(as_columns, lambda tan, out, v, b: as_columns(tan, b),

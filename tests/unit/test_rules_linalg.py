@@ -305,3 +305,17 @@ def test_norm_second_derivatives(dtype):
         check_second_order(lambda x: np.sum(np.linalg.norm(x, ord_, axis=1) ** 2), m, rng)
     check_second_order(lambda x: np.sum(np.linalg.norm(x, 2, axis=(0, 1), keepdims=True) ** 3),
                        m, rng)
+
+
+def test_repeated_eigenvalues_and_singular_values():
+    # functions of the eigen/singular values alone keep exact gradients at a repeated value;
+    # what needs an eigenvector's derivative there (it does not exist) is NaN, never a number
+    eye = np.eye(3)
+    np.testing.assert_array_equal(s2s.grad(lambda a: np.sum(np.linalg.eigh(a)[0] ** 2))(eye),
+                                  2 * eye)   # d tr(A^2) = 2 A
+    np.testing.assert_array_equal(s2s.grad(lambda a: np.sum(np.linalg.svd(a)[1]))(eye), eye)
+    np.testing.assert_array_equal(
+        s2s.grad(lambda a: np.sum(np.abs(np.linalg.eig(a)[0]) ** 2))(2 * eye), 4 * eye)
+    with np.errstate(invalid="ignore"):
+        g = s2s.grad(lambda a: np.sum(np.linalg.eigh(a)[1][:, 0] * np.arange(3)))(eye)
+    assert np.isnan(g).any()
