@@ -177,3 +177,19 @@ from . import custom_checks  # noqa: E402
 from .custom_checks import check_bwd_output, check_fwd_output, check_jvp_output  # noqa: E402
 
 __all__ += ["check_bwd_output", "check_fwd_output", "check_jvp_output"]
+
+from . import linalg  # noqa: E402
+from .linalg import (  # noqa: E402
+    as_columns, cond_ord, conj_lower, degenerate_nan, eye_like, multi_dot_jvp, multi_dot_jvp2, multi_dot_vjp,
+    multi_dot_vjp_dx, fft_axes, fft_last_axis, fft_rest_axes, fft_size,
+    fit_to, flat_axes, from_columns, half_lower_mask, irfft_weights, nonempty_or_zeros,
+    nonempty_or_zeros_t, qr_checked, rfftn_sizes, strict_lower_mask, svd_checked,
+    swapped_norm, tensorinv_shapes, tensorsolve_matrix, tensorsolve_matrix_t, unflat_axes,
+)
+
+__all__ += ["as_columns", "cond_ord", "conj_lower", "degenerate_nan", "multi_dot_jvp", "multi_dot_jvp2",
+            "multi_dot_vjp", "multi_dot_vjp_dx", "eye_like", "fft_axes", "fft_last_axis",
+            "fft_rest_axes", "fft_size", "fit_to", "flat_axes", "from_columns", "unflat_axes",
+            "nonempty_or_zeros", "nonempty_or_zeros_t", "swapped_norm", "tensorinv_shapes",
+            "tensorsolve_matrix", "tensorsolve_matrix_t", "irfft_weights", "rfftn_sizes",
+            "half_lower_mask", "qr_checked", "strict_lower_mask", "svd_checked"]

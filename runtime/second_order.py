@@ -30,7 +30,7 @@ from .adjoint import unbroadcast, zeros_like
 from .jvps_arrays import _exclusive_prod, average_jvp
 from .shape_vjps import _linspace_weights
 from .vjps import (_avg_weights, _axes, _expand, _fit, _no_where, _norm_layout, _revcumsum,
-                   dot_vjp, inner_vjp, norm_vjp, tensordot_vjp)
+                   _share, dot_vjp, inner_vjp, norm_vjp, tensordot_vjp)
 
 
 # --- small utilities ---------------------------------------------------------------------
@@ -213,8 +213,10 @@ def norm_vjp_dx(g, ans, x, t, ord=None, axis=None, keepdims=False):
     * other ``p``: ``c = |x|^(p-2) conj(x) / n^(p-1)``, so ``dc = ((p-2) Re(conj(u) t)
       conj(u) + conj(t)) |x|^(p-2) / n^(p-1)`` with ``u = x/|x|``: ``(p-1) |x|^(p-2) t /
       n^(p-1)`` for real ``x``;
-    * ord 0, 1, inf, -inf and the matrix norms 1, -1, inf, -inf: ``c`` is piecewise
-      constant, ``dc = 0``;
+    * ord 0: ``dc = 0``; ord 1, inf, -inf and the matrix norms 1, -1, inf, -inf:
+      ``c = mask sgn(x)`` with a piecewise constant mask (the extreme entries, columns,
+      rows), so ``dc = mask dsgn(x)``: 0 for real ``x``, ``(conj(t) - conj(u) Re(conj(u)
+      t)) / |x|`` for complex ``x`` (``|z|`` is not piecewise linear on C);
     * 'nuc': ``c = conj(U V^H)``, 2 / -2: ``c = conj(u_k v_k^H)`` (largest / smallest
       singular pair): ``dc`` from the derivatives of the SVD.
 
@@ -232,8 +234,12 @@ def norm_vjp_dx(g, ans, x, t, ord=None, axis=None, keepdims=False):
         safe = np.where(nE == 0, 1, nE)
         if p == 2:
             d = np.where(nE == 0, 0, np.conj(tt) / safe)
-        elif p in (0, 1, np.inf, -np.inf):
+        elif p == 0:
             d = np.zeros(xa.shape)
+        elif p == 1:
+            d = _d_sgn(xa, tt)
+        elif p in (np.inf, -np.inf):
+            d = _share(np.abs(xa), nE, axis) * _d_sgn(xa, tt)
         else:
             p = float(p)
             ax = np.abs(xa)
@@ -254,11 +260,27 @@ def norm_vjp_dx(g, ans, x, t, ord=None, axis=None, keepdims=False):
         d = np.conj(_d_polar(xm, tm))
     elif ord in (2, -2):
         d = np.conj(_d_singular_pair(xm, tm, 0 if ord == 2 else min(xm.shape[-2:]) - 1))
-    elif ord in (1, -1, np.inf, -np.inf):
-        d = np.zeros(xm.shape)
+    elif ord in (1, -1):
+        nm = np.moveaxis(_expand(ans, nd, axis, keepdims), (r, c), (-2, -1))
+        d = _share(np.sum(np.abs(xm), -2, keepdims=True), nm, -1) * _d_sgn(xm, tm)
+    elif ord in (np.inf, -np.inf):
+        nm = np.moveaxis(_expand(ans, nd, axis, keepdims), (r, c), (-2, -1))
+        d = _share(np.sum(np.abs(xm), -1, keepdims=True), nm, -2) * _d_sgn(xm, tm)
     else:
         raise NotImplementedError(f"s2s: no derivative of a matrix norm with ord={ord!r}")
     return _fit(np.moveaxis(gm * d, (-2, -1), (r, c)), x)
+
+
+def _d_sgn(x, t):
+    """The derivative of ``sgn(x) = conj(x)/|x|`` along ``t``: 0 for real ``x`` (piecewise
+    constant), ``(conj(t) - conj(u) Re(conj(u) t)) / |x|`` with ``u = x/|x|`` for complex
+    ``x`` (0 at 0)."""
+    if not (np.iscomplexobj(x) or np.iscomplexobj(t)):
+        return np.zeros(np.shape(x))
+    ax = np.abs(x)
+    safe = np.where(ax == 0, 1, ax)
+    unit = np.where(ax == 0, 0, x / safe)
+    return np.where(ax == 0, 0, (np.conj(t) - np.conj(unit) * np.real(np.conj(unit) * t)) / safe)
 
 
 def _norm_dans_factor(ans, x, ord, axis, keepdims):

@@ -18,6 +18,7 @@ from .api import _normalise_argnums, _reverse_transform
 from .api_varargs import adapter, wants_adapter
 from .api_forward import _forward_of, jvp
 from .api_vjp import vjp
+from .api_complex import check_inputs, check_outputs
 from .ir.kinds import is_inexact_leaf
 
 
@@ -39,10 +40,12 @@ def _dtype(v):
     return np.result_type(v) if np.issubdtype(np.result_type(v), np.inexact) else np.float64
 
 
-def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
-    """The Jacobian of ``fun`` by forward mode, one JVP per input entry (JAX's ``jacfwd``)."""
+def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by forward mode, one JVP per input entry (JAX's ``jacfwd``;
+    ``holomorphic``: see ``api_complex``)."""
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        check_inputs("jacfwd", holomorphic, args, nums)
         tangents = [tree_map(rt.zeros_like, a) for a in args]
         out = None
         per_arg = []
@@ -58,6 +61,7 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
             per_arg.append((leaves, tree, cols))
         if out is None:
             out = fun(*args)[0] if has_aux else fun(*args)
+        check_outputs("jacfwd", holomorphic, out)
         out_leaves, out_tree = tree_flatten(out)
         jac = []
         for o, ol in enumerate(out_leaves):
@@ -82,12 +86,15 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
     return jacfun
 
 
-def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
-    """The Jacobian of ``fun`` by reverse mode, one VJP per output entry (JAX's ``jacrev``)."""
+def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by reverse mode, one VJP per output entry (JAX's ``jacrev``;
+    ``holomorphic``: see ``api_complex``)."""
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        check_inputs("jacrev", holomorphic, args, nums)
         res = vjp(fun, *args, has_aux=has_aux)
         out, pull = res[0], res[1]
+        check_outputs("jacrev", holomorphic, out)
         out_leaves, out_tree = tree_flatten(out)
         jac = []
         for o, ol in enumerate(out_leaves):
@@ -110,7 +117,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
     return jacfun
 
 
-def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
+def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
     """The Hessian of ``fun``: JAX's ``jacfwd(jacrev(fun))``, for any output.
 
     Forward mode over the generated reverse-mode code: the vjp function of
@@ -119,10 +126,12 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
     ``d/dx_j (J^T e_o)_i = d^2 fun_o / dx_i dx_j``.  Layout as JAX: for each
     output leaf, ``out.shape + in_i.shape + in_j.shape``, nested
     ``argnums``-tuple of input trees inside ``argnums``-tuple of input trees
-    (tuples only for tuple ``argnums``).  With ``has_aux``: ``(H, aux)``.
+    (tuples only for tuple ``argnums``).  With ``has_aux``: ``(H, aux)``.  ``holomorphic``:
+    JAX's checks of ``jacfwd(jacrev(fun))`` (``api_complex``).
     """
     def hessfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        check_inputs("jacfwd", holomorphic, args, nums)
         f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun  # *args: api_varargs
         transform = _reverse_transform(f, nums, has_aux, False, "vjp")
         values = transform._bind(args, {})
@@ -132,6 +141,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
         values = values[:n]
         result = fun(*args)
         out, aux = result if has_aux else (result, None)
+        check_outputs("jacrev", holomorphic, out)
         out_leaves, out_tree = tree_flatten(out)
         ins = [tree_flatten(args[i]) for i in nums]  # (leaves, tree) per differentiated arg
         push = _forward_of(gen, False)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from s2s_runtime import broadcast_like, clip_inside, unbroadcast
+from s2s_runtime import broadcast_like, cast_vjp, clip_inside, unbroadcast
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -138,11 +138,19 @@ defvjp(np.fabs, lambda g, ans, x: g * np.sign(x))
 defjvp(np.fabs, lambda t, ans, x: t * np.sign(x))
 defvjp(np.conjugate, lambda g, ans, x: unbroadcast(np.conj(g), x))
 defjvp(np.conjugate, lambda t, ans, x: np.conj(t))
-# JAX: real(z) pulls g back to g, imag(z) to -1j g (dropped again for real inputs)
-defvjp(np.real, lambda g, ans, val: unbroadcast(np.real(g), val))
+# JAX: real(z) pulls g back to g, imag(z) to -1j g, in val's dtype (complex g + 0j for a
+# complex val; the real part, so 0 for imag, for a real val)
+defvjp(np.real, lambda g, ans, val: cast_vjp(np.real(g), val))
 defjvp(np.real, lambda t, ans, val: np.real(t))
-defvjp(np.imag, lambda g, ans, val: unbroadcast(-1j * np.real(g), val))
+defvjp(np.imag, lambda g, ans, val: cast_vjp(-1j * np.real(g), val))
 defjvp(np.imag, lambda t, ans, val: np.imag(t))
+# angle(z) = atan2(Im z, Re z): d angle = Im(conj(z) dz) / |z|^2 (0 for real z; 0 at 0);
+# z_bar = -1j Re(g) conj(z) / |z|^2 (JAX's conjugate convention), times 180/pi if deg
+defvjp(np.angle, lambda g, ans, z, deg=False: cast_vjp(
+    -1j * np.real(g) * np.conj(z) / np.where(z == 0, 1.0, np.real(z * np.conj(z)))
+    * (1.0 + deg * (180.0 / np.pi - 1.0)), z))
+defjvp(np.angle, lambda t, ans, z, deg=False: np.imag(np.conj(z) * t)
+       / np.where(z == 0, 1.0, np.real(z * np.conj(z))) * (1.0 + deg * (180.0 / np.pi - 1.0)))
 defvjp(np.deg2rad, lambda g, ans, x: g * (np.pi / 180))
 defjvp(np.deg2rad, lambda t, ans, x: t * (np.pi / 180))
 defvjp(np.rad2deg, lambda g, ans, x: g * (180 / np.pi))

@@ -129,7 +129,7 @@ NP_UNARY = [np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np
             np.arcsinh, np.arccosh, np.arctanh, np.exp, np.exp2, np.expm1, np.log, np.log1p,
             np.log2, np.log10, np.sqrt, np.cbrt, np.square, np.reciprocal, np.negative,
             np.positive, np.absolute, np.fabs, np.conjugate, np.real, np.imag, np.deg2rad,
-            np.rad2deg, np.sinc]
+            np.rad2deg, np.sinc, np.angle]
 MATH_UNARY = [math.sin, math.cos, math.tan, math.asin, math.acos, math.atan, math.sinh, math.cosh,
               math.tanh, math.asinh, math.acosh, math.atanh, math.exp, math.expm1, math.log,
               math.log1p, math.log2, math.log10, math.sqrt, math.erf, math.erfc, math.fabs,

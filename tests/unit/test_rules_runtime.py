@@ -26,7 +26,6 @@ NO_RULE_YET = {
     "add_jvp": "third order only; refuses containers (forward mode sums contributions with +)",
     "prod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, not written",
     "var_jvp": "JVP helper (reverse or forward over forward code): not written",
-    "norm_jvp": "JVP helper (reverse or forward over forward code): non-linear in x, not written",
     "cumprod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, "
                    "not written",
     "average_jvp": "JVP helper (reverse or forward over forward code): non-linear in weights, "
@@ -38,7 +37,8 @@ NO_RULE_YET.update({name: "third order only (called by the second-order rules of
     "prod_hvp", "cumprod_hvp", "norm_vjp_dx", "norm_vjp_dans", "norm_vjp_dans_transpose",
     "dot_vjp_jvp", "dot_vjp_vjp", "dot_vjp_transpose", "inner_vjp_jvp", "inner_vjp_vjp",
     "inner_vjp_transpose", "tensordot_vjp_jvp", "tensordot_vjp_vjp", "tensordot_vjp_transpose",
-    "linspace_vjp_transpose", "average_vjp_jvp", "average_vjp_vjp", "average_vjp_transpose")})
+    "linspace_vjp_transpose", "average_vjp_jvp", "average_vjp_vjp", "average_vjp_transpose",
+    "multi_dot_vjp_dx", "multi_dot_jvp2")})
 
 RNG = np.random.default_rng(0)
 EPS = 1e-6

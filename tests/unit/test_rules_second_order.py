@@ -105,8 +105,11 @@ def _complex_cases():
         out.append((rt.norm_vjp, (rn(), np.linalg.norm(m, ord), m, ord), [0, 1, 2]))
         out.append((rt.norm_vjp, (rn(2), np.linalg.norm(b3, ord, (1, 2)), b3, ord, (1, 2)),
                     [0, 1, 2]))
-    for ord in (1, np.inf):  # piecewise constant factor: only g
-        out.append((rt.norm_vjp, (rn(), np.linalg.norm(v, ord), v, ord), [0]))
+    # complex x: the factor sgn(x) = conj(x)/|x| of ord 1 is not piecewise constant.  (The
+    # factors of inf and the matrix 1/inf norms also mask the extreme entries by equality
+    # with the norm, which finite differences in x at a fixed norm break: their x-derivative
+    # is tested in total, through grad, in tests/unit/test_rules_linalg.py.)
+    out.append((rt.norm_vjp, (rn(), np.linalg.norm(v, 1), v, 1), [0, 1, 2]))
     for which in (0, 1):
         a, b = cn(2, 3), cn(3, 4)
         out += [(rt.dot_vjp, (cn(2, 4), a, b, which), [0, 1, 2]),

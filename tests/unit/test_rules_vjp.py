@@ -347,7 +347,7 @@ NP_UNARY = [np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np
             np.arcsinh, np.arccosh, np.arctanh, np.exp, np.exp2, np.expm1, np.log, np.log1p,
             np.log2, np.log10, np.sqrt, np.cbrt, np.square, np.reciprocal, np.negative,
             np.positive, np.absolute, np.fabs, np.conjugate, np.real, np.imag, np.deg2rad,
-            np.rad2deg, np.sinc]
+            np.rad2deg, np.sinc, np.angle]
 MATH_UNARY = [math.sin, math.cos, math.tan, math.asin, math.acos, math.atan, math.sinh, math.cosh,
               math.tanh, math.asinh, math.acosh, math.atanh, math.exp, math.expm1, math.log,
               math.log1p, math.log2, math.log10, math.sqrt, math.erf, math.erfc, math.fabs,
@@ -411,7 +411,10 @@ def test_elementwise_vjp_matches_finite_differences(case):
 #: tests/unit/test_rules_runtime.py; index writes: tests/unit/test_rules_index_writes.py)
 TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.index_writes",
                     "s2s.rules.custom_checks",  # tests/unit/test_rules_custom_checks.py
-                    "s2s.rules.containers"}  # tests/unit/test_rules_containers.py
+                    "s2s.rules.containers",  # tests/unit/test_rules_containers.py
+                    # tests/unit/test_rules_linalg.py, test_rules_fft.py
+                    "s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft",
+                    "s2s.rules.linalg_api", "s2s.rules.linalg_lstsq"}
 ALL = [r for r in all_rules() if not r.nondiff
        and getattr(next(t for t in r.vjps if t is not None), "__module__", "")
        not in TESTED_ELSEWHERE]
