@@ -149,6 +149,14 @@ class _Custom:
     def describe(self) -> str:
         return f"{self.kind} function {self.name!r}"
 
+    def _check_first_rule(self, has_rule: bool) -> None:
+        """A rule is set once: the code s2s generates (and caches) calls the rule it was
+        generated with, so a replaced rule would be silently ignored there."""
+        if has_rule:
+            raise CustomRuleError(
+                f"{self.describe()} already has a rule; s2s keeps the code it generated "
+                "with that rule, so a rule cannot be replaced: decorate a new function")
+
     def __repr__(self):
         return f"<{self.describe()}>"
 
@@ -207,6 +215,7 @@ class custom_jvp(_Custom):
                                   "s2s passes zeros for inputs without a tangent")
         from .custom_calls import JVPRuleCall, JVPTranspose
 
+        self._check_first_rule(self.jvp is not None)
         self.jvp = jvp
         self._tangent_map = None  # made anew for this rule (custom_transpose.py)
         self.jvp_call = JVPRuleCall(self)
@@ -230,6 +239,7 @@ class custom_vjp(_Custom):
             raise CustomRuleError("custom_vjp.defvjp(symbolic_zeros=True) is not supported")
         from .custom_calls import VJPBwdCall, VJPFwdCall, VJPOutCall
 
+        self._check_first_rule(self.fwd is not None)
         self.fwd, self.bwd = fwd, bwd
         self.fwd_call = VJPFwdCall(self)
         self.out_call = VJPOutCall(self)

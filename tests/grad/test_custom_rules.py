@@ -577,3 +577,35 @@ def test_true_rules_in_a_program_match_finite_differences(i):
         gfun = s2s.grad(prog)
         fd_hv = (gfun(x0 + 1e-6 * v) - gfun(x0 - 1e-6 * v)) / 2e-6
         assert np.allclose(hv, fd_hv, rtol=1e-5, atol=1e-7)
+
+
+def test_a_rule_is_set_once():
+    """Generated code keeps the rule it was made with: replacing a rule is an error,
+    never a silently stale derivative."""
+    from s2s.custom import CustomRuleError
+
+    f = s2s.custom_vjp(_replaced_rule_primal)
+    f.defvjp(_replaced_rule_fwd, _replaced_rule_bwd)
+    assert s2s.grad(f)(2.0) == 3.0
+    with pytest.raises(CustomRuleError, match="already has a rule"):
+        f.defvjp(_replaced_rule_fwd, _replaced_rule_bwd)
+    g = s2s.custom_jvp(_replaced_rule_primal)
+    g.defjvp(_replaced_rule_jvp)
+    with pytest.raises(CustomRuleError, match="already has a rule"):
+        g.defjvp(_replaced_rule_jvp)
+
+
+def _replaced_rule_primal(x):
+    return x * x
+
+
+def _replaced_rule_fwd(x):
+    return x * x, x
+
+
+def _replaced_rule_bwd(x, g):
+    return (3.0 * g,)
+
+
+def _replaced_rule_jvp(primals, tangents):
+    return primals[0] * primals[0], 2.0 * primals[0] * tangents[0]
