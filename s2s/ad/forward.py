@@ -40,6 +40,7 @@ from ..rules.templates import instantiate
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .inplace import VIEW_OPS
+from .remat import is_remat_call, remat_tangent
 from ..passes.argument_loops import argument_loops
 from ..passes.loop_ranges import range_loops
 
@@ -266,6 +267,8 @@ class Forward:
             t = self.temp()
             out.append(ir.Assign(t, ir.Call(v.fn, tuple(dots)), loc))
             return t
+        if is_remat_call(v):  # a checkpointed function: its jvp
+            return remat_tangent(self, v, ans, loc, out)
         rule = lookup(v.fn)
         if v.fn is build.call_method or rule is None:
             raise NoRuleError(f"no derivative rule for {describe(v.fn)}, and no Python "

@@ -40,6 +40,7 @@ from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from .analysis import backward_needed, defined_before, may_be_none
 from .dict_reads import EntryAdjoints
 from .prepare import BodyPreparation
+from .remat import is_remat_call, remat_adjoint
 from .scalars import scalar_tuples
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
@@ -225,6 +226,8 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
                     out.append(ir.Assign(t, ir.Call(operator.getitem, (g, k)), loc))
                     self.accumulate(a, t, have, out, loc)
             return
+        if is_remat_call(v):  # a checkpointed function: recomputed in the adjoint
+            return remat_adjoint(self, s, g, have, out, loc)
         rule = lookup(v.fn)
         if v.fn is build.call_method:
             name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
