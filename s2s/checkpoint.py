@@ -5,6 +5,7 @@ PLACEHOLDER DOCSTRING
 from __future__ import annotations
 
 from .remat import Remat
+from .remat_loop import checkpoint_loop  # noqa: F401  (public)
 
 
 def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):

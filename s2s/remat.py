@@ -68,6 +68,7 @@ class Remat:
             ch if ch.isalnum() else "_" for ch in f"checkpoint_{base}")
         self.__doc__ = getattr(fun, "__doc__", None)
         self._pullback = self._pushforward = None
+        self._checked = False
         defopaque(self)  # pure to every pass; the transforms differentiate it (ad/remat.py)
 
     def __repr__(self) -> str:
@@ -79,6 +80,18 @@ class Remat:
     def resolve(self, args) -> Tuple[object, Dict]:
         """``(callable, keyword-only values)`` this stands for at ``args``."""
         return self.fun, {}
+
+    def check_replayable(self) -> None:
+        """Raise if running the function again could differ from its first run
+        (``passes/replay.py``); checked once, when reverse mode first meets a call."""
+        if self._checked or not inspect.isfunction(self.fun):
+            return
+        from . import pipeline
+        from .passes.replay import check_replayable
+
+        check_replayable(pipeline.front(self.fun).func.body, set(),
+                         f"the checkpointed function {self.fun.__name__}")
+        self._checked = True
 
     def signature(self) -> inspect.Signature:
         return inspect.signature(self.fun)

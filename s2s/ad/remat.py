@@ -54,6 +54,7 @@ def remat_adjoint(rev, s: ir.Assign, g: ir.Atom, have, out: List, loc) -> None:
     """The adjoint of ``s`` (``y = f_ckpt(...)``), whose cotangent is ``g``, for ``rev``
     (a ``Reverse``)."""
     remat = s.value.fn
+    remat.check_replayable()
     args = positional_atoms(s.value, s.loc)
     wanted = [i for i, a in enumerate(args)
               if is_in(a, rev.relevant) and i not in remat.static_argnums]
