@@ -55,6 +55,18 @@ def ir_callable(func: ir.Function) -> IRCallable:
     return c
 
 
+def _rule_signature(fun):
+    """``(_g, _ans, *fun's parameters)``: what lets ``grad(checkpoint(f))`` take the
+    checkpointed function directly (``pipeline.primitive_signature``); None if
+    ``fun`` has no plain Python signature."""
+    if not inspect.isfunction(fun):
+        return None
+    sig = inspect.signature(fun)
+    roles = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
+             for n in ("_g", "_ans")]
+    return sig.replace(parameters=roles + list(sig.parameters.values()))
+
+
 class Remat:
     """``f`` under ``checkpoint``: see the module docstring."""
 
@@ -69,7 +81,8 @@ class Remat:
         self.__doc__ = getattr(fun, "__doc__", None)
         self._pullback = self._pushforward = None
         self._checked = False
-        defopaque(self)  # pure to every pass; the transforms differentiate it (ad/remat.py)
+        # pure to every pass; the transforms differentiate it (ad/remat.py)
+        defopaque(self, signature=_rule_signature(fun))
 
     def __repr__(self) -> str:
         return f"<s2s.checkpoint of {getattr(self.fun, '__qualname__', self.fun)!r}>"
@@ -131,8 +144,7 @@ class Remat:
             return (None,) * len(args)
         t, values, nums = self.vjp_transform(args)
         if _has_none(ct):  # a part of the output nobody used: its cotangent is zero
-            fun, kw = self.resolve(args)
-            ct = rt.densify(ct, fun(*args, **kw))
+            ct = rt.densify(ct, self(*args))
         _, grads = t.run(values, extra=(ct,))
         out = [None] * len(args)
         for i, g in zip(nums, grads):

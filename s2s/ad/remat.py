@@ -31,10 +31,11 @@ def is_remat_call(v) -> bool:
 def positional_atoms(v: ir.Call, loc) -> List[ir.Atom]:
     """The call's arguments as one atom per positional parameter of the function
     (keywords and defaults bound by its signature)."""
-    if not v.kwargs:
-        return list(v.args)
     try:
         sig = v.fn.signature()
+    except (TypeError, ValueError):  # a companion (pullback, pushforward): positional
+        return list(v.args)
+    try:
         bound = sig.bind(*v.args, **dict(v.kwargs))
     except TypeError as exc:
         raise unsupported(f"this call of the checkpointed {v.fn.fun.__name__}: {exc}", loc)

@@ -120,10 +120,12 @@ def defnondiff(*fns, container_result=False):
         _KEEPALIVE.append(fn)
 
 
-def defopaque(fn, container_result=True):
+def defopaque(fn, container_result=True, signature=None):
     """Register ``fn`` as a pure primitive without templates whose derivatives the
-    transforms build themselves (a checkpointed call, ``s2s/remat.py``)."""
-    _RULES[_key(fn)] = Rule(fn, (), nondiff=False, container_result=container_result)
+    transforms build themselves (a checkpointed call, ``s2s/remat.py``); ``signature``
+    (``(g, ans, *params)`` like a template's) lets a transform take ``fn`` directly."""
+    _RULES[_key(fn)] = Rule(fn, (), nondiff=False, container_result=container_result,
+                            signature=signature)
     _KEEPALIVE.append(fn)
 
 
