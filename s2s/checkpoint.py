@@ -109,5 +109,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     return Remat(fun, tuple(static_argnums))
 
 
+__all__ = ["checkpoint", "remat", "checkpoint_loop", "checkpoint_policies"]
+
 checkpoint._s2s_static_factory = True  # checkpoint(f)(x) in code: made while lowering
 remat = checkpoint

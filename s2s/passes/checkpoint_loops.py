@@ -75,6 +75,12 @@ def _jumps(body) -> ir.Stmt:
     return None
 
 
+def _index_written(body) -> Set[str]:
+    """Names ``body`` writes into in place (``y = index_set(y, i, v)``)."""
+    return {x.target.name for x in ir.walk(list(body)) if isinstance(x, ir.Assign)
+            and isinstance(x.value, ir.Call) and x.value.fn is rt.index_set}
+
+
 class _Extraction:
     def __init__(self, fn: ir.Function, marks: Dict[str, ir.Assign]):
         self.fn, self.marks = fn, marks
@@ -90,6 +96,9 @@ class _Extraction:
     def block(self, stmts) -> List:
         out = []
         for s in stmts:
+            if isinstance(s, ir.Assign) and s.target.name in self.marks \
+                    and self.counts.get(s.target.name) == 1:
+                continue  # read by its loop alone, which becomes the call
             if isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and s.iter.name in self.marks:
                 out += self.extract(s, self.marks[s.iter.name])
                 continue
@@ -102,12 +111,20 @@ class _Extraction:
         what = "a checkpointed loop"
         jump = _jumps(s.body)
         if jump is not None:
-            raise unsupported(f"'{type(jump).__name__.lower()}' inside {what}", jump.loc,
+            kind = type(jump).__name__.lower()
+            if jump.loc.text.strip().startswith("return"):  # made a break by single_exit
+                kind = "return"
+            raise unsupported(f"'{kind}' inside {what}", jump.loc,
                               "its trip count must be its range's; write the test into "
                               "the body instead")
         if s.orelse:
             raise unsupported(f"'else:' on {what}", loc)
-        levels = dict(mark.value.kwargs).get("levels", ir.Const(2))
+        call = mark.value
+        levels = call.args[1] if len(call.args) == 2 else dict(call.kwargs).get(
+            "levels", ir.Const(2))
+        if not call.args or len(call.args) > 2:
+            raise unsupported("checkpoint_loop(...) without its range as the first "
+                              "positional argument", mark.loc)
         body = list(s.body)
         defs = _defs(body) - {s.target.name}
         inside = ir.use_counts([s])
@@ -126,6 +143,11 @@ class _Extraction:
         if s.target.name in outside and self.def_counts[s.target.name] == 1:
             raise unsupported(f"the loop variable '{s.target.name}' of {what} read after "
                               "the loop", loc)
+        written = _index_written(body)
+        for n in sorted(written & set(state) & self.params):
+            raise unsupported(f"in-place write into the argument '{n}' inside {what}", loc,
+                              f"the caller's array would change; write {n} = {n}.copy() "
+                              "before the loop")
         reads = sorted(_uses(body) - defs - {s.target.name})
         check_replayable(body, set(state), what)
         segment = self.segment(s, body, state, reads)
@@ -140,8 +162,7 @@ class _Extraction:
         loc = replace(s.loc, derived=True)
         bounds = [ir.Var(self.names.fresh(n)) for n in ("lo", "hi", "st", "levels")]
         rng, out = ir.Var(self.names.temp()), ir.Var(self.names.temp())
-        written = {x.target.name for x in ir.walk(body) if isinstance(x, ir.Assign)
-                   and isinstance(x.value, ir.Call) and x.value.fn is rt.index_set}
+        written = _index_written(body)
         stmts = [ir.Assign(ir.Var(n), ir.Call(rt.owned, (ir.Var(n),)), loc)
                  for n in state if n in written]
         stmts += [ir.Assign(rng, ir.Call(range, tuple(bounds[:3])), loc),
@@ -157,9 +178,6 @@ class _Extraction:
 
     def call(self, s, mark, segment, state, reads, levels) -> List:
         loc = s.loc
-        if len(mark.value.args) != 1:
-            raise unsupported("checkpoint_loop(...) without its range as the one positional "
-                              "argument", mark.loc)
         remat = LoopRemat(segment, len(state), segment.name)
         b, t = ir.Var(self.names.temp()), ir.Var(self.names.temp())
         bounds = [ir.Var(self.names.fresh(n)) for n in ("lo", "hi", "st", "levels")]
