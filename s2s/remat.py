@@ -81,6 +81,7 @@ class Remat:
         self.__doc__ = getattr(fun, "__doc__", None)
         self._pullback = self._pushforward = None
         self._checked = False
+        self._fixed = {}  # number of arguments -> (vjp transform, argnums), see vjp_transform
         # pure to every pass; the transforms differentiate it (ad/remat.py)
         defopaque(self, signature=_rule_signature(fun))
 
@@ -131,18 +132,22 @@ class Remat:
         non-static positional arguments differentiated) and the values to run it on."""
         from .api import _reverse_transform
 
+        fixed = self._fixed.get(len(args))  # the function is the same at any kinds
+        if fixed is not None:
+            return fixed[0], list(args), fixed[1]
         fun, kw = self.resolve(args)
         nums = self.argnums(len(args))
-        t = _reverse_transform(fun, nums, False, False, "vjp")
+        t = _reverse_transform(fun, nums, False, False, "vjp") if nums else None
+        if type(self) is Remat or isinstance(self, _FixedFunction):
+            self._fixed[len(args)] = (t, nums)
         return t, list(args) + list(kw.values()), nums
 
     def vjp_call(self, args, ct) -> tuple:
         """One cotangent per argument (None for the static ones)."""
         args = tuple(args)
-        nums = self.argnums(len(args))
+        t, values, nums = self.vjp_transform(args)
         if not nums:
             return (None,) * len(args)
-        t, values, nums = self.vjp_transform(args)
         if _has_none(ct):  # a part of the output nobody used: its cotangent is zero
             ct = rt.densify(ct, self(*args))
         _, grads = t.run(values, extra=(ct,))
@@ -158,6 +163,10 @@ class Remat:
         tangents = [rt.zeros_like(a) if i in self.static_argnums else t
                     for i, (a, t) in enumerate(zip(args, tangents))]
         return _forward_of(fun, False)(tuple(args), tuple(tangents), kwonly=kw or None)
+
+
+class _FixedFunction:
+    """Marks a ``Remat`` subclass whose ``resolve`` gives the same function at any kinds."""
 
 
 class RematPullback(Remat):

@@ -29,7 +29,7 @@ import math
 
 import s2s_runtime as rt
 
-from .remat import Remat, RematPullback, _has_none, ir_callable
+from .remat import Remat, RematPullback, _FixedFunction, _has_none, ir_callable
 from .rules.registry import defnondiff
 
 
@@ -49,7 +49,7 @@ def range_bounds(r, levels=2):
     return r.start, r.stop, r.step, levels
 
 
-class LoopRemat(Remat):
+class LoopRemat(_FixedFunction, Remat):
     """``(lo, hi, step, levels, *state, *reads) -> (*state, *reads)`` of one
     checkpointed loop."""
 
