@@ -29,7 +29,8 @@ import math
 
 import s2s_runtime as rt
 
-from .remat import Remat, RematPullback, _FixedFunction, _has_none, ir_callable
+from .errors import S2SError
+from .remat import Remat, RematPullback, _FixedFunction, _has_none, _kinds, ir_callable
 from .rules.registry import defnondiff
 
 
@@ -107,6 +108,7 @@ class _Schedule:
         self.base, self.r, self.reads, self.width = base, r, reads, width
         self.levels = levels
         self.k = base.n_state
+        self.kinds = set()
 
     def bounds(self, p0: int, p1: int) -> tuple:
         r = self.r
@@ -114,7 +116,15 @@ class _Schedule:
 
     def sweep(self, p0: int, p1: int, state: tuple) -> tuple:
         """The state after positions ``p0 .. p1 - 1``, nothing recorded."""
-        return tuple(self.base(*self.bounds(p0, p1), *state, *self.reads)[:self.k])
+        out = tuple(self.base(*self.bounds(p0, p1), *state, *self.reads)[:self.k])
+        self.kinds.add(_kinds(out))
+        if len(self.kinds) > 2:  # each kind of state is code of its own
+            raise S2SError(
+                "the values a checkpointed loop carries from one iteration to the next "
+                "change their kind (structure, shape or dtype) as it runs, e.g. a list it "
+                "appends to; checkpoint_loop needs a state of fixed shape",
+                self.base.segment.loc)
+        return out
 
     def reverse(self, p0: int, p1: int, state: tuple, ct: tuple, level: int):
         """``(state_ct, reads_ct)`` at ``p0`` from ``ct`` (the state's cotangent at ``p1``,

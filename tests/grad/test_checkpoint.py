@@ -342,6 +342,27 @@ def test_checkpoints_nest():
     np.testing.assert_allclose(g2, fd_grad(plain, (0.4,)), rtol=1e-7)
 
 
+def _in_outer_loop(p, n, loop):
+    s = 0.5
+    for j in range(3):
+        for i in loop(range(n), 3):
+            s = s * p["w"] + np.sin(s) * p["b"]
+        s = s + j
+    return s
+
+
+def test_a_checkpointed_loop_inside_a_loop_with_dict_parameters():
+    p = {"w": 0.9, "b": 0.3}
+    g = s2s.grad(lambda p: _in_outer_loop(p, 20, s2s.checkpoint_loop))(p)
+    g0 = s2s.grad(lambda p: _in_outer_loop(p, 20, _plain_loop))(p)
+    assert sorted(g) == ["b", "w"]
+    for key in g:
+        np.testing.assert_allclose(g[key], g0[key], rtol=1e-12)
+    fd = fd_grad(lambda w, b: _in_outer_loop({"w": w, "b": b}, 20, _plain_loop), (0.9, 0.3),
+                 argnums=(0, 1))
+    np.testing.assert_allclose((g["w"], g["b"]), fd, rtol=1e-6)
+
+
 def _long_loop(x, k, n, loop):
     s = x
     v = 0.0
@@ -415,7 +436,38 @@ def _reads_loop_variable(x, n):
     return s * i
 
 
+def _writes_argument_in_loop(x, n):
+    for i in s2s.checkpoint_loop(range(n)):
+        x[i] = x[i] * 2.0
+    return np.sum(x)
+
+
+def _returns_in_loop(x, n):
+    for i in s2s.checkpoint_loop(range(n)):
+        x = x * 2.0
+        if x > 10.0:
+            return x
+    return x
+
+
+def _grows(x, n):
+    out = []
+    s = x
+    for i in s2s.checkpoint_loop(range(n)):
+        s = s * 0.9
+        out.append(s)
+    return sum(out)
+
+
+def test_a_state_that_changes_shape_is_an_error():
+    with pytest.raises(s2s.S2SError, match="fixed shape") as info:
+        s2s.grad(_grows)(1.0, 50)
+    assert "test_checkpoint.py:" in str(info.value)
+
+
 @pytest.mark.parametrize("fn, words", [
+    (_writes_argument_in_loop, "in-place write into the argument 'x' inside a checkpointed"),
+    (_returns_in_loop, "'return' inside a checkpointed loop"),
     (_breaks, "'break' inside a checkpointed loop"),
     (_first_assigned_inside, "'last', first assigned inside a checkpointed loop"),
     (_prints_in_loop, "print() inside a checkpointed loop"),
@@ -423,7 +475,7 @@ def _reads_loop_variable(x, n):
 ])
 def test_loops_the_schedule_cannot_take_are_errors(fn, words):
     with pytest.raises(UnsupportedSyntaxError) as info:
-        s2s.grad(fn)(1.0, 5)
+        s2s.grad(fn)(np.ones(5) if fn is _writes_argument_in_loop else 1.0, 5)
     assert words in str(info.value) and "test_checkpoint.py:" in str(info.value)
 
 
