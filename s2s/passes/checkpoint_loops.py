@@ -173,8 +173,11 @@ class _Extraction:
         params = tuple(ir.Param(v) for v in bounds) + tuple(
             ir.Param(ir.Var(n)) for n in state + reads)
         name = f"loop_{self.fn.name}_{s.loc.line}"
-        return ir.Function(name, params, tuple(stmts), s.loc,
-                           temps=self.fn.temps | {rng.name, out.name})
+        func = ir.Function(name, params, tuple(stmts), s.loc)
+        # the caller's temporaries that the segment mentions (a name the caller used as
+        # a temporary elsewhere would look like one to the segment's passes)
+        return replace(func, temps=frozenset(self.fn.temps & ir.all_names(func))
+                       | {rng.name, out.name})
 
     def call(self, s, mark, segment, state, reads, levels) -> List:
         loc = s.loc
