@@ -181,7 +181,10 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
                     self._assemble_entries(name, have, out, loc)
                 if name in have and name in self.relevant:
                     g = None
-                    if name in carried:  # consumed here; what reads it earlier adds anew
+                    # consumed here; what reads it earlier adds anew (a name a loop body
+                    # assigns twice too: its adjoint is renewed before a temporary whose
+                    # adjoint it stands for is read, e.g. the swap a, b = b, a)
+                    if name in carried or (self.loop_stack and self.def_counts[name] > 1):
                         g = self.temp()
                         out.append(ir.Assign(g, self.bar_of(name), loc))
                         have.discard(name)
@@ -369,6 +372,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
         backward_needed(body, needed, active)
         self.relevant = active & needed
         self.use_counts = ir.use_counts(body)
+        self.returned = {v.name for v in (value, aux) if isinstance(v, ir.Var)}
         self.def_counts = Counter(v.name for x in ir.walk(body) for v in ir.stmt_defs(x))
         self.aliasable: List[Set[str]] = [set()]
         self.template_results: Dict[str, bool] = {}
