@@ -485,3 +485,19 @@ def test_outside_reverse_mode_a_checkpointed_loop_runs_as_written():
         s2s.checkpoint_loop([1, 2, 3])
     with pytest.raises(ValueError, match="levels"):
         s2s.checkpoint_loop(range(3), levels=0)
+
+
+def test_generated_code_is_deterministic():
+    from s2s import pipeline
+    from s2s.api import _ReverseTransform
+    from s2s.emit.python import emit_function
+
+    def text(fn, values):
+        t = _ReverseTransform(fn, (0, 1), False, False, "grad")
+        return emit_function(t.specialised(values)).source
+
+    for fn, values, name in ((LOOPS[0], [X, 0.5, 9], "_checkpoint_loop_oscillator_"),
+                             (CK[1], [np.array([0.3, 0.2]), 0.8], "_checkpoint_pair_vjp(")):
+        first = text(fn, values)
+        pipeline._FRONT.pop(fn, None)  # lowered afresh: new checkpoint objects, same text
+        assert text(fn, values) == first and name in first
