@@ -10,10 +10,13 @@ from .api_forward import jvp
 from .api_jacobian import hessian, jacfwd, jacrev
 from .api_vjp import linearize, vjp
 from .custom import custom_jvp, custom_vjp
+from .checkpoint import checkpoint, checkpoint_loop, checkpoint_policies, remat
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp", "tree_util", "S2SError", "UnsupportedSyntaxError",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian",
+           "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_loop",
+           "checkpoint_policies", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]

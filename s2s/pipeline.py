@@ -20,6 +20,7 @@ from .emit.python import Emitted, emit_function
 from .frontend.lower import lower_with_statics, statics_unchanged
 from .frontend.scope import FreeVar
 from .ir import nodes as ir
+from .passes.checkpoint_loops import checkpointed_loops
 from .passes.containers import functional_containers
 from .passes.copyprop import copy_propagate
 from .passes.negations import fold_negations
@@ -219,7 +220,7 @@ def expanded(fr: Front, arguments: Dict) -> Front:
 
 def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_aux=False,
             holomorphic=False, returns="grad", single=True, name=None) -> ir.Function:
-    func = copy_propagate(to_ssa(writes_as_values(fr.func)))
+    func = copy_propagate(to_ssa(checkpointed_loops(writes_as_values(fr.func))))
     name = name or f"{returns}_{fr.func.name}"
     out = Reverse(func, wrt, info, has_aux, holomorphic).build(returns, name, single)
     return dce(fold_negations(out))
@@ -228,7 +229,7 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
 def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
                   has_aux=False, single=False, name=None):
     """``(fwd, bwd)`` IR of the vjp of ``fr`` with explicit residuals (``ad.split``)."""
-    func = copy_propagate(to_ssa(writes_as_values(fr.func)))
+    func = copy_propagate(to_ssa(checkpointed_loops(writes_as_values(fr.func))))
     name = name or f"vjp_{fr.func.name}"
     rev = Reverse(func, wrt, info, has_aux, False)
     rev.build("vjp", name, single)

@@ -41,6 +41,7 @@ from ..frontend.desugar import PLAIN_OF_INPLACE
 from .common import check_no_opaque_mutation, describe, expr_active, is_in
 from . import custom_rules
 from .inplace import VIEW_OPS
+from .remat import is_remat_call, remat_tangent
 from ..passes.argument_loops import argument_loops
 from ..passes.loop_ranges import range_loops
 
@@ -269,6 +270,8 @@ class Forward:
             return t
         if custom_rules.is_custom(v.fn):  # custom_jvp: the user's rule (custom_vjp: error)
             return custom_rules.tangent(self, v, ans, loc, out)
+        if is_remat_call(v):  # a checkpointed function: its jvp
+            return remat_tangent(self, v, ans, loc, out)
         rule = lookup(v.fn)
         if v.fn is build.call_method or rule is None:
             raise NoRuleError(f"no derivative rule for {describe(v.fn)}, and no Python "

@@ -195,6 +195,7 @@ class LoopAdjoints:
         read after it: their adjoints live within one iteration."""
         inside = ir.use_counts([s])
         outside = {n for n, c in self.use_counts.items() if c > inside.get(n, 0)}
+        outside |= self.returned  # read by the return, which the body no longer holds
         target = {s.target.name} if isinstance(s, ir.For) else set()
         return defs - _read_first(_loop_stmts(s)) - outside - target
 

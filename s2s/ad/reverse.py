@@ -41,6 +41,7 @@ from . import custom_rules
 from .analysis import backward_needed, defined_before, may_be_none
 from .dict_reads import EntryAdjoints
 from .prepare import BodyPreparation
+from .remat import is_remat_call, remat_adjoint
 from .scalars import scalar_tuples
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
@@ -189,7 +190,10 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
                     self._assemble_entries(name, have, out, loc)
                 if name in have and name in self.relevant:
                     g = None
-                    if name in carried:  # consumed here; what reads it earlier adds anew
+                    # consumed here; what reads it earlier adds anew (a name a loop body
+                    # assigns twice too: its adjoint is renewed before a temporary whose
+                    # adjoint it stands for is read, e.g. the swap a, b = b, a)
+                    if name in carried or (self.loop_stack and self.def_counts[name] > 1):
                         g = self.temp()
                         out.append(ir.Assign(g, self.bar_of(name), loc))
                         have.discard(name)
@@ -236,6 +240,8 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
             return
         if custom_rules.is_custom(v.fn):  # custom_jvp / custom_vjp: the user's rule
             return custom_rules.adjoint(self, s, g, have, out, loc)
+        if is_remat_call(v):  # a checkpointed function: recomputed in the adjoint
+            return remat_adjoint(self, s, g, have, out, loc)
         rule = lookup(v.fn)
         if v.fn is build.call_method:
             name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
@@ -379,6 +385,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
         backward_needed(body, needed, active)
         self.relevant = active & needed
         self.use_counts = ir.use_counts(body)
+        self.returned = {v.name for v in (value, aux) if isinstance(v, ir.Var)}
         self.def_counts = Counter(v.name for x in ir.walk(body) for v in ir.stmt_defs(x))
         self.aliasable: List[Set[str]] = [set()]
         self.template_results: Dict[str, bool] = {}

@@ -120,7 +120,16 @@ def defnondiff(*fns, container_result=False):
         _KEEPALIVE.append(fn)
 
 
+def defopaque(fn, container_result=True, signature=None):
+    """Register ``fn`` as a pure primitive without templates whose derivatives the
+    transforms build themselves (a checkpointed call, ``s2s/remat.py``); ``signature``
+    (``(g, ans, *params)`` like a template's) lets a transform take ``fn`` directly."""
+    _RULES[_key(fn)] = Rule(fn, (), nondiff=False, container_result=container_result,
+                            signature=signature)
+    _KEEPALIVE.append(fn)
+
+
 def all_rules():
-    """Every registered rule (for ``s2s rules`` and coverage tests)."""
+    """Every registered rule (for ``s2s rules`` and coverage tests), ``defopaque``'s aside."""
     from . import _load_all  # noqa: F401  (make sure every rule module ran)
-    return list(_RULES.values())
+    return [r for r in _RULES.values() if r.nondiff or r.vjps]
