@@ -15,3 +15,7 @@ __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]
+
+from .api_jit import jit  # noqa: E402  (the LLVM backend; compiled lazily)
+
+__all__.append("jit")

@@ -1,0 +1,118 @@
+"""``s2s.jit``: compile a function (or a generated derivative) to native code.
+
+``jit(f)`` returns a ``Jitted`` callable that specialises on the types of its
+arguments (``backend.llvm.types.value_type``: float64/float32/int64/bool/
+complex128 scalars, numpy arrays of those dtypes of any ndim and layout,
+tuples of them), compiles the IR s2s makes of ``f`` for each new signature
+(``backend.llvm``) and keeps it in memory.  ``f`` may be a plain function, a
+transform (``grad(f)``, ``value_and_grad(f)``: the generated derivative code
+is compiled) or a generated function (a ``vjp`` pullback).  Code outside the
+compiled subset raises ``UnsupportedSyntaxError`` naming the construct and
+the line; it never falls back to Python.
+"""
+from __future__ import annotations
+
+import inspect
+
+from . import pipeline
+from .api import _ReverseTransform, _signature
+from .errors import UnsupportedSyntaxError
+from .ir.kinds import kind_of
+
+
+class Jitted:
+    def __init__(self, fn, boundscheck=True, cache=False):
+        if not callable(fn):
+            raise TypeError(f"jit expects a callable, got {type(fn).__name__}")
+        self.fn = fn
+        self.boundscheck = bool(boundscheck)
+        self.cache = cache
+        self.specs = {}
+        self.sig = fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
+        self.nargs = len(self.sig.parameters)
+        self.__name__ = getattr(fn, "__name__", "jitted")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def _bind(self, args, kwargs):
+        bound = self.sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.args) + tuple(bound.kwargs.values())
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != self.nargs:
+            args = self._bind(args, kwargs)
+        key = tuple(map(kind_of, args))
+        spec = self.specs.get(key)
+        if spec is None or spec.has_free and not spec.free_current():
+            spec = self.specs[key] = self._specialise(args)
+        return spec.call(args)
+
+    # -- compiling --------------------------------------------------------------
+    def source_ir(self, args):
+        """``(ir_function, free values)``: the IR compiled for these arguments, and the
+        values of its keyword-only free-variable parameters (in order)."""
+        fn = self.fn
+        if isinstance(fn, _ReverseTransform):
+            gen, free = fn.generated(list(args))
+            func, _ = gen._s2s_ir()
+            return func, _free_loader(func, free, fn)
+        fixed = getattr(fn, "_s2s_ir", None)
+        if fixed is not None:
+            func, freevars = fixed()
+            return func, _freevar_loader(func, freevars)
+        front = pipeline.front(fn)
+        names = [p.var.name for p in front.func.params if not p.kwonly]
+        arguments = dict(zip(names, args))
+        arguments.update({n: fv.load() for n, fv in front.freevars.items()})
+        front = pipeline.expanded(front, arguments)
+        return front.func, _freevar_loader(front.func, front.freevars)
+
+    def _specialise(self, args):
+        from .backend.llvm.compile import compile_signature
+        func, load_free = self.source_ir(args)
+        return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
+                                 describe=self.describe)
+
+    def describe(self) -> str:
+        return f"{self.__name__}{self.sig}"
+
+    def signatures(self):
+        return [s.signature for s in self.specs.values()]
+
+
+def _freevar_loader(func, freevars):
+    names = [p.var.name for p in func.params if p.kwonly]
+    missing = [n for n in names if n not in freevars]
+    if missing:
+        raise UnsupportedSyntaxError(f"jit: keyword-only parameters {missing} of "
+                                     f"{func.name} (jit passes positional arguments)", func.loc)
+    loaders = [freevars[n].load for n in names]
+    return lambda: [load() for load in loaders]
+
+
+def _free_loader(func, free, transform):
+    """Free values of a transform's generated function, read afresh at each call (those
+    that expanding calls of transforms added are fixed when compiled)."""
+    names = [p.var.name for p in func.params if p.kwonly]
+    fixed = dict(free)
+
+    def load():
+        current = transform.free_values() if transform._front is not None else {}
+        return [current.get(n, fixed[n]) for n in names]
+
+    return load
+
+
+def jit(fun=None, *, boundscheck: bool = True, cache: bool = False):
+    """Compile ``fun`` to native code with LLVM (``@jit`` or ``jit(f, boundscheck=...)``).
+
+    Bounds checks raise ``IndexError`` unless ``boundscheck=False``; ``cache``
+    is accepted for the on-disk cache (in-memory caching per signature always).
+    """
+    if fun is None:
+        return lambda f: jit(f, boundscheck=boundscheck, cache=cache)
+    return Jitted(fun, boundscheck=boundscheck, cache=cache)
+
+
+_ = inspect

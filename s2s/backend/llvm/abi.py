@@ -1,0 +1,142 @@
+"""The kernel's context block and its memory: what native code and the Python wrapper share.
+
+``ctx`` is an array of 64-bit words owned by the wrapper (one per compiled
+signature):
+
+* word ``STATUS``: 0, or the error site number (``FunctionLowering.sites``),
+  words ``STATUS+1..+3``: integers for the error message (index, axis, size);
+* word ``HEAD``: the list of blocks the kernel allocated in this call;
+* words from ``RESULT``: the returned value, flattened (``result_layout``):
+  a scalar in one word (complex in two), an array as data, block, shape, strides.
+
+Allocations (``alloc``) are ``malloc``'d blocks with a 32-byte header
+``{next, kept}`` linked into ``HEAD``.  On return the blocks of the arrays
+returned are marked kept and handed to the caller (``s2s_runtime.native``
+frees them with the numpy array that owns them); every other block is freed
+(``free_all``), on the error path too.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from . import types as T
+
+STATUS, HEAD, RESULT = 0, 4, 8
+HEADER = 32
+
+
+def ctx_slot(L, k):
+    return L.b.gep(L.ctx, [ll.Constant(T.I32, k)])
+
+
+def _runtime(module, name):
+    """The module's runtime helper ``name`` (defined once per module)."""
+    if name in module.globals:
+        return module.globals[name]
+    malloc = module.globals.get("malloc") or ll.Function(
+        module, ll.FunctionType(T.PTR, [T.I64]), "malloc")
+    free = module.globals.get("free") or ll.Function(
+        module, ll.FunctionType(ll.VoidType(), [T.PTR]), "free")
+    ctxp = T.I64.as_pointer()
+    if name == "s2s.alloc":
+        fn = ll.Function(module, ll.FunctionType(T.PTR, [ctxp, T.I64]), name)
+        fn.linkage = "internal"
+        b = ll.IRBuilder(fn.append_basic_block())
+        ctx, n = fn.args
+        block = b.call(malloc, [b.add(n, ll.Constant(T.I64, HEADER))])
+        words = b.bitcast(block, ctxp)
+        head = b.gep(ctx, [ll.Constant(T.I32, HEAD)])
+        b.store(b.load(head), words)
+        b.store(ll.Constant(T.I64, 0), b.gep(words, [ll.Constant(T.I32, 1)]))
+        b.store(b.ptrtoint(block, T.I64), head)
+        b.ret(block)
+        return fn
+    if name == "s2s.free_all":
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ctxp, T.I1]), name)
+        fn.linkage = "internal"
+        ctx, keep = fn.args
+        entry, loop, body, done = (fn.append_basic_block(n) for n in ("e", "l", "b", "d"))
+        b = ll.IRBuilder(entry)
+        head = b.gep(ctx, [ll.Constant(T.I32, HEAD)])
+        first = b.load(head)
+        b.store(ll.Constant(T.I64, 0), head)
+        b.branch(loop)
+        b.position_at_end(loop)
+        cur = b.phi(T.I64)
+        cur.add_incoming(first, entry)
+        b.cbranch(b.icmp_unsigned("==", cur, ll.Constant(T.I64, 0)), done, body)
+        b.position_at_end(body)
+        words = b.inttoptr(cur, ctxp)
+        nxt = b.load(words)
+        kept = b.icmp_unsigned("!=", b.load(b.gep(words, [ll.Constant(T.I32, 1)])),
+                               ll.Constant(T.I64, 0))
+        with b.if_then(b.not_(b.and_(keep, kept))):
+            b.call(free, [b.bitcast(words, T.PTR)])
+        cur.add_incoming(nxt, b.block)
+        b.branch(loop)
+        b.position_at_end(done)
+        b.ret_void()
+        return fn
+    raise KeyError(name)
+
+
+def alloc(L, nbytes):
+    """``(block, data)``: a fresh allocation of ``nbytes`` (i64) owned by this call."""
+    block = L.b.call(_runtime(L.module, "s2s.alloc"), [L.ctx, nbytes])
+    return block, L.b.gep(block, [ll.Constant(T.I32, HEADER)])
+
+
+def free_all(L, keep):
+    L.b.call(_runtime(L.module, "s2s.free_all"), [L.ctx, ll.Constant(T.I1, int(keep))])
+
+
+def result_layout(t):
+    """The number of words of the flattened result of type ``t``."""
+    if isinstance(t, T.Scalar):
+        return 2 if t.dtype == "c16" else 1
+    if isinstance(t, T.Array):
+        return 2 + 2 * t.ndim
+    if isinstance(t, T.Tuple):
+        return sum(result_layout(i) for i in t.items)
+    if isinstance(t, T.NoneType):
+        return 0
+    raise TypeError(t)
+
+
+def store_result(L, value, t, rt):
+    """Write ``value`` (of type ``t``, returned as ``rt``) to the result words."""
+    from .scalars import convert
+    value = convert(L, value, t, rt)
+    _store(L, value, rt, [RESULT])
+
+
+def _store(L, value, t, pos):
+    b = L.b
+
+    def word(v, ty):
+        slot = b.bitcast(ctx_slot(L, pos[0]), ty.as_pointer())
+        b.store(v, slot)
+        pos[0] += 1
+
+    if isinstance(t, T.Scalar):
+        if t.dtype == "c16":
+            word(b.extract_value(value, 0), T.F64)
+            word(b.extract_value(value, 1), T.F64)
+        elif t.dtype == "b1":
+            word(b.zext(value, T.I64), T.I64)
+        else:
+            word(value, t.llvm())
+    elif isinstance(t, T.Array):
+        from .arrays import owned
+        value = owned(L, value, t)
+        block = b.extract_value(value, 1)
+        kept = b.gep(b.bitcast(block, T.I64.as_pointer()), [ll.Constant(T.I32, 1)])
+        b.store(ll.Constant(T.I64, 1), kept)
+        word(b.extract_value(value, 0), T.PTR)
+        word(block, T.PTR)
+        for part in (2, 3):
+            for k in range(t.ndim):
+                word(b.extract_value(value, [part, k]), T.I64)
+    elif isinstance(t, T.Tuple):
+        for k, it in enumerate(t.items):
+            _store(L, b.extract_value(value, k), it, pos)

@@ -1,0 +1,105 @@
+"""From IR and argument values to a callable native specialisation.
+
+Contract: ``compile_signature(func, args, load_free, ...)`` types the arguments
+(``types.value_type``; an unsupported argument raises ``TypeError`` saying what
+jit takes), builds the module (``module.py``), optimises and JIT-compiles it
+(``engine.py``, one process-wide cache keyed by the IR text, so the same kernel
+is compiled once) and returns a ``Specialisation``: called with the argument
+tuple, it flattens tuples, reads the free variables, and calls the entry point
+(``callpath.Caller``).
+"""
+from __future__ import annotations
+
+from . import engine
+from . import types as T
+from .callpath import Caller, convert_leaves
+from .module import build_module
+
+_COMPILED = {}
+
+
+def param_types(func, values, describe):
+    names = [p.var.name for p in func.params]
+    out = []
+    for name, v in zip(names, values):
+        t = T.value_type(v)
+        if t is None:
+            raise TypeError(
+                f"jit: {describe()}: argument {name!r} is a {type(v).__name__}; compiled code "
+                "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
+                "dtypes and tuples of them")
+        out.append(t)
+    return out
+
+
+def compiled_entry(mt):
+    hit = _COMPILED.get(mt.text)
+    if hit is None:
+        optimised = engine.optimise(mt.text)
+        code = engine.Compiled(optimised)
+        hit = _COMPILED[mt.text] = (code, code.address(mt.entry))
+    return hit
+
+
+def _flattener(types):
+    if not any(isinstance(t, (T.Tuple, T.NoneType)) for t in types):
+        return None
+
+    def flat(t, v, out):
+        if isinstance(t, T.Tuple):
+            for it, x in zip(t.items, v):
+                flat(it, x, out)
+        elif not isinstance(t, T.NoneType):
+            out.append(v)
+
+    def flatten(values):
+        out = []
+        for t, v in zip(types, values):
+            flat(t, v, out)
+        return out
+
+    return flatten
+
+
+class Specialisation:
+    def __init__(self, func, types, nargs, load_free, boundscheck):
+        self.types = types
+        self.signature = ", ".join(map(str, types[:nargs]))
+        self.module = build_module(func, types, boundscheck)
+        self.code, address = compiled_entry(self.module)
+        self.caller = Caller(self.module, address)
+        self.load_free = load_free
+        self.has_free = len(types) > nargs
+        self.flatten = _flattener(types)
+        self.convert = convert_leaves(self.module.leaves)
+        cfunc, ctx = self.caller.cfunc, self.caller.ctx_address
+        read, fail = self.caller.read, self.caller.fail
+        if not self.has_free and self.flatten is None and self.convert is None:
+            def call(args):  # the common case: numbers and arrays, no conversion
+                if cfunc(ctx, *args):
+                    fail()
+                return read()
+            self.call = call
+        else:
+            self.call = self._general
+
+    def free_current(self) -> bool:
+        free = self.load_free()
+        return [T.value_type(v) for v in free] == self.types[len(self.types) - len(free):]
+
+    def _general(self, args):
+        values = list(args) + (self.load_free() if self.has_free else [])
+        if self.flatten is not None:
+            values = self.flatten(values)
+        if self.convert is not None:
+            values = self.convert(values)
+        return self.caller(*values)
+
+    def __call__(self, args):
+        return self.call(args)
+
+
+def compile_signature(func, args, load_free, boundscheck=True, describe=lambda: "function"):
+    free = load_free()
+    types = param_types(func, list(args) + list(free), describe)
+    return Specialisation(func, types, len(args), load_free, boundscheck)
