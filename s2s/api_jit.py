@@ -29,7 +29,12 @@ class Jitted:
         self.cache = cache
         self.specs = {}
         self.sig = fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
-        self.nargs = len(self.sig.parameters)
+        self.param_names = [n for n, p in self.sig.parameters.items()
+                            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if len(self.param_names) != len(self.sig.parameters):
+            raise UnsupportedSyntaxError(f"jit: {self.__name__ if hasattr(self, '__name__') else fn}"
+                                         " takes *args or **kwargs (give its parameters names)")
+        self.nargs = len(self.param_names)
         self.__name__ = getattr(fn, "__name__", "jitted")
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
@@ -37,7 +42,7 @@ class Jitted:
     def _bind(self, args, kwargs):
         bound = self.sig.bind(*args, **kwargs)
         bound.apply_defaults()
-        return tuple(bound.args) + tuple(bound.kwargs.values())
+        return tuple(bound.arguments[n] for n in self.param_names)
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.nargs:
@@ -60,13 +65,12 @@ class Jitted:
         fixed = getattr(fn, "_s2s_ir", None)
         if fixed is not None:
             func, freevars = fixed()
-            return func, _freevar_loader(func, freevars)
+            return func, _freevar_loader(func, freevars, self.param_names)
         front = pipeline.front(fn)
-        names = [p.var.name for p in front.func.params if not p.kwonly]
-        arguments = dict(zip(names, args))
+        arguments = dict(zip(self.param_names, args))
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
         front = pipeline.expanded(front, arguments)
-        return front.func, _freevar_loader(front.func, front.freevars)
+        return front.func, _freevar_loader(front.func, front.freevars, self.param_names)
 
     def _specialise(self, args):
         from .backend.llvm.compile import compile_signature
@@ -81,20 +85,21 @@ class Jitted:
         return [s.signature for s in self.specs.values()]
 
 
-def _freevar_loader(func, freevars):
-    names = [p.var.name for p in func.params if p.kwonly]
-    missing = [n for n in names if n not in freevars]
-    if missing:
-        raise UnsupportedSyntaxError(f"jit: keyword-only parameters {missing} of "
-                                     f"{func.name} (jit passes positional arguments)", func.loc)
-    loaders = [freevars[n].load for n in names]
+def _freevar_loader(func, freevars, param_names):
+    """The values of ``func``'s parameters after the user's (its free variables)."""
+    names = [p.var.name for p in func.params]
+    if names[:len(param_names)] != list(param_names):
+        raise UnsupportedSyntaxError(
+            f"jit: the parameters of {func.name} ({', '.join(names)}) do not start with "
+            f"the function's own ({', '.join(param_names)})", func.loc)
+    loaders = [freevars[n].load for n in names[len(param_names):]]
     return lambda: [load() for load in loaders]
 
 
 def _free_loader(func, free, transform):
     """Free values of a transform's generated function, read afresh at each call (those
     that expanding calls of transforms added are fixed when compiled)."""
-    names = [p.var.name for p in func.params if p.kwonly]
+    names = [p.var.name for p in func.params][len(transform.param_names):]
     fixed = dict(free)
 
     def load():

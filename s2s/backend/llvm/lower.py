@@ -52,14 +52,16 @@ class FunctionLowering:
     # -- entry / exits -------------------------------------------------------------
     def build(self):
         entry = self.fn.append_basic_block("entry")
-        self.b = ll.IRBuilder(entry)
+        start = self.fn.append_basic_block("start")
+        ll.IRBuilder(entry).branch(start)
+        self.b = ll.IRBuilder(start)
         self.slots = {}
         for name, t in sorted(self.types.items()):
             if t is None:
                 continue
             if isinstance(t, T.Static):
                 continue
-            slot = self.b.alloca(t.llvm(), name=f"v.{name}")
+            slot = self.entry_alloca(t.llvm(), name=f"v.{name}")
             self.b.store(ll.Constant(t.llvm(), None), slot)
             self.slots[name] = slot
         for name, arg in self.params.items():
@@ -84,7 +86,7 @@ class FunctionLowering:
         """A stack slot allocated once, in the entry block (never inside a loop)."""
         entry = self.fn.entry_basic_block
         b = ll.IRBuilder(entry)
-        b.position_at_start(entry)
+        b.position_before(entry.terminator)
         return b.alloca(ty, name=name)
 
     def _missing_return(self):
@@ -292,7 +294,10 @@ class FunctionLowering:
         self.b.branch(self.return_block)
 
     def stmt_Raise(self, s):
-        exc, message = _exception(s.exc, s.loc)
+        exc = s.exc
+        if isinstance(exc, ir.Var) and isinstance(self.types.get(exc.name), T.Static):
+            exc = ir.Const(self.types[exc.name].value)
+        exc, message = _exception(exc, s.loc)
         self.raise_(exc, message, loc=s.loc, user=True)
 
     def stmt_Assert(self, s):
