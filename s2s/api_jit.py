@@ -78,8 +78,12 @@ class Jitted:
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
                                  describe=self.describe)
 
-    def describe(self) -> str:
-        return f"{self.__name__}{self.sig}"
+
+    def describe(self):
+        """``(name and signature, the signatures compiled so far)`` for error messages."""
+        sigs = self.signatures()
+        return (f"{self.__name__}{self.sig}",
+                "; compiled for: " + ", ".join(f"({s})" for s in sigs) if sigs else "")
 
     def signatures(self):
         return [s.signature for s in self.specs.values()]

@@ -297,7 +297,7 @@ def elementwise(L, fn, inputs, dtype, out=None):
         shape = shape_list(L, *out)
         target = broadcast_shape(L, [shape] + [shape_list(L, v, t) for v, t in arrays], ndim)
         L.check(_differs(L, target, shape), ValueError,
-                "could not broadcast the value into the target of shape with a size {0}",
+                "could not broadcast the value into the target (its first dimension: {0})",
                 (shape[0] if shape else ONE,))
         result, out_t = out
     else:

@@ -24,10 +24,11 @@ def param_types(func, values, describe):
     for name, v in zip(names, values):
         t = T.value_type(v)
         if t is None:
+            where, compiled = describe()
             raise TypeError(
-                f"jit: {describe()}: argument {name!r} is a {type(v).__name__}; compiled code "
+                f"jit: {where}: argument {name!r} is a {type(v).__name__}; compiled code "
                 "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
-                "dtypes and tuples of them")
+                "dtypes and tuples of them" + compiled)
         out.append(t)
     return out
 
@@ -99,7 +100,7 @@ class Specialisation:
         return self.call(args)
 
 
-def compile_signature(func, args, load_free, boundscheck=True, describe=lambda: "function"):
+def compile_signature(func, args, load_free, boundscheck=True, describe=lambda: ("function", "")):
     free = load_free()
     types = param_types(func, list(args) + list(free), describe)
     return Specialisation(func, types, len(args), load_free, boundscheck)

@@ -213,11 +213,15 @@ class Static:
 
     value: object
 
+    def _key(self):
+        v = self.value
+        return (type(v), v.args) if isinstance(v, BaseException) else id(v)
+
     def __eq__(self, other):
-        return isinstance(other, Static) and other.value is self.value
+        return isinstance(other, Static) and other._key() == self._key()
 
     def __hash__(self):
-        return id(self.value)
+        return hash(self._key())
 
     def __str__(self):
         return repr(self.value)
