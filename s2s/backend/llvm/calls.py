@@ -70,7 +70,10 @@ def type_call(fn, args, kwargs, loc):
         raise unsupported(fn, types, loc)
     if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple):
         return _tuple_item_type(args, loc)
-    t = handler.type(fn, types, kw, loc)
+    if getattr(handler, "wants_atoms", False):
+        t = handler.type(fn, types, kw, loc, [a for a, _ in args])
+    else:
+        t = handler.type(fn, types, kw, loc)
     if t is None:
         raise unsupported(fn, types + [f"{k}={v}" for k, v in kw.items()], loc)
     return t
@@ -440,7 +443,7 @@ register(MakeSlice(), slice)
 class Shape:
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1 or not isinstance(types[0], T.Array):
-            if fn is len and len(types) == 1 and isinstance(types[0], T.Tuple):
+            if fn is len and len(types) == 1 and isinstance(types[0], (T.Tuple, T.Range)):
                 return T.INT
             return None
         t = types[0]
@@ -454,6 +457,8 @@ class Shape:
         v, t = vals[0]
         if isinstance(t, T.Tuple):
             return A.i64(len(t.items))
+        if isinstance(t, T.Range):
+            return _range_len(L, v)
         if fn is np.shape:
             out = ll.Constant(rtype.llvm(), None)
             for k in range(t.ndim):
@@ -744,3 +749,50 @@ def exception_instance(fn, args, loc):
         raise UnsupportedSyntaxError(
             f"jit: {fn.__name__}(...) with arguments that are not constants", loc)
     return T.Static(fn(*[a.value for a, _ in args]))
+
+
+def _range_len(L, r):
+    b = L.b
+    start, stop, step = (b.extract_value(r, k) for k in range(3))
+    up = b.icmp_signed(">", step, A.ZERO)
+    span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+    mag = b.select(up, step, b.neg(step))
+    n = b.sdiv(b.add(span, b.sub(mag, A.ONE)), mag)
+    return b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)
+
+
+class Bitwise:
+    """``a | b``, ``a & b``, ``a ^ b`` on bools and ints (``or_`` of flags in loops)."""
+
+    OPS = {operator.or_: "or_", operator.and_: "and_", operator.xor: "xor",
+           operator.ior: "or_", operator.iand: "and_", operator.ixor: "xor"}
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not all(isinstance(t, T.Scalar) and t.dtype in ("b1", "i8")
+                                            for t in types):
+            return None
+        return T.promote(*types)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        a, c = (S.convert(L, v, t, rtype) for v, t in vals)
+        return getattr(L.b, self.OPS[fn])(a, c)
+
+
+register(Bitwise(), *Bitwise.OPS)
+
+
+class Conjugate:
+    def type(self, fn, types, kw, loc):
+        return types[0] if len(types) == 1 and not kw and _numeric(types) else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if _elem(t).dtype != "c16":
+            return v
+        def scalar(values, types):
+            z = values[0]
+            return L.b.insert_value(z, L.b.fneg(L.b.extract_value(z, 1)), 1)
+        return _map(L, vals, rtype, scalar)
+
+
+register(Conjugate(), np.conjugate, np.conj)

@@ -36,6 +36,14 @@ def triple_and_layout():
     return st["triple"], st["layout"]
 
 
+def target_data():
+    """The native target's data layout (type sizes for the tape's slots)."""
+    st = _target()
+    if "td" not in st:
+        st["td"] = llvm.create_target_data(st["layout"])
+    return st["td"]
+
+
 def parse_verified(text: str):
     """The parsed module of ``text``, verified by LLVM's verifier."""
     with _LOCK:

@@ -43,6 +43,10 @@ class Inference:
         self.types = dict(param_types)
         self.returns = None
         self.changed = True
+        from .stacks import find_stacks
+        self.stacks = find_stacks(func)
+        for name in self.stacks:
+            self.types.setdefault(name, T.Stack(False))
 
     def atom(self, a, loc):
         if isinstance(a, ir.Const):
@@ -81,10 +85,14 @@ class Inference:
     def stmt(self, s):
         loc = getattr(s, "loc", None)
         if isinstance(s, ir.Assign):
+            if s.target.name in self.stacks:
+                return  # a push or a reset (stacks.py)
             self.assign(s.target.name, self.expr(s.value, loc), loc)
         elif isinstance(s, ir.ExprStmt):
             self.expr(s.value, loc)
         elif isinstance(s, ir.Unpack):
+            if isinstance(s.value, ir.Var) and s.value.name in self.stacks:
+                return  # a pop: the target keeps the type of what it was assigned
             t = self.atom(s.value, loc)
             if t is None:
                 return

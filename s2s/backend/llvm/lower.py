@@ -27,7 +27,9 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
+from . import stacks
 from .infer import const_type, infer
+from . import derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
 class FunctionLowering:
@@ -38,6 +40,14 @@ class FunctionLowering:
         self.boundscheck = boundscheck
         names = [p.var.name for p in func.params]
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
+        self.stacks = stacks.find_stacks(func)
+        self.stack_slot = {}
+        for name in self.stacks:
+            if isinstance(self.types.get(name), T.Stack) and not self.types[name].tagged:
+                pushed = [self.types.get(getattr(s.value.args[0], "name", ""))
+                          or const_type(getattr(s.value.args[0], "value", None))
+                          for s in stacks.pushes(func, name)]
+                self.stack_slot[name] = stacks.slot_size([t for t in pushed if t is not None])
         self.sites = []
         self.loops = []  # (continue block, break block)
         self.handlers = []  # per enclosing Try: list of (exception class, handler block)
@@ -188,6 +198,15 @@ class FunctionLowering:
         method(s)
 
     def stmt_Assign(self, s):
+        if s.target.name in self.stacks:
+            if isinstance(self.types[s.target.name], T.Stack) and self.types[s.target.name].tagged:
+                raise UnsupportedSyntaxError("jit: a push onto a tape handed in by Python", s.loc)
+            if isinstance(s.value, ir.Call) and len(s.value.args) == 2:
+                value, t = self.atom(s.value.args[0])
+                stacks.push(self, s.target.name, value, t)
+            else:
+                stacks.reset(self, s.target.name)
+            return
         value, t = self.expr(s.value)
         self.store(s.target.name, value, t)
 
@@ -195,6 +214,11 @@ class FunctionLowering:
         self.expr(s.value)
 
     def stmt_Unpack(self, s):
+        if stacks.is_pop(s, self.stacks):
+            target = s.targets[0].name
+            self.store(target, stacks.pop(self, s.value.name, self.var_type(target)),
+                       self.var_type(target))
+            return
         value, t = self.atom(s.value)
         for k, target in enumerate(s.targets):
             self.store(target.name, self.b.extract_value(value, k), t.items[k])

@@ -29,6 +29,8 @@ def convert(L, value, src, dst):
     if src == dst or dst is None:
         return value
     b = L.b
+    if isinstance(src, T.NoneType):
+        return ll.Constant(dst.llvm(), None)
     if isinstance(dst, T.Tuple):
         if not isinstance(src, T.Tuple) or len(src.items) != len(dst.items):
             raise UnsupportedSyntaxError(f"jit: a {src} where a {dst} is expected", L.loc)

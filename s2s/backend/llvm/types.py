@@ -228,3 +228,18 @@ class Static:
 
     def llvm(self):
         return ll.LiteralStructType([])
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A tape (``tape = (x, tape)`` pushes, ``x, tape = tape`` pops) as a native stack
+    ``{i8* base, i64 top, i64 capacity}`` (bytes).  ``tagged``: a tape handed in by
+    Python (a ``vjp`` residual), one ``{tag, word, word}`` slot per item."""
+
+    tagged: bool = False
+
+    def __str__(self):
+        return "tape"
+
+    def llvm(self):
+        return ll.LiteralStructType([PTR, I64, I64])

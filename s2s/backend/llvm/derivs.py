@@ -1,0 +1,378 @@
+"""The run-time helpers generated derivative code calls (``s2s_runtime``), in LLVM IR.
+
+Each handler implements, for numbers and arrays (1-D/2-D where products are
+involved), the maths its ``s2s_runtime`` function states:
+
+* ``grad_seed(out)``: 1 of ``out``'s type (a real scalar; anything else is refused);
+* ``unbroadcast(g, x)``: ``g`` summed over the axes broadcasting added to ``x``
+  (the imaginary part dropped for a real ``x``); ``g`` itself when shapes agree;
+* ``sum_vjp``/``mean_vjp``: ``g`` (divided by the size) broadcast to ``a``'s shape;
+  ``max_vjp``: ``g`` shared by the entries equal to the extremum;
+* ``zeros_like``, ``getitem_vjp`` (zeros with ``g`` at the index), ``read_copy``,
+  ``index_set`` (an in-place write returning the array), ``index_updated`` (on a
+  copy), ``index_set_vjp_base`` (``g`` zeroed at the index), ``index_set_vjp_value``
+  (``g[index]`` unbroadcast to the value), ``reversed_range``, ``add``;
+* ``matmul_vjp_lhs``/``matmul_vjp_rhs``/``dot_vjp``: the products' cotangents.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+import s2s_runtime as rt
+
+from . import arrays as A
+from . import reductions as R
+from . import scalars as S
+from . import types as T
+from .calls import TABLE, Reversed, register, _ARITH
+
+_FLOAT = ("f4", "f8", "c16")
+
+
+def _float_dtype(code):
+    return code if code in _FLOAT else "f8"
+
+
+def _scalar_of(t):
+    return t.elem if isinstance(t, T.Array) else t
+
+
+class GradSeed:
+    def type(self, fn, types, kw, loc):
+        t = types[0]
+        if isinstance(t, T.Scalar) and t.dtype in ("f4", "f8"):
+            return t
+        return None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return L.const(1.0, rtype)
+
+
+class Unbroadcast:
+    def type(self, fn, types, kw, loc):
+        g, x = types
+        if not (isinstance(g, (T.Scalar, T.Array)) and isinstance(x, (T.Scalar, T.Array))):
+            return None
+        ge, xe = _scalar_of(g), _scalar_of(x)
+        code = xe.dtype if xe.dtype in _FLOAT else ge.dtype
+        if ge.dtype == "c16" and xe.dtype != "c16":
+            code = "f8" if xe.dtype not in ("f4",) else "f4"
+        if isinstance(x, T.Scalar):
+            if isinstance(g, T.Scalar):
+                return g if code == ge.dtype else T.Scalar(code, g.weak and x.weak)
+            return T.Scalar(code)
+        if isinstance(g, T.Scalar) or g.ndim < x.ndim:
+            return None
+        return T.Array(code, x.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), (x, xt) = vals
+        if isinstance(gt, T.Scalar):
+            return S.convert(L, _real(L, g, gt, rtype), _real_t(gt, rtype), rtype)
+        if isinstance(xt, T.Scalar):
+            total = R.sum_all(L, g, gt)
+            st = R.sum_type(gt)
+            return S.convert(L, _real(L, total, st, rtype), _real_t(st, rtype), rtype)
+        return sum_to_shape(L, g, gt, x, xt, rtype)
+
+
+def _real(L, v, t, rtype):
+    if t.dtype == "c16" and _scalar_of(rtype).dtype != "c16":
+        return L.b.extract_value(v, 0)
+    return v
+
+
+def _real_t(t, rtype):
+    if t.dtype == "c16" and _scalar_of(rtype).dtype != "c16":
+        return T.F64T
+    return t
+
+
+def sum_to_shape(L, g, gt, x, xt, rtype):
+    """``g`` summed to ``x``'s shape (numpy's broadcasting undone); ``g`` if shapes agree."""
+    b = L.b
+    if gt.ndim > xt.ndim or gt != rtype:
+        differs = ll.Constant(T.I1, 1)
+    else:
+        differs = A._differs(L, A.shape_list(L, g, gt), A.shape_list(L, x, xt))
+    result_slot = L.entry_alloca(rtype.llvm())
+    with b.if_else(differs) as (then, otherwise):
+        with then:
+            out = R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, T.INT), T.INT))
+            data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+            off = gt.ndim - xt.ndim
+            xs = A.shape_list(L, x, xt)
+            gdata, gstrides = b.extract_value(g, 0), A.strides_list(L, g, gt)
+
+            def body(idx):
+                target = [b.select(b.icmp_signed("==", xs[k], A.ONE), A.ZERO, idx[off + k])
+                          for k in range(xt.ndim)]
+                ptr = A.element_ptr(L, data, strides, target, rtype.elem)
+                v = A.load(L, A.element_ptr(L, gdata, gstrides, idx, gt.elem), gt.elem)
+                v = S.convert(L, _real(L, v, gt.elem, rtype), _real_t(gt.elem, rtype), rtype.elem)
+                A.store(L, S.binary(L, "add", A.load(L, ptr, rtype.elem), v, rtype.elem), ptr,
+                        rtype.elem)
+
+            A.loop_nest(L, A.shape_list(L, g, gt), body)
+            b.store(out, result_slot)
+        with otherwise:
+            if gt == rtype:
+                b.store(g, result_slot)
+    return b.load(result_slot)
+
+
+class SumVjp:
+    """``sum_vjp(g, a)``/``mean_vjp(g, a)``: ``g`` (over the size) in ``a``'s shape."""
+
+    def type(self, fn, types, kw, loc):
+        if len(types) < 2 or not _defaults(types[2:], kw):
+            return None
+        g, a = types[:2]
+        if not isinstance(g, T.Scalar):
+            return None
+        if isinstance(a, T.Scalar):
+            return g
+        return T.Array(_float_dtype(a.dtype) if g.dtype != "c16" else "c16", a.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), (a, at) = vals[:2]
+        if isinstance(at, T.Scalar):
+            return g
+        if fn is rt.mean_vjp:
+            n = S.convert(L, A.size(L, a, at), T.INT, gt)
+            g = S.binary(L, "truediv", g, n, gt if gt.dtype != "i8" else T.F64T)
+            gt = gt if gt.dtype != "i8" else T.F64T
+        return R.create(L, rtype, A.shape_list(L, a, at), (g, gt))
+
+
+def _defaults(extra, kw):
+    """Whether the optional arguments (axis, keepdims, initial, where) are all None or a
+    flag: a whole-array reduction (a flag's value cannot change the result's shape here,
+    keepdims of a whole-array reduction being undone by the scalar ``g``)."""
+    return all(isinstance(t, T.NoneType) or isinstance(t, T.Scalar) and t.dtype == "b1"
+               for t in list(extra) + list(kw.values()))
+
+
+class ZerosLike:
+    def type(self, fn, types, kw, loc):
+        t = types[0]
+        if isinstance(t, T.Scalar):
+            return t
+        if isinstance(t, T.Array):
+            return T.Array(_float_dtype(t.dtype), t.ndim)
+        if isinstance(t, T.NoneType):
+            return t
+        return None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if isinstance(t, T.Array):
+            return R.create(L, rtype, A.shape_list(L, v, t), (L.const(0, T.INT), T.INT))
+        return ll.Constant(rtype.llvm(), None)
+
+
+class GetitemVjp:
+    def type(self, fn, types, kw, loc):
+        g, x, index = types
+        if not isinstance(x, T.Array):
+            return None
+        return T.Array(_float_dtype(x.dtype), x.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), (x, xt), (idx, it) = vals
+        out = R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, T.INT), T.INT))
+        A.setitem(L, out, rtype, idx, it, g, gt)
+        return out
+
+
+class IndexOps:
+    """``read_copy``, ``index_set``, ``index_updated``, ``index_set_vjp_base``,
+    ``index_set_vjp_value``."""
+
+    def type(self, fn, types, kw, loc):
+        from .calls import GetItem
+        if fn is rt.read_copy:
+            return GetItem().type(fn, types, kw, loc)
+        if fn in (rt.index_set, rt.index_updated):
+            return types[0] if isinstance(types[0], T.Array) else None
+        if fn is rt.index_set_vjp_base:
+            return types[0] if isinstance(types[0], T.Array) else None
+        g, index, v = types
+        if not isinstance(g, T.Array):
+            return None
+        read = GetItem().type(fn, [g, index], {}, loc)
+        return None if read is None else Unbroadcast().type(fn, [read, v], {}, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        if fn is rt.read_copy:
+            (y, yt), (idx, it) = vals
+            value, vt = A.getitem(L, y, yt, idx, it)
+            return A.copy(L, value, vt) if isinstance(vt, T.Array) else value
+        if fn is rt.index_set:
+            (y, yt), (idx, it), (v, vt) = vals
+            A.setitem(L, y, yt, idx, it, v, vt)
+            return y
+        if fn is rt.index_updated:
+            (y, yt), (idx, it), (v, vt) = vals
+            out = A.copy(L, y, yt)
+            A.setitem(L, out, yt, idx, it, v, vt)
+            return out
+        if fn is rt.index_set_vjp_base:
+            (g, gt), (idx, it) = vals
+            out = A.copy(L, g, gt)
+            A.setitem(L, out, gt, idx, it, L.const(0, T.INT), T.INT)
+            return out
+        (g, gt), (idx, it), (v, vt) = vals
+        read, read_t = A.getitem(L, g, gt, idx, it)
+        return Unbroadcast().lower(L, fn, [(read, read_t), (v, vt)], {}, rtype)
+
+
+class AddCotangents:
+    def type(self, fn, types, kw, loc):
+        a, c = types
+        if isinstance(a, T.NoneType):
+            return c
+        if isinstance(c, T.NoneType):
+            return a
+        return _ARITH.type(__import__("operator").add, types, kw, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (a, at), (c, ct) = vals
+        if isinstance(at, T.NoneType):
+            return c
+        if isinstance(ct, T.NoneType):
+            return a
+        return _ARITH.lower(L, __import__("operator").add, vals, kw, rtype)
+
+
+class Products:
+    """Cotangents of ``a @ b`` / ``np.dot(a, b)`` for 1-D and 2-D operands."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=()):
+        g, a, b = types[:3]
+        if not all(isinstance(t, (T.Array, T.Scalar)) for t in (g, a, b)):
+            return None
+        which = self._which(fn, types)
+        if fn is rt.dot_vjp and len(atoms) == 4:
+            which = getattr(atoms[3], "value", None)
+        target = a if which == 0 else b
+        if isinstance(a, T.Scalar) or isinstance(b, T.Scalar):
+            return None
+        if which is None or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+            return None
+        return T.Array(T.promote(_scalar_of(g), target.elem).dtype, target.ndim)
+
+    @staticmethod
+    def _which(fn, types):
+        if fn is rt.matmul_vjp_lhs:
+            return 0
+        if fn is rt.matmul_vjp_rhs:
+            return 1
+        if len(types) == 3:
+            return 0
+        return None  # dot_vjp(g, a, b, which): resolved with the constant in lower
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), (a, at), (c, ct) = vals[:3]
+        which = 0 if fn is rt.matmul_vjp_lhs else 1
+        if fn is rt.dot_vjp:
+            which = 0 if len(vals) == 3 else int(vals[3][0].constant)
+        if which == 0:  # a_bar = g @ b^T (outer product when b is 1-D and a 2-D)
+            if ct.ndim == 1:
+                return _outer_or_scale(L, g, gt, c, ct, rtype, at.ndim)
+            return R.dot(L, g, gt, A.transpose(L, c, ct), ct, rtype)
+        if at.ndim == 1:  # b_bar = a (outer) g
+            return _outer_or_scale(L, a, at, g, gt, rtype, ct.ndim, left=True)
+        return R.dot(L, A.transpose(L, a, at), at, g, gt, rtype)
+
+
+def _outer_or_scale(L, u, ut, v, vt, rtype, ndim, left=False):
+    """``u * v`` (``ndim`` 1: a scalar times a vector) or the outer product ``u v^T``."""
+    b = L.b
+    st = rtype.elem
+    if ndim == 1 and isinstance(ut, T.Scalar):
+        return A.elementwise(L, lambda xs: (S.binary(L, "mul", S.convert(L, u, ut, st),
+                                                      S.convert(L, xs[0][0], xs[0][1], st), st),
+                                            st), [(v, vt)], st.dtype)
+    if ndim == 1 and isinstance(vt, T.Scalar):
+        return A.elementwise(L, lambda xs: (S.binary(L, "mul", S.convert(L, xs[0][0], xs[0][1], st),
+                                                      S.convert(L, v, vt, st), st), st),
+                             [(u, ut)], st.dtype)
+    col_t, row_t = T.Array(ut.dtype, 2), T.Array(vt.dtype, 2)
+    col = A.make(L, col_t, b.extract_value(u, 0), b.extract_value(u, 1),
+                 [A.shape_of(L, u, 0), A.ONE], [A.stride_of(L, u, 0), A.ZERO])
+    row = A.make(L, row_t, b.extract_value(v, 0), b.extract_value(v, 1),
+                 [A.ONE, A.shape_of(L, v, 0)], [A.ZERO, A.stride_of(L, v, 0)])
+    return A.elementwise(L, lambda xs: (S.binary(L, "mul", *(S.convert(L, x, t, st) for x, t in xs),
+                                                 st), st), [(col, col_t), (row, row_t)], st.dtype)
+
+
+class MaxVjp:
+    """``max_vjp(g, ans, a)``: ``g * (a == ans) / count`` (ties share)."""
+
+    def type(self, fn, types, kw, loc):
+        if len(types) < 3 or not _defaults(types[3:], kw) or not isinstance(types[2], T.Array) \
+                or not isinstance(types[0], T.Scalar):
+            return None
+        return T.Array(_float_dtype(types[2].dtype), types[2].ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), (ans, anst), (a, at) = vals[:3]
+        et = rtype.elem
+        b = L.b
+        slot = L.entry_alloca(T.I64)
+        b.store(A.ZERO, slot)
+        target = S.convert(L, ans, anst, at.elem)
+
+        def count_one(idx):
+            hit = S.compare(L, "==", A.element(L, a, at, idx), target, at.elem)
+            b.store(b.add(b.load(slot), b.zext(hit, T.I64)), slot)
+
+        A.loop_nest(L, A.shape_list(L, a, at), count_one)
+        count = b.load(slot)
+        share = S.binary(L, "truediv", S.convert(L, g, gt, et), S.convert(L, count, T.INT, et), et)
+        return A.elementwise(L, lambda xs: (L.b.select(
+            S.compare(L, "==", xs[0][0], S.convert(L, ans, anst, at.elem), at.elem),
+            share, L.const(0, et)), et), [(a, at)], et.dtype)
+
+
+class UnpackVjp:
+    """``unpack_vjp(cts, x)`` for a tuple ``x``: the cotangents, None as zeros."""
+
+    def type(self, fn, types, kw, loc):
+        cts, x = types
+        if not (isinstance(cts, T.Tuple) and isinstance(x, T.Tuple)
+                and len(cts.items) == len(x.items)):
+            return None
+        items = []
+        for c, v in zip(cts.items, x.items):
+            items.append(ZerosLike().type(fn, [v], {}, loc) if isinstance(c, T.NoneType) else c)
+        return None if any(i is None for i in items) else T.Tuple(tuple(items))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (cts, ct), (x, xt) = vals
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (c, v) in enumerate(zip(ct.items, xt.items)):
+            if isinstance(c, T.NoneType):
+                item = ZerosLike().lower(L, fn, [(L.b.extract_value(x, k), v)], {}, rtype.items[k])
+            else:
+                item = L.b.extract_value(cts, k)
+            out = L.b.insert_value(out, item, k)
+        return out
+
+
+register(UnpackVjp(), rt.unpack_vjp)
+register(GradSeed(), rt.grad_seed)
+register(Unbroadcast(), rt.unbroadcast)
+register(SumVjp(), rt.sum_vjp, rt.mean_vjp)
+register(ZerosLike(), rt.zeros_like)
+register(GetitemVjp(), rt.getitem_vjp)
+register(IndexOps(), rt.read_copy, rt.index_set, rt.index_updated, rt.index_set_vjp_base,
+         rt.index_set_vjp_value)
+register(AddCotangents(), rt.add)
+register(Products(), rt.matmul_vjp_lhs, rt.matmul_vjp_rhs, rt.dot_vjp)
+register(MaxVjp(), rt.max_vjp)
+register(Reversed(), rt.reversed_range)
+_ = TABLE
