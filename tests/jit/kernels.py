@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+import s2s
+
 
 def add(a, b):
     return a + b
@@ -180,3 +182,19 @@ def mixed_var(n):
     for i in range(n):
         y = y + 0.5
     return y
+
+
+def rk4_50(y):
+    return rk4(y, 0.02, 50)
+
+
+def tangent_of_rk4(y0, dy0):
+    return s2s.jvp(rk4_50, (y0,), (dy0,))
+
+
+def poly(x):
+    return x ** 3 - 2.0 * x
+
+
+def grad_inside(x):
+    return s2s.grad(poly)(x) * 2.0

@@ -29,7 +29,12 @@ _TYPESTR = {"b1": "|b1", "i8": "<i8", "f4": "<f4", "f8": "<f8", "c16": "<c16"}
 def c_argtypes(leaves):
     out = [ctypes.c_void_p]
     for kind, _ in leaves:
-        out += [ctypes.c_double, ctypes.c_double] if kind == "c16" else [_C[kind]]
+        if kind == "c16":
+            out += [ctypes.c_double, ctypes.c_double]
+        elif kind == "stack":
+            out += [ctypes.c_void_p, ctypes.c_int64]
+        else:
+            out.append(_C[kind])
     return out
 
 
@@ -125,10 +130,20 @@ def convert_leaves(leaves):
     if all(k in ("f8", "i8", "array") for k in kinds):
         return None
 
+    tapes = {}  # id(tape) -> (tape, its encoding): a vjp closure's tape is encoded once
+
     def convert(values):
         out = []
         for (kind, _), v in zip(leaves, values):
-            if kind == "c16":
+            if kind == "stack":
+                hit = tapes.get(id(v))
+                if hit is None or hit[0] is not v:
+                    from .stacks import encode_tape
+                    hit = tapes[id(v)] = (v, encode_tape(v))
+                    if len(tapes) > 16:
+                        tapes.pop(next(iter(tapes)))
+                out += [hit[1].ctypes.data, hit[1].nbytes]
+            elif kind == "c16":
                 z = complex(v)
                 out += [z.real, z.imag]
             elif kind in ("f8", "f4"):

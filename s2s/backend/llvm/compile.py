@@ -19,9 +19,14 @@ _COMPILED = {}
 
 
 def param_types(func, values, describe):
+    from .stacks import find_stacks
     names = [p.var.name for p in func.params]
+    stacks = find_stacks(func)
     out = []
     for name, v in zip(names, values):
+        if name in stacks and type(v) is tuple:
+            out.append(T.Stack(tagged=True))
+            continue
         t = T.value_type(v)
         if t is None:
             where, compiled = describe()
@@ -43,11 +48,13 @@ def compiled_entry(mt):
 
 
 def _flattener(types):
-    if not any(isinstance(t, (T.Tuple, T.NoneType)) for t in types):
+    if not any(isinstance(t, (T.Tuple, T.NoneType, T.Range)) for t in types):
         return None
 
     def flat(t, v, out):
-        if isinstance(t, T.Tuple):
+        if isinstance(t, T.Range):
+            out += [v.start, v.stop, v.step]
+        elif isinstance(t, T.Tuple):
             for it, x in zip(t.items, v):
                 flat(it, x, out)
         elif not isinstance(t, T.NoneType):

@@ -51,6 +51,8 @@ class GradSeed:
 class Unbroadcast:
     def type(self, fn, types, kw, loc):
         g, x = types
+        if isinstance(x, T.NoneType):  # a residual never computed (a branch not taken)
+            return g
         if not (isinstance(g, (T.Scalar, T.Array)) and isinstance(x, (T.Scalar, T.Array))):
             return None
         ge, xe = _scalar_of(g), _scalar_of(x)
@@ -67,6 +69,8 @@ class Unbroadcast:
 
     def lower(self, L, fn, vals, kw, rtype):
         (g, gt), (x, xt) = vals
+        if isinstance(xt, T.NoneType):
+            return g
         if isinstance(gt, T.Scalar):
             return S.convert(L, _real(L, g, gt, rtype), _real_t(gt, rtype), rtype)
         if isinstance(xt, T.Scalar):
@@ -363,6 +367,79 @@ class UnpackVjp:
         return out
 
 
+class Densify:
+    """``densify(ct, like)``: ``ct`` with None (and the cotangents of integer or boolean
+    leaves of ``like``) replaced by zeros shaped like ``like``."""
+
+    def _type(self, ct, like):
+        integral = isinstance(like, (T.Scalar, T.Array)) and _scalar_of(like).dtype in ("i8", "b1")
+        if isinstance(ct, T.NoneType) or integral:
+            return ZerosLike().type(None, [like], {}, None)
+        if isinstance(ct, T.Tuple) and isinstance(like, T.Tuple) \
+                and len(ct.items) == len(like.items):
+            items = tuple(self._type(c, v) for c, v in zip(ct.items, like.items))
+            return None if None in items else T.Tuple(items)
+        return ct
+
+    def type(self, fn, types, kw, loc):
+        return self._type(*types) if len(types) == 2 and not kw else None
+
+    def _lower(self, L, ct, cty, like, liket, rtype):
+        integral = isinstance(liket, (T.Scalar, T.Array)) and \
+            _scalar_of(liket).dtype in ("i8", "b1")
+        if isinstance(cty, T.NoneType) or integral:
+            return ZerosLike().lower(L, None, [(like, liket)], {}, rtype)
+        if isinstance(cty, T.Tuple) and isinstance(liket, T.Tuple):
+            out = ll.Constant(rtype.llvm(), None)
+            for k in range(len(cty.items)):
+                item = self._lower(L, L.b.extract_value(ct, k), cty.items[k],
+                                   L.b.extract_value(like, k), liket.items[k], rtype.items[k])
+                out = L.b.insert_value(out, item, k)
+            return out
+        return ct
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (ct, cty), (like, liket) = vals
+        return self._lower(L, ct, cty, like, liket, rtype)
+
+
+class BroadcastLike:
+    """``broadcast_like(t, ans)``: the tangent ``t`` in ``ans``'s shape (``t`` itself when
+    the shapes agree, else a broadcast copy)."""
+
+    def type(self, fn, types, kw, loc):
+        t, ans = types
+        if not isinstance(t, (T.Scalar, T.Array)) or not isinstance(ans, (T.Scalar, T.Array)):
+            return t if isinstance(ans, T.NoneType) else None
+        if isinstance(ans, T.Scalar):
+            return t if isinstance(t, T.Scalar) else None
+        if isinstance(t, T.Array) and t.ndim > ans.ndim:
+            return None
+        return T.Array(_scalar_of(t).dtype, ans.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (t, tt), (ans, anst) = vals
+        if not isinstance(anst, T.Array):
+            return t
+        b = L.b
+        slot = L.entry_alloca(rtype.llvm())
+        if isinstance(tt, T.Array) and tt.ndim == anst.ndim:
+            differs = A._differs(L, A.shape_list(L, t, tt), A.shape_list(L, ans, anst))
+        else:
+            differs = ll.Constant(T.I1, 1)
+        with b.if_else(differs) as (then, otherwise):
+            with then:
+                out = A.allocate(L, rtype, A.shape_list(L, ans, anst))
+                A.elementwise(L, lambda xs: xs[0], [(t, tt)], rtype.dtype, out=(out, rtype))
+                b.store(out, slot)
+            with otherwise:
+                if tt == rtype:
+                    b.store(t, slot)
+        return b.load(slot)
+
+
+register(BroadcastLike(), rt.broadcast_like)
+register(Densify(), rt.densify)
 register(UnpackVjp(), rt.unpack_vjp)
 register(GradSeed(), rt.grad_seed)
 register(Unbroadcast(), rt.unbroadcast)

@@ -47,6 +47,10 @@ def _leaves(t, out):
         out.append((t.dtype, t))
     elif isinstance(t, T.NoneType):
         pass
+    elif isinstance(t, T.Range):
+        out += [("i8", T.INT)] * 3
+    elif isinstance(t, T.Stack):
+        out.append(("stack", t))
     else:
         raise TypeError(t)
     return out
@@ -55,7 +59,7 @@ def _leaves(t, out):
 def _c_types(leaf):
     kind = leaf[0]
     return {"f8": [T.F64], "f4": [T.F32], "i8": [T.I64], "b1": [T.I8], "c16": [T.F64, T.F64],
-            "array": [T.PTR]}[kind]
+            "array": [T.PTR], "stack": [T.PTR, T.I64]}[kind]
 
 
 def symbol_for(func, param_types) -> str:
@@ -90,6 +94,14 @@ def _unflatten(b, t, args):
         return out
     if isinstance(t, T.NoneType):
         return ll.Constant(t.llvm(), None)
+    if isinstance(t, (T.Range, T.Stack)):  # range: 3 ints; tape: buffer, bytes (= capacity)
+        out = ll.Constant(t.llvm(), None)
+        parts = [next(args) for _ in range(3 if isinstance(t, T.Range) else 2)]
+        if isinstance(t, T.Stack):
+            parts.append(parts[1])
+        for k, v in enumerate(parts):
+            out = b.insert_value(out, v, k)
+        return out
     if isinstance(t, T.Scalar):
         if t.dtype == "c16":
             out = ll.Constant(T.C128, None)
@@ -97,7 +109,11 @@ def _unflatten(b, t, args):
             return b.insert_value(out, next(args), 1)
         v = next(args)
         return b.trunc(v, T.I1) if t.dtype == "b1" else v
-    obj = next(args)
+    return array_from_object(b, next(args), t)
+
+
+def array_from_object(b, obj, t):
+    """The array value of type ``t`` of the numpy array at ``obj`` (a ``PyObject*``)."""
 
     def field(offset, ty):
         return b.load(b.bitcast(b.gep(obj, [ll.Constant(T.I64, offset)]), ty.as_pointer()))

@@ -12,7 +12,9 @@ Contract:
   in memory from ``abi.alloc`` (doubling when full, freed on every exit);
 * a stack handed in by Python (the tape of a ``vjp`` closure) is encoded by
   ``encode_tape`` as ``{tag, word, word}`` slots (None, bool, int, float,
-  complex items), and a pop converts the item by its tag to the target's type.
+  complex items; ranges; numpy arrays by reference, checked against the target's
+  dtype and ndim when popped), and a pop converts the item by its tag to the
+  target's type.
 """
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ from ...ir import nodes as ir
 from . import abi
 from . import types as T
 
-TAG_NONE, TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_COMPLEX = 0, 1, 2, 3, 4
-TAGGED_SLOT = 24
+TAG_NONE, TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_COMPLEX, TAG_RANGE, TAG_ARRAY = 0, 1, 2, 3, 4, 5, 6
+TAGGED_SLOT = 32
 
 
 def _is_push(s, name):
@@ -82,7 +84,7 @@ def encode_tape(value):
             raise TypeError("jit: a residual tape that is not a chain of pairs")
         items.append(value[0])
         value = value[1]
-    words = np.zeros((len(items), 3), dtype=np.int64)
+    words = np.zeros((len(items), 4), dtype=np.int64)
     floats = words.view(np.float64)
     for k, x in enumerate(reversed(items)):
         if x is None:
@@ -97,9 +99,13 @@ def encode_tape(value):
         elif isinstance(x, (complex, np.complexfloating)):
             words[k, 0] = TAG_COMPLEX
             floats[k, 1], floats[k, 2] = x.real, x.imag
+        elif type(x) is range:
+            words[k] = (TAG_RANGE, x.start, x.stop, x.step)
+        elif type(x) is np.ndarray and T.dtype_code(x.dtype) is not None:
+            words[k] = (TAG_ARRAY, id(x), x.ndim, T.DTYPES.index(T.dtype_code(x.dtype)))
         else:
             raise TypeError(f"jit: a vjp residual tape holding a {type(x).__name__} (compiled "
-                            "pullbacks take tapes of numbers)")
+                            "pullbacks take tapes of numbers, ranges and arrays)")
     return words
 
 
@@ -156,10 +162,24 @@ def pop(L, name, target_t):
 def _decode(L, where, target_t):
     from .scalars import convert
     b = L.b
-    if not isinstance(target_t, T.Scalar):
-        raise UnsupportedSyntaxError(f"jit: popping a {target_t} from a residual tape", L.loc)
     words = b.bitcast(where, T.I64.as_pointer())
     tag = b.load(words)
+    word = [b.load(b.gep(words, [ll.Constant(T.I32, k)])) for k in (1, 2, 3)]
+    if isinstance(target_t, T.Range):
+        out = ll.Constant(target_t.llvm(), None)
+        for k in range(3):
+            out = b.insert_value(out, word[k], k)
+        return out
+    if isinstance(target_t, T.Array):
+        from .module import array_from_object
+        bad = b.or_(b.icmp_signed("!=", tag, ll.Constant(T.I64, TAG_ARRAY)),
+                    b.or_(b.icmp_signed("!=", word[1], ll.Constant(T.I64, target_t.ndim)),
+                          b.icmp_signed("!=", word[2], ll.Constant(
+                              T.I64, T.DTYPES.index(target_t.dtype)))))
+        L.check(bad, TypeError, "s2s internal error: a residual tape item of the wrong type")
+        return array_from_object(b, b.inttoptr(word[0], T.PTR), target_t)
+    if not isinstance(target_t, T.Scalar):
+        raise UnsupportedSyntaxError(f"jit: popping a {target_t} from a residual tape", L.loc)
     w1 = b.load(b.gep(words, [ll.Constant(T.I32, 1)]))
     f1 = b.bitcast(w1, T.F64)
     f2 = b.bitcast(b.load(b.gep(words, [ll.Constant(T.I32, 2)])), T.F64)

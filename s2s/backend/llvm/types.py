@@ -137,6 +137,10 @@ def dtype_code(dtype) -> str:
 def value_type(x):
     """The backend type of a run-time value (tuples nested), None if unsupported."""
     t = type(x)
+    if x is None:
+        return NONE
+    if t is range:
+        return Range()
     if t is tuple:
         items = tuple(value_type(v) for v in x)
         return None if any(i is None for i in items) else Tuple(items)
