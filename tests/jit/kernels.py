@@ -198,3 +198,8 @@ def poly(x):
 
 def grad_inside(x):
     return s2s.grad(poly)(x) * 2.0
+
+
+def heat_loss(u0, steps):
+    u = heat(u0, steps)
+    return np.sum(u * u)

@@ -172,12 +172,18 @@ def _decode(L, where, target_t):
         return out
     if isinstance(target_t, T.Array):
         from .module import array_from_object
+        is_none = b.icmp_signed("==", tag, ll.Constant(T.I64, TAG_NONE))
         bad = b.or_(b.icmp_signed("!=", tag, ll.Constant(T.I64, TAG_ARRAY)),
                     b.or_(b.icmp_signed("!=", word[1], ll.Constant(T.I64, target_t.ndim)),
                           b.icmp_signed("!=", word[2], ll.Constant(
                               T.I64, T.DTYPES.index(target_t.dtype)))))
-        L.check(bad, TypeError, "s2s internal error: a residual tape item of the wrong type")
-        return array_from_object(b, b.inttoptr(word[0], T.PTR), target_t)
+        L.check(b.and_(bad, b.not_(is_none)), TypeError,
+                "s2s internal error: a residual tape item of the wrong type")
+        slot = L.entry_alloca(target_t.llvm())
+        b.store(ll.Constant(target_t.llvm(), None), slot)
+        with b.if_then(b.not_(is_none)):  # None (a value never computed): zeros
+            b.store(array_from_object(b, b.inttoptr(word[0], T.PTR), target_t), slot)
+        return b.load(slot)
     if not isinstance(target_t, T.Scalar):
         raise UnsupportedSyntaxError(f"jit: popping a {target_t} from a residual tape", L.loc)
     w1 = b.load(b.gep(words, [ll.Constant(T.I32, 1)]))
