@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from . import pipeline
 from .api import _ReverseTransform, _signature
 from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
+
+
+_FAST_TYPES = (float, int, bool, np.float64)
 
 
 class Jitted:
@@ -28,6 +33,8 @@ class Jitted:
         self.boundscheck = bool(boundscheck)
         self.cache = cache
         self.specs = {}
+        #: argument types -> (builtin, fail) for signatures of Python numbers (fastcall.py)
+        self.fast = {}
         self.sig = fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
@@ -45,12 +52,21 @@ class Jitted:
         return tuple(bound.arguments[n] for n in self.param_names)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            hit = self.fast.get(tuple(map(type, args)))
+            if hit is not None:
+                out = hit[0](*args)
+                if out is None:
+                    hit[1]()
+                return out
         if kwargs or len(args) != self.nargs:
             args = self._bind(args, kwargs)
         key = tuple(map(kind_of, args))
         spec = self.specs.get(key)
         if spec is None or spec.has_free and not spec.free_current():
             spec = self.specs[key] = self._specialise(args)
+            if spec.fast is not None and all(type(a) in _FAST_TYPES for a in args):
+                self.fast[tuple(map(type, args))] = (spec.fast, spec.caller.fail)
         return spec.call(args)
 
     # -- compiling --------------------------------------------------------------

@@ -156,3 +156,18 @@ def test_decorator_forms():
     deco = s2s.jit(boundscheck=False)(K.read_at)
     assert deco(np.arange(3.0), 1) == 1.0
     assert s2s.jit(K.add)(a=1.0, b=2.0) == 3.0
+
+
+def test_fast_path_of_numbers():
+    """Signatures of Python numbers take the direct builtin entry (fastcall.py)."""
+    j = s2s.jit(K.int_div)
+    assert j(7, 2) == 3 and type(j(7, 2)) is int
+    assert (type(j.specs[("int", "int")].fast).__name__) == "builtin_function_or_method"
+    with pytest.raises(ZeroDivisionError):
+        j(1, 0)
+    with pytest.raises(OverflowError):
+        j(2 ** 70, 3)
+    assert j(-7, 2) == -4
+    f = s2s.jit(K.add)
+    assert f(1.5, np.float64(2.0)) == 3.5 and type(f(1.5, 2.0)) is float
+    assert f(True, False) == 1

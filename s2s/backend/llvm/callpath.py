@@ -57,6 +57,9 @@ class Caller:
 
     def fail(self):
         site = int(self.words[abi.STATUS])
+        if site < 0:
+            self.words[abi.STATUS] = 0
+            raise OverflowError("jit: an int argument does not fit in 64 bits")
         exc, template, loc, user = self.sites[site - 1]
         ints = [int(v) for v in self.words[abi.STATUS + 1:abi.STATUS + 4]]
         self.words[abi.STATUS] = 0

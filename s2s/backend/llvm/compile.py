@@ -10,7 +10,7 @@ tuple, it flattens tuples, reads the free variables, and calls the entry point
 """
 from __future__ import annotations
 
-from . import engine
+from . import engine, fastcall
 from . import types as T
 from .callpath import Caller, convert_leaves
 from .module import build_module
@@ -39,11 +39,13 @@ def param_types(func, values, describe):
 
 
 def compiled_entry(mt):
+    """``(compiled module, entry address, fast entry address or 0)``."""
     hit = _COMPILED.get(mt.text)
     if hit is None:
         optimised = engine.optimise(mt.text)
         code = engine.Compiled(optimised)
-        hit = _COMPILED[mt.text] = (code, code.address(mt.entry))
+        fast = code.address(mt.fast_entry) if mt.fast_entry else 0
+        hit = _COMPILED[mt.text] = (code, code.address(mt.entry), fast)
     return hit
 
 
@@ -74,8 +76,12 @@ class Specialisation:
         self.types = types
         self.signature = ", ".join(map(str, types[:nargs]))
         self.module = build_module(func, types, boundscheck)
-        self.code, address = compiled_entry(self.module)
+        self.code, address, fast = compiled_entry(self.module)
         self.caller = Caller(self.module, address)
+        #: a builtin function taking the arguments themselves (fastcall.py), or None
+        self.fast = None
+        if fast and not len(types) > nargs and fastcall.ctypes_layout_ok():
+            self.fast, self._method = fastcall.builtin(address=fast, ctx=self.caller.ctx)
         self.load_free = load_free
         self.has_free = len(types) > nargs
         self.flatten = _flattener(types)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
+from . import fastcall
 from . import types as T
 from .engine import triple_and_layout
 from .lower import FunctionLowering
@@ -35,6 +36,7 @@ class ModuleText:
     leaves: list  # ("f8" | "f4" | "i8" | "b1" | "c16" | "array", type) per parameter leaf
     sites: list
     return_type: object
+    fast_entry: str = None  # fastcall.py: a direct entry from Python (numbers only)
 
 
 def _leaves(t, out):
@@ -82,7 +84,11 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     args = iter(entry.args[1:])
     values = [_unflatten(b, t, args) for t in param_types]
     b.ret(b.call(kernel.fn, [entry.args[0]] + values))
-    return ModuleText(str(module), name, leaves, kernel.sites, kernel.return_type)
+    fast = None
+    if fastcall.eligible(param_types, kernel.return_type):
+        fast = fastcall.add_fast_entry(module, kernel.fn, param_types, kernel.return_type,
+                                       name + "_fast")
+    return ModuleText(str(module), name, leaves, kernel.sites, kernel.return_type, fast)
 
 
 def _unflatten(b, t, args):
