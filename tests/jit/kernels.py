@@ -207,3 +207,11 @@ def heat_loss(u0, steps):
 
 def int_div(a, b):
     return a // b
+
+
+def fresh_arrays_in_loop(n, m):
+    acc = np.zeros(m)
+    for i in range(n):
+        tmp = np.ones(m) * i
+        acc = acc + tmp
+    return np.sum(acc)

@@ -75,7 +75,7 @@ class FunctionLowering:
             self.b.store(ll.Constant(t.llvm(), None), slot)
             self.slots[name] = slot
         for name, arg in self.params.items():
-            self.b.store(arg, self.slots[name])
+            self.b.store(arg, self.slots[name])  # arrays passed in: no block to count
         self.error_block = self.fn.append_basic_block("error")
         self.return_block = self.fn.append_basic_block("return")
         self.block(self.func.body)
@@ -140,10 +140,20 @@ class FunctionLowering:
         return ll.Constant(t.llvm(), None)
 
     def store(self, name, value, t):
+        """``name = value``; a variable holding arrays holds a reference to their blocks."""
         from .scalars import convert
         if isinstance(t, T.Static):
             return
-        self.b.store(convert(self, value, t, self.var_type(name)), self.slots[name])
+        vt = self.var_type(name)
+        value = convert(self, value, t, vt)
+        slot = self.slots[name]
+        if abi.holds_arrays(vt):
+            old = self.b.load(slot)
+            abi.retain(self, value, vt)
+            self.b.store(value, slot)
+            abi.release(self, old, vt)
+        else:
+            self.b.store(value, slot)
 
     def expr(self, value):
         if isinstance(value, ir.Call):
@@ -216,8 +226,11 @@ class FunctionLowering:
     def stmt_Unpack(self, s):
         if stacks.is_pop(s, self.stacks):
             target = s.targets[0].name
-            self.store(target, stacks.pop(self, s.value.name, self.var_type(target)),
-                       self.var_type(target))
+            tt = self.var_type(target)
+            value = stacks.pop(self, s.value.name, tt)
+            self.store(target, value, tt)
+            if not self.types[s.value.name].tagged:
+                abi.release(self, value, tt)  # the tape's reference
             return
         value, t = self.atom(s.value)
         for k, target in enumerate(s.targets):

@@ -139,6 +139,7 @@ def push(L, name, value, vt):
     where = b.gep(b.load(base_p), [top])
     if not isinstance(vt, T.NoneType):
         b.store(value, b.bitcast(where, vt.llvm().as_pointer()))
+        abi.retain(L, value, vt)  # the tape holds a reference until popped
     b.store(need, top_p)
 
 
