@@ -190,13 +190,15 @@ class GetitemVjp:
 
 
 class IndexOps:
-    """``read_copy``, ``index_set``, ``index_updated``, ``index_set_vjp_base``,
+    """``read_copy``, ``read_checked`` (a view raises ``ValueError``), ``index_set``, ``index_updated``, ``index_set_vjp_base``,
     ``index_set_vjp_value``."""
 
     def type(self, fn, types, kw, loc):
         from .calls import GetItem
         if fn is rt.read_copy:
             return GetItem().type(fn, types, kw, loc)
+        if fn is rt.read_checked:
+            return GetItem().type(fn, types[:2], kw, loc)
         if fn in (rt.index_set, rt.index_updated):
             return types[0] if isinstance(types[0], T.Array) else None
         if fn is rt.index_set_vjp_base:
@@ -208,6 +210,14 @@ class IndexOps:
         return None if read is None else Unbroadcast().type(fn, [read, v], {}, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
+        if fn is rt.read_checked:
+            (y, yt), (idx, it) = vals[:2]
+            value, vt = A.getitem(L, y, yt, idx, it)
+            if isinstance(vt, T.Array):
+                L.raise_(ValueError, "s2s: this reads a view of an array that is written in "
+                         "place later while the view is still used; take a copy")
+                L.b.position_at_end(L.fn.append_basic_block("unreachable"))
+            return value
         if fn is rt.read_copy:
             (y, yt), (idx, it) = vals
             value, vt = A.getitem(L, y, yt, idx, it)
@@ -446,7 +456,7 @@ register(Unbroadcast(), rt.unbroadcast)
 register(SumVjp(), rt.sum_vjp, rt.mean_vjp)
 register(ZerosLike(), rt.zeros_like)
 register(GetitemVjp(), rt.getitem_vjp)
-register(IndexOps(), rt.read_copy, rt.index_set, rt.index_updated, rt.index_set_vjp_base,
+register(IndexOps(), rt.read_copy, rt.read_checked, rt.index_set, rt.index_updated, rt.index_set_vjp_base,
          rt.index_set_vjp_value)
 register(AddCotangents(), rt.add)
 register(Products(), rt.matmul_vjp_lhs, rt.matmul_vjp_rhs, rt.dot_vjp)
