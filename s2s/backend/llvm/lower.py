@@ -27,7 +27,7 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import stacks
+from . import inplace, stacks
 from .infer import const_type, infer
 from . import derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
@@ -42,6 +42,7 @@ class FunctionLowering:
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         self.stacks = stacks.find_stacks(func)
         self.stack_slot = {}
+        self.uses = ir.use_counts(func.body)
         for name in self.stacks:
             if isinstance(self.types.get(name), T.Stack) and not self.types[name].tagged:
                 pushed = [self.types.get(getattr(s.value.args[0], "name", ""))
@@ -195,11 +196,33 @@ class FunctionLowering:
 
     # -- statements ---------------------------------------------------------------
     def block(self, stmts):
-        for s in stmts:
+        stmts = list(stmts)
+        k = 0
+        while k < len(stmts):
+            s = stmts[k]
             if self.b.block.is_terminated:
                 return  # code after break/continue/return/raise is never run
             self.loc = getattr(s, "loc", self.loc)
-            self.stmt(s)
+            if k + 1 < len(stmts) and inplace.fusable(self, s, stmts[k + 1], self.uses):
+                inplace.fused_accumulation(self, s, stmts[k + 1])
+                k += 2
+                continue
+            if inplace.inplace_candidate(self, s):
+                inplace.inplace_add(self, s)
+            else:
+                self.stmt(s)
+            k += 1
+
+    def refcount_dummy(self):
+        """Four readable zero words (a reference-count read for a null block, discarded)."""
+        if getattr(self, "_dummy", None) is None:
+            entry = self.fn.entry_basic_block
+            b = ll.IRBuilder(entry)
+            b.position_before(entry.terminator)
+            words = b.alloca(ll.ArrayType(T.I64, 4), name="no.block")
+            b.store(ll.Constant(ll.ArrayType(T.I64, 4), None), words)
+            self._dummy = b.bitcast(words, T.I64.as_pointer())
+        return self._dummy
 
     def stmt(self, s):
         method = getattr(self, "stmt_" + type(s).__name__, None)
