@@ -141,3 +141,92 @@ def inplace_add(L, s):
                           [(a, at), (c, ct)], at.dtype, out=(a, at))
         with slow:
             L.stmt(s)
+
+
+# -- dead temporaries ---------------------------------------------------------------------
+def local_temporaries(func, stmts, stacks) -> set:
+    """Array variables of ``stmts`` (one block) that appear nowhere else -- not in nested
+    blocks, not as parameters -- and are assigned before any read in the block: dead after
+    their last read in the block (the next pass through the block assigns them first)."""
+    own = {}
+    for k, s in enumerate(stmts):
+        for v in ir.stmt_defs(s):
+            own.setdefault(v.name, ("def", k))
+        for a in ir.stmt_uses(s):
+            if isinstance(a, ir.Var):
+                own.setdefault(a.name, ("use", k))
+    outside = set(p.var.name for p in func.params) | set(stacks)
+    for s in stmts:
+        for block in ir.sub_blocks(s):
+            for x in ir.walk(block):
+                outside |= {v.name for v in ir.stmt_defs(x)}
+                outside |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+    counts = {}
+    for x in ir.walk(func.body):
+        for v in list(ir.stmt_defs(x)) + [a for a in ir.stmt_uses(x) if isinstance(a, ir.Var)]:
+            counts[v.name] = counts.get(v.name, 0) + 1
+    local = {}
+    for s in stmts:
+        for v in list(ir.stmt_defs(s)) + [a for a in ir.stmt_uses(s) if isinstance(a, ir.Var)]:
+            local[v.name] = local.get(v.name, 0) + 1
+    return {n for n, (first, _) in own.items()
+            if first == "def" and n not in outside and counts.get(n) == local.get(n)}
+
+
+def last_reads(stmts, temps) -> dict:
+    """statement index -> the temporaries read there for the last time in the block."""
+    last = {}
+    for k, s in enumerate(stmts):
+        for a in ir.stmt_uses(s):
+            if isinstance(a, ir.Var) and a.name in temps:
+                last[a.name] = k
+    out = {}
+    for name, k in last.items():
+        out.setdefault(k, []).append(name)
+    return out
+
+
+def swap_base_and_value(stmts):
+    """``X = index_set_vjp_base(G, i); Y = index_set_vjp_value(G, i, v)`` -> the value
+    first (both pure; it reads nothing the first assigns), so ``G`` dies at the base."""
+    stmts = list(stmts)
+    for k in range(len(stmts) - 1):
+        s1, s2 = stmts[k], stmts[k + 1]
+        if (isinstance(s1, ir.Assign) and isinstance(s2, ir.Assign)
+                and isinstance(s1.value, ir.Call) and isinstance(s2.value, ir.Call)
+                and s1.value.fn is rt.index_set_vjp_base and s2.value.fn is rt.index_set_vjp_value
+                and s1.target not in s2.value.args and s2.target not in s1.value.args
+                and s1.target != s2.target):
+            stmts[k], stmts[k + 1] = s2, s1
+    return stmts
+
+
+def inplace_base(L, s, dying) -> bool:
+    """``T = index_set_vjp_base(G, idx)`` with ``G`` dying here: zero ``G[idx]`` in place
+    when the only references to its block are ``G`` and ``T`` (being reassigned)."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+            and s.value.fn is rt.index_set_vjp_base and len(s.value.args) == 2
+            and isinstance(s.value.args[0], ir.Var) and s.value.args[0].name in dying):
+        return False
+    gt = L.types.get(s.value.args[0].name)
+    if not isinstance(gt, T.Array) or L.types.get(s.target.name) != gt:
+        return False
+    b = L.b
+    g, _ = L.atom(s.value.args[0])
+    old, _ = L.atom(s.target)
+    block = b.extract_value(g, 1)
+    same = b.icmp_unsigned("==", b.ptrtoint(block, T.I64),
+                           b.ptrtoint(b.extract_value(old, 1), T.I64))
+    is_block = b.icmp_unsigned("!=", b.ptrtoint(block, T.I64), A.ZERO)
+    words = b.select(is_block, b.bitcast(block, T.I64.as_pointer()), L.refcount_dummy())
+    refs = b.load(b.gep(words, [ll.Constant(T.I32, 3)]))
+    expected = b.add(A.ONE, b.zext(same, T.I64))
+    ok = b.and_(is_block, b.icmp_signed("==", refs, expected))
+    with b.if_else(ok) as (fast, slow):
+        with fast:
+            idx, it = L.atom(s.value.args[1])
+            A.setitem(L, g, gt, idx, it, L.const(0, T.INT), T.INT)
+            L.store(s.target.name, g, gt)
+        with slow:
+            L.stmt(s)
+    return True

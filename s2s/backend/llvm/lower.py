@@ -196,7 +196,13 @@ class FunctionLowering:
 
     # -- statements ---------------------------------------------------------------
     def block(self, stmts):
-        stmts = list(stmts)
+        """Lower a block; array temporaries local to it release their reference after
+        their last read (``inplace.local_temporaries``), which lets the in-place forms
+        of adjoint updates apply (``inplace.py``)."""
+        stmts = inplace.swap_base_and_value(stmts)
+        temps = {n for n in inplace.local_temporaries(self.func, stmts, self.stacks)
+                 if abi.holds_arrays(self.types.get(n))}
+        dying = inplace.last_reads(stmts, temps)
         k = 0
         while k < len(stmts):
             s = stmts[k]
@@ -205,13 +211,26 @@ class FunctionLowering:
             self.loc = getattr(s, "loc", self.loc)
             if k + 1 < len(stmts) and inplace.fusable(self, s, stmts[k + 1], self.uses):
                 inplace.fused_accumulation(self, s, stmts[k + 1])
+                done = dying.get(k, []) + dying.get(k + 1, [])
                 k += 2
-                continue
-            if inplace.inplace_candidate(self, s):
-                inplace.inplace_add(self, s)
             else:
-                self.stmt(s)
-            k += 1
+                if inplace.inplace_candidate(self, s):
+                    inplace.inplace_add(self, s)
+                elif not inplace.inplace_base(self, s, dying.get(k, ())):
+                    self.stmt(s)
+                done = dying.get(k, [])
+                k += 1
+            if not self.b.block.is_terminated:
+                for name in done:
+                    self.forget(name)
+
+    def forget(self, name):
+        """Drop the reference a dead temporary holds (its slot is zeroed)."""
+        t = self.types[name]
+        slot = self.slots[name]
+        old = self.b.load(slot)
+        self.b.store(ll.Constant(t.llvm(), None), slot)
+        abi.release(self, old, t)
 
     def refcount_dummy(self):
         """Four readable zero words (a reference-count read for a null block, discarded)."""
