@@ -6,6 +6,9 @@ signature):
 * word ``STATUS``: 0, or the error site number (``FunctionLowering.sites``),
   words ``STATUS+1..+3``: integers for the error message (index, axis, size);
 * word ``HEAD``: the list of blocks the kernel allocated in this call;
+* words ``TAPES..RESULT-1``: the buffers of the kernel's tapes, kept from one call
+  to the next (a tape's memory is touched once, not faulted in at every call);
+  freed with the context block (``callpath.Caller``);
 * words from ``RESULT``: the returned value, flattened (``result_layout``):
   a scalar in one word (complex in two), an array as data, block, shape, strides.
 
@@ -25,7 +28,9 @@ from llvmlite import ir as ll
 
 from . import types as T
 
-STATUS, HEAD, RESULT = 0, 4, 8
+STATUS, HEAD, TAPES, RESULT = 0, 4, 6, 16
+#: tape buffers kept between calls (pointer, capacity per tape; stacks.py)
+CACHED_TAPES = (RESULT - TAPES) // 2
 HEADER = 32
 
 
@@ -119,6 +124,16 @@ def _runtime(module, name):
         b.ret_void()
         return fn
     raise KeyError(name)
+
+
+def libc(module, name):
+    """``malloc`` or ``free`` declared in ``module``."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fnty = ll.FunctionType(T.PTR, [T.I64]) if name == "malloc" else \
+            ll.FunctionType(ll.VoidType(), [T.PTR])
+        fn = ll.Function(module, fnty, name)
+    return fn
 
 
 def alloc(L, nbytes):

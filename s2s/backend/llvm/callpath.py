@@ -50,6 +50,18 @@ class Caller:
         self.words = np.frombuffer(self.ctx, dtype=np.int64)
         self.read = _reader(mt.return_type, self)
 
+    def __del__(self):
+        """Free the tape buffers the kernel kept between calls (``abi.TAPES``)."""
+        try:
+            from s2s_runtime.native import _free
+            for k in range(abi.CACHED_TAPES):
+                address = int(self.ctx[abi.TAPES + 2 * k])
+                if address:
+                    _free(address)
+                    self.ctx[abi.TAPES + 2 * k] = 0
+        except Exception:
+            pass
+
     def __call__(self, *leaves):
         if self.cfunc(self.ctx_address, *leaves):
             self.fail()

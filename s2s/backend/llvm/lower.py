@@ -77,6 +77,9 @@ class FunctionLowering:
             self.slots[name] = slot
         for name, arg in self.params.items():
             self.b.store(arg, self.slots[name])  # arrays passed in: no block to count
+        for name in sorted(self.stacks):
+            if name not in self.params and not self.types[name].tagged:
+                stacks.start(self, name)
         self.error_block = self.fn.append_basic_block("error")
         self.return_block = self.fn.append_basic_block("return")
         self.block(self.func.body)

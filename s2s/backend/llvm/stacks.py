@@ -122,6 +122,26 @@ def reset(L, name):
     L.b.store(ll.Constant(T.I64, 0), L.b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)]))
 
 
+def cache_index(L, name):
+    """Which of the context block's cached tape buffers this tape uses (None: none)."""
+    local = sorted(n for n in L.stacks if not L.types[n].tagged)
+    k = local.index(name)
+    return k if k < abi.CACHED_TAPES else None
+
+
+def start(L, name):
+    """At entry: an empty tape over the buffer the last call left (if any)."""
+    k = cache_index(L, name)
+    if k is None:
+        return
+    b = L.b
+    slot = L.slots[name]
+    base = b.inttoptr(b.load(abi.ctx_slot(L, abi.TAPES + 2 * k)), T.PTR)
+    cap = b.load(abi.ctx_slot(L, abi.TAPES + 2 * k + 1))
+    b.store(base, b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 0)]))
+    b.store(cap, b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 2)]))
+
+
 def push(L, name, value, vt):
     b = L.b
     size = L.stack_slot[name]
@@ -130,10 +150,21 @@ def push(L, name, value, vt):
                             for k in range(3))
     top, cap = b.load(top_p), b.load(cap_p)
     need = b.add(top, ll.Constant(T.I64, size))
+    k = cache_index(L, name)
     with b.if_then(b.icmp_signed(">", need, cap), likely=False):
         new_cap = b.mul(b.add(cap, ll.Constant(T.I64, 64 * size)), ll.Constant(T.I64, 2))
-        _, data = abi.alloc(L, new_cap)
-        memcpy(L, data, b.load(base_p), top)
+        if k is None:
+            _, data = abi.alloc(L, new_cap)
+            memcpy(L, data, b.load(base_p), top)
+        else:  # a buffer of its own, kept in the context block for the next call
+            data = b.call(abi.libc(L.module, "malloc"), [new_cap])
+            L.check(b.icmp_unsigned("==", b.ptrtoint(data, T.I64), ll.Constant(T.I64, 0)),
+                    MemoryError, "jit: out of memory growing a tape")
+            old = b.load(base_p)
+            memcpy(L, data, old, top)
+            b.call(abi.libc(L.module, "free"), [old])
+            b.store(b.ptrtoint(data, T.I64), abi.ctx_slot(L, abi.TAPES + 2 * k))
+            b.store(new_cap, abi.ctx_slot(L, abi.TAPES + 2 * k + 1))
         b.store(data, base_p)
         b.store(new_cap, cap_p)
     where = b.gep(b.load(base_p), [top])
