@@ -92,7 +92,7 @@ class Jitted:
         from .backend.llvm.compile import compile_signature
         func, load_free = self.source_ir(args)
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
-                                 describe=self.describe)
+                                 describe=self.describe, cache=bool(self.cache))
 
 
     def describe(self):
@@ -132,8 +132,10 @@ def _free_loader(func, free, transform):
 def jit(fun=None, *, boundscheck: bool = True, cache: bool = False):
     """Compile ``fun`` to native code with LLVM (``@jit`` or ``jit(f, boundscheck=...)``).
 
-    Bounds checks raise ``IndexError`` unless ``boundscheck=False``; ``cache``
-    is accepted for the on-disk cache (in-memory caching per signature always).
+    Bounds checks raise ``IndexError`` unless ``boundscheck=False``.  Compiled code
+    is kept in memory per signature; ``cache=True`` also keeps the object code on
+    disk (``$S2S_CACHE_DIR`` or ``~/.cache/s2s/jit``), keyed by the module text (so
+    the source), the signature and the s2s/llvmlite versions.
     """
     if fun is None:
         return lambda f: jit(f, boundscheck=boundscheck, cache=cache)

@@ -38,12 +38,19 @@ def param_types(func, values, describe):
     return out
 
 
-def compiled_entry(mt):
-    """``(compiled module, entry address, fast entry address or 0)``."""
+def compiled_entry(mt, cache=False):
+    """``(compiled module, entry address, fast entry address or 0)``; with ``cache`` the
+    object code is read from / written to the on-disk cache (``disk_cache.py``)."""
     hit = _COMPILED.get(mt.text)
     if hit is None:
-        optimised = engine.optimise(mt.text)
-        code = engine.Compiled(optimised)
+        if cache:
+            from . import disk_cache
+            k = disk_cache.key(mt.text)
+            found = disk_cache.lookup(k)
+            # a cached object needs no optimisation: the module only names its symbols
+            code = engine.Compiled(mt.text if found else engine.optimise(mt.text), k, found)
+        else:
+            code = engine.Compiled(engine.optimise(mt.text))
         fast = code.address(mt.fast_entry) if mt.fast_entry else 0
         hit = _COMPILED[mt.text] = (code, code.address(mt.entry), fast)
     return hit
@@ -72,11 +79,11 @@ def _flattener(types):
 
 
 class Specialisation:
-    def __init__(self, func, types, nargs, load_free, boundscheck):
+    def __init__(self, func, types, nargs, load_free, boundscheck, cache=False):
         self.types = types
         self.signature = ", ".join(map(str, types[:nargs]))
         self.module = build_module(func, types, boundscheck)
-        self.code, address, fast = compiled_entry(self.module)
+        self.code, address, fast = compiled_entry(self.module, cache)
         self.caller = Caller(self.module, address)
         #: a builtin function taking the arguments themselves (fastcall.py), or None
         self.fast = None
@@ -113,7 +120,8 @@ class Specialisation:
         return self.call(args)
 
 
-def compile_signature(func, args, load_free, boundscheck=True, describe=lambda: ("function", "")):
+def compile_signature(func, args, load_free, boundscheck=True,
+                      describe=lambda: ("function", ""), cache=False):
     free = load_free()
     types = param_types(func, list(args) + list(free), describe)
-    return Specialisation(func, types, len(args), load_free, boundscheck)
+    return Specialisation(func, types, len(args), load_free, boundscheck, cache)

@@ -68,16 +68,46 @@ def optimise(text: str, level: int = 3) -> str:
         return str(mod)
 
 
-class Compiled:
-    """An optimised module loaded into the process-wide JIT engine."""
+#: module name -> (cache key, object code found on disk or None), for the object cache
+_DISK = {}
 
-    def __init__(self, optimised_text: str):
+
+def _object_cache():
+    """Install the engine's object cache hooks (``disk_cache.py``) once."""
+    st = _target()
+    if "object_cache" not in st:
+        from . import disk_cache
+
+        def notify(module, code):
+            hit = _DISK.get(module.name)
+            if hit is not None and hit[1] is None:
+                disk_cache.store(hit[0], bytes(code))
+
+        def getbuffer(module):
+            hit = _DISK.get(module.name)
+            return hit[1] if hit is not None else None
+
+        st["engine"].set_object_cache(notify, getbuffer)
+        st["object_cache"] = True
+
+
+class Compiled:
+    """A module loaded into the process-wide JIT engine.  With ``cache_key`` its
+    object code comes from (or goes to) the on-disk cache."""
+
+    def __init__(self, optimised_text: str, cache_key=None, cached_code=None):
         mod = parse_verified(optimised_text)
         with _LOCK:
             st = _target()
-            st["engine"].add_module(mod)
-            st["engine"].finalize_object()
-            st["engine"].run_static_constructors()
+            if cache_key is not None:
+                _object_cache()
+                _DISK[mod.name] = (cache_key, cached_code)
+            try:
+                st["engine"].add_module(mod)
+                st["engine"].finalize_object()
+                st["engine"].run_static_constructors()
+            finally:
+                _DISK.pop(mod.name, None)
         self.module = mod
         self.text = optimised_text
 
