@@ -22,7 +22,20 @@ from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
 
 
-_FAST_TYPES = (float, int, bool, np.float64)
+_FAST_TYPES = (float, int, bool, np.float64, np.ndarray)
+_PLAIN = (float, int, bool, complex)
+
+
+def _arg_key(x):
+    """What a specialisation depends on, cheaply: the type of a Python number, the dtype
+    and ndim of an array (dtype objects hash fast; ``dtype.str`` builds a string), else
+    ``kind_of``."""
+    t = type(x)
+    if t is np.ndarray:
+        return (x.dtype, x.ndim)
+    if t in _PLAIN:
+        return t
+    return kind_of(x)
 
 
 class Jitted:
@@ -58,15 +71,16 @@ class Jitted:
                 out = hit[0](*args)
                 if out is None:
                     hit[1]()
-                return out
+                if out is not NotImplemented:  # arrays of another dtype or ndim
+                    return out
         if kwargs or len(args) != self.nargs:
             args = self._bind(args, kwargs)
-        key = tuple(map(kind_of, args))
+        key = tuple(map(_arg_key, args))
         spec = self.specs.get(key)
         if spec is None or spec.has_free and not spec.free_current():
             spec = self.specs[key] = self._specialise(args)
-            if spec.fast is not None and all(type(a) in _FAST_TYPES for a in args):
-                self.fast[tuple(map(type, args))] = (spec.fast, spec.caller.fail)
+        if spec.fast is not None and all(type(a) in _FAST_TYPES for a in args):
+            self.fast[tuple(map(type, args))] = (spec.fast, spec.caller.fail)
         return spec.call(args)
 
     # -- compiling --------------------------------------------------------------

@@ -162,7 +162,7 @@ def test_fast_path_of_numbers():
     """Signatures of Python numbers take the direct builtin entry (fastcall.py)."""
     j = s2s.jit(K.int_div)
     assert j(7, 2) == 3 and type(j(7, 2)) is int
-    assert (type(j.specs[("int", "int")].fast).__name__) == "builtin_function_or_method"
+    assert type(j.specs[(int, int)].fast).__name__ == "builtin_function_or_method"
     with pytest.raises(ZeroDivisionError):
         j(1, 0)
     with pytest.raises(OverflowError):
@@ -183,3 +183,18 @@ def test_arrays_made_in_a_loop_are_freed():
     assert f(40000, 1000) == K.fresh_arrays_in_loop(40000, 1000)
     grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kb < 100_000, grown_kb
+
+
+def test_fast_path_of_arrays_checks_dtype_and_ndim():
+    """Arrays take the builtin entry too; another dtype or ndim falls back to dispatch."""
+    j = s2s.jit(K.read_at)
+    x = np.arange(5.0)
+    assert j(x, 1) == 1.0 and type(j(x, 1)) is np.float64
+    xi = np.arange(5)
+    assert j(xi, 2) == 2 and type(j(xi, 2)) is np.int64
+    assert j(x, 3) == 3.0 and j(xi, 4) == 4  # alternating signatures
+    with pytest.raises(TypeError):
+        j(x.astype(">f8"), 1)  # non-native byte order: not a compiled dtype
+    assert j(np.arange(6.0).reshape(2, 3)[1], 2) == 5.0
+    with pytest.raises(IndexError):
+        j(x, 9)

@@ -94,7 +94,7 @@ def _reader(t, caller):
             py = t.python()
             if t.dtype == "f8":
                 cell = ctypes.c_double.from_buffer(caller.ctx, 8 * k)
-                return (lambda: cell.value) if t.weak else (lambda: np.float64(cell.value))
+                return (lambda: cell.value) if t.weak else (lambda: as_float[k])
             if t.dtype == "f4":
                 cell = ctypes.c_float.from_buffer(caller.ctx, 8 * k)
                 return lambda: np.float32(cell.value)

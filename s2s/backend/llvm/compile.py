@@ -52,6 +52,8 @@ def compiled_entry(mt, cache=False):
         else:
             code = engine.Compiled(engine.optimise(mt.text))
         fast = code.address(mt.fast_entry) if mt.fast_entry else 0
+        if fast:
+            fastcall.set_type_objects(code.global_address(fastcall.types_table(mt.fast_entry)))
         hit = _COMPILED[mt.text] = (code, code.address(mt.entry), fast)
     return hit
 

@@ -115,6 +115,10 @@ class Compiled:
         with _LOCK:
             return _STATE["engine"].get_function_address(name)
 
+    def global_address(self, name: str) -> int:
+        with _LOCK:
+            return _STATE["engine"].get_global_value_address(name)
+
 
 def asm(optimised_text: str) -> str:
     """The machine code of ``optimised_text`` as assembly text."""
