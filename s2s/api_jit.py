@@ -100,7 +100,8 @@ class Jitted:
         arguments = dict(zip(self.param_names, args))
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
         front = pipeline.expanded(front, arguments)
-        return front.func, _freevar_loader(front.func, front.freevars, self.param_names)
+        func = indexed_loops(front.func, self.param_names)
+        return func, _freevar_loader(func, front.freevars, self.param_names)
 
     def _specialise(self, args):
         from .backend.llvm.compile import compile_signature
@@ -117,6 +118,23 @@ class Jitted:
 
     def signatures(self):
         return [s.signature for s in self.specs.values()]
+
+
+def indexed_loops(func, params):
+    """``func`` with its loops over arrays, tuples, ``zip``/``enumerate``/``reversed``
+    turned into loops over ranges that index (the passes reverse mode uses)."""
+    from dataclasses import replace
+
+    from .ir import nodes as ir
+    from .ir.names import NameGen
+    from .passes.argument_loops import argument_loops
+    from .passes.loop_ranges import range_loops
+
+    names = NameGen(ir.all_names(func))
+    temps = set(func.temps)
+    body = range_loops(argument_loops(list(func.body), names, set(params)), names, temps,
+                       set(params))
+    return replace(func, body=tuple(body), temps=frozenset(temps))
 
 
 def _freevar_loader(func, freevars, param_names):

@@ -17,6 +17,8 @@ from llvmlite import ir as ll
 
 
 from ...errors import UnsupportedSyntaxError
+from ...ir import nodes as ir
+from . import scalars as S
 from . import arrays as A
 from . import types as T
 
@@ -87,9 +89,16 @@ def lower_call(L, call):
     return value, rtype
 
 
+def _homogeneous(t):
+    return bool(t.items) and all(i == t.items[0] for i in t.items)
+
+
 def _tuple_index(args, loc):
-    (_, base), (atom, _) = args
+    (_, base), (atom, it) = args
     index = getattr(atom, "value", None)
+    if isinstance(atom, ir.Var) and _homogeneous(base) and isinstance(it, T.Scalar) \
+            and it.dtype in ("i8", "b1"):
+        return "variable"
     if type(index) is int and -len(base.items) <= index < len(base.items):
         return index % len(base.items)
     if type(index) is slice:
@@ -102,12 +111,24 @@ def _tuple_index(args, loc):
 def _tuple_item_type(args, loc):
     k = _tuple_index(args, loc)
     items = args[0][1].items
+    if k == "variable":
+        return items[0]
     return T.Tuple(tuple(items[j] for j in k)) if isinstance(k, range) else items[k]
 
 
 def _tuple_item(L, base, atom, rtype):
     value, t = base
-    k = _tuple_index([(None, t), (atom, None)], L.loc)
+    k = _tuple_index([(None, t), (atom, L.atom(atom)[1])], L.loc)
+    if k == "variable":  # a homogeneous tuple indexed by a number: a chain of selects
+        from .arrays import wrap_index
+        i, it = L.atom(atom)
+        n = len(t.items)
+        j = wrap_index(L, S.convert(L, i, it, T.INT), ll.Constant(T.I64, n), 0)
+        out = L.b.extract_value(value, 0)
+        for m in range(1, n):
+            hit = L.b.icmp_signed("==", j, ll.Constant(T.I64, m))
+            out = L.b.select(hit, L.b.extract_value(value, m), out)
+        return out
     if not isinstance(k, range):
         return L.b.extract_value(value, k)
     out = ll.Constant(rtype.llvm(), None)

@@ -29,7 +29,37 @@ class MakeTuple:
         return out
 
 
-register(MakeTuple(), rt.make_tuple)
+register(MakeTuple(), rt.make_tuple, rt.make_list)  # a list literal: read, never grown
+
+
+class Sequence:
+    """``rt.sequence(x)`` (what a loop over ``x`` iterates): ``x`` itself for an array or
+    tuple."""
+
+    def type(self, fn, types, kw, loc):
+        return types[0] if len(types) == 1 and isinstance(types[0], (T.Array, T.Tuple)) \
+            else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+register(Sequence(), rt.sequence)
+
+
+class RangeItem:
+    """``r[i]`` of a range: ``start + i * step`` (negative ``i`` from the end, checked)."""
+
+    def type(self, fn, types, kw, loc):
+        r, i = types
+        return T.INT if isinstance(r, T.Range) and isinstance(i, T.Scalar) and \
+            i.dtype in ("i8", "b1") else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (r, _), (i, it) = vals
+        b = L.b
+        j = A.wrap_index(L, S.convert(L, i, it, T.INT), _range_len(L, r), 0)
+        return b.add(b.extract_value(r, 0), b.mul(j, b.extract_value(r, 2)))
 
 
 class MakeRange:
@@ -116,6 +146,8 @@ class GetItem:
         if kw or len(types) != 2:
             return None
         base, index = types
+        if isinstance(base, T.Range):
+            return RangeItem().type(fn, types, kw, loc)
         if isinstance(base, T.Tuple):
             return "tuple"  # resolved with the constant index (type_getitem_tuple)
         if not isinstance(base, T.Array):
@@ -128,6 +160,8 @@ class GetItem:
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, t), (idx, it) = vals
+        if isinstance(t, T.Range):
+            return RangeItem().lower(L, fn, vals, kw, rtype)
         return A.getitem(L, a, t, idx, it)[0]
 
 
