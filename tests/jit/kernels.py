@@ -215,3 +215,19 @@ def fresh_arrays_in_loop(n, m):
         tmp = np.ones(m) * i
         acc = acc + tmp
     return np.sum(acc)
+
+
+def array_promotion(x32, xi, s):
+    return x32 * 2.5, x32 + xi, xi * s, xi / 2, x32 * np.float64(2.0), xi // 3, -xi % 5
+
+
+def axis_reductions(m):
+    return (np.sum(m, axis=0), np.mean(m, axis=1), np.max(m, axis=-1), np.min(m, 0),
+            np.sum(m, axis=1, keepdims=True), np.prod(m, axis=1), np.sum(m, keepdims=True))
+
+
+def softmax_loss(z):
+    m = np.max(z, axis=1, keepdims=True)
+    e = np.exp(z - m)
+    p = e / np.sum(e, axis=1, keepdims=True)
+    return np.sum(np.log(np.sum(e, axis=1)) + m[:, 0]) - np.sum(z[:, 0]) + np.mean(p)

@@ -198,3 +198,16 @@ def test_fast_path_of_arrays_checks_dtype_and_ndim():
     assert j(np.arange(6.0).reshape(2, 3)[1], 2) == 5.0
     with pytest.raises(IndexError):
         j(x, 9)
+
+
+def test_array_promotion_follows_numpy():
+    """NEP 50: a Python float keeps a float32 array float32; int arrays divide to float64."""
+    x32 = np.linspace(-1, 1, 5).astype(np.float32)
+    xi = np.arange(-2, 3)
+    same(jit(K.array_promotion)(x32, xi, 1.5), K.array_promotion(x32, xi, 1.5), rtol=1e-6)
+
+
+def test_axis_reductions():
+    m = rng.normal(size=(3, 4))
+    same(jit(K.axis_reductions)(m), K.axis_reductions(m))
+    same(jit(K.axis_reductions)(m[:, ::2].T), K.axis_reductions(m[:, ::2].T))

@@ -68,7 +68,8 @@ def type_call(fn, args, kwargs, loc):
     if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple):
         return _tuple_item_type(args, loc)
     if getattr(handler, "wants_atoms", False):
-        t = handler.type(fn, types, kw, loc, [a for a, _ in args])
+        t = handler.type(fn, types, kw, loc, [a for a, _ in args],
+                         {k: a for k, (a, _) in kwargs.items()})
     else:
         t = handler.type(fn, types, kw, loc)
     if t is None:
@@ -85,6 +86,7 @@ def lower_call(L, call):
         return ll.Constant(rtype.llvm(), None), rtype
     if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple):
         return _tuple_item(L, vals[0], call.args[1], rtype), rtype
+    L.call_atoms = (call.args, dict(call.kwargs))  # constants some handlers read (axis=)
     value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)
     return value, rtype
 

@@ -23,6 +23,7 @@ from . import arrays as A
 from . import reductions as R
 from . import scalars as S
 from . import types as T
+from .axis import reduction_axis, spread_axis
 from .calls import TABLE, register
 from .ops_arrays import GetItem
 from .ops_more import Reversed
@@ -128,26 +129,44 @@ def sum_to_shape(L, g, gt, x, xt, rtype):
 
 
 class SumVjp:
-    """``sum_vjp(g, a)``/``mean_vjp(g, a)``: ``g`` (over the size) in ``a``'s shape."""
+    """``sum_vjp(g, a, axis, keepdims)``/``mean_vjp``: ``g`` (over the count) in ``a``'s
+    shape -- broadcast along the reduced axis (``axis.spread_axis``)."""
 
-    def type(self, fn, types, kw, loc):
-        if len(types) < 2 or not _defaults(types[2:], kw):
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if len(types) < 2:
             return None
         g, a = types[:2]
-        if not isinstance(g, T.Scalar):
-            return None
         if isinstance(a, T.Scalar):
-            return g
-        return T.Array(_float_dtype(a.dtype) if g.dtype != "c16" else "c16", a.ndim)
+            return g if isinstance(g, T.Scalar) else None
+        if not isinstance(a, T.Array):
+            return None
+        axis, keepdims = reduction_axis(fn, atoms, kw_atoms or {}, a.ndim, loc, vjp=True)
+        code = _float_dtype(a.dtype) if _scalar_of(g).dtype != "c16" else "c16"
+        if axis is None and not keepdims:
+            return T.Array(code, a.ndim) if isinstance(g, T.Scalar) else None
+        if not isinstance(g, T.Array):
+            return None
+        return T.Array(code, a.ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         (g, gt), (a, at) = vals[:2]
         if isinstance(at, T.Scalar):
             return g
-        if fn is rt.mean_vjp:
-            n = S.convert(L, A.size(L, a, at), T.INT, gt)
-            g = S.binary(L, "truediv", g, n, gt if gt.dtype != "i8" else T.F64T)
-            gt = gt if gt.dtype != "i8" else T.F64T
+        args, kwargs = L.call_atoms
+        axis, keepdims = reduction_axis(fn, args, kwargs, at.ndim, L.loc, vjp=True)
+        mean = fn is rt.mean_vjp
+        if axis is not None:
+            return spread_axis(L, g, gt, a, at, axis, keepdims, mean, rtype)
+        if isinstance(gt, T.Array):  # keepdims of a whole-array reduction: g has size 1
+            g = A.element(L, g, gt, [A.ZERO] * gt.ndim)
+            gt = gt.elem
+        if mean:
+            ft = gt if gt.dtype != "i8" else T.F64T
+            n = S.convert(L, A.size(L, a, at), T.INT, ft)
+            g = S.binary(L, "truediv", S.convert(L, g, gt, ft), n, ft)
+            gt = ft
         return R.create(L, rtype, A.shape_list(L, a, at), (g, gt))
 
 

@@ -3,7 +3,8 @@
 * ``matmul_vjp_lhs(g, a, b)`` = ``g @ b^T`` (the outer product ``g b^T`` for a 1-D ``b``),
   ``matmul_vjp_rhs(g, a, b)`` = ``a^T @ g`` (``a g^T`` for a 1-D ``a``), and
   ``dot_vjp(g, a, b, which)`` the same for ``np.dot`` -- 1-D and 2-D operands;
-* ``max_vjp(g, ans, a)`` = ``g * (a == ans) / count``: tied extrema share ``g``.
+* ``max_vjp(g, ans, a, axis, keepdims)`` = ``g * (a == ans) / count``: tied extrema
+  share ``g`` (whole array or along one axis).
 """
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from . import arrays as A
 from . import reductions as R
 from . import scalars as S
 from . import types as T
+from ...errors import UnsupportedSyntaxError
+from .axis import reduction_axis
 from .calls import register
-from .derivs import _defaults, _float_dtype, _scalar_of
+from .derivs import _float_dtype, _scalar_of
 
 
 class Products:
@@ -22,7 +25,7 @@ class Products:
 
     wants_atoms = True
 
-    def type(self, fn, types, kw, loc, atoms=()):
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         g, a, b = types[:3]
         if not all(isinstance(t, (T.Array, T.Scalar)) for t in (g, a, b)):
             return None
@@ -82,32 +85,83 @@ def _outer_or_scale(L, u, ut, v, vt, rtype, ndim, left=False):
 
 
 class MaxVjp:
-    """``max_vjp(g, ans, a)``: ``g * (a == ans) / count`` (ties share)."""
+    """``max_vjp(g, ans, a, axis, keepdims)``: ``g * (a == ans) / count`` (ties share),
+    over the whole array or along one axis (``ans`` and ``g`` then reduced arrays)."""
 
-    def type(self, fn, types, kw, loc):
-        if len(types) < 3 or not _defaults(types[3:], kw) or not isinstance(types[2], T.Array) \
-                or not isinstance(types[0], T.Scalar):
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if len(types) < 3 or not isinstance(types[2], T.Array):
             return None
-        return T.Array(_float_dtype(types[2].dtype), types[2].ndim)
+        a = types[2]
+        axis, keepdims = self._axis(fn, atoms, kw_atoms or {}, a.ndim, loc)
+        whole = axis is None and not keepdims
+        if whole != isinstance(types[0], T.Scalar) or whole != isinstance(types[1], T.Scalar):
+            return None
+        return T.Array(_float_dtype(a.dtype), a.ndim)
+
+    @staticmethod
+    def _axis(fn, atoms, kw_atoms, ndim, loc):
+        """max_vjp(g, ans, a, axis, keepdims, initial, where): initial must be None."""
+        atoms = list(atoms)
+        extra = dict(kw_atoms)
+        if len(atoms) > 5:
+            extra["initial"] = atoms[5]
+            atoms = atoms[:5] + atoms[6:]
+        if getattr(extra.pop("initial", None), "value", None) is not None:
+            raise UnsupportedSyntaxError("jit: max/min with initial=", loc)
+        return reduction_axis(fn, [atoms[0]] + atoms[2:], extra, ndim, loc, vjp=True)
 
     def lower(self, L, fn, vals, kw, rtype):
         (g, gt), (ans, anst), (a, at) = vals[:3]
+        args, kwargs = L.call_atoms
+        axis, keepdims = self._axis(fn, args, kwargs, at.ndim, L.loc)
         et = rtype.elem
         b = L.b
-        slot = L.entry_alloca(T.I64)
-        b.store(A.ZERO, slot)
-        target = S.convert(L, ans, anst, at.elem)
+        shape = A.shape_list(L, a, at)
+        if axis is None:
+            def reduced(idx):
+                return [A.ZERO] * (gt.ndim if isinstance(gt, T.Array) else 0)
+            counts_shape = []
+        else:
+            def reduced(idx):
+                return idx[:axis] + ([A.ZERO] if keepdims else []) + idx[axis + 1:]
+            counts_shape = shape[:axis] + ([A.ONE] if keepdims else []) + shape[axis + 1:]
+
+        def value_of(v, t, idx):
+            return A.element(L, v, t, reduced(idx)) if isinstance(t, T.Array) else v
+
+        def elem_t(t):
+            return t.elem if isinstance(t, T.Array) else t
+
+        counts_t = T.Array("i8", len(counts_shape))
+        counts = R.create(L, counts_t, counts_shape, (L.const(0, T.INT), T.INT))
+        cdata, cstrides = b.extract_value(counts, 0), A.strides_list(L, counts, counts_t)
+
+        def hit(idx):
+            target = S.convert(L, value_of(ans, anst, idx), elem_t(anst), at.elem)
+            return S.compare(L, "==", A.element(L, a, at, idx), target, at.elem)
 
         def count_one(idx):
-            hit = S.compare(L, "==", A.element(L, a, at, idx), target, at.elem)
-            b.store(b.add(b.load(slot), b.zext(hit, T.I64)), slot)
+            ptr = A.element_ptr(L, cdata, cstrides, reduced(idx) if axis is not None else [],
+                                T.I64T)
+            b.store(b.add(b.load(ptr), b.zext(hit(idx), T.I64)), ptr)
 
-        A.loop_nest(L, A.shape_list(L, a, at), count_one)
-        count = b.load(slot)
-        share = S.binary(L, "truediv", S.convert(L, g, gt, et), S.convert(L, count, T.INT, et), et)
-        return A.elementwise(L, lambda xs: (L.b.select(
-            S.compare(L, "==", xs[0][0], S.convert(L, ans, anst, at.elem), at.elem),
-            share, L.const(0, et)), et), [(a, at)], et.dtype)
+        A.loop_nest(L, shape, count_one)
+        out = A.allocate(L, rtype, shape)
+        odata, ostrides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+
+        def share(idx):
+            ptr = A.element_ptr(L, cdata, cstrides, reduced(idx) if axis is not None else [],
+                                T.I64T)
+            n = S.convert(L, b.load(ptr), T.INT, et)
+            gv = S.convert(L, value_of(g, gt, idx), elem_t(gt), et)
+            v = b.select(hit(idx), S.binary(L, "truediv", gv, n, et), L.const(0, et))
+            A.store(L, v, A.element_ptr(L, odata, ostrides, idx, et), et)
+
+        A.loop_nest(L, shape, share)
+        return out
+
 
 register(Products(), rt.matmul_vjp_lhs, rt.matmul_vjp_rhs, rt.dot_vjp)
 register(MaxVjp(), rt.max_vjp)

@@ -9,12 +9,12 @@ from llvmlite import ir as ll
 
 import s2s_runtime as rt
 
-from ...errors import UnsupportedSyntaxError
 from . import arrays as A
 from . import reductions as R
 from . import scalars as S
 from . import types as T
-from .calls import _elem, _numeric, name_of, register
+from .axis import reduce_axis, reduced_ndim, reduction_axis
+from .calls import _elem, _numeric, register
 
 
 # -- tuples, ranges, shapes ----------------------------------------------------------------
@@ -258,14 +258,26 @@ register(Copy(), np.copy, np.transpose, np.ascontiguousarray)
 
 
 class Reduce:
-    def type(self, fn, types, kw, loc):
-        if len(types) != 1 or not _numeric(types):
+    """Whole-array reductions, and along one axis (``axis.py``)."""
+
+    wants_atoms = True
+    OPS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.average: "mean",
+           np.max: "max", np.amax: "max", np.min: "min", np.amin: "min"}
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if not types or not _numeric(types[:1]):
             return None
-        if kw:
-            raise UnsupportedSyntaxError(
-                f"jit: {name_of(fn)} with {', '.join(kw)}= (jit compiles whole-array "
-                "reductions; write the loop over the axis)", loc)
         t = types[0]
+        if fn is np.average and (len(types) > 2 or set(kw) - {"axis"}):
+            return None
+        axis, keepdims = reduction_axis(fn, atoms, kw_atoms or {}, getattr(t, "ndim", 0), loc)
+        if axis is not None or keepdims:
+            whole = self.type(fn, types[:1], {}, loc, atoms[:1], {})
+            if whole is None or not isinstance(t, T.Array):
+                return None
+            if axis is None:  # keepdims of a whole-array reduction
+                return T.Array(whole.dtype, t.ndim)
+            return T.Array(whole.dtype, reduced_ndim(t.ndim, axis, keepdims))
         if fn in (np.mean, np.average):
             e = _elem(t)
             return T.Scalar("f4" if e.dtype == "f4" else ("c16" if e.dtype == "c16" else "f8"))
@@ -277,6 +289,16 @@ class Reduce:
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
+        if isinstance(rtype, T.Array):
+            args, kwargs = L.call_atoms
+            axis, keepdims = reduction_axis(fn, args, kwargs, t.ndim, L.loc)
+            if axis is None:  # keepdims=True of a whole-array reduction
+                total = self.lower_all(L, fn, v, t, rtype.elem)
+                return R.create(L, rtype, [A.ONE] * t.ndim, (total, rtype.elem))
+            return reduce_axis(L, v, t, axis, keepdims, self.OPS[fn], rtype)
+        return self.lower_all(L, fn, v, t, rtype)
+
+    def lower_all(self, L, fn, v, t, rtype):
         if isinstance(t, T.Scalar):
             return S.convert(L, v, t, rtype)
         if fn in (np.sum, np.prod):
