@@ -124,13 +124,11 @@ def main():
         got = jf(*args)
         if not np.isclose(got, want, rtol=1e-9):
             sys.exit(f"WRONG: {name} primal {got} != {want}")
-        g = jg(*args)
-        if name != "gmm" or True:
-            small = args if name != "gmm" else (args[0], args[1], args[2], args[3][:20])
-            ref = fd(f, small, wrt)
-            gs = jg(*small)
-            if not np.allclose(gs, ref, rtol=1e-5, atol=1e-7):
-                sys.exit(f"WRONG: {name} gradient {gs} vs finite differences {ref}")
+        small = args if name != "gmm" else (args[0], args[1], args[2], args[3][:20])
+        ref = fd(f, small, wrt)
+        gs = jg(*small)
+        if not np.allclose(gs, ref, rtol=1e-5, atol=1e-7):
+            sys.exit(f"WRONG: {name} gradient {gs} vs finite differences {ref}")
         row = {"kernel": name, "python": median_time(f, args, budget=0.5, min_runs=2),
                "s2s.jit": median_time(jf, args), "jit(grad)": median_time(jg, args)}
         if numba is not None:

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s_runtime.tree import tree_leaves
 
 from . import kernels as K
 

@@ -42,14 +42,14 @@ def check(prog, args):
         _check_fd(g, f, args, 0, max(1.0, abs(y)), f"\n{prog.source}")
 
 
-@settings(max_examples=10, **SETTINGS)
+@settings(max_examples=6, **SETTINGS)
 @given(st.data())
 def test_random_scalar_programs(data):
     prog = data.draw(progen.scalar_program(dict_input=False))
     check(prog, _args(prog, data))
 
 
-@settings(max_examples=10, **SETTINGS)
+@settings(max_examples=6, **SETTINGS)
 @given(st.data())
 def test_random_array_programs(data):
     prog = data.draw(progen.array_program())
