@@ -60,7 +60,7 @@ def optimise(text: str, level: int = 3) -> str:
         st = _target()
         pto = llvm.create_pipeline_tuning_options(speed_level=level)
         pto.loop_vectorization = True
-        pto.slp_vectorization = True
+        pto.slp_vectorization = False  # SLP packs scalar recurrences (RK4) into slower shuffles
         pb = llvm.create_pass_builder(st["tm"], pto)
         pm = pb.getModulePassManager()
         pm.run(mod, pb)
