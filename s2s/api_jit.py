@@ -1,12 +1,15 @@
 """``s2s.jit``: compile a function (or a generated derivative) to native code.
 
 ``jit(f)`` returns a ``Jitted`` callable that specialises on the types of its
-arguments (``backend.llvm.types.value_type``: float64/float32/int64/bool/
+arguments (keyed cheaply: ``_arg_key``; Python numbers and arrays then take a
+direct builtin entry, ``backend/llvm/fastcall.py``) (``backend.llvm.types.value_type``: float64/float32/int64/bool/
 complex128 scalars, numpy arrays of those dtypes of any ndim and layout,
 tuples of them), compiles the IR s2s makes of ``f`` for each new signature
 (``backend.llvm``) and keeps it in memory.  ``f`` may be a plain function, a
 transform (``grad(f)``, ``value_and_grad(f)``: the generated derivative code
-is compiled) or a generated function (a ``vjp`` pullback).  Code outside the
+is compiled), a function that calls transforms (``jvp``/``grad`` inside it are
+expanded) or a generated function (a ``vjp`` pullback, whose residuals, tapes
+included, become arguments).  Code outside the
 compiled subset raises ``UnsupportedSyntaxError`` naming the construct and
 the line; it never falls back to Python.
 """
@@ -52,8 +55,11 @@ class Jitted:
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if len(self.param_names) != len(self.sig.parameters):
-            raise UnsupportedSyntaxError(f"jit: {self.__name__ if hasattr(self, '__name__') else fn}"
-                                         " takes *args or **kwargs (give its parameters names)")
+            name = getattr(fn, "__qualname__", repr(fn))
+            raise UnsupportedSyntaxError(
+                f"jit: {name} takes *args or **kwargs; jit compiles functions with named "
+                "parameters (jacfwd, jacrev and hessian return such functions: they are not "
+                "compiled; jit the grad, value_and_grad, jvp or vjp functions instead)")
         self.nargs = len(self.param_names)
         self.__name__ = getattr(fn, "__name__", "jitted")
         self.__doc__ = getattr(fn, "__doc__", None)

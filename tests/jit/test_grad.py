@@ -113,3 +113,8 @@ def test_gradient_through_axis_reductions():
     z = np.random.default_rng(5).normal(size=(3, 4))
     g = s2s.jit(s2s.grad(K.softmax_loss))(z)
     np.testing.assert_allclose(g, fd_grad(K.softmax_loss, (z,), 0), rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_functions_are_refused_clearly():
+    with pytest.raises(s2s.S2SError, match="jacfwd, jacrev and hessian"):
+        s2s.jit(s2s.jacfwd(K.poly))
