@@ -231,3 +231,16 @@ def softmax_loss(z):
     e = np.exp(z - m)
     p = e / np.sum(e, axis=1, keepdims=True)
     return np.sum(np.log(np.sum(e, axis=1)) + m[:, 0]) - np.sum(z[:, 0]) + np.mean(p)
+
+
+def builders(n, m):
+    a = np.arange(n)
+    b = np.arange(1.0, 2.0, 0.25)
+    c = np.arange(n, 0, -2)
+    d = np.linspace(0.0, 1.0, m)
+    e = np.full((2, n), 1.5)
+    f = np.eye(n)
+    g = np.outer(d, d)
+    h = np.reshape(np.arange(6.0), (2, -1))
+    k = np.ravel(f.T)
+    return a, b, c, d, e, f, g, h, k, np.reshape(g[:, ::2], (-1,))

@@ -210,3 +210,9 @@ def test_axis_reductions():
     m = rng.normal(size=(3, 4))
     same(jit(K.axis_reductions)(m), K.axis_reductions(m))
     same(jit(K.axis_reductions)(m[:, ::2].T), K.axis_reductions(m[:, ::2].T))
+
+
+def test_array_builders_and_reshapes():
+    same(jit(K.builders)(5, 4), K.builders(5, 4))
+    with pytest.raises(ValueError):
+        jit(K.builders)(5, -1)

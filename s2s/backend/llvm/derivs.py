@@ -187,12 +187,21 @@ class ZerosLike:
             return T.Array(_float_dtype(t.dtype), t.ndim)
         if isinstance(t, T.NoneType):
             return t
+        if isinstance(t, T.Tuple):
+            items = tuple(self.type(fn, [i], kw, loc) for i in t.items)
+            return None if None in items else T.Tuple(items)
         return None
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
         if isinstance(t, T.Array):
             return R.create(L, rtype, A.shape_list(L, v, t), (L.const(0, T.INT), T.INT))
+        if isinstance(t, T.Tuple):
+            out = ll.Constant(rtype.llvm(), None)
+            for k, it in enumerate(t.items):
+                item = self.lower(L, fn, [(L.b.extract_value(v, k), it)], kw, rtype.items[k])
+                out = L.b.insert_value(out, item, k)
+            return out
         return ll.Constant(rtype.llvm(), None)
 
 
