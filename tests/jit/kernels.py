@@ -244,3 +244,39 @@ def builders(n, m):
     h = np.reshape(np.arange(6.0), (2, -1))
     k = np.ravel(f.T)
     return a, b, c, d, e, f, g, h, k, np.reshape(g[:, ::2], (-1,))
+
+
+SCALE = 2.0
+TABLE = np.array([1.0, 10.0, 100.0])
+
+
+def fill_in_place(out, v):
+    for i in range(out.shape[0]):
+        out[i] = v * i
+
+
+def uses_globals(x):
+    return x * SCALE + TABLE[1]
+
+
+def make_closure(k):
+    def inner(x):
+        return x * k + 1.0
+    return inner
+
+
+def fact(n):
+    if n <= 1:
+        return 1
+    return n * fact(n - 1)
+
+
+def mask_index(x):
+    return x[x > 0.0]
+
+
+def empty_loop(x):
+    s = 0.0
+    for v in x:
+        s = s + v
+    return s, np.sum(x)

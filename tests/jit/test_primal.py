@@ -216,3 +216,28 @@ def test_array_builders_and_reshapes():
     same(jit(K.builders)(5, 4), K.builders(5, 4))
     with pytest.raises(ValueError):
         jit(K.builders)(5, -1)
+
+
+def test_no_return_value_and_writes_to_the_argument():
+    out = np.zeros(4)
+    assert jit(K.fill_in_place)(out, 2.0) is None
+    np.testing.assert_array_equal(out, [0.0, 2.0, 4.0, 6.0])
+
+
+def test_globals_and_closures_read_at_each_call(monkeypatch):
+    j = s2s.jit(K.uses_globals)
+    assert j(1.0) == K.uses_globals(1.0)
+    monkeypatch.setattr(K, "SCALE", 3.0)
+    assert j(1.0) == K.uses_globals(1.0)
+    monkeypatch.setattr(K, "TABLE", np.array([0.0, 20.0]))  # another array: recompiled if needed
+    assert j(1.0) == K.uses_globals(1.0)
+    assert s2s.jit(K.make_closure(5.0))(2.0) == 11.0
+
+
+def test_refusals_name_the_construct():
+    with pytest.raises(s2s.S2SError, match="recursive call of fact"):
+        jit(K.fact)(5)
+    with pytest.raises(s2s.S2SError, match=r"getitem\(f8\[:\], b1\[:\]\)"):
+        jit(K.mask_index)(np.arange(3.0))
+    s, total = jit(K.empty_loop)(np.zeros(0))
+    assert s == 0.0 and total == 0.0
