@@ -5,7 +5,8 @@ arrays it returns are wrapped here as numpy arrays *without copying*: each
 array's base is a ``NativeBlock`` that calls the C library's ``free`` when the
 last array using the block is gone.  ``array_layout_ok()`` checks, once, that
 the ``PyArrayObject`` field offsets compiled entry points read (data 16, nd 24,
-dimensions 32, strides 40, descr 56; the descr's scalar type 16) hold in this numpy.
+dimensions 32, strides 40, descr 56, flags 64; the descr's scalar type 16) hold in
+this numpy.
 """
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ def array_layout_ok() -> bool:
     strides = read(base + 40).value
     descr = read(base + 56).value
     nd = ctypes.c_int.from_address(base + 24).value
+    flags = ctypes.c_int.from_address(base + 64).value
     return (data == x.ctypes.data and read(dims).value == 3 and read(dims + 8).value == 3
             and read(strides).value == 40 and read(strides + 8).value == 16 and nd == 2
-            and descr == id(x.dtype) and read(descr + 16).value == id(np.float64))
+            and descr == id(x.dtype) and read(descr + 16).value == id(np.float64)
+            and flags == x.flags.num)

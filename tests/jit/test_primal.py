@@ -241,3 +241,13 @@ def test_refusals_name_the_construct():
         jit(K.mask_index)(np.arange(3.0))
     s, total = jit(K.empty_loop)(np.zeros(0))
     assert s == 0.0 and total == 0.0
+
+
+def test_misaligned_arrays_are_refused():
+    raw = np.zeros(8 * 5 + 1, dtype=np.uint8)
+    x = np.frombuffer(raw.data, dtype=np.float64, count=5, offset=1)
+    assert not x.flags.aligned
+    with pytest.raises(TypeError, match="not aligned"):
+        jit(K.read_at)(x, 1)
+    with pytest.raises(TypeError, match="not aligned"):
+        jit(K.returns_pair)(x)

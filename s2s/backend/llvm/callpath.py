@@ -71,6 +71,9 @@ class Caller:
         site = int(self.words[abi.STATUS])
         if site < 0:
             self.words[abi.STATUS] = 0
+            if site == -2:  # module.MISALIGNED
+                raise TypeError("jit: an array argument is not aligned for its dtype "
+                                "(numpy's ALIGNED flag is off); pass a copy (x.copy())")
             raise OverflowError("jit: an int argument does not fit in 64 bits")
         exc, template, loc, user = self.sites[site - 1]
         ints = [int(v) for v in self.words[abi.STATUS + 1:abi.STATUS + 4]]

@@ -122,8 +122,22 @@ class Specialisation:
         return self.call(args)
 
 
+_LAYOUT = []
+
+
+def _check_layout():
+    """Once per process: numpy's array object has the field offsets entry points read."""
+    if not _LAYOUT:
+        from s2s_runtime.native import array_layout_ok
+        if not array_layout_ok():
+            raise RuntimeError("jit: this numpy's ndarray object layout is not the one s2s's "
+                               "entry points read (data, nd, dimensions, strides, descr, flags)")
+        _LAYOUT.append(True)
+
+
 def compile_signature(func, args, load_free, boundscheck=True,
                       describe=lambda: ("function", ""), cache=False):
+    _check_layout()
     free = load_free()
     types = param_types(func, list(args) + list(free), describe)
     return Specialisation(func, types, len(args), load_free, boundscheck, cache)

@@ -84,7 +84,8 @@ def add_fast_entry(module, kernel, param_types, return_type, name):
         if isinstance(t, T.Array):
             from .module import array_from_object
             ok = fn.append_basic_block("array_ok")
-            b.cbranch(_array_ok(b, obj, t, table), ok, wrong)
+            from .module import aligned
+            b.cbranch(b.and_(_array_ok(b, obj, t, table), aligned(b, obj)), ok, wrong)
             b.position_at_end(ok)
             values.append(array_from_object(b, obj, t))
         elif t.dtype == "f8":  # PyFloatObject.ob_fval (float and its subclasses)

@@ -26,7 +26,9 @@ from .engine import triple_and_layout
 from .lower import FunctionLowering
 
 #: offsets in a PyArrayObject (numpy >= 1.7, numpy 2): data, nd, dimensions, strides
-ARRAY_DATA, ARRAY_DIMS, ARRAY_STRIDES = 16, 32, 40
+ARRAY_DATA, ARRAY_DIMS, ARRAY_STRIDES, ARRAY_FLAGS = 16, 32, 40, 64
+#: the status an entry point reports for a misaligned array argument (callpath.py)
+MISALIGNED = -2
 
 
 @dataclass
@@ -82,7 +84,15 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     entry = ll.Function(module, ll.FunctionType(T.I32, c_args), name)
     b = ll.IRBuilder(entry.append_basic_block("entry"))
     args = iter(entry.args[1:])
-    values = [_unflatten(b, t, args) for t in param_types]
+    objects = []
+    values = [_unflatten(b, t, args, objects) for t in param_types]
+    if objects:  # a misaligned array (np.frombuffer at an odd offset) is refused, not read
+        ok = ll.Constant(T.I1, 1)
+        for obj in objects:
+            ok = b.and_(ok, aligned(b, obj))
+        with b.if_then(b.not_(ok), likely=False):
+            b.store(ll.Constant(T.I64, MISALIGNED), entry.args[0])
+            b.ret(ll.Constant(T.I32, 1))
     b.ret(b.call(kernel.fn, [entry.args[0]] + values))
     fast = None
     if fastcall.eligible(param_types, kernel.return_type):
@@ -91,12 +101,20 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     return ModuleText(str(module), name, leaves, kernel.sites, kernel.return_type, fast)
 
 
-def _unflatten(b, t, args):
-    """The kernel argument of type ``t`` from the entry's C arguments."""
+def aligned(b, obj):
+    """i1: numpy's ALIGNED flag of the array at ``obj``."""
+    flags = b.load(b.bitcast(b.gep(obj, [ll.Constant(T.I64, ARRAY_FLAGS)]), T.I32.as_pointer()))
+    return b.icmp_unsigned("!=", b.and_(flags, ll.Constant(T.I32, 0x0100)),
+                           ll.Constant(T.I32, 0))
+
+
+def _unflatten(b, t, args, objects):
+    """The kernel argument of type ``t`` from the entry's C arguments (the array objects
+    are collected in ``objects``)."""
     if isinstance(t, T.Tuple):
         out = ll.Constant(t.llvm(), None)
         for k, it in enumerate(t.items):
-            out = b.insert_value(out, _unflatten(b, it, args), k)
+            out = b.insert_value(out, _unflatten(b, it, args, objects), k)
         return out
     if isinstance(t, T.NoneType):
         return ll.Constant(t.llvm(), None)
@@ -115,7 +133,9 @@ def _unflatten(b, t, args):
             return b.insert_value(out, next(args), 1)
         v = next(args)
         return b.trunc(v, T.I1) if t.dtype == "b1" else v
-    return array_from_object(b, next(args), t)
+    obj = next(args)
+    objects.append(obj)
+    return array_from_object(b, obj, t)
 
 
 def array_from_object(b, obj, t):
