@@ -251,3 +251,15 @@ def test_misaligned_arrays_are_refused():
         jit(K.read_at)(x, 1)
     with pytest.raises(TypeError, match="not aligned"):
         jit(K.returns_pair)(x)
+
+
+def test_read_only_arrays_are_not_written():
+    x = np.zeros((3, 3))
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        jit(K.writes)(x, 1.0)
+    with pytest.raises(ValueError, match="read-only"):
+        jit(K.write_at)(x[0], 1)
+    assert not x.any()
+    assert jit(K.read_at)(x[0], 1) == 0.0  # reading a read-only array is fine
+    np.testing.assert_array_equal(jit(K.heat)(x[0], 2), x[0])  # heat copies first

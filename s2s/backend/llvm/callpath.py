@@ -71,6 +71,8 @@ class Caller:
         site = int(self.words[abi.STATUS])
         if site < 0:
             self.words[abi.STATUS] = 0
+            if site == -3:  # module.READONLY
+                raise ValueError("assignment destination is read-only")
             if site == -2:  # module.MISALIGNED
                 raise TypeError("jit: an array argument is not aligned for its dtype "
                                 "(numpy's ALIGNED flag is off); pass a copy (x.copy())")

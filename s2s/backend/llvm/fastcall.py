@@ -67,7 +67,7 @@ def _declare(module, name, ret, args):
     return fn if fn is not None else ll.Function(module, ll.FunctionType(ret, args), name)
 
 
-def add_fast_entry(module, kernel, param_types, return_type, name):
+def add_fast_entry(module, kernel, param_types, return_type, name, written=()):
     fn = ll.Function(module, ll.FunctionType(T.PTR, [T.PTR, T.PTR.as_pointer(), T.I64]), name)
     self_obj, args, _ = fn.args
     b = ll.IRBuilder(fn.append_basic_block("entry"))
@@ -84,8 +84,11 @@ def add_fast_entry(module, kernel, param_types, return_type, name):
         if isinstance(t, T.Array):
             from .module import array_from_object
             ok = fn.append_basic_block("array_ok")
-            from .module import aligned
-            b.cbranch(b.and_(_array_ok(b, obj, t, table), aligned(b, obj)), ok, wrong)
+            from .module import aligned, writeable
+            fits = b.and_(_array_ok(b, obj, t, table), aligned(b, obj))
+            if k in written:  # read-only: the general path raises numpy's error
+                fits = b.and_(fits, writeable(b, obj))
+            b.cbranch(fits, ok, wrong)
             b.position_at_end(ok)
             values.append(array_from_object(b, obj, t))
         elif t.dtype == "f8":  # PyFloatObject.ob_fval (float and its subclasses)

@@ -24,11 +24,12 @@ from . import fastcall
 from . import types as T
 from .engine import triple_and_layout
 from .lower import FunctionLowering
+from .writes import written_params
 
 #: offsets in a PyArrayObject (numpy >= 1.7, numpy 2): data, nd, dimensions, strides
 ARRAY_DATA, ARRAY_DIMS, ARRAY_STRIDES, ARRAY_FLAGS = 16, 32, 40, 64
 #: the status an entry point reports for a misaligned array argument (callpath.py)
-MISALIGNED = -2
+MISALIGNED, READONLY = -2, -3
 
 
 @dataclass
@@ -85,7 +86,16 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     b = ll.IRBuilder(entry.append_basic_block("entry"))
     args = iter(entry.args[1:])
     objects = []
-    values = [_unflatten(b, t, args, objects) for t in param_types]
+    written = written_params(func, param_types)
+    values = []
+    for p, t in zip(func.params, param_types):
+        before = len(objects)
+        values.append(_unflatten(b, t, args, objects))
+        if p.var.name in written:  # numpy refuses writes to read-only arrays; so do we
+            for obj in objects[before:]:
+                with b.if_then(b.not_(writeable(b, obj)), likely=False):
+                    b.store(ll.Constant(T.I64, READONLY), entry.args[0])
+                    b.ret(ll.Constant(T.I32, 1))
     if objects:  # a misaligned array (np.frombuffer at an odd offset) is refused, not read
         ok = ll.Constant(T.I1, 1)
         for obj in objects:
@@ -97,8 +107,17 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     fast = None
     if fastcall.eligible(param_types, kernel.return_type):
         fast = fastcall.add_fast_entry(module, kernel.fn, param_types, kernel.return_type,
-                                       name + "_fast")
+                                       name + "_fast",
+                                       {k for k, p in enumerate(func.params)
+                                        if p.var.name in written})
     return ModuleText(str(module), name, leaves, kernel.sites, kernel.return_type, fast)
+
+
+def writeable(b, obj):
+    """i1: numpy's WRITEABLE flag of the array at ``obj``."""
+    flags = b.load(b.bitcast(b.gep(obj, [ll.Constant(T.I64, ARRAY_FLAGS)]), T.I32.as_pointer()))
+    return b.icmp_unsigned("!=", b.and_(flags, ll.Constant(T.I32, 0x0400)),
+                           ll.Constant(T.I32, 0))
 
 
 def aligned(b, obj):
