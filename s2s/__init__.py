@@ -20,3 +20,7 @@ __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacre
            "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_loop",
            "checkpoint_policies", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]
+
+from .api_jit import jit  # noqa: E402  (the LLVM backend; compiled lazily)
+
+__all__.append("jit")

@@ -184,6 +184,11 @@ def generate(args):
         return format_ir(pipeline.front(fn).func)
     if args.mode in ("jvp", "hvp"):
         return _jvp_source(fn, module, args)
+    if args.mode in ("llvm", "asm"):  # the LLVM backend's module (s2s.jit)
+        from .backend.llvm.dump import llvm_text
+        return llvm_text(fn, example_values(fn, module, args.args, args.signature),
+                         parse_argnums(args.argnums) if args.grad else None, args.stage,
+                         asm=args.mode == "asm")
     argnums = parse_argnums(args.argnums)
     try:
         transform = api.grad(fn, argnums=argnums, has_aux=args.has_aux)
@@ -297,10 +302,16 @@ def build_parser() -> argparse.ArgumentParser:
     dump = sub.add_parser("dump", help="print the code s2s generates for a function",
                           description="Print the code s2s generates for FUNC in FILE.py.")
     dump.add_argument("target", metavar="FILE.py:FUNC")
-    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "ir"), default="grad",
+    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "ir", "llvm", "asm"),
+                      default="grad",
                       help="grad: the generated gradient (default); jvp: the forward-mode "
                            "tangent code; hvp: forward mode over the gradient code "
-                           "(Hessian-vector products); ir: the function's IR")
+                           "(Hessian-vector products); ir: the function's IR; llvm/asm: "
+                           "the LLVM IR / machine code s2s.jit compiles")
+    dump.add_argument("--grad", action="store_true",
+                      help="--mode llvm/asm: compile the gradient (w.r.t. --argnums)")
+    dump.add_argument("--stage", choices=("opt", "unopt"), default="opt",
+                      help="--mode llvm: after (default) or before LLVM's optimisations")
     dump.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
     dump.add_argument("--signature", help="argument kinds, e.g. 'f64, f32[:], c128[:, :], i64'")
     dump.add_argument("--args", help="Python expression for the example arguments (a tuple, "

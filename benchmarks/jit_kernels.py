@@ -1,0 +1,78 @@
+"""Kernels for bench_jit.py, written as plain Python loops (s2s and Numba compile
+these same functions; JAX versions use lax.fori_loop / slices in bench_jit.py)."""
+import math
+
+import numpy as np
+
+
+def rk4_energy(omega, zeta, x0, v0, h, n):
+    """A damped oscillator integrated with n RK4 steps; the final energy."""
+    x, v = x0, v0
+    for i in range(n):
+        a1 = -omega * omega * x - 2.0 * zeta * omega * v
+        x2, v2 = x + 0.5 * h * v, v + 0.5 * h * a1
+        a2 = -omega * omega * x2 - 2.0 * zeta * omega * v2
+        x3, v3 = x + 0.5 * h * v2, v + 0.5 * h * a2
+        a3 = -omega * omega * x3 - 2.0 * zeta * omega * v3
+        x4, v4 = x + h * v3, v + h * a3
+        a4 = -omega * omega * x4 - 2.0 * zeta * omega * v4
+        x = x + h / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v = v + h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    return 0.5 * v * v + 0.5 * omega * omega * x * x
+
+
+def heat(u0, steps):
+    """A 1-D heat equation, explicit stencil with in-place writes; sum of squares."""
+    u = u0.copy()
+    n = u.shape[0]
+    for s in range(steps):
+        left = u[0]
+        for i in range(1, n - 1):
+            new = u[i] + 0.25 * (left - 2.0 * u[i] + u[i + 1])
+            left = u[i]
+            u[i] = new
+    return np.sum(u * u)
+
+
+def logsumexp(x):
+    m = x[0]
+    for i in range(x.shape[0]):
+        if x[i] > m:
+            m = x[i]
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + math.exp(x[i] - m)
+    return m + math.log(s)
+
+
+def gmm(alphas, means, icf, x):
+    """ADBench-style GMM objective, diagonal covariances, written with loops."""
+    n, d = x.shape
+    k = alphas.shape[0]
+    total = 0.0
+    for i in range(n):
+        m = -1e300
+        for j in range(k):
+            s = 0.0
+            for l in range(d):
+                z = math.exp(icf[j, l]) * (x[i, l] - means[j, l])
+                s = s + z * z
+            v = alphas[j] + np.sum(icf[j, :]) - 0.5 * s
+            if v > m:
+                m = v
+        acc = 0.0
+        for j in range(k):
+            s = 0.0
+            for l in range(d):
+                z = math.exp(icf[j, l]) * (x[i, l] - means[j, l])
+                s = s + z * z
+            acc = acc + math.exp(alphas[j] + np.sum(icf[j, :]) - 0.5 * s - m)
+        total = total + m + math.log(acc)
+    amax = alphas[0]
+    for j in range(k):
+        if alphas[j] > amax:
+            amax = alphas[j]
+    asum = 0.0
+    for j in range(k):
+        asum = asum + math.exp(alphas[j] - amax)
+    return total - n * (amax + math.log(asum))

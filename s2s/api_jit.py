@@ -1,0 +1,183 @@
+"""``s2s.jit``: compile a function (or a generated derivative) to native code.
+
+``jit(f)`` returns a ``Jitted`` callable that specialises on the types of its
+arguments (keyed cheaply: ``_arg_key``; Python numbers and arrays then take a
+direct builtin entry, ``backend/llvm/fastcall.py``) (``backend.llvm.types.value_type``: float64/float32/int64/bool/
+complex128 scalars, numpy arrays of those dtypes of any ndim and layout,
+tuples of them), compiles the IR s2s makes of ``f`` for each new signature
+(``backend.llvm``) and keeps it in memory.  ``f`` may be a plain function, a
+transform (``grad(f)``, ``value_and_grad(f)``: the generated derivative code
+is compiled), a function that calls transforms (``jvp``/``grad`` inside it are
+expanded) or a generated function (a ``vjp`` pullback, whose residuals, tapes
+included, become arguments).  Code outside the
+compiled subset raises ``UnsupportedSyntaxError`` naming the construct and
+the line; it never falls back to Python.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from . import pipeline
+from .api import _ReverseTransform, _signature
+from .errors import UnsupportedSyntaxError
+from .ir.kinds import kind_of
+
+
+_FAST_TYPES = (float, int, bool, np.float64, np.ndarray)
+_PLAIN = (float, int, bool, complex)
+
+
+def _arg_key(x):
+    """What a specialisation depends on, cheaply: the type of a Python number, the dtype
+    and ndim of an array (dtype objects hash fast; ``dtype.str`` builds a string), else
+    ``kind_of``."""
+    t = type(x)
+    if t is np.ndarray:
+        return (x.dtype, x.ndim)
+    if t in _PLAIN:
+        return t
+    return kind_of(x)
+
+
+class Jitted:
+    def __init__(self, fn, boundscheck=True, cache=False):
+        if not callable(fn):
+            raise TypeError(f"jit expects a callable, got {type(fn).__name__}")
+        self.fn = fn
+        self.boundscheck = bool(boundscheck)
+        self.cache = cache
+        self.specs = {}
+        #: argument types -> (builtin, fail) for signatures of Python numbers (fastcall.py)
+        self.fast = {}
+        self.sig = fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
+        self.param_names = [n for n, p in self.sig.parameters.items()
+                            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if len(self.param_names) != len(self.sig.parameters):
+            name = getattr(fn, "__qualname__", repr(fn))
+            raise UnsupportedSyntaxError(
+                f"jit: {name} takes *args or **kwargs; jit compiles functions with named "
+                "parameters (jacfwd, jacrev and hessian return such functions: they are not "
+                "compiled; jit the grad, value_and_grad, jvp or vjp functions instead)")
+        self.nargs = len(self.param_names)
+        self.__name__ = getattr(fn, "__name__", "jitted")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def _bind(self, args, kwargs):
+        bound = self.sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] for n in self.param_names)
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs:
+            hit = self.fast.get(tuple(map(type, args)))
+            if hit is not None:
+                out = hit[0](*args)
+                if out is None:
+                    hit[1]()
+                if out is not NotImplemented:  # arrays of another dtype or ndim
+                    return out
+        if kwargs or len(args) != self.nargs:
+            args = self._bind(args, kwargs)
+        key = tuple(map(_arg_key, args))
+        spec = self.specs.get(key)
+        if spec is None or spec.has_free and not spec.free_current():
+            spec = self.specs[key] = self._specialise(args)
+        if spec.fast is not None and all(type(a) in _FAST_TYPES for a in args):
+            self.fast[tuple(map(type, args))] = (spec.fast, spec.caller.fail)
+        return spec.call(args)
+
+    # -- compiling --------------------------------------------------------------
+    def source_ir(self, args):
+        """``(ir_function, free values)``: the IR compiled for these arguments, and the
+        values of its keyword-only free-variable parameters (in order)."""
+        fn = self.fn
+        if isinstance(fn, _ReverseTransform):
+            gen, free = fn.generated(list(args))
+            func, _ = gen._s2s_ir()
+            return func, _free_loader(func, free, fn)
+        fixed = getattr(fn, "_s2s_ir", None)
+        if fixed is not None:
+            func, freevars = fixed()
+            return func, _freevar_loader(func, freevars, self.param_names)
+        front = pipeline.front(fn)
+        arguments = dict(zip(self.param_names, args))
+        arguments.update({n: fv.load() for n, fv in front.freevars.items()})
+        front = pipeline.expanded(front, arguments)
+        func = indexed_loops(front.func, self.param_names)
+        return func, _freevar_loader(func, front.freevars, self.param_names)
+
+    def _specialise(self, args):
+        from .backend.llvm.compile import compile_signature
+        func, load_free = self.source_ir(args)
+        return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
+                                 describe=self.describe, cache=bool(self.cache))
+
+
+    def describe(self):
+        """``(name and signature, the signatures compiled so far)`` for error messages."""
+        sigs = self.signatures()
+        return (f"{self.__name__}{self.sig}",
+                "; compiled for: " + ", ".join(f"({s})" for s in sigs) if sigs else "")
+
+    def signatures(self):
+        return [s.signature for s in self.specs.values()]
+
+
+def indexed_loops(func, params):
+    """``func`` with its loops over arrays, tuples, ``zip``/``enumerate``/``reversed``
+    turned into loops over ranges that index (the passes reverse mode uses)."""
+    from dataclasses import replace
+
+    from .ir import nodes as ir
+    from .ir.names import NameGen
+    from .passes.argument_loops import argument_loops
+    from .passes.loop_ranges import range_loops
+
+    names = NameGen(ir.all_names(func))
+    temps = set(func.temps)
+    body = range_loops(argument_loops(list(func.body), names, set(params)), names, temps,
+                       set(params))
+    return replace(func, body=tuple(body), temps=frozenset(temps))
+
+
+def _freevar_loader(func, freevars, param_names):
+    """The values of ``func``'s parameters after the user's (its free variables)."""
+    names = [p.var.name for p in func.params]
+    if names[:len(param_names)] != list(param_names):
+        raise UnsupportedSyntaxError(
+            f"jit: the parameters of {func.name} ({', '.join(names)}) do not start with "
+            f"the function's own ({', '.join(param_names)})", func.loc)
+    loaders = [freevars[n].load for n in names[len(param_names):]]
+    return lambda: [load() for load in loaders]
+
+
+def _free_loader(func, free, transform):
+    """Free values of a transform's generated function, read afresh at each call (those
+    that expanding calls of transforms added are fixed when compiled)."""
+    names = [p.var.name for p in func.params][len(transform.param_names):]
+    fixed = dict(free)
+
+    def load():
+        current = transform.free_values() if transform._front is not None else {}
+        return [current.get(n, fixed[n]) for n in names]
+
+    return load
+
+
+def jit(fun=None, *, boundscheck: bool = True, cache: bool = False):
+    """Compile ``fun`` to native code with LLVM (``@jit`` or ``jit(f, boundscheck=...)``).
+
+    Bounds checks raise ``IndexError`` unless ``boundscheck=False``.  Compiled code
+    is kept in memory per signature; ``cache=True`` also keeps the object code on
+    disk (``$S2S_CACHE_DIR`` or ``~/.cache/s2s/jit``), keyed by the module text (so
+    the source), the signature and the s2s/llvmlite versions.
+    """
+    if fun is None:
+        return lambda f: jit(f, boundscheck=boundscheck, cache=cache)
+    return Jitted(fun, boundscheck=boundscheck, cache=cache)
+
+
+_ = inspect

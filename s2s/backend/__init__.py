@@ -1,0 +1,1 @@
+"""Native code generation backends (``llvm/``: CPU JIT through llvmlite)."""

@@ -1,0 +1,179 @@
+"""The call from Python into a compiled entry point (ctypes, prepared once per signature).
+
+Contract: ``Caller(module_text, address)`` is called with the flattened C
+argument values (``convert_leaves``) and returns the kernel's result as Python
+values: a weak scalar as a Python number, a numpy scalar type otherwise,
+arrays wrapped without copying (``s2s_runtime.native``), tuples as tuples.
+A kernel error becomes the Python exception of its site: the message (index,
+axis, size filled in) and, for the checks jit adds, the user's line.
+
+The ctypes function type is built with ``PYFUNCTYPE`` (the GIL is held: a
+signature's context block is reused by every call).
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from s2s_runtime.native import NativeBlock, wrap
+
+from . import abi
+from . import types as T
+
+_C = {"f8": ctypes.c_double, "f4": ctypes.c_float, "i8": ctypes.c_int64, "b1": ctypes.c_bool,
+      "array": ctypes.py_object}
+_TYPESTR = {"b1": "|b1", "i8": "<i8", "f4": "<f4", "f8": "<f8", "c16": "<c16"}
+
+
+def c_argtypes(leaves):
+    out = [ctypes.c_void_p]
+    for kind, _ in leaves:
+        if kind == "c16":
+            out += [ctypes.c_double, ctypes.c_double]
+        elif kind == "stack":
+            out += [ctypes.c_void_p, ctypes.c_int64]
+        else:
+            out.append(_C[kind])
+    return out
+
+
+class Caller:
+    def __init__(self, mt, address):
+        self.sites = mt.sites
+        self.return_type = mt.return_type
+        nwords = abi.RESULT + abi.result_layout(mt.return_type)
+        self.ctx = (ctypes.c_int64 * nwords)()
+        self.ctx_address = ctypes.addressof(self.ctx)
+        proto = ctypes.PYFUNCTYPE(ctypes.c_int32, *c_argtypes(mt.leaves))
+        self.cfunc = proto(address)
+        self.words = np.frombuffer(self.ctx, dtype=np.int64)
+        self.read = _reader(mt.return_type, self)
+
+    def __del__(self):
+        """Free the tape buffers the kernel kept between calls (``abi.TAPES``)."""
+        try:
+            from s2s_runtime.native import _free
+            for k in range(abi.CACHED_TAPES):
+                address = int(self.ctx[abi.TAPES + 2 * k])
+                if address:
+                    _free(address)
+                    self.ctx[abi.TAPES + 2 * k] = 0
+        except Exception:
+            pass
+
+    def __call__(self, *leaves):
+        if self.cfunc(self.ctx_address, *leaves):
+            self.fail()
+        return self.read()
+
+    def fail(self):
+        site = int(self.words[abi.STATUS])
+        if site < 0:
+            self.words[abi.STATUS] = 0
+            if site == -3:  # module.READONLY
+                raise ValueError("assignment destination is read-only")
+            if site == -2:  # module.MISALIGNED
+                raise TypeError("jit: an array argument is not aligned for its dtype "
+                                "(numpy's ALIGNED flag is off); pass a copy (x.copy())")
+            raise OverflowError("jit: an int argument does not fit in 64 bits")
+        exc, template, loc, user = self.sites[site - 1]
+        ints = [int(v) for v in self.words[abi.STATUS + 1:abi.STATUS + 4]]
+        self.words[abi.STATUS] = 0
+        message = template.format(*ints)
+        if not user and loc is not None and getattr(loc, "line", 0):
+            message += f" (in jit-compiled code at {loc.file}:{loc.line}: {loc.text.strip()})"
+        raise exc(message) if message else exc()
+
+
+def _reader(t, caller):
+    """A function of no arguments reading a result of type ``t`` from the result words."""
+    words = caller.words
+    as_float = words.view(np.float64)
+    pos = [abi.RESULT]
+
+    def build(t):
+        k = pos[0]
+        if isinstance(t, T.Scalar):
+            pos[0] += 2 if t.dtype == "c16" else 1
+            py = t.python()
+            if t.dtype == "f8":
+                cell = ctypes.c_double.from_buffer(caller.ctx, 8 * k)
+                return (lambda: cell.value) if t.weak else (lambda: as_float[k])
+            if t.dtype == "f4":
+                cell = ctypes.c_float.from_buffer(caller.ctx, 8 * k)
+                return lambda: np.float32(cell.value)
+            if t.dtype == "c16":
+                return lambda: py(complex(as_float[k], as_float[k + 1]))
+            if t.dtype == "b1":
+                return lambda: py(bool(words[k]))
+            return lambda: py(int(words[k]))
+        if isinstance(t, T.Array):
+            nd = t.ndim
+            pos[0] += 2 + 2 * nd
+            typestr = _TYPESTR[t.dtype]
+
+            def read_array(blocks):
+                data, block = int(words[k]), int(words[k + 1])
+                owner = blocks.get(block)
+                if owner is None:
+                    owner = blocks[block] = NativeBlock(block)
+                shape = tuple(int(v) for v in words[k + 2:k + 2 + nd])
+                strides = tuple(int(v) for v in words[k + 2 + nd:k + 2 + 2 * nd])
+                return wrap(data, owner, shape, strides, typestr)
+
+            read_array.needs_blocks = True
+            return read_array
+        if isinstance(t, T.Tuple):
+            parts = [build(it) for it in t.items]
+            if not any(getattr(p, "needs_blocks", False) for p in parts):
+                return lambda: tuple(p() for p in parts)
+
+            def read_tuple(blocks):
+                return tuple(p(blocks) if getattr(p, "needs_blocks", False) else p()
+                             for p in parts)
+
+            read_tuple.needs_blocks = True
+            return read_tuple
+        return lambda: None
+
+    top = build(t)
+    if getattr(top, "needs_blocks", False):
+        return lambda: top({})
+    return top
+
+
+def convert_leaves(leaves):
+    """A function turning the flat leaf values into the C arguments of the entry
+    (complex -> two doubles; numpy scalars -> Python numbers); None when none needs it."""
+    kinds = [k for k, _ in leaves]
+    if all(k in ("f8", "i8", "array") for k in kinds):
+        return None
+
+    tapes = {}  # id(tape) -> (tape, its encoding): a vjp closure's tape is encoded once
+
+    def convert(values):
+        out = []
+        for (kind, _), v in zip(leaves, values):
+            if kind == "stack":
+                hit = tapes.get(id(v))
+                if hit is None or hit[0] is not v:
+                    from .stacks import encode_tape
+                    hit = tapes[id(v)] = (v, encode_tape(v))
+                    if len(tapes) > 16:
+                        tapes.pop(next(iter(tapes)))
+                out += [hit[1].ctypes.data, hit[1].nbytes]
+            elif kind == "c16":
+                z = complex(v)
+                out += [z.real, z.imag]
+            elif kind in ("f8", "f4"):
+                out.append(float(v))
+            elif kind == "b1":
+                out.append(bool(v))
+            elif kind == "i8":
+                out.append(int(v))
+            else:
+                out.append(v)
+        return out
+
+    return convert

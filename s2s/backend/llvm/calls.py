@@ -1,0 +1,180 @@
+"""Which calls the LLVM backend compiles: one table, type rule and lowering per callable.
+
+Contract: ``type_call(fn, args, kwargs, loc)`` gives the result type of a call
+whose operands have these types (``args``: ``(atom, type)`` pairs), and
+``lower_call(L, call)`` emits it; both raise ``UnsupportedSyntaxError`` naming
+the callable, the operand types and the user's line for a call outside the
+table.  Arithmetic, comparisons and math functions apply elementwise to
+arrays with numpy's broadcasting (``arrays.elementwise``), one scalar rule per
+operation serving both.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from llvmlite import ir as ll
+
+
+from ...errors import UnsupportedSyntaxError
+from ...ir import nodes as ir
+from . import scalars as S
+from . import arrays as A
+from . import types as T
+
+#: fn -> handler (an object with .type(fn, types, statics, loc) and .lower(L, fn, vals, rtype))
+TABLE = {}
+
+
+def register(handler, *fns):
+    for fn in fns:
+        TABLE[fn] = handler
+    return handler
+
+
+def name_of(fn) -> str:
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", repr(fn))
+    if isinstance(fn, np.ufunc) or mod.startswith("numpy"):
+        return f"np.{name}"
+    if mod == "math":
+        return f"math.{name}"
+    if mod in ("_operator", "operator"):
+        return f"operator.{name}"
+    return name
+
+
+def unsupported(fn, types, loc, why=""):
+    shown = ", ".join(map(str, types))
+    return UnsupportedSyntaxError(
+        f"jit does not compile {name_of(fn)}({shown})" + (f": {why}" if why else ""), loc)
+
+
+def _lookup(fn):
+    try:
+        return TABLE.get(fn)
+    except TypeError:
+        return None
+
+
+def type_call(fn, args, kwargs, loc):
+    if isinstance(fn, type) and issubclass(fn, BaseException) and not kwargs:
+        return exception_instance(fn, args, loc)
+    handler = _lookup(fn)
+    types = [t for _, t in args]
+    kw = {k: t for k, (_, t) in kwargs.items()}
+    if handler is None:
+        raise unsupported(fn, types, loc)
+    if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple):
+        return _tuple_item_type(args, loc)
+    if getattr(handler, "wants_atoms", False):
+        t = handler.type(fn, types, kw, loc, [a for a, _ in args],
+                         {k: a for k, (a, _) in kwargs.items()})
+    else:
+        t = handler.type(fn, types, kw, loc)
+    if t is None:
+        raise unsupported(fn, types + [f"{k}={v}" for k, v in kw.items()], loc)
+    return t
+
+
+def lower_call(L, call):
+    vals = [L.atom(a) for a in call.args]
+    kw = {k: L.atom(a) for k, a in call.kwargs}
+    rtype = type_call(call.fn, [(a, t) for a, (_, t) in zip(call.args, vals)],
+                      {k: (a, kw[k][1]) for k, a in call.kwargs}, L.loc)
+    if isinstance(rtype, T.Static):
+        return ll.Constant(rtype.llvm(), None), rtype
+    if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple):
+        return _tuple_item(L, vals[0], call.args[1], rtype), rtype
+    L.call_atoms = (call.args, dict(call.kwargs))  # constants some handlers read (axis=)
+    value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)
+    return value, rtype
+
+
+def _homogeneous(t):
+    return bool(t.items) and all(i == t.items[0] for i in t.items)
+
+
+def _tuple_index(args, loc):
+    (_, base), (atom, it) = args
+    index = getattr(atom, "value", None)
+    if isinstance(atom, ir.Var) and _homogeneous(base) and isinstance(it, T.Scalar) \
+            and it.dtype in ("i8", "b1"):
+        return "variable"
+    if type(index) is int and -len(base.items) <= index < len(base.items):
+        return index % len(base.items)
+    if type(index) is slice:
+        return range(*index.indices(len(base.items)))
+    raise UnsupportedSyntaxError(
+        f"jit: indexing a tuple {base} with {'a variable' if index is None else repr(index)} "
+        "(a tuple index must be a constant in range)", loc)
+
+
+def _tuple_item_type(args, loc):
+    k = _tuple_index(args, loc)
+    items = args[0][1].items
+    if k == "variable":
+        return items[0]
+    return T.Tuple(tuple(items[j] for j in k)) if isinstance(k, range) else items[k]
+
+
+def _tuple_item(L, base, atom, rtype):
+    value, t = base
+    k = _tuple_index([(None, t), (atom, L.atom(atom)[1])], L.loc)
+    if k == "variable":  # a homogeneous tuple indexed by a number: a chain of selects
+        from .arrays import wrap_index
+        i, it = L.atom(atom)
+        n = len(t.items)
+        j = wrap_index(L, S.convert(L, i, it, T.INT), ll.Constant(T.I64, n), 0)
+        out = L.b.extract_value(value, 0)
+        for m in range(1, n):
+            hit = L.b.icmp_signed("==", j, ll.Constant(T.I64, m))
+            out = L.b.select(hit, L.b.extract_value(value, m), out)
+        return out
+    if not isinstance(k, range):
+        return L.b.extract_value(value, k)
+    out = ll.Constant(rtype.llvm(), None)
+    for pos, j in enumerate(k):
+        out = L.b.insert_value(out, L.b.extract_value(value, j), pos)
+    return out
+
+
+def _arrays(types):
+    return [t for t in types if isinstance(t, T.Array)]
+
+
+def _numeric(types):
+    return all(isinstance(t, (T.Scalar, T.Array)) for t in types)
+
+
+def _elem(t):
+    return t.elem if isinstance(t, T.Array) else t
+
+
+def _lift(types, scalar_type):
+    """The type of an elementwise operation: arrays if any operand is one."""
+    arrays = _arrays(types)
+    if not arrays or scalar_type is None:
+        return scalar_type
+    return T.Array(scalar_type.dtype, max(t.ndim for t in arrays))
+
+
+def _map(L, vals, rtype, scalar_fn, out=None):
+    """``scalar_fn(values, types)`` applied elementwise (or once, for scalars)."""
+    if not isinstance(rtype, T.Array):
+        return scalar_fn([v for v, _ in vals], [t for _, t in vals])
+    return A.elementwise(L, lambda items: (scalar_fn([v for v, _ in items],
+                                                     [t for _, t in items]), rtype.elem),
+                         vals, rtype.dtype, out=out)
+
+
+def exception_instance(fn, args, loc):
+    """``ValueError("message")`` with constant arguments: a constant to ``raise``."""
+    if not all(hasattr(a, "value") for a, _ in args):
+        raise UnsupportedSyntaxError(
+            f"jit: {fn.__name__}(...) with arguments that are not constants", loc)
+    return T.Static(fn(*[a.value for a, _ in args]))
+
+
+# the handlers register themselves in TABLE
+from . import ops_numbers, ops_arrays, ops_more, ops_build  # noqa: E402,F401  registration

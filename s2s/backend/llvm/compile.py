@@ -1,0 +1,143 @@
+"""From IR and argument values to a callable native specialisation.
+
+Contract: ``compile_signature(func, args, load_free, ...)`` types the arguments
+(``types.value_type``; an unsupported argument raises ``TypeError`` saying what
+jit takes), builds the module (``module.py``), optimises and JIT-compiles it
+(``engine.py``, one process-wide cache keyed by the IR text, so the same kernel
+is compiled once) and returns a ``Specialisation``: called with the argument
+tuple, it flattens tuples, reads the free variables, and calls the entry point
+(``callpath.Caller``).
+"""
+from __future__ import annotations
+
+from . import engine, fastcall
+from . import types as T
+from .callpath import Caller, convert_leaves
+from .module import build_module
+
+_COMPILED = {}
+
+
+def param_types(func, values, describe):
+    from .stacks import find_stacks
+    names = [p.var.name for p in func.params]
+    stacks = find_stacks(func)
+    out = []
+    for name, v in zip(names, values):
+        if name in stacks and type(v) is tuple:
+            out.append(T.Stack(tagged=True))
+            continue
+        t = T.value_type(v)
+        if t is None:
+            where, compiled = describe()
+            raise TypeError(
+                f"jit: {where}: argument {name!r} is a {type(v).__name__}; compiled code "
+                "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
+                "dtypes and tuples of them" + compiled)
+        out.append(t)
+    return out
+
+
+def compiled_entry(mt, cache=False):
+    """``(compiled module, entry address, fast entry address or 0)``; with ``cache`` the
+    object code is read from / written to the on-disk cache (``disk_cache.py``)."""
+    hit = _COMPILED.get(mt.text)
+    if hit is None:
+        if cache:
+            from . import disk_cache
+            k = disk_cache.key(mt.text)
+            found = disk_cache.lookup(k)
+            # a cached object needs no optimisation: the module only names its symbols
+            code = engine.Compiled(mt.text if found else engine.optimise(mt.text), k, found)
+        else:
+            code = engine.Compiled(engine.optimise(mt.text))
+        fast = code.address(mt.fast_entry) if mt.fast_entry else 0
+        if fast:
+            fastcall.set_type_objects(code.global_address(fastcall.types_table(mt.fast_entry)))
+        hit = _COMPILED[mt.text] = (code, code.address(mt.entry), fast)
+    return hit
+
+
+def _flattener(types):
+    if not any(isinstance(t, (T.Tuple, T.NoneType, T.Range)) for t in types):
+        return None
+
+    def flat(t, v, out):
+        if isinstance(t, T.Range):
+            out += [v.start, v.stop, v.step]
+        elif isinstance(t, T.Tuple):
+            for it, x in zip(t.items, v):
+                flat(it, x, out)
+        elif not isinstance(t, T.NoneType):
+            out.append(v)
+
+    def flatten(values):
+        out = []
+        for t, v in zip(types, values):
+            flat(t, v, out)
+        return out
+
+    return flatten
+
+
+class Specialisation:
+    def __init__(self, func, types, nargs, load_free, boundscheck, cache=False):
+        self.types = types
+        self.signature = ", ".join(map(str, types[:nargs]))
+        self.module = build_module(func, types, boundscheck)
+        self.code, address, fast = compiled_entry(self.module, cache)
+        self.caller = Caller(self.module, address)
+        #: a builtin function taking the arguments themselves (fastcall.py), or None
+        self.fast = None
+        if fast and not len(types) > nargs and fastcall.ctypes_layout_ok():
+            self.fast, self._method = fastcall.builtin(address=fast, ctx=self.caller.ctx)
+        self.load_free = load_free
+        self.has_free = len(types) > nargs
+        self.flatten = _flattener(types)
+        self.convert = convert_leaves(self.module.leaves)
+        cfunc, ctx = self.caller.cfunc, self.caller.ctx_address
+        read, fail = self.caller.read, self.caller.fail
+        if not self.has_free and self.flatten is None and self.convert is None:
+            def call(args):  # the common case: numbers and arrays, no conversion
+                if cfunc(ctx, *args):
+                    fail()
+                return read()
+            self.call = call
+        else:
+            self.call = self._general
+
+    def free_current(self) -> bool:
+        free = self.load_free()
+        return [T.value_type(v) for v in free] == self.types[len(self.types) - len(free):]
+
+    def _general(self, args):
+        values = list(args) + (self.load_free() if self.has_free else [])
+        if self.flatten is not None:
+            values = self.flatten(values)
+        if self.convert is not None:
+            values = self.convert(values)
+        return self.caller(*values)
+
+    def __call__(self, args):
+        return self.call(args)
+
+
+_LAYOUT = []
+
+
+def _check_layout():
+    """Once per process: numpy's array object has the field offsets entry points read."""
+    if not _LAYOUT:
+        from s2s_runtime.native import array_layout_ok
+        if not array_layout_ok():
+            raise RuntimeError("jit: this numpy's ndarray object layout is not the one s2s's "
+                               "entry points read (data, nd, dimensions, strides, descr, flags)")
+        _LAYOUT.append(True)
+
+
+def compile_signature(func, args, load_free, boundscheck=True,
+                      describe=lambda: ("function", ""), cache=False):
+    _check_layout()
+    free = load_free()
+    types = param_types(func, list(args) + list(free), describe)
+    return Specialisation(func, types, len(args), load_free, boundscheck, cache)
