@@ -1,0 +1,73 @@
+"""The NVPTX target: target machines, optimisation, PTX emission.
+
+Contract: ``TRIPLE`` is ``nvptx64-nvidia-cuda``; ``check_arch(arch)`` accepts
+``sm_XY`` names (``sm_80`` the default, ``sm_90``, ``sm_90a``...) and raises
+``ValueError`` otherwise; ``data_layout(arch)`` is the target's layout;
+``optimise(module_ref, arch)`` runs LLVM's ``O3`` pipeline with the NVPTX
+target's own passes (its pass-builder callbacks include NVVM reflect, which
+folds libdevice's ``__nvvm_reflect`` queries using the module flag
+``nvvm-reflect-ftz`` and the target's ``sm`` version); ``emit_ptx`` prints
+the module as PTX text.  One target machine per architecture, made once.
+"""
+from __future__ import annotations
+
+import re
+import threading
+
+import llvmlite.binding as llvm
+
+TRIPLE = "nvptx64-nvidia-cuda"
+DEFAULT_ARCH = "sm_80"
+_ARCH_RE = re.compile(r"^sm_(\d{2,3})[af]?$")
+_LOCK = threading.Lock()
+_MACHINES = {}
+
+
+def check_arch(arch: str) -> str:
+    """``arch`` if it names a GPU architecture LLVM's NVPTX target knows (``sm_50``+)."""
+    m = _ARCH_RE.match(arch or "")
+    if not m or int(m.group(1)) < 50:
+        raise ValueError(f"cuda: unknown GPU architecture {arch!r}: expected a name such as "
+                         f"sm_80 (A100), sm_90 (H100/H200) or sm_89")
+    return arch
+
+
+def target_machine(arch: str = DEFAULT_ARCH):
+    check_arch(arch)
+    with _LOCK:
+        tm = _MACHINES.get(arch)
+        if tm is None:
+            llvm.initialize_all_targets()
+            llvm.initialize_all_asmprinters()
+            target = llvm.Target.from_triple(TRIPLE)
+            tm = _MACHINES[arch] = target.create_target_machine(cpu=arch, opt=3)
+        return tm
+
+
+def data_layout(arch: str = DEFAULT_ARCH) -> str:
+    return str(target_machine(arch).target_data)
+
+
+def parse(text: str):
+    """The verified module of LLVM IR ``text`` (an invalid module: ``RuntimeError``)."""
+    with _LOCK:
+        mod = llvm.parse_assembly(text)
+    mod.verify()
+    return mod
+
+
+def optimise(mod, arch: str = DEFAULT_ARCH, level: int = 3):
+    """Run LLVM's ``O<level>`` pipeline for ``arch`` on ``mod`` (in place)."""
+    tm = target_machine(arch)
+    with _LOCK:
+        pto = llvm.create_pipeline_tuning_options(speed_level=level)
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+    mod.verify()
+    return mod
+
+
+def emit_ptx(mod, arch: str = DEFAULT_ARCH) -> str:
+    tm = target_machine(arch)
+    with _LOCK:
+        return tm.emit_assembly(mod)
