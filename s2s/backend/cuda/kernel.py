@@ -65,8 +65,13 @@ def output_leaves(t, loc=None, out=None):
     return out
 
 
-def new_module(name: str, arch: str = DEFAULT_ARCH):
+def new_module(name: str, arch: str = DEFAULT_ARCH, cpu: bool = False):
+    """An empty kernel module for ``arch`` (``cpu``: for the host, see ``build_elementwise``)."""
     module = ll.Module(name=name)
+    if cpu:
+        from ..llvm.engine import triple_and_layout
+        module.triple, module.data_layout = triple_and_layout()
+        return module
     module.triple = TRIPLE
     module.data_layout = data_layout(arch)
     flags = module.add_metadata([ll.Constant(T.I32, 4), ll.MetaDataString(module, "nvvm-reflect-ftz"),
@@ -76,11 +81,16 @@ def new_module(name: str, arch: str = DEFAULT_ARCH):
 
 
 def mark_kernel(module, fn):
+    if module.triple != TRIPLE:
+        return
     module.add_named_metadata("nvvm.annotations", [fn, "kernel", ll.Constant(T.I32, 1)])
 
 
 def global_index(b, module):
-    """``(start, stride)`` (i64) of a grid-stride loop over the x dimension."""
+    """``(start, stride)`` (i64) of a grid-stride loop over the x dimension (on the
+    host: ``(0, 1)``, one thread doing every element)."""
+    if module.triple != TRIPLE:
+        return ll.Constant(T.I64, 0), ll.Constant(T.I64, 1)
     regs = {}
     for reg in _SREG:
         name = f"llvm.nvvm.read.ptx.sreg.{reg}.x"
@@ -149,9 +159,14 @@ def _store_outputs(b, ctx, outputs, out_ptrs, i):
         k += 1
 
 
-def build_elementwise(func, types, layout, name, boundscheck=True, arch=DEFAULT_ARCH):
-    """The kernel module mapping ``func`` over arrays (see the module's docstring)."""
-    module = new_module(name, arch)
+def build_elementwise(func, types, layout, name, boundscheck=True, arch=DEFAULT_ARCH,
+                      cpu=False):
+    """The kernel module mapping ``func`` over arrays (see the module's docstring).
+
+    ``cpu=True`` builds the same kernel for the host (one thread, the special
+    registers replaced by ``(0, 1)``): tests run it to check the kernel's
+    loads, stores, outputs and error words where there is no GPU."""
+    module = new_module(name, arch, cpu)
     device = FunctionLowering(module, func, types, name + ".device", boundscheck).build()
     outputs = output_leaves(device.return_type, func.loc)
     inputs = list(zip(layout, types))
@@ -164,6 +179,9 @@ def build_elementwise(func, types, layout, name, boundscheck=True, arch=DEFAULT_
     params += [T.memory_llvm(t).as_pointer() for t in outputs] + [T.I64.as_pointer()]
     kernel = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     mark_kernel(module, kernel)
+    for arg in kernel.args:
+        if isinstance(arg.type, ll.PointerType):
+            arg.add_attribute("noalias")  # outputs are fresh; inputs are only read
     entry = kernel.append_basic_block("entry")
     head, body, fail, done, step = (kernel.append_basic_block(n) for n in
                                     ("head", "body", "fail", "done", "step"))

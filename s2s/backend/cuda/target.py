@@ -67,7 +67,16 @@ def optimise(mod, arch: str = DEFAULT_ARCH, level: int = 3):
     return mod
 
 
+_CALLSEQ = re.compile(r"// callseq (\d+)")
+
+
 def emit_ptx(mod, arch: str = DEFAULT_ARCH) -> str:
+    """The PTX of ``mod``.  The printer numbers call sequences with a counter kept by
+    the target machine across modules; they are renumbered from 0 so that the text
+    depends on the module only."""
     tm = target_machine(arch)
     with _LOCK:
-        return tm.emit_assembly(mod)
+        text = tm.emit_assembly(mod)
+    numbers = {}
+    return _CALLSEQ.sub(lambda m: f"// callseq {numbers.setdefault(m.group(1), len(numbers))}",
+                        text)

@@ -40,16 +40,24 @@ from .target import DEFAULT_ARCH, check_arch
 _SCALAR_TYPES = (bool, int, float, complex, np.generic)
 
 
+def _example_element(dtype):
+    """A number of ``dtype`` standing for an array's elements while the function is
+    specialised (calls of transforms inside it run once on it: 0.5 is in the domain
+    of log, sqrt, acos, atanh...; 1 divides)."""
+    dtype = np.dtype(dtype)
+    return np.array(0.5 if dtype.kind in "fc" else 1, dtype)[()]
+
+
 def _element_example(x, where):
     """``(example value, layout)`` of one argument."""
     if isinstance(x, type) and issubclass(x, np.generic) or isinstance(x, np.dtype):
-        return np.zeros((), np.dtype(x))[()], "array"
+        return _example_element(x), "array"
     if hasattr(x, "__cuda_array_interface__"):
-        return np.zeros((), np.dtype(x.__cuda_array_interface__["typestr"]))[()], "array"
+        return _example_element(x.__cuda_array_interface__["typestr"]), "array"
     if isinstance(x, np.ndarray):
         if x.size == 1:
             return x.reshape(())[()], "scalar"
-        return np.zeros((), x.dtype)[()], "array"
+        return _example_element(x.dtype), "array"
     if isinstance(x, _SCALAR_TYPES):
         return x, "scalar"
     raise TypeError(f"cuda.vectorize: {where} is a {type(x).__name__}; kernels take numbers, "
@@ -72,8 +80,9 @@ class Vectorized:
         self._kernels = {}
 
     # -- compiling ------------------------------------------------------------------
-    def kernel(self, *examples):
-        """The ``KernelText`` for arguments like ``examples`` (see the module's doc)."""
+    def kernel(self, *examples, cpu=False):
+        """``(KernelText, free values)`` for arguments like ``examples`` (see the module's
+        doc); ``cpu=True``: the same kernel built for the host (``kernel.py``)."""
         j = self.jitted
         if len(examples) != j.nargs:
             raise TypeError(f"cuda.vectorize: {self.__name__} takes {j.nargs} argument(s), "
@@ -91,13 +100,13 @@ class Vectorized:
                                 f"{t}; a kernel can read global numbers only (pass arrays as "
                                 "arguments)")
         layout += ["scalar"] * len(free)
-        key = (tuple(map(str, types)), tuple(layout), func.name)
+        key = (tuple(map(str, types)), tuple(layout), func.name, cpu)
         hit = self._kernels.get(key)
         if hit is None:
-            digest = hashlib.sha1(repr(key).encode()).hexdigest()[:10]
+            digest = hashlib.sha1(repr(key[:-1]).encode()).hexdigest()[:10]
             name = "s2s_" + "".join(c if c.isalnum() else "_" for c in func.name) + "_" + digest
             hit = self._kernels[key] = build_elementwise(func, types, layout, name,
-                                                         self.jitted.boundscheck)
+                                                         self.jitted.boundscheck, cpu=cpu)
         return hit, free
 
     def ptx(self, *examples, arch=None) -> str:
