@@ -132,8 +132,6 @@ class Vectorized:
             outs = [np.empty(shape, dt) for dt in outputs]
             return _pack(outs if not on_device else [rt.to_device(o) for o in outs])
         ctx = rt.context()
-        arch = self.arch or _ptx_arch(ctx.arch)
-        fn = rt.load(ptx_compile.ptx(kt.text, [kt.name], arch), kt.name)
         params, keep = [("i64", n)], []
         for (kind, t), a in zip(kt.inputs, list(args) + free):
             if kind == "scalar":
@@ -146,6 +144,8 @@ class Vectorized:
         params += [("ptr", o.ptr) for o in outs]
         err = rt.to_device(np.zeros(4, np.int64))
         params.append(("ptr", err.ptr))
+        arch = self.arch or _ptx_arch(ctx.arch)
+        fn = rt.load(ptx_compile.ptx(kt.text, [kt.name], arch), kt.name)
         rt.launch(fn, n, params, block=block)
         raise_kernel_error(err.copy_to_host(), kt.sites)
         del keep
