@@ -8,13 +8,22 @@
 
 The PTX path needs ``libdevice`` when the code calls math functions (extra
 ``s2s[ptx]``); launching needs ``cuda-bindings`` (extra ``s2s[cuda]``), an
-NVIDIA driver and a GPU.
+NVIDIA driver and a GPU.  Importing this module loads neither.
 """
 from __future__ import annotations
 
-from .backend.cuda.ptxas import assemble
-from .backend.cuda.toolkit import ToolkitMissingError
-from .backend.cuda.vectorize import Vectorized, vectorize
+
+def vectorize(fn=None, *, boundscheck: bool = True, arch: str = None):
+    """``@s2s.cuda.vectorize``: map a scalar function over arrays on an NVIDIA GPU
+    (see ``s2s.backend.cuda.vectorize``)."""
+    from .backend.cuda.vectorize import vectorize as _vectorize
+    return _vectorize(fn, boundscheck=boundscheck, arch=arch)
+
+
+def assemble(ptx: str, arch: str = "sm_80"):
+    """Assemble PTX with ``ptxas -v`` (``s2s.backend.cuda.ptxas.assemble``)."""
+    from .backend.cuda.ptxas import assemble as _assemble
+    return _assemble(ptx, arch)
 
 
 def available() -> bool:
@@ -23,4 +32,4 @@ def available() -> bool:
     return cuda.available()
 
 
-__all__ = ["vectorize", "Vectorized", "assemble", "available", "ToolkitMissingError"]
+__all__ = ["vectorize", "assemble", "available"]
