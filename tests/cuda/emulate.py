@@ -98,6 +98,8 @@ class FakeDriver(types.SimpleNamespace):
             CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+            CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36
+            CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37
 
         self.CUresult = CUresult
         self.CUdevice_attribute = Attr
@@ -129,7 +131,7 @@ class FakeDriver(types.SimpleNamespace):
         return self._ok()
 
     def cuDeviceGetAttribute(self, attr, dev):
-        return self._ok({16: 4, 75: 9, 76: 0}[attr])
+        return self._ok({16: 4, 75: 9, 76: 0, 36: 2_619_000, 37: 6144}[attr])
 
     def cuDeviceGetName(self, n, dev):
         return self._ok(b"Fake GPU\0\0")
@@ -184,3 +186,21 @@ class FakeDriver(types.SimpleNamespace):
 
     def cuCtxSynchronize(self):
         return self._ok()
+
+    def cuMemcpyDtoD(self, dst, src, nbytes):
+        ctypes.memmove(int(dst), int(src), nbytes)
+        return self._ok()
+
+    def cuEventCreate(self, flags):
+        return self._ok([0.0])
+
+    def cuEventRecord(self, event, stream):
+        import time
+        event[0] = time.perf_counter()
+        return self._ok()
+
+    def cuEventSynchronize(self, event):
+        return self._ok()
+
+    def cuEventElapsedTime(self, start, end):
+        return self._ok(max(end[0] - start[0], 1e-9) * 1e3)

@@ -67,3 +67,56 @@ def test_closed_forms_against_finite_differences():
         up[k], down[k] = args[k] + h, args[k] - h
         fd = (sample.closed_forms(*up)[0] - sample.closed_forms(*down)[0]) / (2 * h)
         np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
+
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "cuda_check.py"
+
+
+def test_cuda_check_without_a_gpu_exits_cleanly():
+    rt.use_driver(None)
+    if rt.available():
+        pytest.skip("a CUDA device is present")
+    out = subprocess.run([sys.executable, str(BENCH)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("cuda_check: no GPU found, nothing to measure: cuda:")
+
+
+def test_cuda_check_through_the_host_stand_in(capsys):
+    """The whole script on the host stand-in (tiny sizes): every kernel checks out."""
+    spec = importlib.util.spec_from_file_location("s2s_bench_cuda_check", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    class Registering(FakeDriver):
+        """Builds the host kernel of any PTX loaded (by its entry name)."""
+
+        def cuModuleGetFunction(self, module, name):
+            return self._ok(name.decode())
+
+        def cuLaunchKernel(self, f, *rest):
+            if f not in self.kernels:
+                self.kernels[f] = _host_kernels[f]
+            return super().cuLaunchKernel(f, *rest)
+
+    _host_kernels = {}
+    from s2s.backend.cuda import vectorize as vmod
+    original = vmod.Vectorized.kernel
+
+    def kernel(self, *examples, cpu=False):  # record the host build of every kernel made
+        kt, free = original(self, *examples, cpu=cpu)
+        if not cpu:
+            _host_kernels[kt.name] = original(self, *examples, cpu=True)[0]
+        return kt, free
+
+    vmod.Vectorized.kernel = kernel
+    rt.use_driver(Registering())
+    try:
+        assert bench.main(["--n", "5000", "--check-n", "400", "--repeat", "2"]) == 0
+    finally:
+        vmod.Vectorized.kernel = original
+        rt.use_driver(None)
+    out = capsys.readouterr().out
+    assert "BAD" not in out and out.count(" ok ") == 7
+    assert "bandwidth: z = a*x + y over 5000 float64" in out
+    assert "theoretical peak from the attributes: 4023 GB/s" in out
