@@ -20,7 +20,8 @@ Contract:
 * ``grid_for(n, block, max_blocks)`` is the launch grid of an ``n``-element
   grid-stride kernel; ``pack_params(params)`` is the ``void**`` array
   ``cuLaunchKernel`` takes, from ``(kind, value)`` pairs (``"i64" "i32" "i8"
-  "f64" "f32" "ptr"``); ``launch(function, n, params)`` launches and waits.
+  "f64" "f32" "ptr"``); ``launch(function, n, params)`` and
+  ``launch_grid(function, grid, block, params)`` launch and wait.
 
 Nothing here imports ``s2s``; ``cuda-bindings`` is imported on first use, so
 importing this module works on any machine.
@@ -286,14 +287,23 @@ def grid_for(n: int, block: int = 256, max_blocks: int = None):
     return min(blocks, 2 ** 31 - 1), block
 
 
-def launch(function, n: int, params, block: int = 256, sync: bool = True):
-    """Launch a grid-stride kernel over ``n`` elements and (by default) wait for it."""
+def launch(function, n: int, params, block: int = 256, sync: bool = True,
+           grid_stride: bool = True):
+    """Launch a kernel over ``n`` elements and (by default) wait for it: ``grid_stride``
+    kernels get at most 32 blocks per multiprocessor (their threads loop over the
+    rest), others one thread per element."""
     ctx = context()
+    grid, block = grid_for(n, block, max_blocks=ctx.sm_count * 32 if grid_stride else None)
+    launch_grid(function, grid, block, params, sync)
+
+
+def launch_grid(function, grid: int, block: int, params, sync: bool = True):
+    """Launch ``function`` on ``grid`` blocks of ``block`` threads (x dimension)."""
+    context()
     d = driver()
-    grid, block = grid_for(n, block, max_blocks=ctx.sm_count * 32)
     keep, address = pack_params(params)
-    check(d.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, d.CUstream(0), address, 0),
-          "cuLaunchKernel")
+    check(d.cuLaunchKernel(function, int(grid), 1, 1, int(block), 1, 1, 0, d.CUstream(0),
+                           address, 0), "cuLaunchKernel")
     if sync:
         check(d.cuCtxSynchronize(), "cuCtxSynchronize (the kernel's execution)")
     del keep

@@ -3,6 +3,9 @@
 * ``vectorize(f)``: ``f`` a scalar function (or ``s2s.grad(f)``, or a function
   calling ``s2s.jvp``) mapped over arrays; ``.ptx(*examples, arch="sm_80")``
   gives its PTX, calling it launches it (``s2s_runtime.cuda``).
+* ``kernel(f)``: the index form -- ``f`` reads its thread's global index
+  ``grid(1)`` (``gridsize(1)``: the number of threads) and writes its array
+  arguments in place; ``k(*args)`` or ``k[blocks, threads](*args)`` launches it.
 * ``assemble(ptx, arch)``: check PTX with ``ptxas`` (no GPU needed).
 * ``available()``: whether a kernel can be launched here.
 
@@ -20,6 +23,25 @@ def vectorize(fn=None, *, boundscheck: bool = True, arch: str = None):
     return _vectorize(fn, boundscheck=boundscheck, arch=arch)
 
 
+def kernel(fn=None, *, boundscheck: bool = True, arch: str = None):
+    """``@s2s.cuda.kernel``: a function that reads ``grid(1)`` and writes arrays in place
+    (see ``s2s.backend.cuda.kernel_api``)."""
+    from .backend.cuda.kernel_api import kernel as _kernel
+    return _kernel(fn, boundscheck=boundscheck, arch=arch)
+
+
+def grid(ndim: int) -> int:
+    """Inside an ``s2s.cuda.kernel``: the thread's global index (``ndim`` must be 1)."""
+    raise RuntimeError("s2s.cuda.grid(1) is only defined inside an @s2s.cuda.kernel "
+                       "function compiled for the GPU")
+
+
+def gridsize(ndim: int) -> int:
+    """Inside an ``s2s.cuda.kernel``: the number of threads launched (``ndim`` must be 1)."""
+    raise RuntimeError("s2s.cuda.gridsize(1) is only defined inside an @s2s.cuda.kernel "
+                       "function compiled for the GPU")
+
+
 def assemble(ptx: str, arch: str = "sm_80"):
     """Assemble PTX with ``ptxas -v`` (``s2s.backend.cuda.ptxas.assemble``)."""
     from .backend.cuda.ptxas import assemble as _assemble
@@ -32,4 +54,4 @@ def available() -> bool:
     return cuda.available()
 
 
-__all__ = ["vectorize", "assemble", "available"]
+__all__ = ["vectorize", "kernel", "grid", "gridsize", "assemble", "available"]

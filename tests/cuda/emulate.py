@@ -34,16 +34,9 @@ def compile_host(kt):
         mod = llvm.parse_assembly(text)
         ee = llvm.create_mcjit_compiler(mod, engine._STATE["tm"])
         ee.finalize_object()
-        argtypes = [ctypes.c_int64]
-        for kind, t in kt.inputs:
-            if kind == "array":
-                argtypes.append(ctypes.c_void_p)
-            elif t.dtype == "c16":
-                argtypes += [ctypes.c_double, ctypes.c_double]
-            else:
-                argtypes.append({"f8": ctypes.c_double, "f4": ctypes.c_float,
-                                 "i8": ctypes.c_int64, "b1": ctypes.c_int8}[t.dtype])
-        argtypes += [ctypes.c_void_p] * (len(kt.outputs) + 1)
+        c_of = {"i64": ctypes.c_int64, "double": ctypes.c_double, "float": ctypes.c_float,
+                "i8": ctypes.c_int8, "ptr": ctypes.c_void_p}
+        argtypes = [c_of[str(a.type)] for a in mod.get_function(kt.name).arguments]
         fn = ctypes.CFUNCTYPE(None, *argtypes)(ee.get_function_address(kt.name))
         hit = _ENGINES[kt.text] = (fn, argtypes, ee, mod)
     return hit[0], hit[1]

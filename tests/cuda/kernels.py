@@ -127,3 +127,31 @@ def many_math_jvp(x, y, dx, dy):
 # lowering does not compile yet)
 JVPS = {trig_mix: trig_mix_jvp,
         piecewise: piecewise_jvp, many_math: many_math_jvp}
+
+
+# -- the index form ------------------------------------------------------------------------
+def scale_into(out, x, a):
+    i = s2s.cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = a * math.sin(x[i])
+
+
+def stencil(out, u):
+    """Three-point Laplacian of u on the interior, one thread per point."""
+    i = s2s.cuda.grid(1)
+    if 0 < i < u.shape[0] - 1:
+        out[i] = u[i - 1] - 2.0 * u[i] + u[i + 1]
+
+
+def strided_rows(m, v):
+    """Adds v to every row of the 2-d array m, a grid-stride loop over the rows."""
+    i = s2s.cuda.grid(1)
+    while i < m.shape[0]:
+        for j in range(m.shape[1]):
+            m[i, j] += v[j]
+        i += s2s.cuda.gridsize(1)
+
+
+def out_of_bounds(out, x):
+    i = s2s.cuda.grid(1)
+    out[i] = x[i + 1]
