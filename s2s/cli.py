@@ -314,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "tangent code; hvp: forward mode over the gradient code "
                            "(Hessian-vector products); ir: the function's IR; llvm/asm: "
                            "the LLVM IR / machine code s2s.jit compiles; ptx: the GPU "
-                           "kernel s2s.cuda.vectorize launches (--signature: element types)")
+                           "kernel s2s.cuda.vectorize launches (--signature: element types; with "
+                           "arrays, the s2s.cuda.kernel index form)")
     dump.add_argument("--grad", action="store_true",
                       help="--mode llvm/asm/ptx: compile the gradient (w.r.t. --argnums)")
     dump.add_argument("--arch", help="--mode ptx: the GPU architecture (default sm_80; "

@@ -9,6 +9,12 @@ from s2s.cuda import assemble
 
 SOURCE = """
 import math
+import s2s
+
+def fill(out, a):
+    i = s2s.cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a * i
 
 def f(x, y):
     return math.sin(x) * y + math.exp(x)
@@ -64,8 +70,17 @@ def test_dump_ptx_int_signature_needs_no_libdevice(capsys, src):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (("--signature", "f64[:], f64"), "--mode ptx makes an elementwise kernel"),
+    (("--signature", "f64[:], f64", "--grad"), "--mode ptx --grad makes the gradient"),
     (("--signature", "f64, f64", "--arch", "sm_1"), "unknown GPU architecture 'sm_1'")])
 def test_dump_ptx_usage_errors(capsys, src, argv, message):
     rc, out, err = run(capsys, "dump", f"{src}:f", "--mode", "ptx", *argv)
     assert rc == 2 and message in err and "Traceback" not in err
+
+
+def test_dump_ptx_index_form(capsys, src):
+    rc, out, err = run(capsys, "dump", f"{src}:fill", "--mode", "ptx", "--signature",
+                       "f64[:], f64")
+    assert rc == 0, err
+    assert ".visible .entry s2s_fill_" in out and "%tid.x" in out
+    if has_ptxas():
+        assert assemble(out, "sm_80").kernels
