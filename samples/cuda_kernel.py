@@ -73,7 +73,7 @@ def show_ptx(arch, full):
         entry = next(i for i, line in enumerate(lines) if ".entry" in line)
         shown = lines if full else lines[entry:entry + 30]
         print(f"---- PTX of the {title} kernel for {arch}: {len(lines)} lines"
-              + ("" if full else f", from its .entry (--full-ptx for all)"))
+              + ("" if full else ", from its .entry (--full-ptx for all)"))
         print("\n".join(shown))
         if not full:
             print("    ...")

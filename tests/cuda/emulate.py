@@ -20,7 +20,6 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from s2s.backend.llvm import engine
-from s2s.backend.llvm import types as T
 
 _ENGINES = {}
 

@@ -67,6 +67,14 @@ def with_flag(x, flag):
     return x * 2.0 if flag else -x
 
 
+def complex_affine(z, w):
+    return z * w + 1j
+
+
+def complex_modulus(z, s):
+    return abs(z) * s
+
+
 def checked_log(x):
     return math.log(x)
 

@@ -16,8 +16,8 @@ import s2s
 from s2s.cuda import vectorize
 
 from .emulate import run_on_host
-from .kernels import (CORPUS, JVPS, checked_log, int_ops, negative_raises, two_outputs,
-                      with_flag)
+from .kernels import (CORPUS, JVPS, checked_log, complex_affine, complex_modulus, int_ops,
+                      negative_raises, two_outputs, with_flag)
 
 N = 37
 
@@ -109,3 +109,16 @@ def test_failing_elements_set_the_error_word(fn, message):
     ok = x > 0
     np.testing.assert_allclose(out[ok], np.log(x[ok]) if fn is checked_log else np.sqrt(x[ok]))
     assert (out[x < 0] == -12345).all()  # failing elements store nothing
+
+
+def test_complex_elements_and_complex_scalars():
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=N) + 1j * rng.normal(size=N)
+    w = rng.normal(size=N) + 1j * rng.normal(size=N)
+    (out,), err = run_on_host(vectorize(complex_affine), z, w)
+    np.testing.assert_allclose(out, z * w + 1j, rtol=1e-13, atol=1e-14)
+    (out,), err = run_on_host(vectorize(complex_affine), z, 2.0 - 0.5j)  # by value
+    np.testing.assert_allclose(out, z * (2.0 - 0.5j) + 1j, rtol=1e-13, atol=1e-14)
+    (out,), err = run_on_host(vectorize(complex_modulus), z, 3.0)
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, 3.0 * np.abs(z), rtol=1e-13, atol=1e-14)

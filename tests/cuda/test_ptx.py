@@ -18,7 +18,8 @@ from s2s.backend.cuda.ptxas import PtxasError, parse_verbose
 from s2s.backend.cuda.toolkit import has_libdevice, has_ptxas
 from s2s.cuda import assemble, vectorize
 
-from .kernels import CORPUS, JVPS, axpy, checked_log, many_math, trig_mix
+from .kernels import (CORPUS, JVPS, axpy, checked_log, complex_affine, complex_modulus,
+                      int_ops, many_math, trig_mix, with_flag)
 
 needs_ptxas = pytest.mark.skipif(
     not has_ptxas(), reason="ptxas not found: pip install 's2s[ptx]' (nvidia-cuda-nvcc-cu12)")
@@ -55,6 +56,18 @@ def test_kernel_assembles_for_sm80_and_sm90(fn, types):
         out = assemble(ptx, arch)
         assert out.cubin_size > 0
         assert len(out.kernels) == 1, out.log
+
+
+@needs_ptxas
+@pytest.mark.parametrize("fn, types", [(complex_affine, (np.complex128, 2.0 + 1j)),
+                                       (complex_modulus, (np.complex128, np.float64)),
+                                       (with_flag, (np.float32, np.bool_)),
+                                       (int_ops, (np.int64, np.int64))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_complex_bool_int_kernels_assemble(fn, types):
+    if fn is complex_modulus and not has_libdevice():
+        pytest.skip("libdevice not found: pip install 's2s[ptx]'")
+    assert assemble(_ptx(fn, types), "sm_80").kernels
 
 
 @needs_ptxas
