@@ -34,7 +34,7 @@ class _HostDriver(FakeDriver):
 
 
 @pytest.fixture
-def host():
+def host(ptx_or_stub):
     registered = []
     driver = _HostDriver(registered)
     rt.use_driver(driver)

@@ -20,7 +20,7 @@ from .kernels import checked_log, complex_affine, trig_mix, two_outputs
 
 
 @pytest.fixture
-def fake():
+def fake(ptx_or_stub):
     """Install a FakeDriver; kernels are registered per test with ``register``."""
     driver = FakeDriver()
     rt.use_driver(driver)

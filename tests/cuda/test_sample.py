@@ -39,7 +39,7 @@ def test_sample_without_a_gpu_prints_ptx_and_says_it_cannot_launch():
     assert "Traceback" not in out.stderr
 
 
-def test_sample_numbers_through_the_host_stand_in(capsys):
+def test_sample_numbers_through_the_host_stand_in(capsys, ptx_or_stub):
     sample = _load_sample()
     driver = FakeDriver()
     rt.use_driver(driver)
@@ -82,7 +82,7 @@ def test_cuda_check_without_a_gpu_exits_cleanly():
     assert out.stdout.startswith("cuda_check: no GPU found, nothing to measure: cuda:")
 
 
-def test_cuda_check_through_the_host_stand_in(capsys):
+def test_cuda_check_through_the_host_stand_in(capsys, ptx_or_stub):
     """The whole script on the host stand-in (tiny sizes): every kernel checks out."""
     spec = importlib.util.spec_from_file_location("s2s_bench_cuda_check", BENCH)
     bench = importlib.util.module_from_spec(spec)
