@@ -163,3 +163,7 @@ def strided_rows(m, v):
 def out_of_bounds(out, x):
     i = s2s.cuda.grid(1)
     out[i] = x[i + 1]
+
+
+def py_mod(x, y):
+    return x % y

@@ -122,3 +122,11 @@ def test_complex_elements_and_complex_scalars():
     (out,), err = run_on_host(vectorize(complex_modulus), z, 3.0)
     assert out.dtype == np.float64
     np.testing.assert_allclose(out, 3.0 * np.abs(z), rtol=1e-13, atol=1e-14)
+
+
+def test_python_remainder():
+    from .kernels import py_mod
+    x = np.array([1e20, -7.5, 7.5, -0.0, 5.0])
+    y = np.array([3.0, 2.0, -2.0, 3.0, 5.0])
+    (out,), err = run_on_host(vectorize(py_mod), x, y)
+    np.testing.assert_array_equal(out, np.mod(x, y))

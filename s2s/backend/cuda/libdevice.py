@@ -8,7 +8,8 @@ its libdevice name (``llvm.sin.f64`` / ``sin`` -> ``__nv_sin``, ``llvm.sin.f32``
 ``libdevice.10.bc`` in and makes every libdevice function internal (so the
 optimiser inlines what is used and drops the rest).  The module flag
 ``nvvm-reflect-ftz = 0`` (denormals kept, as on the CPU) is what NVVM
-reflect reads.  Intrinsics the NVPTX backend lowers itself (``fabs``,
+reflect reads.  ``frem`` becomes ``__nv_fmod`` (exact, as the C library's).
+Intrinsics the NVPTX backend lowers itself (``fabs``,
 ``sqrt``, ``floor``, ``fma``, ``minnum``...) are left alone.  A call to any
 other external function raises ``UnsupportedSyntaxError`` naming it: there
 is no C library on the GPU.
@@ -83,9 +84,10 @@ def rename_math(text: str):
                        or name.split(".")[1] not in INTRINSICS)):
             raise UnsupportedSyntaxError(
                 f"cuda: the function {name!r} has no GPU implementation (not in libdevice)")
-    if not mapping:
+    text, frem = _frem_as_fmod(text)
+    if not mapping and not frem:
         return text, []
-    out, declared = [], set()
+    out, declared = [], set(frem)
     for line in text.split("\n"):
         m = _DECLARE_RE.match(line)
         if m and m.group("name") in mapping:
@@ -95,10 +97,34 @@ def rename_math(text: str):
                 out.append(f"declare {m.group('ret')}@{target}({m.group('args')})")
             continue
         out.append(line)
-    names = "|".join(re.escape(n) for n in sorted(mapping, key=len, reverse=True))
-    ref = re.compile(r'@"?(' + names + r')"?(?=\()')
-    text = ref.sub(lambda m: "@" + mapping[m.group(1)], "\n".join(out))
-    return text, sorted(set(mapping.values()))
+    for target in frem:
+        if not any(v == target for v in mapping.values()):
+            ty = "double" if target == "__nv_fmod" else "float"
+            out.append(f"declare {ty} @{target}({ty}, {ty})")
+    text = "\n".join(out)
+    if mapping:
+        names = "|".join(re.escape(n) for n in sorted(mapping, key=len, reverse=True))
+        ref = re.compile(r'@"?(' + names + r')"?(?=\()')
+        text = ref.sub(lambda m: "@" + mapping[m.group(1)], text)
+    return text, sorted(set(mapping.values()) | set(frem))
+
+
+_FREM_RE = re.compile(r"^(\s*%\S+) = frem (?:[a-z]+ )*(double|float) (\S+), (\S+)$", re.M)
+
+
+def _frem_as_fmod(text):
+    """``frem`` (the remainder Python's ``%`` starts from) as libdevice's exact ``fmod``:
+    NVPTX expands ``frem`` to ``a - trunc(a / b) * b``, which is wrong when ``a / b`` is
+    large.  Returns the text and the libdevice functions it now calls."""
+    used = set()
+
+    def call(m):
+        name = "__nv_fmod" if m.group(2) == "double" else "__nv_fmodf"
+        used.add(name)
+        ty = m.group(2)
+        return f"{m.group(1)} = call {ty} @{name}({ty} {m.group(3)}, {ty} {m.group(4)})"
+
+    return _FREM_RE.sub(call, text), sorted(used)
 
 
 def link(mod, keep=()):
