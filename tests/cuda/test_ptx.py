@@ -19,7 +19,7 @@ from s2s.backend.cuda.toolkit import has_libdevice, has_ptxas
 from s2s.cuda import assemble, vectorize
 
 from .kernels import (CORPUS, JVPS, axpy, checked_log, complex_affine, complex_modulus,
-                      int_ops, many_math, trig_mix, with_flag)
+                      int_ops, many_math, np_math, trig_mix, with_flag)
 
 needs_ptxas = pytest.mark.skipif(
     not has_ptxas(), reason="ptxas not found: pip install 's2s[ptx]' (nvidia-cuda-nvcc-cu12)")
@@ -62,12 +62,17 @@ def test_kernel_assembles_for_sm80_and_sm90(fn, types):
 @pytest.mark.parametrize("fn, types", [(complex_affine, (np.complex128, 2.0 + 1j)),
                                        (complex_modulus, (np.complex128, np.float64)),
                                        (with_flag, (np.float32, np.bool_)),
-                                       (int_ops, (np.int64, np.int64))],
+                                       (int_ops, (np.int64, np.int64)),
+                                       (np_math, (np.float32,))],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_complex_bool_int_kernels_assemble(fn, types):
-    if fn is complex_modulus and not has_libdevice():
+    if fn in (complex_modulus, np_math) and not has_libdevice():
         pytest.skip("libdevice not found: pip install 's2s[ptx]'")
-    assert assemble(_ptx(fn, types), "sm_80").kernels
+    ptx = _ptx(fn, types)
+    assert assemble(ptx, "sm_80").kernels
+    if fn is np_math:  # float32 all the way (libdevice's sinf may use doubles inside)
+        assert "double" not in vectorize(fn).kernel(*types)[0].text
+        assert "mul.rn.f32" in ptx and "st.global.b32" in ptx
 
 
 @needs_ptxas
