@@ -172,3 +172,7 @@ def py_mod(x, y):
 def np_math(x):
     """numpy's ufuncs keep float32 elements float32 (libdevice's __nv_*f)."""
     return np.sin(x) * np.exp(x) + np.tanh(x) ** 2
+
+
+def two_outputs_sum(x, y):
+    return x * y + math.sin(x - y)

@@ -16,7 +16,7 @@ from s2s.cuda import vectorize
 from s2s_runtime import cuda as rt
 
 from .emulate import FakeDriver
-from .kernels import checked_log, complex_affine, trig_mix, two_outputs
+from .kernels import checked_log, complex_affine, trig_mix, two_outputs, two_outputs_sum
 
 
 @pytest.fixture
@@ -209,3 +209,16 @@ def test_launch_complex_scalar_by_value(fake):
     vec = vectorize(complex_affine)
     register(fake, vec, z, 0.5 - 1j)
     np.testing.assert_allclose(vec(z, 0.5 - 1j), z * (0.5 - 1j) + 1j, rtol=1e-13, atol=1e-14)
+
+
+def test_value_and_grad_keeps_its_structure(fake):
+    x = np.linspace(-1, 1, 40)
+    y = np.linspace(0.5, 2, 40)
+    vec = vectorize(s2s.value_and_grad(two_outputs_sum, argnums=(0, 1)))
+    register(fake, vec, x, y)
+    value, (gx, gy) = vec(x, y)
+    np.testing.assert_allclose(value, x * y + np.sin(x - y), rtol=1e-14)
+    h = 1e-6
+    f = lambda a, b: a * b + np.sin(a - b)  # noqa: E731
+    np.testing.assert_allclose(gx, (f(x + h, y) - f(x - h, y)) / (2 * h), rtol=1e-6)
+    np.testing.assert_allclose(gy, (f(x, y + h) - f(x, y - h)) / (2 * h), rtol=1e-6)

@@ -17,7 +17,8 @@ lowering.
   in the broadcast shape and copied to the device; device arrays must
   already be C-contiguous in that shape), launches the kernel through
   ``s2s_runtime.cuda`` and returns one array per number the function
-  returns (a tuple for several): numpy arrays when every argument was a
+  returns, nested as its result (a tuple for a tuple, ``(value, (gx, gy))``
+  for ``value_and_grad``): numpy arrays when every argument was a
   host value, ``s2s_runtime.cuda.DeviceArray`` (with
   ``__cuda_array_interface__``) when an argument was on the device.  An error
   raised by an element (``math domain error``, a user ``raise``) is raised
@@ -130,7 +131,8 @@ class Vectorized:
         on_device = any(rt.is_device_array(a) for a in args)
         if n == 0:
             outs = [np.empty(shape, dt) for dt in outputs]
-            return _pack(outs if not on_device else [rt.to_device(o) for o in outs])
+            return _pack(outs if not on_device else [rt.to_device(o) for o in outs],
+                         kt.return_type)
         ctx = rt.context()
         params, keep = [("i64", n)], []
         for (kind, t), a in zip(kt.inputs, list(args) + free):
@@ -153,11 +155,20 @@ class Vectorized:
             outs = [o.copy_to_host() for o in outs]
             if shape == ():
                 outs = [o[()] for o in outs]
-        return _pack(outs)
+        return _pack(outs, kt.return_type)
 
 
-def _pack(outs):
-    return outs[0] if len(outs) == 1 else tuple(outs)
+def _pack(outs, t):
+    """The output arrays nested as the function's result (``value_and_grad``: a value
+    and a tuple of gradients)."""
+    it = iter(outs)
+
+    def build(t):
+        if isinstance(t, T.Tuple):
+            return tuple(build(item) for item in t.items)
+        return next(it)
+
+    return build(t)
 
 
 def _ptx_arch(device_arch: str) -> str:
