@@ -176,3 +176,15 @@ def np_math(x):
 
 def two_outputs_sum(x, y):
     return x * y + math.sin(x - y)
+
+
+GAIN = 1.5
+OFFSETS = np.arange(3.0)
+
+
+def uses_global_number(x):
+    return GAIN * x
+
+
+def uses_global_array(x):
+    return x * OFFSETS[0]

@@ -130,3 +130,20 @@ def test_python_remainder():
     y = np.array([3.0, 2.0, -2.0, 3.0, 5.0])
     (out,), err = run_on_host(vectorize(py_mod), x, y)
     np.testing.assert_array_equal(out, np.mod(x, y))
+
+
+def test_global_numbers_are_passed_by_value(monkeypatch):
+    from . import kernels
+    x = np.linspace(-1, 1, N)
+    vec = vectorize(kernels.uses_global_number)
+    (out,), _ = run_on_host(vec, x)
+    np.testing.assert_array_equal(out, 1.5 * x)
+    monkeypatch.setattr(kernels, "GAIN", -2.0)  # read again at each call
+    (out,), _ = run_on_host(vec, x)
+    np.testing.assert_array_equal(out, -2.0 * x)
+
+
+def test_global_arrays_are_refused():
+    from .kernels import uses_global_array
+    with pytest.raises(TypeError, match="reads the global 'OFFSETS'.*pass arrays as arguments"):
+        vectorize(uses_global_array).kernel(np.float64)

@@ -14,6 +14,8 @@ Modules:
 * ``indexed``  -- the index form: a kernel body that reads ``s2s.cuda.grid(1)``
   and writes arrays in place;
 * ``compile``  -- kernel IR text -> PTX (cached), ``ptxas`` -- assembling PTX;
-* ``vectorize`` -- the user API (``s2s.cuda.vectorize``) and the launch
-  marshalling on top of ``s2s_runtime.cuda``.
+* ``vectorize`` / ``kernel_api`` -- the user APIs (``s2s.cuda.vectorize``,
+  ``s2s.cuda.kernel``) and the launch marshalling on top of
+  ``s2s_runtime.cuda``;
+* ``dump``     -- ``s2s dump --mode ptx``.
 """
