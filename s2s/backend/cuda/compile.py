@@ -30,7 +30,7 @@ def optimised_ir(text: str, kernels, arch: str = target.DEFAULT_ARCH) -> str:
     if used:
         mod = target.parse(renamed)
         libdevice.link(mod, keep=kernels)
-        target.optimise(mod, arch)
+        target.optimise(target.drop_unused(mod, arch), arch)
     return str(mod)
 
 

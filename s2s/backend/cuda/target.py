@@ -70,6 +70,20 @@ def optimise(mod, arch: str = DEFAULT_ARCH, level: int = 3):
 _CALLSEQ = re.compile(r"// callseq (\d+)")
 
 
+def drop_unused(mod, arch: str = DEFAULT_ARCH):
+    """Delete the internal functions and globals nothing uses (in place): run before
+    ``optimise`` on a module with libdevice linked in, so that the optimiser does not
+    work on its hundreds of unused functions."""
+    tm = target_machine(arch)
+    with _LOCK:
+        pto = llvm.create_pipeline_tuning_options(speed_level=0)
+        pb = llvm.create_pass_builder(tm, pto)
+        pm = llvm.create_new_module_pass_manager()
+        pm.add_global_dead_code_eliminate_pass()
+        pm.run(mod, pb)
+    return mod
+
+
 def emit_ptx(mod, arch: str = DEFAULT_ARCH) -> str:
     """The PTX of ``mod``.  The printer numbers call sequences with a counter kept by
     the target machine across modules; they are renumbered from 0 so that the text
