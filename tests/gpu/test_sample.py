@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from s2s.backend.cuda.toolkit import has_libdevice
+from s2s.backend.cuda.toolkit import has_libdevice, has_ptxas
 from s2s_runtime import cuda as rt
 
 from .emulate import FakeDriver
@@ -36,6 +36,8 @@ def test_sample_without_a_gpu_prints_ptx_and_says_it_cannot_launch():
     assert out.returncode == 0, out.stderr
     assert out.stdout.count(".visible .entry s2s_") == 2
     assert "cannot launch the kernels: cuda:" in out.stdout
+    if has_ptxas():  # ptxas -v on both sample kernels: no register spills
+        assert out.stdout.count(" 0 bytes spilled") == 2, out.stdout[-2000:]
     assert "Traceback" not in out.stderr
 
 
