@@ -7,6 +7,8 @@
   ``grid(1)`` (``gridsize(1)``: the number of threads) and writes its array
   arguments in place; ``k(*args)`` or ``k[blocks, threads](*args)`` launches it.
 * ``assemble(ptx, arch)``: check PTX with ``ptxas`` (no GPU needed).
+* ``to_device(array)``: a numpy array copied to the GPU (kernels called with
+  device arrays return device arrays).
 * ``available()``: whether a kernel can be launched here.
 
 The PTX path needs ``libdevice`` when the code calls math functions (extra
@@ -48,10 +50,18 @@ def assemble(ptx: str, arch: str = "sm_80"):
     return _assemble(ptx, arch)
 
 
+def to_device(array):
+    """A copy of the numpy array on the GPU (``s2s_runtime.cuda.DeviceArray``: it has
+    ``__cuda_array_interface__`` and ``copy_to_host()``); kernels called with device
+    arrays return device arrays, so data can stay on the GPU between calls."""
+    from s2s_runtime import cuda
+    return cuda.to_device(array)
+
+
 def available() -> bool:
     """True when a kernel can be launched on this machine."""
     from s2s_runtime import cuda
     return cuda.available()
 
 
-__all__ = ["vectorize", "kernel", "grid", "gridsize", "assemble", "available"]
+__all__ = ["vectorize", "kernel", "grid", "gridsize", "assemble", "to_device", "available"]

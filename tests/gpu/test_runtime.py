@@ -222,3 +222,10 @@ def test_value_and_grad_keeps_its_structure(fake):
     f = lambda a, b: a * b + np.sin(a - b)  # noqa: E731
     np.testing.assert_allclose(gx, (f(x + h, y) - f(x - h, y)) / (2 * h), rtol=1e-6)
     np.testing.assert_allclose(gy, (f(x, y + h) - f(x, y - h)) / (2 * h), rtol=1e-6)
+
+
+def test_to_device_round_trip(fake):
+    x = np.arange(10.0).reshape(2, 5)
+    dev = s2s.cuda.to_device(x)
+    assert dev.shape == (2, 5) and dev.dtype == np.float64
+    np.testing.assert_array_equal(dev.copy_to_host(), x)
