@@ -24,3 +24,5 @@ __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacre
 from .api_jit import jit  # noqa: E402  (the LLVM backend; compiled lazily)
 
 __all__.append("jit")
+
+from . import cuda  # noqa: E402  (s2s.cuda.vectorize: GPU kernels; loaded lazily)

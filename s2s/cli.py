@@ -189,6 +189,14 @@ def generate(args):
         return llvm_text(fn, example_values(fn, module, args.args, args.signature),
                          parse_argnums(args.argnums) if args.grad else None, args.stage,
                          asm=args.mode == "asm")
+    if args.mode == "ptx":  # s2s.cuda: the elementwise kernel for an NVIDIA GPU
+        from .backend.cuda.dump import ptx_text
+        try:
+            return ptx_text(fn, example_values(fn, module, args.args, args.signature),
+                            parse_argnums(args.argnums) if args.grad else None,
+                            args.arch or "sm_80")
+        except (TypeError, ValueError) as e:
+            raise CLIError(str(e)) from e
     argnums = parse_argnums(args.argnums)
     try:
         transform = api.grad(fn, argnums=argnums, has_aux=args.has_aux)
@@ -302,14 +310,18 @@ def build_parser() -> argparse.ArgumentParser:
     dump = sub.add_parser("dump", help="print the code s2s generates for a function",
                           description="Print the code s2s generates for FUNC in FILE.py.")
     dump.add_argument("target", metavar="FILE.py:FUNC")
-    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "ir", "llvm", "asm"),
+    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "ir", "llvm", "asm", "ptx"),
                       default="grad",
                       help="grad: the generated gradient (default); jvp: the forward-mode "
                            "tangent code; hvp: forward mode over the gradient code "
                            "(Hessian-vector products); ir: the function's IR; llvm/asm: "
-                           "the LLVM IR / machine code s2s.jit compiles")
+                           "the LLVM IR / machine code s2s.jit compiles; ptx: the GPU "
+                           "kernel s2s.cuda.vectorize launches (--signature: element types; with "
+                           "arrays, the s2s.cuda.kernel index form)")
     dump.add_argument("--grad", action="store_true",
-                      help="--mode llvm/asm: compile the gradient (w.r.t. --argnums)")
+                      help="--mode llvm/asm/ptx: compile the gradient (w.r.t. --argnums)")
+    dump.add_argument("--arch", help="--mode ptx: the GPU architecture (default sm_80; "
+                      "sm_90 for H100/H200)")
     dump.add_argument("--stage", choices=("opt", "unopt"), default="opt",
                       help="--mode llvm: after (default) or before LLVM's optimisations")
     dump.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
