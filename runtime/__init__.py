@@ -171,3 +171,10 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "dict_restore", "dict_set", "dict_subset", "dict_update", "dict_update_ct",
             "dict_values", "dict_values_ct", "dict_values_of", "old_item",
             "field_tangent", "make_record", "record_fields", "record_like"]
+
+from . import linear_ops, order_stats  # noqa: E402
+from .linear_ops import (apply_linear, delete_kept, first_true, rollaxis_destination,  # noqa: E402
+                         select_none, split_axis, transpose_of, trapezoid_weights)
+
+__all__ += ["apply_linear", "delete_kept", "first_true", "rollaxis_destination", "select_none",
+            "split_axis", "transpose_of", "trapezoid_weights"]

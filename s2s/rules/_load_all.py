@@ -1,3 +1,5 @@
 """Imports every rule module so that the registry is complete."""
 from . import (arith, containers, elementwise, index_writes, nondiff,  # noqa: F401
                products, reductions, runtime_rules, shape)
+from . import (elementwise_more, linear_rules, reductions_more,  # noqa: F401
+               shape_more)

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 import s2s.rules  # noqa: F401  (registers every rule)
 from s2s.rules.registry import all_rules
-from tests.unit import systematic_table, systematic_table_arrays
+from tests.unit import systematic_table, systematic_table_arrays, systematic_table_more
 from tests.unit.systematic_checks import Arg, Case, check_first_order, check_second, module_for
 
-CASES = systematic_table.CASES + systematic_table_arrays.CASES
+CASES = systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_more.CASES
 _MOD = module_for([(c.expr, len(c.args)) for c in CASES])
 _INDEX = {id(c): i for i, c in enumerate(CASES)}
 

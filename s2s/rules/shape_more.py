@@ -1,0 +1,130 @@
+"""More structural numpy functions: rolls, flips and rotations, triangles, promotions,
+joins and splits, gathers (take_along_axis, select, delete, extract, compress), pad,
+append, trapezoid.
+
+All are linear in their array arguments.  Where numpy has the transpose in one
+call the VJP uses it (``roll`` by ``-shift``, ``rot90`` by ``-k``, ``tril`` of
+``g``); otherwise it is a transpose op of ``apply_linear``
+(``runtime/linear_ops.py``) or an existing helper (``reshape_vjp``,
+``take_vjp``).  The JVP is the function applied to the tangent (its linear
+part, for ``pad``/``append``).  Every template calls primitives with rules, so
+derivatives of every order exist.
+"""
+import numpy as np
+
+from s2s_runtime import (apply_linear, array_jvp, array_vjp, broadcast_like, delete_kept,
+                         reshape_vjp, rollaxis_destination, select_none, split_axis, take_vjp,
+                         trapezoid_weights, unbroadcast, unreduce)
+
+from .registry import defjvp, defvjp
+
+# rolls, flips, rotations: the inverse movement
+defvjp(np.roll, lambda g, ans, a, shift, axis=None: np.roll(g, np.negative(shift), axis))
+defjvp(np.roll, lambda t, ans, a, shift, axis=None: np.roll(t, shift, axis))
+defvjp(np.rollaxis, lambda g, ans, a, axis, start=0:
+       np.moveaxis(g, rollaxis_destination(np.ndim(a), axis, start), axis))
+defjvp(np.rollaxis, lambda t, ans, a, axis, start=0: np.rollaxis(t, axis, start))
+defvjp(np.fliplr, lambda g, ans, m: np.fliplr(g))
+defjvp(np.fliplr, lambda t, ans, m: np.fliplr(t))
+defvjp(np.flipud, lambda g, ans, m: np.flipud(g))
+defjvp(np.flipud, lambda t, ans, m: np.flipud(t))
+defvjp(np.rot90, lambda g, ans, m, k=1, axes=(0, 1): np.rot90(g, np.negative(k), axes))
+defjvp(np.rot90, lambda t, ans, m, k=1, axes=(0, 1): np.rot90(t, k, axes))
+if hasattr(np, "matrix_transpose"):
+    defvjp(np.matrix_transpose, lambda g, ans, x: np.matrix_transpose(g))
+    defjvp(np.matrix_transpose, lambda t, ans, x: np.matrix_transpose(t))
+# triangles: the same mask on g (a 1-D m was broadcast to rows: summed back)
+defvjp(np.tril, lambda g, ans, m, k=0: unbroadcast(np.tril(g, k), m))
+defjvp(np.tril, lambda t, ans, m, k=0: np.tril(t, k))
+defvjp(np.triu, lambda g, ans, m, k=0: unbroadcast(np.triu(g, k), m))
+defjvp(np.triu, lambda t, ans, m, k=0: np.triu(t, k))
+# diagflat(v, k) = diag(ravel(v), k): v_bar = the k-th diagonal of g
+defvjp(np.diagflat, lambda g, ans, v, k=0: np.reshape(np.diagonal(g, k), np.shape(v)))
+defjvp(np.diagflat, lambda t, ans, v, k=0: np.diagflat(t, k))
+# promotions (one array; several arrays return a tuple and do not bind)
+for _f in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    defvjp(_f, lambda g, ans, ary: reshape_vjp(g, ary))
+    defjvp(_f, lambda t, ans, ary: reshape_vjp(t, ans))  # (t promoted like ary)
+# conversions (as np.asarray; ascontiguousarray/asfortranarray give at least 1-D)
+defvjp(np.asanyarray, lambda g, ans, a, dtype=None, order=None, device=None, copy=None,
+       like=None: array_vjp(g, a))
+defjvp(np.asanyarray, lambda t, ans, a, dtype=None, order=None, device=None, copy=None,
+       like=None: array_jvp(t, ans, a, copy, 0))
+for _f in (np.ascontiguousarray, np.asfortranarray):
+    defvjp(_f, lambda g, ans, a, dtype=None, like=None: array_vjp(np.reshape(g, np.shape(a)), a))
+    defjvp(_f, lambda t, ans, a, dtype=None, like=None: array_jvp(t, ans, a, None, 1))
+# joins: g split back into the pieces
+defvjp(np.dstack, lambda g, ans, tup: apply_linear("join_T", g, tup, ("dstack", tup)))
+defjvp(np.dstack, lambda t, ans, tup: np.dstack(t))
+defvjp(np.column_stack, lambda g, ans, tup:
+       apply_linear("join_T", g, tup, ("column_stack", tup)))
+defjvp(np.column_stack, lambda t, ans, tup: np.column_stack(t))
+# splits: the pieces' cotangents concatenated back (None pieces are zero)
+defvjp(np.array_split, lambda g, ans, ary, indices_or_sections, axis=0:
+       apply_linear("array_split_T", g, ary, (indices_or_sections, axis)),
+       container_result=True)
+defjvp(np.array_split, lambda t, ans, ary, indices_or_sections, axis=0:
+       np.array_split(t, indices_or_sections, axis))
+defvjp(np.hsplit, lambda g, ans, ary, indices_or_sections: apply_linear(
+    "array_split_T", g, ary, (indices_or_sections, split_axis(ary, "h"))), container_result=True)
+defjvp(np.hsplit, lambda t, ans, ary, indices_or_sections: np.hsplit(t, indices_or_sections))
+defvjp(np.vsplit, lambda g, ans, ary, indices_or_sections: apply_linear(
+    "array_split_T", g, ary, (indices_or_sections, 0)), container_result=True)
+defjvp(np.vsplit, lambda t, ans, ary, indices_or_sections: np.vsplit(t, indices_or_sections))
+defvjp(np.dsplit, lambda g, ans, ary, indices_or_sections: apply_linear(
+    "array_split_T", g, ary, (indices_or_sections, 2)), container_result=True)
+defjvp(np.dsplit, lambda t, ans, ary, indices_or_sections: np.dsplit(t, indices_or_sections))
+if hasattr(np, "unstack"):
+    defvjp(np.unstack, lambda g, ans, x, axis=0: apply_linear("unstack_T", g, x, (axis,)),
+           container_result=True)
+    defjvp(np.unstack, lambda t, ans, x, axis=0: np.unstack(t, axis=axis))
+# gathers: g scattered back (repeated indices accumulate)
+defvjp(np.take_along_axis, lambda g, ans, arr, indices, axis=-1:
+       apply_linear("take_along_T", g, arr, (indices, axis)))
+defjvp(np.take_along_axis, lambda t, ans, arr, indices, axis=-1:
+       np.take_along_axis(t, indices, axis))
+defvjp(np.delete, lambda g, ans, arr, obj, axis=None:
+       take_vjp(g, arr, delete_kept(arr, obj, axis), axis))
+defjvp(np.delete, lambda t, ans, arr, obj, axis=None: np.delete(t, obj, axis))
+defvjp(np.extract, None, lambda g, ans, condition, arr:
+       take_vjp(g, arr, np.flatnonzero(condition), None))
+defjvp(np.extract, None, lambda t, ans, condition, arr: np.extract(condition, t))
+defvjp(np.compress, None, lambda g, ans, condition, a, axis=None:
+       take_vjp(g, a, np.flatnonzero(condition), axis))
+defjvp(np.compress, None, lambda t, ans, condition, a, axis=None:
+       np.compress(condition, t, axis))
+# select: choice i where condition i is the first to hold, default where none does
+defvjp(np.select, None,
+       lambda g, ans, condlist, choicelist, default=0:
+       apply_linear("select_T", g, choicelist, (condlist,)),
+       lambda g, ans, condlist, choicelist, default=0:
+       unbroadcast(np.where(select_none(condlist, np.shape(ans)), g, 0.0), default))
+defjvp(np.select, None,
+       lambda t, ans, condlist, choicelist, default=0: apply_linear("select", t, ans, (condlist,)),
+       lambda t, ans, condlist, choicelist, default=0:
+       broadcast_like(np.where(select_none(condlist, np.shape(ans)), t, 0.0), ans))
+# pad: each entry collects g from the positions copied from it (constant values are
+# constants: only modes that copy entries are differentiated)
+defvjp(np.pad, lambda g, ans, array, pad_width, mode="constant", constant_values=0,
+       end_values=0, reflect_type="even", stat_length=None:
+       apply_linear("pad_T", g, array, (pad_width, mode, reflect_type)))
+defjvp(np.pad, lambda t, ans, array, pad_width, mode="constant", constant_values=0,
+       end_values=0, reflect_type="even", stat_length=None:
+       apply_linear("pad", t, ans, (pad_width, mode, reflect_type)))
+# append(arr, values, axis): each argument's slot of g
+defvjp(np.append,
+       lambda g, ans, arr, values, axis=None:
+       apply_linear("append_part_T", g, arr, (values, axis, 0)),
+       lambda g, ans, arr, values, axis=None:
+       apply_linear("append_part_T", g, values, (arr, axis, 1)))
+defjvp(np.append,
+       lambda t, ans, arr, values, axis=None:
+       apply_linear("append_part", t, ans, (values, axis, 0)),
+       lambda t, ans, arr, values, axis=None:
+       apply_linear("append_part", t, ans, (arr, axis, 1)))
+# trapezoid(y, x, dx, axis) = sum(w * y, axis), w half the spacing on each side of a sample
+if hasattr(np, "trapezoid"):
+    defvjp(np.trapezoid, lambda g, ans, y, x=None, dx=1.0, axis=-1:
+           unreduce(g, y, axis) * trapezoid_weights(y, x, dx, axis))
+    defjvp(np.trapezoid, lambda t, ans, y, x=None, dx=1.0, axis=-1:
+           np.trapezoid(t, x, dx, axis))

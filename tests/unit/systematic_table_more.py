@@ -1,0 +1,95 @@
+"""The systematic table, part 3: the rules of ``elementwise_more``, ``reductions_more``,
+``shape_more`` and ``products_more`` (domains ``N``/``D``/``Z``: with NaNs)."""
+from __future__ import annotations
+
+import numpy as np
+
+from tests.unit.systematic_checks import Arg, Case
+from tests.unit.systematic_table import AXES, M, S, T, V, binary, reduction, unary
+from tests.unit.systematic_table_arrays import c
+
+CASES = []
+CASES += binary("np.remainder(x, y)", "s", "p") + binary("np.fmod(x, y)", "s", "p")
+CASES += binary("np.copysign(x, y)", "z", "z")
+CASES += unary("np.nan_to_num(x)", "N") + unary("np.ldexp(x, 3)")
+CASES += [c("np.ldexp(x, np.array([1, -2, 0]))", M)]
+
+# NaN-ignoring reductions and scans
+CASES += reduction("np.nansum(x{kw})", "N", cplx=True)
+CASES += reduction("np.nanmean(x{kw})", "N", cplx=True)
+CASES += reduction("np.nanprod(x{kw})", "Z")
+CASES += reduction("np.nanmax(x{kw})", "D") + reduction("np.nanmin(x{kw})", "D")
+# (nanstd: no axis-0 variant, whose length-2 slices keep one entry: std 0, no derivative)
+CASES += reduction("np.nanvar(x{kw})", "N", cplx=True)
+CASES += reduction("np.nanstd(x{kw})", "N", variants=[v for v in AXES if "axis=0" not in v])
+CASES += reduction("np.nanvar(x, ddof=1{kw})", "N", variants=["", ", axis=1"])
+CASES += reduction("np.nanstd(x, ddof=1{kw})", "N", variants=["", ", axis=1, keepdims=True"])
+CASES += reduction("np.nancumsum(x{kw})", "N", variants=["", ", axis=0", ", axis=-1"])
+CASES += reduction("np.nancumprod(x{kw})", "Z", variants=["", ", axis=1"])
+CASES += reduction("np.ptp(x{kw})", "d", variants=AXES[:3] + AXES[4:])
+# order statistics (distinct values: no ties)
+CASES += reduction("np.median(x{kw})", "d", variants=["", ", axis=0", ", axis=-1",
+                                                      ", axis=1, keepdims=True", ", keepdims=True"])
+CASES += [c("np.median(x)", V, dom="d"), c("np.median(x)", (4,), dom="d"),
+          c("np.quantile(x, 0.3)", (5,), dom="d"), c("np.quantile(x, [0.1, 0.5, 1.0], axis=1)", T,
+                                                       dom="d"),
+          c("np.quantile(x, 0.7, axis=0, keepdims=True)", M, dom="d"),
+          c("np.quantile(x, 0.4, method='lower')", (6,), dom="d"),
+          c("np.quantile(x, 0.4, method='higher')", (6,), dom="d"),
+          c("np.quantile(x, 0.45, method='nearest')", (6,), dom="d"),
+          c("np.quantile(x, 0.4, method='midpoint')", (6,), dom="d"),
+          c("np.percentile(x, [25, 75], axis=-1)", M, dom="d"),
+          c("np.percentile(x, 50.0, keepdims=True)", T, dom="d")]
+# differences
+CASES += [c("np.diff(x)", V), c("np.diff(x, axis=0)", M), c("np.diff(x, n=2, axis=-1)", T),
+          c("np.diff(x, prepend=0.5)", V), c("np.diff(x, axis=1, append=np.ones((2, 1)))", M),
+          c("np.diff(x, n=2, prepend=np.zeros(2))", (4,)), c("np.ediff1d(x)", M),
+          c("np.ediff1d(x, to_begin=[1.0, 2.0], to_end=3.0)", V)]
+
+# rolls, flips, rotations, triangles
+CASES += [c("np.roll(x, 1)", M), c("np.roll(x, -2, axis=1)", M),
+          c("np.roll(x, (1, 2), axis=(0, 2))", T), c("np.rollaxis(x, 2)", T),
+          c("np.rollaxis(x, 0, 2)", T), c("np.rollaxis(x, -1, 1)", T), c("np.fliplr(x)", M),
+          c("np.flipud(x)", M), c("np.flipud(x)", V), c("np.rot90(x)", M),
+          c("np.rot90(x, 2, axes=(1, 2))", T), c("np.rot90(x, -1)", M),
+          c("np.tril(x)", (3, 3), cplx=True), c("np.tril(x, -1)", M), c("np.triu(x, 1)", M),
+          c("np.triu(x)", T), c("np.tril(x)", V), c("np.diagflat(x)", V),
+          c("np.diagflat(x, -1)", (2, 2))]
+if hasattr(np, "matrix_transpose"):
+    CASES += [c("np.matrix_transpose(x)", T)]
+CASES += [c("np.atleast_1d(x)", S), c("np.atleast_1d(x)", M), c("np.atleast_2d(x)", V),
+          c("np.atleast_2d(x)", S), c("np.atleast_3d(x)", V), c("np.atleast_3d(x)", M),
+          c("np.asanyarray(x)", M), c("np.ascontiguousarray(x)", S),
+          c("np.asfortranarray(x)", M)]
+# joins and splits
+CASES += [c("np.dstack([x, y])", M, M), c("np.dstack((x, y))", V, V),
+          c("np.dstack([x, y])", (2, 3, 2), M), c("np.column_stack([x, y])", V, V),
+          c("np.column_stack([x, y])", M, (2,)),
+          c("np.array_split(x, 3)", (7,), second=False),
+          c("np.array_split(x, [1, 3], axis=1)", (2, 5), second=False),
+          c("np.hsplit(x, 3)", M, second=False), c("np.hsplit(x, [2])", V, second=False),
+          c("np.vsplit(x, 2)", M, second=False), c("np.dsplit(x, [1])", (2, 2, 3), second=False),
+          c("np.array_split(x, 2)[1] * 2.0", (5,))]
+if hasattr(np, "unstack"):
+    CASES += [c("np.unstack(x)", M, second=False), c("np.unstack(x, axis=1)", T, second=False)]
+# gathers
+CASES += [c("np.take_along_axis(x, np.array([[0, 2, 2], [1, 1, 0]]), axis=1)", M),
+          c("np.take_along_axis(x, np.array([[1], [0]]), -1)", M),
+          c("np.take_along_axis(x, np.array([3, 0, 3]), None)", M),
+          c("np.take_along_axis(x, np.argsort(x, axis=0), axis=0)", M),
+          c("np.delete(x, 1)", V), c("np.delete(x, [0, 2], axis=1)", M),
+          c("np.delete(x, slice(0, 4, 2))", M), c("np.extract(x > 0, x)", M),
+          c("np.compress([True, False, True], x, axis=1)", M),
+          c("np.compress([False, True], x)", V),
+          c("np.select([x > 0.5, x < -0.5], [x, y * x], 0.0)", M, M),
+          c("np.select([x > 0, x < 0.3], [y, x * x], x + y)", M, V)]
+# pad and append
+CASES += [c("np.pad(x, 2)", V), c("np.pad(x, ((1, 0), (2, 1)))", M),
+          c("np.pad(x, 1, constant_values=3.0)", M), c("np.pad(x, 2, mode='edge')", V),
+          c("np.pad(x, ((1, 2), (2, 2)), mode='reflect')", M),
+          c("np.pad(x, (1, 2), mode='symmetric')", V), c("np.pad(x, 3, 'wrap')", M),
+          c("np.append(x, y)", M, V), c("np.append(x, y, axis=0)", M, (1, 3)),
+          c("np.append(x, 2.0)", V)]
+if hasattr(np, "trapezoid"):
+    CASES += [c("np.trapezoid(x)", V), c("np.trapezoid(x, dx=0.5, axis=0)", M),
+              c("np.trapezoid(x, np.array([0.0, 0.5, 2.0]))", M)]
