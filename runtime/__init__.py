@@ -178,3 +178,9 @@ from .linear_ops import (apply_linear, delete_kept, first_true, rollaxis_destina
 
 __all__ += ["apply_linear", "delete_kept", "first_true", "rollaxis_destination", "select_none",
             "split_axis", "transpose_of", "trapezoid_weights"]
+
+from . import einsum_ops  # noqa: E402
+from .einsum_ops import (einsum_jvp, einsum_jvp2, einsum_vjp, einsum_vjp2,  # noqa: E402
+                         kron_layout)
+
+__all__ += ["einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2", "kron_layout"]

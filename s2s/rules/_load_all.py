@@ -2,4 +2,4 @@
 from . import (arith, containers, elementwise, index_writes, nondiff,  # noqa: F401
                products, reductions, runtime_rules, shape)
 from . import (elementwise_more, linear_rules, reductions_more,  # noqa: F401
-               shape_more)
+               products_more, shape_more)

@@ -120,7 +120,7 @@ def module_for(exprs) -> object:
     for i, (expr, nargs) in enumerate(exprs):
         ps = ", ".join(_PARAMS[:nargs])
         lines += [f"def f_{i}({ps}):", f"    return {expr}", "",
-                  f"def h_{i}({ps}, w):", f"    return np.sum(np.real(w * f_{i}({ps})))", ""]
+                  f"def h_{i}({ps}, cot):", f"    return np.sum(np.real(cot * f_{i}({ps})))", ""]
     path = os.path.join(tempfile.mkdtemp(prefix="s2s_systematic_"), "systematic_fns.py")
     with open(path, "w") as fh:
         fh.write("\n".join(lines))

@@ -48,7 +48,7 @@ CASES += [c("np.diff(x)", V), c("np.diff(x, axis=0)", M), c("np.diff(x, n=2, axi
 
 # rolls, flips, rotations, triangles
 CASES += [c("np.roll(x, 1)", M), c("np.roll(x, -2, axis=1)", M),
-          c("np.roll(x, (1, 2), axis=(0, 2))", T), c("np.rollaxis(x, 2)", T),
+          c("np.roll(x, (1, 1), axis=(1, 2))", T), c("np.rollaxis(x, 2)", T),
           c("np.rollaxis(x, 0, 2)", T), c("np.rollaxis(x, -1, 1)", T), c("np.fliplr(x)", M),
           c("np.flipud(x)", M), c("np.flipud(x)", V), c("np.rot90(x)", M),
           c("np.rot90(x, 2, axes=(1, 2))", T), c("np.rot90(x, -1)", M),
@@ -93,3 +93,31 @@ CASES += [c("np.pad(x, 2)", V), c("np.pad(x, ((1, 0), (2, 1)))", M),
 if hasattr(np, "trapezoid"):
     CASES += [c("np.trapezoid(x)", V), c("np.trapezoid(x, dx=0.5, axis=0)", M),
               c("np.trapezoid(x, np.array([0.0, 0.5, 2.0]))", M)]
+# products
+CASES += [c("np.einsum('ij,jk->ik', x, y)", M, (3, 4), cplx=True),
+          c("np.einsum('ij,jk', x, y)", M, (3, 4)), c("np.einsum('ij->', x)", M),
+          c("np.einsum('ii->i', x)", (3, 3), cplx=True), c("np.einsum('ii', x)", (3, 3)),
+          c("np.einsum('i,i', x, y)", V, V), c("np.einsum('i,j->ij', x, y)", V, (2,)),
+          c("np.einsum('ij->ji', x)", M), c("np.einsum('ij', x)", M),
+          c("np.einsum('...ij,...jk->...ik', x, y)", (2, 2, 3), (2, 3, 2), cplx=True),
+          c("np.einsum('...ij,jk', x, y)", (2, 2, 3), (3, 2)),
+          c("np.einsum('ij...,j...->i...', x, y)", T, (3, 4)),
+          c("np.einsum('...i,...i->...', x, y)", (2, 3), V),
+          c("np.einsum('ij,ij,ij->i', x, y, z)", M, M, M),
+          c("np.einsum('bi,ij,jk,bk->b', x, y, z, w)", M, (3, 3), (3, 2), (2, 2)),
+          c("np.einsum('i,j,k,l,m->ijklm', x, y, z, w, v)", (2,), (2,), (1,), (2,), (3,)),
+          c("np.einsum('ij,kj->ikj', x, y)", (2, 3), (1, 3)),
+          c("np.einsum('iij->ij', x)", (2, 2, 3)), c("np.einsum('ii->ii'[:4], x)", (2, 2)),
+          c("np.kron(x, y)", M, (2, 2), cplx=True), c("np.kron(x, y)", V, (2,)),
+          c("np.kron(x, y)", V, M), c("np.kron(x, y)", S, M),
+          c("np.cross(x, y)", V, V, cplx=True), c("np.cross(x, y)", (2, 3), V),
+          c("np.cross(x, y, axisa=0, axisb=0, axisc=0)", (3, 2), (3, 2)),
+          c("np.cross(x, y, axis=0)", (3, 4), (3, 4)),
+          c("np.polyval(x, y)", (4,), M), c("np.polyval(x, y)", V, S),
+          c("np.polyval([1.0, -2.0, 0.5], y)", V, V)]
+if hasattr(np, "vecdot"):
+    CASES += [c("np.vecdot(x, y)", M, V, cplx=True), c("np.vecdot(x, y, axis=0)", M, M)]
+if hasattr(np, "matvec"):
+    CASES += [c("np.matvec(x, y)", M, V, cplx=True), c("np.matvec(x, y)", (2, 2, 3), (2, 3)),
+              c("np.vecmat(x, y)", (2,), M, cplx=True),
+              c("np.vecmat(x, y)", (2, 3), (2, 3, 2))]

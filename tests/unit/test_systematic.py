@@ -61,3 +61,104 @@ def test_second_order(case):
 @pytest.mark.parametrize("case", _params(CASES, slow_also=True))
 def test_first_order_more_seeds(case, seed):
     check_first_order(_fns(case)[0], case, seed=seed)
+
+
+# --- every rule is in the table ---------------------------------------------------------------
+#: modules whose rules the linear-algebra / FFT tests check (tests/*linalg*, *fft*)
+ELSEWHERE = ("numpy.linalg", "numpy.fft")
+
+
+def _referenced(expr):
+    """The numpy and math callables an expression names (``np.a.b``, ``math.f``)."""
+    import math
+    out = set()
+    for root, mod in (("np", np), ("math", math)):
+        for path in re.findall(rf"\b{root}\.([A-Za-z_][\w.]*)", expr):
+            obj = mod
+            for part in path.split("."):
+                obj = getattr(obj, part, None)
+            if obj is not None:
+                out.add(id(obj))
+    return out
+
+
+def _qualname(fn):
+    return f"{getattr(fn, '__module__', None) or 'numpy'}.{getattr(fn, '__name__', fn)}"
+
+
+def _numpy_and_math_rules():
+    out = []
+    for rule in all_rules():
+        mod = getattr(rule.fn, "__module__", None) or ""
+        if rule.nondiff or not (mod == "math" or mod.startswith("numpy")):
+            continue
+        if mod.startswith(ELSEWHERE) and id(rule.fn) not in _COVERED:
+            continue
+        out.append(rule)
+    return out
+
+
+_COVERED = set().union(*(_referenced(c.expr) for c in CASES))
+
+
+def test_every_numpy_and_math_rule_is_in_the_table():
+    """A new rule of a numpy or math function without a row here fails this test."""
+    missing = sorted(_qualname(r.fn) for r in _numpy_and_math_rules() if id(r.fn) not in _COVERED)
+    assert not missing, "rules without a systematic test row: " + ", ".join(missing)
+
+
+def test_the_coverage_check_sees_numpy_rules():
+    names = {_qualname(r.fn) for r in _numpy_and_math_rules()}
+    assert len(names) > 150 and "numpy.einsum" in names and "math.sin" in names
+
+
+def test_non_differentiable_functions_are_marked():
+    from s2s.rules import lookup
+    for fn in (np.argsort, np.argmax, np.argmin, np.floor_divide, np.less, np.greater_equal,
+               np.equal, np.isnan, np.isinf, np.isfinite, np.sign, np.floor, np.ceil, np.round,
+               np.rint, np.nonzero, np.searchsorted, np.nanargmax, np.isin, np.bitwise_and,
+               np.logical_and, np.count_nonzero):
+        rule = lookup(fn)
+        assert rule is not None and rule.nondiff, fn
+
+
+# --- hypothesis: shapes -----------------------------------------------------------------------
+_BINARY = ["np.multiply(x, y)", "np.arctan2(x, y)", "np.hypot(x, y)", "x / y", "np.power(x, y)"]
+
+
+@st.composite
+def _broadcasting_pair(draw):
+    a = draw(st.lists(st.integers(1, 3), min_size=0, max_size=3))
+    b = [1 if draw(st.booleans()) else n for n in a][draw(st.integers(0, len(a))):]
+    if draw(st.booleans()):
+        a, b = b, a
+    return tuple(a), tuple(b)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_broadcasting_pair(), st.sampled_from(_BINARY), st.integers(0, 2 ** 16))
+def test_hypothesis_broadcasting(shapes, expr, seed):
+    case = Case(expr, (Arg(shapes[0], "p"), Arg(shapes[1], "z")))
+    check_first_order(getattr(module_for([(expr, 2)]), "f_0"), case, seed=seed)
+
+
+@st.composite
+def _reduction(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
+    axes = draw(st.lists(st.integers(-len(shape), len(shape) - 1), unique_by=lambda a: a % len(shape),
+                         min_size=1, max_size=len(shape)))
+    axis = axes[0] if len(axes) == 1 and draw(st.booleans()) else tuple(axes)
+    fn = draw(st.sampled_from(["sum", "mean", "prod", "max", "min", "var", "nansum", "ptp"]))
+    if fn == "ptp":
+        axis = axes[0]
+    keepdims = draw(st.booleans())
+    return fn, shape, axis, keepdims
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_reduction(), st.integers(0, 2 ** 16))
+def test_hypothesis_reductions(spec, seed):
+    fn, shape, axis, keepdims = spec
+    expr = f"np.{fn}(x, axis={axis!r}, keepdims={keepdims})"
+    case = Case(expr, (Arg(shape, "d" if fn in ("max", "min", "ptp") else "z"),))
+    check_first_order(getattr(module_for([(expr, 1)]), "f_0"), case, seed=seed)
