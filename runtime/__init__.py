@@ -173,14 +173,17 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "field_tangent", "make_record", "record_fields", "record_like"]
 
 from . import linear_ops, order_stats  # noqa: E402
-from .linear_ops import (apply_linear, delete_kept, first_true, rollaxis_destination,  # noqa: E402
-                         select_none, split_axis, transpose_of, trapezoid_weights)
+from .linear_ops import (apply_linear, clip_selected, conv_pad, delete_kept,  # noqa: E402
+                         first_true, matching_permutation, resize_source,
+                         rollaxis_destination, select_none, split_axis, transpose_of,
+                         trapezoid_weights)
 
-__all__ += ["apply_linear", "delete_kept", "first_true", "rollaxis_destination", "select_none",
+__all__ += ["apply_linear", "clip_selected", "conv_pad", "delete_kept", "matching_permutation",
+            "resize_source", "first_true", "rollaxis_destination", "select_none",
             "split_axis", "transpose_of", "trapezoid_weights"]
 
 from . import einsum_ops  # noqa: E402
-from .einsum_ops import (einsum_jvp, einsum_jvp2, einsum_vjp, einsum_vjp2,  # noqa: E402
-                         kron_layout)
+from .einsum_ops import (contraction_axis, einsum_jvp, einsum_jvp2, einsum_vjp,  # noqa: E402
+                         einsum_vjp2, kron_layout)
 
-__all__ += ["einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2", "kron_layout"]
+__all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2", "kron_layout"]

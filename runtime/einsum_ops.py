@@ -140,3 +140,10 @@ def kron_layout(a, b):
     inter = "".join(x + y for x, y in zip(la, lb))
     shape = tuple(n for pair in zip(sa, sb) for n in pair)
     return f"{inter},{lb}->{la}", f"{inter},{la}->{lb}", shape, sa, sb
+
+
+def contraction_axis(axes, axis):
+    """The axis of ``np.vecdot(x1, x2, axis=...)``; ``axes=`` is not differentiated."""
+    if axes is not None and axes is not np._NoValue:
+        raise NotImplementedError("s2s: no derivative of np.vecdot with axes=; use axis=")
+    return -1 if axis is np._NoValue else axis

@@ -256,7 +256,23 @@ for _name in list(_OPS):
         TRANSPOSE[_name], TRANSPOSE[_name + "_T"] = _name + "_T", _name
 
 
-# --- shape-only helpers (non-differentiable) ------------------------------------------------
+# --- shape-only helpers and selection masks (non-differentiable) ---------------------------
+def clip_selected(a, a_min, a_max, which):
+    """1.0 where ``np.clip(a, a_min, a_max) = minimum(maximum(a, a_min), a_max)`` takes its
+    value from argument ``which`` (0: ``a``, 1: ``a_min``, 2: ``a_max``), else 0.0, in the
+    broadcast shape.  Ties go to ``a`` (and to ``a_min`` over ``a_max``); when
+    ``a_min > a_max`` every entry is ``a_max`` (numpy's rule).  A None bound is absent."""
+    a = np.asarray(a)
+    below = np.zeros(a.shape, dtype=bool) if a_min is None else a_min > a
+    low = a if a_min is None else np.maximum(a, a_min)
+    above = np.zeros(np.shape(low), dtype=bool) if a_max is None else low > a_max
+    mask = (~below & ~above, below & ~above, above)[which]
+    shape = np.broadcast_shapes(a.shape, np.shape(a_min) if a_min is not None else (),
+                                np.shape(a_max) if a_max is not None else ())
+    return np.broadcast_to(mask, shape).astype(float)
+
+
+
 def split_axis(ary, kind):
     """The axis of ``np.hsplit`` (1, or 0 for 1-D), ``np.vsplit`` (0), ``np.dsplit`` (2)."""
     return {"h": 1 if np.ndim(ary) > 1 else 0, "v": 0, "d": 2}[kind]
@@ -289,6 +305,43 @@ def trapezoid_weights(y, x=None, dx=1.0, axis=-1):
     shape = [1] * np.ndim(y)
     shape[axis] = n
     return w.reshape(shape)
+
+
+def conv_pad(a, v, mode="full", kind="convolve"):
+    """``(before, after)``: the zeros that put the output of ``np.convolve(a, v, mode)``
+    (``kind`` "convolve") or ``np.correlate(a, v, mode)`` back at its place in the full
+    output (length ``len(a) + len(v) - 1``)."""
+    la, lv = np.size(a), np.size(v)
+    if np.ndim(a) != 1 or np.ndim(v) != 1:
+        raise ValueError(f"s2s: np.{kind} of 1-D arrays only")
+    short, full = min(la, lv), la + lv - 1
+    if mode == "full":
+        return (0, 0)
+    if mode == "valid":
+        before, length = short - 1, max(la, lv) - short + 1
+    elif mode == "same":
+        before = (short - 1 + (kind == "correlate" and la < lv)) // 2
+        length = max(la, lv)
+    else:
+        raise ValueError(f"np.{kind}: mode must be 'full', 'same' or 'valid', not {mode!r}")
+    return (before, full - before - length)
+
+
+def matching_permutation(ans, a, axis=-1):
+    """``p`` with ``take_along_axis(a, p, axis) == ans`` when ``ans`` is a permutation of
+    ``a`` along ``axis`` (``np.partition``; flat for None): equal values are matched in
+    their stable-sort order."""
+    a, ans = np.asarray(a), np.asarray(ans)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    order_a = np.argsort(a, axis=axis, kind="stable")
+    rank_ans = np.argsort(np.argsort(ans, axis=axis, kind="stable"), axis=axis, kind="stable")
+    return np.take_along_axis(order_a, rank_ans, axis)
+
+
+def resize_source(a, new_shape):
+    """The flat index of ``a`` each entry of ``np.resize(a, new_shape)`` copies."""
+    return np.ravel(np.resize(np.arange(np.size(a)), new_shape))
 
 
 def transpose_of(op):

@@ -15,12 +15,13 @@ that have rules (einsum, reshape, cross...), so they need no helper rules.
 """
 import numpy as np
 
-from s2s_runtime import (einsum_jvp, einsum_jvp2, einsum_vjp, einsum_vjp2, kron_layout,
-                         unbroadcast, zeros_like)
+from s2s_runtime import (contraction_axis, conv_pad, einsum_jvp, einsum_jvp2, einsum_vjp, einsum_vjp2,
+                         kron_layout, unbroadcast)
 
 from .registry import defjvp, defnondiff, defvjp
 
 defnondiff(kron_layout, container_result=True)
+defnondiff(contraction_axis)
 
 # --- einsum -------------------------------------------------------------------------------
 defvjp(np.einsum, None,
@@ -142,13 +143,15 @@ defjvp(np.cross,
 # vecdot(x1, x2) = sum(conj(x1) x2, axis): x1_bar = conj(g x2), x2_bar = g conj(x1)
 if hasattr(np, "vecdot"):
     defvjp(np.vecdot,
-           lambda g, ans, x1, x2, axis=-1:
-           unbroadcast(np.conj(np.expand_dims(g, axis) * x2), x1),
-           lambda g, ans, x1, x2, axis=-1:
-           unbroadcast(np.expand_dims(g, axis) * np.conj(x1), x2))
+           lambda g, ans, x1, x2, out=None, axes=None, axis=-1:
+           unbroadcast(np.conj(np.expand_dims(g, contraction_axis(axes, axis)) * x2), x1),
+           lambda g, ans, x1, x2, out=None, axes=None, axis=-1:
+           unbroadcast(np.expand_dims(g, contraction_axis(axes, axis)) * np.conj(x1), x2))
     defjvp(np.vecdot,
-           lambda t, ans, x1, x2, axis=-1: np.vecdot(t, x2, axis=axis),
-           lambda t, ans, x1, x2, axis=-1: np.vecdot(x1, t, axis=axis))
+           lambda t, ans, x1, x2, out=None, axes=None, axis=-1:
+           np.vecdot(t, x2, axis=contraction_axis(axes, axis)),
+           lambda t, ans, x1, x2, out=None, axes=None, axis=-1:
+           np.vecdot(x1, t, axis=contraction_axis(axes, axis)))
 # matvec(A, v)_i = sum_j A_ij v_j: A_bar = g v^T, v_bar = A^T g
 if hasattr(np, "matvec"):
     defvjp(np.matvec,
@@ -180,3 +183,29 @@ defjvp(np.polyval,
        lambda t, ans, p, x: np.polyval(t, x),
        lambda t, ans, p, x: t * np.polyval(np.asarray(p)[:-1] * np.arange(np.size(p) - 1, 0, -1),
                                            x))
+
+# convolve(a, v)_n = sum_k a_k v_{n-k} (full output; 'same'/'valid' are a slice of it): with
+#   gf = g put back in the full output (zeros elsewhere), a_bar_k = sum_n gf_n v_{n-k} and
+#   v_bar_m = sum_n gf_n a_{n-m}: correlations (np.correlate conjugates its second argument,
+#   hence the conj of the other factor)
+defvjp(np.convolve,
+       lambda g, ans, a, v, mode="full":
+       unbroadcast(np.correlate(np.pad(g, conv_pad(a, v, mode, "convolve")), np.conj(v), "valid"),
+                   a),
+       lambda g, ans, a, v, mode="full":
+       unbroadcast(np.correlate(np.pad(g, conv_pad(a, v, mode, "convolve")), np.conj(a), "valid"),
+                   v))
+defjvp(np.convolve, lambda t, ans, a, v, mode="full": np.convolve(t, v, mode),
+       lambda t, ans, a, v, mode="full": np.convolve(a, t, mode))
+# correlate(a, v) = convolve(a, w) with w = conj(flip(v)) (full output; its own 'same' slice):
+#   a_bar = correlation of gf with flip(v); v_bar = conj(flip(w_bar)) (JAX: conj and flip
+#   pull back as conj and flip)
+defvjp(np.correlate,
+       lambda g, ans, a, v, mode="valid":
+       unbroadcast(np.correlate(np.pad(g, conv_pad(a, v, mode, "correlate")), np.flip(v),
+                                "valid"), a),
+       lambda g, ans, a, v, mode="valid":
+       unbroadcast(np.conj(np.flip(np.correlate(np.pad(g, conv_pad(a, v, mode, "correlate")),
+                                                np.conj(a), "valid"))), v))
+defjvp(np.correlate, lambda t, ans, a, v, mode="valid": np.correlate(t, v, mode),
+       lambda t, ans, a, v, mode="valid": np.correlate(a, t, mode))

@@ -1,6 +1,6 @@
 """More structural numpy functions: rolls, flips and rotations, triangles, promotions,
-joins and splits, gathers (take_along_axis, select, delete, extract, compress), pad,
-append, trapezoid.
+joins and splits, gathers (take_along_axis, select, delete, extract, compress, partition,
+resize), pad, append, trapezoid, logspace.
 
 All are linear in their array arguments.  Where numpy has the transpose in one
 call the VJP uses it (``roll`` by ``-shift``, ``rot90`` by ``-k``, ``tril`` of
@@ -13,7 +13,8 @@ derivatives of every order exist.
 import numpy as np
 
 from s2s_runtime import (apply_linear, array_jvp, array_vjp, broadcast_like, delete_kept,
-                         reshape_vjp, rollaxis_destination, select_none, split_axis, take_vjp,
+                         linspace_vjp, matching_permutation, reshape_vjp, resize_source,
+                         rollaxis_destination, select_none, split_axis, take_vjp,
                          trapezoid_weights, unbroadcast, unreduce)
 
 from .registry import defjvp, defvjp
@@ -128,3 +129,25 @@ if hasattr(np, "trapezoid"):
            unreduce(g, y, axis) * trapezoid_weights(y, x, dx, axis))
     defjvp(np.trapezoid, lambda t, ans, y, x=None, dx=1.0, axis=-1:
            np.trapezoid(t, x, dx, axis))
+# partition: a permutation of a along the axis (like sort), found by matching values
+defvjp(np.partition, lambda g, ans, a, kth, axis=-1, kind="introselect", order=None:
+       apply_linear("take_along_T", g, a, (matching_permutation(ans, a, axis), axis)))
+defjvp(np.partition, lambda t, ans, a, kth, axis=-1, kind="introselect", order=None:
+       apply_linear("take_along", t, ans, (matching_permutation(ans, a, axis), axis)))
+# resize: each entry copies a flat entry of a (cyclically): the copies' cotangents summed
+defvjp(np.resize, lambda g, ans, a, new_shape:
+       take_vjp(np.ravel(g), a, resize_source(a, new_shape), None))
+defjvp(np.resize, lambda t, ans, a, new_shape: np.resize(t, new_shape))
+# logspace = base ** linspace(start, stop): the linspace derivatives times ans ln(base)
+defvjp(np.logspace,
+       lambda g, ans, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0:
+       linspace_vjp(g * ans * np.log(base), start, stop, num, endpoint, False, axis, 0),
+       lambda g, ans, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0:
+       linspace_vjp(g * ans * np.log(base), start, stop, num, endpoint, False, axis, 1))
+defjvp(np.logspace,
+       lambda t, ans, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0:
+       ans * np.log(base) * np.linspace(t, np.zeros_like(stop), num=num, endpoint=endpoint,
+                                        axis=axis),
+       lambda t, ans, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0:
+       ans * np.log(base) * np.linspace(np.zeros_like(start), t, num=num, endpoint=endpoint,
+                                        axis=axis))

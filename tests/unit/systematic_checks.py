@@ -13,9 +13,10 @@ against independent oracles, in float64:
 * ``check_vjp``: the dot-product test ``<u, J v> = <J^T u, v>`` with ``J v``
   from the finite difference and ``J^T u`` from ``s2s.vjp``; the pairing is
   ``<a, b> = Re(sum(a * b))`` (JAX's convention: no conjugation);
-* ``check_second``: the JVP of ``s2s.grad(h)``, ``h = sum(w * f)``, against
-  the finite difference of that gradient (whose correctness the first two
-  checks establish): second derivatives through generated code.
+* ``check_second``: the JVP and the VJP of ``s2s.grad(h)``, ``h = sum(w * f)``
+  (forward over reverse and reverse over reverse: Hessian-vector products)
+  against the finite difference of that gradient (whose correctness the first
+  two checks establish): second derivatives through generated code.
 """
 from __future__ import annotations
 
@@ -76,6 +77,13 @@ def _with_nans(values):
     return v
 
 
+def _with_zeros(values, every=5):
+    """``values`` with exact zeros at every ``every``-th entry from the third."""
+    v = np.array(values, dtype=float)
+    v.reshape(-1)[2::every] = 0.0
+    return v
+
+
 DOMAINS: Dict[str, Callable] = {
     "n": lambda rng, s: rng.standard_normal(s),
     "u": lambda rng, s: rng.uniform(-0.8, 0.8, s),              # |x| < 1: arcsin, arctanh
@@ -84,6 +92,9 @@ DOMAINS: Dict[str, Callable] = {
     "z": lambda rng, s: rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 2.0, s),  # away from 0
     "d": _distinct,
     "s": lambda rng, s: rng.uniform(-0.45, 0.45, s) + rng.integers(-3, 4, s),  # mod: far from jumps
+    "t": lambda rng, s: _with_zeros(rng.uniform(-5e-4, 5e-4, s), 3),    # tiny, and 0: sinc
+    "0": lambda rng, s: _with_zeros(rng.standard_normal(s)),            # one zero in a slice
+    "00": lambda rng, s: _with_zeros(rng.standard_normal(s), 2),        # several zeros
     "N": lambda rng, s: _with_nans(rng.standard_normal(s)),
     "D": lambda rng, s: _with_nans(_distinct(rng, s)),
     "Z": lambda rng, s: _with_nans(rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 2.0, s)),
@@ -190,12 +201,22 @@ def check_first_order(f, case: Case, seed=0, cplx=False):
     assert_real_close(rhs, lhs, case.tol, "vjp dot-product test <J^T u, v> vs <u, J v>")
 
 
-def check_second(f, h, case: Case, seed=0):
+def check_second(f, h, case: Case, seed=0, cplx=False):
     """``jvp(grad(h))`` (a Hessian-vector product of ``h = sum(Re(w * f))``) against the
-    finite difference of ``grad(h)`` (which ``check_first_order`` validates)."""
-    rng, args, vs = inputs(case, seed + 1)
-    w = rng.standard_normal(np.shape(f(*args)))
+    finite difference of ``grad(h)`` (which ``check_first_order`` validates).
+
+    Complex arguments: ``grad(h)`` is the gradient for the real pairing (JAX's
+    conjugate convention); its derivative is still symmetric for that pairing, so
+    the same two comparisons hold."""
+    rng, args, vs = inputs(case, seed + 1, cplx)
+    w = direction(np.asarray(f(*args)), rng)
     gh = s2s.grad(h, argnums=tuple(range(len(args))))
     expected = fd(lambda *a: gh(*a, w), args, vs)
+    tol = max(case.tol, 1e-4)
     _, hv = s2s.jvp(gh, tuple(args) + (w,), tuple(vs) + (np.zeros_like(w),))
-    assert_close(hv, expected, max(case.tol, 1e-4), "jvp(grad) vs finite differences of grad")
+    assert_close(hv, expected, tol, "jvp(grad) vs finite differences of grad")
+    # reverse over reverse: the Hessian is symmetric, so the VJP of grad(h) with the
+    # cotangent v is H v too (this runs the VJP templates of the helpers' rules)
+    _, pullback = s2s.vjp(gh, *args, w)
+    cts = pullback(tuple(vs))
+    assert_close(cts[:len(args)], expected, tol, "vjp(grad) vs finite differences of grad")

@@ -121,3 +121,16 @@ if hasattr(np, "matvec"):
     CASES += [c("np.matvec(x, y)", M, V, cplx=True), c("np.matvec(x, y)", (2, 2, 3), (2, 3)),
               c("np.vecmat(x, y)", (2,), M, cplx=True),
               c("np.vecmat(x, y)", (2, 3), (2, 3, 2))]
+CASES += [c("np.convolve(x, y)", (5,), V, cplx=True), c("np.convolve(x, y, 'same')", (5,), V),
+          c("np.convolve(x, y, mode='valid')", (5,), V), c("np.convolve(x, y, 'same')", (2,), (4,)),
+          c("np.convolve(x, y, 'valid')", (3,), (5,)), c("np.convolve(x, y, 'same')", (4,), (4,)),
+          c("np.correlate(x, y)", (5,), V, cplx=True), c("np.correlate(x, y, 'full')", (2,), (4,)),
+          c("np.correlate(x, y, 'same')", (5,), (2,)), c("np.correlate(x, y, 'same')", (2,), (4,)),
+          c("np.correlate(x, y, 'same')", (3,), (4,), cplx=True),
+          c("np.correlate(x, y, 'valid')", (3,), (5,)), c("np.correlate(x, y, 'full')", (4,), (4,),
+                                                          cplx=True),
+          c("np.partition(x, 2)", (5,), dom="d"), c("np.partition(x, (0, 2), axis=0)", (4, 3), dom="d"),
+          c("np.partition(x, 3, axis=None)", M, dom="d"), c("np.resize(x, (3, 3))", M),
+          c("np.resize(x, 7)", V), c("np.logspace(x, y, 5)", S, S),
+          c("np.logspace(x, y, 4, endpoint=False, base=2.0)", V, V),
+          Case("np.sinc(x)", (Arg(V, "t"),))]

@@ -22,10 +22,12 @@ from hypothesis import strategies as st
 
 import s2s.rules  # noqa: F401  (registers every rule)
 from s2s.rules.registry import all_rules
-from tests.unit import systematic_table, systematic_table_arrays, systematic_table_more
+from tests.unit import (systematic_table, systematic_table_arrays, systematic_table_edges,
+                        systematic_table_more)
 from tests.unit.systematic_checks import Arg, Case, check_first_order, check_second, module_for
 
-CASES = systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_more.CASES
+CASES = (systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_more.CASES
+         + systematic_table_edges.CASES)
 _MOD = module_for([(c.expr, len(c.args)) for c in CASES])
 _INDEX = {id(c): i for i, c in enumerate(CASES)}
 
@@ -50,10 +52,40 @@ def test_first_order_complex(case):
     check_first_order(_fns(case)[0], case, seed=1, cplx=True)
 
 
-@pytest.mark.parametrize("case", _params([c for c in CASES if c.second]))
+def _first_row_of_each_function(cases):
+    """The first row naming each function (the default second-order run; the rest is slow)."""
+    seen, out = set(), []
+    for c in cases:
+        key = re.findall(r"\b(?:np|math)\.[\w.]+|[-+*/%@]+|\b(?:abs|pow|max|min|float|complex)\(",
+                         c.expr)
+        key = key[0] if key else c.expr
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+_SECOND_DEFAULT = {id(c) for c in _first_row_of_each_function([c for c in CASES if c.second])}
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c.name, marks=[] if id(c) in _SECOND_DEFAULT else [pytest.mark.slow])
+    for c in CASES if c.second])
 def test_second_order(case):
     f, h = _fns(case)
     check_second(f, h, case)
+
+
+_SECOND_COMPLEX = {id(c) for c in _first_row_of_each_function(
+    [c for c in CASES if c.second and c.cplx])}
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c.name, marks=[] if id(c) in _SECOND_COMPLEX else [pytest.mark.slow])
+    for c in CASES if c.second and c.cplx])
+def test_second_order_complex(case):
+    f, h = _fns(case)
+    check_second(f, h, case, seed=4, cplx=True)
 
 
 @pytest.mark.slow
