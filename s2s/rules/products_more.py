@@ -25,26 +25,26 @@ defnondiff(contraction_axis)
 
 # --- einsum -------------------------------------------------------------------------------
 defvjp(np.einsum, None,
-       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_vjp(g, subscripts, 0, a0, a1, a2, a3, a4),
-       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_vjp(g, subscripts, 1, a0, a1, a2, a3, a4),
-       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_vjp(g, subscripts, 2, a0, a1, a2, a3, a4),
-       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_vjp(g, subscripts, 3, a0, a1, a2, a3, a4),
-       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda g, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_vjp(g, subscripts, 4, a0, a1, a2, a3, a4))
 defjvp(np.einsum, None,
-       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_jvp(t, subscripts, 0, a0, a1, a2, a3, a4),
-       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_jvp(t, subscripts, 1, a0, a1, a2, a3, a4),
-       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_jvp(t, subscripts, 2, a0, a1, a2, a3, a4),
-       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_jvp(t, subscripts, 3, a0, a1, a2, a3, a4),
-       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, out=None,
+       lambda t, ans, subscripts, a0, a1=None, a2=None, a3=None, a4=None, *, out=None,
        optimize=False: einsum_jvp(t, subscripts, 4, a0, a1, a2, a3, a4))
 
 # einsum_vjp(g, subscripts, k, a...) = dF/da_k: linear in g (transpose: einsum_jvp, the

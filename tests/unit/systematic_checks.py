@@ -20,11 +20,13 @@ against independent oracles, in float64:
 """
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Tuple
 
 import numpy as np
 
@@ -119,6 +121,8 @@ def direction(x, rng):
 # --- the generated module ----------------------------------------------------------------
 _PARAMS = "xyzwv"
 _MODULES: Dict[Tuple[str, ...], object] = {}
+_DIR = tempfile.mkdtemp(prefix="s2s_systematic_")
+atexit.register(shutil.rmtree, _DIR, True)
 
 
 def module_for(exprs) -> object:
@@ -132,7 +136,7 @@ def module_for(exprs) -> object:
         ps = ", ".join(_PARAMS[:nargs])
         lines += [f"def f_{i}({ps}):", f"    return {expr}", "",
                   f"def h_{i}({ps}, cot):", f"    return np.sum(np.real(cot * f_{i}({ps})))", ""]
-    path = os.path.join(tempfile.mkdtemp(prefix="s2s_systematic_"), "systematic_fns.py")
+    path = os.path.join(_DIR, f"systematic_fns_{len(_MODULES)}.py")
     with open(path, "w") as fh:
         fh.write("\n".join(lines))
     spec = importlib.util.spec_from_file_location(f"systematic_fns_{len(_MODULES)}", path)
