@@ -173,17 +173,19 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "field_tangent", "make_record", "record_fields", "record_like"]
 
 from . import linear_ops, order_stats  # noqa: E402
-from .linear_ops import (apply_linear, clip_selected, conv_pad, delete_kept,  # noqa: E402
-                         first_true, matching_permutation, resize_source,
-                         rollaxis_destination, select_none, split_axis, transpose_of,
-                         trapezoid_weights)
+from .linear_ops import apply_linear, first_true, select_none, transpose_of  # noqa: E402
+from . import shape_helpers  # noqa: E402
+from .shape_helpers import (clip_selected, conv_pad, delete_kept, matching_permutation,  # noqa: E402
+                            resize_source, rollaxis_destination, scan_slots, split_axis,
+                            trapezoid_weights)
 
 __all__ += ["apply_linear", "clip_selected", "conv_pad", "delete_kept", "matching_permutation",
-            "resize_source", "first_true", "rollaxis_destination", "select_none",
+            "resize_source", "scan_slots", "first_true", "rollaxis_destination", "select_none",
             "split_axis", "transpose_of", "trapezoid_weights"]
 
 from . import einsum_ops  # noqa: E402
 from .einsum_ops import (contraction_axis, einsum_jvp, einsum_jvp2, einsum_vjp,  # noqa: E402
                          einsum_vjp2, kron_layout)
 
-__all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2", "kron_layout"]
+__all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2",
+            "kron_layout"]

@@ -11,9 +11,9 @@ permutation of a quantile is piecewise constant).  So
 
 Both are ``apply_linear`` again, so derivatives of every order exist.
 """
-from s2s_runtime import (apply_linear, clip_selected, conv_pad, delete_kept,
-                         matching_permutation, resize_source, first_true, rollaxis_destination, select_none,
-                         split_axis, transpose_of, trapezoid_weights, zeros_like)
+from s2s_runtime import (apply_linear, clip_selected, conv_pad, delete_kept, first_true,
+                         matching_permutation, resize_source, rollaxis_destination, scan_slots,
+                         select_none, split_axis, transpose_of, trapezoid_weights, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -26,8 +26,8 @@ defjvp(apply_linear, None,
        lambda tan, out, op, x, like, spec=(): apply_linear(op, tan, like, spec),
        lambda tan, out, op, x, like, spec=(): zeros_like(out),
        lambda tan, out, op, x, like, spec=(): zeros_like(out))
-# shape-only helpers of the templates
+# shape-only helpers and selection masks of the templates (runtime/linear_ops.py)
 defnondiff(transpose_of, select_none, clip_selected, conv_pad, matching_permutation,
            resize_source, split_axis, delete_kept, rollaxis_destination,
            trapezoid_weights)
-defnondiff(first_true, container_result=True)
+defnondiff(first_true, scan_slots, container_result=True)

@@ -1,6 +1,6 @@
 """More reductions: the NaN-ignoring family (nansum, nanmean, nanprod, nanmax, nanmin,
 nanvar, nanstd, nancumsum, nancumprod), ptp, order statistics (median, quantile,
-percentile) and differences (diff, ediff1d).
+percentile), differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
 
 NaN entries are constants that the reduction skips: their derivative is 0
 and the others' is that of the plain reduction over the non-NaN entries
@@ -15,7 +15,7 @@ quantile...) is an error.
 import numpy as np
 
 from s2s_runtime import (apply_linear, cumprod_jvp, cumprod_vjp, cumsum_vjp, max_jvp, max_vjp,
-                         prod_jvp, prod_vjp, sum_vjp, unreduce)
+                         prod_jvp, prod_vjp, scan_slots, sum_vjp, unreduce)
 
 from .registry import defjvp, defvjp
 
@@ -127,3 +127,25 @@ defvjp(np.ediff1d, lambda g, ans, ary, to_end=None, to_begin=None:
        apply_linear("ediff1d_T", g, ary, (to_end, to_begin)))
 defjvp(np.ediff1d, lambda t, ans, ary, to_end=None, to_begin=None:
        apply_linear("ediff1d", t, ans, (to_end, to_begin)))
+
+# cumulative_sum / cumulative_prod (numpy >= 2.1): cumsum / cumprod along axis, with an
+# optional initial 0 / 1 (a constant) in front
+if hasattr(np, "cumulative_sum"):
+    def _cumulative_sum_vjp(g, ans, x, axis=None, dtype=None, out=None, include_initial=False):
+        slots, widths = scan_slots(x, axis, include_initial)
+        return cumsum_vjp(np.take(g, slots, axis=axis), x, axis)
+
+    def _cumulative_prod_vjp(g, ans, x, axis=None, dtype=None, out=None, include_initial=False):
+        slots, widths = scan_slots(x, axis, include_initial)
+        return cumprod_vjp(np.take(g, slots, axis=axis), x, axis)
+
+    def _cumulative_prod_jvp(t, ans, x, axis=None, dtype=None, out=None, include_initial=False):
+        slots, widths = scan_slots(x, axis, include_initial)
+        inner = cumprod_jvp(t, np.cumprod(x, axis), x, axis)
+        return apply_linear("pad", inner, ans, (widths, "constant", "even"))
+
+    defvjp(np.cumulative_sum, _cumulative_sum_vjp)
+    defjvp(np.cumulative_sum, lambda t, ans, x, axis=None, dtype=None, out=None,
+           include_initial=False: np.cumulative_sum(t, axis=axis, include_initial=include_initial))
+    defvjp(np.cumulative_prod, _cumulative_prod_vjp)
+    defjvp(np.cumulative_prod, _cumulative_prod_jvp)

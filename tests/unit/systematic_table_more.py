@@ -134,3 +134,9 @@ CASES += [c("np.convolve(x, y)", (5,), V, cplx=True), c("np.convolve(x, y, 'same
           c("np.resize(x, 7)", V), c("np.logspace(x, y, 5)", S, S),
           c("np.logspace(x, y, 4, endpoint=False, base=2.0)", V, V),
           Case("np.sinc(x)", (Arg(V, "t"),))]
+if hasattr(np, "cumulative_sum"):
+    CASES += [c("np.cumulative_sum(x)", V, cplx=True), c("np.cumulative_sum(x, axis=1)", M),
+              c("np.cumulative_sum(x, axis=0, include_initial=True)", M),
+              c("np.cumulative_prod(x)", (4,), dom="0"),
+              c("np.cumulative_prod(x, axis=-1, include_initial=True)", M, dom="z"),
+              c("np.cumulative_prod(x, include_initial=True)", V, dom="z")]
