@@ -73,3 +73,16 @@ CASES = [
     c("np.conjugate(x) * x", M, cplx=True), c("np.real(x * x)", M, cplx=True),
     c("np.imag(x * x)", M, cplx=True), c("np.absolute(x * x)", M, dom="z", cplx=True),
 ]
+# scalars and 0-d arguments of array functions, attributes, casts
+CASES += [
+    c("np.stack([x, y])", S, S), c("np.hstack([x, y])", S, S), c("np.vstack([x, y])", S, S),
+    c("np.repeat(x, 3)", S), c("np.tile(x, (2, 2))", S), c("np.broadcast_to(x, (2, 2))", S),
+    c("np.flip(x, axis=(0, 1))", M), c("np.max(x)", S), c("np.prod(x)", S), c("np.cumsum(x)", S),
+    c("np.mean(x)", S), c("np.sum(x, axis=0)", V), c("np.linspace(x, y, 4, axis=1)", (2,), (2,)),
+    c("np.where(True, x, y)", S, S), c("np.clip(x, -0.3, 0.3)", S, dom="d"),
+    c("np.float64(x)", V), c("x.astype(np.complex128)", M), c("x.real * 2.0 + x.imag", M),
+    c("x[[0, 1], 1:]", M), c("x[1, [2, 0]]", M), c("np.diag(x)", (1,)),
+    c("np.concatenate([x])", V), c("np.sort(x)[::-1]", V, dom="d"), c("np.dot(x, x)", V),
+    c("x * x * x", M, cplx=True), c("(x + y) * (x - y)", M, V, cplx=True),
+    c("np.sum(x * y, axis=1) / np.sum(y)", M, V, dom="p"),
+]
