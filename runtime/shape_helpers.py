@@ -107,3 +107,36 @@ def scan_slots(x, axis=None, include_initial=False):
     widths = [(0, 0)] * max(x.ndim if axis is not None else 1, 1)
     widths[ax] = (first, 0)
     return np.arange(first, first + n), widths
+
+
+def interp_layout(x, xp, left=None, right=None, period=None):
+    """For ``np.interp(x, xp, fp, left, right)``: ``(lo, hi, x_lo, span, keep, inside)`` with
+    ``fp`` read at ``lo``/``hi`` (the knots around each ``x``; the end knot outside the
+    range), ``x_lo = xp[lo]``, ``span = xp[hi] - xp[lo]`` (1 where 0), ``keep`` 0 where a
+    given ``left``/``right`` constant replaces ``fp`` and ``inside`` 1 inside the knots
+    (where the value moves with ``x``).  Then ``interp = keep ((1 - s) fp[lo] + s fp[hi])``
+    (+ the constants), ``s = clip((x - x_lo) / span, 0, 1)``."""
+    if period is not None:
+        raise NotImplementedError("s2s: no derivative of np.interp with period=")
+    xp = np.asarray(xp, dtype=float)
+    x = np.asarray(x)
+    n = xp.size
+    lo = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, max(n - 2, 0))
+    hi = np.minimum(lo + 1, n - 1)
+    span = xp[hi] - xp[lo]
+    below, above = x < xp[0], x > xp[-1]
+    keep = np.ones(x.shape)
+    if left is not None:
+        keep = np.where(below, 0.0, keep)
+    if right is not None:
+        keep = np.where(above, 0.0, keep)
+    inside = (~below & ~above).astype(float)
+    return lo, hi, xp[lo], np.where(span == 0, 1.0, span), keep, inside
+
+
+def vander_exponents(x, N=None, increasing=False):
+    """``(k, max(k - 1, 0))``: the powers of the columns of ``np.vander(x, N, increasing)``
+    and those of their derivatives."""
+    n = np.size(x) if N is None else int(N)
+    k = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    return k, np.maximum(k - 1, 0)

@@ -56,9 +56,10 @@ defvjp(math.log10, lambda g, ans, x: g / (x * math.log(10.0)))
 defjvp(math.log10, lambda t, ans, x: t / (x * math.log(10.0)))
 defvjp(math.sqrt, lambda g, ans, x: g / (2.0 * ans))
 defjvp(math.sqrt, lambda t, ans, x: t / (2.0 * ans))
-defvjp(math.pow, lambda g, ans, x, y: g * y * math.pow(x, y - 1.0),
+# (the exponent y - 1 + (y == 0): see operator.pow in arith.py)
+defvjp(math.pow, lambda g, ans, x, y: g * y * math.pow(x, y - 1.0 + (y == 0)),
        lambda g, ans, x, y: g * ans * np.log(np.where(x == 0, 1.0, x)))
-defjvp(math.pow, lambda t, ans, x, y: t * y * math.pow(x, y - 1.0),
+defjvp(math.pow, lambda t, ans, x, y: t * y * math.pow(x, y - 1.0 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
 defvjp(math.hypot, lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans)
 defjvp(math.hypot, lambda t, ans, x, y: t * x / ans,
@@ -172,13 +173,13 @@ defvjp(np.divide, lambda g, ans, x, y: unbroadcast(g / y, x),
        lambda g, ans, x, y: unbroadcast(-g * ans / y, y))
 defjvp(np.divide, lambda t, ans, x, y: t / y,
        lambda t, ans, x, y: -t * ans / y)
-defvjp(np.power, lambda g, ans, x, y: unbroadcast(g * y * np.power(x, y - 1), x),
+defvjp(np.power, lambda g, ans, x, y: unbroadcast(g * y * np.power(x, y - 1 + (y == 0)), x),
        lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
-defjvp(np.power, lambda t, ans, x, y: t * y * np.power(x, y - 1),
+defjvp(np.power, lambda t, ans, x, y: t * y * np.power(x, y - 1 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
-defvjp(np.float_power, lambda g, ans, x, y: unbroadcast(g * y * np.float_power(x, y - 1), x),
+defvjp(np.float_power, lambda g, ans, x, y: unbroadcast(g * y * np.float_power(x, y - 1 + (y == 0)), x),
        lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
-defjvp(np.float_power, lambda t, ans, x, y: t * y * np.float_power(x, y - 1),
+defjvp(np.float_power, lambda t, ans, x, y: t * y * np.float_power(x, y - 1 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
 defvjp(np.arctan2, lambda g, ans, y, x: unbroadcast(g * x / (x * x + y * y), y),
        lambda g, ans, y, x: unbroadcast(-g * y / (x * x + y * y), x))

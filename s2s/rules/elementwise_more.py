@@ -1,6 +1,6 @@
-"""More elementwise numpy functions: remainders, copysign, nan_to_num, ldexp; and
-the index-valued, bitwise and floating-point-query functions marked
-non-differentiable.
+"""More elementwise numpy functions: remainders, copysign, nan_to_num, ldexp, radians,
+degrees, unwrap; and the index-valued, bitwise, window and floating-point-query
+functions marked non-differentiable.
 
 Each template is written with primitives that have rules themselves, so second
 derivatives need nothing more.  Piecewise-constant factors (``floor_divide``,
@@ -40,11 +40,25 @@ defjvp(np.nan_to_num, lambda t, ans, x, copy=True, nan=0.0, posinf=None, neginf=
 defvjp(np.ldexp, lambda g, ans, x1, x2: unbroadcast(g * np.ldexp(1.0, x2), x1), None)
 defjvp(np.ldexp, lambda t, ans, x1, x2: broadcast_like(t * np.ldexp(1.0, x2), ans), None)
 
+# radians/degrees (the same maps as deg2rad/rad2deg, separate ufuncs)
+defvjp(np.radians, lambda g, ans, x: g * (np.pi / 180))
+defjvp(np.radians, lambda t, ans, x: t * (np.pi / 180))
+defvjp(np.degrees, lambda g, ans, x: g * (180 / np.pi))
+defjvp(np.degrees, lambda t, ans, x: t * (180 / np.pi))
+# unwrap adds piecewise-constant multiples of the period: the identity derivative
+defvjp(np.unwrap, lambda g, ans, p, discont=None, axis=-1, period=2 * np.pi: unbroadcast(g, p))
+defjvp(np.unwrap, lambda t, ans, p, discont=None, axis=-1, period=2 * np.pi:
+       broadcast_like(t, ans))
+
 # index-valued, bitwise and floating-point queries: zero derivative or not a number
 defnondiff(np.spacing, np.nextafter, np.isneginf, np.isposinf, np.bitwise_and, np.bitwise_or,
            np.bitwise_xor, np.invert, np.left_shift, np.right_shift, np.gcd, np.lcm,
            np.nanargmax, np.nanargmin, np.lexsort, np.isin, np.ravel_multi_index, np.indices,
            np.array_equiv, np.shares_memory, np.may_share_memory)
+# window functions of a length, dtype queries, einsum's contraction path
+defnondiff(np.bartlett, np.blackman, np.hamming, np.hanning, np.issubdtype, np.isdtype,
+           np.can_cast, np.promote_types, np.iterable)
+defnondiff(np.einsum_path, container_result=True)
 defnondiff(np.unravel_index, np.tril_indices, np.triu_indices, np.diag_indices,
            np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
            container_result=True)

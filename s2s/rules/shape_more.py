@@ -1,6 +1,7 @@
 """More structural numpy functions: rolls, flips and rotations, triangles, promotions,
 joins and splits, gathers (take_along_axis, select, delete, extract, compress, partition,
-resize), pad, append, trapezoid, logspace.
+resize, sort_complex), pad, append, trapezoid, logspace, geomspace, vander, interp,
+np.astype, row_stack.
 
 All are linear in their array arguments.  Where numpy has the transpose in one
 call the VJP uses it (``roll`` by ``-shift``, ``rot90`` by ``-k``, ``tril`` of
@@ -12,10 +13,11 @@ derivatives of every order exist.
 """
 import numpy as np
 
-from s2s_runtime import (apply_linear, array_jvp, array_vjp, broadcast_like, delete_kept,
-                         linspace_vjp, matching_permutation, reshape_vjp, resize_source,
+from s2s_runtime import (apply_linear, array_jvp, array_vjp, astype_jvp, astype_vjp,
+                         broadcast_like, delete_kept, interp_layout, linspace_vjp,
+                         matching_permutation, vander_exponents, reshape_vjp, resize_source,
                          rollaxis_destination, select_none, split_axis, take_vjp,
-                         trapezoid_weights, unbroadcast, unreduce)
+                         trapezoid_weights, unbroadcast, unreduce, vstack_vjp)
 
 from .registry import defjvp, defvjp
 
@@ -151,3 +153,71 @@ defjvp(np.logspace,
        lambda t, ans, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0:
        ans * np.log(base) * np.linspace(np.zeros_like(start), t, num=num, endpoint=endpoint,
                                         axis=axis))
+# geomspace: y_i = start (stop / start)^t_i: dy/dstart = (1 - t) y / start, dy/dstop = t y / stop
+defvjp(np.geomspace,
+       lambda g, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0:
+       linspace_vjp(g * ans, start, stop, num, endpoint, False, axis, 0) / start,
+       lambda g, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0:
+       linspace_vjp(g * ans, start, stop, num, endpoint, False, axis, 1) / stop)
+defjvp(np.geomspace,
+       lambda t, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0:
+       ans * np.linspace(t / start, np.zeros_like(stop), num=num, endpoint=endpoint, axis=axis),
+       lambda t, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0:
+       ans * np.linspace(np.zeros_like(start), t / stop, num=num, endpoint=endpoint, axis=axis))
+# np.astype (numpy 2's function form of x.astype), row_stack (vstack's old name)
+if hasattr(np, "astype"):
+    defvjp(np.astype, lambda g, ans, x, dtype, copy=True, device=None: astype_vjp(g, x))
+    defjvp(np.astype, lambda t, ans, x, dtype, copy=True, device=None: astype_jvp(t, ans))
+if hasattr(np, "row_stack") and np.row_stack is not np.vstack:
+    defvjp(np.row_stack, lambda g, ans, tup, dtype=None, casting="same_kind": vstack_vjp(g, tup))
+    defjvp(np.row_stack, lambda t, ans, tup, dtype=None, casting="same_kind": np.vstack(t))
+# sort_complex: a permutation of a (lexicographic on real, imag)
+defvjp(np.sort_complex, lambda g, ans, a:
+       unbroadcast(apply_linear("take_along_T", g, a, (matching_permutation(ans, a, -1), -1)), a))
+defjvp(np.sort_complex, lambda t, ans, a:
+       apply_linear("take_along", t + 0j, ans, (matching_permutation(ans, a, -1), -1)))
+
+
+# vander(x, N)_ik = x_i^k_k: x_bar_i = sum_k g_ik k_k x_i^(k_k - 1)
+def _vander_vjp(g, ans, x, N=None, increasing=False):
+    k, k1 = vander_exponents(x, N, increasing)
+    return np.sum(g * k * np.power(np.expand_dims(x, -1), k1), axis=-1)
+
+
+def _vander_jvp(t, ans, x, N=None, increasing=False):
+    k, k1 = vander_exponents(x, N, increasing)
+    return np.expand_dims(t, -1) * k * np.power(np.expand_dims(x, -1), k1)
+
+
+defvjp(np.vander, _vander_vjp)
+defjvp(np.vander, _vander_jvp)
+
+
+# interp(x, xp, fp) = keep ((1 - s) fp[lo] + s fp[hi]) (+ constants), s = (x - xp[lo]) / span
+#   inside the knots: x_bar = g (fp[hi] - fp[lo]) / span there (0 outside), fp_bar collects
+#   g keep (1 - s) at lo and g keep s at hi.  xp (the knots) is not differentiated.
+def _interp_vjp_x(g, ans, x, xp, fp, left=None, right=None, period=None):
+    lo, hi, x_lo, span, keep, inside = interp_layout(x, xp, left, right, period)
+    return unbroadcast(g * inside * (np.take(fp, hi) - np.take(fp, lo)) / span, x)
+
+
+def _interp_vjp_fp(g, ans, x, xp, fp, left=None, right=None, period=None):
+    lo, hi, x_lo, span, keep, inside = interp_layout(x, xp, left, right, period)
+    s = np.clip((x - x_lo) / span, 0.0, 1.0)
+    return (take_vjp(np.ravel(g * keep * (1 - s)), fp, np.ravel(lo), None)
+            + take_vjp(np.ravel(g * keep * s), fp, np.ravel(hi), None))
+
+
+def _interp_jvp_x(t, ans, x, xp, fp, left=None, right=None, period=None):
+    lo, hi, x_lo, span, keep, inside = interp_layout(x, xp, left, right, period)
+    return t * inside * (np.take(fp, hi) - np.take(fp, lo)) / span
+
+
+def _interp_jvp_fp(t, ans, x, xp, fp, left=None, right=None, period=None):
+    lo, hi, x_lo, span, keep, inside = interp_layout(x, xp, left, right, period)
+    s = np.clip((x - x_lo) / span, 0.0, 1.0)
+    return keep * ((1 - s) * np.take(t, lo) + s * np.take(t, hi))
+
+
+defvjp(np.interp, _interp_vjp_x, None, _interp_vjp_fp)
+defjvp(np.interp, _interp_jvp_x, None, _interp_jvp_fp)

@@ -72,7 +72,8 @@ def is_real_scalar_op(call, scalars) -> bool:
 
 
 def simplify(call: ir.Call, scalars=frozenset()):
-    """Fold arithmetic on constants and the identities ``x ** 1``, ``x * 1``, ``1 * x``;
+    """Fold arithmetic and ``==`` (as 0/1) on constants and the identities ``x ** 1``,
+    ``x * 1``, ``1 * x``;
     drop ``unbroadcast`` of a real scalar onto a real scalar.
 
     Returns an atom when the call simplifies away, else the call.
@@ -83,6 +84,9 @@ def simplify(call: ir.Call, scalars=frozenset()):
     if call.fn is unbroadcast and len(args) == 2 and all(
             _is_real_scalar(a, scalars) for a in args):
         return args[0]
+    if call.fn is operator.eq and len(args) == 2 and all(
+            isinstance(a, ir.Const) and _is_number(a.value) for a in args):
+        return ir.Const(int(args[0].value == args[1].value))  # (0/1 folds on: y - 1 + (y == 0))
     if call.fn in _FOLDABLE and all(isinstance(a, ir.Const) and _is_number(a.value) for a in args):
         try:
             return ir.Const(call.fn(*(a.value for a in args)))

@@ -94,6 +94,7 @@ DOMAINS: Dict[str, Callable] = {
     "z": lambda rng, s: rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 2.0, s),  # away from 0
     "d": _distinct,
     "s": lambda rng, s: rng.uniform(-0.45, 0.45, s) + rng.integers(-3, 4, s),  # mod: far from jumps
+    "O": lambda rng, s: np.zeros(s),                                       # exactly 0
     "t": lambda rng, s: _with_zeros(rng.uniform(-5e-4, 5e-4, s), 3),    # tiny, and 0: sinc
     "0": lambda rng, s: _with_zeros(rng.standard_normal(s)),            # one zero in a slice
     "00": lambda rng, s: _with_zeros(rng.standard_normal(s), 2),        # several zeros

@@ -140,3 +140,19 @@ if hasattr(np, "cumulative_sum"):
               c("np.cumulative_prod(x)", (4,), dom="0"),
               c("np.cumulative_prod(x, axis=-1, include_initial=True)", M, dom="z"),
               c("np.cumulative_prod(x, include_initial=True)", V, dom="z")]
+CASES += unary("np.radians(x)") + unary("np.degrees(x)")
+CASES += [c("np.unwrap(x * 4.0)", (6,)), c("np.unwrap(x, axis=0)", (4, 2)),
+          c("np.astype(x, np.float64)", M), c("np.astype(x, np.complex128)", M, cplx=True),
+          c("np.sort_complex(x)", (5,), dom="d"), c("np.sort_complex(x + 0.5j * x)", (5,), dom="d"),
+          c("np.geomspace(x, y, 5)", S, S, dom="p"),
+          c("np.geomspace(x, y, 4, endpoint=False, axis=-1)", V, V, dom="p"),
+          c("np.vander(x)", V), c("np.vander(x, 4, increasing=True)", V),
+          c("np.vander(x * 0.0 + np.array([0.0, 1.0, -1.0]))", V),
+          Case("np.interp(x, np.array([-1.0, 0.0, 0.5, 2.0]), y)", (Arg(M, "s"), Arg((4,)))),
+          Case("np.interp(x, np.array([-1.0, 0.0, 0.5, 2.0]), y, left=3.0)", (Arg((7,), "s"),
+                                                                               Arg((4,)))),
+          Case("np.interp(x, np.array([-1.0, 0.0, 0.5, 2.0]), y, 1.0, -2.0)", (Arg((7,), "s"),
+                                                                                Arg((4,)))),
+          Case("np.interp(x, np.array([0.0, 1.0]), y)", (Arg(S, "u"), Arg((2,))), cplx=False)]
+if hasattr(np, "row_stack") and np.row_stack is not np.vstack:
+    CASES += [c("np.row_stack([x, y])", V, V)]

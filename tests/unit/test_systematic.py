@@ -26,6 +26,9 @@ from tests.unit import (systematic_table, systematic_table_arrays, systematic_ta
                         systematic_table_more)
 from tests.unit.systematic_checks import Arg, Case, check_first_order, check_second, module_for
 
+#: np.row_stack is deprecated (its row stays while numpy has it)
+pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
+
 CASES = (systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_more.CASES
          + systematic_table_edges.CASES)
 _MOD = module_for([(c.expr, len(c.args)) for c in CASES])
