@@ -93,3 +93,9 @@ CASES += [
     c("pow(x, 0.0) + x ** 2.0", S, dom="O"), c("math.pow(x, 0.0) * 3.0", S, dom="O"),
     c("np.sum(x ** np.arange(5.0))", (5,), dom="0"),
 ]
+
+# The default run keeps the rows that guard fixed bugs (exact zeros, special points, NaNs,
+# clip's bounds) and the methods; the other edge rows run in the slow variant.
+for _c in CASES:
+    _c.slow = not (any(a.domain in ("0", "00", "t", "O", "N") for a in _c.args)
+                   or "clip" in _c.expr or _c.expr.startswith("x."))
