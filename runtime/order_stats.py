@@ -8,6 +8,8 @@ the sorted values, for ``linear_ops``.
 the derivative of the quantile is the same weights applied to the permuted
 tangent (``quantile``), and its transpose scatters ``g W`` back through the
 permutation (``quantile_transpose``).  Tied values: the stable sort's order.
+``np.nanquantile`` and friends: NaNs sort last and the weights use the count of
+the others in each slice (NaN entries get no derivative).
 """
 from __future__ import annotations
 
@@ -18,33 +20,33 @@ from .vjps import _fit
 METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
-def _weights(n, q, method):
-    """``W`` of shape ``(len(q), n)`` (see the module docstring)."""
+def _weights(n, q, method, valid=None):
+    """``W`` of shape ``batch + (len(q), n)`` (see the module docstring); ``valid`` (shape
+    ``batch``) counts the entries that are not NaN when NaNs are ignored (they sort last)."""
     if method not in METHODS:
         raise NotImplementedError(f"s2s: no derivative of a quantile with method={method!r} "
                                   f"(supported: {', '.join(METHODS)})")
     qs = np.atleast_1d(np.asarray(q, dtype=float))
     if qs.ndim != 1:
         raise NotImplementedError("s2s: no derivative of a quantile with a q of more than 1 axis")
-    h = qs * (n - 1)
+    count = np.asarray(n if valid is None else valid)[..., None]
+    h = qs * (count - 1)
     lo = np.floor(h).astype(int)
-    hi = np.minimum(lo + 1, n - 1)
+    up = np.ceil(h).astype(int)
     frac = h - lo
     if method == "lower":
         pairs = [(lo, 1.0)]
     elif method == "higher":
-        pairs = [(np.ceil(h).astype(int), 1.0)]
+        pairs = [(up, 1.0)]
     elif method == "nearest":
         pairs = [(np.around(h).astype(int), 1.0)]
     elif method == "midpoint":
-        pairs = [(lo, 0.5), (np.ceil(h).astype(int), 0.5)]
+        pairs = [(lo, 0.5), (up, 0.5)]
     else:
-        pairs = [(lo, 1.0 - frac), (hi, frac)]
-    w = np.zeros((len(qs), n))
-    rows = np.arange(len(qs))
-    for idx, val in pairs:
-        np.add.at(w, (rows, idx), val)
-    return w
+        pairs = [(lo, 1.0 - frac), (np.minimum(lo + 1, count - 1), frac)]
+    slots = np.arange(n)
+    return sum(np.asarray(val)[..., None] * (slots == np.asarray(idx)[..., None])
+               for idx, val in pairs)
 
 
 def _axis_layout(a, axis):
@@ -56,15 +58,22 @@ def _axis_layout(a, axis):
     return a, int(axis) % a.ndim
 
 
-def quantile(t, like, a, q, axis=None, keepdims=False, method="linear"):
-    """The tangent of ``np.quantile(a, q, axis, keepdims=keepdims, method=method)``:
-    the weights applied to ``t`` in ``a``'s sorted order."""
+def _sorted_layout(a, axis, ignore_nan):
     x, ax = _axis_layout(a, axis)
-    tt = np.reshape(np.asarray(t), x.shape)
-    x, tt = np.moveaxis(x, ax, -1), np.moveaxis(tt, ax, -1)
-    perm = np.argsort(x, axis=-1, kind="stable")
+    xm = np.moveaxis(x, ax, -1)
+    valid = np.sum(~np.isnan(xm), axis=-1) if ignore_nan else None
+    perm = np.argsort(xm, axis=-1, kind="stable")      # (NaNs last)
+    return x, ax, xm, perm, valid
+
+
+def quantile(t, like, a, q, axis=None, keepdims=False, method="linear", ignore_nan=False):
+    """The tangent of ``np.quantile(a, q, axis, keepdims=keepdims, method=method)`` (of
+    ``np.nanquantile`` with ``ignore_nan``): the weights applied to ``t`` in ``a``'s
+    sorted order."""
+    x, ax, xm, perm, valid = _sorted_layout(a, axis, ignore_nan)
+    tt = np.moveaxis(np.reshape(np.asarray(t), x.shape), ax, -1)
     ts = np.take_along_axis(tt, perm, -1)
-    r = np.einsum("...n,kn->k...", ts, _weights(x.shape[-1], q, method))
+    r = np.einsum("...n,...kn->k...", ts, _weights(xm.shape[-1], q, method, valid))
     if np.ndim(q) == 0:
         r = r[0]
     if keepdims:
@@ -76,16 +85,14 @@ def quantile(t, like, a, q, axis=None, keepdims=False, method="linear"):
     return r[()] if r.ndim == 0 else r
 
 
-def quantile_transpose(g, like, a, q, axis=None, keepdims=False, method="linear"):
+def quantile_transpose(g, like, a, q, axis=None, keepdims=False, method="linear",
+                       ignore_nan=False):
     """The cotangent of ``a``: ``g W`` scattered back through the sort permutation."""
-    x, ax = _axis_layout(a, axis)
-    xm = np.moveaxis(x, ax, -1)
+    x, ax, xm, perm, valid = _sorted_layout(a, axis, ignore_nan)
     g = np.asarray(g)
     qdims = np.shape(q)
-    batch = xm.shape[:-1]
-    g = np.reshape(g, (1,) * (len(qdims) == 0) + qdims[:1] + batch)
-    gs = np.einsum("k...,kn->...n", g, _weights(xm.shape[-1], q, method))
-    perm = np.argsort(xm, axis=-1, kind="stable")
+    g = np.reshape(g, (1,) * (len(qdims) == 0) + qdims[:1] + xm.shape[:-1])
+    gs = np.einsum("k...,...kn->...n", g, _weights(xm.shape[-1], q, method, valid))
     out = np.zeros(xm.shape, dtype=np.result_type(gs.dtype, float))
     np.put_along_axis(out, perm, gs, -1)
     return _fit(np.reshape(np.moveaxis(out, -1, ax), np.shape(a)), like)

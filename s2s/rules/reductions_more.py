@@ -1,6 +1,6 @@
 """More reductions: the NaN-ignoring family (nansum, nanmean, nanprod, nanmax, nanmin,
 nanvar, nanstd, nancumsum, nancumprod), ptp, order statistics (median, quantile,
-percentile), differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
+percentile and their NaN-ignoring forms), differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
 
 NaN entries are constants that the reduction skips: their derivative is 0
 and the others' is that of the plain reduction over the non-NaN entries
@@ -117,6 +117,26 @@ defjvp(np.percentile, lambda t, ans, a, q, axis=None, out=None, overwrite_input=
        method="linear", keepdims=False:
        apply_linear("quantile", t, ans, (a, np.true_divide(q, 100), axis, keepdims, method)),
        None)
+
+# the NaN-ignoring order statistics: the same weights over the entries that are not NaN
+defvjp(np.nanmedian, lambda g, ans, a, axis=None, out=None, overwrite_input=False,
+       keepdims=False: apply_linear("quantile_T", g, a, (a, 0.5, axis, keepdims, "linear", True)))
+defjvp(np.nanmedian, lambda t, ans, a, axis=None, out=None, overwrite_input=False,
+       keepdims=False: apply_linear("quantile", t, ans, (a, 0.5, axis, keepdims, "linear", True)))
+defvjp(np.nanquantile, lambda g, ans, a, q, axis=None, out=None, overwrite_input=False,
+       method="linear", keepdims=False:
+       apply_linear("quantile_T", g, a, (a, q, axis, keepdims, method, True)), None)
+defjvp(np.nanquantile, lambda t, ans, a, q, axis=None, out=None, overwrite_input=False,
+       method="linear", keepdims=False:
+       apply_linear("quantile", t, ans, (a, q, axis, keepdims, method, True)), None)
+defvjp(np.nanpercentile, lambda g, ans, a, q, axis=None, out=None, overwrite_input=False,
+       method="linear", keepdims=False:
+       apply_linear("quantile_T", g, a, (a, np.true_divide(q, 100), axis, keepdims, method,
+                                         True)), None)
+defjvp(np.nanpercentile, lambda t, ans, a, q, axis=None, out=None, overwrite_input=False,
+       method="linear", keepdims=False:
+       apply_linear("quantile", t, ans, (a, np.true_divide(q, 100), axis, keepdims, method,
+                                         True)), None)
 
 # differences (linear in a; constant prepend/append/to_begin/to_end values)
 defvjp(np.diff, lambda g, ans, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue:

@@ -156,3 +156,9 @@ CASES += [c("np.unwrap(x * 4.0)", (6,)), c("np.unwrap(x, axis=0)", (4, 2)),
           Case("np.interp(x, np.array([0.0, 1.0]), y)", (Arg(S, "u"), Arg((2,))), cplx=False)]
 if hasattr(np, "row_stack") and np.row_stack is not np.vstack:
     CASES += [c("np.row_stack([x, y])", V, V)]
+CASES += [c("np.nanmedian(x)", T, dom="D"), c("np.nanmedian(x, axis=-1)", T, dom="D"),
+          c("np.nanmedian(x, axis=1, keepdims=True)", T, dom="D"),
+          c("np.nanquantile(x, [0.2, 0.9], axis=0)", (5, 3), dom="D"),
+          c("np.nanquantile(x, 0.4, method='midpoint')", (7,), dom="D"),
+          c("np.nanpercentile(x, 30.0, axis=1)", (3, 6), dom="D"),
+          c("np.median(x, axis=1)", (3, 6), dom="d")]
