@@ -140,3 +140,8 @@ def vander_exponents(x, N=None, increasing=False):
     n = np.size(x) if N is None else int(N)
     k = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
     return k, np.maximum(k - 1, 0)
+
+
+def initial_or_one(initial=None):
+    """The factor ``np.prod(a, initial=initial)`` puts in front of the product (1 for None)."""
+    return 1 if initial is None else initial

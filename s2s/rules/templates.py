@@ -16,7 +16,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from s2s_runtime import unbroadcast
+from s2s_runtime import initial_or_one, unbroadcast
 
 from ..ir import nodes as ir
 from ..ir.names import NameGen
@@ -41,6 +41,10 @@ def template_ir(template) -> ir.Function:
     _CACHE[id(template)] = (template, func)
     return func
 
+
+#: shape-only helpers evaluated at instantiation when every argument is a constant
+#: (``initial_or_one(None)`` -> 1, so ``g * 1`` -> ``g``: np.prod without initial=)
+_CONSTANT_HELPERS = {initial_or_one}
 
 _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
              operator.neg, math.log, math.sqrt, np.log, np.sqrt}
@@ -84,6 +88,8 @@ def simplify(call: ir.Call, scalars=frozenset()):
     if call.fn is unbroadcast and len(args) == 2 and all(
             _is_real_scalar(a, scalars) for a in args):
         return args[0]
+    if call.fn in _CONSTANT_HELPERS and all(isinstance(a, ir.Const) for a in args):
+        return ir.Const(call.fn(*(a.value for a in args)))
     if call.fn is operator.eq and len(args) == 2 and all(
             isinstance(a, ir.Const) and _is_number(a.value) for a in args):
         return ir.Const(int(args[0].value == args[1].value))  # (0/1 folds on: y - 1 + (y == 0))

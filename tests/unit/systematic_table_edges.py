@@ -18,6 +18,7 @@ CASES = [
     c("np.var(x, axis=(-1, -3), ddof=1, keepdims=True)", T),
     c("np.std(x, axis=(1, 2), keepdims=True)", T, cplx=True),
     c("np.max(x, axis=(-1, 0), keepdims=True)", T, dom="d"),
+    c("np.prod(x, initial=2.0)", M, dom="z"), c("np.prod(x, axis=1, initial=-1.5)", M, dom="0"),
     c("np.max(x, initial=100.0)", M), c("np.max(x, axis=0, initial=0.0)", M, dom="d"),
     c("np.mean(x, where=np.array([True, False, True]))", M),
     c("np.mean(x, axis=1, where=np.array([True, False, True]))", M),
