@@ -145,3 +145,27 @@ def vander_exponents(x, N=None, increasing=False):
 def initial_or_one(initial=None):
     """The factor ``np.prod(a, initial=initial)`` puts in front of the product (1 for None)."""
     return 1 if initial is None else initial
+
+
+def poly_factors(p, m=1, kind="der"):
+    """For ``np.polyder(p, m)`` (``kind`` "der"): ``(F, widths)`` with ``polyder = p[:n-m] F``
+    (``F`` the falling factorials of the powers) and the pad widths putting a cotangent of
+    the result back at ``p``'s leading entries.  For ``np.polyint(p, m)`` ("int"):
+    ``(G, slots)`` with ``polyint[:n] = p G`` (``G = 1 / rising factorials``)."""
+    n, m = np.size(p), int(m)
+    powers = np.arange(n - 1, -1, -1, dtype=float)
+    if kind == "der":
+        keep = max(n - m, 0)
+        f = np.ones(keep)
+        for j in range(m):
+            f = f * (powers[:keep] - j)
+        return f, (0, min(m, n))
+    g = np.ones(n)
+    for j in range(1, m + 1):
+        g = g / (powers + j)
+    return g, np.arange(n)
+
+
+def poly_slots(a, ans):
+    """The entries of ``np.polyadd``/``np.polysub``'s result that ``a`` adds to (its tail)."""
+    return np.arange(np.size(ans) - np.size(a), np.size(ans))

@@ -1,5 +1,6 @@
 """More products: einsum (explicit and implicit output, ellipsis, repeated indices),
-kron, cross, vecdot, matvec, vecmat, polyval.
+kron, cross, vecdot, matvec, vecmat, convolve, correlate, and polynomials (polyval,
+polyadd, polysub, polymul, polyder, polyint).
 
 All are multilinear (polyval: linear in the coefficients); no conjugation
 except where the function conjugates (``vecdot``/``vecmat`` conjugate their
@@ -15,7 +16,7 @@ that have rules (einsum, reshape, cross...), so they need no helper rules.
 """
 import numpy as np
 
-from s2s_runtime import (contraction_axis, conv_pad, einsum_jvp, einsum_jvp2, einsum_vjp, einsum_vjp2,
+from s2s_runtime import (contraction_axis, conv_pad, poly_factors, poly_slots, einsum_jvp, einsum_jvp2, einsum_vjp, einsum_vjp2,
                          kron_layout, unbroadcast)
 
 from .registry import defjvp, defnondiff, defvjp
@@ -209,3 +210,37 @@ defvjp(np.correlate,
                                                 np.conj(a), "valid"))), v))
 defjvp(np.correlate, lambda t, ans, a, v, mode="valid": np.correlate(t, v, mode),
        lambda t, ans, a, v, mode="valid": np.correlate(a, t, mode))
+
+# polynomial arithmetic on coefficient arrays (highest power first)
+# polyadd/polysub: each argument adds to the tail of the result
+defvjp(np.polyadd, lambda g, ans, a1, a2: unbroadcast(np.take(g, poly_slots(a1, ans)), a1),
+       lambda g, ans, a1, a2: unbroadcast(np.take(g, poly_slots(a2, ans)), a2))
+defjvp(np.polyadd, lambda t, ans, a1, a2: np.polyadd(t, np.zeros_like(a2)),
+       lambda t, ans, a1, a2: np.polyadd(np.zeros_like(a1), t))
+defvjp(np.polysub, lambda g, ans, a1, a2: unbroadcast(np.take(g, poly_slots(a1, ans)), a1),
+       lambda g, ans, a1, a2: unbroadcast(-np.take(g, poly_slots(a2, ans)), a2))
+defjvp(np.polysub, lambda t, ans, a1, a2: np.polysub(t, np.zeros_like(a2)),
+       lambda t, ans, a1, a2: np.polysub(np.zeros_like(a1), t))
+# polymul = convolve (full)
+defvjp(np.polymul,
+       lambda g, ans, a1, a2: unbroadcast(np.correlate(g, np.conj(a2), "valid"), a1),
+       lambda g, ans, a1, a2: unbroadcast(np.correlate(g, np.conj(a1), "valid"), a2))
+defjvp(np.polymul, lambda t, ans, a1, a2: np.polymul(t, a2),
+       lambda t, ans, a1, a2: np.polymul(a1, t))
+
+
+# polyder(p, m) = p[:n-m] F: p_bar = (g F, then m zeros); polyint(p, m)[:n] = p G
+def _polyder_vjp(g, ans, p, m=1):
+    factors, widths = poly_factors(p, m, "der")
+    return unbroadcast(np.pad(g * factors, widths), p)
+
+
+def _polyint_vjp(g, ans, p, m=1, k=None):
+    factors, slots = poly_factors(p, m, "int")
+    return unbroadcast(np.take(g, slots) * factors, p)
+
+
+defvjp(np.polyder, _polyder_vjp)
+defjvp(np.polyder, lambda t, ans, p, m=1: np.polyder(t, m))
+defvjp(np.polyint, _polyint_vjp)
+defjvp(np.polyint, lambda t, ans, p, m=1, k=None: np.polyint(t, m))

@@ -162,3 +162,8 @@ CASES += [c("np.nanmedian(x)", T, dom="D"), c("np.nanmedian(x, axis=-1)", T, dom
           c("np.nanquantile(x, 0.4, method='midpoint')", (7,), dom="D"),
           c("np.nanpercentile(x, 30.0, axis=1)", (3, 6), dom="D"),
           c("np.median(x, axis=1)", (3, 6), dom="d")]
+CASES += [c("np.polyadd(x, y)", V, (5,)), c("np.polyadd(x, y)", (4,), (2,)),
+          c("np.polysub(x, y)", V, (5,)), c("np.polysub(x, y)", (4,), V, cplx=True),
+          c("np.polymul(x, y)", V, (2,), cplx=True), c("np.polyder(x)", (4,)),
+          c("np.polyder(x, 2)", (5,)), c("np.polyder(x, 3)", (2,)), c("np.polyint(x)", V),
+          c("np.polyint(x, 2, k=[1.0, 2.0])", V, cplx=True)]
