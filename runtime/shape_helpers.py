@@ -169,3 +169,18 @@ def poly_factors(p, m=1, kind="der"):
 def poly_slots(a, ans):
     """The entries of ``np.polyadd``/``np.polysub``'s result that ``a`` adds to (its tail)."""
     return np.arange(np.size(ans) - np.size(a), np.size(ans))
+
+
+def cov_layout(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """For ``np.cov(m, ...)``: ``(axis, norm, cshape)``: the axis of ``atleast_2d(m)`` that
+    indexes the variables, the divisor ``N - ddof`` and the shape of the covariance
+    matrix before numpy squeezes a single variable's to a scalar."""
+    if y is not None or fweights is not None or aweights is not None:
+        raise NotImplementedError("s2s: no derivative of np.cov with y=, fweights= or "
+                                  "aweights= (stack y onto m instead)")
+    m2 = np.atleast_2d(m)
+    axis = 0 if rowvar or m2.shape[0] == 1 else 1
+    if ddof is None:
+        ddof = 0 if bias else 1
+    k = m2.shape[axis]
+    return axis, m2.shape[1 - axis] - ddof, (k, k)

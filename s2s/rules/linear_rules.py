@@ -12,7 +12,7 @@ permutation of a quantile is piecewise constant).  So
 Both are ``apply_linear`` again, so derivatives of every order exist.
 """
 from s2s_runtime import (apply_linear, clip_selected, conv_pad, delete_kept, first_true,
-                         poly_factors,
+                         cov_layout, poly_factors,
                          initial_or_one, interp_layout, matching_permutation, poly_slots, vander_exponents, resize_source, rollaxis_destination, scan_slots,
                          select_none, split_axis, transpose_of, trapezoid_weights, zeros_like)
 
@@ -31,4 +31,4 @@ defjvp(apply_linear, None,
 defnondiff(transpose_of, initial_or_one, poly_slots, select_none, clip_selected, conv_pad, matching_permutation,
            resize_source, split_axis, delete_kept, rollaxis_destination,
            trapezoid_weights)
-defnondiff(first_true, scan_slots, poly_factors, interp_layout, vander_exponents, container_result=True)
+defnondiff(first_true, scan_slots, poly_factors, cov_layout, interp_layout, vander_exponents, container_result=True)

@@ -1,6 +1,6 @@
 """More reductions: the NaN-ignoring family (nansum, nanmean, nanprod, nanmax, nanmin,
 nanvar, nanstd, nancumsum, nancumprod), ptp, order statistics (median, quantile,
-percentile and their NaN-ignoring forms), differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
+percentile and their NaN-ignoring forms), cov, differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
 
 NaN entries are constants that the reduction skips: their derivative is 0
 and the others' is that of the plain reduction over the non-NaN entries
@@ -14,8 +14,8 @@ quantile...) is an error.
 """
 import numpy as np
 
-from s2s_runtime import (apply_linear, cumprod_jvp, cumprod_vjp, cumsum_vjp, max_jvp, max_vjp,
-                         prod_jvp, prod_vjp, scan_slots, sum_vjp, unreduce)
+from s2s_runtime import (apply_linear, cov_layout, cumprod_jvp, cumprod_vjp, cumsum_vjp, max_jvp,
+                         max_vjp, prod_jvp, prod_vjp, scan_slots, sum_vjp, unbroadcast, unreduce)
 
 from .registry import defjvp, defvjp
 
@@ -169,3 +169,32 @@ if hasattr(np, "cumulative_sum"):
            include_initial=False: np.cumulative_sum(t, axis=axis, include_initial=include_initial))
     defvjp(np.cumulative_prod, _cumulative_prod_vjp)
     defjvp(np.cumulative_prod, _cumulative_prod_jvp)
+
+
+# cov(m) = X X^H / (N - ddof), X = m centred along the observations (the variables' axis
+#   first): X_bar = (G conj(X) + conj(G^T X)) / (N - ddof), then centred again (the
+#   centring is symmetric), moved back to m's layout
+def _cov_vjp(g, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
+             aweights=None, dtype=None):
+    axis, norm, cshape = cov_layout(m, y, rowvar, bias, ddof, fweights, aweights)
+    x = np.moveaxis(np.atleast_2d(m), axis, 0)
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    gm = np.reshape(g, cshape)
+    xbar = (np.matmul(gm, np.conj(xc)) + np.conj(np.matmul(np.transpose(gm), xc))) / norm
+    xbar = xbar - np.mean(xbar, axis=1, keepdims=True)
+    return unbroadcast(np.reshape(np.moveaxis(xbar, 0, axis), np.shape(m)), m)
+
+
+def _cov_jvp(t, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
+             aweights=None, dtype=None):
+    axis, norm, cshape = cov_layout(m, y, rowvar, bias, ddof, fweights, aweights)
+    x = np.moveaxis(np.atleast_2d(m), axis, 0)
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    tx = np.moveaxis(np.atleast_2d(t), axis, 0)
+    tc = tx - np.mean(tx, axis=1, keepdims=True)
+    dc = (np.matmul(tc, np.conj(np.transpose(xc))) + np.matmul(xc, np.conj(np.transpose(tc))))
+    return np.reshape(dc / norm, np.shape(ans))
+
+
+defvjp(np.cov, _cov_vjp)
+defjvp(np.cov, _cov_jvp)

@@ -167,3 +167,6 @@ CASES += [c("np.polyadd(x, y)", V, (5,)), c("np.polyadd(x, y)", (4,), (2,)),
           c("np.polymul(x, y)", V, (2,), cplx=True), c("np.polyder(x)", (4,)),
           c("np.polyder(x, 2)", (5,)), c("np.polyder(x, 3)", (2,)), c("np.polyint(x)", V),
           c("np.polyint(x, 2, k=[1.0, 2.0])", V, cplx=True)]
+CASES += [c("np.cov(x)", (3, 5), cplx=True), c("np.cov(x, rowvar=False)", (5, 2)),
+          c("np.cov(x)", (6,)), c("np.cov(x, bias=True)", (2, 4)), c("np.cov(x, ddof=0)", (1, 4)),
+          c("np.cov(x, ddof=2)", (2, 5), cplx=True)]
