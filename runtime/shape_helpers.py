@@ -9,6 +9,15 @@ from __future__ import annotations
 import numpy as np
 
 
+def _real_dtype(x):
+    """The real floating dtype of ``x`` (float64 for integers): weights and exponents in
+    it keep a float32 computation in float32."""
+    dt = np.result_type(x)
+    if np.issubdtype(dt, np.complexfloating):
+        return np.finfo(dt).dtype
+    return dt if np.issubdtype(dt, np.floating) else np.dtype(np.float64)
+
+
 def clip_selected(a, a_min, a_max, which):
     """1.0 where ``np.clip(a, a_min, a_max) = minimum(maximum(a, a_min), a_max)`` takes its
     value from argument ``which`` (0: ``a``, 1: ``a_min``, 2: ``a_max``), else 0.0, in the
@@ -56,7 +65,7 @@ def trapezoid_weights(y, x=None, dx=1.0, axis=-1):
     w[1:] += d / 2
     shape = [1] * np.ndim(y)
     shape[axis] = n
-    return w.reshape(shape)
+    return w.reshape(shape).astype(_real_dtype(y))
 
 
 def conv_pad(a, v, mode="full", kind="convolve"):
@@ -139,7 +148,8 @@ def vander_exponents(x, N=None, increasing=False):
     and those of their derivatives."""
     n = np.size(x) if N is None else int(N)
     k = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
-    return k, np.maximum(k - 1, 0)
+    dt = _real_dtype(x)   # (float32 x ** int64 k would be float64)
+    return k.astype(dt), np.maximum(k - 1, 0).astype(dt)
 
 
 def initial_or_one(initial=None):

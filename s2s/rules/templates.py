@@ -95,9 +95,12 @@ def simplify(call: ir.Call, scalars=frozenset()):
         return ir.Const(int(args[0].value == args[1].value))  # (0/1 folds on: y - 1 + (y == 0))
     if call.fn in _FOLDABLE and all(isinstance(a, ir.Const) and _is_number(a.value) for a in args):
         try:
-            return ir.Const(call.fn(*(a.value for a in args)))
+            value = call.fn(*(a.value for a in args))
         except (ArithmeticError, ValueError):
             return call
+        # a Python number (np.log(2.0) is a float64 scalar, which would make a float32
+        # computation float64; a Python float is weak, as the template's literal was)
+        return ir.Const(value.item() if isinstance(value, np.generic) else value)
     if call.fn is operator.pow and _is_const(args[1], 1):
         return args[0]
     if call.fn is operator.mul and _is_const(args[1], 1):

@@ -24,7 +24,8 @@ import s2s.rules  # noqa: F401  (registers every rule)
 from s2s.rules.registry import all_rules
 from tests.unit import (systematic_table, systematic_table_arrays, systematic_table_edges,
                         systematic_table_more)
-from tests.unit.systematic_checks import Arg, Case, check_first_order, check_second, module_for
+from tests.unit.systematic_checks import (Arg, Case, check_first_order, check_second, inputs,
+                                          module_for)
 
 #: np.row_stack is deprecated (its row stays while numpy has it)
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
@@ -223,3 +224,30 @@ def test_hypothesis_reductions(spec, seed):
     expr = f"np.{fn}(x, axis={axis!r}, keepdims={keepdims})"
     case = Case(expr, (Arg(shape, "d" if fn in ("max", "min", "ptp") else "z"),))
     check_first_order(getattr(module_for([(expr, 1)]), "f_0"), case, seed=seed)
+
+
+# --- float32 arguments keep their dtype -------------------------------------------------------
+def _float32_checkable(c):
+    """Rows whose float32 result stays float32 in numpy (not math.*, float(), casts,
+    vander, trapezoid with float64 sample points; no NaN domains)."""
+    return not (re.search(r"math\.|float\(|float16|float64|longdouble|complex|vander|"
+                          r"trapezoid\(x, np|astype|item\(\)", c.expr)
+                or any(a.domain in ("N", "D", "Z") for a in c.args))
+
+
+_F32 = [c for c in CASES if _float32_checkable(c)]
+_F32_DEFAULT = {id(c) for c in _first_row_of_each_function([c for c in _F32 if id(c) in _PART1])}
+
+
+@pytest.mark.parametrize("case", _default_or_slow(_F32, _F32_DEFAULT))
+def test_float32_cotangents_keep_the_dtype(case):
+    """JAX's convention: a cotangent has its primal's dtype (float32 stays float32)."""
+    import s2s
+    from tests.grad.oracles import flatten
+    f = _fns(case)[0]
+    _, args, _ = inputs(case, 0)
+    args = [np.float32(a) if np.ndim(a) == 0 else np.asarray(a, np.float32) for a in args]
+    value, pullback = s2s.vjp(f, *args)
+    outs, rebuild = flatten(value)
+    cts = pullback(rebuild([np.ones_like(np.asarray(o)) for o in outs]))
+    assert [np.asarray(c).dtype for c in cts] == [np.dtype(np.float32)] * len(args)
