@@ -251,3 +251,43 @@ def test_float32_cotangents_keep_the_dtype(case):
     outs, rebuild = flatten(value)
     cts = pullback(rebuild([np.ones_like(np.asarray(o)) for o in outs]))
     assert [np.asarray(c).dtype for c in cts] == [np.dtype(np.float32)] * len(args)
+
+
+@st.composite
+def _structural(draw):
+    """A structural function with a random shape and random axes (negative ones too)."""
+    shape = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
+    nd = len(shape)
+    ax = draw(st.integers(-nd, nd - 1))
+    ax2 = draw(st.integers(-nd, nd - 1))
+    n_ax = shape[ax]
+    kind = draw(st.sampled_from(["moveaxis", "swapaxes", "expand_dims", "flip", "roll", "cumsum",
+                                 "diff", "repeat", "take", "concatenate", "stack", "tile", "pad",
+                                 "sort", "transpose", "split", "median", "cumprod"]))
+    expr = {
+        "moveaxis": f"np.moveaxis(x, {ax}, {ax2})", "swapaxes": f"np.swapaxes(x, {ax}, {ax2})",
+        "expand_dims": f"np.expand_dims(x, {draw(st.integers(-nd - 1, nd))})",
+        "flip": f"np.flip(x, {ax})", "roll": f"np.roll(x, {draw(st.integers(-4, 4))}, {ax})",
+        "cumsum": f"np.cumsum(x, {ax})", "cumprod": f"np.cumprod(x, {ax})",
+        "diff": f"np.diff(x, axis={ax})" if n_ax > 1 else "np.diff(x, axis=-1, prepend=0.0)",
+        "repeat": f"np.repeat(x, {draw(st.integers(1, 3))}, axis={ax})",
+        "take": f"np.take(x, {draw(st.lists(st.integers(0, n_ax - 1), min_size=1, max_size=4))}, "
+                f"axis={ax})",
+        "concatenate": f"np.concatenate([x, 2.0 * x], axis={ax})",
+        "stack": f"np.stack([x, x * x], axis={draw(st.integers(-nd - 1, nd))})",
+        "tile": f"np.tile(x, {tuple(draw(st.lists(st.integers(1, 2), min_size=1, max_size=4)))})",
+        "pad": f"np.pad(x, {draw(st.integers(0, 2))}, mode="
+               f"{draw(st.sampled_from(['constant', 'edge', 'wrap', 'reflect', 'symmetric']))!r})",
+        "sort": f"np.sort(x, axis={ax})", "median": f"np.median(x, axis={ax})",
+        "transpose": f"np.transpose(x, {tuple(draw(st.permutations(range(nd))))})",
+        "split": f"np.array_split(x, {draw(st.integers(1, 3))}, axis={ax})[0] * 1.0",
+    }[kind]
+    return expr, shape, "d" if kind in ("sort", "median") else "z"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_structural(), st.integers(0, 2 ** 16))
+def test_hypothesis_structural(spec, seed):
+    expr, shape, dom = spec
+    case = Case(expr, (Arg(shape, dom),))
+    check_first_order(getattr(module_for([(expr, 1)]), "f_0"), case, seed=seed)
