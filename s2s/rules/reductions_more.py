@@ -1,6 +1,6 @@
 """More reductions: the NaN-ignoring family (nansum, nanmean, nanprod, nanmax, nanmin,
 nanvar, nanstd, nancumsum, nancumprod), ptp, order statistics (median, quantile,
-percentile and their NaN-ignoring forms), cov, differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
+percentile and their NaN-ignoring forms), cov, corrcoef, differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
 
 NaN entries are constants that the reduction skips: their derivative is 0
 and the others' is that of the plain reduction over the non-NaN entries
@@ -198,3 +198,40 @@ def _cov_jvp(t, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=Non
 
 defvjp(np.cov, _cov_vjp)
 defjvp(np.cov, _cov_jvp)
+
+
+# corrcoef = C / (s s^T), s = sqrt(Re diag C): with R the result and u = ds / s,
+#   dR = dC / (s s^T) - R (u_i + u_j), ds_i = Re dC_ii / (2 s_i); so the cotangent of C is
+#   G / (s s^T) - diag(a / (2 s^2)), a_i = Re sum_j (G_ij R_ij + G_ji R_ji), then cov's
+def _corrcoef_vjp(g, ans, x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue,
+                  dtype=None):
+    axis, norm, cshape = cov_layout(x, y, rowvar)
+    xx = np.moveaxis(np.atleast_2d(x), axis, 0)
+    xc = xx - np.mean(xx, axis=1, keepdims=True)
+    s = np.sqrt(np.real(np.diagonal(np.matmul(xc, np.conj(np.transpose(xc))))) / norm)
+    gm = np.reshape(g, cshape)
+    r = np.reshape(ans, cshape)
+    a = np.real(np.sum(gm * r, axis=1) + np.sum(gm * r, axis=0))
+    gc = gm / np.outer(s, s) - np.diag(a / (2 * s * s))
+    xbar = (np.matmul(gc, np.conj(xc)) + np.conj(np.matmul(np.transpose(gc), xc))) / norm
+    xbar = xbar - np.mean(xbar, axis=1, keepdims=True)
+    return unbroadcast(np.reshape(np.moveaxis(xbar, 0, axis), np.shape(x)), x)
+
+
+def _corrcoef_jvp(t, ans, x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue,
+                  dtype=None):
+    axis, norm, cshape = cov_layout(x, y, rowvar)
+    xx = np.moveaxis(np.atleast_2d(x), axis, 0)
+    xc = xx - np.mean(xx, axis=1, keepdims=True)
+    tx = np.moveaxis(np.atleast_2d(t), axis, 0)
+    tc = tx - np.mean(tx, axis=1, keepdims=True)
+    s = np.sqrt(np.real(np.diagonal(np.matmul(xc, np.conj(np.transpose(xc))))) / norm)
+    dc = (np.matmul(tc, np.conj(np.transpose(xc))) + np.matmul(xc, np.conj(np.transpose(tc))))
+    u = np.real(np.diagonal(dc)) / (2 * norm * s * s)
+    r = np.reshape(ans, cshape)
+    dr = dc / (norm * np.outer(s, s)) - r * (np.expand_dims(u, 1) + np.expand_dims(u, 0))
+    return np.reshape(dr, np.shape(ans))
+
+
+defvjp(np.corrcoef, _corrcoef_vjp)
+defjvp(np.corrcoef, _corrcoef_jvp)

@@ -170,3 +170,5 @@ CASES += [c("np.polyadd(x, y)", V, (5,)), c("np.polyadd(x, y)", (4,), (2,)),
 CASES += [c("np.cov(x)", (3, 5), cplx=True), c("np.cov(x, rowvar=False)", (5, 2)),
           c("np.cov(x)", (6,)), c("np.cov(x, bias=True)", (2, 4)), c("np.cov(x, ddof=0)", (1, 4)),
           c("np.cov(x, ddof=2)", (2, 5), cplx=True)]
+CASES += [c("np.corrcoef(x)", (3, 5), cplx=True), c("np.corrcoef(x, rowvar=False)", (6, 2)),
+          c("np.corrcoef(x)", (5,)), c("np.corrcoef(x)", (2, 4))]
