@@ -238,6 +238,37 @@ def append_part_transpose(g, like, other, axis, which):
     return _fit(np.reshape(part, np.shape(like)), like)
 
 
+# --- np.gradient (one spacing for every axis: a scalar, or the sample points of 1-D f) ------
+def _gradient_axes(ndim, axis):
+    if axis is None:
+        return list(range(ndim)), ndim == 1
+    if np.ndim(axis) == 0:
+        return [int(axis) % ndim], True
+    return [int(a) % ndim for a in axis], False
+
+
+def gradient(x, like, spacing=1.0, axis=None, edge_order=1):
+    """``np.gradient(x, spacing, axis=axis, edge_order=edge_order)``."""
+    return np.gradient(np.asarray(x), spacing, axis=axis, edge_order=edge_order)
+
+
+def gradient_transpose(gs, like, spacing=1.0, axis=None, edge_order=1):
+    """``sum_k D_k^T g_k``: each axis' difference matrix ``D_k`` (``np.gradient`` of the
+    identity along that axis), transposed, applied to that axis' cotangent."""
+    shape = np.shape(like)
+    axes, single = _gradient_axes(len(shape), axis)
+    gs = [gs] if single else list(gs)
+    out = np.zeros(shape, dtype=np.result_type(float, *[np.asarray(g).dtype for g in gs
+                                                        if g is not None]))
+    for ax, g in zip(axes, gs):
+        if g is None:
+            continue
+        n = shape[ax]
+        d = np.gradient(np.eye(n), spacing, axis=0, edge_order=edge_order)   # d[i, j] = D_ij
+        out = out + np.moveaxis(np.tensordot(d, np.moveaxis(np.asarray(g), ax, 0), (0, 0)), 0, ax)
+    return _fit(out, like)
+
+
 _OPS = {
     "pad": pad, "pad_T": pad_transpose,
     "take_along": take_along, "take_along_T": take_along_transpose,
@@ -248,6 +279,7 @@ _OPS = {
     "diff": diff, "diff_T": diff_transpose,
     "ediff1d": ediff1d, "ediff1d_T": ediff1d_transpose,
     "append_part": append_part, "append_part_T": append_part_transpose,
+    "gradient": gradient, "gradient_T": gradient_transpose,
 }
 #: the transpose of each op
 TRANSPOSE = {}

@@ -1,7 +1,7 @@
 """More structural numpy functions: rolls, flips and rotations, triangles, promotions,
 joins and splits, gathers (take_along_axis, select, delete, extract, compress, partition,
 resize, sort_complex), pad, append, trapezoid, logspace, geomspace, vander, interp,
-np.astype, row_stack.
+np.astype, row_stack, gradient.
 
 All are linear in their array arguments.  Where numpy has the transpose in one
 call the VJP uses it (``roll`` by ``-shift``, ``rot90`` by ``-k``, ``tril`` of
@@ -221,3 +221,9 @@ def _interp_jvp_fp(t, ans, x, xp, fp, left=None, right=None, period=None):
 
 defvjp(np.interp, _interp_vjp_x, None, _interp_vjp_fp)
 defjvp(np.interp, _interp_jvp_x, None, _interp_jvp_fp)
+# gradient: linear in f (the spacing, one scalar or the sample points of a 1-D f, is a
+# constant); the cotangents of the axes' derivatives (a tuple for several) are transposed
+defvjp(np.gradient, lambda g, ans, f, spacing=1.0, axis=None, edge_order=1:
+       apply_linear("gradient_T", g, f, (spacing, axis, edge_order)), container_result=True)
+defjvp(np.gradient, lambda t, ans, f, spacing=1.0, axis=None, edge_order=1:
+       apply_linear("gradient", t, ans, (spacing, axis, edge_order)))

@@ -172,3 +172,8 @@ CASES += [c("np.cov(x)", (3, 5), cplx=True), c("np.cov(x, rowvar=False)", (5, 2)
           c("np.cov(x, ddof=2)", (2, 5), cplx=True)]
 CASES += [c("np.corrcoef(x)", (3, 5), cplx=True), c("np.corrcoef(x, rowvar=False)", (6, 2)),
           c("np.corrcoef(x)", (5,)), c("np.corrcoef(x)", (2, 4))]
+CASES += [c("np.gradient(x)", (5,)), c("np.gradient(x, 0.5, edge_order=2)", (5,)),
+          c("np.gradient(x, np.array([0.0, 0.5, 2.0, 2.5, 4.0]))", (5,)),
+          c("np.gradient(x)", (3, 4), second=False), c("np.gradient(x, axis=1)", (3, 4)),
+          c("np.gradient(x, 2.0, axis=(0, 2), edge_order=2)", (3, 3, 4), second=False),
+          c("np.gradient(x)[1] * np.gradient(x)[0]", (3, 4))]
