@@ -90,8 +90,10 @@ defvjp(sum, lambda g, ans, iterable, start=0: sum_builtin_vjp(g, iterable),
        lambda g, ans, iterable, start=0: unbroadcast(g, start))
 defjvp(sum, lambda t, ans, iterable, start=0: sum_builtin_jvp(t, ans),
        lambda t, ans, iterable, start=0: broadcast_like(t, ans))
-defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(np.real(g), real),
-       lambda g, ans, real, imag=0.0: unbroadcast(-np.imag(g), imag))
+# complex(re, im) = re + 1j im, holomorphic in both (complex arguments are allowed): re_bar =
+# g, im_bar = 1j g (unbroadcast keeps the real part for a real argument: Re g, -Im g)
+defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(g, real),
+       lambda g, ans, real, imag=0.0: unbroadcast(1j * g, imag))
 # complex(re, im) = re + 1j im  (complex(t) keeps the tangent complex, like ans)
 defjvp(complex, lambda t, ans, real, imag=0.0: complex(t),
        lambda t, ans, real, imag=0.0: 1j * t)

@@ -100,3 +100,5 @@ CASES += [
 for _c in CASES:
     _c.slow = not (any(a.domain in ("0", "00", "t", "O", "N") for a in _c.args)
                    or "clip" in _c.expr or _c.expr.startswith("x."))
+# complex(re, im) of complex arguments (re + 1j im; the cotangents were Re g, -Im g)
+CASES += [Case("complex(x, y) * complex(y, x)", (Arg(S), Arg(S)), cplx=True)]
