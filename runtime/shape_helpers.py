@@ -194,3 +194,12 @@ def cov_layout(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, awe
         ddof = 0 if bias else 1
     k = m2.shape[axis]
     return axis, m2.shape[1 - axis] - ddof, (k, k)
+
+
+def insert_sources(arr, obj, values, axis=None):
+    """Where each entry of ``np.insert(arr, obj, values, axis)`` comes from: the flat index
+    ``k`` of ``arr`` (``k >= 0``) or ``-1 - k`` for the flat index ``k`` of ``values``
+    (broadcast values repeat their index)."""
+    arr_idx = np.arange(np.size(arr)).reshape(np.shape(arr))
+    val_idx = -1 - np.arange(np.size(values)).reshape(np.shape(values))
+    return np.insert(arr_idx, obj, val_idx, axis=axis)

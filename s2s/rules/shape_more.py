@@ -1,7 +1,7 @@
 """More structural numpy functions: rolls, flips and rotations, triangles, promotions,
 joins and splits, gathers (take_along_axis, select, delete, extract, compress, partition,
 resize, sort_complex), pad, append, trapezoid, logspace, geomspace, vander, interp,
-np.astype, row_stack, gradient.
+np.astype, row_stack, gradient, insert.
 
 All are linear in their array arguments.  Where numpy has the transpose in one
 call the VJP uses it (``roll`` by ``-shift``, ``rot90`` by ``-k``, ``tril`` of
@@ -14,7 +14,7 @@ derivatives of every order exist.
 import numpy as np
 
 from s2s_runtime import (apply_linear, array_jvp, array_vjp, astype_jvp, astype_vjp,
-                         broadcast_like, delete_kept, interp_layout, linspace_vjp,
+                         broadcast_like, delete_kept, insert_sources, interp_layout, linspace_vjp,
                          matching_permutation, vander_exponents, reshape_vjp, resize_source,
                          rollaxis_destination, select_none, split_axis, take_vjp,
                          trapezoid_weights, unbroadcast, unreduce, vstack_vjp)
@@ -227,3 +227,21 @@ defvjp(np.gradient, lambda g, ans, f, spacing=1.0, axis=None, edge_order=1:
        apply_linear("gradient_T", g, f, (spacing, axis, edge_order)), container_result=True)
 defjvp(np.gradient, lambda t, ans, f, spacing=1.0, axis=None, edge_order=1:
        apply_linear("gradient", t, ans, (spacing, axis, edge_order)))
+# insert: every entry of the result comes from arr or from (broadcast) values
+def _insert_vjp_arr(g, ans, arr, obj, values, axis=None):
+    source = insert_sources(arr, obj, values, axis)
+    from_arr = source >= 0
+    return take_vjp(g[from_arr], arr, source[from_arr], None)
+
+
+def _insert_vjp_values(g, ans, arr, obj, values, axis=None):
+    source = insert_sources(arr, obj, values, axis)
+    from_values = source < 0
+    return take_vjp(g[from_values], values, -1 - source[from_values], None)
+
+
+defvjp(np.insert, _insert_vjp_arr, None, _insert_vjp_values)
+defjvp(np.insert,
+       lambda t, ans, arr, obj, values, axis=None: np.insert(t, obj, np.zeros_like(values), axis),
+       None,
+       lambda t, ans, arr, obj, values, axis=None: np.insert(np.zeros_like(arr), obj, t, axis))

@@ -177,3 +177,6 @@ CASES += [c("np.gradient(x)", (5,)), c("np.gradient(x, 0.5, edge_order=2)", (5,)
           c("np.gradient(x)", (3, 4), second=False), c("np.gradient(x, axis=1)", (3, 4)),
           c("np.gradient(x, 2.0, axis=(0, 2), edge_order=2)", (3, 3, 4), second=False),
           c("np.gradient(x)[1] * np.gradient(x)[0]", (3, 4))]
+CASES += [c("np.insert(x, 1, y)", V, S), c("np.insert(x, [0, 2], y)", V, (2,)),
+          c("np.insert(x, 1, y, axis=1)", M, (2,)), c("np.insert(x, [1, 1], y, axis=0)", M, S),
+          c("np.insert(x, slice(0, 3), y)", M, S), c("np.insert(x, 2, y, axis=0)", M, (1, 3))]
