@@ -4,12 +4,17 @@ Each row of the tables (``systematic_table*.py``) is a numpy expression with
 argument shapes and domains; every row is checked in float64 (and complex128
 where the function is defined there) against central finite differences
 (JVP) and by the dot-product test against the same finite differences (VJP);
-second derivatives (the JVP of ``grad``) against finite differences of the
-gradient.  See ``systematic_checks.py`` for the oracles.
+second derivatives (forward over reverse and reverse over reverse) against
+finite differences of the gradient; float32 arguments keep float32
+cotangents.  Hypothesis draws broadcasting pairs, reductions with random
+axes/keepdims and structural functions with random shapes and axes.  See
+``systematic_checks.py`` for the oracles; ``test_every_numpy_and_math_rule_is_in_the_table``
+makes a new rule without a row fail.
 
-The default run checks every rule on its main shapes; the exhaustive variant
-(every shape and broadcasting pair, complex arguments everywhere they are
-defined, second order everywhere, more seeds) is marked slow.
+The default run checks every row to first order and the first row of each
+function with complex arguments, to second order and in float32; the
+exhaustive variant (every shape and broadcasting pair, every row in every
+mode, more seeds) is marked slow.
 """
 from __future__ import annotations
 
