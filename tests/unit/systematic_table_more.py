@@ -180,3 +180,9 @@ CASES += [c("np.gradient(x)", (5,)), c("np.gradient(x, 0.5, edge_order=2)", (5,)
 CASES += [c("np.insert(x, 1, y)", V, S), c("np.insert(x, [0, 2], y)", V, (2,)),
           c("np.insert(x, 1, y, axis=1)", M, (2,)), c("np.insert(x, [1, 1], y, axis=0)", M, S),
           c("np.insert(x, slice(0, 3), y)", M, S), c("np.insert(x, 2, y, axis=0)", M, (1, 3))]
+
+# rules that other work adds (complex conventions): a row as soon as the rule exists
+from s2s.rules import lookup as _lookup  # noqa: E402
+
+if _lookup(np.angle) is not None and not _lookup(np.angle).nondiff:
+    CASES += [c("np.angle(x)", M, dom="z", cplx=True), c("np.angle(x, deg=True)", V, dom="z")]
