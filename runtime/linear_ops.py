@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .adjoint import zeros_like
+from .adjoint import unbroadcast, zeros_like
 from .vjps import _fit
 
 
@@ -113,7 +113,6 @@ def select_transpose(g, like, condlist):
     """``[m_i g]`` summed to the shapes of the choices ``like``."""
     g = np.asarray(g)
     masks, _ = first_true(condlist, g.shape)
-    from .adjoint import unbroadcast
     out = [unbroadcast(np.where(m, g, 0), x) for m, x in zip(masks, like)]
     return type(like)(out) if isinstance(like, (list, tuple)) else out
 
