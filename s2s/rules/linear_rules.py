@@ -11,10 +11,11 @@ permutation of a quantile is piecewise constant).  So
 
 Both are ``apply_linear`` again, so derivatives of every order exist.
 """
-from s2s_runtime import (apply_linear, clip_selected, conv_pad, delete_kept, first_true,
-                         cov_layout, poly_factors,
-                         initial_or_one, insert_sources, interp_layout, matching_permutation, poly_slots, vander_exponents, resize_source, rollaxis_destination, scan_slots,
-                         select_none, split_axis, transpose_of, trapezoid_weights, zeros_like)
+from s2s_runtime import (apply_linear, clip_selected, conv_pad, cov_layout, delete_kept,
+                         first_true, initial_or_one, insert_sources, interp_layout,
+                         matching_permutation, poly_factors, poly_slots, resize_source,
+                         rollaxis_destination, scan_slots, select_none, split_axis,
+                         transpose_of, trapezoid_weights, vander_exponents, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -27,8 +28,10 @@ defjvp(apply_linear, None,
        lambda tan, out, op, x, like, spec=(): apply_linear(op, tan, like, spec),
        lambda tan, out, op, x, like, spec=(): zeros_like(out),
        lambda tan, out, op, x, like, spec=(): zeros_like(out))
-# shape-only helpers and selection masks of the templates (runtime/linear_ops.py)
-defnondiff(transpose_of, initial_or_one, insert_sources, poly_slots, select_none, clip_selected, conv_pad, matching_permutation,
-           resize_source, split_axis, delete_kept, rollaxis_destination,
-           trapezoid_weights)
-defnondiff(first_true, scan_slots, poly_factors, cov_layout, interp_layout, vander_exponents, container_result=True)
+# shape-only helpers and selection masks of the templates (runtime/linear_ops.py,
+# runtime/shape_helpers.py)
+defnondiff(transpose_of, initial_or_one, insert_sources, poly_slots, select_none, clip_selected,
+           conv_pad, matching_permutation, resize_source, split_axis, delete_kept,
+           rollaxis_destination, trapezoid_weights)
+defnondiff(first_true, scan_slots, poly_factors, cov_layout, interp_layout, vander_exponents,
+           container_result=True)

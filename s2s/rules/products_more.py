@@ -16,8 +16,8 @@ that have rules (einsum, reshape, cross...), so they need no helper rules.
 """
 import numpy as np
 
-from s2s_runtime import (contraction_axis, conv_pad, poly_factors, poly_slots, einsum_jvp, einsum_jvp2, einsum_vjp, einsum_vjp2,
-                         kron_layout, unbroadcast)
+from s2s_runtime import (contraction_axis, conv_pad, einsum_jvp, einsum_jvp2, einsum_vjp,
+                         einsum_vjp2, kron_layout, poly_factors, poly_slots, unbroadcast)
 
 from .registry import defjvp, defnondiff, defvjp
 

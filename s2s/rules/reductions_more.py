@@ -1,6 +1,7 @@
 """More reductions: the NaN-ignoring family (nansum, nanmean, nanprod, nanmax, nanmin,
 nanvar, nanstd, nancumsum, nancumprod), ptp, order statistics (median, quantile,
-percentile and their NaN-ignoring forms), cov, corrcoef, differences (diff, ediff1d) and numpy 2's cumulative_sum/cumulative_prod.
+percentile and their NaN-ignoring forms), cov, corrcoef, differences (diff, ediff1d)
+and numpy 2's cumulative_sum/cumulative_prod.
 
 NaN entries are constants that the reduction skips: their derivative is 0
 and the others' is that of the plain reduction over the non-NaN entries

@@ -212,8 +212,8 @@ def test_hypothesis_broadcasting(shapes, expr, seed):
 @st.composite
 def _reduction(draw):
     shape = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
-    axes = draw(st.lists(st.integers(-len(shape), len(shape) - 1), unique_by=lambda a: a % len(shape),
-                         min_size=1, max_size=len(shape)))
+    axes = draw(st.lists(st.integers(-len(shape), len(shape) - 1),
+                         unique_by=lambda a: a % len(shape), min_size=1, max_size=len(shape)))
     axis = axes[0] if len(axes) == 1 and draw(st.booleans()) else tuple(axes)
     fn = draw(st.sampled_from(["sum", "mean", "prod", "max", "min", "var", "nansum", "ptp"]))
     if fn == "ptp":

@@ -15,8 +15,8 @@ def test_max_ties_share_the_cotangent():
     np.testing.assert_allclose(s2s.grad(lambda x: np.amin(x))(np.array([2.0, 2.0, 5.0, 2.0])),
                                [1 / 3, 1 / 3, 0.0, 1 / 3])
     m = np.array([[1.0, 4.0], [1.0, 2.0], [0.0, 4.0]])
-    np.testing.assert_allclose(s2s.grad(lambda m: np.sum(np.max(m, axis=0) * np.array([1.0, 2.0])))(m),
-                               [[0.5, 1.0], [0.5, 0.0], [0.0, 1.0]])
+    weighted = s2s.grad(lambda m: np.sum(np.max(m, axis=0) * np.array([1.0, 2.0])))(m)
+    np.testing.assert_allclose(weighted, [[0.5, 1.0], [0.5, 0.0], [0.0, 1.0]])
     np.testing.assert_allclose(
         s2s.grad(lambda m: np.sum(np.min(m, axis=1, keepdims=True)))(np.array([[1.0, 1.0, 2.0]])),
         [[0.5, 0.5, 0.0]])
