@@ -268,6 +268,40 @@ def gradient_transpose(gs, like, spacing=1.0, axis=None, edge_order=1):
     return _fit(out, like)
 
 
+# --- np.meshgrid (output k broadcasts the k-th input along its own axis) ------------------
+def _mesh_axis(k, n, indexing):
+    """The axis of meshgrid's outputs along which input ``k`` of ``n`` varies."""
+    if indexing == "xy" and n >= 2 and k < 2:
+        return 1 - k
+    return k
+
+
+def mesh(t, like, k, indexing="xy", sparse=False, shapes=()):
+    """The outputs' tangents when input ``k`` moves by ``t``: ``t`` broadcast along output
+    ``k`` (shapes ``shapes``), zeros in the others."""
+    n = len(shapes)
+    out = []
+    for j, shape in enumerate(shapes):
+        if j != k:
+            out.append(np.zeros(shape, dtype=np.result_type(t, float)))
+            continue
+        view = [1] * len(shape)
+        view[_mesh_axis(k, n, indexing)] = -1
+        out.append(np.array(np.broadcast_to(np.reshape(t, view), shape)))
+    return tuple(out)
+
+
+def mesh_transpose(gs, like, k, indexing="xy", sparse=False, shapes=()):
+    """The cotangent of input ``k``: output ``k``'s cotangent summed over the other axes."""
+    g = gs[k]
+    if g is None:
+        return _fit(np.zeros(np.shape(like)), like)
+    axis = _mesh_axis(k, len(shapes), indexing)
+    g = np.asarray(g)
+    total = np.sum(g, axis=tuple(a for a in range(g.ndim) if a != axis))
+    return _fit(np.reshape(total, np.shape(like)), like)
+
+
 _OPS = {
     "pad": pad, "pad_T": pad_transpose,
     "take_along": take_along, "take_along_T": take_along_transpose,
@@ -279,6 +313,7 @@ _OPS = {
     "ediff1d": ediff1d, "ediff1d_T": ediff1d_transpose,
     "append_part": append_part, "append_part_T": append_part_transpose,
     "gradient": gradient, "gradient_T": gradient_transpose,
+    "mesh": mesh, "mesh_T": mesh_transpose,
 }
 #: the transpose of each op
 TRANSPOSE = {}

@@ -203,3 +203,8 @@ def insert_sources(arr, obj, values, axis=None):
     arr_idx = np.arange(np.size(arr)).reshape(np.shape(arr))
     val_idx = -1 - np.arange(np.size(values)).reshape(np.shape(values))
     return np.insert(arr_idx, obj, val_idx, axis=axis)
+
+
+def shapes_of(arrays):
+    """The shapes of a tuple of arrays (np.meshgrid's outputs)."""
+    return tuple(np.shape(a) for a in arrays)

@@ -1,7 +1,7 @@
 """More structural numpy functions: rolls, flips and rotations, triangles, promotions,
 joins and splits, gathers (take_along_axis, select, delete, extract, compress, partition,
 resize, sort_complex), pad, append, trapezoid, logspace, geomspace, vander, interp,
-np.astype, row_stack, gradient, insert.
+np.astype, row_stack, gradient, insert, meshgrid.
 
 All are linear in their array arguments.  Where numpy has the transpose in one
 call the VJP uses it (``roll`` by ``-shift``, ``rot90`` by ``-k``, ``tril`` of
@@ -16,7 +16,7 @@ import numpy as np
 from s2s_runtime import (apply_linear, array_jvp, array_vjp, astype_jvp, astype_vjp,
                          broadcast_like, delete_kept, insert_sources, interp_layout, linspace_vjp,
                          matching_permutation, vander_exponents, reshape_vjp, resize_source,
-                         rollaxis_destination, select_none, split_axis, take_vjp,
+                         rollaxis_destination, select_none, shapes_of, split_axis, take_vjp,
                          trapezoid_weights, unbroadcast, unreduce, vstack_vjp)
 
 from .registry import defjvp, defvjp
@@ -245,3 +245,23 @@ defjvp(np.insert,
        lambda t, ans, arr, obj, values, axis=None: np.insert(t, obj, np.zeros_like(values), axis),
        None,
        lambda t, ans, arr, obj, values, axis=None: np.insert(np.zeros_like(arr), obj, t, axis))
+# meshgrid (up to four inputs): output k is input k broadcast along its axis
+defvjp(np.meshgrid,
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh_T", g, x0, (0, indexing, sparse, shapes_of(ans))),
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh_T", g, x1, (1, indexing, sparse, shapes_of(ans))),
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh_T", g, x2, (2, indexing, sparse, shapes_of(ans))),
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh_T", g, x3, (3, indexing, sparse, shapes_of(ans))),
+       container_result=True)
+defjvp(np.meshgrid,
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh", t, ans, (0, indexing, sparse, shapes_of(ans))),
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh", t, ans, (1, indexing, sparse, shapes_of(ans))),
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh", t, ans, (2, indexing, sparse, shapes_of(ans))),
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
+       apply_linear("mesh", t, ans, (3, indexing, sparse, shapes_of(ans))))

@@ -187,3 +187,8 @@ from s2s.rules import lookup as _lookup  # noqa: E402
 
 if _lookup(np.angle) is not None and not _lookup(np.angle).nondiff:
     CASES += [c("np.angle(x)", M, dom="z", cplx=True), c("np.angle(x, deg=True)", V, dom="z")]
+CASES += [c("np.meshgrid(x, y)", V, (2,), second=False),
+          c("np.meshgrid(x, y, indexing='ij')", V, (2,), second=False),
+          c("np.meshgrid(x, y, z, sparse=True)", V, (2,), (4,), second=False),
+          c("np.sum(np.meshgrid(x, y)[0] * np.meshgrid(x, y)[1] ** 2)", V, (2,)),
+          c("np.meshgrid(x)[0] * 2.0", V)]
