@@ -302,6 +302,20 @@ def mesh_transpose(gs, like, k, indexing="xy", sparse=False, shapes=()):
     return _fit(np.reshape(total, np.shape(like)), like)
 
 
+# --- np.broadcast_arrays (output k is input k broadcast to the common shape) --------------
+def bcast(t, like, k, shapes=()):
+    """The outputs' tangents when input ``k`` moves by ``t``: zeros but ``t`` broadcast."""
+    return tuple(np.array(np.broadcast_to(t, shape)) if j == k
+                 else np.zeros(shape, dtype=np.result_type(t, float))
+                 for j, shape in enumerate(shapes))
+
+
+def bcast_transpose(gs, like, k, shapes=()):
+    """The cotangent of input ``k``: output ``k``'s summed back to the input's shape."""
+    g = gs[k]
+    return _fit(np.zeros(np.shape(like)) if g is None else unbroadcast(g, like), like)
+
+
 _OPS = {
     "pad": pad, "pad_T": pad_transpose,
     "take_along": take_along, "take_along_T": take_along_transpose,
@@ -314,6 +328,7 @@ _OPS = {
     "append_part": append_part, "append_part_T": append_part_transpose,
     "gradient": gradient, "gradient_T": gradient_transpose,
     "mesh": mesh, "mesh_T": mesh_transpose,
+    "bcast": bcast, "bcast_T": bcast_transpose,
 }
 #: the transpose of each op
 TRANSPOSE = {}

@@ -1,7 +1,7 @@
 """More structural numpy functions: rolls, flips and rotations, triangles, promotions,
 joins and splits, gathers (take_along_axis, select, delete, extract, compress, partition,
 resize, sort_complex), pad, append, trapezoid, logspace, geomspace, vander, interp,
-np.astype, row_stack, gradient, insert, meshgrid.
+np.astype, row_stack, gradient, insert, meshgrid, broadcast_arrays.
 
 All are linear in their array arguments.  Where numpy has the transpose in one
 call the VJP uses it (``roll`` by ``-shift``, ``rot90`` by ``-k``, ``tril`` of
@@ -265,3 +265,23 @@ defjvp(np.meshgrid,
        apply_linear("mesh", t, ans, (2, indexing, sparse, shapes_of(ans))),
        lambda t, ans, x0, x1=None, x2=None, x3=None, *, copy=True, sparse=False, indexing="xy":
        apply_linear("mesh", t, ans, (3, indexing, sparse, shapes_of(ans))))
+# broadcast_arrays (up to four inputs): output k is input k broadcast
+defvjp(np.broadcast_arrays,
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast_T", g, x0, (0, shapes_of(ans))),
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast_T", g, x1, (1, shapes_of(ans))),
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast_T", g, x2, (2, shapes_of(ans))),
+       lambda g, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast_T", g, x3, (3, shapes_of(ans))),
+       container_result=True)
+defjvp(np.broadcast_arrays,
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast", t, ans, (0, shapes_of(ans))),
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast", t, ans, (1, shapes_of(ans))),
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast", t, ans, (2, shapes_of(ans))),
+       lambda t, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
+       apply_linear("bcast", t, ans, (3, shapes_of(ans))))

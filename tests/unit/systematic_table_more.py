@@ -192,3 +192,6 @@ CASES += [c("np.meshgrid(x, y)", V, (2,), second=False),
           c("np.meshgrid(x, y, z, sparse=True)", V, (2,), (4,), second=False),
           c("np.sum(np.meshgrid(x, y)[0] * np.meshgrid(x, y)[1] ** 2)", V, (2,)),
           c("np.meshgrid(x)[0] * 2.0", V)]
+CASES += [c("np.broadcast_arrays(x, y)", V, (2, 1), second=False),
+          c("np.broadcast_arrays(x, y, z)", S, (1, 3), (2, 1), second=False, cplx=True),
+          c("np.sum(np.broadcast_arrays(x, y)[0] * np.broadcast_arrays(x, y)[1])", V, M)]

@@ -28,6 +28,7 @@ OPS = [
     ("gradient", V, (0.5, None, 2)), ("gradient", A, (1.0, None, 1)),
     ("gradient", A, (2.0, 1, 1)),
     ("mesh", V, (0, "xy", False, ((2, 5), (2, 5)))), ("mesh", V, (1, "ij", True, ((3, 1), (1, 5)))),
+    ("bcast", V, (1, ((3, 5), (3, 5)))), ("bcast", A[:1], (0, ((3, 4), (3, 4)))),
     ("quantile", A, (A, [0.2, 0.5], 1, False, "linear", False)),
     ("quantile", A, (A, 0.5, None, True, "midpoint", False)),
 ]
