@@ -193,3 +193,24 @@ __all__ += ["as_columns", "cond_ord", "conj_lower", "degenerate_nan", "multi_dot
             "nonempty_or_zeros", "nonempty_or_zeros_t", "swapped_norm", "tensorinv_shapes",
             "tensorsolve_matrix", "tensorsolve_matrix_t", "irfft_weights", "rfftn_sizes",
             "half_lower_mask", "qr_checked", "strict_lower_mask", "svd_checked"]
+
+from . import linear_ops, order_stats  # noqa: E402
+from .linear_ops import apply_linear, first_true, select_none, transpose_of  # noqa: E402
+from . import shape_helpers  # noqa: E402
+from .shape_helpers import (clip_selected, conv_pad, cov_layout, delete_kept, initial_or_one,  # noqa: E402
+                            insert_sources, interp_layout, poly_factors, poly_slots, shapes_of,
+                            matching_permutation, resize_source, rollaxis_destination,
+                            scan_slots, split_axis, trapezoid_weights, vander_exponents)
+
+__all__ += ["apply_linear", "clip_selected", "conv_pad", "delete_kept", "matching_permutation",
+            "resize_source", "scan_slots", "first_true", "rollaxis_destination", "select_none",
+            "split_axis", "transpose_of", "trapezoid_weights", "initial_or_one", "interp_layout",
+            "poly_factors", "poly_slots", "cov_layout", "insert_sources", "shapes_of",
+            "vander_exponents"]
+
+from . import einsum_ops  # noqa: E402
+from .einsum_ops import (contraction_axis, einsum_jvp, einsum_jvp2, einsum_vjp,  # noqa: E402
+                         einsum_vjp2, kron_layout)
+
+__all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2",
+            "kron_layout"]

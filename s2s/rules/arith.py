@@ -31,10 +31,12 @@ defjvp(operator.mul, lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t)
 defvjp(operator.truediv, lambda g, ans, x, y: unbroadcast(g / y, x),
        lambda g, ans, x, y: unbroadcast(-g * ans / y, y))
 defjvp(operator.truediv, lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)
-# d(x**y) = y x**(y-1) dx + log(x) x**y dy   (log taken as 0 where x == 0)
-defvjp(operator.pow, lambda g, ans, x, y: unbroadcast(g * y * x ** (y - 1), x),
+# d(x**y) = y x**(y-1) dx + log(x) x**y dy   (log taken as 0 where x == 0; the exponent
+# y - 1 + (y == 0) is y - 1 except where y == 0, whose term y x**(...) is then 0, also at
+# x == 0 where x**-1 would be inf, NaN or a ZeroDivisionError; it folds for a constant y)
+defvjp(operator.pow, lambda g, ans, x, y: unbroadcast(g * y * x ** (y - 1 + (y == 0)), x),
        lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
-defjvp(operator.pow, lambda t, ans, x, y: t * y * x ** (y - 1),
+defjvp(operator.pow, lambda t, ans, x, y: t * y * x ** (y - 1 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
 defvjp(operator.matmul, lambda g, ans, x, y: matmul_vjp_lhs(g, x, y),
        lambda g, ans, x, y: matmul_vjp_rhs(g, x, y))
@@ -67,10 +69,11 @@ for _cast in (np.float64, np.float32, np.float16, np.longdouble, np.complex128, 
     # the tangent in the result's type (its real part for a real cast of a complex x)
     defjvp(_cast, lambda t, ans, x: cast_jvp(t, ans))
 # pow(x, y) is x ** y
-defvjp(pow, lambda g, ans, base, exp, mod=None: unbroadcast(g * exp * base ** (exp - 1), base),
+defvjp(pow, lambda g, ans, base, exp, mod=None:
+       unbroadcast(g * exp * base ** (exp - 1 + (exp == 0)), base),
        lambda g, ans, base, exp, mod=None: unbroadcast(
            g * ans * np.log(np.where(base == 0, 1.0, base)), exp))
-defjvp(pow, lambda t, ans, base, exp, mod=None: t * exp * base ** (exp - 1),
+defjvp(pow, lambda t, ans, base, exp, mod=None: t * exp * base ** (exp - 1 + (exp == 0)),
        lambda t, ans, base, exp, mod=None: t * ans * np.log(np.where(base == 0, 1.0, base)))
 # max(a, b) / min(a, b) of two numbers: g goes to the selected one (half each on a tie,
 # like np.maximum); the one-iterable and 3+-argument forms do not bind and are errors
@@ -87,8 +90,10 @@ defvjp(sum, lambda g, ans, iterable, start=0: sum_builtin_vjp(g, iterable),
        lambda g, ans, iterable, start=0: unbroadcast(g, start))
 defjvp(sum, lambda t, ans, iterable, start=0: sum_builtin_jvp(t, ans),
        lambda t, ans, iterable, start=0: broadcast_like(t, ans))
-defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(np.real(g), real),
-       lambda g, ans, real, imag=0.0: unbroadcast(-np.imag(g), imag))
+# complex(re, im) = re + 1j im, holomorphic in both (complex arguments are allowed): re_bar =
+# g, im_bar = 1j g (unbroadcast keeps the real part for a real argument: Re g, -Im g)
+defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(g, real),
+       lambda g, ans, real, imag=0.0: unbroadcast(1j * g, imag))
 # complex(re, im) = re + 1j im  (complex(t) keeps the tangent complex, like ans)
 defjvp(complex, lambda t, ans, real, imag=0.0: complex(t),
        lambda t, ans, real, imag=0.0: 1j * t)

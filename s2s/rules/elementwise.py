@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from s2s_runtime import broadcast_like, cast_vjp, clip_inside, unbroadcast
+from s2s_runtime import broadcast_like, cast_vjp, clip_selected, unbroadcast
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -56,9 +56,10 @@ defvjp(math.log10, lambda g, ans, x: g / (x * math.log(10.0)))
 defjvp(math.log10, lambda t, ans, x: t / (x * math.log(10.0)))
 defvjp(math.sqrt, lambda g, ans, x: g / (2.0 * ans))
 defjvp(math.sqrt, lambda t, ans, x: t / (2.0 * ans))
-defvjp(math.pow, lambda g, ans, x, y: g * y * math.pow(x, y - 1.0),
+# (the exponent y - 1 + (y == 0): see operator.pow in arith.py)
+defvjp(math.pow, lambda g, ans, x, y: g * y * math.pow(x, y - 1.0 + (y == 0)),
        lambda g, ans, x, y: g * ans * np.log(np.where(x == 0, 1.0, x)))
-defjvp(math.pow, lambda t, ans, x, y: t * y * math.pow(x, y - 1.0),
+defjvp(math.pow, lambda t, ans, x, y: t * y * math.pow(x, y - 1.0 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
 defvjp(math.hypot, lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans)
 defjvp(math.hypot, lambda t, ans, x, y: t * x / ans,
@@ -155,10 +156,14 @@ defvjp(np.deg2rad, lambda g, ans, x: g * (np.pi / 180))
 defjvp(np.deg2rad, lambda t, ans, x: t * (np.pi / 180))
 defvjp(np.rad2deg, lambda g, ans, x: g * (180 / np.pi))
 defjvp(np.rad2deg, lambda t, ans, x: t * (180 / np.pi))
+# sinc'(x) = (cos(pi x) - sinc(x)) / x; near 0 its series -pi^2 x / 3 + pi^4 x^3 / 30 (exact
+# to rounding for |x| < 1e-3, no cancellation, and right at 0 to second order: -pi^2 / 3)
 defvjp(np.sinc, lambda g, ans, x: g * np.where(
-    x == 0, 0.0, (np.cos(np.pi * x) - ans) / np.where(x == 0, 1.0, x)))
+    np.abs(x) < 1e-3, np.pi ** 2 * x * (np.pi ** 2 * x * x / 30 - 1 / 3),
+    (np.cos(np.pi * x) - ans) / np.where(x == 0, 1.0, x)))
 defjvp(np.sinc, lambda t, ans, x: t * np.where(
-    x == 0, 0.0, (np.cos(np.pi * x) - ans) / np.where(x == 0, 1.0, x)))
+    np.abs(x) < 1e-3, np.pi ** 2 * x * (np.pi ** 2 * x * x / 30 - 1 / 3),
+    (np.cos(np.pi * x) - ans) / np.where(x == 0, 1.0, x)))
 
 # --- numpy binary ---------------------------------------------------------
 defvjp(np.add, lambda g, ans, x, y: unbroadcast(g, x), lambda g, ans, x, y: unbroadcast(g, y))
@@ -176,13 +181,13 @@ defvjp(np.divide, lambda g, ans, x, y: unbroadcast(g / y, x),
        lambda g, ans, x, y: unbroadcast(-g * ans / y, y))
 defjvp(np.divide, lambda t, ans, x, y: t / y,
        lambda t, ans, x, y: -t * ans / y)
-defvjp(np.power, lambda g, ans, x, y: unbroadcast(g * y * np.power(x, y - 1), x),
+defvjp(np.power, lambda g, ans, x, y: unbroadcast(g * y * np.power(x, y - 1 + (y == 0)), x),
        lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
-defjvp(np.power, lambda t, ans, x, y: t * y * np.power(x, y - 1),
+defjvp(np.power, lambda t, ans, x, y: t * y * np.power(x, y - 1 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
-defvjp(np.float_power, lambda g, ans, x, y: unbroadcast(g * y * np.float_power(x, y - 1), x),
+defvjp(np.float_power, lambda g, ans, x, y: unbroadcast(g * y * np.float_power(x, y - 1 + (y == 0)), x),
        lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
-defjvp(np.float_power, lambda t, ans, x, y: t * y * np.float_power(x, y - 1),
+defjvp(np.float_power, lambda t, ans, x, y: t * y * np.float_power(x, y - 1 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
 defvjp(np.arctan2, lambda g, ans, y, x: unbroadcast(g * x / (x * x + y * y), y),
        lambda g, ans, y, x: unbroadcast(-g * y / (x * x + y * y), x))
@@ -230,16 +235,22 @@ defvjp(np.where, None,
 defjvp(np.where, None,
        lambda t, ans, condition, x, y: broadcast_like(np.where(condition, t, 0.0), ans),
        lambda t, ans, condition, x, y: broadcast_like(np.where(condition, 0.0, t), ans))
-# clip passes g where a_min <= a <= a_max, else to the bound that was selected
+# clip = minimum(maximum(a, a_min), a_max): g goes to the argument that was selected
+# (ties to a; every entry is a_max when a_min > a_max, as numpy)
 defvjp(np.clip,
-       lambda g, ans, a, a_min=None, a_max=None: unbroadcast(g * clip_inside(a, a_min, a_max), a),
-       lambda g, ans, a, a_min=None, a_max=None: unbroadcast(g * (a < a_min), a_min),
-       lambda g, ans, a, a_min=None, a_max=None: unbroadcast(g * (a > a_max), a_max))
+       lambda g, ans, a, a_min=None, a_max=None:
+       unbroadcast(g * clip_selected(a, a_min, a_max, 0), a),
+       lambda g, ans, a, a_min=None, a_max=None:
+       unbroadcast(g * clip_selected(a, a_min, a_max, 1), a_min),
+       lambda g, ans, a, a_min=None, a_max=None:
+       unbroadcast(g * clip_selected(a, a_min, a_max, 2), a_max))
 defjvp(np.clip,
        lambda t, ans, a, a_min=None, a_max=None: broadcast_like(
-           t * clip_inside(a, a_min, a_max), ans),
-       lambda t, ans, a, a_min=None, a_max=None: broadcast_like(t * (a < a_min), ans),
-       lambda t, ans, a, a_min=None, a_max=None: broadcast_like(t * (a > a_max), ans))
+           t * clip_selected(a, a_min, a_max, 0), ans),
+       lambda t, ans, a, a_min=None, a_max=None: broadcast_like(
+           t * clip_selected(a, a_min, a_max, 1), ans),
+       lambda t, ans, a, a_min=None, a_max=None: broadcast_like(
+           t * clip_selected(a, a_min, a_max, 2), ans))
 
 defnondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
            np.floor_divide, np.isnan, np.isinf, np.isfinite, np.signbit, np.less,

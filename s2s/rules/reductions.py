@@ -8,7 +8,7 @@ docstring states the maths.
 """
 import numpy as np
 
-from s2s_runtime import (average_jvp, average_vjp, cumprod_jvp, cumprod_vjp, cumsum_vjp, max_jvp,
+from s2s_runtime import (initial_or_one, average_jvp, average_vjp, cumprod_jvp, cumprod_vjp, cumsum_vjp, max_jvp,
                          max_vjp, mean_vjp, norm_jvp, norm_vjp, prod_jvp, prod_vjp, sum_vjp,
                          trace_vjp, var_jvp, var_vjp)
 
@@ -24,11 +24,12 @@ defvjp(np.mean, lambda g, ans, a, axis=None, dtype=None, out=None, keepdims=Fals
        mean_vjp(g, a, axis, keepdims, where))
 defjvp(np.mean, lambda t, ans, a, axis=None, dtype=None, out=None, keepdims=False, where=True:
        np.mean(t, axis=axis, keepdims=keepdims, where=where))
-# prod: a_bar_i = g prod_{j != i} a_j   (exclusive cumulative products, zeros are fine)
+# prod: a_bar_i = g prod_{j != i} a_j   (exclusive cumulative products, zeros are fine),
+# times initial= when given (a constant factor)
 defvjp(np.prod, lambda g, ans, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-       where=True: prod_vjp(g, a, axis, keepdims, where))
+       where=True: prod_vjp(g * initial_or_one(initial), a, axis, keepdims, where))
 defjvp(np.prod, lambda t, ans, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-       where=True: prod_jvp(t, ans, a, axis, keepdims, where))
+       where=True: prod_jvp(t, ans, a, axis, keepdims, where) * initial_or_one(initial))
 # max/min: g goes to the extreme entries, shared equally between ties (like JAX)
 for _f in (np.max, np.min, np.amax, np.amin):
     defvjp(_f, lambda g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True:

@@ -93,9 +93,14 @@ defvjp(np.full, None, lambda g, ans, shape, fill_value, dtype=None, order="C", d
        like=None: full_vjp(g, fill_value))
 defjvp(np.full, None, lambda t, ans, shape, fill_value, dtype=None, order="C", device=None,
        like=None: np.full(shape, t))
-defvjp(np.full_like, None, lambda g, ans, a, fill_value, dtype=None, order="K", subok=True,
+# (``a`` gives only the shape and dtype: a zero derivative, so an active ``a`` is fine)
+defvjp(np.full_like, lambda g, ans, a, fill_value, dtype=None, order="K", subok=True,
+       shape=None, device=None: zeros_like(a),
+       lambda g, ans, a, fill_value, dtype=None, order="K", subok=True,
        shape=None, device=None: full_vjp(g, fill_value))
-defjvp(np.full_like, None, lambda t, ans, a, fill_value, dtype=None, order="K", subok=True,
+defjvp(np.full_like, lambda t, ans, a, fill_value, dtype=None, order="K", subok=True,
+       shape=None, device=None: zeros_like(ans),
+       lambda t, ans, a, fill_value, dtype=None, order="K", subok=True,
        shape=None, device=None: np.full(np.shape(ans), t))
 defvjp(np.tile, lambda g, ans, A, reps: tile_vjp(g, A, reps))
 defjvp(np.tile, lambda t, ans, A, reps: np.tile(t, reps))

@@ -16,7 +16,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from s2s_runtime import unbroadcast
+from s2s_runtime import initial_or_one, unbroadcast
 
 from ..ir import nodes as ir
 from ..ir.names import NameGen
@@ -41,6 +41,10 @@ def template_ir(template) -> ir.Function:
     _CACHE[id(template)] = (template, func)
     return func
 
+
+#: shape-only helpers evaluated at instantiation when every argument is a constant
+#: (``initial_or_one(None)`` -> 1, so ``g * 1`` -> ``g``: np.prod without initial=)
+_CONSTANT_HELPERS = {initial_or_one}
 
 _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
              operator.neg, math.log, math.sqrt, np.log, np.sqrt}
@@ -92,9 +96,10 @@ def is_real_scalar_op(call, scalars) -> bool:
 
 
 def simplify(call: ir.Call, scalars=frozenset(), shaped=frozenset()):
-    """Fold arithmetic on constants and the identities ``x ** 1``, ``x * 1``, ``1 * x``;
-    drop ``unbroadcast`` of a real scalar onto a real scalar, and onto an operand in
-    ``shaped`` (one with the result's shape: ``operands_shaped_like_result``).
+    """Fold arithmetic and ``==`` (as 0/1) on constants and the identities ``x ** 1``,
+    ``x * 1``, ``1 * x``; drop ``unbroadcast`` of a real scalar onto a real scalar, and
+    onto an operand in ``shaped`` (one with the result's shape:
+    ``operands_shaped_like_result``).
 
     Returns an atom when the call simplifies away, else the call.
     """
@@ -105,11 +110,19 @@ def simplify(call: ir.Call, scalars=frozenset(), shaped=frozenset()):
             all(_is_real_scalar(a, scalars) for a in args)
             or (isinstance(args[1], ir.Var) and args[1].name in shaped)):
         return args[0]
+    if call.fn in _CONSTANT_HELPERS and all(isinstance(a, ir.Const) for a in args):
+        return ir.Const(call.fn(*(a.value for a in args)))
+    if call.fn is operator.eq and len(args) == 2 and all(
+            isinstance(a, ir.Const) and _is_number(a.value) for a in args):
+        return ir.Const(int(args[0].value == args[1].value))  # (0/1 folds on: y - 1 + (y == 0))
     if call.fn in _FOLDABLE and all(isinstance(a, ir.Const) and _is_number(a.value) for a in args):
         try:
-            return ir.Const(call.fn(*(a.value for a in args)))
+            value = call.fn(*(a.value for a in args))
         except (ArithmeticError, ValueError):
             return call
+        # a Python number (np.log(2.0) is a float64 scalar, which would make a float32
+        # computation float64; a Python float is weak, as the template's literal was)
+        return ir.Const(value.item() if isinstance(value, np.generic) else value)
     if call.fn is operator.pow and _is_const(args[1], 1):
         return args[0]
     if call.fn is operator.mul and _is_const(args[1], 1):

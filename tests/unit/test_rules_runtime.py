@@ -38,7 +38,8 @@ NO_RULE_YET.update({name: "third order only (called by the second-order rules of
     "dot_vjp_jvp", "dot_vjp_vjp", "dot_vjp_transpose", "inner_vjp_jvp", "inner_vjp_vjp",
     "inner_vjp_transpose", "tensordot_vjp_jvp", "tensordot_vjp_vjp", "tensordot_vjp_transpose",
     "linspace_vjp_transpose", "average_vjp_jvp", "average_vjp_vjp", "average_vjp_transpose",
-    "multi_dot_vjp_dx", "multi_dot_jvp2")})
+    "multi_dot_vjp_dx", "multi_dot_jvp2",
+    "einsum_vjp2", "einsum_jvp2")})
 
 RNG = np.random.default_rng(0)
 EPS = 1e-6
