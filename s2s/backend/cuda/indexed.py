@@ -38,7 +38,7 @@ class _GridIndex:
 
     wants_atoms = True
 
-    def type(self, fn, types, kw, loc, atoms):
+    def type(self, fn, types, kw, loc, atoms, kw_atoms=None):
         name = fn.__name__
         if kw or len(atoms) != 1 or getattr(atoms[0], "value", None) != 1:
             raise UnsupportedSyntaxError(

@@ -398,3 +398,4 @@ register(AddCotangents(), rt.add)
 register(Reversed(), rt.reversed_range)
 _ = TABLE
 from . import derivs_products  # noqa: E402,F401  (registers the products' cotangents)
+from . import derivs_more  # noqa: E402,F401  (registers add_at, clip_selected)
