@@ -171,3 +171,13 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "dict_restore", "dict_set", "dict_subset", "dict_update", "dict_update_ct",
             "dict_values", "dict_values_ct", "dict_values_of", "old_item",
             "field_tangent", "make_record", "record_fields", "record_like"]
+
+from . import batching  # noqa: E402  (s2s.vmap's helpers: rt.batch_*)
+from .batching import (  # noqa: E402
+    batch_align, batch_axes, batch_axis, batch_bilinear_vjp, batch_contract,
+    batch_contract_vjp, batch_flat, batch_gather, batch_gather_vjp, batch_index, batch_len,
+    batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg, batch_rows,
+    batch_select, batch_setitem, batch_shape, batch_size, batch_size_of, batch_spec,
+    batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
+
+__all__ += [n for n in dir(batching) if n.startswith("batch_")]

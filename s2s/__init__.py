@@ -1,17 +1,18 @@
 """s2s: a source-to-source differentiating compiler for Python.
 
 Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
-``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev`` and ``tree_util``.  See README.md and DESIGN.md.
+``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev``, ``vmap`` and ``tree_util``.  See README.md and DESIGN.md.
 """
 from . import tree_util
 from .api import grad, value_and_grad
 from .api_forward import jvp
 from .api_jacobian import hessian, jacfwd, jacrev
 from .api_vjp import linearize, vjp
+from .api_vmap import vmap
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "tree_util", "S2SError", "UnsupportedSyntaxError",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]

@@ -1,0 +1,365 @@
+"""``vmap`` (JAX's semantics): the batching transform (``s2s/batch/``), specialised per
+argument kinds and which arguments are batched, cached like ``grad``.
+
+``vmap(f, in_axes=0, out_axes=0)(*args)``: ``in_axes`` is an int, None, or a
+tuple with one entry per positional argument, each an int, None or a pytree
+prefix of that argument (dicts, tuples, lists); negative axes count from the
+end.  The mapped axes are moved to the front, the batched code runs once, and
+the result's batch axis is moved to ``out_axes`` (same forms, a prefix of the
+output).  An argument whose leaves are mapped only in part has its unmapped
+leaves broadcast over the batch.  ``fallback="loop"`` lets a call without a
+batching rule run once per example, and a function whose control flow cannot
+be batched run once per example; by default both are errors that name the
+primitive or construct and the line.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+import s2s_runtime as rt
+
+from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
+
+from . import pipeline
+from .api import _signature, _Specialising, memo
+from .batch.transform import Batch, BatchingError
+from .errors import S2SError, UnsupportedSyntaxError
+from .ir import nodes as ir
+from .ir.kinds import kind_of
+from .ir.names import NameGen
+from .passes.sites import IRCallable
+from .passes.dce import dce
+
+
+def _leaf_axes(axes, value, what):
+    """The axis (int or None) of every leaf of ``value`` from the prefix tree ``axes``."""
+    if axes is None or isinstance(axes, int) and not isinstance(axes, bool):
+        return [axes] * len(tree_flatten(value)[0])
+    if isinstance(axes, (tuple, list, dict)) and type(axes) is type(value) or (
+            isinstance(axes, dict) and isinstance(value, dict)):
+        if isinstance(value, dict):
+            if set(axes) != set(value):
+                raise ValueError(f"vmap {what} keys {sorted(axes)} do not match the "
+                                 f"value's keys {sorted(value)}")
+            out = []
+            for k in sorted(value):
+                out += _leaf_axes(axes[k], value[k], what)
+            return out
+        if len(axes) != len(value):
+            raise ValueError(f"vmap {what} has {len(axes)} entries where the value has "
+                             f"{len(value)}")
+        out = []
+        for a, v in zip(axes, value):
+            out += _leaf_axes(a, v, what)
+        return out
+    raise ValueError(f"vmap {what} must be an int, None, or a tuple/list/dict prefix of "
+                     f"the value, got {axes!r} for a {type(value).__name__}")
+
+
+class Vmapped(_Specialising):
+    """``vmap(fun, in_axes, out_axes)``: ``fun`` over a batch, specialised per kinds."""
+
+    def __init__(self, fun, in_axes=0, out_axes=0, fallback=None):
+        if not callable(fun):
+            raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
+        if fallback not in (None, "loop"):
+            raise ValueError("vmap fallback must be None or 'loop'")
+        self.fn, self.in_axes, self.out_axes, self.fallback = fun, in_axes, out_axes, fallback
+        self.config = ("vmap", fallback)
+        self.cache = {}
+        self.__name__ = f"vmap_{getattr(fun, '__name__', 'f')}"
+        self.__wrapped__ = fun
+
+    # -- arguments -----------------------------------------------------------------
+    def _arg_axes(self, args):
+        in_axes = self.in_axes
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        if not isinstance(in_axes, tuple):
+            return [in_axes] * len(args)
+        if len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
+                             f"corresponding to the positional arguments passed to the "
+                             f"function, but got len(in_axes)={len(in_axes)}, "
+                             f"len(args)={len(args)}")
+        return list(in_axes)
+
+    def prepare(self, args):
+        """``(moved_args, batched_flags, size)``: every mapped axis moved to the front."""
+        moved, flags, sizes = [], [], []
+        for i, (a, ax) in enumerate(zip(args, self._arg_axes(args))):
+            leaves, tree = tree_flatten(a)
+            axes = _leaf_axes(ax, a, f"in_axes entry {i}")
+            new = []
+            for leaf, k in zip(leaves, axes):
+                if k is None:
+                    new.append(leaf)
+                    continue
+                nd = np.ndim(leaf)
+                if not -nd <= k < nd:
+                    raise ValueError(f"vmap was requested to map its argument along axis "
+                                     f"{k}, which implies that its rank should be at least "
+                                     f"{max(k + 1, -k)}, but is only {nd} (its shape is "
+                                     f"{np.shape(leaf)}) (argument {i})")
+                k %= nd
+                sizes.append((i, np.shape(leaf)[k], k, np.shape(leaf)))
+                new.append(np.moveaxis(np.asarray(leaf), k, 0) if k else np.asarray(leaf))
+            mapped = [k is not None for k in axes]
+            moved.append((tree, new, mapped))
+        if not sizes:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        n = sizes[0][1]
+        if any(s[1] != n for s in sizes):
+            lines = "\n".join(f"  argument {i} of shape {shape} has size {s} on axis {k}"
+                              for i, s, k, shape in sizes)
+            raise ValueError(f"vmap got inconsistent sizes for the array axes to be "
+                             f"mapped:\n{lines}")
+        out = []
+        for tree, leaves, mapped in moved:
+            if any(mapped) and not all(mapped):
+                leaves = [v if m else np.broadcast_to(np.asarray(v), (n,) + np.shape(v))
+                          for v, m in zip(leaves, mapped)]
+            out.append(tree_unflatten(tree, leaves))
+            flags.append(any(mapped))
+        return out, flags, n
+
+    # -- the batched code ----------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            sig = _signature(self.fn)
+            bound = sig.bind(*args, **kwargs)
+            args = tuple(bound.args)
+            if bound.kwargs:
+                raise TypeError("vmap: keyword-only arguments are not supported")
+        if isinstance(self.fn, Vmapped):
+            return self._nested(args)
+        values, flags, n = self.prepare(args)
+        try:
+            gen, free, out_batched = self.generated(values, flags)
+        except BatchingError:
+            if self.fallback != "loop":
+                raise
+            return self._loop(values, flags, n)
+        out = gen(*values, **free)
+        return self._place_out(out, out_batched, n)
+
+    def _nested(self, args):
+        """``vmap(vmap(f, in_a, out_a), in_b, out_b)``: ``f`` mapped once over both batch
+        axes, flattened into one of size ``n_outer * n_inner`` (exact, since ``f`` is
+        applied to each example independently), then split and placed."""
+        inner = self.fn
+        values, flags, n2 = self.prepare(args)  # outer axes in front (of every leaf of
+        #                                         a batched argument)
+        per_arg = []
+        for i, (v, ia) in enumerate(zip(values, inner._arg_axes(args))):
+            leaves, tree = tree_flatten(v)
+            example = tree_unflatten(tree, [x[0] for x in leaves]) if flags[i] else v
+            per_arg.append((tree, leaves, _leaf_axes(ia, example, f"in_axes entry {i}")))
+        sizes = set()
+        moved = []
+        for i, (tree, leaves, axes) in enumerate(per_arg):
+            new = []
+            for leaf, k in zip(leaves, axes):
+                if k is not None:
+                    leaf = np.asarray(leaf)
+                    lead = 1 if flags[i] else 0
+                    nd = leaf.ndim - lead
+                    if not -nd <= k < nd:
+                        raise ValueError(f"vmap (inner) cannot map axis {k} of a value of "
+                                         f"rank {nd} (argument {i})")
+                    leaf = np.moveaxis(leaf, lead + k % nd, lead)
+                    sizes.add(leaf.shape[lead])
+                new.append(leaf)
+            moved.append(new)
+        if not sizes:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        if len(sizes) > 1:
+            raise ValueError(f"vmap got inconsistent sizes for the array axes to be mapped "
+                             f"(inner vmap): {sorted(sizes)}")
+        n1 = sizes.pop()
+        merged, flat_axes = [], []
+        for i, ((tree, _, axes), leaves) in enumerate(zip(per_arg, moved)):
+            new, new_axes = [], []
+            for leaf, k in zip(leaves, axes):
+                if k is None and not flags[i]:
+                    new.append(leaf), new_axes.append(None)
+                    continue
+                leaf = np.asarray(leaf)
+                if k is None:  # mapped by the outer vmap only
+                    leaf = np.broadcast_to(leaf[:, None], (n2, n1) + leaf.shape[1:])
+                elif not flags[i]:  # mapped by the inner vmap only
+                    leaf = np.broadcast_to(leaf, (n2,) + leaf.shape)
+                new.append(np.reshape(leaf, (n2 * n1,) + leaf.shape[2:]))
+                new_axes.append(0)
+            merged.append(tree_unflatten(tree, new))
+            flat_axes.append(tree_unflatten(tree, new_axes) if new_axes else 0)
+        out = Vmapped(inner.fn, tuple(flat_axes), 0, inner.fallback or self.fallback)(*merged)
+        leaves, tree = tree_flatten(out)
+        split = [np.reshape(x, (n2, n1) + np.shape(x)[1:]) for x in leaves]
+        inner_out = _leaf_axes(inner.out_axes, tree_unflatten(tree, [x[0, 0] for x in split]),
+                               "out_axes")
+        placed = []
+        for x, k in zip(split, inner_out):
+            if k is None:
+                raise ValueError("vmap has mapped output but out_axes is None")
+            placed.append(np.moveaxis(x, 1, 1 + k % (x.ndim - 1)))
+        return self._place_out(tree_unflatten(tree, placed), True, n2)
+
+    def _example(self, values, flags, k=0):
+        return [tree_unflatten(tree_structure(v), [x[k] for x in tree_flatten(v)[0]])
+                if f else v for v, f in zip(values, flags)]
+
+    def _loop(self, values, flags, n):
+        outs = [self.fn(*self._example(values, flags, k)) for k in range(n)]
+        leaves = [tree_flatten(o)[0] for o in outs]
+        stacked = [np.stack([np.asarray(x[j]) for x in leaves]) for j in range(len(leaves[0]))]
+        return self._place_out(tree_unflatten(tree_structure(outs[0]), stacked), True, n)
+
+    def generated(self, values, flags):
+        """``(gen, free, out_batched)`` for these values' kinds and batched flags."""
+        if isinstance(self.fn, _Specialising):  # vmap(grad(f)): batch the code grad made
+            example = self._example(values, flags)
+            inner, free = self.fn.generated(self.fn._bind(example, {}))
+            gen, more, out_b = _vmap_of(inner, self.fallback).generated(values, flags)
+            return gen, {**free, **more}, out_b
+        free = self.free_values()
+        key = (tuple(map(kind_of, values)), tuple(flags), tuple(map(kind_of, free.values())))
+        hit = self.cache.get(key)
+        if hit is None:
+            def make():
+                func, front, out_b = self.batched_ir(values, flags)
+                gen, _ = pipeline.compile_function(func)
+                return gen, self.extra_freevars(front), out_b
+
+            hit = self.cache[key] = self.shared(key, make)
+        gen, extra, out_b = hit
+        if extra:
+            free.update((name, fv.load()) for name, fv in extra.items())
+        return gen, free, out_b
+
+    def batched_ir(self, values, flags):
+        """``(ir, front, out_batched)``: the batched function for these kinds."""
+        params = [p for p in self.front.func.params if not p.kwonly]
+        if len(params) < len(values):
+            raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes {len(params)} "
+                            f"positional argument(s), got {len(values)}")
+        example = self._example(values, flags)
+        front = self.front_for({**{p.var.name: v for p, v in zip(params, example)},
+                                **self.free_values()})
+        batched = [p.var.name for p, f in zip(params, flags) if f]
+        tr = Batch(front.func, batched, self.fallback)
+        tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)
+        func = tr.build(f"vmap_{front.func.name}")
+        defaults = [p for p in front.func.params[len(values):] if not p.kwonly]
+        if defaults:
+            raise UnsupportedSyntaxError("vmap: pass every positional argument (defaults of "
+                                         f"{[p.var.name for p in defaults]} are not batched)")
+        return dce(func), front, tr.out_batched
+
+    # -- the result ----------------------------------------------------------------
+    def _place_out(self, out, out_batched, n):
+        leaves, tree = tree_flatten(out)
+        axes = _leaf_axes(self.out_axes, out, "out_axes")
+        placed = []
+        for leaf, k in zip(leaves, axes):
+            if k is None:
+                if out_batched:
+                    raise ValueError("vmap has mapped output but out_axes is None")
+                placed.append(leaf)
+                continue
+            if not out_batched:
+                leaf = np.broadcast_to(np.asarray(leaf), (n,) + np.shape(leaf)).copy()
+            leaf = np.asarray(leaf)
+            nd = leaf.ndim
+            if not -nd <= k < nd:
+                raise ValueError(f"vmap out_axes {k} is out of range for an output of "
+                                 f"rank {nd - 1}")
+            placed.append(np.moveaxis(leaf, 0, k % nd) if k % nd else leaf)
+        return tree_unflatten(tree, placed)
+
+    # -- as IR: inside transformed code (grad(lambda w: sum(vmap(f)(w, X)))), nested vmap
+    def _s2s_site(self, args, kwargs, call=None, loc=None):
+        if kwargs:
+            raise UnsupportedSyntaxError("vmap(f)(...) with keyword arguments inside "
+                                         "transformed code")
+        return self.site_ir(args)
+
+    def site_ir(self, args):
+        """``(ir, freevars)``: ``lambda *args: vmap(fun, in_axes, out_axes)(*args)`` for the
+        kinds of ``args``, as IR (axes moved with ``np.moveaxis``).  Arguments mapped on
+        an axis other than 0 must be arrays, and ``out_axes`` an int or None."""
+        axes = self._arg_axes(args)
+        for a, k in zip(args, axes):
+            if k not in (0, None) and not isinstance(k, int) or \
+                    (k not in (0, None) and type(a) is not np.ndarray):
+                raise UnsupportedSyntaxError("vmap inside transformed code: in_axes must be "
+                                             "an int or None per argument (a non-zero axis "
+                                             "only for an array argument)")
+        if not (self.out_axes is None or isinstance(self.out_axes, int)):
+            raise UnsupportedSyntaxError("vmap inside transformed code: out_axes must be an "
+                                         "int or None")
+        values, flags, n = self.prepare(args)
+        for v, a, f in zip(values, args, flags):
+            if f and any(x is not y for x, y in zip(tree_flatten(v)[0], tree_flatten(a)[0])) \
+                    and type(a) is not np.ndarray:
+                raise UnsupportedSyntaxError("vmap inside transformed code: a container "
+                                             "argument mapped in part")
+        if isinstance(self.fn, Vmapped):
+            raise UnsupportedSyntaxError("nested vmap inside transformed code")
+        if isinstance(self.fn, _Specialising):
+            example = self._example(values, flags)
+            inner, free = self.fn.generated(self.fn._bind(example, {}))
+            func, front, out_b = _vmap_of(inner, self.fallback).batched_ir(values, flags)
+        else:
+            func, front, out_b = self.batched_ir(values, flags)
+        return _with_axes(func, axes, self.out_axes, out_b), dict(front.freevars)
+
+
+def _with_axes(func, axes, out_axes, out_batched):
+    """``func`` (batched on axis 0) taking its arguments mapped on ``axes`` and putting the
+    batch of its result on ``out_axes``."""
+    params = [p for p in func.params if not p.kwonly]
+    body = list(func.body)
+    ret = body.pop()
+    loc = replace(ret.loc, derived=True)
+    names = NameGen(ir.all_names(func))
+    head = []
+    for p, k in zip(params, axes):
+        if k not in (0, None):
+            head.append(ir.Assign(p.var, ir.Call(np.moveaxis, (p.var, ir.Const(k),
+                                                              ir.Const(0))), loc))
+    value = ret.value
+    size = next((s.target for s in body if isinstance(s, ir.Assign)
+                 and isinstance(s.value, ir.Call) and s.value.fn is rt.batch_size), None)
+    if out_axes is None and out_batched:
+        raise UnsupportedSyntaxError("vmap has mapped output but out_axes is None")
+    if out_axes is not None and not out_batched:
+        if size is None:
+            raise UnsupportedSyntaxError("vmap inside transformed code of a function whose "
+                                         "result does not depend on the batch")
+        t = ir.Var(names.fresh("lifted"))
+        body.append(ir.Assign(t, ir.Call(rt.batch_lift, (value, size)), loc))
+        value = t
+    if out_axes not in (0, None):
+        t = ir.Var(names.fresh("moved"))
+        body.append(ir.Assign(t, ir.Call(np.moveaxis, (value, ir.Const(0),
+                                                       ir.Const(out_axes))), loc))
+        value = t
+    return replace(func, body=tuple(head + body) + (replace(ret, value=value),))
+
+
+def _vmap_of(fun, fallback):
+    return memo(fun, ("vmap", 0, 0, fallback), lambda: Vmapped(fun, 0, 0, fallback))
+
+
+def vmap(fun=None, in_axes=0, out_axes=0, fallback=None):
+    """``fun`` mapped over a batch axis of its arguments (JAX's ``vmap``), as one batched
+    program (see the module docstring)."""
+    if fun is None:
+        return lambda f: vmap(f, in_axes, out_axes, fallback)
+    return Vmapped(fun, in_axes, out_axes, fallback)
+
+
+vmap._s2s_static_factory = True

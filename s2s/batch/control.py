@@ -1,0 +1,175 @@
+"""Control flow on a batched condition (``transform.py``).
+
+``if c: A else: B`` with ``c`` batched becomes: both branches run on every
+example, then each name either branch assigns takes, example by example,
+the value of the branch that example would have taken::
+
+    mask = rt.batch_mask(c)
+    x_old = x                  # names assigned in a branch and defined before
+    A; x_then = x; x = x_old   # the then-branch, its values kept aside
+    B
+    x = rt.batch_select(mask, x_then, x)
+
+Safe only when neither branch has an effect besides assigning names: an
+in-place write, ``raise``, ``return``, ``break`` or ``continue`` in a branch
+is a ``BatchingError``.
+
+``while c: body`` with ``c`` batched runs until the condition is false for
+every example; an example whose condition became false keeps the values it
+had then (every name the loop assigns is selected with the mask of the
+examples still running)::
+
+    active = rt.batch_lift(True, n)        # or the enclosing mask
+    while True:
+        (test code; names it assigns selected with `active`)
+        active = active & rt.batch_mask(c)
+        if not np.any(active): break
+        (body; names it assigns selected with `active`)
+"""
+from __future__ import annotations
+
+import operator
+from typing import List
+
+import numpy as np
+
+import s2s_runtime as rt
+
+from ..ir import nodes as ir
+
+
+def _defs(stmts) -> List[str]:
+    """Names assigned anywhere in ``stmts``, in order, without repeats."""
+    seen: List[str] = []
+    for s in ir.walk(stmts):
+        for v in ir.stmt_defs(s):
+            if v.name not in seen:
+                seen.append(v.name)
+    return seen
+
+
+def _check_pure(tr, stmts, what, loop_depth=0) -> None:
+    for s in stmts:
+        if isinstance(s, (ir.Return, ir.Raise)):
+            raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
+        if isinstance(s, (ir.Break, ir.Continue)) and loop_depth == 0:
+            raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
+        if isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.Call) and \
+                s.value.fn is operator.setitem:
+            raise tr.error(f"an in-place write {what}", s.loc)
+        inner = loop_depth + isinstance(s, (ir.For, ir.While))
+        for block in ir.sub_blocks(s):
+            _check_pure(tr, block, what, inner)
+
+
+def _and(tr, out, a, b, loc) -> ir.Var:
+    if a is None:
+        return b
+    t = tr.temp()
+    tr.batched.add(t.name)
+    out.append(ir.Assign(t, ir.Call(np.logical_and, (a, b)), loc))
+    return t
+
+
+def _select(tr, mask, a, b, loc) -> ir.Call:
+    return ir.Call(rt.batch_select, (mask, a, b))
+
+
+def select_if(tr, s: ir.If, loc) -> List:
+    what = "in a branch whose condition differs per example"
+    _check_pure(tr, s.body, what)
+    _check_pure(tr, s.orelse, what)
+    out: List = []
+    mask = tr.temp()
+    tr.batched.add(mask.name)
+    out.append(ir.Assign(mask, ir.Call(rt.batch_mask, (s.test,)), loc))
+    then_defs, else_defs = _defs(s.body), _defs(s.orelse)
+    names = then_defs + [n for n in else_defs if n not in then_defs]
+    before = set(tr.defined)
+    saved = {}
+    for n in names:
+        if n in before:
+            saved[n] = tr.temp()
+            out.append(ir.Assign(saved[n], ir.Var(n), loc))
+    outer = tr.mask
+    tr.mask = _and(tr, out, outer, mask, loc)
+    out += tr.block(s.body)
+    then_vals = {}
+    for n in then_defs:
+        then_vals[n] = tr.temp()
+        out.append(ir.Assign(then_vals[n], ir.Var(n), loc))
+        if n in saved:
+            out.append(ir.Assign(ir.Var(n), saved[n], loc))
+    if s.orelse:
+        inv = tr.temp()
+        tr.batched.add(inv.name)
+        out.append(ir.Assign(inv, ir.Call(np.logical_not, (mask,)), loc))
+        tr.mask = _and(tr, out, outer, inv, loc)
+        out += tr.block(s.orelse)
+    tr.mask = outer
+    for n in names:
+        var = ir.Var(n)
+        if n in then_defs:
+            other = var if (n in else_defs or n in saved) else None
+            value = _select(tr, mask, then_vals[n], other, loc) if other is not None \
+                else then_vals[n]
+        elif n in saved:  # assigned in the else branch only
+            value = _select(tr, mask, saved[n], var, loc)
+        else:
+            continue
+        out.append(ir.Assign(var, value, loc))
+        tr.batched.add(n)
+        tr.defined.add(n)
+    return out
+
+
+def masked_while(tr, s: ir.While, loc) -> List:
+    what = "in a 'while' loop whose condition differs per example"
+    _check_jumps(tr, s.test_body + s.body, what)
+    out: List = []
+    loop_defs = _defs(s.test_body + s.body)
+    for n in loop_defs:
+        if n not in tr.defined:  # first assigned in the loop: no value before it
+            out.append(ir.Assign(ir.Var(n), ir.Const(None), loc))
+            tr.defined.add(n)
+    active = tr.temp()
+    tr.batched.add(active.name)
+    start = ir.Call(rt.batch_lift, (ir.Const(True), tr.size_var())) if tr.mask is None \
+        else ir.Call(np.copy, (tr.mask,))
+    out.append(ir.Assign(active, start, loc))
+    outer = tr.mask
+    head: List = []
+    test_defs = _defs(s.test_body)
+    saved = {n: tr.temp() for n in test_defs}
+    head += [ir.Assign(saved[n], ir.Var(n), loc) for n in test_defs]
+    tr.mask = active
+    head += tr.block(s.test_body)
+    head += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
+             for n in test_defs]
+    cond = tr.temp()
+    tr.batched.add(cond.name)
+    head.append(ir.Assign(cond, ir.Call(rt.batch_mask, (s.test,)), loc))
+    head.append(ir.Assign(active, ir.Call(np.logical_and, (active, cond)), loc))
+    going = tr.temp()
+    head.append(ir.Assign(going, ir.Call(np.any, (active,)), loc))
+    body_defs = _defs(s.body)
+    saved = {n: tr.temp() for n in body_defs}
+    body = [ir.Assign(saved[n], ir.Var(n), loc) for n in body_defs]
+    body += tr.block(s.body)
+    body += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
+             for n in body_defs]
+    tr.mask = outer
+    out.append(ir.While(tuple(head), going, tuple(body), (), s.loc))
+    out += tr.block(s.orelse)
+    return out
+
+
+def _check_jumps(tr, stmts, what, loop_depth=0) -> None:
+    """No ``break``/``continue`` of this loop, ``return`` or ``raise`` inside it."""
+    for s in stmts:
+        if isinstance(s, (ir.Return, ir.Raise)) or (
+                isinstance(s, (ir.Break, ir.Continue)) and loop_depth == 0):
+            raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
+        inner = loop_depth + isinstance(s, (ir.For, ir.While))
+        for block in ir.sub_blocks(s):
+            _check_jumps(tr, block, what, inner)
