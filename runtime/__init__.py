@@ -178,6 +178,8 @@ from .batching import (  # noqa: E402
     batch_contract_vjp, batch_flat, batch_gather, batch_gather_vjp, batch_index, batch_len,
     batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg, batch_rows,
     batch_select, batch_setitem, batch_shape, batch_size, batch_size_of, batch_spec,
-    batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
+    batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view, batch_squeeze_axes,
+    batch_item, batch_sum_items, batch_hstack, batch_vstack, batch_broadcast_to, batch_diag,
+    batch_tile)
 
 __all__ += [n for n in dir(batching) if n.startswith("batch_")]

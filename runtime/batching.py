@@ -136,9 +136,9 @@ def batch_rows(x):
     """What iterating (or unpacking) one example of batched ``x`` yields, batched:
     containers as they are, arrays with the first two axes swapped (an involution, so
     it is its own transpose)."""
-    if _is_container(x):
+    if not isinstance(x, np.ndarray):
         return x
-    return np.swapaxes(np.asarray(x), 0, 1)
+    return np.swapaxes(x, 0, 1)
 
 
 def batch_mask(c):
@@ -164,7 +164,13 @@ def batch_select(c, a, b):
         return a
     c = np.asarray(c, dtype=bool)
     if _is_container(a):
-        return tree_map(lambda x, y: _select_leaf(c, x, y), a, b)
+        try:
+            return tree_map(lambda x, y: _select_leaf(c, x, y), a, b)
+        except ValueError:
+            raise ValueError("vmap: a branch or loop whose condition differs per example "
+                             "makes containers of different lengths or structures (e.g. "
+                             "appending under a condition); such code cannot be batched"
+                             ) from None
     return _select_leaf(c, a, b)
 
 
@@ -207,12 +213,35 @@ def batch_gather_vjp(g, x, index, x_batched, index_batched):
     return out
 
 
-def batch_setitem(x, index, value, index_batched, value_batched):
-    """``x[index] = value`` in every example of batched ``x`` (in place)."""
+def batch_setitem(x, index, value, index_batched, value_batched, mask=None):
+    """``x[index] = value`` in every example of batched ``x`` (in place); with ``mask``
+    (a boolean vector over the batch: the examples that run this write) only in those
+    examples."""
     if _is_container(x):
+        if mask is not None:
+            raise ValueError("vmap: a write into a list or dict under a condition that "
+                             "differs per example")
         x[index] = value
         return None
+    if mask is not None:
+        n = np.shape(x)[0]
+        idx = _gather_index(x, index, True, n) if index_batched else batch_index(x, index)
+        old = x[idx]
+        new = np.asarray(value)
+        if value_batched:
+            new = new.reshape(new.shape[:1] + (1,) * (old.ndim - new.ndim) + new.shape[1:])
+        m = np.asarray(mask).reshape((n,) + (1,) * (old.ndim - 1))
+        x[idx] = np.where(m, new, old)
+        return None
     n = np.shape(x)[0]
+    mask = np.asarray(index) if index_batched and not isinstance(index, tuple) else None
+    if mask is not None and mask.dtype == bool and mask.shape == np.shape(x) and \
+            np.ndim(value) <= (1 if value_batched else 0):
+        # x[mask] = v with a mask that differs per example and one value per example
+        v = np.asarray(value)
+        v = v.reshape(v.shape + (1,) * (mask.ndim - v.ndim)) if value_batched else v
+        x[...] = np.where(mask, v, x)
+        return None
     idx = _gather_index(x, index, True, n) if index_batched else batch_index(x, index)
     if value_batched:
         slot_nd = np.ndim(x[idx])
@@ -413,3 +442,67 @@ def batch_loop(fn, flags, n, *args, **kwargs):
     if _is_container(first):
         return tree_map(lambda *vs: np.stack([np.asarray(v) for v in vs]), *outs)
     return np.stack([np.asarray(o) for o in outs])
+
+
+# -- functions whose batched form depends on the per-example rank ----------------------
+def batch_squeeze_axes(x):
+    """The per-example axes of size 1 of batched ``x`` (what ``np.squeeze`` removes)."""
+    return tuple(i for i in range(1, np.ndim(x)) if np.shape(x)[i] == 1)
+
+
+def batch_item(x):
+    """``x.item()`` of every example: one number per example, shape ``(n,)``."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[0], -1)[:, 0]
+
+
+def batch_sum_items(x):
+    """Builtin ``sum`` of every example: over the rows of an array (axis 1), over the
+    items of a container (which are batched)."""
+    if isinstance(x, np.ndarray):
+        return np.sum(x, axis=1)
+    return sum(x)
+
+
+def batch_hstack(xs):
+    """``np.hstack`` of every example: per-example 1-D items join on their only axis,
+    others on their second."""
+    nd = min(np.ndim(x) for x in xs) - 1
+    return np.concatenate(list(xs), axis=1 if nd <= 1 else 2)
+
+
+def batch_vstack(xs):
+    """``np.vstack`` of every example: per-example 1-D items become rows."""
+    items = [np.asarray(x) for x in xs]
+    items = [x.reshape(x.shape[:1] + (1,) * (3 - x.ndim) + x.shape[1:]) if x.ndim < 3 else x
+             for x in items]
+    return np.concatenate(items, axis=1)
+
+
+def batch_broadcast_to(x, shape):
+    """``np.broadcast_to(x, shape)`` of every example of batched ``x``."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    x = batch_align(x, np.empty(shape, dtype=bool), False)
+    return np.broadcast_to(x, x.shape[:1] + shape)
+
+
+def batch_diag(v, k=0):
+    """``np.diag`` of every example: a 1-D example becomes a diagonal matrix, a 2-D one
+    gives its diagonal."""
+    v = np.asarray(v)
+    if v.ndim == 2:
+        n = v.shape[1] + abs(k)
+        out = np.zeros((v.shape[0], n, n), dtype=v.dtype)
+        i = np.arange(v.shape[1])
+        out[:, i + max(-k, 0), i + max(k, 0)] = v
+        return out
+    return np.diagonal(v, offset=k, axis1=1, axis2=2).copy()
+
+
+def batch_tile(x, reps):
+    """``np.tile(x, reps)`` of every example."""
+    x = np.asarray(x)
+    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    nd = max(x.ndim - 1, len(reps))
+    x = x.reshape(x.shape[:1] + (1,) * (nd - (x.ndim - 1)) + x.shape[1:])
+    return np.tile(x, (1,) + (1,) * (nd - len(reps)) + reps)

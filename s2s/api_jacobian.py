@@ -18,6 +18,7 @@ from .api import _normalise_argnums, _reverse_transform
 from .api_varargs import adapter, wants_adapter
 from .api_forward import _forward_of, jvp
 from .api_vjp import vjp
+from .batch.jacobian import jacfwd_batched, jacrev_batched
 from .ir.kinds import is_inexact_leaf
 
 
@@ -43,6 +44,10 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
     """The Jacobian of ``fun`` by forward mode, one JVP per input entry (JAX's ``jacfwd``)."""
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        if not has_aux:  # one batched JVP over the whole basis (s2s/batch/jacobian.py)
+            batched = jacfwd_batched(fun, args, nums, single)
+            if batched is not None:
+                return batched
         tangents = [tree_map(rt.zeros_like, a) for a in args]
         out = None
         per_arg = []
@@ -86,6 +91,10 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
     """The Jacobian of ``fun`` by reverse mode, one VJP per output entry (JAX's ``jacrev``)."""
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        if not has_aux:  # one batched VJP over the whole basis (s2s/batch/jacobian.py)
+            batched = jacrev_batched(fun, args, nums, single)
+            if batched is not None:
+                return batched
         res = vjp(fun, *args, has_aux=has_aux)
         out, pull = res[0], res[1]
         out_leaves, out_tree = tree_flatten(out)

@@ -25,11 +25,11 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 from . import pipeline
 from .api import _signature, _Specialising, memo
 from .batch.transform import Batch, BatchingError
-from .errors import S2SError, UnsupportedSyntaxError
+from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
+from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
 from .ir.kinds import kind_of
 from .ir.names import NameGen
-from .passes.sites import IRCallable
 from .passes.dce import dce
 
 
@@ -136,6 +136,7 @@ class Vmapped(_Specialising):
         if isinstance(self.fn, Vmapped):
             return self._nested(args)
         values, flags, n = self.prepare(args)
+        values, flags = self._with_defaults(values, flags)
         try:
             gen, free, out_batched = self.generated(values, flags)
         except BatchingError:
@@ -144,6 +145,17 @@ class Vmapped(_Specialising):
             return self._loop(values, flags, n)
         out = gen(*values, **free)
         return self._place_out(out, out_batched, n)
+
+    def _with_defaults(self, values, flags):
+        """The default values of the positional parameters not passed (unbatched)."""
+        try:
+            sig = _signature(self.fn)
+        except Exception:
+            return values, flags
+        params = [p for p in sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        extra = [p.default for p in params[len(values):] if p.default is not p.empty]
+        return list(values) + extra, list(flags) + [False] * len(extra)
 
     def _nested(self, args):
         """``vmap(vmap(f, in_a, out_a), in_b, out_b)``: ``f`` mapped once over both batch

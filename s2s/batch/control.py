@@ -10,9 +10,10 @@ the value of the branch that example would have taken::
     B
     x = rt.batch_select(mask, x_then, x)
 
-Safe only when neither branch has an effect besides assigning names: an
-in-place write, ``raise``, ``return``, ``break`` or ``continue`` in a branch
-is a ``BatchingError``.
+Safe only when neither branch has an effect besides assigning names and
+writing into arrays (the writes are masked: ``rt.batch_setitem(..., mask)``
+changes only the examples that take the branch); ``raise``, ``return``,
+``break`` or ``continue`` in a branch is a ``BatchingError``.
 
 ``while c: body`` with ``c`` batched runs until the condition is false for
 every example; an example whose condition became false keeps the values it
@@ -28,7 +29,6 @@ examples still running)::
 """
 from __future__ import annotations
 
-import operator
 from typing import List
 
 import numpy as np
@@ -54,9 +54,6 @@ def _check_pure(tr, stmts, what, loop_depth=0) -> None:
             raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
         if isinstance(s, (ir.Break, ir.Continue)) and loop_depth == 0:
             raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
-        if isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.Call) and \
-                s.value.fn is operator.setitem:
-            raise tr.error(f"an in-place write {what}", s.loc)
         inner = loop_depth + isinstance(s, (ir.For, ir.While))
         for block in ir.sub_blocks(s):
             _check_pure(tr, block, what, inner)

@@ -200,11 +200,10 @@ defbatch(axis_rule(arrays=("gs", "x"), axes_of="x", none="keep", default=0), rt.
 
 
 def squeeze(site):
+    """``np.squeeze(a)`` removes the per-example axes of size 1 (never the batch axis)."""
     axis = site.arg("axis", ir.Const(None))
     if isinstance(axis, ir.Const) and axis.value is None:
-        from .transform import BatchingError
-        raise BatchingError("vmap: np.squeeze without an axis on a batched value (the batch "
-                            "may have size 1); pass axis=", site.loc)
+        return site.with_arg(site.call, "axis", site.rt(rt.batch_squeeze_axes, site.arg("a")))
     return site.with_arg(site.call, "axis", _shift(site, axis))
 
 

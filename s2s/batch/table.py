@@ -10,7 +10,8 @@ family (``defbatch(rule, *primitives)``), so a new primitive of a known kind
 (an elementwise ufunc, a reduction with ``axis=``) is one entry.
 
 ``unbatched_result``: the result is the same for every example even when an
-operand is batched (``np.shape``, ``len``, ``x is None``).
+operand is batched (``np.shape``, ``len``, ``x is None``); a function of the
+call where that depends on a constant argument (``getattr(x, "shape")``).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ..rules import lookup
 class BatchRule:
     fn: Callable
     rule: Callable
-    unbatched_result: bool = False
+    unbatched_result: object = False  # bool, or call -> bool
 
 
 _TABLE: Dict[int, BatchRule] = {}

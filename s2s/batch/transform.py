@@ -91,7 +91,9 @@ class Batch:
             if not any(self.is_b(a) for a in v.operands()):
                 return False
             rule = batch_rule(v.fn)
-            return not (rule is not None and rule.unbatched_result)
+            if rule is None or not rule.unbatched_result:
+                return True
+            return callable(rule.unbatched_result) and not rule.unbatched_result(v)
         return self.is_b(v)
 
     def analyse(self, stmts, ctrl: bool) -> None:
@@ -230,12 +232,11 @@ class Batch:
         v = s.value
         if isinstance(v, ir.Call) and v.fn is operator.setitem and self.is_b(v.args[0]):
             x, index, value = v.args
-            if self.mask is not None:
-                raise self.error("an in-place write under a condition that differs per "
-                                 "example", s.loc)
+            mask = (self.mask,) if self.mask is not None else ()
             return [ir.ExprStmt(ir.Call(rt.batch_setitem, (x, index, value,
                                                           ir.Const(self.is_b(index)),
-                                                          ir.Const(self.is_b(value)))), s.loc)]
+                                                          ir.Const(self.is_b(value))) + mask),
+                                s.loc)]
         if isinstance(v, ir.Call):
             pre, expr = self.call(v, loc)
             return pre + [replace(s, value=expr)]

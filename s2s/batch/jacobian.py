@@ -1,0 +1,143 @@
+"""``jacfwd`` and ``jacrev`` as one batched call (the cookbook's construction).
+
+``jacrev``: the VJP function of ``fun`` applied by ``vmap`` to the whole
+standard basis of the output space at once (one cotangent per output entry,
+stacked), so the adjoint code runs once on a batch instead of once per
+entry.  ``jacfwd``: the linearized JVP function applied by ``vmap`` to the
+standard basis of the differentiated inputs.  Both return ``None`` when the
+function cannot be batched (a primitive without a batching rule, control
+flow that differs per basis vector in a way that cannot be masked), and the
+caller then pushes the basis vectors one at a time.  Layout as JAX: for each
+output leaf, ``out.shape + in.shape`` per input leaf.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from s2s_runtime.tree import tree_flatten, tree_unflatten
+
+from ..errors import S2SError
+from ..ir.kinds import is_inexact_leaf
+
+
+def _dtype(v):
+    return np.result_type(v) if np.issubdtype(np.result_type(v), np.inexact) else np.float64
+
+
+def _identity_blocks(leaves, keep):
+    """For ``leaves`` (``keep[i]``: whether leaf ``i`` gets basis vectors) the batched
+    basis: leaf ``i`` of shape ``(M,) + shape_i`` with ones on its own rows, and the row
+    offset of each leaf."""
+    sizes = [int(np.size(v)) if k else 0 for v, k in zip(leaves, keep)]
+    total = sum(sizes)
+    blocks, offsets, at = [], [], 0
+    for v, k, s in zip(leaves, keep, sizes):
+        if not k:
+            blocks.append(np.zeros((total,) + np.shape(v), dtype=_dtype(v)))
+            offsets.append(at)
+            continue
+        e = np.zeros((total, s), dtype=_dtype(v))
+        e[at:at + s] = np.eye(s, dtype=e.dtype)
+        blocks.append(e.reshape((total,) + np.shape(v)))
+        offsets.append(at)
+        at += s
+    return blocks, offsets, total
+
+
+def jacrev_batched(fun, args, nums, single):
+    """The Jacobian by one batched VJP, or None when it cannot be batched."""
+    from ..api_vjp import vjp
+    from ..api_vmap import vmap
+
+    out, pull = vjp(fun, *args)
+    out_leaves, out_tree = tree_flatten(out)
+    basis, offsets, total = _identity_blocks(out_leaves, [True] * len(out_leaves))
+    if total == 0:
+        return None
+    try:
+        cts = vmap(pull)(tree_unflatten(out_tree, basis))
+    except S2SError as e:
+        print('FALLBACK', e)
+        return None
+    jac = []
+    for o, ol in enumerate(out_leaves):
+        rows = slice(offsets[o], offsets[o] + int(np.size(ol)))
+        per_arg = []
+        for n in nums:
+            blocks = []
+            for v, g in zip(tree_flatten(args[n])[0], tree_flatten(cts[n])[0]):
+                block = np.zeros(np.shape(ol) + np.shape(v),
+                                 dtype=np.result_type(_dtype(ol), _dtype(v)))
+                if is_inexact_leaf(v):
+                    block[...] = np.reshape(np.asarray(g)[rows], block.shape)
+                blocks.append(block)
+            per_arg.append(tree_unflatten(tree_flatten(args[n])[1], blocks))
+        jac.append(per_arg[0] if single else tuple(per_arg))
+    return tree_unflatten(out_tree, jac)
+
+
+def jacfwd_batched(fun, args, nums, single):
+    """The Jacobian by one batched JVP, or None when it cannot be batched."""
+    from ..api_vjp import LinearizedFunction
+    from ..api_vmap import vmap
+
+    keep_args = []
+    leaves_of = [tree_flatten(a) for a in args]
+    flat_keep = []
+    for i, (leaves, _) in enumerate(leaves_of):
+        keep = [i in nums and is_inexact_leaf(v) for v in leaves]
+        keep_args.append(keep)
+        flat_keep += keep
+    all_leaves = [v for leaves, _ in leaves_of for v in leaves]
+    basis, offsets, total = _identity_blocks(all_leaves, flat_keep)
+    if total == 0:
+        return None
+    tangents, in_axes, k = [], [], 0
+    for i, (leaves, tree) in enumerate(leaves_of):
+        mine = basis[k:k + len(leaves)]
+        if any(keep_args[i]):
+            tangents.append(tree_unflatten(tree, [b if keep else np.zeros((total,) + np.shape(v),
+                                                                          dtype=_dtype(v))
+                                                  for b, keep, v in zip(mine, keep_args[i],
+                                                                        leaves)]))
+            in_axes.append(0)
+        else:
+            tangents.append(tree_unflatten(tree, [np.zeros(np.shape(v), dtype=_dtype(v))
+                                                  for v in leaves]))
+            in_axes.append(None)
+        k += len(leaves)
+    try:
+        lin = LinearizedFunction(fun, args)
+    except (S2SError, TypeError) as e:
+        print('FALLBACK', e)
+        return None
+    try:
+        douts = vmap(lin, in_axes=tuple(in_axes))(*tangents)
+    except S2SError as e:
+        print('FALLBACK', e)
+        return None
+    out = fun(*args)
+    out_leaves, out_tree = tree_flatten(out)
+    dout_leaves = tree_flatten(douts)[0]
+    jac = []
+    for ol, d in zip(out_leaves, dout_leaves):
+        d = np.asarray(d)
+        per_arg, k = [], 0
+        for i, (leaves, tree) in enumerate(leaves_of):
+            if i not in nums:
+                k += len(leaves)
+                continue
+            blocks = []
+            for v, keep in zip(leaves, keep_args[i]):
+                block = np.zeros(np.shape(ol) + np.shape(v),
+                                 dtype=np.result_type(_dtype(ol), _dtype(v)))
+                if keep:
+                    rows = d[offsets[k]:offsets[k] + int(np.size(v))]
+                    rows = rows.reshape((int(np.size(v)),) + np.shape(ol))
+                    block[...] = np.moveaxis(rows, 0, -1).reshape(block.shape)
+                blocks.append(block)
+                k += 1
+            per_arg.append(tree_unflatten(tree, blocks))
+        ordered = [per_arg[sorted(nums).index(n)] for n in nums] if not single else per_arg
+        jac.append(ordered[0] if single else tuple(ordered))
+    return tree_unflatten(out_tree, jac)
