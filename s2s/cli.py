@@ -182,6 +182,16 @@ def generate(args):
         return format_ir(pipeline.front(fn).func)
     if args.mode in ("jvp", "hvp"):
         return _jvp_source(fn, module, args)
+    if args.mode == "vmap":  # the batched code (s2s/batch/dump.py)
+        from .batch.dump import vmap_source
+
+        if args.out:
+            raise CLIError("--out writes a gradient module; it needs --mode grad")
+        try:
+            return vmap_source(fn, example_values(fn, module, args.args, args.signature),
+                               args.in_axes)
+        except ValueError as e:
+            raise CLIError(str(e)) from e
     argnums = parse_argnums(args.argnums)
     try:
         transform = api.grad(fn, argnums=argnums, has_aux=args.has_aux)
@@ -295,10 +305,13 @@ def build_parser() -> argparse.ArgumentParser:
     dump = sub.add_parser("dump", help="print the code s2s generates for a function",
                           description="Print the code s2s generates for FUNC in FILE.py.")
     dump.add_argument("target", metavar="FILE.py:FUNC")
-    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "ir"), default="grad",
+    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "vmap", "ir"), default="grad",
                       help="grad: the generated gradient (default); jvp: the forward-mode "
                            "tangent code; hvp: forward mode over the gradient code "
-                           "(Hessian-vector products); ir: the function's IR")
+                           "(Hessian-vector products); vmap: the batched code (see "
+                           "--in-axes); ir: the function's IR")
+    dump.add_argument("--in-axes", help="vmap: which arguments are batched, e.g. 0,None "
+                      "(default: all, on axis 0)")
     dump.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
     dump.add_argument("--signature", help="argument kinds, e.g. 'f64, f32[:], c128[:, :], i64'")
     dump.add_argument("--args", help="Python expression for the example arguments (a tuple, "

@@ -38,13 +38,20 @@ import s2s_runtime as rt
 from ..ir import nodes as ir
 
 
-def _defs(stmts) -> List[str]:
-    """Names assigned anywhere in ``stmts``, in order, without repeats."""
+def _defs(stmts, tr=None, whole=None) -> List[str]:
+    """Names assigned anywhere in ``stmts``, in order, without repeats; with ``tr``, only
+    those read outside ``whole`` (the ``if`` or ``while`` statement) or not compiler
+    temporaries (a temporary made and read inside needs no selecting)."""
+    inner = ir.use_counts([whole]) if whole is not None else {}
     seen: List[str] = []
     for s in ir.walk(stmts):
         for v in ir.stmt_defs(s):
-            if v.name not in seen:
-                seen.append(v.name)
+            if v.name in seen:
+                continue
+            if tr is not None and v.name in tr.fn.temps and \
+                    tr.uses.get(v.name, 0) <= inner.get(v.name, 0):
+                continue
+            seen.append(v.name)
     return seen
 
 
@@ -68,6 +75,12 @@ def _and(tr, out, a, b, loc) -> ir.Var:
     return t
 
 
+def _needs_mask(stmts) -> bool:
+    """Whether a block has a loop on a condition or an in-place write (which read the
+    mask of the examples running it)."""
+    return any(isinstance(x, ir.While) or isinstance(x, ir.ExprStmt) for x in ir.walk(stmts))
+
+
 def _select(tr, mask, a, b, loc) -> ir.Call:
     return ir.Call(rt.batch_select, (mask, a, b))
 
@@ -80,7 +93,7 @@ def select_if(tr, s: ir.If, loc) -> List:
     mask = tr.temp()
     tr.batched.add(mask.name)
     out.append(ir.Assign(mask, ir.Call(rt.batch_mask, (s.test,)), loc))
-    then_defs, else_defs = _defs(s.body), _defs(s.orelse)
+    then_defs, else_defs = _defs(s.body, tr, s), _defs(s.orelse, tr, s)
     names = then_defs + [n for n in else_defs if n not in then_defs]
     before = set(tr.defined)
     saved = {}
@@ -89,7 +102,8 @@ def select_if(tr, s: ir.If, loc) -> List:
             saved[n] = tr.temp()
             out.append(ir.Assign(saved[n], ir.Var(n), loc))
     outer = tr.mask
-    tr.mask = _and(tr, out, outer, mask, loc)
+    if _needs_mask(s.body):
+        tr.mask = _and(tr, out, outer, mask, loc)
     out += tr.block(s.body)
     then_vals = {}
     for n in then_defs:
@@ -97,11 +111,13 @@ def select_if(tr, s: ir.If, loc) -> List:
         out.append(ir.Assign(then_vals[n], ir.Var(n), loc))
         if n in saved:
             out.append(ir.Assign(ir.Var(n), saved[n], loc))
-    if s.orelse:
+    tr.mask = outer
+    if s.orelse and _needs_mask(s.orelse):
         inv = tr.temp()
         tr.batched.add(inv.name)
         out.append(ir.Assign(inv, ir.Call(np.logical_not, (mask,)), loc))
         tr.mask = _and(tr, out, outer, inv, loc)
+    if s.orelse:
         out += tr.block(s.orelse)
     tr.mask = outer
     for n in names:
@@ -124,7 +140,7 @@ def masked_while(tr, s: ir.While, loc) -> List:
     what = "in a 'while' loop whose condition differs per example"
     _check_jumps(tr, s.test_body + s.body, what)
     out: List = []
-    loop_defs = _defs(s.test_body + s.body)
+    loop_defs = _defs(s.test_body + s.body, tr, s)
     for n in loop_defs:
         if n not in tr.defined:  # first assigned in the loop: no value before it
             out.append(ir.Assign(ir.Var(n), ir.Const(None), loc))
@@ -136,7 +152,7 @@ def masked_while(tr, s: ir.While, loc) -> List:
     out.append(ir.Assign(active, start, loc))
     outer = tr.mask
     head: List = []
-    test_defs = _defs(s.test_body)
+    test_defs = _defs(s.test_body, tr, s)
     saved = {n: tr.temp() for n in test_defs}
     head += [ir.Assign(saved[n], ir.Var(n), loc) for n in test_defs]
     tr.mask = active
@@ -149,7 +165,7 @@ def masked_while(tr, s: ir.While, loc) -> List:
     head.append(ir.Assign(active, ir.Call(np.logical_and, (active, cond)), loc))
     going = tr.temp()
     head.append(ir.Assign(going, ir.Call(np.any, (active,)), loc))
-    body_defs = _defs(s.body)
+    body_defs = _defs(s.body, tr, s)
     saved = {n: tr.temp() for n in body_defs}
     body = [ir.Assign(saved[n], ir.Var(n), loc) for n in body_defs]
     body += tr.block(s.body)

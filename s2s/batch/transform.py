@@ -65,6 +65,7 @@ class Batch:
         self._size = None
         self.mask = None
         self.defined: Set[str] = {p.var.name for p in fn.params}
+        self.uses = ir.use_counts(fn.body)
         self.out_batched = False
         #: names known to hold numpy arrays (indexing them needs no container check)
         self.arrays: Set[str] = set()
