@@ -181,6 +181,11 @@ def _gather_index(x, index, x_batched, n):
     if any(p.dtype == bool for p in parts):
         raise TypeError("vmap: a boolean mask that differs per example selects a different "
                         "number of entries per example, which cannot be batched")
+    # out-of-range indices are clamped (as JAX's batched gathers do): examples that a
+    # condition has finished (a masked loop, a short-circuit 'and') still compute the read
+    dims = np.shape(x)[1:] if x_batched else np.shape(x)
+    parts = [np.clip(p, -d, d - 1) if p.dtype.kind in "iu" else p
+             for p, d in zip(parts, dims)]
     if x_batched:
         lead = max((p.ndim - 1 for p in parts if p.ndim), default=0)
         arange = np.arange(n).reshape((n,) + (1,) * lead)
