@@ -88,3 +88,84 @@ defbatch(helper(rt.batch_tile, "A", "reps"), np.tile)
 defbatch(axis_rule(arrays=("a",), none="flat"), np.repeat)
 defbatch(same, build.astype, records.make_record)
 defbatch(container, containers.list_append, containers.list_extend)
+
+
+# -- VJP and JVP helpers of generated derivative code ---------------------------------
+def _lifted(site, names):
+    """The call with the unbatched operands among ``names`` broadcast over the batch."""
+    call = site.call
+    for p in names:
+        a = site.arg(p)
+        if isinstance(a, ir.Var) and not site.b(a):
+            call = site.with_arg(call, p, site.rt(rt.batch_view, a, site.n, batched=True))
+    return call
+
+
+def flat_when_none(arrays, flatten, reshape_like=None):
+    """``f(..., axis=None)`` that works on the flattened example: the ``flatten``
+    operands flattened per example, ``axis=1``, the result reshaped like
+    ``reshape_like``; with an axis, the axis shifted."""
+    def rule(site):
+        call = _lifted(site, arrays)
+        axis = site.arg("axis", ir.Const(None))
+        if not (isinstance(axis, ir.Const) and axis.value is None):
+            return site.with_arg(call, "axis", ir.Const(rt.batch_axis(axis.value))
+                                 if isinstance(axis, ir.Const) else
+                                 site.rt(rt.batch_axis, axis))
+        from .rules_core import _current
+        shape_of = _current(site, call, reshape_like) if reshape_like else None
+        for p in flatten:
+            flat = site.rt(rt.batch_flat, _current(site, call, p), batched=True)
+            call = site.with_arg(call, p, flat)
+        call = site.with_arg(call, "axis", ir.Const(1))
+        if shape_of is None:
+            return call
+        out = site.emit(call)
+        shape = site.rt(np.shape, shape_of)
+        return ir.Call(np.reshape, (out, shape))
+    return rule
+
+
+defbatch(flat_when_none(("g", "a"), ("a",), "a"), rt.cumsum_vjp)
+defbatch(flat_when_none(("g", "a"), ("g", "a"), "a"), rt.cumprod_vjp)
+defbatch(flat_when_none(("t", "ans", "a"), ("t", "a")), rt.cumprod_jvp)
+
+
+def transpose_vjp(site):
+    call = _lifted(site, ("g", "a"))
+    axes = site.arg("axes", ir.Const(None))
+    a = call.args[1]
+    return site.with_arg(call, "axes", site.rt(rt.batch_transpose_axes, a, axes))
+
+
+defbatch(transpose_vjp, rt.transpose_vjp)
+
+
+def view_all(*names):
+    def rule(site):
+        return _lifted(site, names)
+    return rule
+
+
+defbatch(view_all("g", "a"), rt.reshape_vjp)
+defbatch(view_all("g", "x"), rt.astype_vjp)
+defbatch(view_all("t", "ans"), rt.tangent_as, rt.astype_jvp, rt.cast_jvp)
+defbatch(axis_rule(arrays=("t", "a"), none="keep", default=-1), rt.sort_jvp)
+defbatch(axis_rule(arrays=("g", "a"), none="keep", axis_param="axis1", more_axes=("axis2",),
+                   default=0), rt.trace_vjp)
+defbatch(axis_rule(arrays=("g", "ans", "a", "weights"), axes_of="a"), rt.average_vjp)
+defbatch(axis_rule(arrays=("t", "ans", "a", "weights"), axes_of="a"), rt.average_jvp)
+
+
+def unpack_vjp(site):
+    """``a, b = x`` of a batched array: the targets' cotangents stacked on axis 1."""
+    cts, x = site.call.args
+    if not site.b(x):
+        x = site.rt(rt.batch_view, x, site.n, batched=True)
+    if not site.b(cts):
+        cts = site.rt(rt.batch_lift, cts, site.n, batched=True)
+    made = site.emit(ir.Call(rt.unpack_vjp, (cts, site.rt(rt.batch_rows, x, batched=True))))
+    return ir.Call(rt.batch_rows, (made,))
+
+
+defbatch(unpack_vjp, rt.unpack_vjp)

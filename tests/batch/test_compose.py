@@ -1,0 +1,125 @@
+"""vmap composed with the derivative transforms, each checked against an independent
+oracle (central finite differences in float64, ``tests/grad/oracles.py``):
+per-example gradients ``vmap(grad(f))``, ``grad`` of a sum over ``vmap(f)``,
+``vmap(vjp_fun)`` (matrix-Jacobian products), ``vmap`` of a JVP function
+(Jacobian-matrix products), and ``jacfwd``/``jacrev`` built as one batched call."""
+import numpy as np
+import pytest
+
+import s2s
+from s2s.batch.jacobian import jacfwd_batched, jacrev_batched
+from tests.grad.oracles import assert_tree_close, fd_grad
+
+rng = np.random.default_rng(11)
+
+
+def loss(w, x, t):
+    return (np.tanh(np.dot(x, w)) - t) ** 2 + 0.1 * np.sum(w * w)
+
+
+def branchy(w, x):
+    z = np.dot(x, w)
+    if z > 0.0:
+        return z * z
+    return np.sin(z)
+
+
+def sigmoid(x):
+    return 0.5 * (np.tanh(x / 2) + 1)
+
+
+def predict(W, b, inputs):
+    return sigmoid(np.dot(inputs, W) + b)
+
+
+def vec_fn(x, y):
+    return np.concatenate([np.sin(x) * y[0], np.cumsum(x) * np.sum(y ** 2)])
+
+
+def tree_out(p):
+    return {"a": p["w"] * np.exp(p["b"]), "b": np.sum(p["w"] ** 2)}
+
+
+def fd_jacobian(f, x, eps=1e-6):
+    """Central differences, one column per input entry (independent of s2s)."""
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))).ravel() / (2 * eps))
+    y = np.asarray(f(x))
+    return np.stack(cols, axis=-1).reshape(y.shape + x.shape)
+
+
+@pytest.mark.parametrize("fn", [loss, branchy])
+def test_per_example_gradients_match_finite_differences(fn):
+    w = rng.normal(size=3)
+    X = rng.normal(size=(6, 3))
+    T = rng.normal(size=6)
+    if fn is loss:
+        got = s2s.vmap(s2s.grad(fn), in_axes=(None, 0, 0))(w, X, T)
+        want = np.stack([fd_grad(fn, (w, x, t)) for x, t in zip(X, T)])
+    else:
+        got = s2s.vmap(s2s.grad(fn), in_axes=(None, 0))(w, X)
+        want = np.stack([fd_grad(fn, (w, x)) for x in X])
+    assert_tree_close(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_grad_of_a_sum_over_vmap_matches_finite_differences():
+    X, T = rng.normal(size=(7, 3)), rng.normal(size=7)
+
+    def total(w):
+        return np.sum(s2s.vmap(loss, in_axes=(None, 0, 0))(w, X, T))
+
+    def total_loop(w):
+        return sum(loss(w, x, t) for x, t in zip(X, T))
+
+    w = rng.normal(size=3)
+    assert_tree_close(s2s.grad(total)(w), fd_grad(total_loop, (w,)), rtol=1e-6, atol=1e-7)
+
+
+def test_vmap_of_vjp_fun_is_the_matrix_jacobian_product():
+    W, b, inputs = rng.normal(size=3), 0.2, rng.normal(size=(4, 3))
+    f = lambda W: predict(W, b, inputs)  # noqa: E731
+    y, vjp_fun = s2s.vjp(f, W)
+    U = rng.normal(size=(16,) + y.shape)
+    outs, = s2s.vmap(vjp_fun)(U)
+    np.testing.assert_allclose(outs, U @ fd_jacobian(f, W), rtol=1e-6, atol=1e-8)
+
+
+def test_vmap_of_a_jvp_function_is_the_jacobian_matrix_product():
+    W, b, inputs = rng.normal(size=3), 0.2, rng.normal(size=(4, 3))
+    f = lambda W: predict(W, b, inputs)  # noqa: E731
+    S = rng.normal(size=(16, 3))
+    J = fd_jacobian(f, W)
+    got = s2s.vmap(lambda s: s2s.jvp(f, (W,), (s,))[1])(S)
+    np.testing.assert_allclose(got, S @ J.T, rtol=1e-6, atol=1e-8)
+    _, lin = s2s.linearize(f, W)
+    np.testing.assert_allclose(s2s.vmap(lin)(S), S @ J.T, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("build", [jacfwd_batched, jacrev_batched])
+def test_batched_jacobians_match_finite_differences(build):
+    x, y = rng.normal(size=3), rng.normal(size=2)
+    jx = build(vec_fn, (x, y), (0,), True)
+    assert jx is not None  # built as one batched call, not the loop
+    np.testing.assert_allclose(jx, fd_jacobian(lambda v: vec_fn(v, y), x), rtol=1e-6, atol=1e-8)
+    jx, jy = build(vec_fn, (x, y), (0, 1), False)
+    np.testing.assert_allclose(jy, fd_jacobian(lambda v: vec_fn(x, v), y), rtol=1e-6, atol=1e-8)
+    p = {"w": rng.normal(size=3), "b": 0.3}
+    jt = build(tree_out, (p,), (0,), True)
+    assert jt is not None
+    fw = lambda w: tree_out({"w": w, "b": p["b"]})["a"]  # noqa: E731
+    np.testing.assert_allclose(jt["a"]["w"], fd_jacobian(fw, p["w"]), rtol=1e-6, atol=1e-8)
+    fb = lambda b: tree_out({"w": p["w"], "b": float(b)})["a"]  # noqa: E731
+    np.testing.assert_allclose(jt["a"]["b"], fd_jacobian(fb, np.array(p["b"])), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_public_jacobians_and_hessian_of_a_branchy_function():
+    w, x = rng.normal(size=3), rng.normal(size=3)
+    f = lambda w: np.array([branchy(w, x), branchy(w * 2.0, x)])  # noqa: E731
+    want = fd_jacobian(f, w)
+    np.testing.assert_allclose(s2s.jacfwd(f)(w), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jacrev(f)(w), want, rtol=1e-6, atol=1e-8)
