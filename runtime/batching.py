@@ -511,3 +511,17 @@ def batch_tile(x, reps):
     nd = max(x.ndim - 1, len(reps))
     x = x.reshape(x.shape[:1] + (1,) * (nd - (x.ndim - 1)) + x.shape[1:])
     return np.tile(x, (1,) + (1,) * (nd - len(reps)) + reps)
+
+
+def batch_inplace(op, plain, x, y):
+    """``x op= y`` on batched ``x``: in place where each example is an array (so names
+    that share it see the change, as in the unbatched program), a new value where each
+    example is a number (which Python never changes in place)."""
+    if np.ndim(x) >= 2:
+        return op(x, y)
+    return plain(x, y)
+
+
+def batch_snapshot(x):
+    """A copy of batched ``x`` that later in-place changes of ``x`` leave alone."""
+    return tree_map(lambda v: np.array(v, copy=True) if isinstance(v, np.ndarray) else v, x)

@@ -75,6 +75,26 @@ def _and(tr, out, a, b, loc) -> ir.Var:
     return t
 
 
+def _mutated(stmts) -> set:
+    """Names changed in place by an operator in ``stmts`` (``x += v``; writes
+    ``x[i] = v`` are masked where they happen and need no selecting)."""
+    from ..frontend.desugar import PLAIN_OF_INPLACE
+    out = set()
+    for x in ir.walk(stmts):
+        v = getattr(x, "value", None)
+        if isinstance(x, ir.Assign) and isinstance(v, ir.Call) and v.fn in PLAIN_OF_INPLACE \
+                and v.args and isinstance(v.args[0], ir.Var):
+            out.add(v.args[0].name)
+    return out
+
+
+def _save(tr, name, mutated, loc) -> ir.Assign:
+    """``saved = name``: a copy when ``name`` is changed in place before it is selected."""
+    t = tr.temp()
+    value = ir.Call(rt.batch_snapshot, (ir.Var(name),)) if name in mutated else ir.Var(name)
+    return t, ir.Assign(t, value, loc)
+
+
 def _needs_mask(stmts) -> bool:
     """Whether a block has a loop on a condition or an in-place write (which read the
     mask of the examples running it)."""
@@ -97,10 +117,11 @@ def select_if(tr, s: ir.If, loc) -> List:
     names = then_defs + [n for n in else_defs if n not in then_defs]
     before = set(tr.defined)
     saved = {}
+    mutated = _mutated(s.body + s.orelse)
     for n in names:
         if n in before:
-            saved[n] = tr.temp()
-            out.append(ir.Assign(saved[n], ir.Var(n), loc))
+            saved[n], stmt = _save(tr, n, mutated, loc)
+            out.append(stmt)
     outer = tr.mask
     if _needs_mask(s.body):
         tr.mask = _and(tr, out, outer, mask, loc)
@@ -152,9 +173,13 @@ def masked_while(tr, s: ir.While, loc) -> List:
     out.append(ir.Assign(active, start, loc))
     outer = tr.mask
     head: List = []
+    mutated = {n for n in _mutated(s.test_body + s.body) if n in tr.defined}
     test_defs = _defs(s.test_body, tr, s)
-    saved = {n: tr.temp() for n in test_defs}
-    head += [ir.Assign(saved[n], ir.Var(n), loc) for n in test_defs]
+    test_defs += sorted(n for n in mutated & _mutated(s.test_body) if n not in test_defs)
+    saved = {}
+    for n in test_defs:
+        saved[n], stmt = _save(tr, n, mutated, loc)
+        head.append(stmt)
     tr.mask = active
     head += tr.block(s.test_body)
     head += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
@@ -166,8 +191,11 @@ def masked_while(tr, s: ir.While, loc) -> List:
     going = tr.temp()
     head.append(ir.Assign(going, ir.Call(np.any, (active,)), loc))
     body_defs = _defs(s.body, tr, s)
-    saved = {n: tr.temp() for n in body_defs}
-    body = [ir.Assign(saved[n], ir.Var(n), loc) for n in body_defs]
+    body_defs += sorted(n for n in mutated & _mutated(s.body) if n not in body_defs)
+    saved, body = {}, []
+    for n in body_defs:
+        saved[n], stmt = _save(tr, n, mutated, loc)
+        body.append(stmt)
     body += tr.block(s.body)
     body += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
              for n in body_defs]

@@ -20,15 +20,21 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime import build, containers, records
 
+from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from .rules_core import aligned_operands, axis_rule, same, container
 from .table import defbatch
 
 
 def inplace(site):
+    """``x op= y``: ``y`` aligned against ``x``; in place only where the examples are
+    arrays (``rt.batch_inplace``), as numbers are never changed in place."""
     x, *rest = site.call.args
     aligned = aligned_operands(site, [x] + rest)
-    return ir.Call(site.fn, (x,) + tuple(aligned[1:]), site.call.kwargs)
+    if not site.b(x):  # x the same for every example, y batched: a new batched value
+        return ir.Call(PLAIN_OF_INPLACE[site.fn], (x,) + tuple(aligned[1:]))
+    return ir.Call(rt.batch_inplace, (ir.Const(site.fn), ir.Const(PLAIN_OF_INPLACE[site.fn]),
+                                      x) + tuple(aligned[1:]))
 
 
 defbatch(inplace, operator.iadd, operator.isub, operator.imul, operator.itruediv,

@@ -219,6 +219,21 @@ def cf_masked_write(x):
     return y
 
 
+def cf_inplace_alias(x):
+    k = x
+    k += 1.0
+    return k + x
+
+
+def cf_while_inplace_array(v):
+    s = np.zeros(2)
+    i = 0.0
+    while np.sum(s) < v[0] * 4.0:
+        s += v
+        i += 1.0
+    return s, i
+
+
 def containers(x, d):
     out = {"a": x * d["w"], "b": (x + d["b"], 2.0)}
     return out
@@ -286,6 +301,9 @@ CASES = [
     (cf_for_rows, (R(N, 3, 2),), 0),
     (cf_for_range, (R(N, 3),), 0),
     (cf_masked_write, (R(8, 3),), 0),
+    (cf_inplace_alias, (R(N),), 0),
+    (cf_inplace_alias, (R(N, 2),), 0),
+    (cf_while_inplace_array, (P(8, 2),), 0),
     (containers, (R(N, 2), {"w": R(2), "b": R(N)}), (0, {"w": None, "b": 0})),
 ]
 
