@@ -24,6 +24,7 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
 from .api import _signature, _Specialising, memo
+from .api_vjp import VJPFunction
 from .batch.transform import Batch, BatchingError
 from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
 from .errors import UnsupportedSyntaxError
@@ -127,24 +128,38 @@ class Vmapped(_Specialising):
 
     # -- the batched code ----------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        static = {}
         if kwargs:
             sig = _signature(self.fn)
             bound = sig.bind(*args, **kwargs)
             args = tuple(bound.args)
-            if bound.kwargs:
-                raise TypeError("vmap: keyword-only arguments are not supported")
+            static = bound.kwargs  # keyword-only arguments: the same for every example
+        if isinstance(self.fn, VJPFunction):  # its adjoint code, residuals unbatched
+            return self._of_vjp_fun(args)
         if isinstance(self.fn, Vmapped):
             return self._nested(args)
         values, flags, n = self.prepare(args)
         values, flags = self._with_defaults(values, flags)
         try:
-            gen, free, out_batched = self.generated(values, flags)
+            gen, free, out_batched = self.generated(values, flags, static)
         except BatchingError:
             if self.fallback != "loop":
                 raise
-            return self._loop(values, flags, n)
-        out = gen(*values, **free)
+            return self._loop(values, flags, n, static)
+        out = gen(*values, **free, **static)
         return self._place_out(out, out_batched, n)
+
+    def _of_vjp_fun(self, args):
+        """``vmap(vjp_fun)``: the generated adjoint sweep (cached per kinds, shared by
+        every ``vjp_fun`` of the same code) batched over the cotangent, with the
+        residuals the same for every example."""
+        fun = self.fn
+        if len(args) != 1:
+            raise TypeError(f"a vjp function takes one cotangent, got {len(args)} arguments")
+        axes = self._arg_axes(args)
+        inner = _vmap_of(fun._bwd, self.fallback, (None,) * len(fun._residuals) + tuple(axes),
+                         self.out_axes)
+        return inner(*fun._residuals, *args)
 
     def _with_defaults(self, values, flags):
         """The default values of the positional parameters not passed (unbatched)."""
@@ -223,25 +238,28 @@ class Vmapped(_Specialising):
         return [tree_unflatten(tree_structure(v), [x[k] for x in tree_flatten(v)[0]])
                 if f else v for v, f in zip(values, flags)]
 
-    def _loop(self, values, flags, n):
-        outs = [self.fn(*self._example(values, flags, k)) for k in range(n)]
+    def _loop(self, values, flags, n, static=None):
+        outs = [self.fn(*self._example(values, flags, k), **(static or {})) for k in range(n)]
         leaves = [tree_flatten(o)[0] for o in outs]
         stacked = [np.stack([np.asarray(x[j]) for x in leaves]) for j in range(len(leaves[0]))]
         return self._place_out(tree_unflatten(tree_structure(outs[0]), stacked), True, n)
 
-    def generated(self, values, flags):
-        """``(gen, free, out_batched)`` for these values' kinds and batched flags."""
+    def generated(self, values, flags, static=None):
+        """``(gen, free, out_batched)`` for these values' kinds and batched flags
+        (``static``: keyword-only arguments, unbatched)."""
+        static = static or {}
         if isinstance(self.fn, _Specialising):  # vmap(grad(f)): batch the code grad made
             example = self._example(values, flags)
-            inner, free = self.fn.generated(self.fn._bind(example, {}))
-            gen, more, out_b = _vmap_of(inner, self.fallback).generated(values, flags)
+            inner, free = self.fn.generated(self.fn._bind(example, static))
+            gen, more, out_b = _vmap_of(inner, self.fallback).generated(values, flags, free)
             return gen, {**free, **more}, out_b
         free = self.free_values()
-        key = (tuple(map(kind_of, values)), tuple(flags), tuple(map(kind_of, free.values())))
+        key = (tuple(map(kind_of, values)), tuple(flags), tuple(map(kind_of, free.values())),
+               tuple((k, kind_of(v)) for k, v in sorted(static.items())))
         hit = self.cache.get(key)
         if hit is None:
             def make():
-                func, front, out_b = self.batched_ir(values, flags)
+                func, front, out_b = self.batched_ir(values, flags, static)
                 gen, _ = pipeline.compile_function(func)
                 return gen, self.extra_freevars(front), out_b
 
@@ -251,7 +269,7 @@ class Vmapped(_Specialising):
             free.update((name, fv.load()) for name, fv in extra.items())
         return gen, free, out_b
 
-    def batched_ir(self, values, flags):
+    def batched_ir(self, values, flags, static=None):
         """``(ir, front, out_batched)``: the batched function for these kinds."""
         params = [p for p in self.front.func.params if not p.kwonly]
         if len(params) < len(values):
@@ -259,7 +277,7 @@ class Vmapped(_Specialising):
                             f"positional argument(s), got {len(values)}")
         example = self._example(values, flags)
         front = self.front_for({**{p.var.name: v for p, v in zip(params, example)},
-                                **self.free_values()})
+                                **(static or {}), **self.free_values()})
         batched = [p.var.name for p, f in zip(params, flags) if f]
         tr = Batch(front.func, batched, self.fallback)
         tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)
@@ -362,8 +380,10 @@ def _with_axes(func, axes, out_axes, out_batched):
     return replace(func, body=tuple(head + body) + (replace(ret, value=value),))
 
 
-def _vmap_of(fun, fallback):
-    return memo(fun, ("vmap", 0, 0, fallback), lambda: Vmapped(fun, 0, 0, fallback))
+def _vmap_of(fun, fallback, in_axes=0, out_axes=0):
+    """The ``vmap`` of ``fun`` kept on ``fun`` (its cache lives as long as ``fun``)."""
+    return memo(fun, ("vmap", in_axes, out_axes, fallback),
+                lambda: Vmapped(fun, in_axes, out_axes, fallback))
 
 
 def vmap(fun=None, in_axes=0, out_axes=0, fallback=None):

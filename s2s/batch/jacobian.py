@@ -77,9 +77,6 @@ def jacrev_batched(fun, args, nums, single):
 
 def jacfwd_batched(fun, args, nums, single):
     """The Jacobian by one batched JVP, or None when it cannot be batched."""
-    from ..api_vjp import LinearizedFunction
-    from ..api_vmap import vmap
-
     keep_args = []
     leaves_of = [tree_flatten(a) for a in args]
     flat_keep = []
@@ -91,26 +88,36 @@ def jacfwd_batched(fun, args, nums, single):
     basis, offsets, total = _identity_blocks(all_leaves, flat_keep)
     if total == 0:
         return None
-    tangents, in_axes, k = [], [], 0
-    for i, (leaves, tree) in enumerate(leaves_of):
-        mine = basis[k:k + len(leaves)]
-        if any(keep_args[i]):
-            tangents.append(tree_unflatten(tree, [b if keep else np.zeros((total,) + np.shape(v),
-                                                                          dtype=_dtype(v))
-                                                  for b, keep, v in zip(mine, keep_args[i],
-                                                                        leaves)]))
-            in_axes.append(0)
-        else:
-            tangents.append(tree_unflatten(tree, [np.zeros(np.shape(v), dtype=_dtype(v))
-                                                  for v in leaves]))
-            in_axes.append(None)
-        k += len(leaves)
+    from ..api_forward import _forward_of
+    from ..api_varargs import adapter, wants_adapter
+
     try:
-        lin = LinearizedFunction(fun, args)
+        f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun
+        transform = _forward_of(f, False)
+        values, kw = transform._bind(list(args), None)
+        carries = transform._carries(values, len(args))
+        gen, free = transform.generated(values, carries, kw)
     except (S2SError, TypeError):
         return None
+    dots, in_axes, k = [], [None] * len(values), 0
+    for i, (leaves, tree) in enumerate(leaves_of):
+        mine = basis[k:k + len(leaves)]
+        k += len(leaves)
+        if not carries[i]:
+            continue
+        if any(keep_args[i]):
+            dots.append(tree_unflatten(tree, [b if keep else np.zeros((total,) + np.shape(v),
+                                                                      dtype=_dtype(v))
+                                              for b, keep, v in zip(mine, keep_args[i],
+                                                                    leaves)]))
+            in_axes.append(0)
+        else:
+            dots.append(tree_unflatten(tree, [np.zeros(np.shape(v), dtype=_dtype(v))
+                                              for v in leaves]))
+            in_axes.append(None)
     try:
-        douts = vmap(lin, in_axes=tuple(in_axes))(*tangents)
+        from ..api_vmap import _vmap_of
+        _, douts = _vmap_of(gen, None, tuple(in_axes))(*values, *dots, **free, **kw)
     except S2SError:
         return None
     out = fun(*args)
