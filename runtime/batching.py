@@ -16,6 +16,9 @@ import numpy as np
 from .tree import tree_leaves, tree_map
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"  # 'z' is the batch letter
+#: the contraction order of two operands (numpy then contracts with BLAS where it can,
+#: without searching for a path on every call)
+_PAIR = ["einsum_path", (0, 1)]
 
 
 def _is_container(x) -> bool:
@@ -364,7 +367,7 @@ def _einsum_parts(subscripts):
 
 def batch_contract(spec, a, b):
     """``np.einsum(spec, a, b)``: a per-example contraction (``batch_spec``)."""
-    return np.einsum(spec, a, b, optimize=True)
+    return np.einsum(spec, a, b, optimize=_PAIR)
 
 
 def batch_contract_vjp(spec, which, g, a, b):
@@ -375,9 +378,9 @@ def batch_contract_vjp(spec, which, g, a, b):
     ins, so = spec.split("->")
     sa, sb = ins.split(",")
     if which == 0:
-        out = np.einsum(f"{so},{sb}->{sa}", g, b, optimize=True)
+        out = np.einsum(f"{so},{sb}->{sa}", g, b, optimize=_PAIR)
     else:
-        out = np.einsum(f"{sa},{so}->{sb}", a, g, optimize=True)
+        out = np.einsum(f"{sa},{so}->{sb}", a, g, optimize=_PAIR)
     return _fit(out, a if which == 0 else b)
 
 
@@ -407,7 +410,7 @@ def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, ax
         lift = False
     subs = f"{so},{other_sub}->{target_sub}" if which == 0 else f"{other_sub},{so}->{target_sub}"
     operands = (g, b) if which == 0 else (a, g)
-    out = np.einsum(subs, *operands, optimize=True)
+    out = np.einsum(subs, *operands, optimize=_PAIR)
     target = a if which == 0 else b
     if lift:
         out = _fit(out, target)

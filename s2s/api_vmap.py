@@ -91,6 +91,13 @@ class Vmapped(_Specialising):
         """``(moved_args, batched_flags, size)``: every mapped axis moved to the front."""
         moved, flags, sizes = [], [], []
         for i, (a, ax) in enumerate(zip(args, self._arg_axes(args))):
+            if ax is None:  # the common fast cases: unmapped, or an array on axis 0
+                moved.append((None, a, [False]))
+                continue
+            if ax == 0 and type(a) is np.ndarray and a.ndim:
+                sizes.append((i, a.shape[0], 0, a.shape))
+                moved.append((None, a, [True]))
+                continue
             leaves, tree = tree_flatten(a)
             axes = _leaf_axes(ax, a, f"in_axes entry {i}")
             new = []
@@ -119,6 +126,10 @@ class Vmapped(_Specialising):
                              f"mapped:\n{lines}")
         out = []
         for tree, leaves, mapped in moved:
+            if tree is None:
+                out.append(leaves)
+                flags.append(mapped[0])
+                continue
             if any(mapped) and not all(mapped):
                 leaves = [v if m else np.broadcast_to(np.asarray(v), (n,) + np.shape(v))
                           for v, m in zip(leaves, mapped)]
@@ -163,12 +174,17 @@ class Vmapped(_Specialising):
 
     def _with_defaults(self, values, flags):
         """The default values of the positional parameters not passed (unbatched)."""
-        try:
-            sig = _signature(self.fn)
-        except Exception:
+        params = self.__dict__.get("_positional")
+        if params is None:
+            try:
+                sig = _signature(self.fn)
+                params = [p for p in sig.parameters.values()
+                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            except Exception:
+                params = []
+            self._positional = params
+        if len(params) <= len(values):
             return values, flags
-        params = [p for p in sig.parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         extra = [p.default for p in params[len(values):] if p.default is not p.empty]
         return list(values) + extra, list(flags) + [False] * len(extra)
 
