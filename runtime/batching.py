@@ -11,14 +11,13 @@ maths, and each that carries derivatives has JVP/VJP rules
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .tree import tree_leaves, tree_map
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"  # 'z' is the batch letter
-#: the contraction order of two operands (numpy then contracts with BLAS where it can,
-#: without searching for a path on every call)
-_PAIR = ["einsum_path", (0, 1)]
 
 
 def _is_container(x) -> bool:
@@ -309,13 +308,11 @@ def batch_spec(kind, a, b, a_batched, b_batched, axes=None):
         sb[k] = sa[-1]
         sb = "".join(sb)
         so = sa[:-1] + sb.replace(sa[-1], "")
-    elif kind == "matmul":
-        sa = "...ij" if ra >= 2 else "j"
-        sb = "...jk" if rb >= 2 else "j"
-        so = ("..." if max(ra, rb) > 2 else "") + ("i" if ra >= 2 else "") + \
-             ("k" if rb >= 2 else "")
-        if ra >= 2 and rb >= 2:
-            so = "...ik"
+    elif kind == "matmul":  # stacked axes right-aligned, as numpy broadcasts them
+        stack = "abcdefgh"[:max(ra, rb, 2) - 2]
+        sa = (stack[len(stack) - (ra - 2):] + "ij") if ra >= 2 else "j"
+        sb = (stack[len(stack) - (rb - 2):] + "jk") if rb >= 2 else "j"
+        so = stack + ("i" if ra >= 2 else "") + ("k" if rb >= 2 else "")
     elif kind == "outer":
         sa, sb, so = "i", "j", "ij"
     elif kind == "vdot":
@@ -367,7 +364,57 @@ def _einsum_parts(subscripts):
 
 def batch_contract(spec, a, b):
     """``np.einsum(spec, a, b)``: a per-example contraction (``batch_spec``)."""
-    return np.einsum(spec, a, b, optimize=_PAIR)
+    return _einsum2(spec, a, b)
+
+
+_PLANS = {}
+
+
+def _plan(spec):
+    """How ``einsum(spec, a, b)`` runs as one (broadcast) matrix product: the letters
+    shared by both operands and the result (batch), only by one operand and the result
+    (free), by both operands only (contracted); None where that does not describe it."""
+    hit = _PLANS.get(spec)
+    if hit is None and spec not in _PLANS:
+        ins, so = spec.split("->")
+        sa, sb = ins.split(",")
+        if "." in spec or len(set(sa)) != len(sa) or len(set(sb)) != len(sb) or \
+                any(c not in sb and c not in so for c in sa) or \
+                any(c not in sa and c not in so for c in sb):
+            _PLANS[spec] = None
+            return None
+        batch = [c for c in so if c in sa and c in sb]
+        free_a = [c for c in sa if c in so and c not in sb]
+        free_b = [c for c in sb if c in so and c not in sa]
+        summed = [c for c in sa if c in sb and c not in so]
+        order = batch + free_a + free_b
+        hit = ([sa.index(c) for c in batch + free_a + summed],
+               [sb.index(c) for c in batch + summed + free_b],
+               len(batch), len(free_a), len(summed),
+               [order.index(c) for c in so])
+        _PLANS[spec] = hit
+    return hit
+
+
+def _einsum2(spec, a, b):
+    """``np.einsum(spec, a, b)`` as one matrix product (BLAS), without numpy's per-call
+    search for a contraction order."""
+    plan = _plan(spec)
+    a, b = np.asarray(a), np.asarray(b)
+    if plan is None or a.ndim != len(plan[0]) or b.ndim != len(plan[1]):
+        return np.einsum(spec, a, b, optimize=True)
+    pa, pb, nb, nfa, ns, final = plan
+    a0, b0 = a, b
+    a, b = a.transpose(pa), b.transpose(pb)
+    bshape_a, bshape_b = a.shape[:nb], b.shape[:nb]
+    fa, sm = a.shape[nb:nb + nfa], a.shape[nb + nfa:]
+    fb = b.shape[nb + ns:]
+    if sm != b.shape[nb:nb + ns]:  # a summed axis broadcast (size 1 against n)
+        return np.einsum(spec, a0, b0, optimize=True)
+    ka, kb, kc = math.prod(fa), math.prod(fb), math.prod(sm)
+    out = np.matmul(a.reshape(bshape_a + (ka, kc)), b.reshape(bshape_b + (kc, kb)))
+    out = out.reshape(out.shape[:nb] + fa + fb)
+    return out.transpose(final) if final != sorted(final) else out
 
 
 def batch_contract_vjp(spec, which, g, a, b):
@@ -378,9 +425,9 @@ def batch_contract_vjp(spec, which, g, a, b):
     ins, so = spec.split("->")
     sa, sb = ins.split(",")
     if which == 0:
-        out = np.einsum(f"{so},{sb}->{sa}", g, b, optimize=_PAIR)
+        out = _einsum2(f"{so},{sb}->{sa}", g, b)
     else:
-        out = np.einsum(f"{sa},{so}->{sb}", a, g, optimize=_PAIR)
+        out = _einsum2(f"{sa},{so}->{sb}", a, g)
     return _fit(out, a if which == 0 else b)
 
 
@@ -410,7 +457,7 @@ def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, ax
         lift = False
     subs = f"{so},{other_sub}->{target_sub}" if which == 0 else f"{other_sub},{so}->{target_sub}"
     operands = (g, b) if which == 0 else (a, g)
-    out = np.einsum(subs, *operands, optimize=_PAIR)
+    out = _einsum2(subs, *operands)
     target = a if which == 0 else b
     if lift:
         out = _fit(out, target)
