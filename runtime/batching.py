@@ -50,9 +50,9 @@ def batch_view(x, n):
     return tree_map(lambda v: _lift_leaf(v, n, False), x)
 
 
-def batch_unlift(g):
+def batch_unlift(x):
     """Transpose of ``batch_lift``: the sum over the batch axis (leaf by leaf)."""
-    return tree_map(lambda v: np.sum(v, axis=0), g)
+    return tree_map(lambda v: np.sum(v, axis=0), x)
 
 
 def per_example_ndim(x, batched) -> int:

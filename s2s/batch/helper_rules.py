@@ -28,7 +28,7 @@ from ..rules.registry import defjvp, defnondiff, defvjp
 defvjp(batch_align, lambda g, ans, x, other, other_batched: np.reshape(g, np.shape(x)),
        lambda g, ans, x, other, other_batched: zeros_like(other))
 defjvp(batch_align, lambda t, ans, x, other, other_batched: batch_align(t, other, other_batched),
-       None)
+       lambda t, ans, x, other, other_batched: zeros_like(ans))
 defvjp(batch_flat, lambda g, ans, x: np.reshape(g, np.shape(x)))
 defjvp(batch_flat, lambda t, ans, x: batch_flat(t))
 defvjp(batch_lift, lambda g, ans, x, n: batch_unlift(g))
@@ -59,7 +59,8 @@ defvjp(batch_unbroadcast, lambda c, ans, g, x, g_batched, x_batched:
        np.broadcast_to(batch_align(c, g, True), np.shape(g)),
        lambda c, ans, g, x, g_batched, x_batched: zeros_like(x))
 defjvp(batch_unbroadcast, lambda t, ans, g, x, g_batched, x_batched:
-       batch_unbroadcast(t, x, g_batched, x_batched), None)
+       batch_unbroadcast(t, x, g_batched, x_batched),
+       lambda t, ans, g, x, g_batched, x_batched: zeros_like(ans))
 defnondiff(B.batch_size, B.batch_axes, B.batch_axis, B.batch_index, B.batch_shape,
            B.batch_len, B.batch_ndim, B.batch_size_of, B.batch_reshape_arg,
            B.batch_transpose_axes, B.batch_mask, B.batch_spec)

@@ -410,7 +410,8 @@ def test_elementwise_vjp_matches_finite_differences(case):
 #: rule modules whose primitives have their own test module (runtime helpers:
 #: tests/unit/test_rules_runtime.py; index writes: tests/unit/test_rules_index_writes.py)
 TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.index_writes",
-                    "s2s.rules.containers"}  # tests/unit/test_rules_containers.py
+                    "s2s.rules.containers",  # tests/unit/test_rules_containers.py
+                    "s2s.batch.helper_rules"}  # tests/batch/test_helper_rules.py
 ALL = [r for r in all_rules() if not r.nondiff
        and getattr(next(t for t in r.vjps if t is not None), "__module__", "")
        not in TESTED_ELSEWHERE]
