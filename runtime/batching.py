@@ -575,3 +575,37 @@ def batch_inplace(op, plain, x, y):
 def batch_snapshot(x):
     """A copy of batched ``x`` that later in-place changes of ``x`` leave alone."""
     return tree_map(lambda v: np.array(v, copy=True) if isinstance(v, np.ndarray) else v, x)
+
+
+def _vjp_operands(spec, which, g, a, b):
+    """``batch_contract_vjp(spec, which, g, a, b)`` as a bilinear einsum ``P,Q->R`` of two
+    of its arguments: ``(subscripts, (name_P, P), (name_Q, Q), target)``."""
+    ins, so = spec.split("->")
+    sa, sb = ins.split(",")
+    if which == 0:
+        return f"{so},{sb}->{sa}", ("g", g), ("b", b), a
+    return f"{sa},{so}->{sb}", ("a", a), ("g", g), b
+
+
+def batch_contract_vjp_jvp(t, spec, which, g, a, b, wrt):
+    """Tangent of ``batch_contract_vjp`` from argument ``wrt``'s tangent ``t`` (bilinear:
+    ``t`` in that argument's place; zero for an argument it reads only for its shape)."""
+    subs, (np_, p), (nq, q), target = _vjp_operands(spec, which, g, a, b)
+    if wrt == np_:
+        return _fit(_einsum2(subs, t, q), target)
+    if wrt == nq:
+        return _fit(_einsum2(subs, p, t), target)
+    return np.zeros(np.shape(target))
+
+
+def batch_contract_vjp_vjp(ct, spec, which, g, a, b, wrt):
+    """Cotangent of argument ``wrt`` of ``batch_contract_vjp`` (the transpose of the
+    bilinear form ``P,Q->R`` in that argument)."""
+    subs, (np_, p), (nq, q), _ = _vjp_operands(spec, which, g, a, b)
+    ins, r = subs.split("->")
+    sp, sq = ins.split(",")
+    if wrt == np_:
+        return _fit(_einsum2(f"{r},{sq}->{sp}", ct, q), p)
+    if wrt == nq:
+        return _fit(_einsum2(f"{sp},{r}->{sq}", p, ct), q)
+    return np.zeros(np.shape({"g": g, "a": a, "b": b}[wrt]))

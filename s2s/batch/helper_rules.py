@@ -61,6 +61,21 @@ defvjp(batch_unbroadcast, lambda c, ans, g, x, g_batched, x_batched:
 defjvp(batch_unbroadcast, lambda t, ans, g, x, g_batched, x_batched:
        batch_unbroadcast(t, x, g_batched, x_batched),
        lambda t, ans, g, x, g_batched, x_batched: zeros_like(ans))
+# the VJP helpers are linear in the cotangent (and bilinear with the other factor)
+defvjp(batch_contract_vjp, None, None,
+       lambda c, ans, spec, which, g, a, b: B.batch_contract_vjp_vjp(c, spec, which, g, a, b, "g"),
+       lambda c, ans, spec, which, g, a, b: B.batch_contract_vjp_vjp(c, spec, which, g, a, b, "a"),
+       lambda c, ans, spec, which, g, a, b: B.batch_contract_vjp_vjp(c, spec, which, g, a, b, "b"))
+defjvp(batch_contract_vjp, None, None,
+       lambda t, ans, spec, which, g, a, b: B.batch_contract_vjp_jvp(t, spec, which, g, a, b, "g"),
+       lambda t, ans, spec, which, g, a, b: B.batch_contract_vjp_jvp(t, spec, which, g, a, b, "a"),
+       lambda t, ans, spec, which, g, a, b: B.batch_contract_vjp_jvp(t, spec, which, g, a, b, "b"))
+defvjp(batch_gather_vjp, lambda c, ans, g, x, index, x_batched, index_batched:
+       batch_gather(c, index, x_batched, index_batched),
+       lambda c, ans, g, x, index, x_batched, index_batched: zeros_like(x))
+defjvp(batch_gather_vjp, lambda t, ans, g, x, index, x_batched, index_batched:
+       batch_gather_vjp(t, x, index, x_batched, index_batched),
+       lambda t, ans, g, x, index, x_batched, index_batched: zeros_like(ans))
 defnondiff(B.batch_size, B.batch_axes, B.batch_axis, B.batch_index, B.batch_shape,
            B.batch_len, B.batch_ndim, B.batch_size_of, B.batch_reshape_arg,
            B.batch_transpose_axes, B.batch_mask, B.batch_spec)

@@ -28,7 +28,11 @@ CASES = [
     (rt.batch_gather, (rng.normal(size=(N, 4)), np.array([0, 3, 3]), True, True), 0),
     (rt.batch_gather, (rng.normal(size=(4,)), np.array([1, 1, 2]), False, True), 0),
     (rt.batch_unbroadcast, (rng.normal(size=(N, 2, 3)), np.ones(3), True, False), 0),
+    (rt.batch_gather_vjp, (rng.normal(size=(N,)), np.ones((N, 4)), np.array([0, 3, 3]), True,
+                           True), 0),
 ]
+_G, _A, _B = rng.normal(size=(N, 2, 4)), rng.normal(size=(N, 2, 3)), rng.normal(size=(3, 4))
+CASES += [(rt.batch_contract_vjp, (SPEC, w, _G, _A, _B), i) for w in (0, 1) for i in (2, 3, 4)]
 
 
 def _with(args, i, value):
@@ -43,7 +47,7 @@ def _fd(h, args, i, v, eps=1e-6):
             np.asarray(h(*_with(args, i, x - eps * v)))) / (2 * eps)
 
 
-@pytest.mark.parametrize("h,args,i", CASES, ids=[f"{c[0].__name__}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize("h,args,i", CASES, ids=[f"{c[0].__name__}-{c[2]}-{k}" for k, c in enumerate(CASES)])
 def test_helper_vjp_and_jvp_match_finite_differences(h, args, i):
     rule = lookup(h)
     names = rule.param_names()
