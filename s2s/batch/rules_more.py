@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 import s2s_runtime as rt
-from s2s_runtime import build, containers, records
+from s2s_runtime import build, containers, index_writes, records
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
@@ -175,3 +175,45 @@ def unpack_vjp(site):
 
 
 defbatch(unpack_vjp, rt.unpack_vjp)
+
+
+# -- in-place writes as values (generated reverse-mode code) ---------------------------
+def _no_batched_index(site, index):
+    if site.b(index):
+        from .transform import BatchingError
+        raise BatchingError("vmap: an in-place write at an index that differs per example "
+                            "in differentiated code", site.loc)
+
+
+def read_at(site):
+    y, index = site.call.args[:2]
+    _no_batched_index(site, index)
+    if site.fn is index_writes.read_checked:
+        return ir.Call(rt.batch_read_checked, site.call.args)
+    shifted = site.rt(rt.batch_index, y, index)
+    return ir.Call(site.fn, (y, shifted) + site.call.args[2:])
+
+
+def index_set(site):
+    y, index, v = site.call.args
+    _no_batched_index(site, index)
+    copy = ir.Const(site.fn is index_writes.index_updated)
+    return ir.Call(rt.batch_index_set, (y, index, v, site.flag(y), site.flag(v), site.n, copy))
+
+
+def index_set_vjp_base(site):
+    g, index = site.call.args
+    _no_batched_index(site, index)
+    return ir.Call(site.fn, (g, site.rt(rt.batch_index, g, index)))
+
+
+def index_set_vjp_value(site):
+    g, index, v = site.call.args
+    _no_batched_index(site, index)
+    return ir.Call(rt.batch_index_set_vjp_value, (g, index, v, site.flag(g), site.flag(v)))
+
+
+defbatch(read_at, index_writes.read_copy, index_writes.read_checked)
+defbatch(index_set, index_writes.index_set, index_writes.index_updated)
+defbatch(index_set_vjp_base, index_writes.index_set_vjp_base)
+defbatch(index_set_vjp_value, index_writes.index_set_vjp_value)
