@@ -18,7 +18,7 @@ from .api import _normalise_argnums, _reverse_transform
 from .api_varargs import adapter, wants_adapter
 from .api_forward import _forward_of, jvp
 from .api_vjp import vjp
-from .batch.jacobian import jacfwd_batched, jacrev_batched
+from .batch.jacobian import hessian_blocks_batched, jacfwd_batched, jacrev_batched
 from .ir.kinds import is_inexact_leaf
 
 
@@ -102,7 +102,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
         for o, ol in enumerate(out_leaves):
             by_arg = [[np.zeros(np.shape(ol) + np.shape(v), dtype=np.result_type(_dtype(ol), _dtype(v)))
                        for v in tree_flatten(args[n])[0]] for n in nums]
-            for _, k, parts in _basis([ol], _dtype):
+            for _, k, parts in _basis([ol], _dtype) if batched is None else ():
                 ct_leaves = [rt.zeros_like(x) for x in out_leaves]
                 ct_leaves[o] = parts[0]
                 cts = pull(tree_unflatten(out_tree, ct_leaves))
@@ -146,13 +146,16 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False):
         push = _forward_of(gen, False)
         zero_args = [tree_map(rt.zeros_like, v) for v in values]
         per_out = []
+        # one batched call over every (output, input) basis pair (s2s/batch/jacobian.py)
+        batched = hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree,
+                                         ins, nums)
         for o, ol in enumerate(out_leaves):
             # blocks[a][i][b][j]: out.shape + in(a, i).shape + in(b, j).shape
-            blocks = [[[[np.zeros(np.shape(ol) + np.shape(vi) + np.shape(vj),
+            blocks = batched[o] if batched is not None else [[[[np.zeros(np.shape(ol) + np.shape(vi) + np.shape(vj),
                                   dtype=np.result_type(_dtype(ol), _dtype(vi), _dtype(vj)))
                          for vj in ins[b][0]] for b in range(len(nums))]
                        for vi in ins[a][0]] for a in range(len(nums))]
-            for _, k, parts in _basis([ol], _dtype):
+            for _, k, parts in _basis([ol], _dtype) if batched is None else ():
                 ct_leaves = [rt.zeros_like(x) for x in out_leaves]
                 ct_leaves[o] = parts[0]
                 ct = tree_unflatten(out_tree, ct_leaves)

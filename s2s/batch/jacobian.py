@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from s2s_runtime.tree import tree_flatten, tree_unflatten
+from s2s_runtime.tree import tree_flatten, tree_map, tree_unflatten
 
 from ..errors import S2SError
 from ..ir.kinds import is_inexact_leaf
@@ -145,3 +145,75 @@ def jacfwd_batched(fun, args, nums, single):
         ordered = [per_arg[sorted(nums).index(n)] for n in nums] if not single else per_arg
         jac.append(ordered[0] if single else tuple(ordered))
     return tree_unflatten(out_tree, jac)
+
+
+def hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree, ins, nums):
+    """The Hessian blocks of ``hessian`` (``api_jacobian.py``) by one batched call of the
+    forward mode over the vjp code (``push``): the batch runs over every pair (output
+    basis vector ``e_k`` as the cotangent, input basis vector ``e_l`` as the tangent),
+    ``d/dx_l (J^T e_k)``.  ``blocks[o][a][i][b][j]`` has shape
+    ``out_o.shape + in(a, i).shape + in(b, j).shape``; None when the code cannot be
+    batched."""
+    from ..api_vmap import _vmap_of
+
+    out_basis, out_off, K = _identity_blocks(out_leaves, [True] * len(out_leaves))
+    in_leaves = [v for leaves, _ in ins for v in leaves]
+    keep = [is_inexact_leaf(v) for v in in_leaves]
+    in_basis, in_off, L = _identity_blocks(in_leaves, keep)
+    if K == 0 or L == 0 or K * L > 1 << 16:
+        return None
+    # pair index k * L + l: the cotangent repeats each e_k L times, the tangents tile e_l
+    ct = tree_unflatten(out_tree, [np.repeat(e, L, axis=0) for e in out_basis])
+    tangent_leaves = [np.tile(e, (K,) + (1,) * (e.ndim - 1)) for e in in_basis]
+    try:
+        example_ct = tree_unflatten(out_tree, [e[0] for e in out_basis])
+        vals, kw = push._bind([*values, example_ct], {**free, **kwonly})
+        carries = push._carries(vals, len(values) + 1)
+        fgen, free2 = push.generated(vals, carries, kw)
+    except (S2SError, TypeError):
+        return None
+    args, axes, dots, dot_axes, k = list(vals), [None] * len(vals), [], [], 0
+    args[len(values)], axes[len(values)] = ct, 0
+    by_num = {}
+    for a, (leaves, tree) in enumerate(ins):
+        by_num[nums[a]] = tree_unflatten(tree, tangent_leaves[k:k + len(leaves)])
+        k += len(leaves)
+    for p, (v, c) in enumerate(zip(vals, carries)):
+        if not c:
+            continue
+        if p in by_num:
+            dots.append(by_num[p])
+            dot_axes.append(0)
+        else:
+            dots.append(tree_map(lambda x: np.zeros(np.shape(x), dtype=_dtype(x)), v))
+            dot_axes.append(None)
+    try:
+        res = _vmap_of(fgen, None, tuple(axes + dot_axes))(*args, *dots, **free2, **kw)
+    except S2SError:
+        return None
+    dcts = res[1][1]
+    blocks = []
+    for o, ol in enumerate(out_leaves):
+        ko = slice(out_off[o], out_off[o] + int(np.size(ol)))
+        per_a = []
+        for a in range(len(nums)):
+            per_i = []
+            for i, vi in enumerate(ins[a][0]):
+                d = np.asarray(tree_flatten(dcts[a])[0][i]).reshape((K, L) + np.shape(vi))
+                per_b, k = [], 0
+                for b in range(len(nums)):
+                    per_j = []
+                    for vj in ins[b][0]:
+                        shape = np.shape(ol) + np.shape(vi) + np.shape(vj)
+                        block = np.zeros(shape, dtype=np.result_type(_dtype(ol), _dtype(vi),
+                                                                     _dtype(vj)))
+                        if keep[k] and is_inexact_leaf(vi):
+                            cols = d[ko, in_off[k]:in_off[k] + int(np.size(vj))]
+                            block[...] = np.moveaxis(cols, 1, -1).reshape(shape)
+                        per_j.append(block)
+                        k += 1
+                    per_b.append(per_j)
+                per_i.append(per_b)
+            per_a.append(per_i)
+        blocks.append(per_a)
+    return blocks
