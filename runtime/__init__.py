@@ -181,6 +181,7 @@ from .batching import (  # noqa: E402
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view, batch_squeeze_axes,
     batch_item, batch_sum_items, batch_hstack, batch_vstack, batch_broadcast_to, batch_diag,
     batch_tile, batch_inplace, batch_snapshot, batch_contract_vjp_jvp, batch_contract_vjp_vjp,
-    batch_index_set, batch_index_set_vjp_value, batch_read_checked)
+    batch_index_set, batch_index_set_vjp_value, batch_read_checked,
+    batch_array, batch_array_jvp, batch_array_vjp)
 
 __all__ += [n for n in dir(batching) if n.startswith("batch_")]

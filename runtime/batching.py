@@ -102,8 +102,11 @@ def batch_flat(x):
 
 
 def batch_shape(x):
-    """The shape of one example of batched ``x``."""
-    return np.shape(x)[1:]
+    """The shape of one example of batched ``x`` (for nested lists of batched items, the
+    batch axis is the one after the list levels)."""
+    s = np.shape(x)
+    d = _depth(x) if isinstance(x, (list, tuple)) else 0
+    return s[:d] + s[d + 1:]
 
 
 def batch_len(x):
@@ -644,3 +647,38 @@ def batch_read_checked(y, index, where):
     if isinstance(r, np.ndarray) and r.ndim > 1:
         read_checked(y[0], index, where)  # raises (an example's value is a view)
     return r.copy() if isinstance(r, np.ndarray) else r
+
+
+def _depth(x):
+    """How many list/tuple levels wrap the leaves of ``x`` (np.array's leading axes)."""
+    d = 0
+    while isinstance(x, (list, tuple)) and len(x):
+        x, d = x[0], d + 1
+    return d
+
+
+def batch_array(fn, x, *args, **kwargs):
+    """``np.array(x)`` (or ``fn``: ``np.asarray``, ``array_jvp``...) of every example of a
+    batched value: nested lists of batched items give the batch on the axis after the
+    list levels, moved to the front; a batched array is converted as it is."""
+    d = _depth(x)
+    out = np.asarray(fn(x, *args, **kwargs))
+    return np.moveaxis(out, d, 0) if d else out
+
+
+def batch_array_jvp(t, ans, obj, *args):
+    """``array_jvp`` of every example (``t``: nested lists of batched tangents)."""
+    from .jvps_arrays import array_jvp
+    d = _depth(obj)
+    if not d:
+        return array_jvp(t, ans, obj, *args)
+    out = array_jvp(t, np.moveaxis(np.asarray(ans), 0, d), obj, *args)
+    return np.moveaxis(np.asarray(out), d, 0)
+
+
+def batch_array_vjp(g, x):
+    """``array_vjp`` of every example: the batched cotangent of ``np.array(x)`` split back
+    into ``x``'s nested lists (each item batched)."""
+    from .adjoint import array_vjp
+    d = _depth(x)
+    return array_vjp(np.moveaxis(np.asarray(g), 0, d) if d else g, x)

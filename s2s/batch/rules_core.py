@@ -292,11 +292,10 @@ defbatch(container, build.make_tuple, build.make_list, build.make_dict)
 
 
 def as_array(site):
-    """``np.array(x)`` of a batched value: containers of batched items stack on axis 1,
-    so the rows are swapped around the call (``rt.batch_rows`` is an involution)."""
-    rows = site.rt(rt.batch_rows, site.call.args[0], batched=True)
-    made = site.emit(ir.Call(site.fn, (rows,) + site.call.args[1:], site.call.kwargs))
-    return ir.Call(rt.batch_rows, (made,))
+    """``np.array(x)`` of a batched value: nested lists of batched items put the batch
+    after the list levels; ``rt.batch_array`` moves it to the front."""
+    call = site.call
+    return ir.Call(rt.batch_array, (ir.Const(call.fn),) + call.args, call.kwargs)
 
 
 defbatch(as_array, np.array, np.asarray)

@@ -217,3 +217,22 @@ defbatch(read_at, index_writes.read_copy, index_writes.read_checked)
 defbatch(index_set, index_writes.index_set, index_writes.index_updated)
 defbatch(index_set_vjp_base, index_writes.index_set_vjp_base)
 defbatch(index_set_vjp_value, index_writes.index_set_vjp_value)
+
+
+def array_jvp(site):
+    t, ans, obj = site.call.args[:3]
+    t = t if site.b(t) else site.rt(rt.batch_lift, t, site.n, batched=True)
+    ans = ans if site.b(ans) else site.rt(rt.batch_view, ans, site.n, batched=True)
+    obj = obj if site.b(obj) else site.rt(rt.batch_lift, obj, site.n, batched=True)
+    return ir.Call(rt.batch_array_jvp, (t, ans, obj) + site.call.args[3:])
+
+
+def array_vjp(site):
+    g, x = site.call.args
+    g = g if site.b(g) else site.rt(rt.batch_view, g, site.n, batched=True)
+    x = x if site.b(x) else site.rt(rt.batch_lift, x, site.n, batched=True)
+    return ir.Call(rt.batch_array_vjp, (g, x))
+
+
+defbatch(array_jvp, rt.array_jvp)
+defbatch(array_vjp, rt.array_vjp)
