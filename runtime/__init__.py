@@ -172,16 +172,20 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "dict_values", "dict_values_ct", "dict_values_of", "old_item",
             "field_tangent", "make_record", "record_fields", "record_like"]
 
-from . import batching  # noqa: E402  (s2s.vmap's helpers: rt.batch_*)
+from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vmap: rt.batch_*)
 from .batching import (  # noqa: E402
-    batch_align, batch_axes, batch_axis, batch_bilinear_vjp, batch_contract,
-    batch_contract_vjp, batch_flat, batch_gather, batch_gather_vjp, batch_index, batch_len,
-    batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg, batch_rows,
-    batch_select, batch_setitem, batch_shape, batch_size, batch_size_of, batch_spec,
-    batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view, batch_squeeze_axes,
-    batch_item, batch_sum_items, batch_hstack, batch_vstack, batch_broadcast_to, batch_diag,
-    batch_tile, batch_inplace, batch_snapshot, batch_contract_vjp_jvp, batch_contract_vjp_vjp,
-    batch_index_set, batch_index_set_vjp_value, batch_read_checked,
-    batch_array, batch_array_jvp, batch_array_vjp)
+    batch_align, batch_axes, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
+    batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
+    batch_rows, batch_select, batch_setitem, batch_shape, batch_size, batch_size_of,
+    batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
+from .batching_more import (  # noqa: E402
+    batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
+    batch_hstack, batch_index_set, batch_index_set_vjp_value, batch_inplace, batch_item,
+    batch_read_checked, batch_snapshot, batch_squeeze_axes, batch_sum_items, batch_tile,
+    batch_vstack)
+from .batching_products import (  # noqa: E402
+    batch_bilinear_vjp, batch_contract, batch_contract_vjp, batch_contract_vjp_jvp,
+    batch_contract_vjp_vjp, batch_spec)
 
-__all__ += [n for n in dir(batching) if n.startswith("batch_")]
+__all__ += [n for m in (batching, batching_more, batching_products) for n in dir(m)
+            if n.startswith("batch_")]

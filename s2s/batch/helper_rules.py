@@ -16,12 +16,10 @@ that carry derivatives).
 """
 import numpy as np
 
-from s2s_runtime import zeros_like
-from s2s_runtime.batching import (batch_align, batch_contract, batch_contract_vjp, batch_flat,
-                                  batch_gather, batch_gather_vjp, batch_lift, batch_rows,
-                                  batch_select, batch_size, batch_unbroadcast, batch_unlift,
-                                  batch_view)
-import s2s_runtime.batching as B
+import s2s_runtime as B
+from s2s_runtime import (batch_align, batch_contract, batch_contract_vjp, batch_flat,
+                         batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
+                         batch_size, batch_unbroadcast, batch_unlift, batch_view, zeros_like)
 
 from ..rules.registry import defjvp, defnondiff, defvjp
 

@@ -154,3 +154,23 @@ def test_hessian_is_one_batched_call_and_matches_closed_forms(monkeypatch):
     np.testing.assert_allclose(hyy[1], [[0, 0], [0, 6 * ys[1] * xs[0] * xs[1]]], atol=1e-12)
     # the batched path ran and batched (it returns None only where it cannot batch)
     assert calls and all(c is not None for c in calls)
+
+
+def test_grad_of_vmap_through_batched_branches_matches_finite_differences():
+    X = rng.normal(size=(6, 3))
+
+    def total(w):
+        return np.sum(s2s.vmap(branchy, in_axes=(None, 0))(w, X))
+
+    def total_loop(w):
+        return sum(branchy(w, x) for x in X)
+
+    w = rng.normal(size=3)
+    assert_tree_close(s2s.grad(total)(w), fd_grad(total_loop, (w,)), rtol=1e-6, atol=1e-7)
+    # and forward mode through the batched code: jvp of the vmapped function
+    v = rng.normal(size=3)
+    _, tangent = s2s.jvp(lambda w: s2s.vmap(branchy, in_axes=(None, 0))(w, X), (w,), (v,))
+    eps = 1e-6
+    fd = (np.array([branchy(w + eps * v, x) for x in X]) -
+          np.array([branchy(w - eps * v, x) for x in X])) / (2 * eps)
+    np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
