@@ -269,7 +269,12 @@ class Batch:
             if len(self.batched) == before:
                 break
         from . import rules  # noqa: F401  (register the batching rules)
-        out = self.block(body)
+        # a parameter given unbatched that the code later assigns batched values: batched
+        # from the start (every name is batched or not throughout the function)
+        lifted = [ir.Assign(p.var, self.lift(p.var, self.fn.loc), self.fn.loc)
+                  for p in self.fn.params if p.var.name in self.batched
+                  and p.var.name not in self.params_batched]
+        out = lifted + self.block(body)
         ret = out[-1]
         if isinstance(ret, ir.Return):
             self.out_batched = self.is_b(ret.value)

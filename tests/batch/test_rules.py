@@ -235,6 +235,13 @@ def cf_while_inplace_array(v):
     return s, i
 
 
+def reassigned_param(x, c):
+    y = c * 2.0
+    out = (y, c)
+    c = x * 3.0
+    return out, c
+
+
 def containers(x, d):
     out = {"a": x * d["w"], "b": (x + d["b"], 2.0)}
     return out
@@ -305,6 +312,7 @@ CASES = [
     (cf_inplace_alias, (R(N),), 0),
     (cf_inplace_alias, (R(N, 2),), 0),
     (cf_while_inplace_array, (P(8, 2),), 0),
+    (reassigned_param, (R(N), 1.5), (0, None)),
     (containers, (R(N, 2), {"w": R(2), "b": R(N)}), (0, {"w": None, "b": 0})),
 ]
 
