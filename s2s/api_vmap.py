@@ -136,7 +136,8 @@ class Vmapped(_Specialising):
     def __call__(self, *args, **kwargs):
         static = {}
         if kwargs:
-            sig = _signature(self.fn)
+            sig = self.__dict__.get("_sig") or self.__dict__.setdefault(
+                "_sig", _signature(self.fn))
             bound = sig.bind(*args, **kwargs)
             args = tuple(bound.args)
             static = bound.kwargs  # keyword-only arguments: the same for every example
