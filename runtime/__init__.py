@@ -182,7 +182,7 @@ from .batching_more import (  # noqa: E402
     batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
     batch_hstack, batch_index_set, batch_index_set_vjp_value, batch_inplace, batch_item,
     batch_read_checked, batch_snapshot, batch_squeeze_axes, batch_sum_items, batch_tile,
-    batch_vstack)
+    batch_vstack, batch_solve)
 from .batching_products import (  # noqa: E402
     batch_bilinear_vjp, batch_contract, batch_contract_vjp, batch_contract_vjp_jvp,
     batch_contract_vjp_vjp, batch_spec)

@@ -150,3 +150,12 @@ def batch_array_vjp(g, x):
     from .adjoint import array_vjp
     d = _depth(x)
     return array_vjp(np.moveaxis(np.asarray(g), 0, d) if d else g, x)
+
+
+def batch_solve(a, b, a_batched, b_batched):
+    """``np.linalg.solve(a, b)`` in every example (numpy broadcasts stacked matrices; a
+    per-example vector ``b`` becomes a one-column matrix so it is not read as a stack)."""
+    vector = np.ndim(b) - (1 if b_batched else 0) == 1
+    if vector:
+        return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
+    return np.linalg.solve(a, b)

@@ -152,6 +152,11 @@ def linalg_stacked(a):
     return np.linalg.inv(s) + np.linalg.det(s) + np.linalg.cholesky(s) + np.linalg.eigvalsh(s)[0]
 
 
+def linalg_solve(a, b):
+    m = a @ a.T + 3.0 * np.eye(3)
+    return np.linalg.solve(m, b)
+
+
 # --- control flow -------------------------------------------------------------------
 def cf_if(x):
     if x > 0.0:
@@ -301,6 +306,11 @@ CASES = [
     (sh_vstack_rows, (R(N, 3), R(3)), (0, None)),
     (sh_misc, (R(N, 2, 2),), 0),
     (linalg_stacked, (R(N, 2, 2),), 0),
+    (linalg_solve, (R(N, 3, 3), R(N, 3)), 0),
+    (linalg_solve, (R(3, 3), R(N, 3)), (None, 0)),
+    (linalg_solve, (R(N, 3, 3), R(3)), (0, None)),
+    (linalg_solve, (R(N, 3, 3), R(3, 2)), (0, None)),
+    (linalg_solve, (R(3, 3), R(N, 3, 2)), (None, 0)),
     (cf_if, (R(8),), 0),
     (cf_if_array, (R(N, 3),), 0),
     (cf_if_unbatched, (R(N), True), (0, None)),
