@@ -11,6 +11,14 @@ leaves broadcast over the batch.  ``fallback="loop"`` lets a call without a
 batching rule run once per example, and a function whose control flow cannot
 be batched run once per example; by default both are errors that name the
 primitive or construct and the line.
+
+Keyword arguments bound to positional parameters are mapped like positional
+ones (on ``in_axes``' axis when it is an int); keyword-only arguments are the
+same for every example.  ``vmap(vjp_fun)`` batches the adjoint code ``vjp``
+generated (cached per kinds, shared by every ``vjp_fun`` of that code) with the
+residuals unbatched; ``vmap(grad(f))`` batches the code ``grad`` generated.
+Functions are specialised on the kinds of the arguments and on which are
+batched, and cached like the other transforms.
 """
 from __future__ import annotations
 

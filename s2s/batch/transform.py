@@ -20,10 +20,15 @@ batch at all).  Statement by statement:
 * ``if`` on an unbatched condition and loops with unbatched trip counts stay
   as they are; ``for`` over a batched array iterates over the examples' rows;
 * ``if`` on a batched condition runs both branches and selects per example
-  (``rt.batch_select``); the branches must be free of side effects (no
-  in-place writes, ``raise``, ``return``, ``break``, ``continue``);
+  (``rt.batch_select``); in-place writes in a branch are masked to the examples
+  that take it; ``raise``, ``return``, ``break``, ``continue`` in such a branch
+  are errors (``control.py``);
 * ``while`` on a batched condition runs until every example is done; the
-  examples already done keep their values (a mask of active examples).
+  examples already done keep their values (a mask of active examples);
+* in-place operators change an example in place only where it is an array
+  (``rt.batch_inplace``), as Python does; in-place writes ``x[i] = v`` become
+  ``rt.batch_setitem`` (the index shifted past the batch axis, or gathered
+  per example when the index is batched).
 """
 from __future__ import annotations
 
