@@ -29,6 +29,7 @@ examples still running)::
 """
 from __future__ import annotations
 
+import operator
 from typing import List
 
 import numpy as np
@@ -214,3 +215,55 @@ def _check_jumps(tr, stmts, what, loop_depth=0) -> None:
         inner = loop_depth + isinstance(s, (ir.For, ir.While))
         for block in ir.sub_blocks(s):
             _check_jumps(tr, block, what, inner)
+
+
+def ranges_as_whiles(body, is_batched_range, fresh):
+    """``for i in range(a, b, c)`` whose bounds differ per example, as the ``while`` loop
+    it means (then masked like any ``while`` on a batched condition)::
+
+        i_next = a
+        while i_next < b:        (> for a negative constant step)
+            i = i_next
+            body
+            i_next = i_next + c
+
+    ``is_batched_range(stmt)`` tells the ``range`` assignments to rewrite; other
+    statements are kept (their nested blocks rewritten too)."""
+    import builtins
+    defs = {}
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                s.value.fn is builtins.range and not s.value.kwargs and is_batched_range(s):
+            defs[s.target.name] = s
+    if not defs:
+        return body, set()
+    uses = ir.use_counts(body)
+    out_names = set()
+
+    def rewrite(block):
+        out = []
+        for s in block:
+            s = ir.with_blocks(s, [rewrite(b) for b in ir.sub_blocks(s)])
+            if isinstance(s, ir.Assign) and s.target.name in defs and uses.get(s.target.name) == 1:
+                continue  # the range object itself: only the loop read it
+            if isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and s.iter.name in defs:
+                args = defs[s.iter.name].value.args
+                start, stop, step = (ir.Const(0), args[0], ir.Const(1)) if len(args) == 1 else \
+                    (args[0], args[1], args[2] if len(args) > 2 else ir.Const(1))
+                if not isinstance(step, ir.Const):
+                    out.append(s)
+                    continue
+                k = ir.Var(fresh(f"{s.target.name}_next"))
+                c = ir.Var(fresh(f"{s.target.name}_going"))
+                out_names.update((k.name, c.name))
+                cmp = operator.lt if step.value > 0 else operator.gt
+                out.append(ir.Assign(k, start, s.loc))
+                out.append(ir.While((ir.Assign(c, ir.Call(cmp, (k, stop)), s.loc),), c,
+                                    (ir.Assign(s.target, k, s.loc),) + tuple(s.body) +
+                                    (ir.Assign(k, ir.Call(operator.add, (k, step)), s.loc),),
+                                    s.orelse, s.loc))
+                continue
+            out.append(s)
+        return tuple(out)
+
+    return list(rewrite(body)), out_names

@@ -273,6 +273,17 @@ class Batch:
             self.analyse(body, False)
             if len(self.batched) == before:
                 break
+        # loops over a range whose bounds differ per example: masked while loops
+        from .control import ranges_as_whiles
+        body, made = ranges_as_whiles(body, lambda s: any(
+            self.is_b(a) for a in s.value.args), self.names.fresh)
+        if made:
+            self.uses = ir.use_counts(body)
+            while True:
+                before = len(self.batched)
+                self.analyse(body, False)
+                if len(self.batched) == before:
+                    break
         from . import rules  # noqa: F401  (register the batching rules)
         # a parameter given unbatched that the code later assigns batched values: batched
         # from the start (every name is batched or not throughout the function)

@@ -207,6 +207,15 @@ def cf_for_rows(x):
     return s + a * b
 
 
+def cf_for_batched_range(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x * i
+    for j in range(1, n + 1, 2):
+        s = s - j
+    return s
+
+
 def cf_for_range(x):
     y = np.zeros(3)
     for i in range(3):
@@ -318,6 +327,7 @@ CASES = [
     (cf_while_nested_if, (P(8) * 9.0,), 0),
     (cf_for_rows, (R(N, 3, 2),), 0),
     (cf_for_range, (R(N, 3),), 0),
+    (cf_for_batched_range, (R(N), np.array([0, 3, 1, 5])), 0),
     (cf_masked_write, (R(8, 3),), 0),
     (cf_inplace_alias, (R(N),), 0),
     (cf_inplace_alias, (R(N, 2),), 0),
