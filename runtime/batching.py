@@ -15,6 +15,11 @@ import numpy as np
 
 from .tree import tree_leaves, tree_map
 
+class BatchingRuntimeError(ValueError):
+    """Batched code met values it cannot batch (containers of different lengths per
+    example); ``vmap(..., fallback="loop")`` then runs the examples one by one."""
+
+
 def _is_container(x) -> bool:
     return isinstance(x, (tuple, list, dict))
 
@@ -167,7 +172,7 @@ def batch_select(c, a, b):
         try:
             return tree_map(lambda x, y: _select_leaf(c, x, y), a, b)
         except ValueError:
-            raise ValueError("vmap: a branch or loop whose condition differs per example "
+            raise BatchingRuntimeError("vmap: a branch or loop whose condition differs per example "
                              "makes containers of different lengths or structures (e.g. "
                              "appending under a condition); such code cannot be batched"
                              ) from None

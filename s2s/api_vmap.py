@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 
+import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
@@ -157,11 +158,11 @@ class Vmapped(_Specialising):
         values, flags = self._with_defaults(values, flags)
         try:
             gen, free, out_batched = self.generated(values, flags, static)
-        except BatchingError:
+            out = gen(*values, **free, **static)
+        except (BatchingError, rt.BatchingRuntimeError):
             if self.fallback != "loop":
                 raise
             return self._loop(values, flags, n, static)
-        out = gen(*values, **free, **static)
         return self._place_out(out, out_batched, n)
 
     def _of_vjp_fun(self, args):
