@@ -244,6 +244,9 @@ class Vmapped(_Specialising):
         batched = [p.var.name for p, f in zip(params, flags) if f]
         tr = Batch(front.func, batched, self.fallback)
         tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)
+        tr.scalar_params.update(p.var.name for p, v in zip(params, example)
+                                if type(v) in (float, int, bool) or
+                                (isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0))
         func = tr.build(f"vmap_{front.func.name}")
         defaults = [p for p in front.func.params[len(values):] if not p.kwonly]
         if defaults:

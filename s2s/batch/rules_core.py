@@ -53,14 +53,17 @@ def _is_scalar_const(a) -> bool:
 
 
 def aligned_operands(site, operands):
-    """``operands`` with each batched one aligned against every other operand."""
+    """``operands`` with each batched one aligned against every other operand (not
+    against numbers, or names known to hold one number per example: ``scalars.py``)."""
     out = list(operands)
+    scalars = site.tr.scalars
     for i, a in enumerate(operands):
         if not site.b(a):
             continue
         for j, o in enumerate(operands):
             if j == i or _is_scalar_const(o) or o is None or \
-                    (isinstance(o, ir.Var) and isinstance(a, ir.Var) and o.name == a.name):
+                    (isinstance(o, ir.Var) and isinstance(a, ir.Var) and o.name == a.name) or \
+                    (isinstance(o, ir.Var) and o.name in scalars):
                 continue
             out[i] = site.emit(ir.Call(rt.batch_align, (out[i], o, site.flag(o))))
     return out
@@ -109,6 +112,7 @@ def _ufuncs():
     return [getattr(np, n) for n in dir(np) if isinstance(getattr(np, n, None), np.ufunc)]
 
 
+ELEMENTWISE = set(map(id, [*_OPERATORS, *_MATH_TO_NP, math.log, *_ufuncs()]))
 defbatch(elementwise, *_OPERATORS, *_MATH_TO_NP, math.log, *_ufuncs(),
          *[f for f in _UFUNC_EXTRA if f is not None])
 defbatch(minmax, builtins.min, builtins.max)

@@ -74,6 +74,10 @@ class Batch:
         self.out_batched = False
         #: names known to hold numpy arrays (indexing them needs no container check)
         self.arrays: Set[str] = set()
+        #: parameters whose examples are numbers (set by the caller) and the names that
+        #: certainly hold one number per example (``scalars.py``)
+        self.scalar_params: Set[str] = set()
+        self.scalars: Set[str] = set()
 
     def known_array(self, atom) -> bool:
         return isinstance(atom, ir.Var) and atom.name in self.arrays
@@ -290,6 +294,10 @@ class Batch:
         lifted = [ir.Assign(p.var, self.lift(p.var, self.fn.loc), self.fn.loc)
                   for p in self.fn.params if p.var.name in self.batched
                   and p.var.name not in self.params_batched]
+        from .rules_core import ELEMENTWISE
+        from .scalars import scalar_names
+        self.scalars = scalar_names(replace(self.fn, body=tuple(body)), self.scalar_params,
+                                    lambda fn: id(fn) in ELEMENTWISE)
         out = lifted + self.block(body)
         ret = out[-1]
         if isinstance(ret, ir.Return):
