@@ -24,24 +24,40 @@ def _dtype(v):
     return np.result_type(v) if np.issubdtype(np.result_type(v), np.inexact) else np.float64
 
 
-def _identity_blocks(leaves, keep):
+#: basis vectors pushed through in one batched call (bounds the memory of the basis)
+CHUNK = 1024
+
+
+def _identity_blocks(leaves, keep, rows=None):
     """For ``leaves`` (``keep[i]``: whether leaf ``i`` gets basis vectors) the batched
-    basis: leaf ``i`` of shape ``(M,) + shape_i`` with ones on its own rows, and the row
-    offset of each leaf."""
+    standard basis, rows ``rows = (r0, r1)`` of it (all by default): leaf ``i`` of shape
+    ``(r1 - r0,) + shape_i``, ones where a row is one of its own entries; and the row
+    offset of each leaf and the number of rows in all."""
     sizes = [int(np.size(v)) if k else 0 for v, k in zip(leaves, keep)]
     total = sum(sizes)
+    r0, r1 = rows or (0, total)
     blocks, offsets, at = [], [], 0
     for v, k, s in zip(leaves, keep, sizes):
         if not k:
-            blocks.append(np.zeros((total,) + np.shape(v), dtype=_dtype(v)))
+            blocks.append(np.zeros((r1 - r0,) + np.shape(v), dtype=_dtype(v)))
             offsets.append(at)
             continue
-        e = np.zeros((total, s), dtype=_dtype(v))
-        e[at:at + s] = np.eye(s, dtype=e.dtype)
-        blocks.append(e.reshape((total,) + np.shape(v)))
+        e = np.zeros((r1 - r0, s), dtype=_dtype(v))
+        lo, hi = max(r0, at), min(r1, at + s)
+        if hi > lo:
+            e[np.arange(lo, hi) - r0, np.arange(lo, hi) - at] = 1
+        blocks.append(e.reshape((r1 - r0,) + np.shape(v)))
         offsets.append(at)
         at += s
     return blocks, offsets, total
+
+
+def _chunked(total, run):
+    """``run(r0, r1)`` over the basis rows in chunks of ``CHUNK``, joined on axis 0."""
+    if total <= CHUNK:
+        return run(0, total)
+    parts = [run(r0, min(r0 + CHUNK, total)) for r0 in range(0, total, CHUNK)]
+    return tree_map(lambda *xs: np.concatenate([np.asarray(x) for x in xs]), *parts)
 
 
 def jacrev_batched(fun, args, nums, single):
@@ -51,11 +67,14 @@ def jacrev_batched(fun, args, nums, single):
 
     out, pull = vjp(fun, *args)
     out_leaves, out_tree = tree_flatten(out)
-    basis, offsets, total = _identity_blocks(out_leaves, [True] * len(out_leaves))
+    keep = [True] * len(out_leaves)
+    _, offsets, total = _identity_blocks(out_leaves, keep, (0, 0))
     if total == 0:
         return None
+    batched = vmap(pull)
     try:
-        cts = vmap(pull)(tree_unflatten(out_tree, basis))
+        cts = _chunked(total, lambda r0, r1: batched(tree_unflatten(
+            out_tree, _identity_blocks(out_leaves, keep, (r0, r1))[0])))
     except S2SError:
         return None
     jac = []
@@ -85,11 +104,12 @@ def jacfwd_batched(fun, args, nums, single):
         keep_args.append(keep)
         flat_keep += keep
     all_leaves = [v for leaves, _ in leaves_of for v in leaves]
-    basis, offsets, total = _identity_blocks(all_leaves, flat_keep)
+    _, offsets, total = _identity_blocks(all_leaves, flat_keep, (0, 0))
     if total == 0:
         return None
     from ..api_forward import _forward_of
     from ..api_varargs import adapter, wants_adapter
+    from ..api_vmap import _vmap_of
 
     try:
         f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun
@@ -99,25 +119,27 @@ def jacfwd_batched(fun, args, nums, single):
         gen, free = transform.generated(values, carries, kw)
     except (S2SError, TypeError):
         return None
-    dots, in_axes, k = [], [None] * len(values), 0
-    for i, (leaves, tree) in enumerate(leaves_of):
-        mine = basis[k:k + len(leaves)]
-        k += len(leaves)
-        if not carries[i]:
-            continue
-        if any(keep_args[i]):
-            dots.append(tree_unflatten(tree, [b if keep else np.zeros((total,) + np.shape(v),
-                                                                      dtype=_dtype(v))
-                                              for b, keep, v in zip(mine, keep_args[i],
-                                                                    leaves)]))
-            in_axes.append(0)
-        else:
-            dots.append(tree_unflatten(tree, [np.zeros(np.shape(v), dtype=_dtype(v))
-                                              for v in leaves]))
-            in_axes.append(None)
+    in_axes = [None] * len(values) + [0 if any(keep_args[i]) else None
+                                      for i in range(len(leaves_of)) if carries[i]]
+    batched = _vmap_of(gen, None, tuple(in_axes))
+
+    def run(r0, r1):
+        basis = _identity_blocks(all_leaves, flat_keep, (r0, r1))[0]
+        dots, k = [], 0
+        for i, (leaves, tree) in enumerate(leaves_of):
+            mine = basis[k:k + len(leaves)]
+            k += len(leaves)
+            if not carries[i]:
+                continue
+            if any(keep_args[i]):
+                dots.append(tree_unflatten(tree, mine))
+            else:
+                dots.append(tree_unflatten(tree, [np.zeros(np.shape(v), dtype=_dtype(v))
+                                                  for v in leaves]))
+        return batched(*values, *dots, **free, **kw)[1]
+
     try:
-        from ..api_vmap import _vmap_of
-        _, douts = _vmap_of(gen, None, tuple(in_axes))(*values, *dots, **free, **kw)
+        douts = _chunked(total, run)
     except S2SError:
         return None
     out = fun(*args)

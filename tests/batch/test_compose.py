@@ -200,3 +200,13 @@ def test_grad_of_vmap_through_a_masked_while_loop_matches_finite_differences():
         s2s.vmap(s2s.grad(newton_sqrt))(A)
     got = s2s.vmap(s2s.grad(newton_sqrt), fallback="loop")(A)
     np.testing.assert_allclose(got, 0.5 / np.sqrt(A), rtol=1e-8)
+
+
+@pytest.mark.parametrize("build", [jacfwd_batched, jacrev_batched])
+def test_batched_jacobians_in_chunks_match_finite_differences(build, monkeypatch):
+    from s2s.batch import jacobian
+    monkeypatch.setattr(jacobian, "CHUNK", 3)  # 7 basis vectors: chunks of 3, 3, 1
+    x, y = rng.normal(size=7), rng.normal(size=2)
+    f = lambda v: np.concatenate([np.sin(v) * y[0], np.cumsum(v)[:5] * y[1]])  # noqa: E731
+    np.testing.assert_allclose(build(f, (x,), (0,), True), fd_jacobian(f, x), rtol=1e-6,
+                               atol=1e-8)
