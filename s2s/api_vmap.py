@@ -30,6 +30,7 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
 from .api import _signature, _Specialising, memo
+from .api_varargs import adapter, wants_adapter
 from .api_vjp import VJPFunction
 from .batch.transform import Batch, BatchingError
 from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
@@ -143,6 +144,13 @@ class Vmapped(_Specialising):
 
     # -- the batched code ----------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if wants_adapter(self.fn):  # *args/**kwargs: one parameter per argument passed
+            key = ("adapter", len(args), tuple(sorted(kwargs)))
+            inner = self.cache.get(key)
+            if inner is None:
+                inner = self.cache[key] = Vmapped(adapter(self.fn, len(args), kwargs),
+                                                  self.in_axes, self.out_axes, self.fallback)
+            return inner(*args, **kwargs)
         static = {}
         if kwargs:
             sig = self.__dict__.get("_sig") or self.__dict__.setdefault(

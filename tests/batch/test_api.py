@@ -103,6 +103,17 @@ def test_nested_vmap_is_an_outer_product_of_batches():
     assert_close(got, m * 2.0)
 
 
+def star_args(*xs):
+    return xs[0] * xs[1] + len(xs)
+
+
+def test_star_args_are_positional_arguments():
+    a, b = rng.normal(size=4), rng.normal(size=(4, 2))
+    assert_close(s2s.vmap(star_args)(a, b), loop(star_args, (a, b)))
+    assert_close(s2s.vmap(star_args, in_axes=(0, None))(a, b[0]), loop(star_args, (a, b[0]),
+                                                                      (0, None)))
+
+
 def test_keywords_and_defaults():
     x = rng.normal(size=(4, 3))
     assert_close(s2s.vmap(scale)(x), x * 2.0)
