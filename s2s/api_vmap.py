@@ -92,10 +92,11 @@ class Vmapped(_Specialising):
                              f"len(args)={len(args)}")
         return list(in_axes)
 
-    def prepare(self, args):
-        """``(moved_args, batched_flags, size)``: every mapped axis moved to the front."""
+    def prepare(self, args, axes=None):
+        """``(moved_args, batched_flags, size)``: every mapped axis moved to the front
+        (``axes``: one entry per argument, by default from ``in_axes``)."""
         moved, flags, sizes = [], [], []
-        for i, (a, ax) in enumerate(zip(args, self._arg_axes(args))):
+        for i, (a, ax) in enumerate(zip(args, axes or self._arg_axes(args))):
             if ax is None:  # the common fast cases: unmapped, or an array on axis 0
                 moved.append((None, a, [False]))
                 continue
@@ -151,18 +152,21 @@ class Vmapped(_Specialising):
                 inner = self.cache[key] = Vmapped(adapter(self.fn, len(args), kwargs),
                                                   self.in_axes, self.out_axes, self.fallback)
             return inner(*args, **kwargs)
-        static = {}
+        static, axes = {}, None
         if kwargs:
+            # as JAX: in_axes covers the positional arguments; arguments passed by keyword
+            # are mapped on axis 0 (keyword-only ones are the same for every example)
             sig = self.__dict__.get("_sig") or self.__dict__.setdefault(
                 "_sig", _signature(self.fn))
             bound = sig.bind(*args, **kwargs)
+            axes = self._arg_axes(args) + [0] * (len(bound.args) - len(args))
             args = tuple(bound.args)
-            static = bound.kwargs  # keyword-only arguments: the same for every example
+            static = bound.kwargs
         if isinstance(self.fn, VJPFunction):  # its adjoint code, residuals unbatched
             return self._of_vjp_fun(args)
         if isinstance(self.fn, Vmapped):
             return self._nested(args)
-        values, flags, n = self.prepare(args)
+        values, flags, n = self.prepare(args, axes)
         values, flags = self._with_defaults(values, flags)
         try:
             gen, free, out_batched = self.generated(values, flags, static)

@@ -118,6 +118,10 @@ def test_keywords_and_defaults():
     x = rng.normal(size=(4, 3))
     assert_close(s2s.vmap(scale)(x), x * 2.0)
     assert_close(s2s.vmap(scale)(x, s=np.full(4, 3.0)), x * 3.0)
+    # as JAX: in_axes covers the positional arguments, a keyword argument is mapped on 0
+    s = rng.normal(size=4)
+    assert_close(s2s.vmap(scale, in_axes=(1,))(x.T, s=s), x * s[:, None])
+    assert_close(s2s.vmap(scale, in_axes=1)(x.T, s=s), x * s[:, None])
 
 
 def test_unbatchable_primitive_names_it_and_the_line_and_loop_fallback_works():
