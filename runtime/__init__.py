@@ -214,3 +214,21 @@ from .einsum_ops import (contraction_axis, einsum_jvp, einsum_jvp2, einsum_vjp, 
 
 __all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2",
             "kron_layout"]
+
+from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vmap: rt.batch_*)
+from .batching import (  # noqa: E402
+    BatchingRuntimeError, batch_align, batch_axes, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
+    batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
+    batch_rows, batch_select, batch_setitem, batch_shape, batch_size, batch_size_of,
+    batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
+from .batching_more import (  # noqa: E402
+    batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
+    batch_hstack, batch_index_set, batch_index_set_vjp_value, batch_inplace, batch_item,
+    batch_read_checked, batch_snapshot, batch_squeeze_axes, batch_sum_items, batch_tile,
+    batch_vstack, batch_solve)
+from .batching_products import (  # noqa: E402
+    batch_bilinear_vjp, batch_contract, batch_contract_vjp, batch_contract_vjp_jvp,
+    batch_contract_vjp_vjp, batch_spec)
+
+__all__ += [n for m in (batching, batching_more, batching_products) for n in dir(m)
+            if n.startswith("batch_")]

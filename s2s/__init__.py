@@ -1,14 +1,15 @@
 """s2s: a source-to-source differentiating compiler for Python.
 
 Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
-``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev``, ``hessian``, user rules
-``custom_jvp``/``custom_vjp`` and ``tree_util``.  See README.md and DESIGN.md.
+``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev``, ``hessian``, ``vmap``, user rules
+``custom_jvp``/``custom_vjp``, ``checkpoint`` and ``tree_util``.  See README.md and DESIGN.md.
 """
 from . import tree_util
 from .api import grad, value_and_grad
 from .api_forward import jvp
 from .api_jacobian import hessian, jacfwd, jacrev
 from .api_vjp import linearize, vjp
+from .api_vmap import vmap
 from .custom import custom_jvp, custom_vjp
 from .checkpoint import checkpoint, checkpoint_loop, checkpoint_policies, remat
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
@@ -16,7 +17,7 @@ from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailab
 
 __version__ = "0.1.0"
 
-__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "vmap",
            "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_loop",
            "checkpoint_policies", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]

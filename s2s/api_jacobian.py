@@ -19,6 +19,7 @@ from .api_varargs import adapter, wants_adapter
 from .api_forward import _forward_of, jvp
 from .api_vjp import vjp
 from .api_complex import check_inputs, check_outputs
+from .batch.jacobian import hessian_blocks_batched, jacfwd_batched, jacrev_batched
 from .ir.kinds import is_inexact_leaf
 
 
@@ -46,6 +47,10 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacfwd", holomorphic, args, nums)
+        if not has_aux and not holomorphic:  # one batched JVP over the whole basis
+            batched = jacfwd_batched(fun, args, nums, single)  # (s2s/batch/jacobian.py)
+            if batched is not None:
+                return batched
         tangents = [tree_map(rt.zeros_like, a) for a in args]
         out = None
         per_arg = []
@@ -92,6 +97,11 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacrev", holomorphic, args, nums)
+        if not has_aux:  # one batched VJP over the whole basis (s2s/batch/jacobian.py)
+            batched = jacrev_batched(fun, args, nums, single,
+                                     lambda out: check_outputs("jacrev", holomorphic, out))
+            if batched is not None:
+                return batched
         res = vjp(fun, *args, has_aux=has_aux)
         out, pull = res[0], res[1]
         check_outputs("jacrev", holomorphic, out)
@@ -100,7 +110,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
         for o, ol in enumerate(out_leaves):
             by_arg = [[np.zeros(np.shape(ol) + np.shape(v), dtype=np.result_type(_dtype(ol), _dtype(v)))
                        for v in tree_flatten(args[n])[0]] for n in nums]
-            for _, k, parts in _basis([ol], _dtype):
+            for _, k, parts in _basis([ol], _dtype) if batched is None else ():
                 ct_leaves = [rt.zeros_like(x) for x in out_leaves]
                 ct_leaves[o] = parts[0]
                 cts = pull(tree_unflatten(out_tree, ct_leaves))
@@ -147,13 +157,16 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
         push = _forward_of(gen, False)
         zero_args = [tree_map(rt.zeros_like, v) for v in values]
         per_out = []
+        # one batched call over every (output, input) basis pair (s2s/batch/jacobian.py)
+        batched = hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree,
+                                         ins, nums)
         for o, ol in enumerate(out_leaves):
             # blocks[a][i][b][j]: out.shape + in(a, i).shape + in(b, j).shape
-            blocks = [[[[np.zeros(np.shape(ol) + np.shape(vi) + np.shape(vj),
+            blocks = batched[o] if batched is not None else [[[[np.zeros(np.shape(ol) + np.shape(vi) + np.shape(vj),
                                   dtype=np.result_type(_dtype(ol), _dtype(vi), _dtype(vj)))
                          for vj in ins[b][0]] for b in range(len(nums))]
                        for vi in ins[a][0]] for a in range(len(nums))]
-            for _, k, parts in _basis([ol], _dtype):
+            for _, k, parts in _basis([ol], _dtype) if batched is None else ():
                 ct_leaves = [rt.zeros_like(x) for x in out_leaves]
                 ct_leaves[o] = parts[0]
                 ct = tree_unflatten(out_tree, ct_leaves)

@@ -197,6 +197,16 @@ def generate(args):
                             args.arch or "sm_80")
         except (TypeError, ValueError) as e:
             raise CLIError(str(e)) from e
+    if args.mode == "vmap":  # the batched code (s2s/batch/dump.py)
+        from .batch.dump import vmap_source
+
+        if args.out:
+            raise CLIError("--out writes a gradient module; it needs --mode grad")
+        try:
+            return vmap_source(fn, example_values(fn, module, args.args, args.signature),
+                               args.in_axes)
+        except ValueError as e:
+            raise CLIError(str(e)) from e
     argnums = parse_argnums(args.argnums)
     try:
         transform = api.grad(fn, argnums=argnums, has_aux=args.has_aux)
@@ -310,11 +320,12 @@ def build_parser() -> argparse.ArgumentParser:
     dump = sub.add_parser("dump", help="print the code s2s generates for a function",
                           description="Print the code s2s generates for FUNC in FILE.py.")
     dump.add_argument("target", metavar="FILE.py:FUNC")
-    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "ir", "llvm", "asm", "ptx"),
+    dump.add_argument("--mode", choices=("grad", "jvp", "hvp", "vmap", "ir", "llvm", "asm", "ptx"),
                       default="grad",
                       help="grad: the generated gradient (default); jvp: the forward-mode "
                            "tangent code; hvp: forward mode over the gradient code "
-                           "(Hessian-vector products); ir: the function's IR; llvm/asm: "
+                           "(Hessian-vector products); vmap: the batched code (see --in-axes); "
+                           "ir: the function's IR; llvm/asm: "
                            "the LLVM IR / machine code s2s.jit compiles; ptx: the GPU "
                            "kernel s2s.cuda.vectorize launches (--signature: element types; with "
                            "arrays, the s2s.cuda.kernel index form)")
@@ -324,6 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "sm_90 for H100/H200)")
     dump.add_argument("--stage", choices=("opt", "unopt"), default="opt",
                       help="--mode llvm: after (default) or before LLVM's optimisations")
+    dump.add_argument("--in-axes", help="vmap: which arguments are batched, e.g. 0,None "
+                      "(default: all, on axis 0)")
     dump.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
     dump.add_argument("--signature", help="argument kinds, e.g. 'f64, f32[:], c128[:, :], i64'")
     dump.add_argument("--args", help="Python expression for the example arguments (a tuple, "

@@ -22,6 +22,8 @@ from s2s_runtime import tree_flatten, tree_unflatten
 
 #: helpers that templates call but that have no rule yet (s2s raises NoRuleError)
 NO_RULE_YET = {
+    "batch_contract_vjp_vjp": "third order through a batched product (vmap): not written",
+    "batch_contract_vjp_jvp": "third order through a batched product (vmap): not written",
     "add_vjp": "third order only (transpose of add's VJP); container-aware transpose not written",
     "add_jvp": "third order only; refuses containers (forward mode sums contributions with +)",
     "prod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, not written",

@@ -1,0 +1,307 @@
+"""Run-time helpers of code batched by ``s2s.vmap`` (``s2s/batch/``).
+
+A *batched* value carries the batch on axis 0 of every array leaf: a batch
+of ``n`` per-example values of shape ``s`` is one array of shape ``(n,) + s``
+(a per-example Python number becomes an array of shape ``(n,)``).  An
+*unbatched* value is the same for every example and has its ordinary shape.
+The helpers below are the few places where batched code needs to know a
+value's per-example rank or whether it is a container; each states the
+maths, and each that carries derivatives has JVP/VJP rules
+(``s2s/batch/helper_rules.py``) so batched code can be differentiated.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tree import tree_leaves, tree_map
+
+class BatchingRuntimeError(ValueError):
+    """Batched code met values it cannot batch (containers of different lengths per
+    example); ``vmap(..., fallback="loop")`` then runs the examples one by one."""
+
+
+def _is_container(x) -> bool:
+    return isinstance(x, (tuple, list, dict))
+
+
+def batch_size(*xs) -> int:
+    """The batch size: the length of axis 0 of the first array leaf of ``xs``."""
+    for x in xs:
+        for leaf in tree_leaves(x):
+            if np.ndim(leaf):
+                return int(np.shape(leaf)[0])
+    raise ValueError("vmap: no batched array to take the batch size from")
+
+
+def _lift_leaf(x, n, copy):
+    a = np.asarray(x)
+    out = np.broadcast_to(a, (n,) + a.shape)
+    return np.array(out) if copy else out
+
+
+def batch_lift(x, n):
+    """``x`` (the same for every example) as a batched value: ``n`` copies stacked on a
+    new axis 0 (writable; containers leaf by leaf)."""
+    return tree_map(lambda v: _lift_leaf(v, n, True), x)
+
+
+def batch_view(x, n):
+    """``batch_lift`` without the copy: a read-only broadcast view of shape ``(n,) + shape``."""
+    return tree_map(lambda v: _lift_leaf(v, n, False), x)
+
+
+def batch_unlift(x):
+    """Transpose of ``batch_lift``: the sum over the batch axis (leaf by leaf)."""
+    return tree_map(lambda v: np.sum(v, axis=0), x)
+
+
+def per_example_ndim(x, batched) -> int:
+    return np.ndim(x) - (1 if batched else 0)
+
+
+def batch_align(x, other, other_batched):
+    """Batched ``x`` reshaped so that it broadcasts against ``other`` example by example:
+    size-1 axes are inserted after the batch axis until ``x``'s per-example rank is at
+    least ``other``'s, so numpy's right-aligned broadcasting pairs the per-example axes
+    and the batch axis stays in front.  A pure reshape (its transpose reshapes back)."""
+    x = np.asarray(x)
+    pad = per_example_ndim(other, other_batched) - (x.ndim - 1)
+    if pad <= 0:
+        return x
+    return x.reshape(x.shape[:1] + (1,) * pad + x.shape[1:])
+
+
+def batch_axes(x):
+    """Every axis of batched ``x`` but the batch axis: ``(1, ..., ndim - 1)``."""
+    return tuple(range(1, np.ndim(x)))
+
+
+def batch_axis(axis):
+    """A per-example axis argument in the batched array: non-negative axes move up by
+    one (the batch axis is in front), negative ones count from the end and stay."""
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return type(axis)(batch_axis(a) for a in axis)
+    axis = int(axis)
+    return axis + 1 if axis >= 0 else axis
+
+
+def batch_index(x, index):
+    """The index that reads ``x[index]`` of every example of batched ``x``: containers are
+    indexed as they are, arrays with ``(slice(None),) + index``."""
+    if _is_container(x):
+        return index
+    return (slice(None),) + (index if isinstance(index, tuple) else (index,))
+
+
+def batch_flat(x):
+    """Batched ``x`` with each example flattened: shape ``(n, -1)``."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[:1] + (-1,))
+
+
+def batch_shape(x):
+    """The shape of one example of batched ``x`` (for nested lists of batched items, the
+    batch axis is the one after the list levels)."""
+    s = np.shape(x)
+    d = _depth(x) if isinstance(x, (list, tuple)) else 0
+    return s[:d] + s[d + 1:]
+
+
+def batch_len(x):
+    """``len`` of one example of batched ``x`` (containers: their own length)."""
+    return len(x) if _is_container(x) else np.shape(x)[1]
+
+
+def batch_ndim(x):
+    return np.ndim(x) - 1
+
+
+def batch_size_of(x):
+    """``np.size`` of one example of batched ``x``."""
+    return int(np.prod(np.shape(x)[1:], dtype=np.int64))
+
+
+def batch_reshape_arg(x, shape):
+    """The ``newshape`` argument that reshapes every example of batched ``x`` to ``shape``."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    return (np.shape(x)[0],) + shape
+
+
+def batch_transpose_axes(x, axes=None):
+    """``axes`` of a per-example transpose as axes of the batched array."""
+    if axes is None:
+        return (0,) + tuple(range(np.ndim(x) - 1, 0, -1))
+    nd = np.ndim(x) - 1
+    return (0,) + tuple(int(a) % nd + 1 for a in axes)
+
+
+def batch_rows(x):
+    """What iterating (or unpacking) one example of batched ``x`` yields, batched:
+    containers as they are, arrays with the first two axes swapped (an involution, so
+    it is its own transpose)."""
+    if not isinstance(x, np.ndarray):
+        return x
+    return np.swapaxes(x, 0, 1)
+
+
+def batch_mask(c):
+    """A batched condition as a boolean vector of shape ``(n,)`` (one decision per example)."""
+    c = np.asarray(c, dtype=bool)
+    if c.ndim != 1:
+        raise ValueError("vmap: a branch or loop condition must be one truth value per "
+                         f"example, got per-example shape {c.shape[1:]}")
+    return c
+
+
+def _select_leaf(c, a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    nd = max(a.ndim, b.ndim, 1)
+    return np.where(c.reshape(c.shape + (1,) * (nd - 1)), a, b)
+
+
+def batch_select(c, a, b):
+    """Example by example ``a if c else b`` (``c`` a boolean vector over the batch; ``a``
+    and ``b`` batched values of one structure).  ``b`` None (a name not yet assigned
+    before a loop) selects ``a``."""
+    if b is None:
+        return a
+    c = np.asarray(c, dtype=bool)
+    if _is_container(a):
+        try:
+            return tree_map(lambda x, y: _select_leaf(c, x, y), a, b)
+        except ValueError:
+            raise BatchingRuntimeError("vmap: a branch or loop whose condition differs per example "
+                             "makes containers of different lengths or structures (e.g. "
+                             "appending under a condition); such code cannot be batched"
+                             ) from None
+    return _select_leaf(c, a, b)
+
+
+def _gather_index(x, index, x_batched, n):
+    """The advanced index that reads ``x[index_k]`` for each example ``k``."""
+    parts = index if isinstance(index, tuple) else (index,)
+    parts = [np.asarray(p) for p in parts]
+    if any(p.dtype == bool for p in parts):
+        raise TypeError("vmap: a boolean mask that differs per example selects a different "
+                        "number of entries per example, which cannot be batched")
+    # out-of-range indices are clamped (as JAX's batched gathers do): examples that a
+    # condition has finished (a masked loop, a short-circuit 'and') still compute the read
+    dims = np.shape(x)[1:] if x_batched else np.shape(x)
+    parts = [np.clip(p, -d, d - 1) if p.dtype.kind in "iu" else p
+             for p, d in zip(parts, dims)]
+    if x_batched:
+        lead = max((p.ndim - 1 for p in parts if p.ndim), default=0)
+        arange = np.arange(n).reshape((n,) + (1,) * lead)
+        parts = [arange] + [p.reshape(p.shape + (1,) * 0) if p.ndim == 0 else
+                            p.reshape(p.shape[:1] + (1,) * (lead - (p.ndim - 1)) + p.shape[1:])
+                            if p.shape[:1] == (n,) else p for p in parts]
+    return tuple(parts)
+
+
+def batch_gather(x, index, x_batched, index_batched):
+    """``x[index]`` example by example where the index is batched (each part of the index
+    an integer per example, or unbatched): one advanced-indexing gather."""
+    n = batch_size(x if x_batched else (), index)
+    if not index_batched:
+        return np.asarray(x)[batch_index(x, index)]
+    return np.asarray(x)[_gather_index(x, index, x_batched, n)]
+
+
+def batch_gather_vjp(g, x, index, x_batched, index_batched):
+    """Cotangent of ``x`` in ``batch_gather``: ``g`` scattered (added) into zeros."""
+    xa = np.asarray(x)
+    dtype = np.result_type(xa.dtype, np.asarray(g).dtype, np.float64)
+    out = np.zeros(xa.shape, dtype=dtype)
+    n = batch_size(x if x_batched else (), index)
+    idx = _gather_index(x, index, x_batched, n) if index_batched else batch_index(x, index)
+    if x_batched or not index_batched:
+        np.add.at(out, idx, g)
+    else:  # x the same for every example: the examples' cotangents add up
+        np.add.at(out, idx, g)
+    return out
+
+
+def batch_setitem(x, index, value, index_batched, value_batched, mask=None):
+    """``x[index] = value`` in every example of batched ``x`` (in place); with ``mask``
+    (a boolean vector over the batch: the examples that run this write) only in those
+    examples."""
+    if _is_container(x):
+        if mask is not None:
+            raise ValueError("vmap: a write into a list or dict under a condition that "
+                             "differs per example")
+        x[index] = value
+        return None
+    if mask is not None:
+        n = np.shape(x)[0]
+        idx = _gather_index(x, index, True, n) if index_batched else batch_index(x, index)
+        old = x[idx]
+        new = np.asarray(value)
+        if value_batched:
+            new = new.reshape(new.shape[:1] + (1,) * (old.ndim - new.ndim) + new.shape[1:])
+        m = np.asarray(mask).reshape((n,) + (1,) * (old.ndim - 1))
+        x[idx] = np.where(m, new, old)
+        return None
+    n = np.shape(x)[0]
+    mask = np.asarray(index) if index_batched and not isinstance(index, tuple) else None
+    if mask is not None and mask.dtype == bool and mask.shape == np.shape(x) and \
+            np.ndim(value) <= (1 if value_batched else 0):
+        # x[mask] = v with a mask that differs per example and one value per example
+        v = np.asarray(value)
+        v = v.reshape(v.shape + (1,) * (mask.ndim - v.ndim)) if value_batched else v
+        x[...] = np.where(mask, v, x)
+        return None
+    idx = _gather_index(x, index, True, n) if index_batched else batch_index(x, index)
+    if value_batched:
+        slot_nd = np.ndim(x[idx])
+        value = np.asarray(value)
+        pad = slot_nd - value.ndim
+        if pad > 0:
+            value = value.reshape(value.shape[:1] + (1,) * pad + value.shape[1:])
+    x[idx] = value
+    return None
+
+
+def batch_unbroadcast(g, x, g_batched, x_batched):
+    """``unbroadcast`` example by example: batched ``g`` summed to the per-example shape of
+    ``x``, the batch axis kept."""
+    g = np.asarray(g)
+    if not g_batched:
+        g = g[None]
+    target = np.shape(x)[1:] if x_batched else np.shape(x)
+    extra = g.ndim - 1 - len(target)
+    if extra > 0:
+        g = g.sum(axis=tuple(range(1, 1 + extra)))
+    axes = tuple(i + 1 for i, s in enumerate(target) if s == 1 and g.shape[i + 1] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    xs = x if not x_batched else np.asarray(x)[:1]
+    if not np.iscomplexobj(xs) and np.iscomplexobj(g):
+        g = g.real
+    if not g_batched:
+        return np.broadcast_to(g, (np.shape(x)[0],) + g.shape[1:]) if x_batched else g[0]
+    return g
+
+
+def batch_loop(fn, flags, n, *args, **kwargs):
+    """``fn`` called once per example (``flags[i]``: whether argument ``i`` is batched;
+    keyword arguments are never batched) and the results stacked: the fallback the
+    user asks for with ``vmap(..., fallback="loop")`` where no batching rule exists."""
+    outs = []
+    for k in range(n):
+        call = [a[k] if f and not _is_container(a) else
+                (tree_map(lambda v: v[k], a) if f else a) for a, f in zip(args, flags)]
+        outs.append(fn(*call, **kwargs))
+    first = outs[0]
+    if _is_container(first):
+        return tree_map(lambda *vs: np.stack([np.asarray(v) for v in vs]), *outs)
+    return np.stack([np.asarray(o) for o in outs])
+
+
+def _depth(x):
+    """How many list/tuple levels wrap the leaves of ``x`` (np.array's leading axes)."""
+    d = 0
+    while isinstance(x, (list, tuple)) and len(x):
+        x, d = x[0], d + 1
+    return d

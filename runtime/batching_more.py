@@ -1,0 +1,161 @@
+"""More run-time helpers of batched code (``s2s.vmap``; see ``batching.py``): numpy
+functions whose batched form depends on the per-example rank, in-place operators,
+reverse mode's in-place-write helpers, and ``np.array`` of nested lists of batched
+items (whose batch axis comes after the list levels).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .batching import (batch_align, batch_index, batch_lift, batch_setitem, batch_size,
+                       batch_unbroadcast, _depth)
+from .tree import tree_map
+
+
+# -- functions whose batched form depends on the per-example rank ----------------------
+def batch_squeeze_axes(x):
+    """The per-example axes of size 1 of batched ``x`` (what ``np.squeeze`` removes)."""
+    return tuple(i for i in range(1, np.ndim(x)) if np.shape(x)[i] == 1)
+
+
+def batch_item(x):
+    """``x.item()`` of every example: one number per example, shape ``(n,)``."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[0], -1)[:, 0]
+
+
+def batch_sum_items(x):
+    """Builtin ``sum`` of every example: over the rows of an array (axis 1), over the
+    items of a container (which are batched)."""
+    if isinstance(x, np.ndarray):
+        return np.sum(x, axis=1)
+    return sum(x)
+
+
+def batch_hstack(xs):
+    """``np.hstack`` of every example: per-example 1-D items join on their only axis,
+    others on their second."""
+    nd = min(np.ndim(x) for x in xs) - 1
+    return np.concatenate(list(xs), axis=1 if nd <= 1 else 2)
+
+
+def batch_vstack(xs):
+    """``np.vstack`` of every example: per-example 1-D items become rows."""
+    items = [np.asarray(x) for x in xs]
+    items = [x.reshape(x.shape[:1] + (1,) * (3 - x.ndim) + x.shape[1:]) if x.ndim < 3 else x
+             for x in items]
+    return np.concatenate(items, axis=1)
+
+
+def batch_broadcast_to(x, shape):
+    """``np.broadcast_to(x, shape)`` of every example of batched ``x``."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    x = batch_align(x, np.empty(shape, dtype=bool), False)
+    return np.broadcast_to(x, x.shape[:1] + shape)
+
+
+def batch_diag(v, k=0):
+    """``np.diag`` of every example: a 1-D example becomes a diagonal matrix, a 2-D one
+    gives its diagonal."""
+    v = np.asarray(v)
+    if v.ndim == 2:
+        n = v.shape[1] + abs(k)
+        out = np.zeros((v.shape[0], n, n), dtype=v.dtype)
+        i = np.arange(v.shape[1])
+        out[:, i + max(-k, 0), i + max(k, 0)] = v
+        return out
+    return np.diagonal(v, offset=k, axis1=1, axis2=2).copy()
+
+
+def batch_tile(x, reps):
+    """``np.tile(x, reps)`` of every example."""
+    x = np.asarray(x)
+    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    nd = max(x.ndim - 1, len(reps))
+    x = x.reshape(x.shape[:1] + (1,) * (nd - (x.ndim - 1)) + x.shape[1:])
+    return np.tile(x, (1,) + (1,) * (nd - len(reps)) + reps)
+
+
+def batch_inplace(op, plain, x, y):
+    """``x op= y`` on batched ``x``: in place where each example is an array (so names
+    that share it see the change, as in the unbatched program), a new value where each
+    example is a number (which Python never changes in place)."""
+    if np.ndim(x) >= 2:
+        return op(x, y)
+    return plain(x, y)
+
+
+def batch_snapshot(x):
+    """A copy of batched ``x`` that later in-place changes of ``x`` leave alone."""
+    return tree_map(lambda v: np.array(v, copy=True) if isinstance(v, np.ndarray) else v, x)
+
+
+# -- in-place writes as values (reverse mode's index_writes helpers) --------------------
+def batch_index_set(y, index, v, y_batched, v_batched, n, copy=False):
+    """``index_set(y, index, v)`` (``copy``: ``index_updated``) in every example: ``y``
+    batched (broadcast first when it is the same for every example), ``index`` the same
+    for every example, ``v`` aligned with the slot it fills."""
+    if index is Ellipsis and not isinstance(y, np.ndarray) and not y_batched:
+        return v if v_batched else batch_lift(v, n)
+    if not y_batched:
+        y = batch_lift(y, n)
+    elif copy:
+        y = np.array(y, copy=True)
+    batch_setitem(y, index, v, False, v_batched)
+    return y
+
+
+def batch_index_set_vjp_value(g, index, v, g_batched, v_batched):
+    """``index_set_vjp_value`` in every example: the slots written last read from ``g``,
+    summed back to the shape of each example's ``v``."""
+    from .index_writes import _gather
+    if not g_batched:
+        g = batch_lift(g, batch_size(v))
+    r = _gather(g, batch_index(g, index))
+    return batch_unbroadcast(r, v, True, v_batched)
+
+
+def batch_read_checked(y, index, where):
+    """``read_checked`` in every example: each example's value copied when it is a number,
+    the same error as unbatched when it is a view of an array written later."""
+    from .index_writes import read_checked
+    r = y[batch_index(y, index)]
+    if isinstance(r, np.ndarray) and r.ndim > 1:
+        read_checked(y[0], index, where)  # raises (an example's value is a view)
+    return r.copy() if isinstance(r, np.ndarray) else r
+
+
+def batch_array(fn, x, *args, **kwargs):
+    """``np.array(x)`` (or ``fn``: ``np.asarray``, ``array_jvp``...) of every example of a
+    batched value: nested lists of batched items give the batch on the axis after the
+    list levels, moved to the front; a batched array is converted as it is."""
+    d = _depth(x)
+    out = np.asarray(fn(x, *args, **kwargs))
+    return np.moveaxis(out, d, 0) if d else out
+
+
+def batch_array_jvp(t, ans, obj, *args):
+    """``array_jvp`` of every example (``t``: nested lists of batched tangents)."""
+    from .jvps_arrays import array_jvp
+    d = _depth(obj)
+    if not d:
+        return array_jvp(t, ans, obj, *args)
+    out = array_jvp(t, np.moveaxis(np.asarray(ans), 0, d), obj, *args)
+    return np.moveaxis(np.asarray(out), d, 0)
+
+
+def batch_array_vjp(g, x):
+    """``array_vjp`` of every example: the batched cotangent of ``np.array(x)`` split back
+    into ``x``'s nested lists (each item batched)."""
+    from .adjoint import array_vjp
+    d = _depth(x)
+    return array_vjp(np.moveaxis(np.asarray(g), 0, d) if d else g, x)
+
+
+def batch_solve(a, b, a_batched, b_batched):
+    """``np.linalg.solve(a, b)`` in every example (numpy broadcasts stacked matrices; a
+    per-example vector ``b`` becomes a one-column matrix so it is not read as a stack)."""
+    vector = np.ndim(b) - (1 if b_batched else 0) == 1
+    if vector:
+        return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
+    return np.linalg.solve(a, b)

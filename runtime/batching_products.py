@@ -1,0 +1,256 @@
+"""Run-time helpers of batched products (``s2s.vmap``; see ``batching.py``).
+
+Every product numpy offers (``dot``, ``matmul``, ``inner``, ``outer``, ``vdot``,
+``tensordot``, two-operand ``einsum``) is a contraction of the examples' axes;
+``batch_spec`` writes it as einsum subscripts with the batch as the letter
+``z`` on the batched operands and the result, and ``batch_contract`` runs it as
+one (broadcast) matrix product.  The VJP of a contraction is a contraction
+(``batch_contract_vjp``, ``batch_bilinear_vjp`` for the product VJP helpers of
+generated derivative code).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .batching import batch_size, per_example_ndim
+
+_LETTERS = "abcdefghijklmnopqrstuvwxy"  # 'z' is the batch letter
+
+
+# -- contractions (dot, matmul, inner, outer, vdot, tensordot, einsum) ------------------
+def _letters(k, start=0):
+    return _LETTERS[start:start + k]
+
+
+def batch_spec(kind, a, b, a_batched, b_batched, axes=None):
+    """The einsum subscripts of a per-example contraction of ``a`` and ``b`` with the
+    batch as the letter ``z`` on the batched operands and the result.
+
+    ``kind``: ``dot`` (last axis of a with the second-to-last of b; scalars multiply),
+    ``matmul`` (stacked matrices; 1-D operands are vectors), ``inner`` (last axes),
+    ``outer`` (operands already flat), ``vdot`` (flat operands, summed),
+    ``tensordot`` (``axes`` as numpy's), ``einsum`` (``axes`` is the user's subscripts).
+    """
+    ra, rb = per_example_ndim(a, a_batched), per_example_ndim(b, b_batched)
+    if kind == "einsum":
+        sa, sb, so = _einsum_parts(axes)
+    elif kind in ("dot", "inner") and (ra == 0 or rb == 0):
+        sa, sb = _letters(ra), _letters(rb, 12)
+        so = sa + sb
+    elif kind == "dot" or kind == "inner":
+        sa = _letters(ra)
+        sb = list(_letters(rb, 12))
+        k = max(rb - 2, 0) if kind == "dot" else rb - 1
+        sb[k] = sa[-1]
+        sb = "".join(sb)
+        so = sa[:-1] + sb.replace(sa[-1], "")
+    elif kind == "matmul":  # stacked axes right-aligned, as numpy broadcasts them
+        stack = "abcdefgh"[:max(ra, rb, 2) - 2]
+        sa = (stack[len(stack) - (ra - 2):] + "ij") if ra >= 2 else "j"
+        sb = (stack[len(stack) - (rb - 2):] + "jk") if rb >= 2 else "j"
+        so = stack + ("i" if ra >= 2 else "") + ("k" if rb >= 2 else "")
+    elif kind == "outer":
+        sa, sb, so = "i", "j", "ij"
+    elif kind == "vdot":
+        sa, sb, so = "i", "i", ""
+    elif kind == "tensordot":
+        sa, sb, so = _tensordot_parts(ra, rb, axes)
+    else:
+        raise ValueError(f"unknown contraction {kind!r}")
+    za, zb = ("z" if a_batched else ""), ("z" if b_batched else "")
+    zo = "z" if (a_batched or b_batched) else ""
+    return f"{za}{sa},{zb}{sb}->{zo}{so}"
+
+
+def _tensordot_parts(ra, rb, axes):
+    if isinstance(axes, (int, np.integer)):
+        ka, kb = list(range(ra - axes, ra)), list(range(axes))
+    else:
+        ka, kb = axes
+        ka = [ka] if isinstance(ka, (int, np.integer)) else list(ka)
+        kb = [kb] if isinstance(kb, (int, np.integer)) else list(kb)
+    ka, kb = [k % ra for k in ka], [k % rb for k in kb]
+    sa = list(_letters(ra))
+    sb = list(_letters(rb, 12))
+    for i, j in zip(ka, kb):
+        sb[j] = sa[i]
+    so = "".join(c for i, c in enumerate(sa) if i not in ka) + \
+        "".join(c for j, c in enumerate(sb) if j not in kb)
+    return "".join(sa), "".join(sb), so
+
+
+def _einsum_parts(subscripts):
+    s = subscripts.replace(" ", "")
+    if "->" in s:
+        ins, out = s.split("->")
+    else:
+        ins = s
+        letters = [c for c in ins if c.isalpha()]
+        out = ("..." if "..." in ins else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    parts = ins.split(",")
+    if len(parts) != 2:
+        raise ValueError("vmap: einsum with other than two operands")
+    if "z" in s:
+        swap = next(c for c in "ZYXWV" if c not in s)
+        parts = [p.replace("z", swap) for p in parts]
+        out = out.replace("z", swap)
+    return parts[0], parts[1], out
+
+
+def batch_contract(spec, a, b):
+    """``np.einsum(spec, a, b)``: a per-example contraction (``batch_spec``)."""
+    return _einsum2(spec, a, b)
+
+
+_PLANS = {}
+
+
+def _plan(spec):
+    """How ``einsum(spec, a, b)`` runs as one (broadcast) matrix product: the letters
+    shared by both operands and the result (batch), only by one operand and the result
+    (free), by both operands only (contracted); None where that does not describe it."""
+    hit = _PLANS.get(spec)
+    if hit is None and spec not in _PLANS:
+        ins, so = spec.split("->")
+        sa, sb = ins.split(",")
+        if "." in spec or len(set(sa)) != len(sa) or len(set(sb)) != len(sb) or \
+                any(c not in sb and c not in so for c in sa) or \
+                any(c not in sa and c not in so for c in sb):
+            _PLANS[spec] = None
+            return None
+        batch = [c for c in so if c in sa and c in sb]
+        free_a = [c for c in sa if c in so and c not in sb]
+        free_b = [c for c in sb if c in so and c not in sa]
+        summed = [c for c in sa if c in sb and c not in so]
+        order = batch + free_a + free_b
+        hit = ([sa.index(c) for c in batch + free_a + summed],
+               [sb.index(c) for c in batch + summed + free_b],
+               len(batch), len(free_a), len(summed),
+               [order.index(c) for c in so])
+        _PLANS[spec] = hit
+    return hit
+
+
+def _einsum2(spec, a, b):
+    """``np.einsum(spec, a, b)`` as one matrix product (BLAS), without numpy's per-call
+    search for a contraction order."""
+    plan = _plan(spec)
+    a, b = np.asarray(a), np.asarray(b)
+    if plan is None or a.ndim != len(plan[0]) or b.ndim != len(plan[1]):
+        return np.einsum(spec, a, b, optimize=True)
+    pa, pb, nb, nfa, ns, final = plan
+    a0, b0 = a, b
+    a, b = a.transpose(pa), b.transpose(pb)
+    bshape_a, bshape_b = a.shape[:nb], b.shape[:nb]
+    fa, sm = a.shape[nb:nb + nfa], a.shape[nb + nfa:]
+    fb = b.shape[nb + ns:]
+    if sm != b.shape[nb:nb + ns]:  # a summed axis broadcast (size 1 against n)
+        return np.einsum(spec, a0, b0, optimize=True)
+    ka, kb, kc = math.prod(fa), math.prod(fb), math.prod(sm)
+    out = np.matmul(a.reshape(bshape_a + (ka, kc)), b.reshape(bshape_b + (kc, kb)))
+    out = out.reshape(out.shape[:nb] + fa + fb)
+    return out.transpose(final) if final != sorted(final) else out
+
+
+def batch_contract_vjp(spec, which, g, a, b):
+    """Cotangent of operand ``which`` of ``batch_contract(spec, a, b)`` for the result's
+    cotangent ``g``: ``g`` contracted with the other operand back to the operand's
+    subscripts (the transpose of a bilinear form); the batch letter is summed away for
+    an operand the same for every example, broadcast stacked axes are summed back."""
+    ins, so = spec.split("->")
+    sa, sb = ins.split(",")
+    if which == 0:
+        out = _einsum2(f"{so},{sb}->{sa}", g, b)
+    else:
+        out = _einsum2(f"{sa},{so}->{sb}", a, g)
+    return _fit(out, a if which == 0 else b)
+
+
+def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, axes=None):
+    """The batched form of the VJP helpers of products (``dot_vjp``, ``inner_vjp``,
+    ``tensordot_vjp``, ``matmul_vjp_lhs``/``_rhs``): the cotangent of factor ``which``.
+    The result is batched when any operand is; a factor the same for every example whose
+    cotangent does not depend on the batch is broadcast over it."""
+    spec = batch_spec(kind, a, b, a_batched, b_batched, axes)
+    batched = g_batched or a_batched or b_batched
+    target_batched = a_batched if which == 0 else b_batched
+    ins, so = spec.split("->")
+    sa, sb = ins.split(",")
+    if batched and not target_batched:
+        if which == 0:
+            sa = "z" + sa
+        else:
+            sb = "z" + sb
+    if g_batched and "z" not in so:
+        so = "z" + so
+    other_sub = sb if which == 0 else sa
+    target_sub = sa if which == 0 else sb
+    if "z" in target_sub and "z" not in so and "z" not in other_sub:
+        target_sub = target_sub[1:]
+        lift = True
+    else:
+        lift = False
+    subs = f"{so},{other_sub}->{target_sub}" if which == 0 else f"{other_sub},{so}->{target_sub}"
+    operands = (g, b) if which == 0 else (a, g)
+    out = _einsum2(subs, *operands)
+    target = a if which == 0 else b
+    if lift:
+        out = _fit(out, target)
+        return np.broadcast_to(out, (batch_size(g, a, b),) + np.shape(out))
+    if batched and not target_batched:
+        n = out.shape[0]
+        return _fit(out, np.broadcast_to(np.asarray(target), (n,) + np.shape(target)))
+    return _fit(out, target)
+
+
+def _fit(out, target):
+    """``out`` summed over broadcast axes to ``target``'s shape, real if ``target`` is."""
+    shape = np.shape(target)
+    out = np.asarray(out)
+    if out.shape != shape:
+        extra = out.ndim - len(shape)
+        if extra > 0:
+            out = out.sum(axis=tuple(range(extra)))
+        axes = tuple(i for i, s in enumerate(shape) if s == 1 and out.shape[i] != 1)
+        if axes:
+            out = out.sum(axis=axes, keepdims=True)
+    if not np.iscomplexobj(target) and np.iscomplexobj(out):
+        out = out.real
+    return out if np.ndim(target) or type(target) is np.ndarray else out[()]
+
+
+def _vjp_operands(spec, which, g, a, b):
+    """``batch_contract_vjp(spec, which, g, a, b)`` as a bilinear einsum ``P,Q->R`` of two
+    of its arguments: ``(subscripts, (name_P, P), (name_Q, Q), target)``."""
+    ins, so = spec.split("->")
+    sa, sb = ins.split(",")
+    if which == 0:
+        return f"{so},{sb}->{sa}", ("g", g), ("b", b), a
+    return f"{sa},{so}->{sb}", ("a", a), ("g", g), b
+
+
+def batch_contract_vjp_jvp(t, spec, which, g, a, b, wrt):
+    """Tangent of ``batch_contract_vjp`` from argument ``wrt``'s tangent ``t`` (bilinear:
+    ``t`` in that argument's place; zero for an argument it reads only for its shape)."""
+    subs, (np_, p), (nq, q), target = _vjp_operands(spec, which, g, a, b)
+    if wrt == np_:
+        return _fit(_einsum2(subs, t, q), target)
+    if wrt == nq:
+        return _fit(_einsum2(subs, p, t), target)
+    return np.zeros(np.shape(target))
+
+
+def batch_contract_vjp_vjp(ct, spec, which, g, a, b, wrt):
+    """Cotangent of argument ``wrt`` of ``batch_contract_vjp`` (the transpose of the
+    bilinear form ``P,Q->R`` in that argument)."""
+    subs, (np_, p), (nq, q), _ = _vjp_operands(spec, which, g, a, b)
+    ins, r = subs.split("->")
+    sp, sq = ins.split(",")
+    if wrt == np_:
+        return _fit(_einsum2(f"{r},{sq}->{sp}", ct, q), p)
+    if wrt == nq:
+        return _fit(_einsum2(f"{sp},{r}->{sq}", p, ct), q)
+    return np.zeros(np.shape({"g": g, "a": a, "b": b}[wrt]))

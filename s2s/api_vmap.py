@@ -1,0 +1,343 @@
+"""``vmap`` (JAX's semantics): the batching transform (``s2s/batch/``), specialised per
+argument kinds and which arguments are batched, cached like ``grad``.
+
+``vmap(f, in_axes=0, out_axes=0)(*args)``: ``in_axes`` is an int, None, or a
+tuple with one entry per positional argument, each an int, None or a pytree
+prefix of that argument (dicts, tuples, lists); negative axes count from the
+end.  The mapped axes are moved to the front, the batched code runs once, and
+the result's batch axis is moved to ``out_axes`` (same forms, a prefix of the
+output).  An argument whose leaves are mapped only in part has its unmapped
+leaves broadcast over the batch.  ``fallback="loop"`` lets a call without a
+batching rule run once per example, and a function whose control flow cannot
+be batched run once per example; by default both are errors that name the
+primitive or construct and the line.
+
+Keyword arguments bound to positional parameters are mapped like positional
+ones (on ``in_axes``' axis when it is an int); keyword-only arguments are the
+same for every example.  ``vmap(vjp_fun)`` batches the adjoint code ``vjp``
+generated (cached per kinds, shared by every ``vjp_fun`` of that code) with the
+residuals unbatched; ``vmap(grad(f))`` batches the code ``grad`` generated.
+Functions are specialised on the kinds of the arguments and on which are
+batched, and cached like the other transforms.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+import s2s_runtime as rt
+from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
+
+from . import pipeline
+from .api import _signature, _Specialising, memo
+from .api_varargs import adapter, wants_adapter
+from .api_vjp import VJPFunction
+from .batch.transform import Batch, BatchingError
+from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
+from .errors import UnsupportedSyntaxError
+from .ir.kinds import kind_of
+from .passes.dce import dce
+
+
+def _leaf_axes(axes, value, what):
+    """The axis (int or None) of every leaf of ``value`` from the prefix tree ``axes``."""
+    if axes is None or isinstance(axes, int) and not isinstance(axes, bool):
+        return [axes] * len(tree_flatten(value)[0])
+    if isinstance(axes, (tuple, list, dict)) and type(axes) is type(value) or (
+            isinstance(axes, dict) and isinstance(value, dict)):
+        if isinstance(value, dict):
+            if set(axes) != set(value):
+                raise ValueError(f"vmap {what} keys {sorted(axes)} do not match the "
+                                 f"value's keys {sorted(value)}")
+            out = []
+            for k in sorted(value):
+                out += _leaf_axes(axes[k], value[k], what)
+            return out
+        if len(axes) != len(value):
+            raise ValueError(f"vmap {what} has {len(axes)} entries where the value has "
+                             f"{len(value)}")
+        out = []
+        for a, v in zip(axes, value):
+            out += _leaf_axes(a, v, what)
+        return out
+    raise ValueError(f"vmap {what} must be an int, None, or a tuple/list/dict prefix of "
+                     f"the value, got {axes!r} for a {type(value).__name__}")
+
+
+class Vmapped(_Specialising):
+    """``vmap(fun, in_axes, out_axes)``: ``fun`` over a batch, specialised per kinds."""
+
+    def __init__(self, fun, in_axes=0, out_axes=0, fallback=None):
+        if not callable(fun):
+            raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
+        if fallback not in (None, "loop"):
+            raise ValueError("vmap fallback must be None or 'loop'")
+        self.fn, self.in_axes, self.out_axes, self.fallback = fun, in_axes, out_axes, fallback
+        self.config = ("vmap", fallback)
+        self.cache = {}
+        self.__name__ = f"vmap_{getattr(fun, '__name__', 'f')}"
+        self.__wrapped__ = fun
+
+    # -- arguments -----------------------------------------------------------------
+    def _arg_axes(self, args):
+        in_axes = self.in_axes
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        if not isinstance(in_axes, tuple):
+            return [in_axes] * len(args)
+        if len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
+                             f"corresponding to the positional arguments passed to the "
+                             f"function, but got len(in_axes)={len(in_axes)}, "
+                             f"len(args)={len(args)}")
+        return list(in_axes)
+
+    def prepare(self, args, axes=None):
+        """``(moved_args, batched_flags, size)``: every mapped axis moved to the front
+        (``axes``: one entry per argument, by default from ``in_axes``)."""
+        moved, flags, sizes = [], [], []
+        for i, (a, ax) in enumerate(zip(args, axes or self._arg_axes(args))):
+            if ax is None:  # the common fast cases: unmapped, or an array on axis 0
+                moved.append((None, a, [False]))
+                continue
+            if ax == 0 and type(a) is np.ndarray and a.ndim:
+                sizes.append((i, a.shape[0], 0, a.shape))
+                moved.append((None, a, [True]))
+                continue
+            leaves, tree = tree_flatten(a)
+            axes = _leaf_axes(ax, a, f"in_axes entry {i}")
+            new = []
+            for leaf, k in zip(leaves, axes):
+                if k is None:
+                    new.append(leaf)
+                    continue
+                nd = np.ndim(leaf)
+                if not -nd <= k < nd:
+                    raise ValueError(f"vmap was requested to map its argument along axis "
+                                     f"{k}, which implies that its rank should be at least "
+                                     f"{max(k + 1, -k)}, but is only {nd} (its shape is "
+                                     f"{np.shape(leaf)}) (argument {i})")
+                k %= nd
+                sizes.append((i, np.shape(leaf)[k], k, np.shape(leaf)))
+                new.append(np.moveaxis(np.asarray(leaf), k, 0) if k else np.asarray(leaf))
+            mapped = [k is not None for k in axes]
+            moved.append((tree, new, mapped))
+        if not sizes:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        n = sizes[0][1]
+        if any(s[1] != n for s in sizes):
+            lines = "\n".join(f"  argument {i} of shape {shape} has size {s} on axis {k}"
+                              for i, s, k, shape in sizes)
+            raise ValueError(f"vmap got inconsistent sizes for the array axes to be "
+                             f"mapped:\n{lines}")
+        out = []
+        for tree, leaves, mapped in moved:
+            if tree is None:
+                out.append(leaves)
+                flags.append(mapped[0])
+                continue
+            if any(mapped) and not all(mapped):
+                leaves = [v if m else np.broadcast_to(np.asarray(v), (n,) + np.shape(v))
+                          for v, m in zip(leaves, mapped)]
+            out.append(tree_unflatten(tree, leaves))
+            flags.append(any(mapped))
+        return out, flags, n
+
+    # -- the batched code ----------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if wants_adapter(self.fn):  # *args/**kwargs: one parameter per argument passed
+            key = ("adapter", len(args), tuple(sorted(kwargs)))
+            inner = self.cache.get(key)
+            if inner is None:
+                inner = self.cache[key] = Vmapped(adapter(self.fn, len(args), kwargs),
+                                                  self.in_axes, self.out_axes, self.fallback)
+            return inner(*args, **kwargs)
+        static, axes = {}, None
+        if kwargs:
+            # as JAX: in_axes covers the positional arguments; arguments passed by keyword
+            # are mapped on axis 0 (keyword-only ones are the same for every example)
+            sig = self.__dict__.get("_sig") or self.__dict__.setdefault(
+                "_sig", _signature(self.fn))
+            bound = sig.bind(*args, **kwargs)
+            axes = self._arg_axes(args) + [0] * (len(bound.args) - len(args))
+            args = tuple(bound.args)
+            static = bound.kwargs
+        if isinstance(self.fn, VJPFunction):  # its adjoint code, residuals unbatched
+            return self._of_vjp_fun(args)
+        if isinstance(self.fn, Vmapped):
+            return self._nested(args)
+        values, flags, n = self.prepare(args, axes)
+        values, flags = self._with_defaults(values, flags)
+        try:
+            gen, free, out_batched = self.generated(values, flags, static)
+            out = gen(*values, **free, **static)
+        except (BatchingError, rt.BatchingRuntimeError):
+            if self.fallback != "loop":
+                raise
+            return self._loop(values, flags, n, static)
+        return self._place_out(out, out_batched, n)
+
+    def _of_vjp_fun(self, args):
+        """``vmap(vjp_fun)``: the generated adjoint sweep (cached per kinds, shared by
+        every ``vjp_fun`` of the same code) batched over the cotangent, with the
+        residuals the same for every example."""
+        fun = self.fn
+        if len(args) != 1:
+            raise TypeError(f"a vjp function takes one cotangent, got {len(args)} arguments")
+        axes = self._arg_axes(args)
+        inner = _vmap_of(fun._bwd, self.fallback, (None,) * len(fun._residuals) + tuple(axes),
+                         self.out_axes)
+        return inner(*fun._residuals, *args)
+
+    def _with_defaults(self, values, flags):
+        """The default values of the positional parameters not passed (unbatched)."""
+        params = self.__dict__.get("_positional")
+        if params is None:
+            try:
+                sig = _signature(self.fn)
+                params = [p for p in sig.parameters.values()
+                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            except Exception:
+                params = []
+            self._positional = params
+        if len(params) <= len(values):
+            return values, flags
+        extra = [p.default for p in params[len(values):] if p.default is not p.empty]
+        return list(values) + extra, list(flags) + [False] * len(extra)
+
+    def _nested(self, args):
+        from .batch.nested import nested_call
+        return nested_call(self, args)
+
+    def _example(self, values, flags, k=0):
+        return [tree_unflatten(tree_structure(v), [x[k] for x in tree_flatten(v)[0]])
+                if f else v for v, f in zip(values, flags)]
+
+    def _loop(self, values, flags, n, static=None):
+        outs = [self.fn(*self._example(values, flags, k), **(static or {})) for k in range(n)]
+        leaves = [tree_flatten(o)[0] for o in outs]
+        stacked = [np.stack([np.asarray(x[j]) for x in leaves]) for j in range(len(leaves[0]))]
+        return self._place_out(tree_unflatten(tree_structure(outs[0]), stacked), True, n)
+
+    def generated(self, values, flags, static=None):
+        """``(gen, free, out_batched)`` for these values' kinds and batched flags
+        (``static``: keyword-only arguments, unbatched)."""
+        static = static or {}
+        if isinstance(self.fn, _Specialising):  # vmap(grad(f)): batch the code grad made
+            example = self._example(values, flags)
+            inner, free = self.fn.generated(self.fn._bind(example, static))
+            gen, more, out_b = _vmap_of(inner, self.fallback).generated(values, flags, free)
+            return gen, {**free, **more}, out_b
+        free = self.free_values()
+        key = (tuple(map(kind_of, values)), tuple(flags), tuple(map(kind_of, free.values())),
+               tuple((k, kind_of(v)) for k, v in sorted(static.items())))
+        hit = self.cache.get(key)
+        if hit is None:
+            def make():
+                func, front, out_b = self.batched_ir(values, flags, static)
+                gen, _ = pipeline.compile_function(func)
+                return gen, self.extra_freevars(front), out_b
+
+            hit = self.cache[key] = self.shared(key, make)
+        gen, extra, out_b = hit
+        if extra:
+            free.update((name, fv.load()) for name, fv in extra.items())
+        return gen, free, out_b
+
+    def batched_ir(self, values, flags, static=None):
+        """``(ir, front, out_batched)``: the batched function for these kinds."""
+        params = [p for p in self.front.func.params if not p.kwonly]
+        if len(params) < len(values):
+            raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes {len(params)} "
+                            f"positional argument(s), got {len(values)}")
+        example = self._example(values, flags)
+        front = self.front_for({**{p.var.name: v for p, v in zip(params, example)},
+                                **(static or {}), **self.free_values()})
+        batched = [p.var.name for p, f in zip(params, flags) if f]
+        tr = Batch(front.func, batched, self.fallback)
+        tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)
+        tr.scalar_params.update(p.var.name for p, v in zip(params, example)
+                                if type(v) in (float, int, bool) or
+                                (isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0))
+        func = tr.build(f"vmap_{front.func.name}")
+        defaults = [p for p in front.func.params[len(values):] if not p.kwonly]
+        if defaults:
+            raise UnsupportedSyntaxError("vmap: pass every positional argument (defaults of "
+                                         f"{[p.var.name for p in defaults]} are not batched)")
+        return dce(func), front, tr.out_batched
+
+    # -- the result ----------------------------------------------------------------
+    def _place_out(self, out, out_batched, n):
+        leaves, tree = tree_flatten(out)
+        axes = _leaf_axes(self.out_axes, out, "out_axes")
+        placed = []
+        for leaf, k in zip(leaves, axes):
+            if k is None:
+                if out_batched:
+                    raise ValueError("vmap has mapped output but out_axes is None")
+                placed.append(leaf)
+                continue
+            if not out_batched:
+                leaf = np.broadcast_to(np.asarray(leaf), (n,) + np.shape(leaf)).copy()
+            leaf = np.asarray(leaf)
+            nd = leaf.ndim
+            if not -nd <= k < nd:
+                raise ValueError(f"vmap out_axes {k} is out of range for an output of "
+                                 f"rank {nd - 1}")
+            placed.append(np.moveaxis(leaf, 0, k % nd) if k % nd else leaf)
+        return tree_unflatten(tree, placed)
+
+    # -- as IR: inside transformed code (grad(lambda w: sum(vmap(f)(w, X)))), nested vmap
+    def _s2s_site(self, args, kwargs, call=None, loc=None):
+        if kwargs:
+            raise UnsupportedSyntaxError("vmap(f)(...) with keyword arguments inside "
+                                         "transformed code")
+        return self.site_ir(args)
+
+    def site_ir(self, args):
+        """``(ir, freevars)``: ``lambda *args: vmap(fun, in_axes, out_axes)(*args)`` for the
+        kinds of ``args``, as IR (axes moved with ``np.moveaxis``).  Arguments mapped on
+        an axis other than 0 must be arrays, and ``out_axes`` an int or None."""
+        axes = self._arg_axes(args)
+        for a, k in zip(args, axes):
+            if k not in (0, None) and not isinstance(k, int) or \
+                    (k not in (0, None) and type(a) is not np.ndarray):
+                raise UnsupportedSyntaxError("vmap inside transformed code: in_axes must be "
+                                             "an int or None per argument (a non-zero axis "
+                                             "only for an array argument)")
+        if not (self.out_axes is None or isinstance(self.out_axes, int)):
+            raise UnsupportedSyntaxError("vmap inside transformed code: out_axes must be an "
+                                         "int or None")
+        values, flags, n = self.prepare(args)
+        for v, a, f in zip(values, args, flags):
+            if f and any(x is not y for x, y in zip(tree_flatten(v)[0], tree_flatten(a)[0])) \
+                    and type(a) is not np.ndarray:
+                raise UnsupportedSyntaxError("vmap inside transformed code: a container "
+                                             "argument mapped in part")
+        if isinstance(self.fn, Vmapped):
+            raise UnsupportedSyntaxError("nested vmap inside transformed code")
+        if isinstance(self.fn, _Specialising):
+            example = self._example(values, flags)
+            inner, free = self.fn.generated(self.fn._bind(example, {}))
+            func, front, out_b = _vmap_of(inner, self.fallback).batched_ir(values, flags)
+        else:
+            func, front, out_b = self.batched_ir(values, flags)
+        from .batch.nested import with_axes
+        return with_axes(func, axes, self.out_axes, out_b), dict(front.freevars)
+
+
+def _vmap_of(fun, fallback, in_axes=0, out_axes=0):
+    """The ``vmap`` of ``fun`` kept on ``fun`` (its cache lives as long as ``fun``)."""
+    return memo(fun, ("vmap", in_axes, out_axes, fallback),
+                lambda: Vmapped(fun, in_axes, out_axes, fallback))
+
+
+def vmap(fun=None, in_axes=0, out_axes=0, fallback=None):
+    """``fun`` mapped over a batch axis of its arguments (JAX's ``vmap``), as one batched
+    program (see the module docstring)."""
+    if fun is None:
+        return lambda f: vmap(f, in_axes, out_axes, fallback)
+    return Vmapped(fun, in_axes, out_axes, fallback)
+
+
+vmap._s2s_static_factory = True

@@ -1,0 +1,269 @@
+"""Control flow on a batched condition (``transform.py``).
+
+``if c: A else: B`` with ``c`` batched becomes: both branches run on every
+example, then each name either branch assigns takes, example by example,
+the value of the branch that example would have taken::
+
+    mask = rt.batch_mask(c)
+    x_old = x                  # names assigned in a branch and defined before
+    A; x_then = x; x = x_old   # the then-branch, its values kept aside
+    B
+    x = rt.batch_select(mask, x_then, x)
+
+Safe only when neither branch has an effect besides assigning names and
+writing into arrays (the writes are masked: ``rt.batch_setitem(..., mask)``
+changes only the examples that take the branch); ``raise``, ``return``,
+``break`` or ``continue`` in a branch is a ``BatchingError``.
+
+``while c: body`` with ``c`` batched runs until the condition is false for
+every example; an example whose condition became false keeps the values it
+had then (every name the loop assigns is selected with the mask of the
+examples still running)::
+
+    active = rt.batch_lift(True, n)        # or the enclosing mask
+    while True:
+        (test code; names it assigns selected with `active`)
+        active = active & rt.batch_mask(c)
+        if not np.any(active): break
+        (body; names it assigns selected with `active`)
+"""
+from __future__ import annotations
+
+import operator
+from typing import List
+
+import numpy as np
+
+import s2s_runtime as rt
+
+from ..ir import nodes as ir
+
+
+def _defs(stmts, tr=None, whole=None) -> List[str]:
+    """Names assigned anywhere in ``stmts``, in order, without repeats; with ``tr``, only
+    those read outside ``whole`` (the ``if`` or ``while`` statement) or not compiler
+    temporaries (a temporary made and read inside needs no selecting)."""
+    inner = ir.use_counts([whole]) if whole is not None else {}
+    seen: List[str] = []
+    for s in ir.walk(stmts):
+        for v in ir.stmt_defs(s):
+            if v.name in seen:
+                continue
+            if tr is not None and v.name in tr.fn.temps and \
+                    tr.uses.get(v.name, 0) <= inner.get(v.name, 0):
+                continue
+            seen.append(v.name)
+    return seen
+
+
+def _check_pure(tr, stmts, what, loop_depth=0) -> None:
+    for s in stmts:
+        if isinstance(s, (ir.Return, ir.Raise)):
+            raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
+        if isinstance(s, (ir.Break, ir.Continue)) and loop_depth == 0:
+            raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
+        inner = loop_depth + isinstance(s, (ir.For, ir.While))
+        for block in ir.sub_blocks(s):
+            _check_pure(tr, block, what, inner)
+
+
+def _and(tr, out, a, b, loc) -> ir.Var:
+    if a is None:
+        return b
+    t = tr.temp()
+    tr.batched.add(t.name)
+    out.append(ir.Assign(t, ir.Call(np.logical_and, (a, b)), loc))
+    return t
+
+
+def _mutated(stmts) -> set:
+    """Names changed in place by an operator in ``stmts`` (``x += v``; writes
+    ``x[i] = v`` are masked where they happen and need no selecting)."""
+    from ..frontend.desugar import PLAIN_OF_INPLACE
+    out = set()
+    for x in ir.walk(stmts):
+        v = getattr(x, "value", None)
+        if isinstance(x, ir.Assign) and isinstance(v, ir.Call) and v.fn in PLAIN_OF_INPLACE \
+                and v.args and isinstance(v.args[0], ir.Var):
+            out.add(v.args[0].name)
+    return out
+
+
+def _save(tr, name, mutated, loc) -> ir.Assign:
+    """``saved = name``: a copy when ``name`` is changed in place before it is selected."""
+    t = tr.temp()
+    value = ir.Call(rt.batch_snapshot, (ir.Var(name),)) if name in mutated else ir.Var(name)
+    return t, ir.Assign(t, value, loc)
+
+
+def _needs_mask(stmts) -> bool:
+    """Whether a block has a loop on a condition or an in-place write (which read the
+    mask of the examples running it)."""
+    return any(isinstance(x, ir.While) or isinstance(x, ir.ExprStmt) for x in ir.walk(stmts))
+
+
+def _select(tr, mask, a, b, loc) -> ir.Call:
+    return ir.Call(rt.batch_select, (mask, a, b))
+
+
+def select_if(tr, s: ir.If, loc) -> List:
+    what = "in a branch whose condition differs per example"
+    _check_pure(tr, s.body, what)
+    _check_pure(tr, s.orelse, what)
+    out: List = []
+    mask = tr.temp()
+    tr.batched.add(mask.name)
+    out.append(ir.Assign(mask, ir.Call(rt.batch_mask, (s.test,)), loc))
+    then_defs, else_defs = _defs(s.body, tr, s), _defs(s.orelse, tr, s)
+    names = then_defs + [n for n in else_defs if n not in then_defs]
+    before = set(tr.defined)
+    saved = {}
+    mutated = _mutated(s.body + s.orelse)
+    for n in names:
+        if n in before:
+            saved[n], stmt = _save(tr, n, mutated, loc)
+            out.append(stmt)
+    outer = tr.mask
+    if _needs_mask(s.body):
+        tr.mask = _and(tr, out, outer, mask, loc)
+    out += tr.block(s.body)
+    then_vals = {}
+    for n in then_defs:
+        then_vals[n] = tr.temp()
+        out.append(ir.Assign(then_vals[n], ir.Var(n), loc))
+        if n in saved:
+            out.append(ir.Assign(ir.Var(n), saved[n], loc))
+    tr.mask = outer
+    if s.orelse and _needs_mask(s.orelse):
+        inv = tr.temp()
+        tr.batched.add(inv.name)
+        out.append(ir.Assign(inv, ir.Call(np.logical_not, (mask,)), loc))
+        tr.mask = _and(tr, out, outer, inv, loc)
+    if s.orelse:
+        out += tr.block(s.orelse)
+    tr.mask = outer
+    for n in names:
+        var = ir.Var(n)
+        if n in then_defs:
+            other = var if (n in else_defs or n in saved) else None
+            value = _select(tr, mask, then_vals[n], other, loc) if other is not None \
+                else then_vals[n]
+        elif n in saved:  # assigned in the else branch only
+            value = _select(tr, mask, saved[n], var, loc)
+        else:
+            continue
+        out.append(ir.Assign(var, value, loc))
+        tr.batched.add(n)
+        tr.defined.add(n)
+    return out
+
+
+def masked_while(tr, s: ir.While, loc) -> List:
+    what = "in a 'while' loop whose condition differs per example"
+    _check_jumps(tr, s.test_body + s.body, what)
+    out: List = []
+    loop_defs = _defs(s.test_body + s.body, tr, s)
+    for n in loop_defs:
+        if n not in tr.defined:  # first assigned in the loop: no value before it
+            out.append(ir.Assign(ir.Var(n), ir.Const(None), loc))
+            tr.defined.add(n)
+    active = tr.temp()
+    tr.batched.add(active.name)
+    start = ir.Call(rt.batch_lift, (ir.Const(True), tr.size_var())) if tr.mask is None \
+        else ir.Call(np.copy, (tr.mask,))
+    out.append(ir.Assign(active, start, loc))
+    outer = tr.mask
+    head: List = []
+    mutated = {n for n in _mutated(s.test_body + s.body) if n in tr.defined}
+    test_defs = _defs(s.test_body, tr, s)
+    test_defs += sorted(n for n in mutated & _mutated(s.test_body) if n not in test_defs)
+    saved = {}
+    for n in test_defs:
+        saved[n], stmt = _save(tr, n, mutated, loc)
+        head.append(stmt)
+    tr.mask = active
+    head += tr.block(s.test_body)
+    head += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
+             for n in test_defs]
+    cond = tr.temp()
+    tr.batched.add(cond.name)
+    head.append(ir.Assign(cond, ir.Call(rt.batch_mask, (s.test,)), loc))
+    head.append(ir.Assign(active, ir.Call(np.logical_and, (active, cond)), loc))
+    going = tr.temp()
+    head.append(ir.Assign(going, ir.Call(np.any, (active,)), loc))
+    body_defs = _defs(s.body, tr, s)
+    body_defs += sorted(n for n in mutated & _mutated(s.body) if n not in body_defs)
+    saved, body = {}, []
+    for n in body_defs:
+        saved[n], stmt = _save(tr, n, mutated, loc)
+        body.append(stmt)
+    body += tr.block(s.body)
+    body += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
+             for n in body_defs]
+    tr.mask = outer
+    out.append(ir.While(tuple(head), going, tuple(body), (), s.loc))
+    out += tr.block(s.orelse)
+    return out
+
+
+def _check_jumps(tr, stmts, what, loop_depth=0) -> None:
+    """No ``break``/``continue`` of this loop, ``return`` or ``raise`` inside it."""
+    for s in stmts:
+        if isinstance(s, (ir.Return, ir.Raise)) or (
+                isinstance(s, (ir.Break, ir.Continue)) and loop_depth == 0):
+            raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
+        inner = loop_depth + isinstance(s, (ir.For, ir.While))
+        for block in ir.sub_blocks(s):
+            _check_jumps(tr, block, what, inner)
+
+
+def ranges_as_whiles(body, is_batched_range, fresh):
+    """``for i in range(a, b, c)`` whose bounds differ per example, as the ``while`` loop
+    it means (then masked like any ``while`` on a batched condition)::
+
+        i_next = a
+        while i_next < b:        (> for a negative constant step)
+            i = i_next
+            body
+            i_next = i_next + c
+
+    ``is_batched_range(stmt)`` tells the ``range`` assignments to rewrite; other
+    statements are kept (their nested blocks rewritten too)."""
+    import builtins
+    defs = {}
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                s.value.fn is builtins.range and not s.value.kwargs and is_batched_range(s):
+            defs[s.target.name] = s
+    if not defs:
+        return body, set()
+    uses = ir.use_counts(body)
+    out_names = set()
+
+    def rewrite(block):
+        out = []
+        for s in block:
+            s = ir.with_blocks(s, [rewrite(b) for b in ir.sub_blocks(s)])
+            if isinstance(s, ir.Assign) and s.target.name in defs and uses.get(s.target.name) == 1:
+                continue  # the range object itself: only the loop read it
+            if isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and s.iter.name in defs:
+                args = defs[s.iter.name].value.args
+                start, stop, step = (ir.Const(0), args[0], ir.Const(1)) if len(args) == 1 else \
+                    (args[0], args[1], args[2] if len(args) > 2 else ir.Const(1))
+                if not isinstance(step, ir.Const):
+                    out.append(s)
+                    continue
+                k = ir.Var(fresh(f"{s.target.name}_next"))
+                c = ir.Var(fresh(f"{s.target.name}_going"))
+                out_names.update((k.name, c.name))
+                cmp = operator.lt if step.value > 0 else operator.gt
+                out.append(ir.Assign(k, start, s.loc))
+                out.append(ir.While((ir.Assign(c, ir.Call(cmp, (k, stop)), s.loc),), c,
+                                    (ir.Assign(s.target, k, s.loc),) + tuple(s.body) +
+                                    (ir.Assign(k, ir.Call(operator.add, (k, step)), s.loc),),
+                                    s.orelse, s.loc))
+                continue
+            out.append(s)
+        return tuple(out)
+
+    return list(rewrite(body)), out_names

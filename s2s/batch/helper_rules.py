@@ -1,0 +1,79 @@
+"""Derivative rules of the run-time helpers batched code calls (``rt.batch_*``), so
+that batched code is differentiated like any other code (``grad(vmap(f))``).
+
+* ``batch_align``, ``batch_flat``: reshapes; the transpose reshapes back.
+* ``batch_lift``/``batch_view`` (broadcast over the batch) and ``batch_unlift``
+  (sum over the batch) are each other's transposes.
+* ``batch_rows`` swaps the first two axes: its own transpose.
+* ``batch_select(c, a, b)``: the cotangent goes to ``a`` where ``c`` holds, to
+  ``b`` elsewhere.
+* ``batch_contract(spec, a, b)``: bilinear; ``batch_contract_vjp`` contracts the
+  cotangent with the other factor.
+* ``batch_gather``: its transpose scatters (adds) into zeros.
+* ``batch_unbroadcast``: the transpose broadcasts back.
+The shape and index helpers are not differentiable (their results are not numbers
+that carry derivatives).
+"""
+import numpy as np
+
+import s2s_runtime as B
+from s2s_runtime import (batch_align, batch_contract, batch_contract_vjp, batch_flat,
+                         batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
+                         batch_size, batch_unbroadcast, batch_unlift, batch_view, zeros_like)
+
+from ..rules.registry import defjvp, defnondiff, defvjp
+
+defvjp(batch_align, lambda g, ans, x, other, other_batched: np.reshape(g, np.shape(x)),
+       lambda g, ans, x, other, other_batched: zeros_like(other))
+defjvp(batch_align, lambda t, ans, x, other, other_batched: batch_align(t, other, other_batched),
+       lambda t, ans, x, other, other_batched: zeros_like(ans))
+defvjp(batch_flat, lambda g, ans, x: np.reshape(g, np.shape(x)))
+defjvp(batch_flat, lambda t, ans, x: batch_flat(t))
+defvjp(batch_lift, lambda g, ans, x, n: batch_unlift(g))
+defjvp(batch_lift, lambda t, ans, x, n: batch_lift(t, n))
+defvjp(batch_view, lambda g, ans, x, n: batch_unlift(g))
+defjvp(batch_view, lambda t, ans, x, n: batch_view(t, n))
+defvjp(batch_unlift, lambda g, ans, x: batch_view(g, batch_size(x)))
+defjvp(batch_unlift, lambda t, ans, x: batch_unlift(t))
+defvjp(batch_rows, lambda g, ans, x: batch_rows(g))
+defjvp(batch_rows, lambda t, ans, x: batch_rows(t))
+defvjp(batch_select, None,
+       lambda g, ans, c, a, b: batch_select(c, g, zeros_like(g)),
+       lambda g, ans, c, a, b: batch_select(c, zeros_like(g), g))
+defjvp(batch_select, None,
+       lambda t, ans, c, a, b: batch_select(c, t, zeros_like(t)),
+       lambda t, ans, c, a, b: batch_select(c, zeros_like(t), t))
+defvjp(batch_contract, None,
+       lambda g, ans, spec, a, b: batch_contract_vjp(spec, 0, g, a, b),
+       lambda g, ans, spec, a, b: batch_contract_vjp(spec, 1, g, a, b))
+defjvp(batch_contract, None,
+       lambda t, ans, spec, a, b: batch_contract(spec, t, b),
+       lambda t, ans, spec, a, b: batch_contract(spec, a, t))
+defvjp(batch_gather, lambda g, ans, x, index, x_batched, index_batched:
+       batch_gather_vjp(g, x, index, x_batched, index_batched))
+defjvp(batch_gather, lambda t, ans, x, index, x_batched, index_batched:
+       batch_gather(t, index, x_batched, index_batched))
+defvjp(batch_unbroadcast, lambda c, ans, g, x, g_batched, x_batched:
+       np.broadcast_to(batch_align(c, g, True), np.shape(g)),
+       lambda c, ans, g, x, g_batched, x_batched: zeros_like(x))
+defjvp(batch_unbroadcast, lambda t, ans, g, x, g_batched, x_batched:
+       batch_unbroadcast(t, x, g_batched, x_batched),
+       lambda t, ans, g, x, g_batched, x_batched: zeros_like(ans))
+# the VJP helpers are linear in the cotangent (and bilinear with the other factor)
+defvjp(batch_contract_vjp, None, None,
+       lambda c, ans, spec, which, g, a, b: B.batch_contract_vjp_vjp(c, spec, which, g, a, b, "g"),
+       lambda c, ans, spec, which, g, a, b: B.batch_contract_vjp_vjp(c, spec, which, g, a, b, "a"),
+       lambda c, ans, spec, which, g, a, b: B.batch_contract_vjp_vjp(c, spec, which, g, a, b, "b"))
+defjvp(batch_contract_vjp, None, None,
+       lambda t, ans, spec, which, g, a, b: B.batch_contract_vjp_jvp(t, spec, which, g, a, b, "g"),
+       lambda t, ans, spec, which, g, a, b: B.batch_contract_vjp_jvp(t, spec, which, g, a, b, "a"),
+       lambda t, ans, spec, which, g, a, b: B.batch_contract_vjp_jvp(t, spec, which, g, a, b, "b"))
+defvjp(batch_gather_vjp, lambda c, ans, g, x, index, x_batched, index_batched:
+       batch_gather(c, index, x_batched, index_batched),
+       lambda c, ans, g, x, index, x_batched, index_batched: zeros_like(x))
+defjvp(batch_gather_vjp, lambda t, ans, g, x, index, x_batched, index_batched:
+       batch_gather_vjp(t, x, index, x_batched, index_batched),
+       lambda t, ans, g, x, index, x_batched, index_batched: zeros_like(ans))
+defnondiff(B.batch_size, B.batch_axes, B.batch_axis, B.batch_index, B.batch_shape,
+           B.batch_len, B.batch_ndim, B.batch_size_of, B.batch_reshape_arg,
+           B.batch_transpose_axes, B.batch_mask, B.batch_spec)

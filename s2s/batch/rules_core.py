@@ -1,0 +1,337 @@
+"""Batching rules by family: elementwise, reductions, passthrough, queries, containers.
+
+The batch is axis 0 of every batched operand (``s2s_runtime.batching``).
+
+* **elementwise** (ufuncs, operators, ``math`` functions, ``np.where``,
+  ``np.clip``...): ``f(x_1, ..., x_k)`` per example is ``f`` of the batched
+  operands once each batched operand is aligned (``rt.batch_align``: size-1
+  axes after the batch axis) against every other operand, so numpy's
+  right-aligned broadcasting pairs the per-example axes; ``math`` functions
+  become their numpy ufuncs (they take arrays).
+* **reductions and axis-taking functions**: ``f(a, axis=k)`` per example is
+  ``f(a, axis=k + 1)`` (negative axes unchanged); ``axis=None`` means every
+  per-example axis (``rt.batch_axes``) or, for functions that flatten
+  (``cumsum``, ``argmax``), the flattened examples (``rt.batch_flat``).  The
+  other array operands that must match ``a`` (``where=``, the cotangent and
+  primal of a VJP helper) are broadcast over the batch when unbatched
+  (``rt.batch_view``).
+* **passthrough**: functions that already act on the trailing axes and keep
+  axis 0 (``zeros_like``, stacked ``np.linalg`` functions...).
+* **queries** (``np.shape``, ``len``...): the per-example answer, unbatched.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+import s2s_runtime as rt
+from s2s_runtime import build
+
+from ..ir import nodes as ir
+from .table import defbatch
+
+_MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
+    ("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "arcsin"), ("acos", "arccos"),
+    ("atan", "arctan"), ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"),
+    ("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh"), ("exp", "exp"),
+    ("expm1", "expm1"), ("log1p", "log1p"), ("log2", "log2"), ("log10", "log10"),
+    ("sqrt", "sqrt"), ("fabs", "fabs"), ("atan2", "arctan2"), ("hypot", "hypot"),
+    ("pow", "power"), ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"),
+    ("isnan", "isnan"), ("isinf", "isinf"), ("isfinite", "isfinite"),
+    ("degrees", "degrees"), ("radians", "radians"), ("copysign", "copysign"))}
+_MATH_TO_NP.update({builtins.float: np.float64, builtins.int: np.int64,
+                    builtins.complex: np.complex128, builtins.bool: np.bool_,
+                    builtins.abs: np.absolute, builtins.pow: np.power,
+                    operator.not_: np.logical_not, builtins.round: np.round})
+
+
+def _is_scalar_const(a) -> bool:
+    return isinstance(a, ir.Const) and np.ndim(a.value) == 0 and not isinstance(a.value, str)
+
+
+def aligned_operands(site, operands):
+    """``operands`` with each batched one aligned against every other operand (not
+    against numbers, or names known to hold one number per example: ``scalars.py``)."""
+    out = list(operands)
+    scalars = site.tr.scalars
+    for i, a in enumerate(operands):
+        if not site.b(a):
+            continue
+        for j, o in enumerate(operands):
+            if j == i or _is_scalar_const(o) or o is None or \
+                    (isinstance(o, ir.Var) and isinstance(a, ir.Var) and o.name == a.name) or \
+                    (isinstance(o, ir.Var) and o.name in scalars):
+                continue
+            out[i] = site.emit(ir.Call(rt.batch_align, (out[i], o, site.flag(o))))
+    return out
+
+
+def elementwise(site):
+    call = site.call
+    fn = _MATH_TO_NP.get(call.fn, call.fn)
+    if call.fn is math.log and len(call.args) == 2:  # log(x, base) = log(x) / log(base)
+        x, base = aligned_operands(site, list(call.args))
+        num = site.emit(ir.Call(np.log, (x,)))
+        den = site.emit(ir.Call(np.log, (base,)))
+        return ir.Call(operator.truediv, (num, den))
+    if call.fn is math.log:
+        fn = np.log
+    return ir.Call(fn, tuple(aligned_operands(site, list(call.args))), call.kwargs)
+
+
+def minmax(site):
+    """Builtin ``min``/``max`` of two or more numbers: ``np.minimum``/``np.maximum``."""
+    call = site.call
+    if len(call.args) < 2 or call.kwargs:
+        from .transform import BatchingError
+        raise BatchingError(f"vmap: {call.fn.__name__} of one batched iterable (write "
+                            f"np.{call.fn.__name__} with an axis)", site.loc)
+    fn = np.minimum if call.fn is builtins.min else np.maximum
+    args = aligned_operands(site, list(call.args))
+    acc = args[0]
+    for a in args[1:-1]:
+        acc = site.emit(ir.Call(fn, (acc, a)))
+    return ir.Call(fn, (acc, args[-1]))
+
+
+_UFUNC_EXTRA = [np.where, np.clip, np.real, np.imag, np.conjugate, np.around, np.round,
+                np.fix, np.isclose, np.iscomplex, np.isreal, np.sinc, np.float_power,
+                np.float64, np.float32, np.float16, np.complex128, np.complex64,
+                np.nan_to_num, rt.clip_inside, np.angle]
+_OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv,
+              operator.floordiv, operator.mod, operator.pow, operator.neg, operator.pos,
+              operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+              operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
+              operator.rshift, operator.not_]
+
+
+def _ufuncs():
+    return [getattr(np, n) for n in dir(np) if isinstance(getattr(np, n, None), np.ufunc)]
+
+
+ELEMENTWISE = set(map(id, [*_OPERATORS, *_MATH_TO_NP, math.log, *_ufuncs()]))
+defbatch(elementwise, *_OPERATORS, *_MATH_TO_NP, math.log, *_ufuncs(),
+         *[f for f in _UFUNC_EXTRA if f is not None])
+defbatch(minmax, builtins.min, builtins.max)
+
+
+# -- reductions and axis arguments --------------------------------------------------
+def axis_rule(axis_param="axis", none="all", arrays=("a",), axes_of=None,
+              more_axes=(), default=None):
+    """A rule for ``f(..., axis=...)``: shift ``axis_param`` (and ``more_axes``) by the
+    batch axis; ``axis=None`` means every per-example axis (``none="all"``), the
+    flattened examples (``"flat"``), or is kept (``"keep"``).  ``arrays`` are the operands
+    that must be batched together (the unbatched ones are broadcast over the batch);
+    ``axes_of`` the one whose axes ``axis`` counts (default: the first of ``arrays``)."""
+    def rule(site):
+        call = site.call
+        named = {p: site.arg(p) for p in arrays}
+        for p, a in named.items():
+            if a is not None and not site.b(a) and not _is_scalar_const(a):
+                call = site.with_arg(call, p, site.rt(rt.batch_view, a, site.n, batched=True))
+        axis = site.arg(axis_param, ir.Const(default))
+        if isinstance(axis, ir.Const) and axis.value is None:
+            if none == "all":
+                subj = _current(site, call, axes_of or arrays[0])
+                call = site.with_arg(call, axis_param, site.rt(rt.batch_axes, subj))
+            elif none == "flat":
+                subj = _current(site, call, axes_of or arrays[0])
+                flat = site.rt(rt.batch_flat, subj, batched=True)
+                call = site.with_arg(call, axes_of or arrays[0], flat)
+                call = site.with_arg(call, axis_param, ir.Const(1))
+        else:
+            call = site.with_arg(call, axis_param, _shift(site, axis))
+        for p in more_axes:
+            a = site.arg(p, ir.Const(_DEFAULT_AXES.get(p)))
+            if a is not None:
+                call = site.with_arg(call, p, _shift(site, a))
+        return call
+    return rule
+
+
+_DEFAULT_AXES = {"axis1": 0, "axis2": 1}
+
+
+def _current(site, call, name):
+    """The atom ``call`` now passes for parameter ``name``."""
+    kw = dict(call.kwargs)
+    if name in kw:
+        return kw[name]
+    return call.args[site.params().index(name)]
+
+
+def _shift(site, axis):
+    if isinstance(axis, ir.Const):
+        return ir.Const(rt.batch_axis(axis.value))
+    return site.rt(rt.batch_axis, axis)
+
+
+def _v(*names):
+    return [getattr(rt, n) for n in names if hasattr(rt, n)]
+
+
+defbatch(axis_rule(), np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std,
+         np.var, np.any, np.all, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.ptp)
+defbatch(axis_rule(arrays=("a",), none="flat"), np.cumsum, np.cumprod, np.argmax, np.argmin)
+defbatch(axis_rule(arrays=("a",), none="all"), np.count_nonzero)
+defbatch(axis_rule(arrays=("x",)), np.linalg.norm)
+defbatch(axis_rule(arrays=("a", "weights")), np.average)
+defbatch(axis_rule(arrays=("g", "a", "where"), axes_of="a"), *_v("sum_vjp", "mean_vjp",
+                                                                  "prod_vjp", "var_vjp"))
+defbatch(axis_rule(arrays=("g", "ans", "a", "where"), axes_of="a"), *_v("max_vjp"))
+defbatch(axis_rule(arrays=("t", "ans", "a", "where"), axes_of="a"),
+         *_v("max_jvp", "prod_jvp", "var_jvp"))
+defbatch(axis_rule(arrays=("g", "ans", "x"), axes_of="x"), *_v("norm_vjp"))
+defbatch(axis_rule(arrays=("t", "ans", "x"), axes_of="x"), *_v("norm_jvp"))
+defbatch(axis_rule(arrays=("g", "x"), axes_of="x"), rt.unreduce)
+defbatch(axis_rule(arrays=("m",), none="all"), np.flip)
+defbatch(axis_rule(arrays=("a",), none="keep", default=-1), np.sort, np.argsort)
+defbatch(axis_rule(arrays=("a",), none="keep", more_axes=("axis2",), axis_param="axis1",
+                   default=0), np.diagonal, np.trace)
+defbatch(axis_rule(arrays=("a",), axis_param="axis1", more_axes=("axis2",), none="keep"),
+         np.swapaxes)
+defbatch(axis_rule(arrays=("a",), axis_param="source", more_axes=("destination",),
+                   none="keep"), np.moveaxis)
+defbatch(axis_rule(arrays=("a",), none="keep"), np.expand_dims)
+defbatch(axis_rule(arrays=("arrays",), none="keep", default=0), np.concatenate, np.stack)
+defbatch(axis_rule(arrays=("ary",), none="keep", default=0), np.split)
+defbatch(axis_rule(arrays=("g", "xs"), axes_of="g", none="keep", default=0),
+         rt.concatenate_vjp, rt.stack_vjp)
+defbatch(axis_rule(arrays=("gs", "x"), axes_of="x", none="keep", default=0), rt.split_vjp)
+
+
+def squeeze(site):
+    """``np.squeeze(a)`` removes the per-example axes of size 1 (never the batch axis)."""
+    axis = site.arg("axis", ir.Const(None))
+    if isinstance(axis, ir.Const) and axis.value is None:
+        return site.with_arg(site.call, "axis", site.rt(rt.batch_squeeze_axes, site.arg("a")))
+    return site.with_arg(site.call, "axis", _shift(site, axis))
+
+
+defbatch(squeeze, np.squeeze)
+
+
+# -- shape changes --------------------------------------------------------------------
+def reshape(site):
+    a, shape = site.arg("a"), site.arg("shape")
+    if site.b(shape):
+        from .transform import BatchingError
+        raise BatchingError("vmap: a reshape to a shape that differs per example", site.loc)
+    return site.with_arg(site.call, "shape", site.rt(rt.batch_reshape_arg, a, shape))
+
+
+def transpose(site):
+    a, axes = site.arg("a"), site.arg("axes", ir.Const(None))
+    return site.with_arg(site.call, "axes", site.rt(rt.batch_transpose_axes, a, axes))
+
+
+def ravel(site):
+    return ir.Call(rt.batch_flat, (site.call.args[0],))
+
+
+defbatch(reshape, np.reshape)
+defbatch(transpose, np.transpose)
+defbatch(ravel, np.ravel, build.flatten)
+
+
+# -- passthrough ----------------------------------------------------------------------
+def same(site):
+    return site.call
+
+
+def view_others(site):
+    """The call as it is once every unbatched operand is broadcast over the batch (for
+    functions whose operands share one shape, e.g. adding cotangents)."""
+    args = [site.rt(rt.batch_view, a, site.n, batched=True)
+            if isinstance(a, ir.Var) and not site.b(a) else a for a in site.call.args]
+    return ir.Call(site.call.fn, tuple(args), site.call.kwargs)
+
+
+_STACKED = [getattr(np.linalg, n) for n in ("inv", "det", "slogdet", "cholesky", "eigh",
+                                            "eigvalsh", "eig", "eigvals", "svd", "qr", "pinv")]
+defbatch(same, np.zeros_like, np.ones_like, np.empty_like, np.copy, rt.zeros_like, rt.owned,
+         builtins.print, *_STACKED)
+defbatch(view_others, rt.add, rt.densify, rt.cast_vjp)
+
+
+def linalg_two(site):
+    """``solve``-like functions broadcast over stacked matrices: align the operands."""
+    return ir.Call(site.fn, tuple(aligned_operands(site, list(site.call.args))))
+
+
+defbatch(linalg_two, np.linalg.matrix_power)
+
+
+def solve(site):
+    a, b = site.call.args[:2]
+    return ir.Call(rt.batch_solve, (a, b, site.flag(a), site.flag(b)))
+
+
+defbatch(solve, np.linalg.solve)
+
+
+# -- queries (the per-example answer, the same for every example) ---------------------
+def query(helper):
+    def rule(site):
+        return ir.Call(helper, (site.call.args[0],))
+    return rule
+
+
+defbatch(query(rt.batch_shape), np.shape, unbatched_result=True)
+defbatch(query(rt.batch_len), builtins.len, unbatched_result=True)
+defbatch(query(rt.batch_ndim), np.ndim, unbatched_result=True)
+defbatch(query(rt.batch_size_of), np.size, unbatched_result=True)
+defbatch(same, operator.is_, operator.is_not, build.dtype_of, unbatched_result=True)
+
+
+# -- containers: every item batched --------------------------------------------------
+def container(site):
+    call = site.call
+    if call.fn is build.make_dict:
+        args = [a if k % 2 == 0 or site.b(a)
+                else site.rt(rt.batch_lift, a, site.n, batched=True)
+                for k, a in enumerate(call.args)]
+    else:
+        args = [a if site.b(a) else site.rt(rt.batch_lift, a, site.n, batched=True)
+                for a in call.args]
+    return ir.Call(call.fn, tuple(args), call.kwargs)
+
+
+defbatch(container, build.make_tuple, build.make_list, build.make_dict)
+
+
+def as_array(site):
+    """``np.array(x)`` of a batched value: nested lists of batched items put the batch
+    after the list levels; ``rt.batch_array`` moves it to the front."""
+    call = site.call
+    return ir.Call(rt.batch_array, (ir.Const(call.fn),) + call.args, call.kwargs)
+
+
+defbatch(as_array, np.array, np.asarray)
+
+
+def grad_seed(site):
+    """The cotangent 1 of each example's (scalar) output, checked on the first example."""
+    first = site.rt(operator.getitem, site.call.args[0], ir.Const(0))
+    seed = site.rt(rt.grad_seed, first, *site.call.args[1:])
+    return ir.Call(rt.batch_lift, (seed, site.n))
+
+
+defbatch(grad_seed, rt.grad_seed)
+
+
+def no_batch(what):
+    def rule(site):
+        from .transform import BatchingError
+        raise BatchingError(f"vmap: {what}", site.loc)
+    return rule
+
+
+defbatch(no_batch("a loop whose trip count differs per example (range of a batched "
+                  "value)"), builtins.range)
+defbatch(no_batch("an array whose shape differs per example (np.zeros, np.ones, np.full "
+                  "of a batched shape)"), np.zeros, np.ones, np.empty, np.full, np.eye,
+         np.arange, np.linspace)

@@ -1,0 +1,116 @@
+"""Batching rules of products and indexing.
+
+* **contractions** (``np.dot``, ``np.matmul``/``@``, ``np.inner``, ``np.outer``,
+  ``np.vdot``, ``np.tensordot``, two-operand ``np.einsum``): each is an einsum
+  over the examples' axes; batching adds the batch letter ``z`` to the
+  batched operands and the result (``rt.batch_spec`` builds the subscripts
+  from the per-example ranks), and the product runs once as
+  ``rt.batch_contract(spec, a, b)`` (a matrix-matrix product where the
+  examples made matrix-vector ones).
+* the VJP helpers of products (``rt.dot_vjp``...) are contractions too:
+  ``rt.batch_bilinear_vjp`` contracts the batched cotangent with the other
+  factor back to the factor's subscripts.
+* **indexing**: ``x[i]`` with an unbatched index reads ``x[:, i]``
+  (``rt.batch_index``; containers are indexed as they are); a batched index
+  gathers per example (``rt.batch_gather``).  ``unbroadcast`` and
+  ``broadcast_like`` (in generated derivative code) work per example.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+import s2s_runtime as rt
+
+from ..ir import nodes as ir
+from .table import defbatch
+
+
+def contraction(kind, flatten=False, conj=False, axes_param=None):
+    def rule(site):
+        a, b = site.call.args[0], site.call.args[1]
+        if site.call.fn is np.einsum:
+            a, b = site.call.args[1], site.call.args[2]
+            if len(site.call.args) != 3:
+                from .transform import BatchingError
+                raise BatchingError("vmap: np.einsum of other than two operands", site.loc)
+        if conj:
+            a = site.emit(ir.Call(np.conjugate, (a,)))
+        if flatten:
+            a = site.emit(ir.Call(rt.batch_flat if site.b(a) else np.ravel, (a,)))
+            b = site.emit(ir.Call(rt.batch_flat if site.b(b) else np.ravel, (b,)))
+        extra = ()
+        if site.call.fn is np.einsum:
+            extra = (site.call.args[0],)
+        elif axes_param is not None:
+            extra = (site.arg(axes_param, ir.Const(2)),)
+        spec = site.rt(rt.batch_spec, ir.Const(kind), a, b, site.flag(a), site.flag(b), *extra)
+        return ir.Call(rt.batch_contract, (spec, a, b))
+    return rule
+
+
+defbatch(contraction("dot"), np.dot)
+defbatch(contraction("matmul"), np.matmul, operator.matmul)
+defbatch(contraction("inner"), np.inner)
+defbatch(contraction("outer", flatten=True), np.outer)
+defbatch(contraction("vdot", flatten=True, conj=True), np.vdot)
+defbatch(contraction("tensordot", axes_param="axes"), np.tensordot)
+defbatch(contraction("einsum"), np.einsum)
+
+
+def product_vjp(kind, which=None, axes_param=None):
+    def rule(site):
+        g, a, b = site.call.args[:3]
+        w = ir.Const(which) if which is not None else site.arg("which", ir.Const(0))
+        extra = (site.arg(axes_param, ir.Const(2)),) if axes_param else ()
+        return ir.Call(rt.batch_bilinear_vjp, (ir.Const(kind), w, g, a, b, site.flag(g),
+                                               site.flag(a), site.flag(b)) + extra)
+    return rule
+
+
+defbatch(product_vjp("dot"), rt.dot_vjp)
+defbatch(product_vjp("inner"), rt.inner_vjp)
+defbatch(product_vjp("tensordot", axes_param="axes"), rt.tensordot_vjp)
+defbatch(product_vjp("matmul", 0), rt.matmul_vjp_lhs)
+defbatch(product_vjp("matmul", 1), rt.matmul_vjp_rhs)
+
+
+def getitem(site):
+    x, index = site.call.args
+    if site.b(index):
+        return ir.Call(rt.batch_gather, (x, index, site.flag(x), ir.Const(True)))
+    if isinstance(index, ir.Const) and site.tr.known_array(x):
+        return ir.Call(operator.getitem, (x, ir.Const(rt.batch_index(np.zeros(0), index.value))))
+    return ir.Call(operator.getitem, (x, site.rt(rt.batch_index, x, index)))
+
+
+def getitem_vjp(site):
+    g, x, index = site.call.args
+    if not site.b(x):
+        x = site.rt(rt.batch_view, x, site.n, batched=True)
+    if site.b(index):
+        return ir.Call(rt.batch_gather_vjp, (g, x, index, ir.Const(True), ir.Const(True)))
+    if not site.b(g):
+        g = site.rt(rt.batch_view, g, site.n, batched=True)
+    return ir.Call(rt.getitem_vjp, (g, x, site.rt(rt.batch_index, x, index)))
+
+
+def unbroadcast(site):
+    g, x = site.call.args
+    return ir.Call(rt.batch_unbroadcast, (g, x, site.flag(g), site.flag(x)))
+
+
+def broadcast_like(site):
+    t, ans = site.call.args
+    if site.b(t):
+        t = site.emit(ir.Call(rt.batch_align, (t, ans, site.flag(ans))))
+    if not site.b(ans):
+        ans = site.rt(rt.batch_view, ans, site.n, batched=True)
+    return ir.Call(rt.broadcast_like, (t, ans))
+
+
+defbatch(getitem, operator.getitem)
+defbatch(getitem_vjp, rt.getitem_vjp)
+defbatch(unbroadcast, rt.unbroadcast)
+defbatch(broadcast_like, rt.broadcast_like)
