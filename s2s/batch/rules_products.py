@@ -24,7 +24,7 @@ import numpy as np
 import s2s_runtime as rt
 
 from ..ir import nodes as ir
-from .table import defbatch
+from .table import Site, defbatch
 
 
 def contraction(kind, flatten=False, conj=False, axes_param=None):
@@ -96,6 +96,19 @@ def getitem_vjp(site):
     return ir.Call(rt.getitem_vjp, (g, x, site.rt(rt.batch_index, x, index)))
 
 
+def add_at(site):
+    """``add_at(acc, g, x, index) = add(acc, getitem_vjp(g, x, index))``: the scatter
+    batched as ``getitem_vjp``'s rule does it, then the sum of the two batched values."""
+    acc, g, x, index = site.call.args
+    scatter = Site(site.tr, ir.Call(rt.getitem_vjp, (g, x, index)), site.loc)
+    scatter.out = site.out  # its statements go before this call
+    part = site.emit(getitem_vjp(scatter))
+    site.tr.batched.add(part.name)
+    if isinstance(acc, ir.Var) and not site.b(acc):
+        acc = site.rt(rt.batch_view, acc, site.n, batched=True)
+    return ir.Call(rt.add, (acc, part))
+
+
 def unbroadcast(site):
     g, x = site.call.args
     return ir.Call(rt.batch_unbroadcast, (g, x, site.flag(g), site.flag(x)))
@@ -112,5 +125,6 @@ def broadcast_like(site):
 
 defbatch(getitem, operator.getitem)
 defbatch(getitem_vjp, rt.getitem_vjp)
+defbatch(add_at, rt.add_at)
 defbatch(unbroadcast, rt.unbroadcast)
 defbatch(broadcast_like, rt.broadcast_like)

@@ -105,7 +105,7 @@ defvjp(add_at, lambda ct, out, acc, g, x, index: add_vjp(ct, acc),
        lambda ct, out, acc, g, x, index: zeros_like(x),
        lambda ct, out, acc, g, x, index: zeros_like(index),
        container_result=True)
-defjvp(add_at, lambda tan, out, acc, g, x, index: add_jvp(tan, out),
+defjvp(add_at, lambda tan, out, acc, g, x, index: tan,  # acc is shaped like out
        lambda tan, out, acc, g, x, index: getitem_vjp(tan, x, index),
        lambda tan, out, acc, g, x, index: zeros_like(out),
        lambda tan, out, acc, g, x, index: zeros_like(out))
