@@ -356,8 +356,16 @@ def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False
     return _reverse_transform(fun, argnums, has_aux, holomorphic, "grad")
 
 
+def transformed_target(fun):
+    """What a transform of ``fun`` transforms: for a compiled function (``s2s.jit``), the
+    Python function it compiles (so ``grad(jit(f))`` is ``grad(f)``, run in Python;
+    ``jit(grad(f))`` compiles the gradient); otherwise ``fun`` itself."""
+    return getattr(fun, "_s2s_transform_target", fun)
+
+
 def _reverse_transform(fun, argnums, has_aux, holomorphic, returns):
     """The transform, shared by every call with the same arguments (and its cache)."""
+    fun = transformed_target(fun)
     nums = argnums if isinstance(argnums, int) else tuple(argnums)
     return memo(fun, (returns, nums, bool(has_aux), bool(holomorphic)),
                 lambda: _ReverseTransform(fun, argnums, has_aux, holomorphic, returns))

@@ -17,7 +17,7 @@ from s2s_runtime import build
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
-from .api import _signature, _Specialising, memo
+from .api import _signature, _Specialising, memo, transformed_target
 from .api_varargs import adapter, wants_adapter
 from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
@@ -152,6 +152,7 @@ def _check_pairs(primals, tangents, fn):
 
 
 def _forward_of(fun, has_aux):
+    fun = transformed_target(fun)
     return memo(fun, ("jvp", bool(has_aux)), lambda: _ForwardTransform(fun, has_aux))
 
 

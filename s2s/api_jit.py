@@ -64,6 +64,8 @@ class Jitted:
         self.__name__ = getattr(fn, "__name__", "jitted")
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        #: what grad, jvp, vjp... of this object transform (``api.transformed_target``)
+        self._s2s_transform_target = fn
 
     def _bind(self, args, kwargs):
         bound = self.sig.bind(*args, **kwargs)

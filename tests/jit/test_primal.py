@@ -263,3 +263,23 @@ def test_read_only_arrays_are_not_written():
     assert not x.any()
     assert jit(K.read_at)(x[0], 1) == 0.0  # reading a read-only array is fine
     np.testing.assert_array_equal(jit(K.heat)(x[0], 2), x[0])  # heat copies first
+
+
+def test_transforms_of_a_jitted_function_transform_its_python_function():
+    """grad/jvp/vjp of ``jit(f)`` are those of ``f`` (JAX composes them the same way)."""
+    jf = s2s.jit(_energy)
+    args = (2.0, 1.0, 0.0, 0.01, 50)
+    want = s2s.grad(_energy, argnums=(0, 1))(*args)
+    assert s2s.grad(jf, argnums=(0, 1))(*args) == want
+    eps = 1e-6
+    fd = (_energy(2.0 + eps, *args[1:]) - _energy(2.0 - eps, *args[1:])) / (2 * eps)
+    assert abs(want[0] - fd) < 1e-6 * max(1.0, abs(fd))
+    assert s2s.jvp(jf, args, (1.0, 0.0, 0.0, 0.0, 0))[1] == pytest.approx(want[0], rel=1e-12)
+    assert s2s.jit(s2s.grad(jf, argnums=(0, 1)))(*args) == pytest.approx(want, rel=1e-12)
+
+
+def _energy(omega, x, v, dt, n):
+    for _ in range(n):
+        v = v - dt * omega * omega * x
+        x = x + dt * v
+    return 0.5 * v * v + 0.5 * omega * omega * x * x
