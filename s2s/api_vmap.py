@@ -29,6 +29,7 @@ import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
+from .custom_primal import front_without_custom_calls
 from .api import _signature, _Specialising, memo
 from .api_varargs import adapter, wants_adapter
 from .api_vjp import VJPFunction
@@ -253,6 +254,7 @@ class Vmapped(_Specialising):
         example = self._example(values, flags)
         front = self.front_for({**{p.var.name: v for p, v in zip(params, example)},
                                 **(static or {}), **self.free_values()})
+        front = front_without_custom_calls(front)  # custom functions: their primal code
         batched = [p.var.name for p, f in zip(params, flags) if f]
         tr = Batch(front.func, batched, self.fallback)
         tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)

@@ -1,0 +1,49 @@
+"""Custom functions whose rules are deliberately wrong (2x), so that a result shows
+whether a transform used the rule (shared by the vmap and jit tests)."""
+import numpy as np
+
+import s2s
+
+
+@s2s.custom_vjp
+def f(x):
+    return np.sin(x)
+
+
+def f_fwd(x):
+    return np.sin(x), np.cos(x)
+
+
+def f_bwd(c, g):
+    return (2.0 * c * g,)
+
+
+f.defvjp(f_fwd, f_bwd)
+
+
+@s2s.custom_jvp
+def h(x):
+    return np.exp(x) * 1.0
+
+
+@h.defjvp
+def h_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = np.exp(x)
+    return y, 3.0 * y * t
+
+
+def loss_vjp(x):
+    return np.sum(f(x) * x)
+
+
+def loss_jvp(x):
+    return np.sum(h(x) * x)
+
+
+def grad_vjp_closed(x):  # the rule's 2cos(x) in place of cos(x)
+    return 2.0 * np.cos(x) * x + np.sin(x)
+
+
+def grad_jvp_closed(x):  # the rule's 3exp(x) in place of exp(x)
+    return 3.0 * np.exp(x) * x + np.exp(x)

@@ -1,0 +1,52 @@
+"""jit of custom_vjp/custom_jvp functions: the primal code compiled, and in derivative
+code the user's rules (deliberately wrong, so a bypassed rule shows) with their checks.
+Oracles: closed forms, and the uncompiled program."""
+import numpy as np
+import pytest
+
+import s2s
+from tests.custom_progs import (grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
+
+x = np.linspace(0.1, 1.0, 5)
+
+
+@pytest.mark.parametrize("loss", [loss_vjp, loss_jvp])
+def test_jit_primal(loss):
+    assert s2s.jit(loss)(x) == pytest.approx(loss(x), rel=1e-13)
+
+
+@pytest.mark.parametrize("loss,closed", [(loss_vjp, grad_vjp_closed),
+                                         (loss_jvp, grad_jvp_closed)])
+def test_jit_grad_uses_rule(loss, closed):
+    np.testing.assert_allclose(s2s.jit(s2s.grad(loss))(x), closed(x), rtol=1e-12)
+
+
+def test_jit_none_cotangent_is_zero():
+    @s2s.custom_vjp
+    def two(a, b):
+        return a * b
+
+    two.defvjp(lambda a, b: (a * b, (a, b)), lambda r, g: (3.0 * r[1] * g, None))
+    out = s2s.jit(s2s.grad(lambda a, b: np.sum(two(a, b)), argnums=(0, 1)))(x, 2 * x)
+    np.testing.assert_allclose(out[0], 6.0 * x, rtol=1e-13)
+    np.testing.assert_allclose(out[1], np.zeros_like(x))
+
+
+def test_jit_bwd_wrong_length_raises_at_run_time():
+    @s2s.custom_vjp
+    def k(v):
+        return np.sin(v)
+
+    k.defvjp(lambda v: (np.sin(v), v), lambda c, g: (c[:-1] * g[:-1],))
+    with pytest.raises(ValueError, match="cotangent of argument 0"):
+        s2s.jit(s2s.grad(lambda v: np.sum(k(v))))(x)
+
+
+def test_jit_fwd_not_a_pair_raises():
+    @s2s.custom_vjp
+    def k(v):
+        return np.sin(v)
+
+    k.defvjp(lambda v: np.sin(v), lambda c, g: (g,))
+    with pytest.raises(TypeError, match="pair"):
+        s2s.jit(s2s.grad(lambda v: np.sum(k(v))))(x)
