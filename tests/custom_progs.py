@@ -47,3 +47,33 @@ def grad_vjp_closed(x):  # the rule's 2cos(x) in place of cos(x)
 
 def grad_jvp_closed(x):  # the rule's 3exp(x) in place of exp(x)
     return 3.0 * np.exp(x) * x + np.exp(x)
+
+
+@s2s.custom_vjp
+def two(a, b):  # two outputs, two residuals; the rule's a-cotangent has a 2x term
+    return a * b, a + b
+
+
+two.defvjp(lambda a, b: ((a * b, a + b), (a, b)),
+           lambda r, g: (2.0 * g[0] * r[1] + g[1], g[0] * r[0] + g[1]))
+
+
+def loss_two(a, b):
+    p, s = two(a, b)
+    return np.sum(p * s)
+
+
+def grad_two_closed(a, b):  # cotangents g = (s, p) = (a + b, a b) through the rule
+    return 2.0 * (a + b) * b + a * b, (a + b) * a + a * b
+
+
+def tangent_jvp(x):
+    return s2s.jvp(loss_jvp, (x,), (np.ones_like(x),))[1]
+
+
+def grad_sum_grad_jvp(x):
+    return np.sum(s2s.grad(loss_jvp)(x))
+
+
+def second_closed(x):  # d/dx (3 e^x x + e^x) with the rule's 3 e^x for h' again
+    return 3.0 * np.exp(x) * x + 6.0 * np.exp(x)

@@ -10,6 +10,10 @@
   other is not, the other is broadcast over the batch first (``rt.batch_lift``), so
   both carry the same batch axis and the shapes compare per example; a ``None``
   cotangent becomes batched zeros.
+* ``unpack_vjp_transpose``, ``getitem_vjp_transpose`` (second derivatives of a rule's
+  tuple unpacking, ``(x,), (t,) = primals, tangents``): run once per example
+  (``rt.batch_loop``), since whether they index a container or an array is known
+  only at run time.
 """
 import s2s_runtime as rt
 from s2s_runtime import check_bwd_output, check_fwd_output, check_jvp_output
@@ -33,5 +37,13 @@ def bwd_check(site):
     return ir.Call(call.fn, (cts, primals) + tuple(call.args[2:]), call.kwargs)
 
 
+def per_example(site):
+    call = site.call
+    flags = tuple(site.b(a) for a in call.args)
+    return ir.Call(rt.batch_loop, (ir.Const(call.fn), ir.Const(flags), site.n) + call.args,
+                   call.kwargs)
+
+
+defbatch(per_example, rt.unpack_vjp_transpose, rt.getitem_vjp_transpose)
 defbatch(same_call, check_fwd_output, check_jvp_output)
 defbatch(bwd_check, check_bwd_output)

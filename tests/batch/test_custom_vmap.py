@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import s2s
-from tests.custom_progs import (f, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
+from tests.custom_progs import (grad_two_closed, loss_two, second_closed, tangent_jvp,
+                                 grad_sum_grad_jvp, f, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
 X = np.stack([np.linspace(0.1, 1.0, 4), np.linspace(-1.0, 0.5, 4), np.full(4, 0.3)])
 
@@ -60,3 +61,22 @@ def test_vmap_grad_bad_bwd_shape_raises():
     k.defvjp(lambda x: (np.sin(x), x), lambda c, g: (np.sum(c * g),))
     with pytest.raises(ValueError, match="cotangent of argument 0"):
         s2s.vmap(s2s.grad(lambda x: np.sum(k(x))))(X)
+
+
+def test_vmap_jvp_code_uses_rule():
+    np.testing.assert_allclose(s2s.vmap(tangent_jvp)(X),
+                               [np.sum(grad_jvp_closed(x)) for x in X], rtol=1e-13)
+
+
+def test_vmap_two_outputs():
+    A, B = X, X + 1.0
+    ga, gb = s2s.vmap(s2s.grad(loss_two, argnums=(0, 1)))(A, B)
+    np.testing.assert_allclose(ga, grad_two_closed(A, B)[0], rtol=1e-13)
+    np.testing.assert_allclose(gb, grad_two_closed(A, B)[1], rtol=1e-13)
+    np.testing.assert_allclose(s2s.vmap(loss_two)(A, B),
+                               [loss_two(a, b) for a, b in zip(A, B)], rtol=1e-13)
+
+
+def test_vmap_second_order_uses_rule():
+    out = s2s.vmap(s2s.grad(grad_sum_grad_jvp))(X)
+    np.testing.assert_allclose(out, second_closed(X), rtol=1e-12)

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import s2s
-from tests.custom_progs import (grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
+from tests.custom_progs import (grad_two_closed, loss_two, second_closed, tangent_jvp,
+                                 grad_sum_grad_jvp, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
 x = np.linspace(0.1, 1.0, 5)
 
@@ -50,3 +51,27 @@ def test_jit_fwd_not_a_pair_raises():
     k.defvjp(lambda v: np.sin(v), lambda c, g: (g,))
     with pytest.raises(TypeError, match="pair"):
         s2s.jit(s2s.grad(lambda v: np.sum(k(v))))(x)
+
+
+def test_jit_jvp_code_uses_rule():
+    assert s2s.jit(tangent_jvp)(x) == pytest.approx(np.sum(grad_jvp_closed(x)), rel=1e-13)
+
+
+def test_jit_two_outputs():
+    a, b = x, x + 1.0
+    ga, gb = s2s.jit(s2s.grad(loss_two, argnums=(0, 1)))(a, b)
+    np.testing.assert_allclose(ga, grad_two_closed(a, b)[0], rtol=1e-13)
+    np.testing.assert_allclose(gb, grad_two_closed(a, b)[1], rtol=1e-13)
+    assert s2s.jit(loss_two)(a, b) == pytest.approx(loss_two(a, b), rel=1e-13)
+
+
+def test_jit_second_order_uses_rule():
+    np.testing.assert_allclose(s2s.jit(s2s.grad(grad_sum_grad_jvp))(x), second_closed(x),
+                               rtol=1e-12)
+
+
+def test_jit_scalar_argument():
+    from tests.custom_progs import f
+    s = 0.3
+    out = s2s.jit(s2s.grad(lambda v: f(v) * v))(s)
+    assert out == pytest.approx(2.0 * np.cos(s) * s + np.sin(s), rel=1e-13)

@@ -9,6 +9,10 @@ compiled, array lengths when it runs, with the errors the checks raise in Python
 * ``check_bwd_output(cts, primals, rule)``: a tuple with one cotangent per
   primal, each of the primal's structure, rank and (at run time) shape; a
   ``None`` cotangent becomes zeros shaped like its primal (``zeros_like``).
+Also ``unpack_vjp_transpose(ct, cts, x)`` for a tuple ``x`` (the second derivative of
+tuple unpacking, as in a rule's ``(x,), (t,) = primals, tangents``): ``ct``'s first
+``len(cts)`` items; ``getitem_vjp_transpose(ct, g, x, k)`` for a tuple ``x`` and a
+constant ``k``: ``ct[k]``.
 A check that the types decide against raises ``TypeError``/``ValueError`` naming
 the rule when the function is compiled for those argument types.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+import s2s_runtime as rt
 from s2s_runtime import check_bwd_output, check_fwd_output, check_jvp_output
 
 from . import arrays as A
@@ -132,6 +137,42 @@ class CheckBwd(_Check):
         return out
 
 
+class UnpackVjpTranspose:
+    def type(self, fn, types, kw, loc):
+        if len(types) != 3:
+            return None
+        ct, cts, x = types
+        if not (isinstance(x, T.Tuple) and isinstance(ct, T.Tuple)
+                and isinstance(cts, T.Tuple) and len(ct.items) >= len(cts.items)):
+            return None
+        return T.Tuple(ct.items[:len(cts.items)])
+
+    def lower(self, L, fn, vals, kw, rtype):
+        ct = vals[0][0]
+        out = ll.Constant(rtype.llvm(), None)
+        for k in range(len(rtype.items)):
+            out = L.b.insert_value(out, L.b.extract_value(ct, k), k)
+        return out
+
+
+class GetitemVjpTranspose:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if len(types) != 4 or not (isinstance(types[2], T.Tuple)
+                                   and isinstance(types[0], T.Tuple)):
+            return None
+        k = getattr(atoms[3], "value", None)
+        n = len(types[0].items)
+        return types[0].items[k] if type(k) is int and -n <= k < n else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        ct, t = vals[0]
+        return L.b.extract_value(ct, L.call_atoms[0][3].value % len(t.items))
+
+
+register(GetitemVjpTranspose(), rt.getitem_vjp_transpose)
+register(UnpackVjpTranspose(), rt.unpack_vjp_transpose)
 register(CheckFwd(), check_fwd_output)
 register(CheckJvp(), check_jvp_output)
 register(CheckBwd(), check_bwd_output)
