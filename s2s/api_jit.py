@@ -98,7 +98,7 @@ class Jitted:
         if isinstance(fn, _ReverseTransform):
             gen, free = fn.generated(list(args))
             func, fv = gen._s2s_ir()
-            values = dict(zip([p.var.name for p in func.params], list(args) + list(dict(free).values())))
+            values = {**dict(free), **dict(zip([p.var.name for p in func.params], args))}
             func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
             return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
         fixed = getattr(fn, "_s2s_ir", None)
@@ -108,7 +108,7 @@ class Jitted:
         front = pipeline.front(fn)
         arguments = dict(zip(self.param_names, args))
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
-        front = front_without_custom_calls(pipeline.expanded(front, arguments))
+        front = front_without_custom_calls(pipeline.expanded(front, arguments), arguments)
         func = indexed_loops(front.func, self.param_names)
         return func, _freevar_loader(func, front.freevars, self.param_names)
 

@@ -77,3 +77,26 @@ def grad_sum_grad_jvp(x):
 
 def second_closed(x):  # d/dx (3 e^x x + e^x) with the rule's 3 e^x for h' again
     return 3.0 * np.exp(x) * x + 6.0 * np.exp(x)
+
+
+def _ck_inner(v):
+    return np.sin(v) * v
+
+
+ck = s2s.checkpoint(_ck_inner)
+
+
+def loss_ck(x):
+    return np.sum(ck(x) * 2.0)
+
+
+def grad_ck_closed(x):
+    return 2.0 * (np.cos(x) * x + np.sin(x))
+
+
+def sum_grad_ck(x):
+    return np.sum(s2s.grad(loss_ck)(x))
+
+
+def second_ck_closed(x):
+    return 2.0 * (2.0 * np.cos(x) - np.sin(x) * x)

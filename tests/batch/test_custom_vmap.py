@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import s2s
-from tests.custom_progs import (grad_two_closed, loss_two, second_closed, tangent_jvp,
+from tests.custom_progs import (grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
+                                 grad_two_closed, loss_two, second_closed, tangent_jvp,
                                  grad_sum_grad_jvp, f, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
 X = np.stack([np.linspace(0.1, 1.0, 4), np.linspace(-1.0, 0.5, 4), np.full(4, 0.3)])
@@ -80,3 +81,10 @@ def test_vmap_two_outputs():
 def test_vmap_second_order_uses_rule():
     out = s2s.vmap(s2s.grad(grad_sum_grad_jvp))(X)
     np.testing.assert_allclose(out, second_closed(X), rtol=1e-12)
+
+
+def test_vmap_checkpoint_primal_grad_and_second_order():
+    np.testing.assert_allclose(s2s.vmap(loss_ck)(X), [loss_ck(x) for x in X], rtol=1e-13)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(loss_ck))(X), grad_ck_closed(X), rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(sum_grad_ck))(X), second_ck_closed(X),
+                               rtol=1e-12)

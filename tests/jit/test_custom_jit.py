@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import s2s
-from tests.custom_progs import (grad_two_closed, loss_two, second_closed, tangent_jvp,
+from tests.custom_progs import (grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
+                                 grad_two_closed, loss_two, second_closed, tangent_jvp,
                                  grad_sum_grad_jvp, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
 x = np.linspace(0.1, 1.0, 5)
@@ -75,3 +76,10 @@ def test_jit_scalar_argument():
     s = 0.3
     out = s2s.jit(s2s.grad(lambda v: f(v) * v))(s)
     assert out == pytest.approx(2.0 * np.cos(s) * s + np.sin(s), rel=1e-13)
+
+
+def test_jit_checkpoint_primal_grad_and_second_order():
+    assert s2s.jit(loss_ck)(x) == pytest.approx(loss_ck(x), rel=1e-13)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(loss_ck))(x), grad_ck_closed(x), rtol=1e-12)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(sum_grad_ck))(x), second_ck_closed(x),
+                               rtol=1e-12)
