@@ -100,3 +100,10 @@ def sum_grad_ck(x):
 
 def second_ck_closed(x):
     return 2.0 * (2.0 * np.cos(x) - np.sin(x) * x)
+
+
+def loop_ck(x, n):
+    for i in s2s.checkpoint_loop(range(n), levels=2):
+        x = np.sin(x) * 1.1
+    return np.sum(x)
+

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import s2s
-from tests.custom_progs import (grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
+from tests.grad.oracles import fd_grad
+from tests.custom_progs import (loop_ck, grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
                                  grad_two_closed, loss_two, second_closed, tangent_jvp,
                                  grad_sum_grad_jvp, f, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
@@ -88,3 +89,11 @@ def test_vmap_checkpoint_primal_grad_and_second_order():
     np.testing.assert_allclose(s2s.vmap(s2s.grad(loss_ck))(X), grad_ck_closed(X), rtol=1e-12)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(sum_grad_ck))(X), second_ck_closed(X),
                                rtol=1e-12)
+
+
+def test_vmap_checkpoint_loop():
+    np.testing.assert_allclose(s2s.vmap(loop_ck, in_axes=(0, None))(X, 7),
+                               [loop_ck(x, 7) for x in X], rtol=1e-13)
+    out = s2s.vmap(s2s.grad(loop_ck), in_axes=(0, None))(X, 7)
+    np.testing.assert_allclose(out, np.stack([fd_grad(loop_ck, (x, 7)) for x in X]),
+                               rtol=1e-7, atol=1e-9)

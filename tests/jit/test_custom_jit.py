@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import s2s
-from tests.custom_progs import (grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
+from tests.grad.oracles import fd_grad
+from tests.custom_progs import (loop_ck, grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
                                  grad_two_closed, loss_two, second_closed, tangent_jvp,
                                  grad_sum_grad_jvp, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
@@ -83,3 +84,21 @@ def test_jit_checkpoint_primal_grad_and_second_order():
     np.testing.assert_allclose(s2s.jit(s2s.grad(loss_ck))(x), grad_ck_closed(x), rtol=1e-12)
     np.testing.assert_allclose(s2s.jit(s2s.grad(sum_grad_ck))(x), second_ck_closed(x),
                                rtol=1e-12)
+
+
+def test_jit_checkpoint_loop():
+    assert s2s.jit(loop_ck)(x, 7) == pytest.approx(loop_ck(x, 7), rel=1e-13)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(loop_ck))(x, 7), fd_grad(loop_ck, (x, 7)),
+                               rtol=1e-7, atol=1e-9)
+
+
+def test_jit_checkpoint_loop_bad_levels_is_an_error():
+    from tests.custom_progs import s2s as _s2s
+
+    def bad(v, n):
+        for i in _s2s.checkpoint_loop(range(n), levels=0):
+            v = v * 2.0
+        return np.sum(v)
+
+    with pytest.raises(ValueError, match="levels"):
+        s2s.jit(bad)(x, 3)

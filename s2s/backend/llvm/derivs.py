@@ -419,3 +419,4 @@ _ = TABLE
 from . import derivs_products  # noqa: E402,F401  (registers the products' cotangents)
 from . import derivs_more  # noqa: E402,F401  (registers add_at, clip_selected)
 from . import custom_checks  # noqa: E402,F401  (registers the checks of custom rules)
+from . import remat_calls  # noqa: E402,F401  (registers the checkpointed loops helpers)
