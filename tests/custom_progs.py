@@ -107,3 +107,18 @@ def loop_ck(x, n):
         x = np.sin(x) * 1.1
     return np.sum(x)
 
+
+@s2s.custom_jvp
+def short(v):
+    return np.sin(v)
+
+
+@short.defjvp
+def short_jvp(primals, tangents):  # a tangent one element short: the check's error
+    (v,), (t,) = primals, tangents
+    return np.sin(v), (np.cos(v) * t)[:-1]
+
+
+def short_tangent(v):
+    return s2s.jvp(short, (v,), (np.ones_like(v),))[1]
+

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 import s2s
+from tests.custom_progs import (f, grad_ck_closed, grad_jvp_closed, grad_sum_grad_jvp,
+                                grad_two_closed, grad_vjp_closed, loop_ck, loss_ck,
+                                loss_jvp, loss_two, loss_vjp, second_ck_closed,
+                                second_closed, short_tangent, sum_grad_ck, tangent_jvp)
 from tests.grad.oracles import fd_grad
-from tests.custom_progs import (loop_ck, grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
-                                 grad_two_closed, loss_two, second_closed, tangent_jvp,
-                                 grad_sum_grad_jvp, f, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
 X = np.stack([np.linspace(0.1, 1.0, 4), np.linspace(-1.0, 0.5, 4), np.full(4, 0.3)])
 
@@ -97,3 +98,8 @@ def test_vmap_checkpoint_loop():
     out = s2s.vmap(s2s.grad(loop_ck), in_axes=(0, None))(X, 7)
     np.testing.assert_allclose(out, np.stack([fd_grad(loop_ck, (x, 7)) for x in X]),
                                rtol=1e-7, atol=1e-9)
+
+
+def test_vmap_jvp_rule_checks_per_example():
+    with pytest.raises(ValueError, match="tangent output"):
+        s2s.vmap(short_tangent)(X)

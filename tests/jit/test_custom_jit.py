@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 import s2s
+from tests.custom_progs import (grad_ck_closed, grad_jvp_closed, grad_sum_grad_jvp,
+                                grad_two_closed, grad_vjp_closed, loop_ck, loss_ck,
+                                loss_jvp, loss_two, loss_vjp, second_ck_closed,
+                                second_closed, short_tangent, sum_grad_ck, tangent_jvp)
 from tests.grad.oracles import fd_grad
-from tests.custom_progs import (loop_ck, grad_ck_closed, loss_ck, second_ck_closed, sum_grad_ck,
-                                 grad_two_closed, loss_two, second_closed, tangent_jvp,
-                                 grad_sum_grad_jvp, grad_jvp_closed, grad_vjp_closed, loss_jvp, loss_vjp)
 
 x = np.linspace(0.1, 1.0, 5)
 
@@ -102,3 +103,10 @@ def test_jit_checkpoint_loop_bad_levels_is_an_error():
 
     with pytest.raises(ValueError, match="levels"):
         s2s.jit(bad)(x, 3)
+
+
+def test_jit_jvp_rule_wrong_tangent_shape_raises_at_run_time():
+    with pytest.raises(ValueError, match="tangent output"):
+        s2s.jit(short_tangent)(x)
+    with pytest.raises(ValueError, match="tangent output"):
+        short_tangent(x)  # the same error without jit
