@@ -20,6 +20,7 @@ import inspect
 import numpy as np
 
 from . import pipeline
+from .custom_primal import front_without_custom_calls, primal_calls_inlined
 from .api import _ReverseTransform, _signature
 from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
@@ -98,16 +99,18 @@ class Jitted:
         fn = self.fn
         if isinstance(fn, _ReverseTransform):
             gen, free = fn.generated(list(args))
-            func, _ = gen._s2s_ir()
-            return func, _free_loader(func, free, fn)
+            func, fv = gen._s2s_ir()
+            values = {**dict(free), **dict(zip([p.var.name for p in func.params], args))}
+            func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
+            return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
         fixed = getattr(fn, "_s2s_ir", None)
         if fixed is not None:
-            func, freevars = fixed()
+            func, freevars = primal_calls_inlined(*fixed())
             return func, _freevar_loader(func, freevars, self.param_names)
         front = pipeline.front(fn)
         arguments = dict(zip(self.param_names, args))
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
-        front = pipeline.expanded(front, arguments)
+        front = front_without_custom_calls(pipeline.expanded(front, arguments), arguments)
         func = indexed_loops(front.func, self.param_names)
         return func, _freevar_loader(func, front.freevars, self.param_names)
 
@@ -154,6 +157,11 @@ def _freevar_loader(func, freevars, param_names):
             f"the function's own ({', '.join(param_names)})", func.loc)
     loaders = [freevars[n].load for n in names[len(param_names):]]
     return lambda: [load() for load in loaders]
+
+
+def _loaded(freevars, known) -> dict:
+    """The values of the free variables that inlining custom rules added."""
+    return {n: fv.load() for n, fv in freevars.items() if n not in known}
 
 
 def _free_loader(func, free, transform):

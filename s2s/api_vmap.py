@@ -29,6 +29,7 @@ import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
+from .custom_primal import front_without_custom_calls
 from .api import _signature, _Specialising, memo
 from .api_varargs import adapter, wants_adapter
 from .api_vjp import VJPFunction
@@ -251,8 +252,10 @@ class Vmapped(_Specialising):
             raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes {len(params)} "
                             f"positional argument(s), got {len(values)}")
         example = self._example(values, flags)
-        front = self.front_for({**{p.var.name: v for p, v in zip(params, example)},
-                                **(static or {}), **self.free_values()})
+        arguments = {**{p.var.name: v for p, v in zip(params, example)},
+                     **(static or {}), **self.free_values()}
+        front = self.front_for(arguments)
+        front = front_without_custom_calls(front, arguments)  # custom functions: their code
         batched = [p.var.name for p, f in zip(params, flags) if f]
         tr = Batch(front.func, batched, self.fallback)
         tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)

@@ -206,14 +206,33 @@ class ZerosLike:
 
 
 class GetitemVjp:
-    def type(self, fn, types, kw, loc):
+    """Arrays: zeros with ``g`` scattered in at the index; tuples indexed by a constant
+    (a tuple item's cotangent): a tuple of zeros with ``g`` in that slot."""
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         g, x, index = types
+        if isinstance(x, T.Tuple):
+            k = getattr(atoms[2], "value", None) if len(atoms) == 3 else None
+            if type(k) is not int or not -len(x.items) <= k < len(x.items):
+                return None
+            items = [ZerosLike().type(fn, [v], {}, loc) for v in x.items]
+            items[k] = g
+            return None if None in items else T.Tuple(tuple(items))
         if not isinstance(x, T.Array):
             return None
         return T.Array(_float_dtype(x.dtype), x.ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         (g, gt), (x, xt), (idx, it) = vals
+        if isinstance(xt, T.Tuple):
+            k = L.call_atoms[0][2].value % len(xt.items)
+            out = ll.Constant(rtype.llvm(), None)
+            for j, v in enumerate(xt.items):
+                item = g if j == k else ZerosLike().lower(
+                    L, fn, [(L.b.extract_value(x, j), v)], {}, rtype.items[j])
+                out = L.b.insert_value(out, item, j)
+            return out
         out = R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, T.INT), T.INT))
         A.setitem(L, out, rtype, idx, it, g, gt)
         return out
@@ -399,3 +418,5 @@ register(Reversed(), rt.reversed_range)
 _ = TABLE
 from . import derivs_products  # noqa: E402,F401  (registers the products' cotangents)
 from . import derivs_more  # noqa: E402,F401  (registers add_at, clip_selected)
+from . import custom_checks  # noqa: E402,F401  (registers the checks of custom rules)
+from . import remat_calls  # noqa: E402,F401  (registers the checkpointed loops helpers)
