@@ -122,3 +122,26 @@ def short_jvp(primals, tangents):  # a tangent one element short: the check's er
 def short_tangent(v):
     return s2s.jvp(short, (v,), (np.ones_like(v),))[1]
 
+
+
+def _scaled(k, x):
+    """``k * x ** 2`` with ``k`` in nondiff_argnums; the rule says ``3 k x`` (not ``2 k x``)."""
+    return k * x * x
+
+
+scaled = s2s.custom_vjp(_scaled, nondiff_argnums=(0,))
+
+
+def scaled_fwd(k, x):
+    return k * x * x, x
+
+
+def scaled_bwd(k, x, g):
+    return (3.0 * k * x * g,)
+
+
+scaled.defvjp(scaled_fwd, scaled_bwd)
+
+
+def loss_nondiff(x):
+    return np.sum(scaled(2.0, x))

@@ -9,6 +9,7 @@ from tests.custom_progs import (grad_ck_closed, grad_jvp_closed, grad_sum_grad_j
                                 grad_two_closed, grad_vjp_closed, loop_ck, loss_ck,
                                 loss_jvp, loss_two, loss_vjp, second_ck_closed,
                                 second_closed, short_tangent, sum_grad_ck, tangent_jvp)
+from tests import custom_progs as P
 from tests.grad.oracles import fd_grad
 
 x = np.linspace(0.1, 1.0, 5)
@@ -110,3 +111,14 @@ def test_jit_jvp_rule_wrong_tangent_shape_raises_at_run_time():
         s2s.jit(short_tangent)(x)
     with pytest.raises(ValueError, match="tangent output"):
         short_tangent(x)  # the same error without jit
+
+
+def test_jit_and_vmap_of_a_rule_with_nondiff_argnums():
+    """The bwd rule gets the nondiff argument first; its (deliberate) 3 k x is what
+    jit and vmap return."""
+    x = np.linspace(0.5, 2.0, 4)
+    want = 3.0 * 2.0 * x
+    np.testing.assert_allclose(s2s.grad(P.loss_nondiff)(x), want)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(P.loss_nondiff))(x), want)
+    X = np.stack([x, 2 * x])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(P.loss_nondiff))(X), 3.0 * 2.0 * X)
