@@ -42,9 +42,14 @@ def jit_signature(vmapped):
 def jit_ir(vmapped, args):
     """``(ir function, free values loader)`` of ``vmapped`` for ``args``, for ``jit``."""
     from ..api_jit import _freevar_loader
-    from ..backend.llvm import batching  # noqa: F401  (registers the helpers' lowering)
     if any(isinstance(a, dict) for a in args):
         raise UnsupportedSyntaxError("jit(vmap(f)): dict arguments are not compiled")
+    axes = vmapped.in_axes
+    if isinstance(axes, (tuple, list)) and len(axes) != len(args):
+        raise UnsupportedSyntaxError(
+            f"jit(vmap(f)): in_axes has {len(axes)} entries and {vmapped.__name__} takes "
+            f"{len(args)} arguments (jit binds defaults and keyword arguments to the "
+            "parameters: give in_axes one entry per parameter)")
     func, freevars = vmapped.site_ir(list(args))
     func = replace(func, body=_per_example_reductions(func.body, _axes_of(func.body)))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]

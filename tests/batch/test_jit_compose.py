@@ -27,9 +27,34 @@ def prod_of(x):
 
 
 def branchy(x):
+    s = 0.0
     if x[0] > 0.5:
-        return x[1]
-    return x[2]
+        s = x[1] * 2.0
+    else:
+        s = np.sum(x)
+    return s
+
+
+def rows(x, w):
+    s = np.zeros(3)
+    for v in x:
+        s = s + v * w
+    return s
+
+
+SCALE = np.array([1.0, -2.0, 0.5])
+
+
+def smooth(x):
+    return np.sum(np.sin(x) * x)
+
+
+def with_global(x):
+    return x * SCALE
+
+
+def dotted(x, w):
+    return np.dot(x, w)
 
 
 def _loop(f, args, in_axes, out_axis=0):
@@ -50,6 +75,9 @@ CASES = [
     (elementwise, (0, 0), 0, (X, rng.normal(size=(6, 4)))),
     (reductions, (0, None), 0, (X, rng.normal(size=4))),
     (prod_of, 0, 0, (rng.normal(size=(5, 2, 3)),)),
+    (branchy, 0, 0, (rng.uniform(size=(7, 3)),)),
+    (rows, (0, None), 0, (rng.normal(size=(4, 5, 3)), rng.normal(size=3))),
+    (with_global, 0, 0, (rng.normal(size=(4, 3)),)),
 ]
 
 
@@ -85,8 +113,27 @@ def test_batch_size_is_not_baked_in():
         np.testing.assert_allclose(jitted(x), _loop(loop_scalar, (x,), 0), rtol=1e-12)
 
 
+def test_batched_derivative_code_outside_the_subset_is_a_clear_jit_error():
+    with pytest.raises(UnsupportedSyntaxError, match="jit does not compile batch_lift"):
+        s2s.jit(s2s.vmap(s2s.grad(loop_scalar)))(X)  # a batched tape
+    with pytest.raises(UnsupportedSyntaxError, match="sum_vjp with a axis that is not a"):
+        s2s.jit(s2s.vmap(s2s.grad(smooth)))(X)
+
+
 def test_a_helper_outside_the_subset_is_a_clear_jit_error():
     x = rng.uniform(size=(5, 3))
-    with pytest.raises(UnsupportedSyntaxError, match="jit does not compile batch_mask") as e:
-        s2s.jit(s2s.vmap(branchy))(x)
+    with pytest.raises(UnsupportedSyntaxError, match="jit does not compile batch_spec") as e:
+        s2s.jit(s2s.vmap(dotted, (0, None)))(x, np.ones(3))
     assert "test_jit_compose.py" in str(e.value)
+    np.testing.assert_allclose(s2s.vmap(dotted, (0, None))(x, np.ones(3)), x.sum(1))
+
+
+def with_default(x, w=2.0):
+    return x * w
+
+
+def test_in_axes_shorter_than_the_parameters_is_a_clear_error():
+    with pytest.raises(UnsupportedSyntaxError, match="in_axes has 1 entries"):
+        s2s.jit(s2s.vmap(with_default, (0,)))(X)
+    got = s2s.jit(s2s.vmap(with_default, (0, None)))(X)
+    np.testing.assert_allclose(got, X * 2.0)

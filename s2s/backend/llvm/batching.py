@@ -14,6 +14,9 @@ the helper and its argument types):
   ``(1, ..., x.ndim - 1)``;
 * ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
   ``in_axes``/``out_axes`` other than 0 use;
+* ``batch_mask(c)`` of a boolean vector; ``batch_select(c, a, b)``: ``np.where`` with
+  ``c`` viewed as ``(n, 1, ..., 1)`` (``b`` None: ``a``), for numbers and arrays;
+* ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view);
 * ``reduce_per_example(fn)(x)`` (what ``jit_compose`` makes of ``fn(x, axis=batch_axes(x))``):
   the reduction ``fn`` (sum, prod, mean, max, min) of each example: ``x`` as
   ``(n, -1)``, reduced over axis 1.
@@ -32,6 +35,7 @@ from . import types as T
 from .axis import reduce_axis
 from .calls import register
 from .ops_arrays import Reduce
+from .ops_more import Elementwise
 from .ops_build import Reshape
 
 
@@ -171,6 +175,61 @@ def _move_axes(types, atoms):
     return order
 
 
+class BatchMask:
+    """``batch_mask(c)``: a boolean vector over the batch (comparisons make one)."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and types[0] == T.Array("b1", 1)
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+class BatchSelect:
+    """``batch_select(c, a, b)``: ``np.where`` with ``c`` viewed as ``(n, 1, ..., 1)``
+    (numbers and arrays; ``b`` None selects ``a``)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 3 or not isinstance(types[0], T.Array) or types[0].ndim != 1:
+            return None
+        c, a, b_ = types
+        if isinstance(b_, T.NoneType):
+            return a
+        if not all(isinstance(t, (T.Array, T.Scalar)) for t in (a, b_)):
+            return None
+        return Elementwise().type(np.where, [_mask_type(c, a, b_), a, b_], {}, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (c, ct), a, b_ = vals
+        if isinstance(b_[1], T.NoneType):
+            return a[0]
+        mt = _mask_type(ct, a[1], b_[1])
+        pad = mt.ndim - 1
+        mask = A.make(L, mt, L.b.extract_value(c, 0), L.b.extract_value(c, 1),
+                      [A.shape_of(L, c, 0)] + [A.ONE] * pad,
+                      [A.stride_of(L, c, 0)] + [A.ZERO] * pad)
+        return Elementwise().lower(L, np.where, [(mask, mt), a, b_], {}, rtype)
+
+
+def _mask_type(c, a, b):
+    return T.Array(c.dtype, max(getattr(a, "ndim", 0), getattr(b, "ndim", 0), 1))
+
+
+class BatchRows:
+    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim > 1
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
+                      [shape[1], shape[0]] + shape[2:], [strides[1], strides[0]] + strides[2:])
+
+
 class ReducePerExample:
     """``fn(x, axis=(1, ..., x.ndim - 1))`` for a batched array ``x`` of rank >= 2."""
 
@@ -213,4 +272,7 @@ register(BatchAlign(), rt.batch_align)
 register(BatchIndex(), rt.batch_index)
 register(BatchShape(), rt.batch_shape)
 register(BatchAxes(), rt.batch_axes)
+register(BatchMask(), rt.batch_mask)
+register(BatchSelect(), rt.batch_select)
+register(BatchRows(), rt.batch_rows)
 register(MoveAxis(), np.moveaxis)
