@@ -5,7 +5,8 @@ the argument kinds (``Vmapped.site_ir``: the mapped axes moved to the front, the
 batched code, the result's batch axis moved to ``out_axes``) with the LLVM backend,
 whose table also lowers the batching helpers (``backend/llvm/batching.py``); a
 reduction over every per-example axis (``fn(x, axis=rt.batch_axes(x))``) becomes one
-call of ``reduce_per_example(fn)``.  The result is one native function over the whole
+call of ``reduce_per_example(fn)``, and its cotangent ``rt.sum_vjp(g, x,
+rt.batch_axes(x))`` one of ``sum_vjp_per_example``.  The result is one native function over the whole
 batch.  A helper or construct outside the compiled subset raises the jit's
 ``UnsupportedSyntaxError`` naming it (with the line); it never falls back to Python.
 
@@ -64,11 +65,17 @@ def _axes_of(body):
 
 
 def _per_example_reductions(body, axes_of):
-    from ..backend.llvm.batching import reduce_per_example
+    from ..backend.llvm.batching import reduce_per_example, sum_vjp_per_example
     out = []
     for s in body:
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
             call = s.value
+            if call.fn is rt.sum_vjp and not call.kwargs and len(call.args) >= 3 and \
+                    all(getattr(a, "value", None) is d for a, d in  # keepdims=False, where=True
+                        zip(call.args[3:], (False, True))) and \
+                    isinstance(call.args[2], ir.Var) and \
+                    axes_of.get(call.args[2].name) == call.args[1]:
+                s = replace(s, value=ir.Call(sum_vjp_per_example, call.args[:2]))
             axis = dict(call.kwargs).get("axis") if len(call.kwargs) == 1 and \
                 len(call.args) == 1 else (call.args[1] if len(call.args) == 2 and
                                           not call.kwargs else None)

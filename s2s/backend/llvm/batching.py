@@ -17,6 +17,9 @@ the helper and its argument types):
 * ``batch_mask(c)`` of a boolean vector; ``batch_select(c, a, b)``: ``np.where`` with
   ``c`` viewed as ``(n, 1, ..., 1)`` (``b`` None: ``a``), for numbers and arrays;
 * ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view);
+* ``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``;
+  ``sum_vjp_per_example(g, x)`` (``jit_compose``'s form of ``sum_vjp(g, x,
+  batch_axes(x))``): ``g[b]`` spread over example ``b`` of ``x``;
 * ``reduce_per_example(fn)(x)`` (what ``jit_compose`` makes of ``fn(x, axis=batch_axes(x))``):
   the reduction ``fn`` (sum, prod, mean, max, min) of each example: ``x`` as
   ``(n, -1)``, reduced over axis 1.
@@ -249,6 +252,54 @@ class ReducePerExample:
         return reduce_axis(L, flat, flat_t, 1, False, Reduce.OPS[fn.reduction], rtype)
 
 
+class BatchUnbroadcast:
+    """``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``
+    (the batch axis has the same size in both, so it is never summed)."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        flags = [getattr(a, "value", None) for a in atoms[2:]]
+        if kw or len(types) != 4 or flags != [True, True]:
+            return None
+        g, x = types[:2]
+        if not (isinstance(g, T.Array) and isinstance(x, T.Array) and g.ndim == x.ndim):
+            return None
+        from .derivs import Unbroadcast  # derivs imports calls, which imports this module
+        return Unbroadcast().type(rt.unbroadcast, [g, x], {}, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        from .derivs import Unbroadcast
+        return Unbroadcast().lower(L, rt.unbroadcast, list(vals[:2]), {}, rtype)
+
+
+class SumVjpPerExample:
+    """``sum_vjp(g, x, axis=batch_axes(x))``: each example's cotangent ``g[b]`` (``g`` of
+    shape ``(n,)``) spread over that example of ``x``."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not all(isinstance(t, T.Array) for t in types):
+            return None
+        g, x = types
+        if g.ndim != 1 or x.ndim < 1:
+            return None
+        code = x.dtype if x.dtype in ("f4", "f8", "c16") else "f8"
+        return T.Array("c16" if g.dtype == "c16" else code, x.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), (x, xt) = vals
+        shape = [A.shape_of(L, g, 0)] + A.shape_list(L, x, xt)[1:]
+        spread_t = T.Array(gt.dtype, xt.ndim)
+        spread = A.make(L, spread_t, L.b.extract_value(g, 0), L.b.extract_value(g, 1), shape,
+                        [A.stride_of(L, g, 0)] + [A.ZERO] * (xt.ndim - 1))
+        return A.copy(L, spread, spread_t, rtype.dtype)
+
+
+def sum_vjp_per_example(g, x):
+    """``rt.sum_vjp(g, x, rt.batch_axes(x))`` (what ``jit_compose`` makes of that call)."""
+    return rt.sum_vjp(g, x, rt.batch_axes(x))
+
+
 def reduce_per_example(reduction):
     """The Python function ``reduction(x, axis=(1, ..., ndim - 1))`` (one per reduction,
     so the call table can tell them apart)."""
@@ -275,4 +326,6 @@ register(BatchAxes(), rt.batch_axes)
 register(BatchMask(), rt.batch_mask)
 register(BatchSelect(), rt.batch_select)
 register(BatchRows(), rt.batch_rows)
+register(BatchUnbroadcast(), rt.batch_unbroadcast)
+register(SumVjpPerExample(), sum_vjp_per_example)
 register(MoveAxis(), np.moveaxis)
