@@ -91,13 +91,24 @@ def _per_example_reductions(body, axes_of):
 
 
 def vmap_of_jitted(vmapped, args, kwargs):
-    """``vmap(jit(f))(*args)``: the jit of ``vmap(f)`` (kept on the Vmapped)."""
+    """``vmap(jit(f))(*args, **kwargs)``: the jit of ``vmap(f)`` (kept on the Vmapped, per
+    the axes of the bound arguments: ``in_axes`` for those passed by position, 0 for
+    those passed by keyword, None for defaults -- as ``vmap`` maps them)."""
     from ..api import memo
     from ..api_jit import Jitted
     from ..api_vmap import Vmapped
     jitted = vmapped.fn
-    inner = memo(vmapped, ("jit", jitted.boundscheck, bool(jitted.cache)),
-                 lambda: Jitted(Vmapped(jitted.fn, vmapped.in_axes, vmapped.out_axes,
-                                        vmapped.fallback),
-                                boundscheck=jitted.boundscheck, cache=jitted.cache))
-    return inner(*args, **kwargs)
+    bound = jitted.sig.bind(*args, **kwargs)
+    if bound.kwargs:
+        raise UnsupportedSyntaxError("vmap(jit(f)) with keyword-only or ** arguments")
+    given = vmapped._arg_axes(args)
+    bound.apply_defaults()
+    axes = tuple(given) + tuple(0 if name in kwargs else None
+                                for name in list(bound.arguments)[len(args):])
+    if len(set(map(repr, axes))) == 1 and not isinstance(vmapped.in_axes, (tuple, list)):
+        axes = vmapped.in_axes
+    key = ("jit", repr(axes), repr(vmapped.out_axes), jitted.boundscheck, bool(jitted.cache))
+    inner = memo(vmapped, key, lambda: Jitted(
+        Vmapped(jitted.fn, axes, vmapped.out_axes, vmapped.fallback),
+        boundscheck=jitted.boundscheck, cache=jitted.cache))
+    return inner(*bound.args)

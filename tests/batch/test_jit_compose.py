@@ -107,6 +107,15 @@ def test_vmap_of_jit_is_compiled_once_and_reused():
     assert len(jitted.signatures()) == 1
 
 
+def test_vmap_of_jit_maps_keywords_on_axis_0_and_leaves_defaults_alone():
+    vf = s2s.vmap(s2s.jit(with_default), in_axes=1)
+    w = rng.normal(size=6)
+    np.testing.assert_allclose(vf(X.T), X * 2.0)  # the default w: the same for every example
+    np.testing.assert_allclose(vf(X.T, w=w), X * w[:, None])  # by keyword: mapped on axis 0
+    python = s2s.vmap(with_default, in_axes=1)
+    np.testing.assert_allclose(vf(X.T, w=w), python(X.T, w=w))
+
+
 def test_batch_size_is_not_baked_in():
     jitted = s2s.jit(s2s.vmap(loop_scalar))
     for n in (1, 3, 7):
@@ -151,3 +160,8 @@ def test_in_axes_shorter_than_the_parameters_is_a_clear_error():
         s2s.jit(s2s.vmap(with_default, (0,)))(X)
     got = s2s.jit(s2s.vmap(with_default, (0, None)))(X)
     np.testing.assert_allclose(got, X * 2.0)
+
+
+def test_vmap_of_jit_of_grad_matches_the_closed_form():
+    got = s2s.vmap(s2s.jit(s2s.grad(smooth)))(X)
+    np.testing.assert_allclose(got, np.sin(X) + X * np.cos(X), rtol=1e-12, atol=1e-14)
