@@ -52,7 +52,9 @@ class Jitted:
         self.specs = {}
         #: argument types -> (builtin, fail) for signatures of Python numbers (fastcall.py)
         self.fast = {}
-        self.sig = fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
+        jit_sig = getattr(fn, "_s2s_jit_signature", None)  # jit(vmap(f)): batch/jit_compose.py
+        self.sig = fn.sig if isinstance(fn, _ReverseTransform) else \
+            jit_sig() if jit_sig is not None else _signature(fn)
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if len(self.param_names) != len(self.sig.parameters):
@@ -97,6 +99,8 @@ class Jitted:
         """``(ir_function, free values)``: the IR compiled for these arguments, and the
         values of its keyword-only free-variable parameters (in order)."""
         fn = self.fn
+        if hasattr(fn, "_s2s_jit_ir"):  # jit(vmap(f)): the batched program
+            return fn._s2s_jit_ir(args)
         if isinstance(fn, _ReverseTransform):
             gen, free = fn.generated(list(args))
             func, fv = gen._s2s_ir()

@@ -32,7 +32,9 @@ from . import pipeline
 from .custom_primal import front_without_custom_calls
 from .api import _signature, _Specialising, memo
 from .api_varargs import adapter, wants_adapter
+from .api_jit import Jitted
 from .api_vjp import VJPFunction
+from .batch.jit_compose import jit_ir, jit_signature, vmap_of_jitted
 from .batch.transform import Batch, BatchingError
 from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
 from .errors import UnsupportedSyntaxError
@@ -146,6 +148,8 @@ class Vmapped(_Specialising):
 
     # -- the batched code ----------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if isinstance(self.fn, Jitted):  # vmap(jit(f)) is jit(vmap(f)): batch/jit_compose.py
+            return vmap_of_jitted(self, args, kwargs)
         if wants_adapter(self.fn):  # *args/**kwargs: one parameter per argument passed
             key = ("adapter", len(args), tuple(sorted(kwargs)))
             inner = self.cache.get(key)
@@ -177,6 +181,12 @@ class Vmapped(_Specialising):
                 raise
             return self._loop(values, flags, n, static)
         return self._place_out(out, out_batched, n)
+
+    def _s2s_jit_signature(self):
+        return jit_signature(self)
+
+    def _s2s_jit_ir(self, args):
+        return jit_ir(self, args)
 
     def _of_vjp_fun(self, args):
         """``vmap(vjp_fun)``: the generated adjoint sweep (cached per kinds, shared by

@@ -177,4 +177,4 @@ def exception_instance(fn, args, loc):
 
 
 # the handlers register themselves in TABLE
-from . import ops_numbers, ops_arrays, ops_more, ops_build  # noqa: E402,F401  registration
+from . import ops_numbers, ops_arrays, ops_more, ops_build, batching  # noqa: E402,F401  registration

@@ -1,0 +1,331 @@
+"""The run-time helpers of ``vmap``'s batched code (``s2s_runtime.batching``) in LLVM IR,
+so that ``jit(vmap(f))`` compiles the batched program (``s2s/batch/jit_compose.py``).
+
+Batched values carry the batch on axis 0.  Lowered here (same results as the Python
+helpers, for the types below; any other use stays refused by the call table, naming
+the helper and its argument types):
+
+* ``batch_size(x, ...)``: ``x.shape[0]`` of the first argument that is an array;
+* ``batch_lift(x, n)``: ``n`` copies of a number or array stacked on a new axis 0;
+* ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
+  batch axis until its per-example rank reaches ``other``'s (a view: stride 0 axes);
+* ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``;
+* ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x``; ``batch_axes(x)``:
+  ``(1, ..., x.ndim - 1)``;
+* ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
+  ``in_axes``/``out_axes`` other than 0 use;
+* ``batch_mask(c)`` of a boolean vector; ``batch_select(c, a, b)``: ``np.where`` with
+  ``c`` viewed as ``(n, 1, ..., 1)`` (``b`` None: ``a``), for numbers and arrays;
+* ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view);
+* ``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``;
+  ``sum_vjp_per_example(g, x)`` (``jit_compose``'s form of ``sum_vjp(g, x,
+  batch_axes(x))``): ``g[b]`` spread over example ``b`` of ``x``;
+* ``reduce_per_example(fn)(x)`` (what ``jit_compose`` makes of ``fn(x, axis=batch_axes(x))``):
+  the reduction ``fn`` (sum, prod, mean, max, min) of each example: ``x`` as
+  ``(n, -1)``, reduced over axis 1.
+"""
+from __future__ import annotations
+
+import numpy as np
+import s2s_runtime as rt
+
+from llvmlite import ir as ll
+
+from . import arrays as A
+from . import reductions as R
+from . import scalars as S
+from . import types as T
+from .axis import reduce_axis
+from .calls import register
+from .ops_arrays import Reduce
+from .ops_more import Elementwise
+from .ops_build import Reshape
+
+
+class BatchSize:
+    def type(self, fn, types, kw, loc):
+        first = next((t for t in types if isinstance(t, T.Array) and t.ndim), None)
+        return T.INT if first is not None and not kw else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        a, t = next((v, t) for v, t in vals if isinstance(t, T.Array) and t.ndim)
+        return A.shape_of(L, a, 0)
+
+
+class BatchLift:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not (isinstance(types[1], T.Scalar)
+                                         and types[1].dtype in ("i8", "b1")):
+            return None
+        x = types[0]
+        if isinstance(x, T.Scalar):
+            return T.Array(x.dtype, 1)
+        return T.Array(x.dtype, x.ndim + 1) if isinstance(x, T.Array) else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (n, nt) = vals
+        n = S.convert(L, n, nt, T.INT)
+        if isinstance(xt, T.Scalar):
+            return R.create(L, rtype, [n], (x, xt))
+        stacked = A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
+                         [n] + A.shape_list(L, x, xt), [A.ZERO] + A.strides_list(L, x, xt))
+        return A.copy(L, stacked, rtype)
+
+
+def _pad(types, atoms):
+    x, other = types[0], types[1]
+    flag = getattr(atoms[2], "value", None) if len(atoms) == 3 else None
+    if not isinstance(x, T.Array) or not x.ndim or not isinstance(flag, bool):
+        return None
+    if not isinstance(other, (T.Array, T.Scalar)):
+        return None
+    per = getattr(other, "ndim", 0) - (1 if flag else 0)
+    return max(per - (x.ndim - 1), 0)
+
+
+class BatchAlign:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        pad = None if kw or len(types) != 3 else _pad(types, atoms)
+        return None if pad is None else T.Array(types[0].dtype, types[0].ndim + pad)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        pad = rtype.ndim - xt.ndim
+        if not pad:
+            return x
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        return A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
+                      shape[:1] + [A.ONE] * pad + shape[1:],
+                      strides[:1] + [A.ZERO] * pad + strides[1:])
+
+
+class BatchIndex:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not isinstance(types[0], T.Array):
+            return None
+        index = types[1]
+        items = index.items if isinstance(index, T.Tuple) else (index,)
+        return T.Tuple((T.Slice((False, False, False)),) + tuple(items))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        (idx, it) = vals[1]
+        out = ll.Constant(rtype.llvm(), None)
+        out = b.insert_value(out, ll.Constant(rtype.items[0].llvm(), None), 0)
+        parts = [b.extract_value(idx, k) for k in range(len(it.items))] \
+            if isinstance(it, T.Tuple) else [idx]
+        for k, p in enumerate(parts):
+            out = b.insert_value(out, p, k + 1)
+        return out
+
+
+class BatchShape:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array) or not types[0].ndim:
+            return None
+        return T.Tuple((T.INT,) * (types[0].ndim - 1))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        out = ll.Constant(rtype.llvm(), None)
+        for k, d in enumerate(A.shape_list(L, x, xt)[1:]):
+            out = L.b.insert_value(out, d, k)
+        return out
+
+
+class BatchAxes:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array):
+            return None
+        return T.Tuple((T.INT,) * max(types[0].ndim - 1, 0))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        out = ll.Constant(rtype.llvm(), None)
+        for k in range(len(rtype.items)):
+            out = L.b.insert_value(out, A.i64(k + 1), k)
+        return out
+
+
+class MoveAxis:
+    """``np.moveaxis(a, source, destination)`` for constant integer axes: a view."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        axes = _move_axes(types, atoms)
+        return None if kw or axes is None else types[0]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        order = _move_axes([xt], L.call_atoms[0])
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
+                      [shape[k] for k in order], [strides[k] for k in order])
+
+
+def _move_axes(types, atoms):
+    """The order of the axes after ``np.moveaxis`` (None unless constant and in range)."""
+    if len(atoms) != 3 or not isinstance(types[0], T.Array):
+        return None
+    src, dst = (getattr(a, "value", None) for a in atoms[1:])
+    nd = types[0].ndim
+    if not all(type(v) is int and -nd <= v < nd for v in (src, dst)):
+        return None
+    order = [k for k in range(nd) if k != src % nd]
+    order.insert(dst % nd, src % nd)
+    return order
+
+
+class BatchMask:
+    """``batch_mask(c)``: a boolean vector over the batch (comparisons make one)."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and types[0] == T.Array("b1", 1)
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+class BatchSelect:
+    """``batch_select(c, a, b)``: ``np.where`` with ``c`` viewed as ``(n, 1, ..., 1)``
+    (numbers and arrays; ``b`` None selects ``a``)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 3 or not isinstance(types[0], T.Array) or types[0].ndim != 1:
+            return None
+        c, a, b_ = types
+        if isinstance(b_, T.NoneType):
+            return a
+        if not all(isinstance(t, (T.Array, T.Scalar)) for t in (a, b_)):
+            return None
+        return Elementwise().type(np.where, [_mask_type(c, a, b_), a, b_], {}, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (c, ct), a, b_ = vals
+        if isinstance(b_[1], T.NoneType):
+            return a[0]
+        mt = _mask_type(ct, a[1], b_[1])
+        pad = mt.ndim - 1
+        mask = A.make(L, mt, L.b.extract_value(c, 0), L.b.extract_value(c, 1),
+                      [A.shape_of(L, c, 0)] + [A.ONE] * pad,
+                      [A.stride_of(L, c, 0)] + [A.ZERO] * pad)
+        return Elementwise().lower(L, np.where, [(mask, mt), a, b_], {}, rtype)
+
+
+def _mask_type(c, a, b):
+    return T.Array(c.dtype, max(getattr(a, "ndim", 0), getattr(b, "ndim", 0), 1))
+
+
+class BatchRows:
+    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim > 1
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
+                      [shape[1], shape[0]] + shape[2:], [strides[1], strides[0]] + strides[2:])
+
+
+class ReducePerExample:
+    """``fn(x, axis=(1, ..., x.ndim - 1))`` for a batched array ``x`` of rank >= 2."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array) or types[0].ndim < 2:
+            return None
+        whole = Reduce().type(fn.reduction, types, {}, loc, [None], {})
+        return None if whole is None else T.Array(whole.dtype, 1)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        x, xt = vals[0]
+        flat_t = T.Array(xt.dtype, 2)
+        dims = ll.Constant(T.Tuple((T.INT, T.INT)).llvm(), None)
+        dims = b.insert_value(b.insert_value(dims, A.shape_of(L, x, 0), 0), b.neg(A.ONE), 1)
+        flat = Reshape().lower(L, None, [(x, xt), (dims, T.Tuple((T.INT, T.INT)))], {}, flat_t)
+        return reduce_axis(L, flat, flat_t, 1, False, Reduce.OPS[fn.reduction], rtype)
+
+
+class BatchUnbroadcast:
+    """``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``
+    (the batch axis has the same size in both, so it is never summed)."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        flags = [getattr(a, "value", None) for a in atoms[2:]]
+        if kw or len(types) != 4 or flags != [True, True]:
+            return None
+        g, x = types[:2]
+        if not (isinstance(g, T.Array) and isinstance(x, T.Array) and g.ndim == x.ndim):
+            return None
+        from .derivs import Unbroadcast  # derivs imports calls, which imports this module
+        return Unbroadcast().type(rt.unbroadcast, [g, x], {}, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        from .derivs import Unbroadcast
+        return Unbroadcast().lower(L, rt.unbroadcast, list(vals[:2]), {}, rtype)
+
+
+class SumVjpPerExample:
+    """``sum_vjp(g, x, axis=batch_axes(x))``: each example's cotangent ``g[b]`` (``g`` of
+    shape ``(n,)``) spread over that example of ``x``."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not all(isinstance(t, T.Array) for t in types):
+            return None
+        g, x = types
+        if g.ndim != 1 or x.ndim < 1:
+            return None
+        code = x.dtype if x.dtype in ("f4", "f8", "c16") else "f8"
+        return T.Array("c16" if g.dtype == "c16" else code, x.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), (x, xt) = vals
+        shape = [A.shape_of(L, g, 0)] + A.shape_list(L, x, xt)[1:]
+        spread_t = T.Array(gt.dtype, xt.ndim)
+        spread = A.make(L, spread_t, L.b.extract_value(g, 0), L.b.extract_value(g, 1), shape,
+                        [A.stride_of(L, g, 0)] + [A.ZERO] * (xt.ndim - 1))
+        return A.copy(L, spread, spread_t, rtype.dtype)
+
+
+def sum_vjp_per_example(g, x):
+    """``rt.sum_vjp(g, x, rt.batch_axes(x))`` (what ``jit_compose`` makes of that call)."""
+    return rt.sum_vjp(g, x, rt.batch_axes(x))
+
+
+def reduce_per_example(reduction):
+    """The Python function ``reduction(x, axis=(1, ..., ndim - 1))`` (one per reduction,
+    so the call table can tell them apart)."""
+    found = _PER_EXAMPLE.get(reduction)
+    if found is None:
+        def per_example(x):
+            return reduction(x, axis=rt.batch_axes(x))
+        per_example.reduction = reduction
+        per_example.__name__ = f"{reduction.__name__}_per_example"
+        per_example.__qualname__ = per_example.__name__
+        found = _PER_EXAMPLE[reduction] = per_example
+        register(ReducePerExample(), per_example)
+    return found
+
+
+_PER_EXAMPLE: dict = {}
+
+register(BatchSize(), rt.batch_size)
+register(BatchLift(), rt.batch_lift)
+register(BatchAlign(), rt.batch_align)
+register(BatchIndex(), rt.batch_index)
+register(BatchShape(), rt.batch_shape)
+register(BatchAxes(), rt.batch_axes)
+register(BatchMask(), rt.batch_mask)
+register(BatchSelect(), rt.batch_select)
+register(BatchRows(), rt.batch_rows)
+register(BatchUnbroadcast(), rt.batch_unbroadcast)
+register(SumVjpPerExample(), sum_vjp_per_example)
+register(MoveAxis(), np.moveaxis)

@@ -1,0 +1,114 @@
+"""``jit`` and ``vmap`` composed (issue 8).
+
+``jit(vmap(f, in_axes, out_axes))`` compiles the batched program ``vmap`` makes for
+the argument kinds (``Vmapped.site_ir``: the mapped axes moved to the front, the
+batched code, the result's batch axis moved to ``out_axes``) with the LLVM backend,
+whose table also lowers the batching helpers (``backend/llvm/batching.py``); a
+reduction over every per-example axis (``fn(x, axis=rt.batch_axes(x))``) becomes one
+call of ``reduce_per_example(fn)``, and its cotangent ``rt.sum_vjp(g, x,
+rt.batch_axes(x))`` one of ``sum_vjp_per_example``.  The result is one native function over the whole
+batch.  A helper or construct outside the compiled subset raises the jit's
+``UnsupportedSyntaxError`` naming it (with the line); it never falls back to Python.
+
+``vmap(jit(f))`` is ``jit(vmap(f))`` (same ``in_axes``/``out_axes``, same
+``boundscheck``/``cache``), so the batched function stays native.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import s2s_runtime as rt
+
+from ..errors import UnsupportedSyntaxError
+from ..ir import nodes as ir
+
+_REDUCTIONS = None
+
+
+def _reductions():
+    global _REDUCTIONS
+    if _REDUCTIONS is None:
+        import numpy as np
+        _REDUCTIONS = {np.sum, np.prod, np.mean, np.max, np.min, np.amax, np.amin}
+    return _REDUCTIONS
+
+
+def jit_signature(vmapped):
+    """The signature ``jit`` binds arguments with: the mapped function's."""
+    from ..api import _ReverseTransform, _signature
+    fn = vmapped.fn
+    return fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
+
+
+def jit_ir(vmapped, args):
+    """``(ir function, free values loader)`` of ``vmapped`` for ``args``, for ``jit``."""
+    from ..api_jit import _freevar_loader
+    if any(isinstance(a, dict) for a in args):
+        raise UnsupportedSyntaxError("jit(vmap(f)): dict arguments are not compiled")
+    axes = vmapped.in_axes
+    if isinstance(axes, (tuple, list)) and len(axes) != len(args):
+        raise UnsupportedSyntaxError(
+            f"jit(vmap(f)): in_axes has {len(axes)} entries and {vmapped.__name__} takes "
+            f"{len(args)} arguments (jit binds defaults and keyword arguments to the "
+            "parameters: give in_axes one entry per parameter)")
+    func, freevars = vmapped.site_ir(list(args))
+    func = replace(func, body=_per_example_reductions(func.body, _axes_of(func.body)))
+    names = [p.var.name for p in func.params if not p.kwonly][:len(args)]
+    return func, _freevar_loader(func, freevars, names)
+
+
+def _axes_of(body):
+    """``{name: the value x}`` for every ``name = rt.batch_axes(x)``."""
+    return {s.target.name: s.value.args[0] for s in ir.walk(body)
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+            and s.value.fn is rt.batch_axes}
+
+
+def _per_example_reductions(body, axes_of):
+    from ..backend.llvm.batching import reduce_per_example, sum_vjp_per_example
+    out = []
+    for s in body:
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
+            call = s.value
+            if call.fn is rt.sum_vjp and not call.kwargs and len(call.args) >= 3 and \
+                    all(getattr(a, "value", None) is d for a, d in  # keepdims=False, where=True
+                        zip(call.args[3:], (False, True))) and \
+                    isinstance(call.args[2], ir.Var) and \
+                    axes_of.get(call.args[2].name) == call.args[1]:
+                s = replace(s, value=ir.Call(sum_vjp_per_example, call.args[:2]))
+            axis = dict(call.kwargs).get("axis") if len(call.kwargs) == 1 and \
+                len(call.args) == 1 else (call.args[1] if len(call.args) == 2 and
+                                          not call.kwargs else None)
+            if call.fn in _reductions() and isinstance(axis, ir.Var) and \
+                    axis.name in axes_of and axes_of[axis.name] == call.args[0]:
+                s = replace(s, value=ir.Call(reduce_per_example(call.fn), call.args[:1]))
+        for field in ("body", "orelse", "test_body", "finalbody"):
+            if isinstance(getattr(s, field, None), tuple):
+                s = replace(s, **{field: tuple(_per_example_reductions(getattr(s, field),
+                                                                       axes_of))})
+        out.append(s)
+    return out
+
+
+def vmap_of_jitted(vmapped, args, kwargs):
+    """``vmap(jit(f))(*args, **kwargs)``: the jit of ``vmap(f)`` (kept on the Vmapped, per
+    the axes of the bound arguments: ``in_axes`` for those passed by position, 0 for
+    those passed by keyword, None for defaults -- as ``vmap`` maps them)."""
+    from ..api import memo
+    from ..api_jit import Jitted
+    from ..api_vmap import Vmapped
+    jitted = vmapped.fn
+    bound = jitted.sig.bind(*args, **kwargs)
+    if bound.kwargs:
+        raise UnsupportedSyntaxError("vmap(jit(f)) with keyword-only or ** arguments")
+    given = vmapped._arg_axes(args)
+    bound.apply_defaults()
+    axes = tuple(given) + tuple(0 if name in kwargs else None
+                                for name in list(bound.arguments)[len(args):])
+    if len(set(map(repr, axes))) == 1 and not isinstance(vmapped.in_axes, (tuple, list)):
+        axes = vmapped.in_axes
+    key = ("jit", repr(axes), repr(vmapped.out_axes), jitted.boundscheck, bool(jitted.cache))
+    inner = memo(vmapped, key, lambda: Jitted(
+        Vmapped(jitted.fn, axes, vmapped.out_axes, vmapped.fallback),
+        boundscheck=jitted.boundscheck, cache=jitted.cache))
+    return inner(*bound.args)

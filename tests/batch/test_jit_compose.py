@@ -1,0 +1,167 @@
+"""jit(vmap(f)) and vmap(jit(f)) (issue 8): one compiled batched program, checked
+against vmap's Python result and against a Python loop over the examples."""
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import UnsupportedSyntaxError
+from tests.grad import oracles
+
+
+def loop_scalar(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + np.sin(x[i]) * x[i]
+    return s
+
+
+def elementwise(x, w):
+    return np.tanh(x * w) * 2.0 + 1.0
+
+
+def reductions(x, w):
+    return np.sum(np.tanh(x * w)) + x[0] * np.mean(x ** 2) - np.max(x) + np.min(w * x)
+
+
+def prod_of(x):
+    return np.prod(x + 1.0)
+
+
+def branchy(x):
+    s = 0.0
+    if x[0] > 0.5:
+        s = x[1] * 2.0
+    else:
+        s = np.sum(x)
+    return s
+
+
+def rows(x, w):
+    s = np.zeros(3)
+    for v in x:
+        s = s + v * w
+    return s
+
+
+SCALE = np.array([1.0, -2.0, 0.5])
+
+
+def smooth(x):
+    return np.sum(np.sin(x) * x)
+
+
+def with_global(x):
+    return x * SCALE
+
+
+def dotted(x, w):
+    return np.dot(x, w)
+
+
+def _loop(f, args, in_axes, out_axis=0):
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    n = next(np.shape(a)[k] for a, k in zip(args, axes) if k is not None)
+    outs = [f(*[a if k is None else np.take(a, b, axis=k) for a, k in zip(args, axes)])
+            for b in range(n)]
+    return np.moveaxis(np.stack([np.asarray(o) for o in outs]), 0, out_axis)
+
+
+rng = np.random.default_rng(8)
+X = rng.normal(size=(6, 4))
+
+CASES = [
+    (loop_scalar, 0, 0, (X,)),
+    (elementwise, (0, None), 0, (X, rng.normal(size=4))),
+    (elementwise, (1, None), 1, (X, rng.normal(size=6))),
+    (elementwise, (0, 0), 0, (X, rng.normal(size=(6, 4)))),
+    (reductions, (0, None), 0, (X, rng.normal(size=4))),
+    (prod_of, 0, 0, (rng.normal(size=(5, 2, 3)),)),
+    (branchy, 0, 0, (rng.uniform(size=(7, 3)),)),
+    (rows, (0, None), 0, (rng.normal(size=(4, 5, 3)), rng.normal(size=3))),
+    (with_global, 0, 0, (rng.normal(size=(4, 3)),)),
+]
+
+
+@pytest.mark.parametrize("f,in_axes,out_axes,args", CASES)
+def test_jit_of_vmap_matches_vmap_and_a_loop(f, in_axes, out_axes, args):
+    jitted = s2s.jit(s2s.vmap(f, in_axes, out_axes))
+    got = jitted(*args)
+    np.testing.assert_allclose(got, s2s.vmap(f, in_axes, out_axes)(*args), rtol=1e-12)
+    np.testing.assert_allclose(got, _loop(f, args, in_axes, out_axes), rtol=1e-12)
+    assert jitted.signatures(), "compiled, not run in Python"
+
+
+@pytest.mark.parametrize("f,in_axes,out_axes,args", CASES)
+def test_vmap_of_jit_matches_a_loop(f, in_axes, out_axes, args):
+    got = s2s.vmap(s2s.jit(f), in_axes, out_axes)(*args)
+    np.testing.assert_allclose(got, _loop(f, args, in_axes, out_axes), rtol=1e-12)
+
+
+def test_vmap_of_jit_is_compiled_once_and_reused():
+    vf = s2s.vmap(s2s.jit(loop_scalar))
+    vf(X)
+    inner = vf._s2s_transforms
+    (jitted,) = inner.values()
+    assert isinstance(jitted, s2s.api_jit.Jitted) and len(jitted.signatures()) == 1
+    vf(X[:3])  # another batch size: the same compiled code
+    assert len(jitted.signatures()) == 1
+
+
+def test_vmap_of_jit_maps_keywords_on_axis_0_and_leaves_defaults_alone():
+    vf = s2s.vmap(s2s.jit(with_default), in_axes=1)
+    w = rng.normal(size=6)
+    np.testing.assert_allclose(vf(X.T), X * 2.0)  # the default w: the same for every example
+    np.testing.assert_allclose(vf(X.T, w=w), X * w[:, None])  # by keyword: mapped on axis 0
+    python = s2s.vmap(with_default, in_axes=1)
+    np.testing.assert_allclose(vf(X.T, w=w), python(X.T, w=w))
+
+
+def test_batch_size_is_not_baked_in():
+    jitted = s2s.jit(s2s.vmap(loop_scalar))
+    for n in (1, 3, 7):
+        x = rng.normal(size=(n, 4))
+        np.testing.assert_allclose(jitted(x), _loop(loop_scalar, (x,), 0), rtol=1e-12)
+
+
+def tanh_loss(x, w):
+    return np.sum(np.tanh(x * w) * x)
+
+
+def test_per_example_gradients_compile_and_match_closed_form_and_finite_differences():
+    got = s2s.jit(s2s.vmap(s2s.grad(smooth)))(X)
+    np.testing.assert_allclose(got, np.sin(X) + X * np.cos(X), rtol=1e-12, atol=1e-14)
+    w = rng.normal(size=4)
+    got = s2s.jit(s2s.vmap(s2s.grad(tanh_loss), (0, None)))(X, w)
+    want = np.stack([oracles.fd_grad(tanh_loss, (x, w), 0) for x in X])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_batched_derivative_code_outside_the_subset_is_a_clear_jit_error():
+    with pytest.raises(UnsupportedSyntaxError, match="jit does not compile batch_lift"):
+        s2s.jit(s2s.vmap(s2s.grad(loop_scalar)))(X)  # a batched tape
+    with pytest.raises(UnsupportedSyntaxError, match="max_vjp with a axis that is not a"):
+        s2s.jit(s2s.vmap(s2s.grad(reductions), (0, None)))(X, np.ones(4))
+
+
+def test_a_helper_outside_the_subset_is_a_clear_jit_error():
+    x = rng.uniform(size=(5, 3))
+    with pytest.raises(UnsupportedSyntaxError, match="jit does not compile batch_spec") as e:
+        s2s.jit(s2s.vmap(dotted, (0, None)))(x, np.ones(3))
+    assert "test_jit_compose.py" in str(e.value)
+    np.testing.assert_allclose(s2s.vmap(dotted, (0, None))(x, np.ones(3)), x.sum(1))
+
+
+def with_default(x, w=2.0):
+    return x * w
+
+
+def test_in_axes_shorter_than_the_parameters_is_a_clear_error():
+    with pytest.raises(UnsupportedSyntaxError, match="in_axes has 1 entries"):
+        s2s.jit(s2s.vmap(with_default, (0,)))(X)
+    got = s2s.jit(s2s.vmap(with_default, (0, None)))(X)
+    np.testing.assert_allclose(got, X * 2.0)
+
+
+def test_vmap_of_jit_of_grad_matches_the_closed_form():
+    got = s2s.vmap(s2s.jit(s2s.grad(smooth)))(X)
+    np.testing.assert_allclose(got, np.sin(X) + X * np.cos(X), rtol=1e-12, atol=1e-14)
