@@ -288,19 +288,13 @@ def with_primal_calls(func: ir.Function) -> ir.Function:
     a batching transform): the rules' own calls (``<g_fwd>``, ``<g_bwd>``,
     ``<f_jvp>``) carry their IR already and ``<f_transpose>`` is a transform call
     site, so after this pass and inlining nothing opaque is left."""
-    def block(stmts):
-        out = []
-        for s in stmts:
-            v = getattr(s, "value", None)
-            if isinstance(v, ir.Call) and isinstance(v.fn, CustomCall):
-                s = replace(s, value=replace(v, fn=v.fn.primal))
-            blocks = ir.sub_blocks(s)
-            if blocks:
-                s = ir.with_blocks(s, [block(b) for b in blocks])
-            out.append(s)
-        return tuple(out)
+    def primal_call(s):
+        v = getattr(s, "value", None)
+        if isinstance(v, ir.Call) and isinstance(v.fn, CustomCall):
+            return replace(s, value=replace(v, fn=v.fn.primal))
+        return s
 
-    return replace(func, body=block(func.body))
+    return replace(func, body=ir.map_stmts(func.body, primal_call))
 
 
 __all__ = ["custom_jvp", "custom_vjp", "CustomRuleError", "CustomCall", "with_primal_calls"]

@@ -78,37 +78,25 @@ def _companion(fn) -> bool:
 
 
 def _with_companion_sites(func: ir.Function) -> ir.Function:
-    def block(stmts):
-        out = []
-        for s in stmts:
-            v = getattr(s, "value", None)
-            if isinstance(s, ir.Assign) and isinstance(v, ir.Call) and _companion(v.fn):
-                s = replace(s, value=replace(v, fn=CompanionSite(v.fn)))
-            blocks = ir.sub_blocks(s)
-            if blocks:
-                s = ir.with_blocks(s, [block(b) for b in blocks])
-            out.append(s)
-        return tuple(out)
+    def site(s):
+        v = getattr(s, "value", None)
+        if isinstance(s, ir.Assign) and isinstance(v, ir.Call) and _companion(v.fn):
+            return replace(s, value=replace(v, fn=CompanionSite(v.fn)))
+        return s
 
-    return replace(func, body=block(func.body))
+    return replace(func, body=ir.map_stmts(func.body, site))
 
 
 def with_primals(func: ir.Function) -> ir.Function:
     """``func`` with each call of a custom or checkpointed function made a call of the
     function that computes its value (``custom.with_primal_calls``, generalised)."""
-    def block(stmts):
-        out = []
-        for s in stmts:
-            v = getattr(s, "value", None)
-            if isinstance(v, ir.Call) and _primal_of(v.fn) is not None:
-                s = replace(s, value=replace(v, fn=_primal_of(v.fn)))
-            blocks = ir.sub_blocks(s)
-            if blocks:
-                s = ir.with_blocks(s, [block(b) for b in blocks])
-            out.append(s)
-        return tuple(out)
+    def primal_call(s):
+        v = getattr(s, "value", None)
+        if isinstance(v, ir.Call) and _primal_of(v.fn) is not None:
+            return replace(s, value=replace(v, fn=_primal_of(v.fn)))
+        return s
 
-    return replace(func, body=block(func.body))
+    return replace(func, body=ir.map_stmts(func.body, primal_call))
 
 
 def _opaque(fn) -> bool:

@@ -277,6 +277,21 @@ def with_blocks(stmt: Stmt, blocks) -> Stmt:
     return stmt
 
 
+def map_stmts(body, fn) -> Tuple["Stmt", ...]:
+    """``body`` with every statement, nested blocks included, replaced by ``fn(stmt)``
+    (None drops it); the nested blocks of what ``fn`` returns are mapped in turn."""
+    out = []
+    for stmt in body:
+        stmt = fn(stmt)
+        if stmt is None:
+            continue
+        blocks = sub_blocks(stmt)
+        if blocks:
+            stmt = with_blocks(stmt, [map_stmts(b, fn) for b in blocks])
+        out.append(stmt)
+    return tuple(out)
+
+
 def sub_blocks_flat(stmt: Stmt) -> Tuple["Stmt", ...]:
     """The statements of all nested blocks of ``stmt``, concatenated."""
     return tuple(s for block in sub_blocks(stmt) for s in block)

@@ -86,19 +86,13 @@ def fold_negations(fn: ir.Function) -> ir.Function:
     if not folded:
         return fn
 
-    def rewrite(stmts):
-        out = []
-        for s in stmts:
-            if isinstance(s, ir.Assign) and s.target.name in dropped:
-                continue
-            if id(s) in folded:
-                s = replace(s, value=s.value.args[0])
-            elif isinstance(s, ir.Assign) and s.target.name in new_values:
-                s = replace(s, value=new_values[s.target.name])
-            blocks = ir.sub_blocks(s)
-            if blocks:
-                s = ir.with_blocks(s, [rewrite(b) for b in blocks])
-            out.append(s)
-        return tuple(out)
+    def rewrite(s):
+        if isinstance(s, ir.Assign) and s.target.name in dropped:
+            return None
+        if id(s) in folded:
+            return replace(s, value=s.value.args[0])
+        if isinstance(s, ir.Assign) and s.target.name in new_values:
+            return replace(s, value=new_values[s.target.name])
+        return s
 
-    return replace(fn, body=rewrite(fn.body))
+    return replace(fn, body=ir.map_stmts(fn.body, rewrite))

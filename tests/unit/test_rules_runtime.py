@@ -522,3 +522,17 @@ def test_add_at_is_add_of_getitem_vjp():
             np.testing.assert_array_equal(a, b)
         if isinstance(acc, np.ndarray):
             np.testing.assert_array_equal(acc, before)
+
+
+def test_max_vjp_of_an_array_with_nan_is_zero_without_warnings():
+    """No entry equals a NaN maximum: the cotangent is zero (the fast path for a whole
+    float64 array divides by at least 1)."""
+    import warnings
+
+    a = np.array([1.0, np.nan, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = rt.max_vjp(1.0, np.max(a), a)
+    np.testing.assert_array_equal(got, np.zeros(3))
+    b = np.array([1.0, 3.0, 3.0])
+    np.testing.assert_array_equal(rt.max_vjp(2.0, 3.0, b), [0.0, 1.0, 1.0])
