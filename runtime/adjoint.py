@@ -134,15 +134,15 @@ def unbroadcast(g, x):
     (JAX's convention for real inputs of complex computations) and returns a
     Python/numpy scalar when ``x`` is a scalar.
     """
+    tg, tx = type(g), type(x)
+    if (tg is tx and tg is np.ndarray and g.shape == x.shape and g.dtype == x.dtype) or (
+            tg in _REAL_SCALARS and tx in _REAL_SCALARS):
+        return g  # the common cases, without the general checks below
     if isinstance(g, (list, tuple)) and isinstance(x, (list, tuple)):
         # the cotangent of a list made by + or * of lists (concatenation, repetition):
         # the numeric rule does not apply (s2s rewrites the cases it can see)
         raise TypeError("s2s: cannot differentiate '+' or '*' of lists or tuples here (an "
                         "argument whose type s2s does not know); write list(a) + list(b)")
-    tg, tx = type(g), type(x)
-    if (tg is tx and tg is np.ndarray and g.shape == x.shape and g.dtype == x.dtype) or (
-            tg in _REAL_SCALARS and tx in _REAL_SCALARS):
-        return g  # the common cases, without the general checks below
     if tx in _REAL_SCALARS and tg is np.ndarray and g.dtype == np.float64:
         return g.sum()  # a float64 array summed onto a real scalar: a float64 scalar
     gshape = np.shape(g)
@@ -355,8 +355,15 @@ def _ndims(a, b):
     return np.ndim(a), np.ndim(b)
 
 
+def _float64_arrays(g, a, b) -> bool:
+    return (type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray
+            and g.dtype == np.float64 and a.dtype == np.float64 and b.dtype == np.float64)
+
+
 def matmul_vjp_lhs(g, a, b):
     """Cotangent of ``a`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
+    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1:
+        return np.multiply.outer(g, b)  # the common case: matrix @ vector, shape of ``a``
     a_nd, b_nd = _ndims(a, b)
     if b_nd == 1:
         if a_nd == 1:
@@ -373,6 +380,8 @@ def matmul_vjp_lhs(g, a, b):
 
 def matmul_vjp_rhs(g, a, b):
     """Cotangent of ``b`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
+    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1:
+        return a.T @ g  # the common case: matrix @ vector, shape of ``b``
     a_nd, b_nd = _ndims(a, b)
     if a_nd == 1:
         if b_nd == 1:

@@ -153,6 +153,17 @@ class _Specialising:
         return {n: fv for n, fv in front.freevars.items() if n not in self.front.freevars}
 
 
+def _trailing_defaults(positional) -> list:
+    """The default values of the positional parameters after the last one without a
+    default (in order)."""
+    out = []
+    for p in reversed(positional):
+        if p.default is p.empty:
+            break
+        out.append(p.default)
+    return out[::-1]
+
+
 class _ReverseTransform(_Specialising):
     """``grad``/``value_and_grad``/``vjp`` of one function, specialised per argument kinds."""
 
@@ -173,6 +184,8 @@ class _ReverseTransform(_Specialising):
         positional = [p for p in params if p.kind != p.KEYWORD_ONLY]
         self.n_positional = len(positional)
         self.kwonly_names = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
+        #: the defaults of the trailing positional parameters, for ``_bind``'s fast path
+        self._tail_defaults = _trailing_defaults(positional) if not self.kwonly_names else []
         #: ``*args``/``**kwargs``: transformed per call shape (``api_varargs.py``)
         self.varargs = has_var_params(self.sig) and not hasattr(fn, "_s2s_ir")
         if self.varargs:
@@ -194,8 +207,13 @@ class _ReverseTransform(_Specialising):
             pass
 
     def _bind(self, args, kwargs):
-        if not kwargs and len(args) == len(self.param_names):
-            return list(args)
+        if not kwargs:
+            n = len(args)
+            if n == len(self.param_names):
+                return list(args)
+            missing = len(self.param_names) - n
+            if 0 < missing <= len(self._tail_defaults):  # trailing parameters left at default
+                return list(args) + self._tail_defaults[len(self._tail_defaults) - missing:]
         bound = self.sig.bind(*args, **kwargs)
         bound.apply_defaults()
         return [bound.arguments[n] for n in self.param_names]

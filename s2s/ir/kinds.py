@@ -87,11 +87,16 @@ def _attribute_kind(v, depth):
 
 
 def kind_of(x):
-    k = _SCALARS.get(type(x))
+    t = type(x)
+    k = _SCALARS.get(t)
     if k is not None:
         return k
-    if type(x) is np.ndarray:
+    if t is np.ndarray:
         return ("array", x.dtype.str, x.ndim)
+    if x is None:
+        return "none"
+    if t is dict:  # the common container (a params dict), without the pytree machinery
+        return ("dict", tuple((key, kind_of(v)) for key, v in x.items()))
     leaves, tree = tree_flatten(x)
     if len(leaves) == 1 and leaves[0] is x:
         return leaf_kind(x)
