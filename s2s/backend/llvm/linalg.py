@@ -20,7 +20,8 @@ buffers whose rows are ``n`` (or ``m``) elements long:
   ``potrf``).  Returns 0, or 1 when a pivot ``a_jj - sum_k l_jk^2`` is not
   positive (or NaN): the matrix is not positive definite.
 
-The callers (``ops_linalg.py``) copy the user's (any-strided) arrays into the
+Kernels are ``noinline``: compiled once per module whatever the number of call
+sites.  The callers (``ops_linalg.py``) copy the user's (any-strided) arrays into the
 buffers, raise ``numpy.linalg.LinAlgError`` from the status, and free the copies.
 """
 from __future__ import annotations
@@ -87,7 +88,8 @@ def _sqrt(K, module, x):
 def _define(module, name, ret, args):
     fn = ll.Function(module, ll.FunctionType(ret, args), name)
     fn.linkage = "internal"
-    return fn
+    fn.attributes.add("noinline")  # O(n^3) loops: a call costs nothing, a copy per call site
+    return fn                      # would cost compile time
 
 
 def _fty(dtype):
