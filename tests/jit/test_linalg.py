@@ -248,3 +248,70 @@ def test_modules_are_deterministic():
             texts.append(build_module(func, types, True).text)
         assert texts[0] == texts[1]
         assert "s2s.lu.f8" in texts[0] or "s2s.chol.f8" in texts[0]
+
+
+# -- norms along an axis ---------------------------------------------------------------
+AXIS_NORMS = [lambda v: np.linalg.norm(v, axis=1), lambda v: np.linalg.norm(v, 1, axis=0),
+              lambda v: np.linalg.norm(v, np.inf, axis=-1, keepdims=True),
+              lambda v: np.linalg.norm(v, -np.inf, axis=0), lambda v: np.linalg.norm(v, 3, 1),
+              lambda v: np.linalg.norm(v, keepdims=True), lambda v: np.linalg.norm(v, 0, axis=1)]
+M = RNG.standard_normal((3, 5))
+
+
+@pytest.mark.parametrize("k", range(len(AXIS_NORMS)))
+def test_axis_norms_match_numpy(k):
+    norm = AXIS_NORMS[k]
+    got, want = s2s.jit(norm)(M), norm(M)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    x3 = RNG.standard_normal((2, 3, 4))
+    np.testing.assert_allclose(s2s.jit(norm)(x3), norm(x3), rtol=1e-13)
+
+
+@pytest.mark.parametrize("k", range(len(AXIS_NORMS) - 1))
+def test_axis_norm_gradients_against_finite_differences(k):
+    norm = AXIS_NORMS[k]
+
+    def f(v):
+        return np.sum(np.cos(norm(v * v)))
+    np.testing.assert_allclose(s2s.jit(s2s.grad(f))(M), fd_grad(f, (M,)), rtol=1e-6, atol=1e-7)
+
+
+def tied_max(v):
+    n = np.linalg.norm(v, np.inf, axis=1)
+    return n[0] + 2.0 * n[1]
+
+
+def test_axis_norm_ties_share_the_cotangent():
+    """|v| ties at the maximum of row 0: numpy's subgradient convention, shared (1/2 each)."""
+    v = np.array([[3.0, -3.0, 1.0], [0.5, 2.0, -1.0]])
+    np.testing.assert_allclose(s2s.jit(s2s.grad(tied_max))(v),
+                               [[0.5, -0.5, 0.0], [0.0, 2.0, 0.0]])
+
+
+def tangent_axis_norm(x, t):
+    return s2s.jvp(axis_norm_sum, (x,), (t,))
+
+
+def axis_norm_sum(v):
+    return np.linalg.norm(v, axis=0) * np.linalg.norm(v, 3, axis=1, keepdims=True)
+
+
+def test_axis_norm_jvp_against_directional_differences():
+    t = RNG.standard_normal(M.shape)
+    value, tangent = s2s.jit(tangent_axis_norm)(M, t)
+    np.testing.assert_allclose(value, axis_norm_sum(M), rtol=1e-13)
+    eps = 1e-6
+    want = (axis_norm_sum(M + eps * t) - axis_norm_sum(M - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6, atol=1e-8)
+
+
+def traces(a):
+    return np.trace(a, 1) + np.trace(a, -1, 1, 0) * np.trace(a.T @ a) + np.trace(a, 5)
+
+
+def test_trace_and_its_gradient():
+    x = RNG.standard_normal((3, 4))
+    assert s2s.jit(traces)(x) == pytest.approx(traces(x), rel=1e-13)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(traces))(x), fd_grad(traces, (x,)),
+                               rtol=1e-6, atol=1e-7)

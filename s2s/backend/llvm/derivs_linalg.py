@@ -7,22 +7,18 @@ generated code needs, for real 1-d/2-d operands:
 * ``np.expand_dims(x, axis)`` (an int or a tuple of constant ints): a view with
   length-1 axes inserted; of a scalar, a fresh array of shape ``(1,) * len(axis)``;
 * ``np.real``/``np.imag`` of numbers and arrays (of a real value: itself / zeros);
-* ``np.trace(x, 0, i, j)`` of a matrix: the sum of its diagonal;
+* ``np.trace(x, offset, i, j)`` of a matrix: the sum of a diagonal; ``trace_vjp(g, x,
+  offset, i, j)``: zeros with ``g`` on it;
 * ``as_columns(v, b)`` (``v[..., None]`` when ``b`` is 1-d), ``from_columns(v, b)``
   (``v[..., 0]`` when ``b`` is 1-d): views; ``conj_lower(x, upper)``: ``x``, or its
   transpose for ``upper=True``; ``half_lower_mask(x)``: 1 below the diagonal, 1/2
   on it, 0 above (float64, ``x``'s last two lengths);
 * ``cast_vjp(g, x)`` / ``cast_jvp(t, ans)``: ``g`` in ``x``'s float dtype (the real
-  part for a real ``x``);
-* ``norm_vjp(g, ans, x, ord)`` = ``g c`` and ``norm_jvp(t, ans, x, ord)`` = ``sum(c t)``
-  with the cotangent factor ``c`` of the whole-array norm: ``x / ans`` (0 where
-  ``ans`` is 0) for ord None/2/'fro'; ``sign(x)`` for 1; for inf/-inf ``sign(x)``
-  on the entries with ``|x| = ans``, ties sharing equally; 0 for ord 0;
-  ``|x|^(p-1) sign(x) / ans^(p-1)`` for another ``p``.  Matrix ord 1/inf: refused.
+  part for a real ``x``).
+
+``norm_vjp``/``norm_jvp`` are in ``derivs_norm.py``.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from llvmlite import ir as ll
@@ -30,14 +26,12 @@ from llvmlite import ir as ll
 import s2s_runtime as rt
 
 from ...errors import UnsupportedSyntaxError
-from . import abi
 from . import arrays as A
 from . import reductions as R
 from . import scalars as S
 from . import types as T
 from .calls import register
 from .ops_linalg import _RUNTIME, constant
-from .ops_norm import norm_options
 
 
 def _consts(name, atoms, types, loc):
@@ -130,29 +124,69 @@ class RealImag:
                              [(x, xt)], "f8")
 
 
+def _trace_args(name, atoms, types, ndim_of, loc, first=1):
+    """The constant ``offset`` of ``np.trace(a, offset, axis1, axis2)`` of a matrix (or of
+    ``trace_vjp(g, a, offset, axis1, axis2)``); other layouts are refused by name."""
+    values = _consts(name, atoms[first + 1:], types[first + 1:], loc)
+    offset, *axes = values + [0, 0, 1][len(values):]
+    if ndim_of != 2 or type(offset) is not int or \
+            sorted(a % 2 for a in axes if type(a) is int) != [0, 1]:
+        raise UnsupportedSyntaxError(
+            f"jit: {name} of a {ndim_of}-d array with offset {offset!r}, axes {tuple(axes)!r} "
+            "(jit compiles the diagonal sum of a matrix)", loc)
+    return offset if axes[0] % 2 == 0 else -offset
+
+
+def _diagonal(L, x, offset, body):
+    """``body(i, j)`` for the entries ``(i, j = i + offset)`` of the matrix ``x``."""
+    b = L.b
+    rows, cols = A.shape_of(L, x, 0), A.shape_of(L, x, 1)
+    r0, c0 = A.i64(max(0, -offset)), A.i64(max(0, offset))
+    nr, nc = b.sub(rows, r0), b.sub(cols, c0)
+    n = b.select(b.icmp_signed("<", nr, nc), nr, nc)
+    n = b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)
+    A.loop(L, n, lambda k: body(b.add(k, r0), b.add(k, c0)))
+
+
 class Trace:
+    """``np.trace(a, offset, axis1, axis2)`` of a matrix, and ``trace_vjp(g, a, offset,
+    axis1, axis2)``: zeros shaped like ``a`` with ``g`` on that diagonal."""
+
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if kw or not 1 <= len(types) <= 4 or not isinstance(types[0], T.Array):
+        first = 1 if fn is rt.trace_vjp else 0
+        if kw or len(types) < first + 1 or not isinstance(types[first], T.Array):
             return None
-        offset, *axes = _consts("np.trace", atoms[1:], types[1:], loc) + [0, 0, 1][len(types) - 1:]
-        if types[0].ndim != 2 or offset != 0 or \
-                sorted(a % 2 for a in axes if type(a) is int) != [0, 1]:
-            raise UnsupportedSyntaxError(
-                f"jit: np.trace of a {types[0].ndim}-d array with offset {offset!r}, axes "
-                f"{tuple(axes)!r} (jit compiles the diagonal sum of a matrix)", loc)
+        _trace_args(self._name(fn), atoms, types, types[first].ndim, loc, first)
+        if fn is rt.trace_vjp:
+            if not isinstance(types[0], T.Scalar):
+                return None
+            return T.Array(T.promote(T.Scalar(types[0].dtype), types[1].elem,
+                                     T.Scalar("f8", True)).dtype, 2)
         return R.sum_type(types[0])
 
+    @staticmethod
+    def _name(fn):
+        return "trace_vjp" if fn is rt.trace_vjp else "np.trace"
+
     def lower(self, L, fn, vals, kw, rtype):
-        x, xt = vals[0]
         b = L.b
-        n = b.select(b.icmp_signed("<", A.shape_of(L, x, 0), A.shape_of(L, x, 1)),
-                     A.shape_of(L, x, 0), A.shape_of(L, x, 1))
+        first = 1 if fn is rt.trace_vjp else 0
+        x, xt = vals[first]
+        offset = _trace_args(self._name(fn), L.call_atoms[0], [t for _, t in vals], 2, L.loc,
+                             first)
+        if fn is rt.trace_vjp:
+            g = S.convert(L, vals[0][0], vals[0][1], rtype.elem)
+            out = R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, rtype.elem), rtype.elem))
+            data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+            _diagonal(L, x, offset, lambda i, j: A.store(
+                L, g, A.element_ptr(L, data, strides, [i, j], rtype.elem), rtype.elem))
+            return out
         slot = L.entry_alloca(rtype.llvm())
         b.store(L.const(0, rtype), slot)
-        A.loop(L, n, lambda i: b.store(S.binary(L, "add", b.load(slot), S.convert(
-            L, A.element(L, x, xt, [i, i]), xt.elem, rtype), rtype), slot))
+        _diagonal(L, x, offset, lambda i, j: b.store(S.binary(L, "add", b.load(slot), S.convert(
+            L, A.element(L, x, xt, [i, j]), xt.elem, rtype), rtype), slot))
         return b.load(slot)
 
 
@@ -253,88 +287,11 @@ class Cast:
         return S.convert(L, g, gt, rtype)
 
 
-class NormVjp:
-    """``norm_vjp(g, ans, x, ord, axis, keepdims)`` and ``norm_jvp(t, ans, x, ...)``."""
-
-    wants_atoms = True
-
-    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if len(types) < 3 or not isinstance(types[2], T.Array) or \
-                not all(isinstance(t, (T.Scalar, T.Array)) for t in types[:2]):
-            return None
-        ord_, vector = norm_options("norm", atoms[2:], kw_atoms, types[2:], kw, loc)
-        if not vector and ord_ != "fro":
-            raise UnsupportedSyntaxError(
-                f"jit does not compile the derivative of the matrix norm ord={ord_!r}", loc)
-        x = types[2]
-        dtype = "f4" if x.dtype == "f4" and all(
-            t.dtype == "f4" or getattr(t, "weak", False) for t in types[:2]) else "f8"
-        return T.Array(dtype, x.ndim) if fn is rt.norm_vjp else T.Scalar(dtype)
-
-    def lower(self, L, fn, vals, kw, rtype):
-        (s, st), (ans, anst), (x, xt) = vals[:3]
-        ord_, _ = norm_options("norm", L.call_atoms[0][2:], L.call_atoms[1],
-                               [t for _, t in vals[2:]], {k: t for k, (_, t) in kw.items()},
-                               L.loc)
-        et = T.Scalar(rtype.dtype)
-        ans = S.convert(L, ans, anst, et)
-        factor = _factor(L, x, xt, ans, ord_, et)
-        if fn is rt.norm_vjp:  # g c
-            return A.elementwise(L, lambda v: (S.binary(L, "mul", S.convert(L, v[1][0], v[1][1], et),
-                                                        factor(v[0][0], v[0][1]), et), et),
-                                 [(x, xt), (s, st)], rtype.dtype)
-        prod = A.elementwise(L, lambda v: (S.binary(L, "mul", S.convert(L, v[1][0], v[1][1], et),
-                                                    factor(v[0][0], v[0][1]), et), et),
-                             [(x, xt), (s, st)], rtype.dtype)
-        pt = T.Array(rtype.dtype, max(xt.ndim, getattr(st, "ndim", 0)))
-        out = R.sum_all(L, prod, pt)
-        abi.release(L, prod, pt)
-        return out
-
-
-def _factor(L, x, xt, ans, ord_, et):
-    """``c(x_i, xtype)``: the per-entry cotangent factor of the norm ``ans`` of ``x``."""
-    b = L.b
-    zero, one = L.const(0, et), L.const(1, et)
-
-    def sign(v):
-        pos = b.uitofp(b.fcmp_ordered(">", v, zero), et.llvm())
-        neg = b.uitofp(b.fcmp_ordered("<", v, zero), et.llvm())
-        return b.fsub(pos, neg)
-
-    if ord_ in (None, 2, "fro"):
-        nonzero = b.fcmp_unordered("!=", ans, zero)
-        safe = b.select(nonzero, ans, one)
-        return lambda v, t: b.select(nonzero, b.fdiv(S.convert(L, v, t, et), safe), zero)
-    if ord_ == 1:
-        return lambda v, t: sign(S.convert(L, v, t, et))
-    if ord_ == 0:
-        return lambda v, t: zero
-    if ord_ in (math.inf, -math.inf):
-        ties = A.reduce_all(L, x, xt, lambda acc, v: b.fadd(acc, b.uitofp(b.fcmp_ordered(
-            "==", S.absolute(L, v, et), ans), et.llvm())), zero, et)
-        share = b.fdiv(one, S.min_max(L, "max", ties, one, et))
-
-        def tied(v, t):
-            v = S.convert(L, v, t, et)
-            hit = b.fcmp_ordered("==", S.absolute(L, v, et), ans)
-            return b.select(hit, b.fmul(share, sign(v)), zero)
-        return tied
-    p = L.const(float(ord_) - 1.0, et)
-    scale = S.math2(L, "pow", ans, p, et)
-
-    def power(v, t):
-        v = S.convert(L, v, t, et)
-        return b.fdiv(b.fmul(S.math2(L, "pow", S.absolute(L, v, et), p, et), sign(v)), scale)
-    return power
-
-
 register(SwapAxes(), np.swapaxes)
 register(ExpandDims(), np.expand_dims)
 register(RealImag(), np.real, np.imag)
-register(Trace(), np.trace)
+register(Trace(), np.trace, rt.trace_vjp)
 register(Columns(), rt.as_columns, rt.from_columns)
 register(ConjLower(), rt.conj_lower)
 register(HalfLowerMask(), rt.half_lower_mask)
 register(Cast(), rt.cast_vjp, rt.cast_jvp)
-register(NormVjp(), rt.norm_vjp, rt.norm_jvp)
