@@ -315,3 +315,16 @@ def test_trace_and_its_gradient():
     assert s2s.jit(traces)(x) == pytest.approx(traces(x), rel=1e-13)
     np.testing.assert_allclose(s2s.jit(s2s.grad(traces))(x), fd_grad(traces, (x,)),
                                rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn,args,argnums", [
+    (loss_solve, (A, B1), (0, 1)), (loss_det, (A,), 0), (loss_chol, (SPD,), 0)])
+def test_float32_gradients_stay_float32(fn, args, argnums):
+    """float32 in, float32 out, close to the float64 finite differences (float32 rounding)"""
+    got = s2s.jit(s2s.grad(fn, argnums=argnums))(*[x.astype(np.float32) for x in args])
+    got = got if isinstance(got, tuple) else (got,)
+    want = fd_grad(fn, args, argnums)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        assert g.dtype == np.float32
+        np.testing.assert_allclose(g, w, rtol=2e-3, atol=2e-3 * np.max(np.abs(w)))

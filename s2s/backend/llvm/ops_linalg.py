@@ -242,5 +242,3 @@ register(Solve(), np.linalg.solve)
 register(Inv(), np.linalg.inv)
 register(Det(), np.linalg.det, np.linalg.slogdet)
 register(Cholesky(), np.linalg.cholesky)
-
-from . import ops_norm  # noqa: E402,F401  (np.linalg.norm, registered there)
