@@ -227,6 +227,32 @@ def test_jvp_compiled_against_directional_differences():
         fd_directional(norm3, (B1,), 0, tb), rel=1e-6)
 
 
+def tangent_inv(a, t):
+    return s2s.jvp(loss_inv, (a,), (t,))
+
+
+def tangent_slogdet(a, t):
+    return s2s.jvp(loss_slogdet, (a,), (t,))
+
+
+def tangent_chol(a, t):
+    return s2s.jvp(loss_chol, (a,), (t,))
+
+
+def tangent_chol_upper(a, t):
+    return s2s.jvp(loss_chol_upper, (a,), (t,))
+
+
+@pytest.mark.parametrize("tangent_fn,fn,a", [
+    (tangent_inv, loss_inv, A), (tangent_slogdet, loss_slogdet, -A), (tangent_chol, loss_chol, SPD),
+    (tangent_chol_upper, loss_chol_upper, SPD)])
+def test_more_jvps_against_directional_differences(tangent_fn, fn, a):
+    t = RNG.standard_normal(a.shape)
+    value, tangent = s2s.jit(tangent_fn)(a, t)
+    assert value == pytest.approx(fn(a), rel=1e-12)
+    assert tangent == pytest.approx(fd_directional(fn, (a,), 0, t), rel=1e-6, abs=1e-8)
+
+
 def test_vjp_compiled_passes_dot_product_test():
     """<u, J v> (J v by central differences) = <J^T u, v> (the compiled pullback)."""
     y, pullback = s2s.vjp(inv, A)

@@ -14,7 +14,8 @@ generated code needs, for real 1-d/2-d operands:
   transpose for ``upper=True``; ``half_lower_mask(x)``: 1 below the diagonal, 1/2
   on it, 0 above (float64, ``x``'s last two lengths);
 * ``cast_vjp(g, x)`` / ``cast_jvp(t, ans)``: ``g`` in ``x``'s float dtype (the real
-  part for a real ``x``).
+  part for a real ``x``); ``record_like(like, fields)`` of a tuple of numbers (the
+  tangent of ``slogdet``): ``fields`` in ``like``'s types.
 
 ``norm_vjp``/``norm_jvp`` are in ``derivs_norm.py``.
 """
@@ -287,6 +288,25 @@ class Cast:
         return S.convert(L, g, gt, rtype)
 
 
+class RecordLike:
+    """``record_like(like, fields)`` of a tuple ``like`` (``slogdet``'s result, compiled as
+    a plain tuple): ``fields`` in ``like``'s item types (a tuple has no other fields)."""
+
+    def type(self, fn, types, kw, loc):
+        like, fields = types if len(types) == 2 else (None, None)
+        if kw or not isinstance(like, T.Tuple) or not isinstance(fields, T.Tuple) \
+                or len(like.items) != len(fields.items):
+            return None
+        if not all(isinstance(t, T.Scalar) and isinstance(f, T.Scalar)
+                   for t, f in zip(like.items, fields.items)):
+            return None
+        return like
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return S.convert(L, vals[1][0], vals[1][1], rtype)
+
+
+register(RecordLike(), rt.record_like)
 register(SwapAxes(), np.swapaxes)
 register(ExpandDims(), np.expand_dims)
 register(RealImag(), np.real, np.imag)
