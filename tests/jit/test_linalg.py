@@ -102,12 +102,19 @@ def test_errors_are_numpys():
         s2s.jit(det)(np.ones((3, 2)))
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
         s2s.jit(chol)(-SPD)
-    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
-        s2s.jit(chol)(np.full((2, 2), np.nan))
     with pytest.raises(ValueError, match="right-hand side has 3 rows"):
         s2s.jit(solve)(A, np.ones(3))
     with pytest.raises(ValueError, match="zero-size"):
         norm_of(np.zeros(0), np.inf)
+
+
+def test_nan_propagates_as_in_numpy():
+    nan = np.full((2, 2), np.nan)
+    np.testing.assert_array_equal(s2s.jit(chol)(nan), np.linalg.cholesky(nan))
+    np.testing.assert_array_equal(s2s.jit(solve)(nan, np.ones(2)), [np.nan, np.nan])
+    assert np.isnan(s2s.jit(det)(nan))
+    sign, log = s2s.jit(slogdet)(nan)
+    assert sign == 1.0 and np.isnan(log)
 
 
 def caught(a, b):

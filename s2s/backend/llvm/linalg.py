@@ -11,14 +11,15 @@ buffers whose rows are ``n`` (or ``m``) elements long:
   Afterwards ``a`` holds ``U`` on and above its diagonal (the multipliers of
   ``L`` below), ``x`` holds ``L^-1 P x``.  Returns the number of row swaps, or -1
   when a pivot is exactly zero (a singular matrix: that column is skipped, so
-  the diagonal still holds a zero and ``det`` is 0).
+  the diagonal still holds a zero and ``det`` is 0).  NaN entries are no zero
+  pivot: they propagate into the results, as with numpy.
 * ``s2s.upper.<dt>(T* a, T* x, i64 n, i64 m)``: ``x := U^-1 x`` by back
   substitution with the upper triangle of ``a`` (after ``lu``: ``x = A^-1 b``).
 * ``s2s.chol.<dt>(T* a, i64 n) -> i64``: the Cholesky factor ``L`` (``A = L L^T``)
   of the symmetric matrix whose lower triangle ``a`` holds, written over ``a``
   with zeros above the diagonal (column by column, as LAPACK's unblocked
-  ``potrf``).  Returns 0, or 1 when a pivot ``a_jj - sum_k l_jk^2`` is not
-  positive (or NaN): the matrix is not positive definite.
+  ``potrf``).  Returns 0, or 1 when a pivot ``a_jj - sum_k l_jk^2`` is zero or
+  negative: the matrix is not positive definite (a NaN propagates, as with numpy).
 
 Kernels are ``noinline``: compiled once per module whatever the number of call
 sites.  The callers (``ops_linalg.py``) copy the user's (any-strided) arrays into the
@@ -130,7 +131,7 @@ def lu(module, dtype):
                 b.store(v, best)
                 b.store(i, piv_row)
         _loop(K, b.add(k, _ONE), n, search)
-        zero_pivot = b.fcmp_unordered("==", b.load(best), zero)
+        zero_pivot = b.fcmp_ordered("==", b.load(best), zero)  # a NaN pivot propagates
         with b.if_else(zero_pivot) as (then, other):
             with then:
                 b.store(ll.Constant(T.I1, 1), singular)
@@ -215,7 +216,7 @@ def cholesky(module, dtype):
         _loop(K, _ZERO, j, diag_term)
         s = b.load(acc)
         ok = fn.append_basic_block("pd")
-        b.cbranch(b.fcmp_ordered(">", s, zero), ok, fail)  # false for NaN too
+        b.cbranch(b.fcmp_unordered(">", s, zero), ok, fail)  # NaN propagates (numpy too)
         b.position_at_end(ok)
         d = _sqrt(K, module, s)
         b.store(d, _at(K, a, j, j, n))
