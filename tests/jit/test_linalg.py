@@ -50,6 +50,9 @@ def chol_upper(a):
     (det, (A,)), (det, (A[[1, 0, 2, 3]],)), (det, (np.ones((3, 3)),)), (det, (np.zeros((0, 0)),)),
     (det, (A.astype(np.float32),)),
     (chol, (SPD,)), (chol_upper, (SPD,)), (chol, (SPD.astype(np.float32),)),
+    (chol, (np.tril(SPD) + np.triu(np.full((4, 4), 7.0), 1),)),  # numpy reads the lower part
+    (chol_upper, (np.triu(SPD) - np.tril(np.full((4, 4), 7.0), -1),)),  # upper=True: the upper
+    (chol, (np.zeros((0, 0)),)),
 ])
 def test_values_match_numpy(fn, args):
     got, want = s2s.jit(fn)(*args), fn(*args)

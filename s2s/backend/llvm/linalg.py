@@ -15,10 +15,9 @@ buffers whose rows are ``n`` (or ``m``) elements long:
   pivot: they propagate into the results, as with numpy.
 * ``s2s.upper.<dt>(T* a, T* x, i64 n, i64 m)``: ``x := U^-1 x`` by back
   substitution with the upper triangle of ``a`` (after ``lu``: ``x = A^-1 b``).
-* ``s2s.chol.<dt>(T* a, i64 n) -> i64``: the Cholesky factor ``L`` (``A = L L^T``)
-  of the symmetric matrix whose lower triangle ``a`` holds, written over ``a``
-  with zeros above the diagonal (column by column, as LAPACK's unblocked
-  ``potrf``).  Returns 0, or 1 when a pivot ``a_jj - sum_k l_jk^2`` is zero or
+* ``s2s.chol.<dt>(T* u, i64 n) -> i64``: the upper Cholesky factor ``U`` (``A = U^T
+  U``, ``U = L^T``) of the symmetric matrix whose upper triangle ``u`` holds, written
+  over ``u`` with zeros below the diagonal (right-looking, rows contiguous).  Returns 0, or 1 when a pivot ``a_jj - sum_k l_jk^2`` is zero or
   negative: the matrix is not positive definite (a NaN propagates, as with numpy).
 
 Kernels are ``noinline``: compiled once per module whatever the number of call
@@ -194,45 +193,45 @@ def upper(module, dtype):
 
 
 def cholesky(module, dtype):
-    """The module's ``s2s.chol.<dtype>``: ``a := L`` (lower), 1 if not positive definite."""
+    """The module's ``s2s.chol.<dtype>``: ``u := U`` (upper, ``A = U^T U``), 1 if not
+    positive definite.  Right-looking: row ``j`` is scaled, then the trailing upper
+    triangle loses its outer product -- every inner loop runs along a row (contiguous)."""
     name = f"s2s.chol.{dtype}"
     if name in module.globals:
         return module.globals[name]
     ft = _fty(dtype)
     fn = _define(module, name, T.I64, [ft.as_pointer(), T.I64])
-    a, n = fn.args
+    u, n = fn.args
     K = _Builder(fn)
     b = K.b
     zero = ll.Constant(ft, 0.0)
-    acc = K.slot(ft, zero)
     fail = fn.append_basic_block("not_pd")
 
-    def column(j):
-        b.store(b.load(_at(K, a, j, j, n)), acc)
-
-        def diag_term(k):
-            v = b.load(_at(K, a, j, k, n))
-            b.store(b.fsub(b.load(acc), b.fmul(v, v)), acc)
-        _loop(K, _ZERO, j, diag_term)
-        s = b.load(acc)
+    def step(j):
+        s = b.load(_at(K, u, j, j, n))
         ok = fn.append_basic_block("pd")
         b.cbranch(b.fcmp_unordered(">", s, zero), ok, fail)  # NaN propagates (numpy too)
         b.position_at_end(ok)
         d = _sqrt(K, module, s)
-        b.store(d, _at(K, a, j, j, n))
+        b.store(d, _at(K, u, j, j, n))
+        after = b.add(j, _ONE)
 
-        def below(i):
-            b.store(b.load(_at(K, a, i, j, n)), acc)
+        def scale(k):
+            p = _at(K, u, j, k, n)
+            b.store(b.fdiv(b.load(p), d), p)
+        _loop(K, after, n, scale)
 
-            def term(k):
-                b.store(b.fsub(b.load(acc), b.fmul(b.load(_at(K, a, i, k, n)),
-                                                   b.load(_at(K, a, j, k, n)))), acc)
-            _loop(K, _ZERO, j, term)
-            b.store(b.fdiv(b.load(acc), d), _at(K, a, i, j, n))
-        _loop(K, b.add(j, _ONE), n, below)
-        _loop(K, _ZERO, j, lambda i: b.store(zero, _at(K, a, i, j, n)))
+        def update(i):
+            f = b.load(_at(K, u, j, i, n))
 
-    _loop(K, _ZERO, n, column)
+            def one(k):
+                p = _at(K, u, i, k, n)
+                b.store(b.fsub(b.load(p), b.fmul(f, b.load(_at(K, u, j, k, n)))), p)
+            _loop(K, i, n, one)
+            b.store(zero, _at(K, u, i, j, n))  # below the diagonal
+        _loop(K, after, n, update)
+
+    _loop(K, _ZERO, n, step)
     b.ret(_ZERO)
     b.position_at_end(fail)
     b.ret(_ONE)

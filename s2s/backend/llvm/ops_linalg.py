@@ -11,7 +11,7 @@ stays float32; complex and stacked (3-D+) matrices are refused by name):
   ``slogdet(a)``: ``(sign, log|det|)`` from the same factors (``(0, -inf)`` when
   singular), a tuple;
 * ``cholesky(a, upper=False)``: ``L`` with ``A = L L^T`` from ``a``'s lower
-  triangle (``upper=True``: ``L^T``);
+  triangle (``upper=True``: ``U = L^T`` from ``a``'s upper triangle, as numpy);
 * a non-square ``a`` raises ``LinAlgError('Last 2 dimensions of the array must be
   square')``, a singular one in ``solve``/``inv`` ``LinAlgError('Singular
   matrix')``, a non-positive-definite one in ``cholesky`` ``LinAlgError('Matrix is
@@ -226,16 +226,21 @@ class Cholesky:
     def lower(self, L, fn, vals, kw, rtype):
         (a, at), = vals
         b = L.b
-        acopy, n = square_copy(L, a, at, rtype.dtype)
-        status = b.call(K.cholesky(L.module, rtype.dtype), [ptr(L, acopy, rtype.dtype), n])
+        n = A.shape_of(L, a, 0)
+        L.check(b.icmp_signed("!=", n, A.shape_of(L, a, 1)), np.linalg.LinAlgError, NOT_SQUARE)
+        # the kernel factors the upper triangle of its copy: a's own for upper=True (numpy
+        # reads that one then), else a's lower one, transposed
+        atom = dict(L.call_atoms[1]).get("upper")
+        upper = atom is not None and constant(atom, kw["upper"][1])
+        u = A.copy(L, a if upper else A.transpose(L, a, at), at, rtype.dtype)
+        status = b.call(K.cholesky(L.module, rtype.dtype), [ptr(L, u, rtype.dtype), n])
         L.check(b.icmp_signed("!=", status, A.ZERO), np.linalg.LinAlgError,
                 "Matrix is not positive definite")
-        upper = dict(L.call_atoms[1]).get("upper")
-        if upper is not None and constant(upper, kw["upper"][1]):
-            out = A.copy(L, A.transpose(L, acopy, rtype), rtype)
-            _release(L, acopy, rtype)
-            return out
-        return acopy
+        if upper:
+            return u
+        low = A.copy(L, A.transpose(L, u, rtype), rtype)
+        _release(L, u, rtype)
+        return low
 
 
 register(Solve(), np.linalg.solve)
