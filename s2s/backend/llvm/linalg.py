@@ -162,7 +162,9 @@ def lu(module, dtype):
 
 
 def upper(module, dtype):
-    """The module's ``s2s.upper.<dtype>``: back substitution ``x := U^-1 x``."""
+    """The module's ``s2s.upper.<dtype>``: back substitution ``x := U^-1 x``, row by row
+    from the last (``x_i -= u_ik x_k`` for ``k > i``, then ``/ u_ii``): every inner loop
+    runs along a row of ``x`` (contiguous)."""
     name = f"s2s.upper.{dtype}"
     if name in module.globals:
         return module.globals[name]
@@ -171,20 +173,24 @@ def upper(module, dtype):
     a, x, n, m = fn.args
     K = _Builder(fn)
     b = K.b
-    acc = K.slot(ft, ll.Constant(ft, 0.0))
 
     def row(r):
         i = b.sub(b.sub(n, _ONE), r)  # n-1 down to 0
 
-        def col(j):
-            b.store(b.load(_at(K, x, i, j, m)), acc)
+        def term(k):
+            f = b.load(_at(K, a, i, k, n))
 
-            def term(k):
-                b.store(b.fsub(b.load(acc), b.fmul(b.load(_at(K, a, i, k, n)),
-                                                   b.load(_at(K, x, k, j, m)))), acc)
-            _loop(K, b.add(i, _ONE), n, term)
-            b.store(b.fdiv(b.load(acc), b.load(_at(K, a, i, i, n))), _at(K, x, i, j, m))
-        _loop(K, _ZERO, m, col)
+            def one(j):
+                p = _at(K, x, i, j, m)
+                b.store(b.fsub(b.load(p), b.fmul(f, b.load(_at(K, x, k, j, m)))), p)
+            _loop(K, _ZERO, m, one)
+        _loop(K, b.add(i, _ONE), n, term)
+        d = b.load(_at(K, a, i, i, n))
+
+        def scale(j):
+            p = _at(K, x, i, j, m)
+            b.store(b.fdiv(b.load(p), d), p)
+        _loop(K, _ZERO, m, scale)
 
     _loop(K, _ZERO, n, row)
     b.ret_void()
