@@ -5,7 +5,8 @@ stencil with in-place writes (128 points, 200 steps), loop logsumexp (1000),
 GMM objective with loops (d=5, k=10, n=500).  Each row: median wall time of
 repeated calls (after a warm-up call that compiles), in one process.  Numba
 and JAX rows are skipped when those packages are missing (they are benchmark-only).
-Also the call overhead of a jitted function of two floats.
+Also the call overhead of a jitted function of two floats, and the compile time of
+each kernel and its gradient per stage (``compile_time.py``).
 
 Correctness first: the jitted primal must equal Python's and the jitted gradient
 central finite differences, or the script stops with WRONG.
@@ -168,6 +169,9 @@ def main():
         nj(1.0, 2.0)
         line += f", numba {timeit.timeit('j(1.0, 2.0)', globals={'j': nj}, number=n) / n * 1e6:.2f} us"
     print(line)
+
+    import compile_time  # the compile-time rows: per stage, the same kernels and a linalg one
+    compile_time.print_table(compile_time.table({**cases, "linalg": compile_time.linalg_case()}))
 
 
 if __name__ == "__main__":

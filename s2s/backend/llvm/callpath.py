@@ -113,14 +113,15 @@ def _reader(t, caller):
             pos[0] += 2 + 2 * nd
             typestr = _TYPESTR[t.dtype]
 
+            ctx = caller.ctx  # ctypes reads give Python ints at once (numpy's are slower)
+
             def read_array(blocks):
-                data, block = int(words[k]), int(words[k + 1])
+                data, block = ctx[k], ctx[k + 1]
                 owner = blocks.get(block)
                 if owner is None:
                     owner = blocks[block] = NativeBlock(block)
-                shape = tuple(int(v) for v in words[k + 2:k + 2 + nd])
-                strides = tuple(int(v) for v in words[k + 2 + nd:k + 2 + 2 * nd])
-                return wrap(data, owner, shape, strides, typestr)
+                return wrap(data, owner, tuple(ctx[k + 2:k + 2 + nd]),
+                            tuple(ctx[k + 2 + nd:k + 2 + 2 * nd]), typestr)
 
             read_array.needs_blocks = True
             return read_array

@@ -35,6 +35,8 @@ def register(handler, *fns):
 def name_of(fn) -> str:
     mod = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__name__", repr(fn))
+    if mod == "numpy.linalg":
+        return f"np.linalg.{name}"
     if isinstance(fn, np.ufunc) or mod.startswith("numpy"):
         return f"np.{name}"
     if mod == "math":
@@ -178,3 +180,4 @@ def exception_instance(fn, args, loc):
 
 # the handlers register themselves in TABLE
 from . import ops_numbers, ops_arrays, ops_more, ops_build, batching  # noqa: E402,F401  registration
+from . import ops_linalg, ops_norm, derivs_linalg, derivs_norm  # noqa: E402,F401  np.linalg and its derivatives' helpers

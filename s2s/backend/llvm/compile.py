@@ -48,9 +48,9 @@ def compiled_entry(mt, cache=False):
             k = disk_cache.key(mt.text)
             found = disk_cache.lookup(k)
             # a cached object needs no optimisation: the module only names its symbols
-            code = engine.Compiled(mt.text if found else engine.optimise(mt.text), k, found)
+            code = engine.Compiled(mt.text if found else engine.optimise_module(mt.text), k, found)
         else:
-            code = engine.Compiled(engine.optimise(mt.text))
+            code = engine.Compiled(engine.optimise_module(mt.text))
         fast = code.address(mt.fast_entry) if mt.fast_entry else 0
         if fast:
             fastcall.set_type_objects(code.global_address(fastcall.types_table(mt.fast_entry)))

@@ -2,7 +2,7 @@
 
 Contract: ``optimise(text) -> str`` parses and verifies the module (an
 invalid module raises ``RuntimeError`` quoting LLVM's message) and runs
-LLVM's O3 pipeline (new pass manager); ``Compiled(text)`` adds the optimised
+LLVM's O3 pipeline (new pass manager); ``Compiled(text or module)`` adds the optimised
 module to one process-wide MCJIT engine and exposes ``address(name)`` and
 ``asm()``.  Modules are never removed (the engine keeps their code alive as
 long as the process, like Numba's).
@@ -55,6 +55,12 @@ def parse_verified(text: str):
 
 def optimise(text: str, level: int = 3) -> str:
     """``text`` verified and optimised with LLVM's default ``O<level>`` pipeline."""
+    return str(optimise_module(text, level))
+
+
+def optimise_module(text: str, level: int = 3):
+    """The parsed module of ``text`` after ``optimise``'s pipeline, not printed: handed to
+    ``Compiled`` as it is (printing and re-parsing it would only cost time)."""
     mod = parse_verified(text)
     with _LOCK:
         st = _target()
@@ -65,7 +71,7 @@ def optimise(text: str, level: int = 3) -> str:
         pm = pb.getModulePassManager()
         pm.run(mod, pb)
         mod.verify()
-        return str(mod)
+        return mod
 
 
 #: module name -> (cache key, object code found on disk or None), for the object cache
@@ -95,8 +101,9 @@ class Compiled:
     """A module loaded into the process-wide JIT engine.  With ``cache_key`` its
     object code comes from (or goes to) the on-disk cache."""
 
-    def __init__(self, optimised_text: str, cache_key=None, cached_code=None):
-        mod = parse_verified(optimised_text)
+    def __init__(self, optimised, cache_key=None, cached_code=None):
+        """``optimised``: IR text, or a module from ``optimise_module``."""
+        mod = optimised if isinstance(optimised, llvm.ModuleRef) else parse_verified(optimised)
         with _LOCK:
             st = _target()
             if cache_key is not None:
@@ -109,7 +116,10 @@ class Compiled:
             finally:
                 _DISK.pop(mod.name, None)
         self.module = mod
-        self.text = optimised_text
+
+    @property
+    def text(self) -> str:
+        return str(self.module)
 
     def address(self, name: str) -> int:
         with _LOCK:

@@ -161,16 +161,30 @@ def local_temporaries(func, stmts, stacks) -> set:
             for x in ir.walk(block):
                 outside |= {v.name for v in ir.stmt_defs(x)}
                 outside |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
-    counts = {}
-    for x in ir.walk(func.body):
-        for v in list(ir.stmt_defs(x)) + [a for a in ir.stmt_uses(x) if isinstance(a, ir.Var)]:
-            counts[v.name] = counts.get(v.name, 0) + 1
+    counts = _name_counts(func)
     local = {}
     for s in stmts:
         for v in list(ir.stmt_defs(s)) + [a for a in ir.stmt_uses(s) if isinstance(a, ir.Var)]:
             local[v.name] = local.get(v.name, 0) + 1
     return {n for n, (first, _) in own.items()
             if first == "def" and n not in outside and counts.get(n) == local.get(n)}
+
+
+_COUNTS = [None]  # (function, its name counts): one tuple, read and written at once
+
+
+def _name_counts(func) -> dict:
+    """How often each name is defined or read in ``func`` (computed once per function, not
+    once per block: lowering a function of many blocks stays linear)."""
+    hit = _COUNTS[0]
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    counts = {}
+    for x in ir.walk(func.body):
+        for v in list(ir.stmt_defs(x)) + [a for a in ir.stmt_uses(x) if isinstance(a, ir.Var)]:
+            counts[v.name] = counts.get(v.name, 0) + 1
+    _COUNTS[0] = (func, counts)
+    return counts
 
 
 def last_reads(stmts, temps) -> dict:

@@ -110,6 +110,8 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
                                        name + "_fast",
                                        {k for k, p in enumerate(func.params)
                                         if p.var.name in written})
+        # two callers now: LLVM's inliner decides (a big kernel is not compiled twice)
+        kernel.fn.attributes.discard("alwaysinline")
     return ModuleText(str(module), name, leaves, kernel.sites, kernel.return_type, fast)
 
 

@@ -240,6 +240,8 @@ register(Create(), *Create.FILL)
 
 class Copy:
     def type(self, fn, types, kw, loc):
+        if fn is np.transpose and len(types) == 2 and types[1] == T.NONE:  # axes=None
+            types = types[:1]
         if kw or len(types) != 1 or not isinstance(types[0], T.Array):
             return types[0] if len(types) == 1 and isinstance(types[0], T.Scalar) \
                 and not kw and fn is np.copy else None
