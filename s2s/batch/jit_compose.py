@@ -21,6 +21,7 @@ import s2s_runtime as rt
 
 from ..errors import UnsupportedSyntaxError
 from ..ir import nodes as ir
+from .jit_tapes import native_tapes
 
 _REDUCTIONS = None
 
@@ -52,7 +53,8 @@ def jit_ir(vmapped, args):
             f"{len(args)} arguments (jit binds defaults and keyword arguments to the "
             "parameters: give in_axes one entry per parameter)")
     func, freevars = vmapped.site_ir(list(args))
-    func = replace(func, body=_per_example_reductions(func.body, _axes_of(func.body)))
+    func = replace(func, body=native_tapes(_per_example_reductions(func.body,
+                                                                    _axes_of(func.body))))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]
     return func, _freevar_loader(func, freevars, names)
 

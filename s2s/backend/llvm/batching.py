@@ -16,8 +16,10 @@ the helper and its argument types):
   ``in_axes``/``out_axes`` other than 0 use;
 * ``batch_mask(c)`` of a boolean vector; ``batch_select(c, a, b)``: ``np.where`` with
   ``c`` viewed as ``(n, 1, ..., 1)`` (``b`` None: ``a``), for numbers and arrays;
-* ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view);
-* ``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``;
+* ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view), a
+  tuple as it is;
+* ``batch_unbroadcast(g, x, True, x_batched)``: each example of ``g`` summed to the
+  per-example shape of ``x`` (``contractions.einsum2`` with the summed letters);
   ``sum_vjp_per_example(g, x)`` (``jit_compose``'s form of ``sum_vjp(g, x,
   batch_axes(x))``): ``g[b]`` spread over example ``b`` of ``x``;
 * ``reduce_per_example(fn)(x)`` (what ``jit_compose`` makes of ``fn(x, axis=batch_axes(x))``):
@@ -37,6 +39,8 @@ from . import scalars as S
 from . import types as T
 from .axis import reduce_axis
 from .calls import register
+from .contractions import einsum2
+from . import batch_indexing, batching_more  # noqa: F401  (they register themselves)
 from .ops_arrays import Reduce
 from .ops_more import Elementwise
 from .ops_build import Reshape
@@ -220,14 +224,19 @@ def _mask_type(c, a, b):
 
 
 class BatchRows:
-    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view."""
+    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view; of a tuple: the
+    tuple itself."""
 
     def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 1 and isinstance(types[0], T.Tuple):
+            return types[0]
         ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim > 1
         return types[0] if ok else None
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            return x
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
         return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
                       [shape[1], shape[0]] + shape[2:], [strides[1], strides[0]] + strides[2:])
@@ -253,24 +262,47 @@ class ReducePerExample:
 
 
 class BatchUnbroadcast:
-    """``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``
-    (the batch axis has the same size in both, so it is never summed)."""
+    """``batch_unbroadcast(g, x, True, x_batched)``: each example's ``g`` summed to the
+    per-example shape of ``x`` (``x.shape[1:]`` if batched, else ``x.shape``): the
+    leading per-example axes it lacks summed away, its size-1 axes summed into; the
+    real part when ``x`` is real.  Equal ranks with both batched: ``unbroadcast``."""
 
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         flags = [getattr(a, "value", None) for a in atoms[2:]]
-        if kw or len(types) != 4 or flags != [True, True]:
+        if kw or len(types) != 4 or flags[:1] != [True] or not isinstance(flags[1], bool):
             return None
-        g, x = types[:2]
-        if not (isinstance(g, T.Array) and isinstance(x, T.Array) and g.ndim == x.ndim):
+        return self.type_of(types[0], types[1], flags[1], loc)
+
+    @staticmethod
+    def type_of(g, x, x_batched, loc):
+        per_x = getattr(x, "ndim", 0) - x_batched
+        if not (isinstance(g, T.Array) and isinstance(x, (T.Array, T.Scalar))) or \
+                g.ndim - 1 < per_x or per_x < 0:
             return None
-        from .derivs import Unbroadcast  # derivs imports calls, which imports this module
-        return Unbroadcast().type(rt.unbroadcast, [g, x], {}, loc)
+        if x_batched and g.ndim == x.ndim:
+            from .derivs import Unbroadcast  # derivs imports calls, which imports this module
+            return Unbroadcast().type(rt.unbroadcast, [g, x], {}, loc)
+        x_elem = x.elem if isinstance(x, T.Array) else x
+        real = x_elem.dtype != "c16" and g.dtype == "c16"
+        return T.Array("f8" if real else g.dtype, per_x + 1)
 
     def lower(self, L, fn, vals, kw, rtype):
-        from .derivs import Unbroadcast
-        return Unbroadcast().lower(L, rt.unbroadcast, list(vals[:2]), {}, rtype)
+        return self.sum_to(L, vals[0], vals[1], L.call_atoms[0][3].value, rtype)
+
+    @staticmethod
+    def sum_to(L, g, x, x_batched, rtype):
+        (g, gt), (x, xt) = g, x
+        if x_batched and gt.ndim == xt.ndim:
+            from .derivs import Unbroadcast
+            return Unbroadcast().lower(L, rt.unbroadcast, [(g, gt), (x, xt)], {}, rtype)
+        letters = "abcdefghijklmnopqrstuvwxy"[:gt.ndim - 1]
+        keep = letters[len(letters) - (rtype.ndim - 1):] if rtype.ndim > 1 else ""
+        sizes = [None] + (A.shape_list(L, x, xt)[1 if x_batched else 0:]
+                          if isinstance(xt, T.Array) else [])
+        one = (L.const(1, gt.elem), gt.elem)
+        return einsum2(L, ("z" + letters, "", "z" + keep), (g, gt), one, rtype, sizes)
 
 
 class SumVjpPerExample:

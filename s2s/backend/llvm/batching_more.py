@@ -1,0 +1,145 @@
+"""More of ``vmap``'s run-time helpers in LLVM IR (``s2s_runtime.batching``), for
+``jit(vmap(f))``; same results as the Python helpers for the types below, any other
+use refused by the call table with the helper's name and argument types:
+
+* ``batch_view(x, n)``: ``x`` (a number or an array) seen ``n`` times along a new
+  axis 0 -- a view with stride 0 on that axis (Python's is a read-only broadcast);
+* ``batch_flat(x)``: each example of ``x`` flattened, ``x.reshape(n, -1)``;
+* ``batch_reshape_arg(x, shape)``: ``(x.shape[0],) + shape`` for ``np.reshape``;
+* ``batch_inplace(op, plain, x, y)``: ``x op= y`` in place where ``x`` is an array of
+  rank >= 2 (each example an array), else ``plain(x, y)``, a new value;
+* ``np.logical_and``/``logical_or``/``logical_xor``/``logical_not`` on booleans,
+  numbers and arrays (elementwise, broadcasting; the masks of batched branches).
+"""
+from __future__ import annotations
+
+import numpy as np
+import s2s_runtime as rt
+from llvmlite import ir as ll
+
+from . import arrays as A
+from . import scalars as S
+from . import types as T
+from .calls import TABLE, register
+from .ops_build import Reshape
+
+
+class BatchView:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not (isinstance(types[1], T.Scalar)
+                                         and types[1].dtype in ("i8", "b1")):
+            return None
+        x = types[0]
+        if isinstance(x, T.Scalar):
+            return T.Array(x.dtype, 1)
+        return T.Array(x.dtype, x.ndim + 1) if isinstance(x, T.Array) else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (n, nt) = vals
+        n = S.convert(L, n, nt, T.INT)
+        if isinstance(xt, T.Scalar):  # one element, read n times
+            one = A.allocate(L, T.Array(xt.dtype, 1), [A.ONE])
+            A.fill(L, one, T.Array(xt.dtype, 1), x)
+            return A.make(L, rtype, L.b.extract_value(one, 0), L.b.extract_value(one, 1),
+                          [n], [A.ZERO])
+        return A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
+                      [n] + A.shape_list(L, x, xt), [A.ZERO] + A.strides_list(L, x, xt))
+
+
+def _dims(L, values):
+    t = T.Tuple((T.INT,) * len(values))
+    out = ll.Constant(t.llvm(), None)
+    for k, v in enumerate(values):
+        out = L.b.insert_value(out, v, k)
+    return out, t
+
+
+class BatchFlat:
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim
+        return T.Array(types[0].dtype, 2) if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        dims = _dims(L, [A.shape_of(L, x, 0), L.b.neg(A.ONE)])
+        return Reshape().lower(L, np.reshape, [(x, xt), dims], {}, rtype)
+
+
+class BatchReshapeArg:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not isinstance(types[0], T.Array) or not types[0].ndim:
+            return None
+        shape = types[1]
+        items = list(shape.items) if isinstance(shape, T.Tuple) else [shape]
+        if not all(isinstance(t, T.Scalar) and t.dtype in ("i8", "b1") for t in items):
+            return None
+        return T.Tuple((T.INT,) * (len(items) + 1))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (shape, st) = vals
+        items = [L.b.extract_value(shape, k) for k in range(len(st.items))] \
+            if isinstance(st, T.Tuple) else [shape]
+        types = list(st.items) if isinstance(st, T.Tuple) else [st]
+        return _dims(L, [A.shape_of(L, x, 0)] +
+                     [S.convert(L, v, t, T.INT) for v, t in zip(items, types)])[0]
+
+
+class BatchInplace:
+    """``batch_inplace(op, plain, x, y)``: the handler of ``op`` (in place) or ``plain``."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 4 or not all(hasattr(a, "value") for a in atoms[:2]):
+            return None
+        op = self._pick(atoms, types[2])
+        handler = TABLE.get(op)
+        if handler is None or getattr(handler, "wants_atoms", False):
+            return None
+        return handler.type(op, types[2:], {}, loc)
+
+    @staticmethod
+    def _pick(atoms, x):
+        return atoms[0].value if isinstance(x, T.Array) and x.ndim >= 2 else atoms[1].value
+
+    def lower(self, L, fn, vals, kw, rtype):
+        op = self._pick(L.call_atoms[0], vals[2][1])
+        L.call_atoms = (L.call_atoms[0][2:], {})
+        return TABLE[op].lower(L, op, vals[2:], {}, rtype)
+
+
+class Logical:
+    """numpy's logical functions: truth values of numbers, elementwise on arrays."""
+
+    OPS = {np.logical_and: "and", np.logical_or: "or", np.logical_xor: "xor",
+           np.logical_not: "not"}
+
+    def type(self, fn, types, kw, loc):
+        arity = 1 if fn is np.logical_not else 2
+        if kw or len(types) != arity or not all(isinstance(t, (T.Scalar, T.Array))
+                                                for t in types):
+            return None
+        arrays = [t.ndim for t in types if isinstance(t, T.Array)]
+        return T.Array("b1", max(arrays)) if arrays else T.Scalar("b1")
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b, op = L.b, self.OPS[fn]
+
+        def combine(items):
+            x = [S.truth(L, v, t) for v, t in items]
+            if op == "not":
+                return b.not_(x[0]), T.BOOL
+            return getattr(b, op + "_")(x[0], x[1]), T.BOOL
+
+        if isinstance(rtype, T.Scalar):
+            return combine(vals)[0]
+        return A.elementwise(L, combine, vals, "b1")
+
+
+register(BatchView(), rt.batch_view)
+register(BatchFlat(), rt.batch_flat)
+register(BatchReshapeArg(), rt.batch_reshape_arg)
+register(BatchInplace(), rt.batch_inplace)
+for _fn in Logical.OPS:
+    if _fn not in TABLE:  # another module may compile them already
+        register(Logical(), _fn)
