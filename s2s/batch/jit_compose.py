@@ -6,8 +6,12 @@ batched code, the result's batch axis moved to ``out_axes``) with the LLVM backe
 whose table also lowers the batching helpers (``backend/llvm/batching.py``); a
 reduction over every per-example axis (``fn(x, axis=rt.batch_axes(x))``) becomes one
 call of ``reduce_per_example(fn)``, and its cotangent ``rt.sum_vjp(g, x,
-rt.batch_axes(x))`` one of ``sum_vjp_per_example``.  The result is one native function over the whole
-batch.  A helper or construct outside the compiled subset raises the jit's
+rt.batch_axes(x))`` one of ``sum_vjp_per_example``; the tapes of batched derivative
+code (``vmap(grad(f))``, ``vmap(vjp_fun)``) are written as plain pushes and pops
+(``jit_tapes.native_tapes``) so that they become native stacks.  Batched products
+compile as einsum loop nests (``backend/llvm/contractions.py``), batched writes and
+gathers as loops over the examples (``backend/llvm/batch_indexing.py``).  The result
+is one native function over the whole batch.  A helper or construct outside the compiled subset raises the jit's
 ``UnsupportedSyntaxError`` naming it (with the line); it never falls back to Python.
 
 ``vmap(jit(f))`` is ``jit(vmap(f))`` (same ``in_axes``/``out_axes``, same
