@@ -190,6 +190,14 @@ def test_batched_in_place_writes_compile():
     _check(inplace_rows, 0, rng.normal(size=(4, 3)))
 
 
+def shapes(x):
+    return x * (len(x) + np.ndim(x) + np.size(x))
+
+
+def test_per_example_shapes_compile():
+    _check(shapes, 0, A3)
+
+
 def test_a_batched_index_out_of_range_raises_index_error():
     with pytest.raises(IndexError, match="out of bounds"):
         s2s.jit(s2s.vmap(indexed_by_example, (0, 0)))(X, np.array([0, 1, 5, 1, 0]))

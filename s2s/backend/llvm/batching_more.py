@@ -8,6 +8,8 @@ use refused by the call table with the helper's name and argument types:
 * ``batch_reshape_arg(x, shape)``: ``(x.shape[0],) + shape`` for ``np.reshape``;
 * ``batch_inplace(op, plain, x, y)``: ``x op= y`` in place where ``x`` is an array of
   rank >= 2 (each example an array), else ``plain(x, y)``, a new value;
+* ``batch_len(x)``/``batch_ndim(x)``/``batch_size_of(x)``: ``len``, ``np.ndim`` and
+  ``np.size`` of one example of an array ``x`` (``len`` of a tuple: its length);
 * ``np.logical_and``/``logical_or``/``logical_xor``/``logical_not`` on booleans,
   numbers and arrays (elementwise, broadcasting; the masks of batched branches).
 """
@@ -136,6 +138,33 @@ class Logical:
         return A.elementwise(L, combine, vals, "b1")
 
 
+class PerExampleShape:
+    """``batch_len``, ``batch_ndim``, ``batch_size_of`` of an array (a tuple's length)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1:
+            return None
+        x = types[0]
+        if fn is rt.batch_len and isinstance(x, T.Tuple):
+            return T.INT
+        ok = isinstance(x, T.Array) and x.ndim >= (2 if fn is rt.batch_len else 1)
+        return T.INT if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            return A.i64(len(xt.items))
+        if fn is rt.batch_len:
+            return A.shape_of(L, x, 1)
+        if fn is rt.batch_ndim:
+            return A.i64(xt.ndim - 1)
+        n = A.ONE
+        for d in A.shape_list(L, x, xt)[1:]:
+            n = L.b.mul(n, d)
+        return n
+
+
+register(PerExampleShape(), rt.batch_len, rt.batch_ndim, rt.batch_size_of)
 register(BatchView(), rt.batch_view)
 register(BatchFlat(), rt.batch_flat)
 register(BatchReshapeArg(), rt.batch_reshape_arg)
