@@ -70,18 +70,28 @@ def _axes_of(body):
             and s.value.fn is rt.batch_axes}
 
 
+def _cotangents(sum_vjp_per_example):
+    """``(helper, position of x, the defaults after the axis, per-example form)`` of the
+    reductions' cotangents ``helper(..., x, axis=batch_axes(x), keepdims=False, ...)``."""
+    from ..backend.llvm.batching_more import max_vjp_per_example, mean_vjp_per_example
+    return ((rt.sum_vjp, 1, (False, True), sum_vjp_per_example),
+            (rt.mean_vjp, 1, (False, True), mean_vjp_per_example),
+            (rt.max_vjp, 2, (False, None, True), max_vjp_per_example))
+
+
 def _per_example_reductions(body, axes_of):
     from ..backend.llvm.batching import reduce_per_example, sum_vjp_per_example
     out = []
     for s in body:
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
             call = s.value
-            if call.fn is rt.sum_vjp and not call.kwargs and len(call.args) >= 3 and \
-                    all(getattr(a, "value", None) is d for a, d in  # keepdims=False, where=True
-                        zip(call.args[3:], (False, True))) and \
-                    isinstance(call.args[2], ir.Var) and \
-                    axes_of.get(call.args[2].name) == call.args[1]:
-                s = replace(s, value=ir.Call(sum_vjp_per_example, call.args[:2]))
+            for fn, x_at, rest, per_example in _cotangents(sum_vjp_per_example):
+                if call.fn is fn and not call.kwargs and len(call.args) > x_at + 1 and \
+                        all(getattr(a, "value", None) is d for a, d in
+                            zip(call.args[x_at + 2:], rest)) and \
+                        isinstance(call.args[x_at + 1], ir.Var) and \
+                        axes_of.get(call.args[x_at + 1].name) == call.args[x_at]:
+                    s = replace(s, value=ir.Call(per_example, call.args[:x_at + 1]))
             axis = dict(call.kwargs).get("axis") if len(call.kwargs) == 1 and \
                 len(call.args) == 1 else (call.args[1] if len(call.args) == 2 and
                                           not call.kwargs else None)

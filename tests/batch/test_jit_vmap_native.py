@@ -248,6 +248,44 @@ def test_per_example_gradients_with_tapes_compile(f, axes, args, argnum):
     np.testing.assert_allclose(got, s2s.vmap(g, axes)(*args), rtol=1e-12, atol=1e-13)
 
 
+def extremes(x):
+    return np.max(x) * np.mean(x * x) + np.min(x)
+
+
+def test_per_example_max_mean_min_gradients_compile():
+    x = rng.normal(size=(5, 3, 2))
+    g = s2s.grad(extremes)
+    got = s2s.jit(s2s.vmap(g))(x)
+    np.testing.assert_allclose(got, _fd_per_example(extremes, (x,), (0,), 0),
+                               rtol=1e-6, atol=1e-8)
+    ties = np.round(x)  # tied extrema share the cotangent, as in Python mode
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(g))(ties), s2s.vmap(g)(ties), rtol=1e-12)
+
+
+def until_large(x):
+    s = 0.0
+    i = 0
+    while x[i] < 1.0 and i < 3:
+        s = s + x[i]
+        i = i + 1
+    return s
+
+
+def tuple_items(x, y):
+    parts = (x, y * 2.0)
+    s = 0.0
+    for k in range(2):
+        s = s + np.sum(parts[k] ** 2)
+    return s
+
+
+def test_batched_while_and_tuple_items_compile():
+    x = rng.normal(size=(7, 5))
+    x[0, :] = 0.0  # an example that runs to the bound
+    _check(until_large, 0, x)
+    _check(tuple_items, (0, 0), X, X[::-1])
+
+
 def predict(W, b, inputs):
     return 0.5 * (np.tanh((np.dot(inputs, W) + b) / 2) + 1)
 

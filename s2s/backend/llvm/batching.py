@@ -9,7 +9,8 @@ the helper and its argument types):
 * ``batch_lift(x, n)``: ``n`` copies of a number or array stacked on a new axis 0;
 * ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
   batch axis until its per-example rank reaches ``other``'s (a view: stride 0 axes);
-* ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``;
+* ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``, ``index``
+  for a tuple;
 * ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x``; ``batch_axes(x)``:
   ``(1, ..., x.ndim - 1)``;
 * ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
@@ -107,6 +108,8 @@ class BatchAlign:
 
 class BatchIndex:
     def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 2 and isinstance(types[0], T.Tuple):
+            return types[1]  # a container is indexed as it is
         if kw or len(types) != 2 or not isinstance(types[0], T.Array):
             return None
         index = types[1]
@@ -116,6 +119,8 @@ class BatchIndex:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         (idx, it) = vals[1]
+        if isinstance(vals[0][1], T.Tuple):
+            return idx
         out = ll.Constant(rtype.llvm(), None)
         out = b.insert_value(out, ll.Constant(rtype.items[0].llvm(), None), 0)
         parts = [b.extract_value(idx, k) for k in range(len(it.items))] \

@@ -10,8 +10,13 @@ use refused by the call table with the helper's name and argument types:
   rank >= 2 (each example an array), else ``plain(x, y)``, a new value;
 * ``batch_len(x)``/``batch_ndim(x)``/``batch_size_of(x)``: ``len``, ``np.ndim`` and
   ``np.size`` of one example of an array ``x`` (``len`` of a tuple: its length);
+* ``mean_vjp_per_example(g, x)``, ``max_vjp_per_example(g, ans, x)``: ``rt.mean_vjp``
+  and ``rt.max_vjp`` with ``axis=batch_axes(x)`` (what ``jit_compose`` makes of them):
+  ``g[b]`` spread over example ``b`` divided by its size; ``g[b]`` shared by the
+  elements of example ``b`` equal to ``ans[b]`` (``x`` seen as ``(n, -1)``);
 * ``np.logical_and``/``logical_or``/``logical_xor``/``logical_not`` on booleans,
-  numbers and arrays (elementwise, broadcasting; the masks of batched branches).
+  numbers and arrays (elementwise, broadcasting; the masks of batched branches);
+  ``np.any``/``np.all`` of a whole array (the test of a batched ``while``).
 """
 from __future__ import annotations
 
@@ -164,7 +169,79 @@ class PerExampleShape:
         return n
 
 
+class MeanVjpPerExample:
+    def type(self, fn, types, kw, loc):
+        from .batching import SumVjpPerExample
+        return SumVjpPerExample().type(fn, types, kw, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        from .batching import SumVjpPerExample
+        spread = SumVjpPerExample().lower(L, fn, vals, kw, rtype)
+        x, xt = vals[1]
+        count = S.convert(L, PerExampleShape().lower(L, rt.batch_size_of, [(x, xt)], {}, T.INT),
+                          T.INT, rtype.elem)
+
+        def divide(items):
+            return S.binary(L, "truediv", items[0][0], count, rtype.elem), rtype.elem
+
+        A.elementwise(L, divide, [(spread, rtype)], rtype.dtype, out=(spread, rtype))
+        return spread
+
+
+class MaxVjpPerExample:
+    def type(self, fn, types, kw, loc):
+        g, ans, x = types if len(types) == 3 else (None,) * 3
+        if kw or not all(isinstance(t, T.Array) and t.ndim == 1 for t in (g, ans)) or \
+                not isinstance(x, T.Array) or x.ndim < 2:
+            return None
+        flat = TABLE[rt.max_vjp].type(rt.max_vjp, [g, ans, T.Array(x.dtype, 2)], {}, loc,
+                                      [None, None, None, _Const(1), _Const(False)], {})
+        return None if flat is None else T.Array(flat.dtype, x.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        g, ans, (x, xt) = vals
+        flat_t = T.Array(xt.dtype, 2)
+        flat = BatchFlat().lower(L, rt.batch_flat, [(x, xt)], {}, flat_t)
+        L.call_atoms = ([None, None, None, _Const(1), _Const(False)], {})
+        r_t = T.Array(rtype.dtype, 2)
+        r = TABLE[rt.max_vjp].lower(L, rt.max_vjp, [g, ans, (flat, flat_t)], {}, r_t)
+        shape = _dims(L, A.shape_list(L, x, xt))
+        return Reshape().lower(L, np.reshape, [(r, r_t), shape], {}, rtype)
+
+
+class _Const:
+    def __init__(self, value):
+        self.value = value
+
+
+def mean_vjp_per_example(g, x):
+    """``rt.mean_vjp(g, x, rt.batch_axes(x))``."""
+    return rt.mean_vjp(g, x, rt.batch_axes(x))
+
+
+def max_vjp_per_example(g, ans, x):
+    """``rt.max_vjp(g, ans, x, rt.batch_axes(x))``."""
+    return rt.max_vjp(g, ans, x, rt.batch_axes(x))
+
+
+register(MeanVjpPerExample(), mean_vjp_per_example)
+register(MaxVjpPerExample(), max_vjp_per_example)
 register(PerExampleShape(), rt.batch_len, rt.batch_ndim, rt.batch_size_of)
+class AnyAll:
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], (T.Array, T.Scalar))
+        return T.Scalar("b1") if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        if isinstance(xt, T.Scalar):
+            return S.truth(L, x, xt)
+        op = L.b.or_ if fn is np.any else L.b.and_
+        init = ll.Constant(T.I1, 0 if fn is np.any else 1)
+        return A.reduce_all(L, x, xt, lambda acc, v: op(acc, S.truth(L, v, xt.elem)),
+                            init, T.Scalar("b1"))
+
+
 register(BatchView(), rt.batch_view)
 register(BatchFlat(), rt.batch_flat)
 register(BatchReshapeArg(), rt.batch_reshape_arg)
@@ -172,3 +249,6 @@ register(BatchInplace(), rt.batch_inplace)
 for _fn in Logical.OPS:
     if _fn not in TABLE:  # another module may compile them already
         register(Logical(), _fn)
+for _fn in (np.any, np.all):
+    if _fn not in TABLE:
+        register(AnyAll(), _fn)
