@@ -64,10 +64,18 @@ def jit_ir(vmapped, args):
 
 
 def _axes_of(body):
-    """``{name: the value x}`` for every ``name = rt.batch_axes(x)``."""
-    return {s.target.name: s.value.args[0] for s in ir.walk(body)
-            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
-            and s.value.fn is rt.batch_axes}
+    """``{name: the value x}`` for every ``name = rt.batch_axes(x)``, and ``{(name, 'T'):
+    x}`` for every ``name = rt.batch_transpose_axes(x, None)`` (each example reversed)."""
+    out = {}
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
+            args = s.value.args
+            if s.value.fn is rt.batch_axes:
+                out[s.target.name] = args[0]
+            elif s.value.fn is rt.batch_transpose_axes and (
+                    len(args) == 1 or len(args) == 2 and args[1] == ir.Const(None)):
+                out[(s.target.name, "T")] = args[0]
+    return out
 
 
 def _cotangents(sum_vjp_per_example):
@@ -81,6 +89,8 @@ def _cotangents(sum_vjp_per_example):
 
 def _per_example_reductions(body, axes_of):
     from ..backend.llvm.batching import reduce_per_example, sum_vjp_per_example
+    from ..backend.llvm.batching_more import transpose_per_example
+    import numpy as np
     out = []
     for s in body:
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
@@ -95,6 +105,16 @@ def _per_example_reductions(body, axes_of):
             axis = dict(call.kwargs).get("axis") if len(call.kwargs) == 1 and \
                 len(call.args) == 1 else (call.args[1] if len(call.args) == 2 and
                                           not call.kwargs else None)
+            perm = (call.args[1] if len(call.args) == 2 and not call.kwargs else
+                    dict(call.kwargs).get("axes") if len(call.args) == 1 and
+                    len(call.kwargs) == 1 else None)
+            if call.fn is np.transpose and isinstance(perm, ir.Var) and \
+                    axes_of.get((perm.name, "T")) == call.args[0]:
+                s = replace(s, value=ir.Call(transpose_per_example, call.args[:1]))
+            if call.fn is rt.transpose_vjp and len(call.args) == 3 and not call.kwargs and \
+                    isinstance(call.args[2], ir.Var) and \
+                    axes_of.get((call.args[2].name, "T")) == call.args[1]:
+                s = replace(s, value=ir.Call(transpose_per_example, call.args[:2]))
             if call.fn in _reductions() and isinstance(axis, ir.Var) and \
                     axis.name in axes_of and axes_of[axis.name] == call.args[0]:
                 s = replace(s, value=ir.Call(reduce_per_example(call.fn), call.args[:1]))

@@ -286,6 +286,18 @@ def test_batched_while_and_tuple_items_compile():
     _check(tuple_items, (0, 0), X, X[::-1])
 
 
+def transposed(x):
+    return np.sum(x.T * np.arange(3.0)) + np.transpose(x)[0, 1]
+
+
+def test_per_example_transposes_and_their_cotangents_compile():
+    x = rng.normal(size=(5, 3, 3))
+    _check(transposed, 0, x)
+    got = s2s.jit(s2s.vmap(s2s.grad(transposed)))(x)
+    np.testing.assert_allclose(got, _fd_per_example(transposed, (x,), (0,), 0),
+                               rtol=1e-6, atol=1e-8)
+
+
 def predict(W, b, inputs):
     return 0.5 * (np.tanh((np.dot(inputs, W) + b) / 2) + 1)
 

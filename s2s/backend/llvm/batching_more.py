@@ -14,6 +14,8 @@ use refused by the call table with the helper's name and argument types:
   and ``rt.max_vjp`` with ``axis=batch_axes(x)`` (what ``jit_compose`` makes of them):
   ``g[b]`` spread over example ``b`` divided by its size; ``g[b]`` shared by the
   elements of example ``b`` equal to ``ans[b]`` (``x`` seen as ``(n, -1)``);
+* ``transpose_per_example(x)`` (``np.transpose(x, batch_transpose_axes(x, None))``,
+  ``x.T`` of each example): the axes after the batch axis reversed, a view;
 * ``np.logical_and``/``logical_or``/``logical_xor``/``logical_not`` on booleans,
   numbers and arrays (elementwise, broadcasting; the masks of batched branches);
   ``np.any``/``np.all`` of a whole array (the test of a batched ``while``).
@@ -214,6 +216,46 @@ class _Const:
         self.value = value
 
 
+class TransposePerExample:
+    """``transpose_per_example(x)``, and ``(g, x)``: the cotangent (the same
+    permutation, its own inverse), the real part where ``x`` is real."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) in (1, 2) and isinstance(types[0], T.Array) and \
+            types[0].ndim and (len(types) == 1 or getattr(types[1], "ndim", -1) == types[0].ndim)
+        if ok and len(types) == 2 and types[0].dtype == "c16" and types[1].dtype != "c16":
+            return T.Array("f8", types[0].ndim)
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        out = A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
+                     shape[:1] + shape[:0:-1], strides[:1] + strides[:0:-1])
+        return out if rtype == xt else A.copy(L, out, xt, rtype.dtype)
+
+
+class TransposeAxes:
+    """``batch_transpose_axes(x, None)``: ``(0, ndim - 1, ..., 1)``."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) in (1, 2) and isinstance(types[0], T.Array) and \
+            (len(types) == 1 or isinstance(types[1], T.NoneType))
+        return T.Tuple((T.INT,) * types[0].ndim) if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        nd = len(rtype.items)
+        return _dims(L, [A.i64(0)] + [A.i64(k) for k in range(nd - 1, 0, -1)])[0]
+
+
+def transpose_per_example(x, like=None):
+    """``np.transpose(x, rt.batch_transpose_axes(x, None))``; with ``like``, the cotangent
+    ``rt.transpose_vjp(x, like, rt.batch_transpose_axes(like, None))``."""
+    if like is not None:
+        return rt.transpose_vjp(x, like, rt.batch_transpose_axes(like, None))
+    return np.transpose(x, rt.batch_transpose_axes(x, None))
+
+
 def mean_vjp_per_example(g, x):
     """``rt.mean_vjp(g, x, rt.batch_axes(x))``."""
     return rt.mean_vjp(g, x, rt.batch_axes(x))
@@ -224,6 +266,8 @@ def max_vjp_per_example(g, ans, x):
     return rt.max_vjp(g, ans, x, rt.batch_axes(x))
 
 
+register(TransposePerExample(), transpose_per_example)
+register(TransposeAxes(), rt.batch_transpose_axes)
 register(MeanVjpPerExample(), mean_vjp_per_example)
 register(MaxVjpPerExample(), max_vjp_per_example)
 register(PerExampleShape(), rt.batch_len, rt.batch_ndim, rt.batch_size_of)
