@@ -181,7 +181,17 @@ def inplace_rows(x):
     return y
 
 
+def inplace_branch(x):
+    y = x * 1.0
+    k = 0
+    if x[0] > 0:
+        y += 1.0
+        k += 2
+    return y * k
+
+
 def test_batched_in_place_writes_compile():
+    _check(inplace_branch, 0, X)
     _check(writes, (0, None), X, np.ones(2))
     _check(writes, (None, 0), X[0], rng.normal(size=(5, 2)))
     _check(masked_writes, 0, X)
@@ -279,7 +289,15 @@ def tuple_items(x, y):
     return s
 
 
+def array_of_items(x):
+    y = np.array([x[0], x[1] * 2.0, x[2]])
+    z = y.copy()
+    z[0] = 1.0
+    return y * z
+
+
 def test_batched_while_and_tuple_items_compile():
+    _check(array_of_items, 0, X)
     x = rng.normal(size=(7, 5))
     x[0, :] = 0.0  # an example that runs to the bound
     _check(until_large, 0, x)

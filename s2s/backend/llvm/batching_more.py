@@ -16,6 +16,9 @@ use refused by the call table with the helper's name and argument types:
   elements of example ``b`` equal to ``ans[b]`` (``x`` seen as ``(n, -1)``);
 * ``transpose_per_example(x)`` (``np.transpose(x, batch_transpose_axes(x, None))``,
   ``x.T`` of each example): the axes after the batch axis reversed, a view;
+* ``batch_snapshot(x)``: a copy of an array, a number as it is;
+* ``batch_array(np.array or np.asarray, (x_0, ..., x_m-1))`` of batched arrays of one
+  rank: ``out[:, j] = x_j``, shape ``(n, m) + x_0.shape[1:]`` (shapes checked);
 * ``np.logical_and``/``logical_or``/``logical_xor``/``logical_not`` on booleans,
   numbers and arrays (elementwise, broadcasting; the masks of batched branches);
   ``np.any``/``np.all`` of a whole array (the test of a batched ``while``).
@@ -286,6 +289,51 @@ class AnyAll:
                             init, T.Scalar("b1"))
 
 
+class BatchSnapshot:
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], (T.Array, T.Scalar))
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        return A.copy(L, x, xt) if isinstance(xt, T.Array) else x
+
+
+class BatchArray:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 2 or getattr(atoms[0], "value", None) not in (np.array,
+                                                                             np.asarray):
+            return None
+        items = getattr(types[1], "items", None)
+        if not items or not all(isinstance(t, T.Array) and t.ndim == items[0].ndim >= 1
+                                for t in items):
+            return None
+        st = T.promote(*(t.elem for t in items))
+        return T.Array(st.dtype, items[0].ndim + 1)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        tup, tt = vals[1]
+        items = [(b.extract_value(tup, j), t) for j, t in enumerate(tt.items)]
+        shape = A.shape_list(L, *items[0])
+        for v, t in items[1:]:
+            L.check(A._differs(L, A.shape_list(L, v, t), shape), ValueError,
+                    "vmap: np.array of items of different shapes")
+        out = A.allocate(L, rtype, shape[:1] + [A.i64(len(items))] + shape[1:])
+        for j, (v, t) in enumerate(items):
+            row_t = T.Array(rtype.dtype, rtype.ndim - 1)
+            strides = A.strides_list(L, out, rtype)
+            data = b.gep(b.extract_value(out, 0), [b.mul(A.i64(j), strides[1])])
+            row = A.make(L, row_t, data, b.extract_value(out, 1), shape,
+                         strides[:1] + strides[2:])
+            A.elementwise(L, lambda vs: vs[0], [(v, t)], rtype.dtype, out=(row, row_t))
+        return out
+
+
+register(BatchSnapshot(), rt.batch_snapshot)
+register(BatchArray(), rt.batch_array)
 register(BatchView(), rt.batch_view)
 register(BatchFlat(), rt.batch_flat)
 register(BatchReshapeArg(), rt.batch_reshape_arg)
