@@ -60,7 +60,32 @@ def jit_ir(vmapped, args):
     func = replace(func, body=native_tapes(_per_example_reductions(func.body,
                                                                     _axes_of(func.body))))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]
+    freevars = {**_generated_free(vmapped, args, func, freevars), **freevars}
     return func, _freevar_loader(func, freevars, names)
+
+
+class _GeneratedFree:
+    """A free variable of the code a transform generated (``vmap(grad(f))``: ``f``'s
+    globals), read again at every call as the transform reads it."""
+
+    def __init__(self, transform, example, name):
+        self.transform, self.example, self.name = transform, example, name
+
+    def load(self):
+        fn = self.transform
+        return fn.generated(fn._bind(self.example, {}))[1][self.name]
+
+
+def _generated_free(vmapped, args, func, known):
+    from ..api import _Specialising
+    if not isinstance(vmapped.fn, _Specialising):
+        return {}
+    missing = [p.var.name for p in func.params[len(args):] if p.var.name not in known]
+    if not missing:
+        return {}
+    values, flags, _ = vmapped.prepare(list(args))
+    example = vmapped._example(values, flags)
+    return {name: _GeneratedFree(vmapped.fn, example, name) for name in missing}
 
 
 def _axes_of(body):

@@ -234,6 +234,13 @@ def model(W, x):
     return np.sum(np.tanh(x @ W) ** 2)
 
 
+WTS = rng.normal(size=(2, 4, 2))
+
+
+def stacked_model(W, x):
+    return np.sum(np.tanh(W @ x) * WTS)
+
+
 def _fd_per_example(f, args, axes, argnum):
     n = next(np.shape(a)[0] for a, k in zip(args, axes) if k is not None)
     return np.stack([oracles.fd_grad(f, tuple(a if k is None else a[b]
@@ -247,7 +254,11 @@ def _fd_per_example(f, args, axes, argnum):
     (model, (None, 0), (M43, A3), 0),
     (model, (None, 0), (M43, A3), 1),
     (model, (0, None), (rng.normal(size=(5, 4, 3)), A3[0]), 0),
-], ids=["loop", "heat", "model dW", "model dx", "model batched W"])
+    (stacked_model, (None, 0), (rng.normal(size=(1, 4, 3)), rng.normal(size=(5, 2, 3, 2))), 0),
+    (stacked_model, (0, None), (rng.normal(size=(5, 1, 4, 3)), rng.normal(size=(2, 3, 2))), 0),
+    (stacked_model, (0, 0), (rng.normal(size=(5, 1, 4, 3)), rng.normal(size=(5, 2, 3, 2))), 1),
+], ids=["loop", "heat", "model dW", "model dx", "model batched W", "stacked dW",
+        "stacked batched dW", "stacked dx"])
 def test_per_example_gradients_with_tapes_compile(f, axes, args, argnum):
     g = s2s.grad(f, argnums=argnum)
     jitted = s2s.jit(s2s.vmap(g, axes))
@@ -314,6 +325,22 @@ def test_per_example_transposes_and_their_cotangents_compile():
     got = s2s.jit(s2s.vmap(s2s.grad(transposed)))(x)
     np.testing.assert_allclose(got, _fd_per_example(transposed, (x,), (0,), 0),
                                rtol=1e-6, atol=1e-8)
+
+
+SCALE_G = np.ones((2, 4, 2))
+
+
+def scaled_model(W, x):
+    return np.sum(np.tanh(W @ x) * SCALE_G)
+
+
+def test_globals_of_generated_code_are_read_at_every_call(monkeypatch):
+    import sys
+    jitted = s2s.jit(s2s.vmap(s2s.grad(scaled_model), (None, 0)))
+    W, x = rng.normal(size=(1, 4, 3)), rng.normal(size=(5, 2, 3, 2))
+    first = jitted(W, x)
+    monkeypatch.setattr(sys.modules[__name__], "SCALE_G", 2.0 * SCALE_G)
+    np.testing.assert_allclose(jitted(W, x), 2.0 * first, rtol=1e-12)
 
 
 def predict(W, b, inputs):

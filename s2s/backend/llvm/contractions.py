@@ -7,10 +7,12 @@
   string (``types.Static``), the einsum subscripts ``"sa,sb->so"`` of the product;
 * ``batch_contract(spec, a, b)`` = ``np.einsum(spec, a, b)`` for a constant ``spec``
   without ellipsis: one loop nest, the result's letters outside and the summed ones
-  inside, ``out[o] = sum_s a[..] * b[..]`` in the promoted dtype.  A letter's extent
-  is the broadcast of its sizes (size 1 broadcasts, as numpy's einsum does; any other
-  disagreement raises ``ValueError``); a letter repeated in one operand reads its
-  diagonal.  Numbers (rank 0 operands) take part as they are;
+  inside (or, where the result's last letter is an operand's last axis, innermost:
+  rows of the result updated from rows of the operands), ``out[o] = sum_s a[..] *
+  b[..]`` in the promoted dtype.  A letter's extent is the broadcast of its sizes
+  (size 1 broadcasts, as numpy's einsum does; any other disagreement raises
+  ``ValueError``); a letter repeated in one operand reads its diagonal.  Numbers
+  (rank 0 operands) take part as they are;
 * ``batch_bilinear_vjp(kind, which, g, a, b, g_b, a_b, b_b[, axes])``: the cotangent
   of factor ``which``, the contraction of ``g`` with the other factor back to the
   factor's subscripts (``rt.batching_products.bilinear_vjp_subscripts``), written
@@ -241,12 +243,24 @@ def einsum2(L, parts, a, b, rtype, sizes=None):
     strides = [bld.select(bld.icmp_signed("==", d, A.ONE), A.ZERO, s)
                for d, s in zip(dims, A.strides_list(L, out, rtype))]
 
-    def store(outer):
-        value = S.convert(L, total(outer), acc_t, out_t)
+    def add_to(outer, value):
         ptr = A.element_ptr(L, data, strides, outer, out_t)
+        value = S.convert(L, value, acc_t, out_t)
         A.store(L, S.binary(L, "add", A.load(L, ptr, out_t), value, out_t), ptr, out_t)
 
-    A.loop_nest(L, [extent[c] for c in so], store)
+    last = so[-1]
+    if summed and last in (sa[-1:] + sb[-1:]):
+        # the result's last axis innermost: a row of the output updated from rows of the
+        # operands (unit strides for C-contiguous arrays; vectorisable)
+        order = list(so[:-1]) + summed + [last]
+
+        def update(indices):
+            idx = dict(zip(order, indices))
+            add_to([idx[c] for c in so], term(idx))
+
+        A.loop_nest(L, [extent[c] for c in order], update)
+        return out
+    A.loop_nest(L, [extent[c] for c in so], lambda outer: add_to(outer, total(outer)))
     return out
 
 
