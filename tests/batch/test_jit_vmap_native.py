@@ -234,6 +234,14 @@ def model(W, x):
     return np.sum(np.tanh(x @ W) ** 2)
 
 
+def grow(x):
+    k = 0
+    while x < 5.0:
+        x = x * 1.3 + 0.1
+        k += 1
+    return x * k
+
+
 WTS = rng.normal(size=(2, 4, 2))
 
 
@@ -251,13 +259,14 @@ def _fd_per_example(f, args, axes, argnum):
 @pytest.mark.parametrize("f,axes,args,argnum", [
     (loop_scalar, (0,), (X,), 0),
     (heat, (0, None), (rng.normal(size=(4, 6)), 0.2), 0),
+    (grow, (0,), (np.array([1.2, 2.0, 0.7, 4.9]),), 0),
     (model, (None, 0), (M43, A3), 0),
     (model, (None, 0), (M43, A3), 1),
     (model, (0, None), (rng.normal(size=(5, 4, 3)), A3[0]), 0),
     (stacked_model, (None, 0), (rng.normal(size=(1, 4, 3)), rng.normal(size=(5, 2, 3, 2))), 0),
     (stacked_model, (0, None), (rng.normal(size=(5, 1, 4, 3)), rng.normal(size=(2, 3, 2))), 0),
     (stacked_model, (0, 0), (rng.normal(size=(5, 1, 4, 3)), rng.normal(size=(5, 2, 3, 2))), 1),
-], ids=["loop", "heat", "model dW", "model dx", "model batched W", "stacked dW",
+], ids=["loop", "heat", "while", "model dW", "model dx", "model batched W", "stacked dW",
         "stacked batched dW", "stacked dx"])
 def test_per_example_gradients_with_tapes_compile(f, axes, args, argnum):
     g = s2s.grad(f, argnums=argnum)

@@ -200,7 +200,8 @@ class BatchMask:
 
 class BatchSelect:
     """``batch_select(c, a, b)``: ``np.where`` with ``c`` viewed as ``(n, 1, ..., 1)``
-    (numbers and arrays; ``b`` None selects ``a``)."""
+    (numbers and arrays; ``b`` None -- also an array variable still holding the None it
+    started as, a null data pointer -- selects ``a``)."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 3 or not isinstance(types[0], T.Array) or types[0].ndim != 1:
@@ -216,6 +217,26 @@ class BatchSelect:
         (c, ct), a, b_ = vals
         if isinstance(b_[1], T.NoneType):
             return a[0]
+        if isinstance(b_[1], T.Array) and a[1] == rtype:
+            # ``b`` may still hold the None it started as (a name a loop assigns later,
+            # typed as the array it becomes: a null array): then ``a``, as in Python
+            bld = L.b
+            is_none = bld.icmp_unsigned("==", bld.ptrtoint(bld.extract_value(b_[0], 0), T.I64),
+                                        A.ZERO)
+            with bld.if_else(is_none) as (then, otherwise):
+                with then:
+                    then_end = bld.block
+                with otherwise:
+                    picked = self._where(L, c, ct, a, b_, rtype)
+                    else_end = bld.block
+            out = bld.phi(rtype.llvm())
+            out.add_incoming(a[0], then_end)
+            out.add_incoming(picked, else_end)
+            return out
+        return self._where(L, c, ct, a, b_, rtype)
+
+    @staticmethod
+    def _where(L, c, ct, a, b_, rtype):
         mt = _mask_type(ct, a[1], b_[1])
         pad = mt.ndim - 1
         mask = A.make(L, mt, L.b.extract_value(c, 0), L.b.extract_value(c, 1),
