@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import s2s
+import s2s_runtime as rt
 from tests.grad import oracles
 
 rng = np.random.default_rng(11)
@@ -314,6 +315,16 @@ def array_of_items(x):
     z = y.copy()
     z[0] = 1.0
     return y * z
+
+
+def sizes_of(x, y):
+    return rt.batch_size((x, None, y)) * 10 + rt.batch_shape((x, y))[0] + \
+        rt.batch_shape((x, y))[1]
+
+
+def test_batch_sizes_and_shapes_of_tuples_compile():
+    x = rng.normal(size=(5, 3))
+    assert s2s.jit(sizes_of)(x, x) == sizes_of(x, x) == 55
 
 
 def test_batched_while_and_tuple_items_compile():

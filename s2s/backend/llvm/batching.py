@@ -5,13 +5,14 @@ Batched values carry the batch on axis 0.  Lowered here (same results as the Pyt
 helpers, for the types below; any other use stays refused by the call table, naming
 the helper and its argument types):
 
-* ``batch_size(x, ...)``: ``x.shape[0]`` of the first argument that is an array;
+* ``batch_size(x, ...)``: ``x.shape[0]`` of the first array leaf (tuples searched);
 * ``batch_lift(x, n)``: ``n`` copies of a number or array stacked on a new axis 0;
 * ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
   batch axis until its per-example rank reaches ``other``'s (a view: stride 0 axes);
 * ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``, ``index``
   for a tuple;
-* ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x``; ``batch_axes(x)``:
+* ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x`` (``(len,) + shape[1:]`` for a
+  tuple of batched arrays of one shape); ``batch_axes(x)``:
   ``(1, ..., x.ndim - 1)``;
 * ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
   ``in_axes``/``out_axes`` other than 0 use;
@@ -48,13 +49,31 @@ from .ops_build import Reshape
 
 
 class BatchSize:
+    """``batch_size(*xs)``: axis 0 of the first array leaf (tuples searched in order)."""
+
     def type(self, fn, types, kw, loc):
-        first = next((t for t in types if isinstance(t, T.Array) and t.ndim), None)
+        first = next((t for t in _leaf_types(types) if isinstance(t, T.Array) and t.ndim), None)
         return T.INT if first is not None and not kw else None
 
     def lower(self, L, fn, vals, kw, rtype):
-        a, t = next((v, t) for v, t in vals if isinstance(t, T.Array) and t.ndim)
+        a, t = next((v, t) for v, t in _leaves(L, vals) if isinstance(t, T.Array) and t.ndim)
         return A.shape_of(L, a, 0)
+
+
+def _leaf_types(types):
+    for t in types:
+        if isinstance(t, T.Tuple):
+            yield from _leaf_types(t.items)
+        else:
+            yield t
+
+
+def _leaves(L, vals):
+    for v, t in vals:
+        if isinstance(t, T.Tuple):
+            yield from _leaves(L, [(L.b.extract_value(v, k), it) for k, it in enumerate(t.items)])
+        else:
+            yield v, t
 
 
 class BatchLift:
@@ -131,15 +150,33 @@ class BatchIndex:
 
 
 class BatchShape:
+    """``batch_shape(x)``: ``x.shape[1:]`` of an array; of a tuple of batched arrays of
+    one shape (numpy's array of them has the batch on axis 1): ``(len,) + shape[1:]``."""
+
     def type(self, fn, types, kw, loc):
-        if kw or len(types) != 1 or not isinstance(types[0], T.Array) or not types[0].ndim:
+        if kw or len(types) != 1:
             return None
-        return T.Tuple((T.INT,) * (types[0].ndim - 1))
+        x = types[0]
+        if isinstance(x, T.Tuple) and x.items and all(
+                isinstance(t, T.Array) and t.ndim == x.items[0].ndim >= 1 for t in x.items):
+            return T.Tuple((T.INT,) * x.items[0].ndim)
+        if not isinstance(x, T.Array) or not x.ndim:
+            return None
+        return T.Tuple((T.INT,) * (x.ndim - 1))
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            items = list(_leaves(L, [(x, xt)]))
+            dims = A.shape_list(L, *items[0])
+            for v, t in items[1:]:
+                L.check(A._differs(L, A.shape_list(L, v, t), dims), ValueError,
+                        "vmap: the shape of a tuple of arrays of different shapes")
+            dims = [A.i64(len(items))] + dims[1:]
+        else:
+            dims = A.shape_list(L, x, xt)[1:]
         out = ll.Constant(rtype.llvm(), None)
-        for k, d in enumerate(A.shape_list(L, x, xt)[1:]):
+        for k, d in enumerate(dims):
             out = L.b.insert_value(out, d, k)
         return out
 
