@@ -203,7 +203,8 @@ def einsum2(L, parts, a, b, rtype, sizes=None):
     summed = [c for c in dict.fromkeys(sa + sb) if c not in so]
     slot = L.entry_alloca(acc_t.llvm())
 
-    def term(idx):
+    def term(idx, unit=None):
+        """a[..] * b[..] at ``idx``; ``unit``: a letter read with unit strides."""
         vals = []
         for data, t, strides, _ in readers:
             if strides is None:
@@ -211,6 +212,7 @@ def einsum2(L, parts, a, b, rtype, sizes=None):
                 continue
             offset = A.ZERO
             for c, s in strides:
+                s = A.i64(T.itemsize(t.dtype)) if c == unit else s
                 offset = bld.add(offset, bld.mul(idx[c], s))
             ptr = bld.bitcast(bld.gep(data, [offset]), T.memory_llvm(t.elem).as_pointer())
             vals.append(S.convert(L, A.load(L, ptr, t.elem), t.elem, acc_t))
@@ -243,25 +245,48 @@ def einsum2(L, parts, a, b, rtype, sizes=None):
     strides = [bld.select(bld.icmp_signed("==", d, A.ONE), A.ZERO, s)
                for d, s in zip(dims, A.strides_list(L, out, rtype))]
 
-    def add_to(outer, value):
-        ptr = A.element_ptr(L, data, strides, outer, out_t)
+    def add_to(outer, value, unit=False):
+        st = strides[:-1] + [A.i64(T.itemsize(out_t.dtype))] if unit else strides
+        ptr = A.element_ptr(L, data, st, outer, out_t)
         value = S.convert(L, value, acc_t, out_t)
         A.store(L, S.binary(L, "add", A.load(L, ptr, out_t), value, out_t), ptr, out_t)
 
     last = so[-1]
-    if summed and last in (sa[-1:] + sb[-1:]):
+    if summed and last in (sa[-1:] + sb[-1:]) and sa.count(last) < 2 and sb.count(last) < 2:
         # the result's last axis innermost: a row of the output updated from rows of the
-        # operands (unit strides for C-contiguous arrays; vectorisable)
-        order = list(so[:-1]) + summed + [last]
+        # operands; a second copy of that loop with unit strides (C-contiguous rows,
+        # the usual case) lets LLVM vectorise it
+        order = list(so[:-1]) + summed
+        unit = _unit_strides(L, last, readers, strides[-1], out_t)
 
-        def update(indices):
+        def rows(indices):
             idx = dict(zip(order, indices))
-            add_to([idx[c] for c in so], term(idx))
 
-        A.loop_nest(L, [extent[c] for c in order], update)
+            def update(j, fast):
+                idx[last] = j
+                add_to([idx[c] for c in so], term(idx, last if fast else None), fast)
+
+            with bld.if_else(unit) as (then, otherwise):
+                with then:
+                    A.loop(L, extent[last], lambda j: update(j, True))
+                with otherwise:
+                    A.loop(L, extent[last], lambda j: update(j, False))
+
+        A.loop_nest(L, [extent[c] for c in order], rows)
         return out
     A.loop_nest(L, [extent[c] for c in so], lambda outer: add_to(outer, total(outer)))
     return out
+
+
+def _unit_strides(L, letter, readers, out_stride, out_t):
+    """i1: every operand with ``letter``, and the result, step one item along it."""
+    bld = L.b
+    ok = bld.icmp_signed("==", out_stride, A.i64(T.itemsize(out_t.dtype)))
+    for _, t, strides, _ in readers:
+        for c, s in strides or ():
+            if c == letter:
+                ok = bld.and_(ok, bld.icmp_signed("==", s, A.i64(T.itemsize(t.dtype))))
+    return ok
 
 
 register(BatchSpec(), rt.batch_spec)
