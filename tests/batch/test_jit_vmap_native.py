@@ -379,7 +379,13 @@ def test_vmap_of_vjp_fun_compiles_to_matrix_jacobian_products():
     U = rng.normal(size=(16,) + y.shape)
     jitted = s2s.jit(s2s.vmap(vjp_fun))
     (got,) = jitted(U)
-    np.testing.assert_allclose(got, U @ _fd_jacobian(f, W), rtol=1e-6, atol=1e-8)
+    J = _fd_jacobian(f, W)
+    np.testing.assert_allclose(got, U @ J, rtol=1e-6, atol=1e-8)
+    (got,) = s2s.vmap(s2s.jit(vjp_fun))(U)
+    np.testing.assert_allclose(got, U @ J, rtol=1e-6, atol=1e-8)
+    S = rng.normal(size=(16,) + W.shape)
+    jvp_of = lambda s: s2s.jvp(f, (W,), (s,))[1]  # noqa: E731
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(jvp_of))(S), S @ J.T, rtol=1e-6, atol=1e-8)
 
 
 def test_vmap_of_vjp_fun_with_a_python_tape_compiles():
