@@ -19,6 +19,7 @@ is one native function over the whole batch.  A helper or construct outside the 
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import s2s_runtime as rt
@@ -57,8 +58,8 @@ def jit_ir(vmapped, args):
             f"{len(args)} arguments (jit binds defaults and keyword arguments to the "
             "parameters: give in_axes one entry per parameter)")
     func, freevars = vmapped.site_ir(list(args))
-    func = replace(func, body=native_tapes(_per_example_reductions(func.body,
-                                                                    _axes_of(func.body))))
+    body = _constant_axes(func.body)
+    func = replace(func, body=native_tapes(_per_example_reductions(body, _axes_of(body))))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]
     freevars = {**_generated_free(vmapped, args, func, freevars), **freevars}
     return func, _freevar_loader(func, freevars, names)
@@ -86,6 +87,39 @@ def _generated_free(vmapped, args, func, known):
     values, flags, _ = vmapped.prepare(list(args))
     example = vmapped._example(values, flags)
     return {name: _GeneratedFree(vmapped.fn, example, name) for name in missing}
+
+
+#: helpers whose argument at this position is a constant pytree of axes (tensordot's)
+_AXES_ARG = {rt.batch_spec: 5, rt.batch_bilinear_vjp: 8}
+
+
+def _constant_axes(body):
+    """``body`` with the axes argument of batched products given as a tuple literal
+    (``axes=([1, 2], [0, 1])``, built by ``make_list``/``make_tuple`` of constants into
+    a name assigned once) replaced by that constant, which the backend reads."""
+    from s2s_runtime import build
+    makers = {build.make_tuple, rt.make_tuple, rt.make_list}
+    defs = Counter(v.name for s in ir.walk(body) for v in ir.stmt_defs(s))
+    known = {}
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                s.value.fn in makers and not s.value.kwargs and defs[s.target.name] == 1:
+            items = [a.value if isinstance(a, ir.Const) else known.get(getattr(a, "name", None))
+                     for a in s.value.args]
+            if all(i is not None for i in items):
+                known[s.target.name] = tuple(items)
+
+    def fold(s):
+        call = getattr(s, "value", None)
+        fn = call.fn if isinstance(call, ir.Call) else None
+        k = _AXES_ARG.get(fn) if fn in (rt.batch_spec, rt.batch_bilinear_vjp) else None
+        if k is None or len(call.args) <= k or not isinstance(call.args[k], ir.Var) or \
+                call.args[k].name not in known:
+            return s
+        args = call.args[:k] + (ir.Const(known[call.args[k].name]),) + call.args[k + 1:]
+        return replace(s, value=replace(call, args=args))
+
+    return ir.map_stmts(body, fold)
 
 
 def _axes_of(body):

@@ -72,6 +72,10 @@ def tensordot2(a, b):
     return np.tensordot(a, b, axes=2)
 
 
+def tensordot_lists(a, b):
+    return np.tanh(np.tensordot(a, b, axes=([1, 2], [0, 1])))
+
+
 def vdot(a, b):
     return np.vdot(a, b)
 
@@ -94,6 +98,7 @@ PRODUCTS = [
     ("outer", outer, (0, None), (X, V4)),
     ("outer both", outer, (0, 0), (X, A3[:, 0])),
     ("tensordot", tensordot2, (0, None), (A3, M34)),
+    ("tensordot lists", tensordot_lists, (0, None), (rng.normal(size=(5, 2, 3, 4)), A3[0])),
     ("vdot complex", vdot, (0, None), (X + 1j * X[::-1], 1j * X[0])),
     ("dot int", dot, (0, None), ((10 * X).astype(np.int64), X[0])),
 ]
@@ -231,6 +236,10 @@ def loop_scalar(x):
     return s
 
 
+def tensordot_loss(a, b):
+    return np.sum(tensordot_lists(a, b) ** 2)
+
+
 def model(W, x):
     return np.sum(np.tanh(x @ W) ** 2)
 
@@ -261,13 +270,14 @@ def _fd_per_example(f, args, axes, argnum):
     (loop_scalar, (0,), (X,), 0),
     (heat, (0, None), (rng.normal(size=(4, 6)), 0.2), 0),
     (grow, (0,), (np.array([1.2, 2.0, 0.7, 4.9]),), 0),
+    (tensordot_loss, (0, None), (rng.normal(size=(5, 2, 3, 4)), A3[0]), 1),
     (model, (None, 0), (M43, A3), 0),
     (model, (None, 0), (M43, A3), 1),
     (model, (0, None), (rng.normal(size=(5, 4, 3)), A3[0]), 0),
     (stacked_model, (None, 0), (rng.normal(size=(1, 4, 3)), rng.normal(size=(5, 2, 3, 2))), 0),
     (stacked_model, (0, None), (rng.normal(size=(5, 1, 4, 3)), rng.normal(size=(2, 3, 2))), 0),
     (stacked_model, (0, 0), (rng.normal(size=(5, 1, 4, 3)), rng.normal(size=(5, 2, 3, 2))), 1),
-], ids=["loop", "heat", "while", "model dW", "model dx", "model batched W", "stacked dW",
+], ids=["loop", "heat", "while", "tensordot", "model dW", "model dx", "model batched W", "stacked dW",
         "stacked batched dW", "stacked dx"])
 def test_per_example_gradients_with_tapes_compile(f, axes, args, argnum):
     g = s2s.grad(f, argnums=argnum)
