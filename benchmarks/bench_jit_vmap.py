@@ -50,7 +50,8 @@ def main():
     X, w = rng.normal(size=(256, 16)), rng.normal(size=16)
     cases = [("loop_scalar", loop_scalar, 0, (X,)),
              ("smooth", smooth, (0, None), (X, w)),
-             ("grad(smooth)", s2s.grad(smooth), (0, None), (X, w))]
+             ("grad(smooth)", s2s.grad(smooth), (0, None), (X, w)),
+             ("grad(loop)", s2s.grad(loop_scalar), 0, (X,))]  # a batched tape
     for name, f, axes, args in cases:
         jf = s2s.jit(f)
         loop = lambda: np.stack([f(x, *args[1:]) for x in args[0]])  # noqa: E731
