@@ -419,3 +419,12 @@ def test_what_stays_outside_the_subset_is_a_clear_error():
     with pytest.raises(s2s.S2SError, match="einsum of other than two operands") as e:
         s2s.jit(s2s.vmap(three_operands))(X, X, X)
     assert "test_jit_vmap_native.py" in str(e.value)
+
+
+def test_the_batched_kernel_is_deterministic_and_verified():
+    from s2s.backend.llvm.dump import llvm_text
+    g = s2s.vmap(s2s.grad(model), (None, 0))
+    first = llvm_text(g, [M43, A3], stage="unopt")
+    assert first == llvm_text(g, [M43, A3], stage="unopt")
+    from llvmlite import binding
+    binding.parse_assembly(first).verify()
