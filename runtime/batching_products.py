@@ -174,6 +174,27 @@ def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, ax
     ``tensordot_vjp``, ``matmul_vjp_lhs``/``_rhs``): the cotangent of factor ``which``.
     The result is batched when any operand is; a factor the same for every example whose
     cotangent does not depend on the batch is broadcast over it."""
+    subs, lift = bilinear_vjp_subscripts(kind, which, a, b, g_batched, a_batched, b_batched,
+                                         axes)
+    batched = g_batched or a_batched or b_batched
+    target_batched = a_batched if which == 0 else b_batched
+    operands = (g, b) if which == 0 else (a, g)
+    out = _einsum2(subs, *operands)
+    target = a if which == 0 else b
+    if lift:
+        out = _fit(out, target)
+        return np.broadcast_to(out, (batch_size(g, a, b),) + np.shape(out))
+    if batched and not target_batched:
+        n = out.shape[0]
+        return _fit(out, np.broadcast_to(np.asarray(target), (n,) + np.shape(target)))
+    return _fit(out, target)
+
+
+def bilinear_vjp_subscripts(kind, which, a, b, g_batched, a_batched, b_batched, axes=None):
+    """``(subscripts, lift)`` of ``batch_bilinear_vjp``: the einsum of the cotangent with
+    the other factor (in argument order: ``g, b`` for factor 0, ``a, g`` for factor 1)
+    back to the factor's subscripts; ``lift``: the result is then broadcast over the
+    batch.  Depends only on the ranks of ``a`` and ``b`` and on the flags."""
     spec = batch_spec(kind, a, b, a_batched, b_batched, axes)
     batched = g_batched or a_batched or b_batched
     target_batched = a_batched if which == 0 else b_batched
@@ -194,16 +215,7 @@ def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, ax
     else:
         lift = False
     subs = f"{so},{other_sub}->{target_sub}" if which == 0 else f"{other_sub},{so}->{target_sub}"
-    operands = (g, b) if which == 0 else (a, g)
-    out = _einsum2(subs, *operands)
-    target = a if which == 0 else b
-    if lift:
-        out = _fit(out, target)
-        return np.broadcast_to(out, (batch_size(g, a, b),) + np.shape(out))
-    if batched and not target_batched:
-        n = out.shape[0]
-        return _fit(out, np.broadcast_to(np.asarray(target), (n,) + np.shape(target)))
-    return _fit(out, target)
+    return subs, lift
 
 
 def _fit(out, target):

@@ -5,19 +5,23 @@ Batched values carry the batch on axis 0.  Lowered here (same results as the Pyt
 helpers, for the types below; any other use stays refused by the call table, naming
 the helper and its argument types):
 
-* ``batch_size(x, ...)``: ``x.shape[0]`` of the first argument that is an array;
+* ``batch_size(x, ...)``: ``x.shape[0]`` of the first array leaf (tuples searched);
 * ``batch_lift(x, n)``: ``n`` copies of a number or array stacked on a new axis 0;
 * ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
   batch axis until its per-example rank reaches ``other``'s (a view: stride 0 axes);
-* ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``;
-* ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x``; ``batch_axes(x)``:
+* ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``, ``index``
+  for a tuple;
+* ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x`` (``(len,) + shape[1:]`` for a
+  tuple of batched arrays of one shape); ``batch_axes(x)``:
   ``(1, ..., x.ndim - 1)``;
 * ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
   ``in_axes``/``out_axes`` other than 0 use;
 * ``batch_mask(c)`` of a boolean vector; ``batch_select(c, a, b)``: ``np.where`` with
   ``c`` viewed as ``(n, 1, ..., 1)`` (``b`` None: ``a``), for numbers and arrays;
-* ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view);
-* ``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``;
+* ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view), a
+  tuple as it is;
+* ``batch_unbroadcast(g, x, True, x_batched)``: each example of ``g`` summed to the
+  per-example shape of ``x`` (``contractions.einsum2`` with the summed letters);
   ``sum_vjp_per_example(g, x)`` (``jit_compose``'s form of ``sum_vjp(g, x,
   batch_axes(x))``): ``g[b]`` spread over example ``b`` of ``x``;
 * ``reduce_per_example(fn)(x)`` (what ``jit_compose`` makes of ``fn(x, axis=batch_axes(x))``):
@@ -37,19 +41,39 @@ from . import scalars as S
 from . import types as T
 from .axis import reduce_axis
 from .calls import register
+from .contractions import einsum2
+from . import batch_indexing, batching_more  # noqa: F401  (they register themselves)
 from .ops_arrays import Reduce
 from .ops_more import Elementwise
 from .ops_build import Reshape
 
 
 class BatchSize:
+    """``batch_size(*xs)``: axis 0 of the first array leaf (tuples searched in order)."""
+
     def type(self, fn, types, kw, loc):
-        first = next((t for t in types if isinstance(t, T.Array) and t.ndim), None)
+        first = next((t for t in _leaf_types(types) if isinstance(t, T.Array) and t.ndim), None)
         return T.INT if first is not None and not kw else None
 
     def lower(self, L, fn, vals, kw, rtype):
-        a, t = next((v, t) for v, t in vals if isinstance(t, T.Array) and t.ndim)
+        a, t = next((v, t) for v, t in _leaves(L, vals) if isinstance(t, T.Array) and t.ndim)
         return A.shape_of(L, a, 0)
+
+
+def _leaf_types(types):
+    for t in types:
+        if isinstance(t, T.Tuple):
+            yield from _leaf_types(t.items)
+        else:
+            yield t
+
+
+def _leaves(L, vals):
+    for v, t in vals:
+        if isinstance(t, T.Tuple):
+            yield from _leaves(L, [(L.b.extract_value(v, k), it) for k, it in enumerate(t.items)])
+        else:
+            yield v, t
 
 
 class BatchLift:
@@ -103,6 +127,8 @@ class BatchAlign:
 
 class BatchIndex:
     def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 2 and isinstance(types[0], T.Tuple):
+            return types[1]  # a container is indexed as it is
         if kw or len(types) != 2 or not isinstance(types[0], T.Array):
             return None
         index = types[1]
@@ -112,6 +138,8 @@ class BatchIndex:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         (idx, it) = vals[1]
+        if isinstance(vals[0][1], T.Tuple):
+            return idx
         out = ll.Constant(rtype.llvm(), None)
         out = b.insert_value(out, ll.Constant(rtype.items[0].llvm(), None), 0)
         parts = [b.extract_value(idx, k) for k in range(len(it.items))] \
@@ -122,15 +150,33 @@ class BatchIndex:
 
 
 class BatchShape:
+    """``batch_shape(x)``: ``x.shape[1:]`` of an array; of a tuple of batched arrays of
+    one shape (numpy's array of them has the batch on axis 1): ``(len,) + shape[1:]``."""
+
     def type(self, fn, types, kw, loc):
-        if kw or len(types) != 1 or not isinstance(types[0], T.Array) or not types[0].ndim:
+        if kw or len(types) != 1:
             return None
-        return T.Tuple((T.INT,) * (types[0].ndim - 1))
+        x = types[0]
+        if isinstance(x, T.Tuple) and x.items and all(
+                isinstance(t, T.Array) and t.ndim == x.items[0].ndim >= 1 for t in x.items):
+            return T.Tuple((T.INT,) * x.items[0].ndim)
+        if not isinstance(x, T.Array) or not x.ndim:
+            return None
+        return T.Tuple((T.INT,) * (x.ndim - 1))
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            items = list(_leaves(L, [(x, xt)]))
+            dims = A.shape_list(L, *items[0])
+            for v, t in items[1:]:
+                L.check(A._differs(L, A.shape_list(L, v, t), dims), ValueError,
+                        "vmap: the shape of a tuple of arrays of different shapes")
+            dims = [A.i64(len(items))] + dims[1:]
+        else:
+            dims = A.shape_list(L, x, xt)[1:]
         out = ll.Constant(rtype.llvm(), None)
-        for k, d in enumerate(A.shape_list(L, x, xt)[1:]):
+        for k, d in enumerate(dims):
             out = L.b.insert_value(out, d, k)
         return out
 
@@ -191,7 +237,8 @@ class BatchMask:
 
 class BatchSelect:
     """``batch_select(c, a, b)``: ``np.where`` with ``c`` viewed as ``(n, 1, ..., 1)``
-    (numbers and arrays; ``b`` None selects ``a``)."""
+    (numbers and arrays; ``b`` None -- also an array variable still holding the None it
+    started as, a null data pointer -- selects ``a``)."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 3 or not isinstance(types[0], T.Array) or types[0].ndim != 1:
@@ -207,6 +254,26 @@ class BatchSelect:
         (c, ct), a, b_ = vals
         if isinstance(b_[1], T.NoneType):
             return a[0]
+        if isinstance(b_[1], T.Array) and a[1] == rtype:
+            # ``b`` may still hold the None it started as (a name a loop assigns later,
+            # typed as the array it becomes: a null array): then ``a``, as in Python
+            bld = L.b
+            is_none = bld.icmp_unsigned("==", bld.ptrtoint(bld.extract_value(b_[0], 0), T.I64),
+                                        A.ZERO)
+            with bld.if_else(is_none) as (then, otherwise):
+                with then:
+                    then_end = bld.block
+                with otherwise:
+                    picked = self._where(L, c, ct, a, b_, rtype)
+                    else_end = bld.block
+            out = bld.phi(rtype.llvm())
+            out.add_incoming(a[0], then_end)
+            out.add_incoming(picked, else_end)
+            return out
+        return self._where(L, c, ct, a, b_, rtype)
+
+    @staticmethod
+    def _where(L, c, ct, a, b_, rtype):
         mt = _mask_type(ct, a[1], b_[1])
         pad = mt.ndim - 1
         mask = A.make(L, mt, L.b.extract_value(c, 0), L.b.extract_value(c, 1),
@@ -220,14 +287,19 @@ def _mask_type(c, a, b):
 
 
 class BatchRows:
-    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view."""
+    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view; of a tuple: the
+    tuple itself."""
 
     def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 1 and isinstance(types[0], T.Tuple):
+            return types[0]
         ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim > 1
         return types[0] if ok else None
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            return x
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
         return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
                       [shape[1], shape[0]] + shape[2:], [strides[1], strides[0]] + strides[2:])
@@ -253,24 +325,47 @@ class ReducePerExample:
 
 
 class BatchUnbroadcast:
-    """``batch_unbroadcast(g, x, True, True)`` for arrays of one rank: ``unbroadcast``
-    (the batch axis has the same size in both, so it is never summed)."""
+    """``batch_unbroadcast(g, x, True, x_batched)``: each example's ``g`` summed to the
+    per-example shape of ``x`` (``x.shape[1:]`` if batched, else ``x.shape``): the
+    leading per-example axes it lacks summed away, its size-1 axes summed into; the
+    real part when ``x`` is real.  Equal ranks with both batched: ``unbroadcast``."""
 
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         flags = [getattr(a, "value", None) for a in atoms[2:]]
-        if kw or len(types) != 4 or flags != [True, True]:
+        if kw or len(types) != 4 or flags[:1] != [True] or not isinstance(flags[1], bool):
             return None
-        g, x = types[:2]
-        if not (isinstance(g, T.Array) and isinstance(x, T.Array) and g.ndim == x.ndim):
+        return self.type_of(types[0], types[1], flags[1], loc)
+
+    @staticmethod
+    def type_of(g, x, x_batched, loc):
+        per_x = getattr(x, "ndim", 0) - x_batched
+        if not (isinstance(g, T.Array) and isinstance(x, (T.Array, T.Scalar))) or \
+                g.ndim - 1 < per_x or per_x < 0:
             return None
-        from .derivs import Unbroadcast  # derivs imports calls, which imports this module
-        return Unbroadcast().type(rt.unbroadcast, [g, x], {}, loc)
+        if x_batched and g.ndim == x.ndim:
+            from .derivs import Unbroadcast  # derivs imports calls, which imports this module
+            return Unbroadcast().type(rt.unbroadcast, [g, x], {}, loc)
+        x_elem = x.elem if isinstance(x, T.Array) else x
+        real = x_elem.dtype != "c16" and g.dtype == "c16"
+        return T.Array("f8" if real else g.dtype, per_x + 1)
 
     def lower(self, L, fn, vals, kw, rtype):
-        from .derivs import Unbroadcast
-        return Unbroadcast().lower(L, rt.unbroadcast, list(vals[:2]), {}, rtype)
+        return self.sum_to(L, vals[0], vals[1], L.call_atoms[0][3].value, rtype)
+
+    @staticmethod
+    def sum_to(L, g, x, x_batched, rtype):
+        (g, gt), (x, xt) = g, x
+        if x_batched and gt.ndim == xt.ndim:
+            from .derivs import Unbroadcast
+            return Unbroadcast().lower(L, rt.unbroadcast, [(g, gt), (x, xt)], {}, rtype)
+        letters = "abcdefghijklmnopqrstuvwxy"[:gt.ndim - 1]
+        keep = letters[len(letters) - (rtype.ndim - 1):] if rtype.ndim > 1 else ""
+        sizes = [None] + (A.shape_list(L, x, xt)[1 if x_batched else 0:]
+                          if isinstance(xt, T.Array) else [])
+        one = (L.const(1, gt.elem), gt.elem)
+        return einsum2(L, ("z" + letters, "", "z" + keep), (g, gt), one, rtype, sizes)
 
 
 class SumVjpPerExample:

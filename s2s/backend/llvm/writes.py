@@ -23,7 +23,8 @@ _VIEWS = (operator.getitem, np.transpose, np.reshape, np.ravel, rt.index_set, rt
           rt.make_tuple, rt.make_list, rt.read_checked, operator.iadd, operator.isub,
           operator.imul, operator.itruediv)
 _WRITES = (operator.setitem, rt.index_set, operator.iadd, operator.isub, operator.imul,
-           operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow)
+           operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow,
+           rt.batch_setitem)
 
 
 def _aliases(func, name):
@@ -62,6 +63,8 @@ def written_params(func, types) -> set:
     writes = set()
     for s in ir.walk(func.body):
         v = getattr(s, "value", None)
+        if isinstance(v, ir.Call) and v.fn is rt.batch_inplace and len(v.args) == 4:
+            v = ir.Call(operator.iadd, v.args[2:])  # x op= y (jit(vmap(f)), in place)
         if isinstance(v, ir.Call) and v.fn in _WRITES and v.args and isinstance(v.args[0], ir.Var):
             writes.add(v.args[0].name)
     out = set()
