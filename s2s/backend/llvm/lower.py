@@ -29,6 +29,8 @@ from . import abi
 from . import types as T
 from . import inplace, stacks
 from .infer import const_type, infer
+from .lean_tapes import lean_tapes
+from .local_copies import propagate_local_copies
 from . import derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
@@ -40,6 +42,11 @@ class FunctionLowering:
         self.boundscheck = boundscheck
         names = [p.var.name for p in func.params]
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
+        lean = propagate_local_copies(lean_tapes(func, self.types))  # record only what
+        # the adjoint reads; adjoint arrays held once (in-place updates)
+        if lean is not func:
+            self.func = func = lean
+            self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         self.stacks = stacks.find_stacks(func)
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
@@ -219,6 +226,8 @@ class FunctionLowering:
             else:
                 if inplace.inplace_candidate(self, s):
                     inplace.inplace_add(self, s)
+                elif inplace.add_at_candidate(self, s):
+                    inplace.inplace_add_at(self, s)
                 elif not inplace.inplace_base(self, s, dying.get(k, ())):
                     self.stmt(s)
                 done = dying.get(k, [])
