@@ -8,7 +8,7 @@ zeros shaped like ``x`` at ``index``.  For the indices compiled code takes
 adjoint), or None (no adjoint yet: the result is ``getitem_vjp(g, x, index)``).
 A complex ``g`` into a real ``acc`` is refused (Python mode would widen ``acc``).
 
-``owned(x)``: ``x`` itself, a copy when it is an array (the snapshot reverse mode
+``owned(x)``: ``x`` itself (a number or a tuple of numbers), a copy when it is an array (the snapshot reverse mode
 takes of an operand that a later in-place write could change).
 
 ``clip_selected(a, a_min, a_max, which)``: 1.0 where ``np.clip`` takes its value
@@ -106,9 +106,13 @@ class ClipSelected:
 
 class Owned:
     def type(self, fn, types, kw, loc):
-        if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
+        if kw or len(types) != 1:
             return None
-        return types[0]
+        t = types[0]
+        if isinstance(t, (T.Array, T.Scalar)) or (  # a tuple of numbers (an index): itself
+                isinstance(t, T.Tuple) and all(isinstance(i, T.Scalar) for i in t.items)):
+            return t
+        return None
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
