@@ -90,7 +90,20 @@ def test_linear_stencil_records_no_values():
         records = _records(func)
         assert "tape" not in records and records["ctrl"][0]
         assert all(n.startswith("t") for n in records["ctrl"][0])
+    # compiled, the index i + 1 is recomputed (remat_pops.py): only the range stays
+    assert len(_records(after)["ctrl"][0]) == 1 < len(_records(before)["ctrl"][0])
     assert_tree_close(s2s.grad(K.heat)(*args), fd_grad(K.heat, args, 0), rtol=1e-6, atol=1e-8)
+
+
+def test_lstm_recomputes_indices_and_weights():
+    """The LSTM's matrix-vector loops record nothing compiled: their indices and the
+    weights (inputs no one writes) are recomputed; the gates' values stay recorded."""
+    args = CASES[-1][2]
+    before, after = _lean(K.lstm, args, 1)
+    pushed = set().union(*(p for p, _ in _records(after).values()))
+    assert not pushed & {"t8", "t11", "t14", "t15", "q_snapshot"}
+    assert {"t15", "q_snapshot"} <= set().union(*(p for p, _ in _records(before).values()))
+    assert {"ig", "fg", "og", "g"} <= pushed
 
 
 def test_float32_stencil_gradient():

@@ -41,6 +41,7 @@ import s2s_runtime as rt
 from ...ad.tape_reads import unneeded_pops
 from ...ir import nodes as ir
 from . import types as T
+from .remat_pops import rematerialise
 from .stacks import find_stacks, is_pop
 
 #: helper -> positions of its operands read only for their type and shape
@@ -102,9 +103,7 @@ def _push_of(s, stacks):
 
 def without_unread_records(func, types):
     """``func`` without the pushes and pops of names no one reads after a pop."""
-    own = sorted(n for n in find_stacks(func)
-                 if isinstance(types.get(n), T.Stack) and not types[n].tagged
-                 and n not in {p.var.name for p in func.params})
+    own = own_stacks(func, types)
     if not own:
         return func
     tapes = tuple(ir.Var(n) for n in own)
@@ -134,5 +133,14 @@ def without_unread_records(func, types):
     return replace(func, body=ir.map_stmts(body, no_reset) if gone else body)
 
 
+def own_stacks(func, types):
+    """The tapes the kernel builds itself (not handed in by Python)."""
+    return sorted(n for n in find_stacks(func)
+                  if isinstance(types.get(n), T.Stack) and not types[n].tagged
+                  and n not in {p.var.name for p in func.params})
+
+
 def lean_tapes(func, types):
-    return without_unread_records(without_scalar_references(func, types), types)
+    func = without_scalar_references(func, types)
+    func = rematerialise(func, own_stacks(func, types), types)
+    return without_unread_records(func, types)
