@@ -123,3 +123,12 @@ def lstm(wx, wh, b, xs, h0, c0):
             c[u] = fg * c[u] + ig * g
             h[u] = og * math.tanh(c[u])
     return np.sum(h * h)
+
+
+def long_range_with_break(x, stop):
+    s = x
+    for i in range(10 ** 7):
+        s = math.sin(s) + 0.5 * s
+        if i >= stop:
+            break
+    return s * s

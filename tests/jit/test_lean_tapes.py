@@ -52,6 +52,7 @@ CASES = [
     ("early_return", K.nonlinear_early_return, (_u(9), 5), 0),
     ("early_return_taken", K.nonlinear_early_return, (3.0 + _u(9), 5), 0),
     ("while", K.while_relax, (_u(10), 1e-3), 0),
+    ("long_range_break", K.long_range_with_break, (0.7, 40), 0),
     ("try", K.try_in_loop, (_u(8) - np.linspace(0, 7, 8), 3), 0),
     ("gmm", K.gmm, (np.array([0.1, -0.3, 0.5]), np.random.default_rng(1).normal(size=(3, 2)),
                     0.1 * np.random.default_rng(2).normal(size=(3, 2)),

@@ -262,7 +262,8 @@ def inplace_base(L, s, dying) -> bool:
         with fast:
             idx, it = L.atom(s.value.args[1])
             A.setitem(L, g, gt, idx, it, L.const(0, T.INT), T.INT)
-            L.store(s.target.name, g, gt)
+            if not itself:  # (else the variable holds ``g`` already: no reference moves)
+                L.store(s.target.name, g, gt)
         with slow:
             L.stmt(s)
     return True
