@@ -132,3 +132,15 @@ def long_range_with_break(x, stop):
         if i >= stop:
             break
     return s * s
+
+
+def shared_adjoint(x, n):
+    """``y``'s adjoint and ``z``'s start from the same cotangent (an array two values
+    read): the loop's in-place updates must not reach the other one."""
+    y = x.copy()
+    z = y + 0.0
+    w = y * 1.0
+    for s in range(n):
+        for i in range(1, y.shape[0]):
+            y[i] = y[i] + 0.5 * y[i - 1]
+    return np.sum(y * w) + np.sum(z * w)

@@ -1,5 +1,5 @@
 """Compiled gradients record only what the adjoint reads (backend/llvm/lean_tapes.py)
-and update adjoint arrays in place: gradients against central finite differences in
+and update adjoint arrays in place (inplace.py, unique_adjoints.py): gradients against central finite differences in
 float64 (tests.grad.oracles), and the tapes left balanced -- every name pushed on a
 tape is popped from it and the other way round -- on paths with break, continue, an
 early return, a while loop and a try."""
@@ -52,6 +52,7 @@ CASES = [
     ("early_return", K.nonlinear_early_return, (_u(9), 5), 0),
     ("early_return_taken", K.nonlinear_early_return, (3.0 + _u(9), 5), 0),
     ("while", K.while_relax, (_u(10), 1e-3), 0),
+    ("shared_adjoint", K.shared_adjoint, (_u(7), 3), 0),
     ("long_range_break", K.long_range_with_break, (0.7, 40), 0),
     ("try", K.try_in_loop, (_u(8) - np.linspace(0, 7, 8), 3), 0),
     ("gmm", K.gmm, (np.array([0.1, -0.3, 0.5]), np.random.default_rng(1).normal(size=(3, 2)),

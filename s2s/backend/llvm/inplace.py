@@ -132,6 +132,11 @@ def inplace_add_at(L, s):
     xv, xt = L.atom(x)
     gv, gt = L.atom(g)
     iv, it = L.atom(idx)
+    if acc.name in L.owned:  # held once throughout the loop (unique_adjoints.py)
+        from .unique_adjoints import check_shape
+        check_shape(L, a, at, xv, xt)
+        _add_at(L, a, at, iv, it, gv, gt)
+        return
     ok = b.and_(_unshared(L, a), b.not_(A._differs(L, A.shape_list(L, a, at),
                                                       A.shape_list(L, xv, xt))))
     with b.if_else(ok, likely=True) as (fast, slow):
@@ -249,6 +254,10 @@ def inplace_base(L, s, dying) -> bool:
         return False
     b = L.b
     g, _ = L.atom(s.value.args[0])
+    if itself and s.target.name in L.owned:  # held once throughout the loop
+        idx, it = L.atom(s.value.args[1])
+        A.setitem(L, g, gt, idx, it, L.const(0, T.INT), T.INT)
+        return True
     old, _ = L.atom(s.target)
     block = b.extract_value(g, 1)
     same = b.icmp_unsigned("==", b.ptrtoint(block, T.I64),

@@ -27,7 +27,7 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import inplace, stacks
+from . import inplace, stacks, unique_adjoints
 from .infer import const_type, infer
 from .lean_tapes import lean_tapes
 from .local_copies import propagate_local_copies
@@ -48,6 +48,7 @@ class FunctionLowering:
             self.func = func = lean
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         self.stacks = stacks.find_stacks(func)
+        self.owned = set()  # adjoint arrays held once throughout the loops being lowered
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
         for name in self.stacks:
@@ -340,6 +341,10 @@ class FunctionLowering:
         else:
             raise UnsupportedSyntaxError(f"jit: a for loop over a {t}", s.loc)
         self._reserve_tapes(s, start, stop, step)
+        owned = unique_adjoints.owned_in_loop(self, s)
+        for name in owned:
+            unique_adjoints.make_owned(self, name)
+        self.owned.update(owned)
         counter = self.entry_alloca(T.I64, name="for.i")
         self.b.store(start, counter)
         head = self.fn.append_basic_block("for.head")
@@ -369,6 +374,7 @@ class FunctionLowering:
         self.b.branch(head)
         self.b.position_at_end(orelse)
         self.block(s.orelse)
+        self.owned.difference_update(owned)
         if not self.b.block.is_terminated:
             self.b.branch(after)
         self.b.position_at_end(after)
