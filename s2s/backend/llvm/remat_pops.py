@@ -13,7 +13,7 @@ reads the recorded value and ``lean_tapes`` drops the pushes and pops of ``v``.
   adjoint loop's body), and assigned by one statement ``S`` besides (and
   ``v = None`` starts);
 * ``S`` computes ``v`` with a pure operation (integer/float arithmetic, a tuple,
-  a read ``x[i]``, ``rt.owned`` of a number) from constants, loop counters,
+  a read ``x[i]``, ``rt.owned`` of a number, a ``range``) from constants, loop counters,
   inputs no statement writes or reassigns, numbers assigned once outside all
   loops and branches, and temporaries assigned once, earlier in ``S``'s block,
   the same way (recursively);
@@ -41,7 +41,7 @@ from . import types as T
 from .stacks import is_pop
 
 #: operations recomputed (pure: the same operands give the same value)
-_PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos,
+_PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, range,
          operator.getitem, rt.read_copy, rt.read_checked, build.make_tuple, rt.owned}
 #: calls that only read their first operand (an input stays unwritten)
 _READS_ONLY = {operator.getitem, rt.read_copy, rt.read_checked, len, np.shape}
