@@ -304,28 +304,6 @@ class FunctionLowering:
                 self.b.branch(after)
         self.b.position_at_end(after)
 
-    def _reserve_tapes(self, s, start, stop, step):
-        """Room on the kernel's tapes for the pushes the loop body makes directly, for
-        all its iterations (at most ``stacks.RESERVE_CAP`` slots), before it starts."""
-        counts = {}
-        for x in s.body:
-            if isinstance(x, ir.Assign) and x.target.name in self.stack_slot \
-                    and isinstance(x.value, ir.Call) and len(x.value.args) == 2:
-                counts[x.target.name] = counts.get(x.target.name, 0) + 1
-        if not counts:
-            return
-        b = self.b
-        up = b.icmp_signed(">", step, ll.Constant(T.I64, 0))
-        span = b.select(up, b.sub(stop, start), b.sub(start, stop))
-        width = b.select(up, step, b.neg(step))
-        trips = b.sdiv(b.add(span, b.sub(width, ll.Constant(T.I64, 1))), width)
-        cap = ll.Constant(T.I64, stacks.RESERVE_CAP)
-        trips = b.select(b.icmp_signed("<", trips, ll.Constant(T.I64, 0)),
-                         ll.Constant(T.I64, 0), trips)
-        trips = b.select(b.icmp_signed(">", trips, cap), cap, trips)
-        for name in sorted(counts):
-            stacks.reserve(self, name, b.mul(trips, ll.Constant(T.I64, counts[name])))
-
     def stmt_For(self, s):
         it, t = self.atom(s.iter)
         if isinstance(t, T.Range):
@@ -340,7 +318,7 @@ class FunctionLowering:
             element = (it, t)
         else:
             raise UnsupportedSyntaxError(f"jit: a for loop over a {t}", s.loc)
-        self._reserve_tapes(s, start, stop, step)
+        stacks.reserve_for_loop(self, s, start, stop, step)
         owned = unique_adjoints.owned_in_loop(self, s)
         for name in owned:
             unique_adjoints.make_owned(self, name)

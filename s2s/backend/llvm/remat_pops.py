@@ -72,6 +72,7 @@ def _unwritten_inputs(func, defs, types):
     """Parameters never reassigned, written or aliased: every statement naming one reads
     a number from it (``x[i, j]``), its shape, makes a new array of it (arithmetic)
     or takes it as a shape reference (``rt.add_at``'s ``x``, ...)."""
+    from .lean_tapes import REFERENCE_OPERANDS  # (lean_tapes imports this module)
     out = set()
     for p in func.params:
         n = p.var.name
@@ -89,7 +90,6 @@ def _unwritten_inputs(func, defs, types):
             elif v.fn in _NEW_ARRAY:
                 ok = True
             else:
-                from .lean_tapes import REFERENCE_OPERANDS
                 where = REFERENCE_OPERANDS.get(v.fn, ())
                 ok = all(k in where for k, a in enumerate(v.args) if a == p.var)
             if not ok:

@@ -182,6 +182,29 @@ def reserve(L, name, items):
     _grow(L, name, need, b.add(need, b.mul(ll.Constant(T.I64, 64), size)))
 
 
+def reserve_for_loop(L, s, start, stop, step):
+    """Room on the kernel's tapes for the pushes the body of the ``for`` loop ``s`` (over
+    ``range(start, stop, step)``) makes directly, for all its iterations (at most
+    ``RESERVE_CAP`` slots), before it starts."""
+    counts = {}
+    for x in s.body:
+        if isinstance(x, ir.Assign) and x.target.name in L.stack_slot \
+                and isinstance(x.value, ir.Call) and len(x.value.args) == 2:
+            counts[x.target.name] = counts.get(x.target.name, 0) + 1
+    if not counts:
+        return
+    b = L.b
+    up = b.icmp_signed(">", step, ll.Constant(T.I64, 0))
+    span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+    width = b.select(up, step, b.neg(step))
+    trips = b.sdiv(b.add(span, b.sub(width, ll.Constant(T.I64, 1))), width)
+    cap = ll.Constant(T.I64, RESERVE_CAP)
+    trips = b.select(b.icmp_signed("<", trips, ll.Constant(T.I64, 0)), ll.Constant(T.I64, 0), trips)
+    trips = b.select(b.icmp_signed(">", trips, cap), cap, trips)
+    for name in sorted(counts):
+        reserve(L, name, b.mul(trips, ll.Constant(T.I64, counts[name])))
+
+
 def push(L, name, value, vt):
     b = L.b
     size = L.stack_slot[name]
