@@ -101,7 +101,7 @@ def _unwritten_inputs(func, defs, types):
 
 class _Plan:
     def __init__(self, func, top, where, defs, stacks, types):
-        self.where, self.defs, self.stacks = where, defs, stacks
+        self.where, self.defs, self.stacks, self.top = where, defs, stacks, top
         # inputs no one writes, and numbers assigned once, outside every loop and branch
         self.inputs = _unwritten_inputs(func, defs, types) | {
             n for n, ds in defs.items() if len(ds) == 1 and isinstance(ds[0], ir.Assign)
@@ -112,7 +112,7 @@ class _Plan:
     def only_def(self, name):
         ds = [d for d in self.defs.get(name, ()) if not is_pop(d, self.stacks)
               and not (isinstance(d, ir.Assign) and d.value == ir.Const(None)
-                       and not self.where[id(d)][2])]
+                       and self.where[id(d)][0] is self.top)]
         return ds[0] if len(ds) == 1 and isinstance(ds[0], ir.Assign) else None
 
     def recipe(self, s, block, pos, out, counters):
