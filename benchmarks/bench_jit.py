@@ -2,7 +2,8 @@
 
 Kernels (``jit_kernels.py``): RK4 damped oscillator (2000 steps), 1-D heat
 stencil with in-place writes (128 points, 200 steps), loop logsumexp (1000),
-GMM objective with loops (d=5, k=10, n=500).  Each row: median wall time of
+GMM objective with loops (d=5, k=10, n=500), a small LSTM step loop (16 hidden
+units, 8 inputs, 20 steps; gradient with respect to the recurrent weights).  Each row: median wall time of
 repeated calls (after a warm-up call that compiles), in one process.  Numba
 and JAX rows are skipped when those packages are missing (they are benchmark-only).
 Also the call overhead of a jitted function of two floats, and the compile time of
@@ -103,8 +104,29 @@ def jax_versions():
         amax = jnp.max(alphas)
         return total - n * (amax + jnp.log(jnp.sum(jnp.exp(alphas - amax))))
 
+    def lstm(wx, wh, b, xs, h0, c0):
+        nh = h0.shape[0]
+
+        def step(t, hc):
+            h, c = hc
+            z = wx @ xs[t] + wh @ h + b
+            ig = 1.0 / (1.0 + jnp.exp(-z[:nh]))
+            fg = 1.0 / (1.0 + jnp.exp(-z[nh:2 * nh]))
+            og = 1.0 / (1.0 + jnp.exp(-z[2 * nh:3 * nh]))
+            c = fg * c + ig * jnp.tanh(z[3 * nh:])
+            return og * jnp.tanh(c), c
+        h, _ = lax.fori_loop(0, xs.shape[0], step, (h0, c0))
+        return jnp.sum(h * h)
+
     return {"rk4": (rk4, (0, 1, 2, 3), {5}), "heat": (heat, (0,), {1}),
-            "logsumexp": (logsumexp, (0,), set()), "gmm": (gmm, (0, 1, 2), set())}
+            "logsumexp": (logsumexp, (0,), set()), "gmm": (gmm, (0, 1, 2), set()),
+            "lstm": (lstm, (1,), set())}
+
+
+def lstm_args(rng, nh, nin, steps):
+    return (0.3 * rng.normal(size=(4 * nh, nin)), 0.3 * rng.normal(size=(4 * nh, nh)),
+            0.1 * rng.normal(size=4 * nh), rng.normal(size=(steps, nin)),
+            0.1 * rng.normal(size=nh), 0.1 * rng.normal(size=nh))
 
 
 def main():
@@ -115,7 +137,11 @@ def main():
         "logsumexp": (K.logsumexp, (rng.normal(size=1000),), 0),
         "gmm": (K.gmm, (rng.normal(size=10), rng.normal(size=(10, 5)),
                         0.1 * rng.normal(size=(10, 5)), rng.normal(size=(500, 5))), 0),
+        "lstm": (K.lstm, lstm_args(rng, 16, 8, 20), 1),
     }
+    # the finite-difference check on smaller arguments where the kernel is large
+    small_args = {"gmm": lambda a: (a[0], a[1], a[2], a[3][:20]),
+                  "lstm": lambda a: lstm_args(np.random.default_rng(1), 4, 3, 5)}
     jx = jax_versions() if jax is not None else {}
     rows = []
     for name, (f, args, wrt) in cases.items():
@@ -125,7 +151,7 @@ def main():
         got = jf(*args)
         if not np.isclose(got, want, rtol=1e-9):
             sys.exit(f"WRONG: {name} primal {got} != {want}")
-        small = args if name != "gmm" else (args[0], args[1], args[2], args[3][:20])
+        small = small_args[name](args) if name in small_args else args
         ref = fd(f, small, wrt)
         gs = jg(*small)
         if not np.allclose(gs, ref, rtol=1e-5, atol=1e-7):

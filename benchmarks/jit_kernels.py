@@ -46,27 +46,35 @@ def logsumexp(x):
 
 
 def gmm(alphas, means, icf, x):
-    """ADBench-style GMM objective, diagonal covariances, written with loops."""
+    """ADBench-style GMM objective, diagonal covariances, written with loops.
+
+    Structured like ADBench's reference C++ objective: ``exp(icf)`` and the
+    per-component sums of ``icf`` are computed once, before the loop over the
+    data, and each point's k main terms go into a buffer written in place
+    (its overwritten values are what the gradient's tape records)."""
     n, d = x.shape
     k = alphas.shape[0]
+    qdiag = np.empty((k, d))
+    sum_qs = np.empty(k)
+    for j in range(k):
+        sum_qs[j] = np.sum(icf[j, :])
+        for l in range(d):
+            qdiag[j, l] = math.exp(icf[j, l])
+    main = np.empty(k)
     total = 0.0
     for i in range(n):
         m = -1e300
         for j in range(k):
             s = 0.0
             for l in range(d):
-                z = math.exp(icf[j, l]) * (x[i, l] - means[j, l])
+                z = qdiag[j, l] * (x[i, l] - means[j, l])
                 s = s + z * z
-            v = alphas[j] + np.sum(icf[j, :]) - 0.5 * s
-            if v > m:
-                m = v
+            main[j] = alphas[j] + sum_qs[j] - 0.5 * s
+            if main[j] > m:
+                m = main[j]
         acc = 0.0
         for j in range(k):
-            s = 0.0
-            for l in range(d):
-                z = math.exp(icf[j, l]) * (x[i, l] - means[j, l])
-                s = s + z * z
-            acc = acc + math.exp(alphas[j] + np.sum(icf[j, :]) - 0.5 * s - m)
+            acc = acc + math.exp(main[j] - m)
         total = total + m + math.log(acc)
     amax = alphas[0]
     for j in range(k):
@@ -76,3 +84,31 @@ def gmm(alphas, means, icf, x):
     for j in range(k):
         asum = asum + math.exp(alphas[j] - amax)
     return total - n * (amax + math.log(asum))
+
+
+def lstm(wx, wh, b, xs, h0, c0):
+    """A small LSTM run over a sequence: per step, the four gates' pre-activations
+    ``z = wx @ x_t + wh @ h + b`` (2-D weights, explicit loops into a buffer written
+    in place), sigmoid input/forget/output gates, a tanh candidate, the cell and
+    hidden state updated in place; the sum of squares of the last hidden state."""
+    steps, nin = xs.shape
+    nh = h0.shape[0]
+    h = h0.copy()
+    c = c0.copy()
+    z = np.empty(4 * nh)
+    for t in range(steps):
+        for r in range(4 * nh):
+            s = b[r]
+            for q in range(nin):
+                s = s + wx[r, q] * xs[t, q]
+            for q in range(nh):
+                s = s + wh[r, q] * h[q]
+            z[r] = s
+        for u in range(nh):
+            ig = 1.0 / (1.0 + math.exp(-z[u]))
+            fg = 1.0 / (1.0 + math.exp(-z[nh + u]))
+            og = 1.0 / (1.0 + math.exp(-z[2 * nh + u]))
+            g = math.tanh(z[3 * nh + u])
+            c[u] = fg * c[u] + ig * g
+            h[u] = og * math.tanh(c[u])
+    return np.sum(h * h)

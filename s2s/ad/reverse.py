@@ -41,6 +41,7 @@ from . import custom_rules
 from .analysis import backward_needed, defined_before, may_be_none
 from .dict_reads import EntryAdjoints
 from .prepare import BodyPreparation
+from .references import scalar_references
 from .remat import is_remat_call, remat_adjoint
 from .scalars import scalar_tuples
 from .loops import LoopAdjoints
@@ -410,6 +411,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
         else:  # output does not depend on the inputs: still check it like JAX
             adjoint.append(ir.ExprStmt(ir.Call(rt.grad_seed, (value,), seed_kw), loc))
         adjoint += self.adjoint_block(body, have)
+        adjoint = scalar_references(adjoint, self.scalars - {p.var.name for p in params})
         body, adjoint = self.finish_tape(body, adjoint)
         # the adjoint pops loop variables back to their first values: keep the output's
         value, aux = (self._kept(v, body, loc) for v in (value, aux))

@@ -12,14 +12,22 @@ and drop, until nothing changes, each name one of whose assignments is not
 certainly a real scalar given the names still in the set.  Real scalars are
 number constants, parameters known to be real scalars (``seeds``), copies,
 arithmetic and ``math`` functions of real scalars (``templates.SCALAR_OPS``),
-items of parameters known to be real scalars, ``range`` loop counters and
-the items of tuples built from real scalars.
+items of parameters known to be real scalars, ``range`` loop counters, the
+items of tuples built from real scalars, and items ``v[i]`` (``i`` an integer)
+of *real vectors*: 1-D real arrays passed in, and the arrays the function
+makes from them or from a length (``np.copy``/``x.copy()``, ``rt.owned``,
+copies, ``index_set``/``index_updated`` of one, ``np.zeros/ones/empty(n)``).
+An in-place write keeps an array's dtype and shape, so a vector stays one.
+Both sets come from one greatest fixed point.
 """
 from __future__ import annotations
 
 import operator
 from typing import Dict, List, Set
 
+import numpy as np
+
+import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
@@ -45,6 +53,23 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
         isinstance(d, ir.Assign) and isinstance(d.value, ir.Call) and d.value.fn is range
         for d in ds)}
     current = set(defs) | set(seeds)
+    vecs = set(defs) | set(vectors)
+
+    def integer(i) -> bool:
+        return (isinstance(i, ir.Const) and type(i.value) is int) or (
+            isinstance(i, ir.Var) and i.name in current)
+
+    def vector_def(s) -> bool:
+        if not isinstance(s, ir.Assign) or (isinstance(s.value, ir.Call) and s.value.kwargs):
+            return False
+        v = s.value
+        if isinstance(v, ir.Var):
+            return v.name in vecs
+        if not isinstance(v, ir.Call) or not v.args:
+            return False
+        if v.fn in _VECTOR_COPIES and len(v.args) == 1 or v.fn in _VECTOR_WRITES:
+            return isinstance(v.args[0], ir.Var) and v.args[0].name in vecs
+        return v.fn in _FILLED and len(v.args) == 1 and integer(v.args[0])
 
     def scalar_def(s, name) -> bool:
         if isinstance(s, ir.Assign):
@@ -55,11 +80,9 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
                 return v.name in current
             if v.fn in PLAIN_OF_INPLACE:  # x += y of numbers rebinds x: x = x + y
                 v = ir.Call(PLAIN_OF_INPLACE[v.fn], v.args, v.kwargs)
-            if v.fn is operator.getitem and len(v.args) == 2 and not v.kwargs \
-                    and isinstance(v.args[0], ir.Var) and v.args[0].name in vectors:
-                i = v.args[1]
-                return (isinstance(i, ir.Const) and type(i.value) is int) or (
-                    isinstance(i, ir.Var) and i.name in current)
+            if v.fn in _ITEM_READS and len(v.args) == _ITEM_READS[v.fn] and not v.kwargs \
+                    and isinstance(v.args[0], ir.Var) and v.args[0].name in vecs:
+                return integer(v.args[1])
             return is_real_scalar_op(v, current) or scalar_item(v)
         if isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var) and (
                 s.value.name in vectors or s.value.name in items_all_scalar):
@@ -77,9 +100,20 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
     while True:
         dropped = {n for n in current - set(seeds)
                    if not all(scalar_def(s, n) for s in defs.get(n, ()))}
-        if not dropped:
+        no_vector = {n for n in vecs - set(vectors) if not all(map(vector_def, defs.get(n, ())))}
+        vecs -= no_vector
+        if not dropped and not no_vector:
             return current - {n for n in current if n not in defs and n not in seeds}
         current -= dropped
+
+
+#: calls reading one item ``v[i]`` -> their number of arguments
+_ITEM_READS = {operator.getitem: 2, rt.read_copy: 2, rt.read_checked: 3}
+#: calls giving an array of their first argument's dtype and shape
+_VECTOR_COPIES = (np.copy, rt.owned)
+_VECTOR_WRITES = (rt.index_set, rt.index_updated)
+#: ``np.zeros(n)`` and the like: a float64 vector
+_FILLED = (np.zeros, np.ones, np.empty)
 
 
 def _tuple_items(body, defs):

@@ -8,6 +8,9 @@ zeros shaped like ``x`` at ``index``.  For the indices compiled code takes
 adjoint), or None (no adjoint yet: the result is ``getitem_vjp(g, x, index)``).
 A complex ``g`` into a real ``acc`` is refused (Python mode would widen ``acc``).
 
+``owned(x)``: ``x`` itself (a number or a tuple of numbers), a copy when it is an array (the snapshot reverse mode
+takes of an operand that a later in-place write could change).
+
 ``clip_selected(a, a_min, a_max, which)``: 1.0 where ``np.clip`` takes its value
 from argument ``which`` (0: ``a``, 1: ``a_min``, 2: ``a_max``), else 0.0
 (``s2s_runtime.shape_helpers``); here for number (or None) bounds and a
@@ -101,5 +104,21 @@ class ClipSelected:
         return A.elementwise(L, lambda xs: (scalar(*xs[0]), T.F64T), [(a, at)], "f8")
 
 
+class Owned:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1:
+            return None
+        t = types[0]
+        if isinstance(t, (T.Array, T.Scalar)) or (  # a tuple of numbers (an index): itself
+                isinstance(t, T.Tuple) and all(isinstance(i, T.Scalar) for i in t.items)):
+            return t
+        return None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        return A.copy(L, v, t) if isinstance(t, T.Array) else v
+
+
 register(AddAt(), rt.add_at)
+register(Owned(), rt.owned)
 register(ClipSelected(), rt.clip_selected)

@@ -12,7 +12,9 @@ reassigned) and already has the result's shape and dtype.  Contract:
   when ``A`` is unshared and shaped like ``x``, else the two statements as
   written;
 * ``inplace_add(L, s)``: ``A = A + B`` / ``A = A - B`` for arrays, in place
-  when ``A`` is unshared and ``B`` broadcasts to ``A``'s shape.
+  when ``A`` is unshared and ``B`` broadcasts to ``A``'s shape;
+* ``inplace_add_at(L, s)``: ``A = rt.add_at(A, g, x, idx)`` as ``A[idx] += g``
+  when ``A`` is unshared and shaped like ``x`` (else the copying form).
 Arrays passed in by the caller (no block) are never updated in place.
 """
 from __future__ import annotations
@@ -107,6 +109,41 @@ def _add_at(L, a, at, idx, it, g, gt):
     A.elementwise(L, lambda xs: (S.binary(L, "add", *(S.convert(L, v, t, et) for v, t in xs),
                                           et), et),
                   [(target, vt), (g, gt)], at.dtype, out=(target, vt))
+
+
+def add_at_candidate(L, s) -> bool:
+    """``A = rt.add_at(A, g, x, idx)`` with ``A`` a float array of ``x``'s rank."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+            and s.value.fn is rt.add_at and len(s.value.args) == 4 and not s.value.kwargs
+            and s.value.args[0] == s.target and isinstance(s.value.args[2], ir.Var)):
+        return False
+    at = L.types.get(s.target.name)
+    xt = L.types.get(s.value.args[2].name)
+    return (isinstance(at, T.Array) and isinstance(xt, T.Array) and at.ndim == xt.ndim
+            and at.dtype in ("f4", "f8", "c16") and L.types.get(s.value.args[0].name) == at)
+
+
+def inplace_add_at(L, s):
+    """``A[idx] += g`` in place when ``A`` is unshared and shaped like ``x``; else
+    ``s`` as written (a copy of ``A`` with ``g`` added)."""
+    b = L.b
+    acc, g, x, idx = s.value.args
+    a, at = L.atom(acc)
+    xv, xt = L.atom(x)
+    gv, gt = L.atom(g)
+    iv, it = L.atom(idx)
+    if acc.name in L.owned:  # held once throughout the loop (unique_adjoints.py)
+        from .unique_adjoints import check_shape
+        check_shape(L, a, at, xv, xt)
+        _add_at(L, a, at, iv, it, gv, gt)
+        return
+    ok = b.and_(_unshared(L, a), b.not_(A._differs(L, A.shape_list(L, a, at),
+                                                      A.shape_list(L, xv, xt))))
+    with b.if_else(ok, likely=True) as (fast, slow):
+        with fast:
+            _add_at(L, a, at, iv, it, gv, gt)
+        with slow:
+            L.stmt(s)
 
 
 def inplace_candidate(L, s) -> bool:
@@ -217,16 +254,24 @@ def swap_base_and_value(stmts):
 
 def inplace_base(L, s, dying) -> bool:
     """``T = index_set_vjp_base(G, idx)`` with ``G`` dying here: zero ``G[idx]`` in place
-    when the only references to its block are ``G`` and ``T`` (being reassigned)."""
+    when the only references to its block are ``G`` and ``T`` (being reassigned);
+    ``G = index_set_vjp_base(G, idx)``: in place when ``G`` is its block's only reference."""
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
             and s.value.fn is rt.index_set_vjp_base and len(s.value.args) == 2
-            and isinstance(s.value.args[0], ir.Var) and s.value.args[0].name in dying):
+            and isinstance(s.value.args[0], ir.Var)):
+        return False
+    itself = s.value.args[0] == s.target  # G = index_set_vjp_base(G, idx)
+    if not (itself or s.value.args[0].name in dying):
         return False
     gt = L.types.get(s.value.args[0].name)
     if not isinstance(gt, T.Array) or L.types.get(s.target.name) != gt:
         return False
     b = L.b
     g, _ = L.atom(s.value.args[0])
+    if itself and s.target.name in L.owned:  # held once throughout the loop
+        idx, it = L.atom(s.value.args[1])
+        A.setitem(L, g, gt, idx, it, L.const(0, T.INT), T.INT)
+        return True
     old, _ = L.atom(s.target)
     block = b.extract_value(g, 1)
     same = b.icmp_unsigned("==", b.ptrtoint(block, T.I64),
@@ -234,13 +279,14 @@ def inplace_base(L, s, dying) -> bool:
     is_block = b.icmp_unsigned("!=", b.ptrtoint(block, T.I64), A.ZERO)
     words = b.select(is_block, b.bitcast(block, T.I64.as_pointer()), L.refcount_dummy())
     refs = b.load(b.gep(words, [ll.Constant(T.I32, 3)]))
-    expected = b.add(A.ONE, b.zext(same, T.I64))
+    expected = A.ONE if itself else b.add(A.ONE, b.zext(same, T.I64))
     ok = b.and_(is_block, b.icmp_signed("==", refs, expected))
     with b.if_else(ok) as (fast, slow):
         with fast:
             idx, it = L.atom(s.value.args[1])
             A.setitem(L, g, gt, idx, it, L.const(0, T.INT), T.INT)
-            L.store(s.target.name, g, gt)
+            if not itself:  # (else the variable holds ``g`` already: no reference moves)
+                L.store(s.target.name, g, gt)
         with slow:
             L.stmt(s)
     return True

@@ -27,8 +27,10 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import inplace, stacks
+from . import inplace, stacks, unique_adjoints
 from .infer import const_type, infer
+from .lean_tapes import lean_tapes
+from .local_copies import propagate_local_copies
 from . import derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
@@ -40,7 +42,13 @@ class FunctionLowering:
         self.boundscheck = boundscheck
         names = [p.var.name for p in func.params]
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
+        lean = propagate_local_copies(lean_tapes(func, self.types))  # record only what
+        # the adjoint reads; adjoint arrays held once (in-place updates)
+        if lean is not func:
+            self.func = func = lean
+            self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         self.stacks = stacks.find_stacks(func)
+        self.owned = set()  # adjoint arrays held once throughout the loops being lowered
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
         for name in self.stacks:
@@ -219,6 +227,8 @@ class FunctionLowering:
             else:
                 if inplace.inplace_candidate(self, s):
                     inplace.inplace_add(self, s)
+                elif inplace.add_at_candidate(self, s):
+                    inplace.inplace_add_at(self, s)
                 elif not inplace.inplace_base(self, s, dying.get(k, ())):
                     self.stmt(s)
                 done = dying.get(k, [])
@@ -308,6 +318,11 @@ class FunctionLowering:
             element = (it, t)
         else:
             raise UnsupportedSyntaxError(f"jit: a for loop over a {t}", s.loc)
+        stacks.reserve_for_loop(self, s, start, stop, step)
+        owned = unique_adjoints.owned_in_loop(self, s)
+        for name in owned:
+            unique_adjoints.make_owned(self, name)
+        self.owned.update(owned)
         counter = self.entry_alloca(T.I64, name="for.i")
         self.b.store(start, counter)
         head = self.fn.append_basic_block("for.head")
@@ -337,6 +352,7 @@ class FunctionLowering:
         self.b.branch(head)
         self.b.position_at_end(orelse)
         self.block(s.orelse)
+        self.owned.difference_update(owned)
         if not self.b.block.is_terminated:
             self.b.branch(after)
         self.b.position_at_end(after)

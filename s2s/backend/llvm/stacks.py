@@ -9,7 +9,9 @@ Contract:
 * a stack the kernel builds holds fixed-size slots (the largest type pushed or
   popped on it); a push stores the value as its own type and a pop loads it
   back as the target's type (the same variable, so the same type); it lives
-  in memory from ``abi.alloc`` (doubling when full, freed on every exit);
+  in memory from ``abi.alloc`` (doubling when full, freed on every exit), and
+  a ``for`` loop over a range that pushes a fixed number of values per
+  iteration reserves room for all of them before it starts (``reserve``);
 * a stack handed in by Python (the tape of a ``vjp`` closure) is encoded by
   ``encode_tape`` as ``{tag, word, word}`` slots (None, bool, int, float,
   complex items; ranges; numpy arrays by reference, checked against the target's
@@ -30,6 +32,8 @@ from . import types as T
 
 TAG_NONE, TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_COMPLEX, TAG_RANGE, TAG_ARRAY = 0, 1, 2, 3, 4, 5, 6
 TAGGED_SLOT = 32
+#: the most slots a loop reserves ahead (a loop that stops early reserves no more)
+RESERVE_CAP = 1 << 20
 
 
 def _is_push(s, name):
@@ -142,17 +146,15 @@ def start(L, name):
     b.store(cap, b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 2)]))
 
 
-def push(L, name, value, vt):
+def _grow(L, name, need, new_cap):
+    """Make the tape's buffer ``new_cap`` bytes when ``need`` bytes exceed its capacity."""
     b = L.b
-    size = L.stack_slot[name]
     slot = L.slots[name]
     base_p, top_p, cap_p = (b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, k)])
                             for k in range(3))
     top, cap = b.load(top_p), b.load(cap_p)
-    need = b.add(top, ll.Constant(T.I64, size))
     k = cache_index(L, name)
     with b.if_then(b.icmp_signed(">", need, cap), likely=False):
-        new_cap = b.mul(b.add(cap, ll.Constant(T.I64, 64 * size)), ll.Constant(T.I64, 2))
         if k is None:
             _, data = abi.alloc(L, new_cap)
             memcpy(L, data, b.load(base_p), top)
@@ -167,6 +169,51 @@ def push(L, name, value, vt):
             b.store(new_cap, abi.ctx_slot(L, abi.TAPES + 2 * k + 1))
         b.store(data, base_p)
         b.store(new_cap, cap_p)
+
+
+def reserve(L, name, items):
+    """Before a loop of a known trip count: room for ``items`` more slots (one growth
+    instead of repeated doublings; a loop running longer still grows at a push)."""
+    b = L.b
+    size = ll.Constant(T.I64, L.stack_slot[name])
+    slot = L.slots[name]
+    top = b.load(b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)]))
+    need = b.add(top, b.mul(items, size))
+    _grow(L, name, need, b.add(need, b.mul(ll.Constant(T.I64, 64), size)))
+
+
+def reserve_for_loop(L, s, start, stop, step):
+    """Room on the kernel's tapes for the pushes the body of the ``for`` loop ``s`` (over
+    ``range(start, stop, step)``) makes directly, for all its iterations (at most
+    ``RESERVE_CAP`` slots), before it starts."""
+    counts = {}
+    for x in s.body:
+        if isinstance(x, ir.Assign) and x.target.name in L.stack_slot \
+                and isinstance(x.value, ir.Call) and len(x.value.args) == 2:
+            counts[x.target.name] = counts.get(x.target.name, 0) + 1
+    if not counts:
+        return
+    b = L.b
+    up = b.icmp_signed(">", step, ll.Constant(T.I64, 0))
+    span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+    width = b.select(up, step, b.neg(step))
+    trips = b.sdiv(b.add(span, b.sub(width, ll.Constant(T.I64, 1))), width)
+    cap = ll.Constant(T.I64, RESERVE_CAP)
+    trips = b.select(b.icmp_signed("<", trips, ll.Constant(T.I64, 0)), ll.Constant(T.I64, 0), trips)
+    trips = b.select(b.icmp_signed(">", trips, cap), cap, trips)
+    for name in sorted(counts):
+        reserve(L, name, b.mul(trips, ll.Constant(T.I64, counts[name])))
+
+
+def push(L, name, value, vt):
+    b = L.b
+    size = L.stack_slot[name]
+    slot = L.slots[name]
+    base_p, top_p, cap_p = (b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, k)])
+                            for k in range(3))
+    top, cap = b.load(top_p), b.load(cap_p)
+    need = b.add(top, ll.Constant(T.I64, size))
+    _grow(L, name, need, b.mul(b.add(cap, ll.Constant(T.I64, 64 * size)), ll.Constant(T.I64, 2)))
     where = b.gep(b.load(base_p), [top])
     if not isinstance(vt, T.NoneType):
         b.store(value, b.bitcast(where, vt.llvm().as_pointer()))

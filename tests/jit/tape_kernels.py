@@ -1,0 +1,146 @@
+"""Loop kernels with in-place writes whose gradients record little or nothing on the
+tape once the jit knows the types (test_lean_tapes.py); each exercises a path the
+tape must stay balanced on: break, continue, an early return, a while loop, a try."""
+import math
+
+import numpy as np
+
+
+def heat(u0, steps):
+    u = u0.copy()
+    n = u.shape[0]
+    for s in range(steps):
+        left = u[0]
+        for i in range(1, n - 1):
+            new = u[i] + 0.25 * (left - 2.0 * u[i] + u[i + 1])
+            left = u[i]
+            u[i] = new
+    return np.sum(u * u)
+
+
+def stencil_continue_break(u0, steps, cap):
+    u = u0.copy()
+    n = u.shape[0]
+    for s in range(steps):
+        left = u[0]
+        for i in range(1, n - 1):
+            if u[i] > cap:  # data-dependent: skip hot cells
+                left = u[i]
+                continue
+            new = u[i] + 0.2 * (left - 2.0 * u[i] + u[i + 1])
+            left = u[i]
+            u[i] = new
+        if np.sum(u) > 3.0 * cap * n:
+            break
+    return np.sum(u * u * u)
+
+
+def nonlinear_early_return(u0, steps):
+    u = u0.copy()
+    for s in range(steps):
+        for i in range(1, u.shape[0]):
+            u[i] = 0.9 * u[i] + 0.1 * math.sin(u[i - 1])
+        if u[0] * u[1] > 10.0:
+            return np.sum(u)
+    return np.sum(u * u)
+
+
+def while_relax(u0, tol):
+    u = u0.copy()
+    n = u.shape[0]
+    change = 1.0
+    k = 0
+    while change > tol and k < 50:
+        change = 0.0
+        for i in range(1, n - 1):
+            new = 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1])
+            change = change + abs(new - u[i])
+            u[i] = new
+        k = k + 1
+    return np.sum(u * u)
+
+
+def try_in_loop(u0, steps):
+    u = u0.copy()
+    for s in range(steps):
+        for i in range(u.shape[0] - 1):
+            try:
+                if u[i] < -5.0:
+                    raise ValueError
+                u[i] = u[i] + 0.1 * u[i + 1] * u[i + 1]
+            except ValueError:
+                u[i] = 0.0
+    return np.sum(u)
+
+
+def gmm(alphas, means, icf, x):
+    n, d = x.shape
+    k = alphas.shape[0]
+    qdiag = np.empty((k, d))
+    sum_qs = np.empty(k)
+    for j in range(k):
+        sum_qs[j] = np.sum(icf[j, :])
+        for l in range(d):
+            qdiag[j, l] = math.exp(icf[j, l])
+    main = np.empty(k)
+    total = 0.0
+    for i in range(n):
+        m = -1e300
+        for j in range(k):
+            s = 0.0
+            for l in range(d):
+                z = qdiag[j, l] * (x[i, l] - means[j, l])
+                s = s + z * z
+            main[j] = alphas[j] + sum_qs[j] - 0.5 * s
+            if main[j] > m:
+                m = main[j]
+        acc = 0.0
+        for j in range(k):
+            acc = acc + math.exp(main[j] - m)
+        total = total + m + math.log(acc)
+    return total
+
+
+def lstm(wx, wh, b, xs, h0, c0):
+    steps, nin = xs.shape
+    nh = h0.shape[0]
+    h = h0.copy()
+    c = c0.copy()
+    z = np.empty(4 * nh)
+    for t in range(steps):
+        for r in range(4 * nh):
+            s = b[r]
+            for q in range(nin):
+                s = s + wx[r, q] * xs[t, q]
+            for q in range(nh):
+                s = s + wh[r, q] * h[q]
+            z[r] = s
+        for u in range(nh):
+            ig = 1.0 / (1.0 + math.exp(-z[u]))
+            fg = 1.0 / (1.0 + math.exp(-z[nh + u]))
+            og = 1.0 / (1.0 + math.exp(-z[2 * nh + u]))
+            g = math.tanh(z[3 * nh + u])
+            c[u] = fg * c[u] + ig * g
+            h[u] = og * math.tanh(c[u])
+    return np.sum(h * h)
+
+
+def long_range_with_break(x, stop):
+    s = x
+    for i in range(10 ** 7):
+        s = math.sin(s) + 0.5 * s
+        if i >= stop:
+            break
+    return s * s
+
+
+def shared_adjoint(x, n):
+    """``y``'s adjoint and ``z``'s start from the same cotangent (an array two values
+    read): the loop's in-place updates must not reach the other one."""
+    y = x.copy()
+    z = y + 0.0
+    w = y * 1.0
+    for s in range(n):
+        for i in range(1, y.shape[0]):
+            y[i] = y[i] + 0.5 * y[i - 1]
+    return np.sum(y * w) + np.sum(z * w)
