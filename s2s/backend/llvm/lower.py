@@ -41,6 +41,7 @@ class FunctionLowering:
         names = [p.var.name for p in func.params]
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         self.stacks = stacks.find_stacks(func)
+        self.replayed = stacks.replayed(func, self.stacks)
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
         for name in self.stacks:
@@ -274,7 +275,7 @@ class FunctionLowering:
             tt = self.var_type(target)
             value = stacks.pop(self, s.value.name, tt)
             self.store(target, value, tt)
-            if not self.types[s.value.name].tagged:
+            if not self.types[s.value.name].tagged and s.value.name not in self.replayed:
                 abi.release(self, value, tt)  # the tape's reference
             return
         value, t = self.atom(s.value)
