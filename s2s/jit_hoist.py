@@ -77,3 +77,53 @@ def hoist_invariants(loop: ir.For):
             kept.append(s)
         read |= uses
     return moved, replace(loop, body=tuple(kept))
+
+
+def stack_forms(func: ir.Function) -> ir.Function:
+    """``func`` with the tape statements that forward mode writes through temporaries put
+    back in the forms ``backend/llvm/stacks.py`` compiles as native stacks: ``t = (v,
+    tape); tape = t`` (``t`` read nowhere else) becomes ``tape = (v, tape)``, and
+    ``dtape = rt.zeros_like(tape)`` right after ``tape = ()`` becomes ``dtape = ()`` (the
+    tangent of an empty tape).  Nothing else changes."""
+    uses = ir.use_counts(func.body)
+
+    def block(stmts):
+        out = []
+        for s in stmts:
+            s = ir.with_blocks(s, [tuple(block(b)) for b in ir.sub_blocks(s)]) \
+                if ir.sub_blocks(s) else s
+            prev = out[-1] if out else None
+            at = _push_through(out, s, uses)
+            if at is not None:
+                push = out.pop(at)
+                out.append(ir.Assign(s.target, push.value, push.loc))
+                continue
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                    s.value.fn is rt.zeros_like and len(s.value.args) == 1 and \
+                    isinstance(prev, ir.Assign) and prev.target == s.value.args[0] and \
+                    isinstance(prev.value, ir.Const) and prev.value.value == ():
+                s = ir.Assign(s.target, ir.Const(()), s.loc)
+            out.append(s)
+        return out
+
+    return replace(func, body=tuple(block(func.body)))
+
+
+def _push_through(out, s, uses):
+    """The index in ``out`` of ``t = (v, tape)`` when ``s`` is ``tape = t``, ``t`` is read
+    only there and nothing after it in ``out`` assigns ``tape`` or ``v``; else None."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var)
+            and uses.get(s.value.name) == 1):
+        return None
+    for j in range(len(out) - 1, -1, -1):
+        p = out[j]
+        if isinstance(p, ir.Assign) and p.target == s.value:
+            ok = isinstance(p.value, ir.Call) and p.value.fn is build.make_tuple and \
+                len(p.value.args) == 2 and p.value.args[1] == s.target
+            later = {v.name for x in ir.walk(out[j + 1:]) for v in ir.stmt_defs(x)}
+            v = p.value.args[0] if ok else None
+            if ok and s.target.name not in later and \
+                    not (isinstance(v, ir.Var) and v.name in later):
+                return j
+            return None
+    return None

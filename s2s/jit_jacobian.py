@@ -41,7 +41,7 @@ from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
 from .ir.kinds import is_inexact_leaf
 from .ir.names import NameGen
-from .jit_hoist import hoist_invariants
+from .jit_hoist import hoist_invariants, stack_forms
 from .passes.single_exit import single_exit
 from .passes.ssa import _rename_all
 
@@ -261,6 +261,7 @@ def jacfwd_ir(func, values, carries, nums, single, what, types_of):
     """The kernel of ``jacfwd`` from ``func``, the JVP IR of the function
     (``(values..., tangents of the carried values..., free...) -> (out, dout)``)."""
     from .backend.llvm.infer import infer
+    func = stack_forms(func)
     n = len(values)
     held = list(func.params[:n])
     dot_params = list(func.params[n:n + sum(carries)])
@@ -384,14 +385,12 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
 def _types(func, values, free, carries=None) -> dict:
     """The backend types of ``func``'s parameters: ``values``, then (with ``carries``) one
     tangent per carried value, then the free variables by name."""
-    from .backend.llvm import types as T
     from .backend.llvm.compile import param_types
-    import numpy as np
     from s2s_runtime.tree import tree_map
     vals = list(values)
     if carries is not None:
-        vals += [tree_map(lambda x: np.zeros(np.shape(x), np.result_type(x, np.float32)) if
-                          is_inexact_leaf(x) else x, v) for v, c in zip(values, carries) if c]
+        vals += [tree_map(lambda x: J.basis_vector(x, 0) if is_inexact_leaf(x) else x, v)
+                 for v, c in zip(values, carries) if c]
     names = [p.var.name for p in func.params]
     vals += [free[n] for n in names[len(vals):]]
     types = param_types(func, vals, lambda: (func.name, ""))
