@@ -34,7 +34,6 @@ import operator
 
 import s2s_runtime as rt
 from s2s_runtime import build
-from s2s_runtime.tree import tree_flatten
 
 from .backend.llvm import jacobian_ops as J
 from .errors import UnsupportedSyntaxError
