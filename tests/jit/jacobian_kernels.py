@@ -115,3 +115,15 @@ def with_dict(x):
 def single_precision(x):
     """No float64 constants: float32 in, float32 out."""
     return np.tanh(x) * x[0] + np.sin(x[::-1])
+
+
+def scaled_then_written(x):
+    """A product written into in place: forward mode copies its tangent (rt.owned)."""
+    y = x * 2.0
+    y[0] = y[1] * x[2]
+    return y
+
+
+def dot_quadratic(x):
+    """x . (A x) with np.dot: the Hessian is A + A^T (dot_vjp's tangent in the kernel)."""
+    return np.dot(x, np.dot(A_SYM, x))

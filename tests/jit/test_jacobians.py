@@ -92,6 +92,7 @@ CASES = [
     ("pair_out", K.pair_out, (X5,), 0),
     ("two_args_y", K.two_args, (X5, RNG.normal(size=3)), 1),
     ("vector_out", K.vector_out, (X5[:3],), 0),
+    ("scaled_then_written", K.scaled_then_written, (X5[:3],), 0),
 ]
 
 
@@ -164,6 +165,11 @@ def test_matches_python_mode_shapes_and_values():
 # -- Hessians ------------------------------------------------------------------------------
 def test_hessian_quadratic_closed_form():
     got = s2s.jit(s2s.hessian(K.quadratic))(np.array([0.3, -1.2, 0.8]))
+    close(got, K.A_SYM + K.A_SYM.T, rtol=1e-13, atol=1e-13)
+
+
+def test_hessian_dot_closed_form():
+    got = s2s.jit(s2s.hessian(K.dot_quadratic))(np.array([0.3, -1.2, 0.8]))
     close(got, K.A_SYM + K.A_SYM.T, rtol=1e-13, atol=1e-13)
 
 
