@@ -149,6 +149,11 @@ def _prefix(k, shape):
     return (k,) + shape if isinstance(shape, tuple) else [_prefix(k, s) for s in shape]
 
 
+def _shaped(value, atom):
+    """What a Jacobian block takes its input shape from: a None leaf is a shape ()."""
+    return ir.Const(0.0) if value is None else atom
+
+
 def finish(func: ir.Function, name, params, block, result):
     block.stmts.append(ir.Return(result, block.loc))
     return ir.Function(name, tuple(params), tuple(block.stmts), func.loc,
@@ -156,6 +161,14 @@ def finish(func: ir.Function, name, params, block, result):
 
 
 def check_kinds(what, args, nums, loc):
+    from .backend.llvm import types as T
+    for n in nums:
+        for _, v in leaf_paths(args[n]):
+            if v is not None and T.value_type(v) is None:
+                raise TypeError(
+                    f"jit({what}): argument {n} is or holds a {type(v).__name__}; compiled "
+                    "Jacobians take numbers, numpy arrays and tuples of them (call "
+                    f"{what}(f) without jit for other pytrees)")
     for n in nums:
         for _, v in leaf_paths(args[n]):
             if is_inexact_leaf(v) and getattr(v, "dtype", None) is not None and \
@@ -201,7 +214,7 @@ def jacrev_ir(transform, values, nums, single):
     params = {p.var.name: p.var for p in fwd.params}
     ins = [[(path, v, b.item(params[transform.param_names[n]], path))
             for path, v in leaf_paths(values[n])] for n in nums]
-    jac = [[[b.call(J.jacobian_zeros, o, x, base="jac") for _, _, x in leaves]
+    jac = [[[b.call(J.jacobian_zeros, o, _shaped(v, x), base="jac") for _, v, x in leaves]
             for leaves in ins] for o in outs]
     sizes = [[b.call(J.leaf_size, x) if is_inexact_leaf(v) else None for _, v, x in leaves]
              for leaves in ins]
@@ -311,9 +324,9 @@ def jacfwd_ir(func, values, carries, nums, single, what, types_of):
                     for o, (opath, _) in enumerate(out_leaves):
                         ov = make.item(out, opath)
                         for a2, leaves2 in enumerate(ins):
-                            for j2, (_, _, x2) in enumerate(leaves2):
+                            for j2, (_, v2, x2) in enumerate(leaves2):
                                 make.stmts.append(ir.Assign(jac[o][a2][j2], ir.Call(
-                                    J.jacobian_zeros, (ov, x2)), make.loc))
+                                    J.jacobian_zeros, (ov, _shaped(v2, x2))), make.loc))
                     test = inner.call(operator.eq, l, ir.Const(0))
                     inner.stmts.append(ir.If(test, tuple(make.stmts), (), inner.loc))
                 for o, (opath, _) in enumerate(out_leaves):
