@@ -9,6 +9,7 @@ import copy
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -77,3 +78,48 @@ def test_most_random_programs_compiled():
     """The property above checked compiled Jacobians, not only refusals."""
     if COMPILED or REFUSED:
         assert len(COMPILED) >= len(REFUSED), REFUSED
+
+
+# -- the gradient corpus ---------------------------------------------------------------------
+def _corpus_cases():
+    from tests.grad import corpus, corpus_control  # noqa: F401  (registers the cases)
+    seen, out = set(), []
+    for c in corpus.CASES:
+        if c.fn not in seen and not c.kwargs:
+            seen.add(c.fn)
+            out.append(c)
+    return out
+
+
+CORPUS = _corpus_cases()
+SAMPLE = CORPUS[::9]
+
+
+def _check_corpus_case(case, mode):
+    from tests.grad.oracles import assert_tree_close, fd_grad
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = s2s.jit(mode(case.fn, argnums=case.argnums))(*case.args)
+    except s2s.S2SError as e:
+        assert "jit" in str(e) or "unsupported" in str(e), str(e)
+        return
+    except TypeError as e:  # arguments jit does not take (dicts, namedtuples...)
+        assert "jit" in str(e), str(e)
+        return
+    assert_tree_close(got, fd_grad(case.fn, case.args, case.argnums), rtol=1e-5, atol=1e-6,
+                      what=case.id)
+
+
+@pytest.mark.parametrize("mode", [s2s.jacrev, s2s.jacfwd], ids=["jacrev", "jacfwd"])
+@pytest.mark.parametrize("case", SAMPLE, ids=[c.id for c in SAMPLE])
+def test_corpus_sample_against_finite_differences(case, mode):
+    """The gradient corpus's scalar functions: jit(jacrev/jacfwd) is their gradient."""
+    _check_corpus_case(case, mode)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", [s2s.jacrev, s2s.jacfwd], ids=["jacrev", "jacfwd"])
+@pytest.mark.parametrize("case", CORPUS, ids=[c.id for c in CORPUS])
+def test_corpus_against_finite_differences(case, mode):
+    _check_corpus_case(case, mode)
