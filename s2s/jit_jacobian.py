@@ -344,14 +344,19 @@ def jacfwd_ir(func, values, carries, nums, single, what, types_of):
 # -- the entry point jit uses -----------------------------------------------------------
 def jit_signature(fun):
     """The signature ``jit`` binds a Jacobian function's arguments with: ``fun``'s."""
-    from .api import _signature
-    return _signature(fun)
+    from .api import _ReverseTransform, _signature
+    if hasattr(fun, "_s2s_jit_ir"):
+        raise UnsupportedSyntaxError(
+            "jit of a jacfwd/jacrev/hessian of a jacfwd, jacrev, hessian or vmap function is "
+            "not compiled (jit(hessian(f)) compiles jacfwd(jacrev(f)); call the nested "
+            "Jacobian without jit)")
+    return fun.sig if isinstance(fun, _ReverseTransform) else _signature(fun)
 
 
 def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
     """``(kernel IR, free values loader)`` of ``jit(<what>(fun, argnums))`` for ``args``
     (``what``: "jacrev", "jacfwd" or "hessian")."""
-    from .api import _normalise_argnums, _reverse_transform
+    from .api import _normalise_argnums, _reverse_transform, _ReverseTransform
     from .api_forward import _forward_of
     from .api_varargs import adapter, wants_adapter
     from .custom_primal import primal_calls_inlined
@@ -363,11 +368,20 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
     nums, single = _normalise_argnums(argnums, len(args), name)
     check_kinds(what, args, nums, None)
     f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun
-    vjp_t = _reverse_transform(f, nums, False, False, "vjp")
-    if vjp_t.kwonly_names:
-        raise UnsupportedSyntaxError(f"jit({what}(f)): {name} has keyword-only parameters "
-                                     f"({', '.join(vjp_t.kwonly_names)})")
-    values = vjp_t._bind(list(args), {})
+    inner_free = {}
+    if isinstance(f, _ReverseTransform):  # jacrev(grad(f)): the vjp of the code grad made
+        positional = f._bind(list(args), {})
+        gen, gen_free = f.generated(positional)
+        inner_free = f.gen_freevars(positional)
+        vjp_t = _reverse_transform(gen, nums, False, False, "vjp")
+        values = vjp_t._bind(list(args), gen_free)
+    else:
+        vjp_t = _reverse_transform(f, nums, False, False, "vjp")
+        if vjp_t.kwonly_names:
+            raise UnsupportedSyntaxError(f"jit({what}(f)): {name} has keyword-only "
+                                         f"parameters ({', '.join(vjp_t.kwonly_names)})")
+        values = vjp_t._bind(list(args), {})
+    npos = len(args)
     if what == "jacrev":
         func, freevars = jacrev_ir(vjp_t, values, nums, single)
     else:
@@ -376,16 +390,18 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
         target = f if what == "jacfwd" else _reverse_transform(
             f, argnums if single else nums, False, False, "grad")
         fwd_t = _forward_of(target, False)
+        values = values[:npos]
         carries = fwd_t._carries(values, len(values))
         jvp, freevars = fwd_t.site_ir(values, carries, {})
         loaded = {n: fv.load() for n, fv in freevars.items()}
         func = jacfwd_ir(jvp, values, carries, nums, single, what,
                          lambda fn: _types(fn, values, loaded, carries))
+    freevars = {**inner_free, **freevars}
     current = {n: fv.load() for n, fv in freevars.items()}
     arguments = {**current, **{p.var.name: v for p, v in zip(func.params, values)}}
     func, more = primal_calls_inlined(func, freevars, arguments=arguments)
     freevars = {**freevars, **more}
-    free_names = [p.var.name for p in func.params[len(values):]]
+    free_names = [p.var.name for p in func.params[npos:]]
     missing = [n for n in free_names if n not in freevars]
     if missing:
         raise UnsupportedSyntaxError(f"s2s internal error: jit({what}): no value for "

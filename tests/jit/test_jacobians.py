@@ -251,3 +251,28 @@ def test_helpers_python_meaning():
     assert jacobian_ops.basis_vector(np.zeros((2, 2)), 3).tolist() == [[0, 0], [0, 1]]
     assert jacobian_ops.basis_vector(np.zeros(2), 5).tolist() == [0, 0]
     assert jacobian_ops.basis_count(np.zeros(0)) == 1 and jacobian_ops.leaf_size(2.0) == 1
+
+
+# -- compositions ---------------------------------------------------------------------------
+def test_jacobians_of_gradients_closed_form():
+    x = np.array([0.3, -1.2, 0.8])
+    H = K.A_SYM + K.A_SYM.T
+    close(s2s.jit(s2s.jacfwd(s2s.grad(K.quadratic)))(x), H, rtol=1e-13, atol=1e-13)
+    close(s2s.jit(s2s.jacrev(s2s.grad(K.quadratic)))(x), H, rtol=1e-13, atol=1e-13)
+    value_row, hess = s2s.jit(s2s.jacrev(s2s.value_and_grad(K.quadratic)))(x)
+    close((value_row, hess), (x @ H, H), rtol=1e-13, atol=1e-13)
+
+
+def test_jacobian_of_a_jitted_function():
+    close(s2s.jit(s2s.jacrev(s2s.jit(K.linear)))(X5), K.W, rtol=1e-14, atol=1e-15)
+
+
+def test_nested_jacobians_are_refused_by_name():
+    with pytest.raises(s2s.S2SError, match="nested"):
+        s2s.jit(s2s.jacrev(s2s.jacrev(K.small_map)))(X5)
+
+
+def test_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2S_CACHE_DIR", str(tmp_path))
+    got = s2s.jit(s2s.jacrev(K.small_map), cache=True)(X5)
+    close(got, fd_jacobian(K.small_map, (X5,), 0))
