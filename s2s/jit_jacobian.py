@@ -185,7 +185,6 @@ def check_kinds(what, args, nums, loc):
 def jacrev_ir(transform, values, nums, single):
     """``(kernel IR, free variables)``; ``transform`` is ``vjp`` of ``f`` with tuple
     ``argnums`` ``nums``."""
-    from .backend.llvm.infer import infer
     from .backend.llvm.stacks import _is_push
     fwd, bwd, freevars = transform.split_ir(values)
     body = list(fwd.body)
@@ -200,8 +199,7 @@ def jacrev_ir(transform, values, nums, single):
     ct_name = bwd.params[-1].var.name
     value_only = ir.Function(fwd.name, fwd.params, tuple(primal) + (ir.Return(value, fwd.loc),),
                              fwd.loc, temps=fwd.temps)
-    loaded = {n: fv.load() for n, fv in freevars.items()}
-    _, out_t = infer(value_only, _types(value_only, values, loaded))
+    out_t = _return_type(value_only, values, freevars)
     out_leaves = type_paths(out_t, "jacrev", fwd.loc)
     names = NameGen(ir.all_names(fwd) | ir.all_names(bwd))
     b = _Block(names, fwd.loc)
@@ -209,6 +207,10 @@ def jacrev_ir(transform, values, nums, single):
     if isinstance(value, ir.Const):
         value = b.call(operator.pos, value)
     tapes = [n for n in residuals if any(_is_push(s, n) for s in ir.walk(primal))]
+    if any(_is_push(s, n) for n in tapes for s in ir.walk(bwd.body)):
+        raise UnsupportedSyntaxError(  # a rewound tape must only be popped
+            "jit(jacrev): the adjoint sweep records on the forward sweep's tape; this "
+            "function's Jacobian is not compiled (call jacrev without jit)", fwd.loc)
     marks = {n: b.call(J.tape_mark, ir.Var(n), base="mark") for n in tapes}
     outs = [b.item(value, p) for p, _ in out_leaves]
     params = {p.var.name: p.var for p in fwd.params}
@@ -269,10 +271,9 @@ def _layout(b, jac, out_leaves, ins, values, nums, single):
 
 
 # -- jacfwd and hessian ---------------------------------------------------------------------
-def jacfwd_ir(func, values, carries, nums, single, what, types_of):
+def jacfwd_ir(func, values, carries, nums, single, what, return_type):
     """The kernel of ``jacfwd`` from ``func``, the JVP IR of the function
     (``(values..., tangents of the carried values..., free...) -> (out, dout)``)."""
-    from .backend.llvm.infer import infer
     func = stack_forms(func)
     n = len(values)
     held = list(func.params[:n])
@@ -280,7 +281,7 @@ def jacfwd_ir(func, values, carries, nums, single, what, types_of):
     rest = list(func.params[n + sum(carries):])
     if any(not p.kwonly for p in rest):
         raise UnsupportedSyntaxError("s2s internal error: an unexpected JVP signature", func.loc)
-    _, ret_t = infer(func, types_of(func))
+    ret_t = return_type(func)
     out_leaves = type_paths(ret_t.items[0], what, func.loc)
     names = NameGen(ir.all_names(func))
     b = _Block(names, func.loc)
@@ -393,9 +394,8 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
         values = values[:npos]
         carries = fwd_t._carries(values, len(values))
         jvp, freevars = fwd_t.site_ir(values, carries, {})
-        loaded = {n: fv.load() for n, fv in freevars.items()}
         func = jacfwd_ir(jvp, values, carries, nums, single, what,
-                         lambda fn: _types(fn, values, loaded, carries))
+                         lambda fn: _return_type(fn, values, freevars, carries))
     freevars = {**inner_free, **freevars}
     current = {n: fv.load() for n, fv in freevars.items()}
     arguments = {**current, **{p.var.name: v for p, v in zip(func.params, values)}}
@@ -410,30 +410,37 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
     return func, lambda: [load() for load in loaders]
 
 
-def _types(func, values, free, carries=None) -> dict:
-    """The backend types of ``func``'s parameters: ``values``, then (with ``carries``) one
-    tangent per carried value, then the free variables by name."""
+def _return_type(func, values, freevars, carries=None):
+    """The backend type ``func`` returns for its parameters: ``values``, then (with
+    ``carries``) one tangent per carried value, then the free variables by name (the calls
+    of custom rules and checkpoints inlined first, as the kernel will have them)."""
     from .backend.llvm.compile import param_types
+    from .backend.llvm.infer import infer
+    from .custom_primal import primal_calls_inlined
     from s2s_runtime.tree import tree_map
     vals = list(values)
     if carries is not None:
         vals += [tree_map(lambda x: J.basis_vector(x, 0) if is_inexact_leaf(x) else x, v)
                  for v, c in zip(values, carries) if c]
+    free = {n: fv.load() for n, fv in freevars.items()}
+    names = [p.var.name for p in func.params]
+    arguments = {**free, **dict(zip(names, vals))}
+    func, more = primal_calls_inlined(func, freevars, arguments=arguments)
+    free.update((n, fv.load()) for n, fv in more.items())
     names = [p.var.name for p in func.params]
     vals += [free[n] for n in names[len(vals):]]
     types = param_types(func, vals, lambda: (func.name, ""))
-    return dict(zip(names, types)) if all(t is not None for t in types) else {}
+    return infer(func, dict(zip(names, types)))[1]
 
 
 def _check_scalar_output(transform, values):
     from .backend.llvm import types as T
-    from .backend.llvm.infer import infer
     fwd, _, freevars = transform.split_ir(values)
     body = list(fwd.body)
     value_only = ir.Function(fwd.name, fwd.params,
                              tuple(body[:-3]) + (ir.Return(body[-2].value.args[0], fwd.loc),),
                              fwd.loc, temps=fwd.temps)
-    _, out_t = infer(value_only, _types(value_only, values, {n: fv.load() for n, fv in freevars.items()}))
+    out_t = _return_type(value_only, values, freevars)
     if not (isinstance(out_t, T.Scalar) and out_t.dtype in ("f4", "f8")):
         raise UnsupportedSyntaxError(
             f"jit(hessian(f)): f returns a {out_t}; compiled Hessians are of functions with "

@@ -276,3 +276,11 @@ def test_disk_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("S2S_CACHE_DIR", str(tmp_path))
     got = s2s.jit(s2s.jacrev(K.small_map), cache=True)(X5)
     close(got, fd_jacobian(K.small_map, (X5,), 0))
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["jacrev", "jacfwd"])
+def test_checkpointed_code(mode):
+    from . import jacobian_checkpoints as C
+    x = np.array([0.3, -0.5, 0.8])
+    close(s2s.jit(mode(C.stepper))(x, 6), fd_jacobian(C.stepper, (x, 6), 0))
+    close(s2s.jit(mode(C.with_ckpt))(x), fd_jacobian(C.with_ckpt, (x,), 0))
