@@ -127,3 +127,28 @@ def scaled_then_written(x):
 def dot_quadratic(x):
     """x . (A x) with np.dot: the Hessian is A + A^T (dot_vjp's tangent in the kernel)."""
     return np.dot(x, np.dot(A_SYM, x))
+
+
+def try_while(x):
+    """try/except in a loop, a while loop on abs(), an in-place write."""
+    out = np.zeros(2)
+    s = 0.0
+    for i in range(x.shape[0]):
+        try:
+            if x[i] < 0.0:
+                raise ValueError("neg")
+            s = s + math.sqrt(x[i]) * x[0]
+        except ValueError:
+            s = s - x[i] * x[i]
+    k = 0
+    t = s
+    while abs(t) > 0.1 and k < 30:
+        t = t * 0.5 + 0.01 * x[1]
+        k += 1
+    out[0] = t * s
+    out[1] = s
+    return out
+
+
+def real_parts(z, x):
+    return np.real(z) * x + np.imag(z) + np.real(x) + np.imag(x) + np.real(z[0]) + np.imag(x[0])

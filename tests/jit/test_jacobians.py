@@ -93,6 +93,7 @@ CASES = [
     ("two_args_y", K.two_args, (X5, RNG.normal(size=3)), 1),
     ("vector_out", K.vector_out, (X5[:3],), 0),
     ("scaled_then_written", K.scaled_then_written, (X5[:3],), 0),
+    ("try_while", K.try_while, (np.array([0.7, -0.3, 1.2, 0.4]),), 0),
 ]
 
 
@@ -284,3 +285,8 @@ def test_checkpointed_code(mode):
     x = np.array([0.3, -0.5, 0.8])
     close(s2s.jit(mode(C.stepper))(x, 6), fd_jacobian(C.stepper, (x, 6), 0))
     close(s2s.jit(mode(C.with_ckpt))(x), fd_jacobian(C.with_ckpt, (x,), 0))
+
+
+def test_real_and_imag_parts_compile():
+    z, x = np.array([1 + 2j, 3 - 1j]), np.array([0.5, 2.0])
+    np.testing.assert_allclose(s2s.jit(K.real_parts)(z, x), K.real_parts(z, x), rtol=1e-15)
