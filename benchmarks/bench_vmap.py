@@ -42,7 +42,7 @@ def best(fn, number=None):
     return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
-def interleaved(fns, rounds=15, number=50):
+def interleaved(fns, rounds=40, number=20):
     """``{name: seconds}``: the contenders timed in turn, round after round (so a busy
     machine slows them alike); the minimum per call over the rounds."""
     out = {name: float("inf") for name in fns}
