@@ -99,10 +99,21 @@ def inline(block: _Block, func: ir.Function, bindings: dict, direct=()) -> ir.At
 
 
 def leaf_paths(value, path=()):
-    """``[(path, leaf)]`` of a tuple tree of values (the kinds jit compiles)."""
+    """``[(path, leaf)]`` of a tuple tree of values (the kinds jit compiles); None is an
+    empty subtree, as in JAX."""
     if type(value) is tuple:
         return [p for k, v in enumerate(value) for p in leaf_paths(v, path + (k,))]
-    return [(path, value)]
+    return [] if value is None else [(path, value)]
+
+
+_EMPTY = "empty"
+
+
+def value_shape(value, path=()):
+    """The shape ``tuple_tree`` builds for the tuple tree ``value`` (None stays None)."""
+    if type(value) is tuple:
+        return [value_shape(v, path + (k,)) for k, v in enumerate(value)]
+    return _EMPTY if value is None else path
 
 
 def type_paths(t, what, loc, path=()):
@@ -122,7 +133,7 @@ def tuple_tree(block, paths_values, shape_of):
     if isinstance(shape_of, list):
         return block.call(build.make_tuple, *[tuple_tree(block, paths_values, s)
                                                for s in shape_of])
-    return paths_values[shape_of]
+    return ir.Const(None) if shape_of == _EMPTY else paths_values[shape_of]
 
 
 def nest(paths):
@@ -137,11 +148,6 @@ def nest(paths):
 
 def _prefix(k, shape):
     return (k,) + shape if isinstance(shape, tuple) else [_prefix(k, s) for s in shape]
-
-
-def _shaped(value, atom):
-    """What a Jacobian block takes its input shape from: a None leaf is a shape ()."""
-    return ir.Const(0.0) if value is None else atom
 
 
 def finish(func: ir.Function, name, params, block, result):
@@ -185,7 +191,7 @@ def jacrev_ir(transform, values, nums, single):
     params = {p.var.name: p.var for p in fwd.params}
     ins = [[(path, v, b.item(params[transform.param_names[n]], path))
             for path, v in leaf_paths(values[n])] for n in nums]
-    jac = [[[b.call(J.jacobian_zeros, o, _shaped(v, x), base="jac") for _, v, x in leaves]
+    jac = [[[b.call(J.jacobian_zeros, o, x, base="jac") for _, v, x in leaves]
             for leaves in ins] for o in outs]
     sizes = [[b.call(J.leaf_size, x) if is_inexact_leaf(v) else None for _, v, x in leaves]
              for leaves in ins]
@@ -233,8 +239,8 @@ def _layout(b, jac, out_leaves, ins, values, nums, single):
     per_out = {}
     for (opath, _), by_arg in zip(out_leaves, jac):
         trees = [tuple_tree(b, {path: blk for (path, _, _), blk in zip(ins[a], by_arg[a])},
-                            nest([path for path, _, _ in ins[a]]))
-                 for a in range(len(nums))]
+                            value_shape(values[n]))
+                 for a, n in enumerate(nums)]
         per_out[opath] = trees[0] if single else b.call(build.make_tuple, *trees)
     return tuple_tree(b, per_out, nest([p for p, _ in out_leaves]))
 
@@ -283,7 +289,7 @@ def jacfwd_ir(func, values, carries, nums, single, what, return_type):
                     for p2, _, x2 in ins[a]:
                         parts[p2] = inner.call(J.basis_vector, x2, l) if p2 == path else \
                             inner.call(rt.zeros_like, x2)
-                    dots.append(tuple_tree(inner, parts, nest(list(parts))))
+                    dots.append(tuple_tree(inner, parts, value_shape(values[num])))
                 bindings = {p.var.name: p.var for p in held + rest}
                 bindings.update((p.var.name, d) for p, d in zip(dot_params, dots))
                 result = inline(inner, func, bindings)
@@ -296,7 +302,7 @@ def jacfwd_ir(func, values, carries, nums, single, what, return_type):
                         for a2, leaves2 in enumerate(ins):
                             for j2, (_, v2, x2) in enumerate(leaves2):
                                 make.stmts.append(ir.Assign(jac[o][a2][j2], ir.Call(
-                                    J.jacobian_zeros, (ov, _shaped(v2, x2))), make.loc))
+                                    J.jacobian_zeros, (ov, x2)), make.loc))
                     test = inner.call(operator.eq, l, ir.Const(0))
                     inner.stmts.append(ir.If(test, tuple(make.stmts), (), inner.loc))
                 for o, (opath, _) in enumerate(out_leaves):

@@ -152,3 +152,8 @@ def try_while(x):
 
 def real_parts(z, x):
     return np.real(z) * x + np.imag(z) + np.real(x) + np.imag(x) + np.real(z[0]) + np.imag(x[0])
+
+
+def none_in_tuple(p, x):
+    scale, nothing = p
+    return scale * x * 2.0

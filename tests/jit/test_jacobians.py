@@ -130,6 +130,13 @@ def test_tuple_argument(mode):
     close(got, (scale_col, np.diag(shift_col)), rtol=1e-12, atol=1e-13)
 
 
+def test_none_in_a_tuple_argument_is_an_empty_subtree():
+    p, x = (0.7, None), np.array([0.5, 0.1, -0.3])
+    got = s2s.jit(s2s.jacfwd(K.none_in_tuple))(p, x)
+    assert isinstance(got, tuple) and got[1] is None
+    close(got[0], 2.0 * x, rtol=1e-14, atol=1e-15)
+
+
 @pytest.mark.parametrize("mode", MODES, ids=["jacrev", "jacfwd"])
 def test_float32(mode):
     x = X5.astype(np.float32)
