@@ -7,7 +7,9 @@
    Jacobian-matrix products (``vmap`` of a JVP function over 128 tangents).
 2. ``jacrev``/``jacfwd`` of a 40 x 50 map: s2s's batched Jacobians (one vmapped
    VJP / JVP), s2s's loop over basis vectors (what ``jacrev``/``jacfwd`` did
-   before vmap), and JAX's (plain and ``jax.jit``-ed) when JAX is installed.
+   before vmap), ``s2s.jit(jacrev(f))``/``s2s.jit(jacfwd(f))`` (one native kernel),
+   and JAX's (plain and ``jax.jit``-ed) when JAX is installed; the compiled ones are
+   also timed interleaved with ``jax.jit``'s in one loop (minimum of the rounds).
 
 Correctness first: every result is compared with the loop and with central
 finite differences (and with JAX where present); no assertion is made on times.
@@ -38,6 +40,18 @@ def best(fn, number=None):
         t = timeit.timeit(fn, number=1)
         number = max(1, int(0.05 / max(t, 1e-7)))
     return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+
+def interleaved(fns, rounds=40, number=20):
+    """``{name: seconds}``: the contenders timed in turn, round after round (so a busy
+    machine slows them alike); the minimum per call over the rounds."""
+    out = {name: float("inf") for name in fns}
+    for fn in fns.values():
+        fn()
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            out[name] = min(out[name], timeit.timeit(fn, number=number) / number)
+    return out
 
 
 def fd_jacobian(f, x, eps=1e-6):
@@ -128,6 +142,12 @@ def jacobians():
     row("s2s jacrev, one vmapped vjp", t_rev, t_rev_loop)
     row("s2s jacfwd, loop over 50 jvps", t_fwd_loop)
     row("s2s jacfwd, one vmapped jvp", t_fwd, t_fwd_loop)
+    jit_rev, jit_fwd = s2s.jit(rev), s2s.jit(fwd)
+    assert np.allclose(jit_rev(x), J, atol=1e-7) and np.allclose(jit_fwd(x), J, atol=1e-7)
+    t_jrev, t_jfwd = best(lambda: jit_rev(x)), best(lambda: jit_fwd(x))
+    row("s2s jit(jacrev), one native kernel", t_jrev, t_rev)
+    row("s2s jit(jacfwd), one native kernel", t_jfwd, t_fwd)
+    print("  (the ratio column of the jit rows is the batched time / the jit's time)")
     if HAVE_JAX:
         import jax
         import jax.numpy as jnp
@@ -144,6 +164,17 @@ def jacobians():
             row(f"JAX {name} (jax.jit)", best(lambda: jitted(jx).block_until_ready()),
                 t_rev if name == "jacrev" else t_fwd)
         print("  (the ratio column of the JAX rows is s2s's batched time / JAX's time)")
+        jax_rev, jax_fwd = jax.jit(jax.jacrev(jmap)), jax.jit(jax.jacfwd(jmap))
+        times = interleaved({"s2s jit(jacrev)": lambda: jit_rev(x),
+                             "jax.jit(jax.jacrev)": lambda: jax_rev(jx).block_until_ready(),
+                             "s2s jit(jacfwd)": lambda: jit_fwd(x),
+                             "jax.jit(jax.jacfwd)": lambda: jax_fwd(jx).block_until_ready()})
+        print("  interleaved, minimum over rounds:")
+        for name in ("jacrev", "jacfwd"):
+            ours, theirs = times[f"s2s jit({name})"], times[f"jax.jit(jax.{name})"]
+            row(f"s2s jit({name})", ours)
+            row(f"jax.jit(jax.{name})", theirs)
+            print(f"  {'':<44s} s2s / JAX time: {ours / theirs:.2f} (target <= 1)")
     else:
         print("  (JAX not installed: its rows are skipped)")
 

@@ -88,6 +88,15 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
             return result, fun(*args)[1]
         return result
 
+    return _compiled_as(jacfun, "jacfwd", fun, argnums, has_aux, holomorphic)
+
+
+def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
+    """``jacfun`` with the hooks ``jit`` compiles it by (``s2s/jit_jacobian.py``)."""
+    from . import jit_jacobian
+    jacfun._s2s_jit_signature = lambda: jit_jacobian.jit_signature(fun)
+    jacfun._s2s_jit_ir = lambda args: jit_jacobian.kernel_ir(what, fun, argnums, args,
+                                                             has_aux, holomorphic)
     return jacfun
 
 
@@ -124,7 +133,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
         result = tree_unflatten(out_tree, jac)
         return (result, res[2]) if has_aux else result
 
-    return jacfun
+    return _compiled_as(jacfun, "jacrev", fun, argnums, has_aux, holomorphic)
 
 
 def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
@@ -193,5 +202,5 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
         hess = tree_unflatten(out_tree, per_out)
         return (hess, aux) if has_aux else hess
 
-    return hessfun
+    return _compiled_as(hessfun, "hessian", fun, argnums, has_aux, holomorphic)
 

@@ -9,7 +9,8 @@ tuples of them), compiles the IR s2s makes of ``f`` for each new signature
 transform (``grad(f)``, ``value_and_grad(f)``: the generated derivative code
 is compiled), a function that calls transforms (``jvp``/``grad`` inside it are
 expanded) or a generated function (a ``vjp`` pullback, whose residuals, tapes
-included, become arguments).  Code outside the
+included, become arguments); a ``jacfwd``/``jacrev``/``hessian`` function becomes one
+Jacobian kernel (``jit_jacobian.py``, through its ``_s2s_jit_ir`` hook).  Code outside the
 compiled subset raises ``UnsupportedSyntaxError`` naming the construct and
 the line; it never falls back to Python.
 """
@@ -61,8 +62,7 @@ class Jitted:
             name = getattr(fn, "__qualname__", repr(fn))
             raise UnsupportedSyntaxError(
                 f"jit: {name} takes *args or **kwargs; jit compiles functions with named "
-                "parameters (jacfwd, jacrev and hessian return such functions: they are not "
-                "compiled; jit the grad, value_and_grad, jvp or vjp functions instead)")
+                "parameters")
         self.nargs = len(self.param_names)
         self.__name__ = getattr(fn, "__name__", "jitted")
         self.__doc__ = getattr(fn, "__doc__", None)

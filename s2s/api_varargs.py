@@ -32,9 +32,17 @@ def has_var_params(sig) -> bool:
                                    for p in sig.parameters.values())
 
 
+_VAR_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
 def wants_adapter(fn) -> bool:
-    """A plain Python function with ``*args`` or ``**kwargs``."""
-    return inspect.isfunction(fn) and has_var_params(inspect.signature(fn))
+    """A plain Python function with ``*args`` or ``**kwargs`` (read from its code object's
+    flags, unless a ``__signature__`` or ``__wrapped__`` decides its signature)."""
+    if not inspect.isfunction(fn):
+        return False
+    if "__signature__" not in fn.__dict__ and "__wrapped__" not in fn.__dict__:
+        return bool(fn.__code__.co_flags & _VAR_FLAGS)
+    return has_var_params(inspect.signature(fn))
 
 
 def adapter(fn, nargs: int, kwnames) -> "Adapter":

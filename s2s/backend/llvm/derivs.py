@@ -418,5 +418,6 @@ register(Reversed(), rt.reversed_range)
 _ = TABLE
 from . import derivs_products  # noqa: E402,F401  (registers the products' cotangents)
 from . import derivs_more  # noqa: E402,F401  (registers add_at, clip_selected)
+from . import derivs_second  # noqa: E402,F401  (owned, dot_vjp_jvp: forward over gradients)
 from . import custom_checks  # noqa: E402,F401  (registers the checks of custom rules)
 from . import remat_calls  # noqa: E402,F401  (registers the checkpointed loops helpers)

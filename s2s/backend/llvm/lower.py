@@ -49,6 +49,7 @@ class FunctionLowering:
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         self.stacks = stacks.find_stacks(func)
         self.owned = set()  # adjoint arrays held once throughout the loops being lowered
+        self.replayed = stacks.replayed(func, self.stacks)
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
         for name in self.stacks:
@@ -284,7 +285,7 @@ class FunctionLowering:
             tt = self.var_type(target)
             value = stacks.pop(self, s.value.name, tt)
             self.store(target, value, tt)
-            if not self.types[s.value.name].tagged:
+            if not self.types[s.value.name].tagged and s.value.name not in self.replayed:
                 abi.release(self, value, tt)  # the tape's reference
             return
         value, t = self.atom(s.value)

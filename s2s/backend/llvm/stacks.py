@@ -53,6 +53,22 @@ def is_pop(s, stacks):
             and len(s.targets) == 2 and s.targets[1] == s.value)
 
 
+def _is_replay(s, name):
+    """``m = tape_mark(tape)`` or ``tape_rewind(tape, m)`` (``jacobian_ops.py``)."""
+    from .jacobian_ops import tape_mark, tape_rewind
+    v = getattr(s, "value", None)
+    return (isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(v, ir.Call)
+            and (v.fn is tape_mark and isinstance(s, ir.Assign)
+                 or v.fn is tape_rewind and isinstance(s, ir.ExprStmt))
+            and v.args[0] == ir.Var(name) and name not in {a.name for a in ir.stmt_defs(s)})
+
+
+def replayed(func: ir.Function, stacks) -> frozenset:
+    """The stacks a kernel rewinds (their pops leave the tape's references in place)."""
+    return frozenset(n for n in stacks if any(
+        _is_replay(s, n) and isinstance(s, ir.ExprStmt) for s in ir.walk(func.body)))
+
+
 def find_stacks(func: ir.Function) -> frozenset:
     candidates = set()
     for s in ir.walk(func.body):
@@ -64,7 +80,8 @@ def find_stacks(func: ir.Function) -> frozenset:
     for name in candidates:
         ok = True
         for s in ir.walk(func.body):
-            if _is_push(s, name) or _is_reset(s, name) or is_pop(s, {name}):
+            if _is_push(s, name) or _is_reset(s, name) or is_pop(s, {name}) or \
+                    _is_replay(s, name):
                 if _is_push(s, name) and s.value.args[0] == ir.Var(name):
                     ok = False
                 continue
