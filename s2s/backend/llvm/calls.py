@@ -26,8 +26,15 @@ from . import types as T
 TABLE = {}
 
 
-def register(handler, *fns):
+def register(handler, *fns, replaces=False):
+    """Make ``handler`` lower calls of ``fns``; one handler per callable: a second
+    registration is a programming error (modules would silently override each other),
+    unless it says ``replaces=True`` (a handler that extends an earlier one)."""
     for fn in fns:
+        old = TABLE.get(fn)
+        if old is not None and old is not handler and not replaces:
+            raise RuntimeError(f"s2s internal error: two jit lowerings of {name_of(fn)} "
+                               f"({type(old).__name__} and {type(handler).__name__})")
         TABLE[fn] = handler
     return handler
 

@@ -109,7 +109,7 @@ class Owned:
         if kw or len(types) != 1:
             return None
         t = types[0]
-        if isinstance(t, (T.Array, T.Scalar)) or (  # a tuple of numbers (an index): itself
+        if isinstance(t, (T.Array, T.Scalar, T.NoneType)) or (  # a tuple of numbers: itself
                 isinstance(t, T.Tuple) and all(isinstance(i, T.Scalar) for i in t.items)):
             return t
         return None

@@ -134,10 +134,32 @@ def without_unread_records(func, types):
 
 
 def own_stacks(func, types):
-    """The tapes the kernel builds itself (not handed in by Python)."""
+    """The tapes the kernel builds itself (not handed in by Python) whose pushes and pops
+    pair up by name: the names pushed are the names popped.  A tape whose pops take
+    other names (a kernel that inlines an adjoint renamed apart, ``jit_jacobian.py``)
+    is left as it is: dropping one name's records would unbalance it."""
+    params = {p.var.name for p in func.params}
+    pushed, popped = {}, {}
+    for s in ir.walk(func.body):
+        push = _push_of(s, _ANY)
+        if push is not None:
+            pushed.setdefault(push[0], set()).add(push[1])
+        elif isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var) and len(s.targets) == 2 \
+                and s.targets[1] == s.value:
+            popped.setdefault(s.value.name, set()).add(s.targets[0].name)
     return sorted(n for n in find_stacks(func)
                   if isinstance(types.get(n), T.Stack) and not types[n].tagged
-                  and n not in {p.var.name for p in func.params})
+                  and n not in params and pushed.get(n, set()) == popped.get(n, set()))
+
+
+class _Anything:
+    """A container holding every name (``_push_of`` of any tape)."""
+
+    def __contains__(self, name):
+        return True
+
+
+_ANY = _Anything()
 
 
 def lean_tapes(func, types):
