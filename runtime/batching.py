@@ -179,6 +179,13 @@ def batch_select(c, a, b):
     return _select_leaf(c, a, b)
 
 
+def batch_select_replayed(c, a, b):
+    """``batch_select`` of a name a tape gives back: ``a`` None (the "not yet assigned"
+    an adjoint loop replays for its first iteration, which no example reads again)
+    selects ``b``."""
+    return b if a is None else batch_select(c, a, b)
+
+
 def _gather_index(x, index, x_batched, n):
     """The advanced index that reads ``x[index_k]`` for each example ``k``."""
     parts = index if isinstance(index, tuple) else (index,)

@@ -43,6 +43,7 @@ import s2s_runtime as rt
 from ..errors import S2SError
 from ..ir import nodes as ir
 from ..ir.names import NameGen
+from . import lanes
 from .table import Site, batch_rule
 
 
@@ -78,6 +79,11 @@ class Batch:
         #: certainly hold one number per example (``scalars.py``)
         self.scalar_params: Set[str] = set()
         self.scalars: Set[str] = set()
+        #: tapes (names used only as stacks) and ranges with per-example bounds (``lanes.py``)
+        self.stacks: Set[str] = set()
+        self.range_names: Set[str] = set()
+        self.replayed: Set[str] = set()
+        self.lane_ranges: Set[str] = set()
 
     def known_array(self, atom) -> bool:
         return isinstance(atom, ir.Var) and atom.name in self.arrays
@@ -127,7 +133,8 @@ class Batch:
             elif isinstance(s, ir.For):
                 if self.is_b(s.iter):
                     self.batched.add(s.target.name)
-                self.analyse(s.body, ctrl)
+                per_example = self.is_b(s.iter) and s.iter.name in self.range_names
+                self.analyse(s.body, ctrl or per_example)
                 self.analyse(s.orelse, ctrl)
             elif isinstance(s, ir.While):
                 self.analyse(s.test_body, ctrl or self.is_b(s.test))
@@ -165,11 +172,15 @@ class Batch:
                 else:
                     out.append(replace(s, body=tuple(self.block(s.body)),
                                        orelse=tuple(self.block(s.orelse))))
+            elif isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and \
+                    s.iter.name in self.lane_ranges:
+                out += lanes.aligned_for(self, s, loc)
             elif isinstance(s, ir.For):
                 out += self.for_loop(s, loc)
             elif isinstance(s, ir.While):
                 if self.is_b(s.test):
                     from .control import masked_while
+                    lanes.check_while(self, s, loc)
                     out += masked_while(self, s, loc)
                 else:
                     out.append(replace(s, test_body=tuple(self.block(s.test_body)),
@@ -205,6 +216,9 @@ class Batch:
     def assign(self, s: ir.Assign, loc) -> List:
         target_b = s.target.name in self.batched
         v = s.value
+        ranged = lanes.range_assign(self, s, loc)
+        if ranged is not None:
+            return ranged
         if isinstance(v, ir.Call):
             pre, expr = self.call(v, loc)
             made_b = self.expr_batched(v)
@@ -272,6 +286,9 @@ class Batch:
     # -- driver --------------------------------------------------------------------
     def build(self, name: str) -> ir.Function:
         body = list(self.fn.body)
+        self.stacks = lanes.tape_stacks(body)
+        self.range_names = lanes.range_names(body)
+        self.replayed = lanes.replayed_names(body, self.stacks)
         while True:
             before = len(self.batched)
             self.analyse(body, False)
@@ -279,8 +296,8 @@ class Batch:
                 break
         # loops over a range whose bounds differ per example: masked while loops
         from .control import ranges_as_whiles
-        body, made = ranges_as_whiles(body, lambda s: any(
-            self.is_b(a) for a in s.value.args), self.names.fresh)
+        body, made = ranges_as_whiles(body, lanes.keep_range_loop(self, body),
+                                      self.names.fresh)
         if made:
             self.uses = ir.use_counts(body)
             while True:
