@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batching_lanes import BatchedRange
 from .tree import tree_leaves, tree_map
 
 class BatchingRuntimeError(ValueError):
@@ -168,6 +169,9 @@ def batch_select(c, a, b):
     if b is None:
         return a
     c = np.asarray(c, dtype=bool)
+    if isinstance(a, BatchedRange):
+        return BatchedRange(*(_select_leaf(c, x, y) for x, y in
+                              zip((a.start, a.step, a.length), (b.start, b.step, b.length))))
     if _is_container(a):
         try:
             return tree_map(lambda x, y: _select_leaf(c, x, y), a, b)

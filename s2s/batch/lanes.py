@@ -55,29 +55,41 @@ def _pop_of(s):
     return None
 
 
+def _entry_use(s, name, stacks) -> bool:
+    """Whether ``s`` pushes the value of ``name`` onto a tape."""
+    return _push_of(s) in stacks and s.value.args[0] == ir.Var(name)
+
+
+def _entry_def(s, name, stacks) -> bool:
+    """Whether ``s`` pops a tape's entry into ``name``."""
+    return _pop_of(s) in stacks and s.targets[0].name == name
+
+
 def tape_stacks(body) -> Set[str]:
     """The names used only as stacks (see the module docstring): initialised to ``()``
-    once at the top level of ``body``, then only pushed and popped."""
-    inits = {s.target.name for s in body if isinstance(s, ir.Assign)
-             and isinstance(s.value, ir.Const) and s.value.value == ()}
-    bad: Set[str] = set()
-    seen_init: Set[str] = set()
-    for s in ir.walk(body):
-        push, pop = _push_of(s), _pop_of(s)
-        for v in ir.stmt_defs(s):
-            if v.name in (push, pop):
-                continue
-            if v.name in inits and v.name not in seen_init and s in body:
-                seen_init.add(v.name)
-                continue
-            bad.add(v.name)
-        uses = [a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)]
-        if push is not None:
-            uses.remove(push)
-        if pop is not None:
-            uses.remove(pop)
-        bad.update(uses)
-    return inits - bad
+    once at the top level of ``body``, then only pushed and popped (and themselves
+    pushed onto and popped from other tapes, as reverse over reverse records them)."""
+    stacks = {s.target.name for s in body if isinstance(s, ir.Assign)
+              and isinstance(s.value, ir.Const) and s.value.value == ()}
+    while True:
+        bad: Set[str] = set()
+        seen_init: Set[str] = set()
+        for s in ir.walk(body):
+            push, pop = _push_of(s), _pop_of(s)
+            for v in ir.stmt_defs(s):
+                if v.name in (push, pop) or _entry_def(s, v.name, stacks):
+                    continue
+                if v.name not in seen_init and s in body:
+                    seen_init.add(v.name)
+                    continue
+                bad.add(v.name)
+            for a in ir.stmt_uses(s):
+                if isinstance(a, ir.Var) and a.name not in (push, pop) and \
+                        not _entry_use(s, a.name, stacks):
+                    bad.add(a.name)
+        if not bad & stacks:
+            return stacks
+        stacks -= bad
 
 
 def replayed_names(body, stacks) -> Set[str]:
@@ -121,9 +133,10 @@ def else_first(tr, s: ir.If, loc) -> bool:
 
 
 # -- ranges whose bounds differ per example ----------------------------------------------
-def range_names(body) -> Set[str]:
-    """Names only ever assigned ``range(...)``, ``rt.reversed_range`` of such a name or
-    None, and read only as a ``for`` loop's iterable or ``rt.reversed_range``'s argument."""
+def range_names(body, stacks) -> Set[str]:
+    """Names only ever assigned ``range(...)``, ``rt.reversed_range`` of such a name, None
+    or a tape's entry, and read only as a ``for`` loop's iterable, ``rt.reversed_range``'s
+    argument or a tape's entry."""
     def ranged(v, names):
         return isinstance(v, ir.Call) and not v.kwargs and (
             v.fn is builtins.range or v.fn is build.reversed_range and len(v.args) == 1
@@ -137,13 +150,14 @@ def range_names(body) -> Set[str]:
         keep = set(names)
         for s in stmts:
             for v in ir.stmt_defs(s):
-                if v.name in keep and not (isinstance(s, ir.Assign) and (
-                        ranged(s.value, names) or s.value == ir.Const(None))):
+                if v.name in keep and not _entry_def(s, v.name, stacks) and not (
+                        isinstance(s, ir.Assign) and (ranged(s.value, names)
+                                                      or s.value == ir.Const(None))):
                     keep.discard(v.name)
             ok = isinstance(s, ir.For) or (isinstance(s, ir.Assign) and isinstance(
                 s.value, ir.Call) and s.value.fn is build.reversed_range)
             for a in ir.stmt_uses(s):
-                if isinstance(a, ir.Var) and not ok:
+                if isinstance(a, ir.Var) and not ok and not _entry_use(s, a.name, stacks):
                     keep.discard(a.name)
         if keep == names:
             return names

@@ -287,7 +287,7 @@ class Batch:
     def build(self, name: str) -> ir.Function:
         body = list(self.fn.body)
         self.stacks = lanes.tape_stacks(body)
-        self.range_names = lanes.range_names(body)
+        self.range_names = lanes.range_names(body, self.stacks)
         self.replayed = lanes.replayed_names(body, self.stacks)
         while True:
             before = len(self.batched)
