@@ -12,9 +12,10 @@ batching rule run once per example, and a function whose control flow cannot
 be batched run once per example; by default both are errors that name the
 primitive or construct and the line.
 
-Keyword arguments bound to positional parameters are mapped like positional
-ones (on ``in_axes``' axis when it is an int); keyword-only arguments are the
-same for every example.  ``vmap(vjp_fun)`` batches the adjoint code ``vjp``
+As in JAX, ``in_axes`` covers the positional arguments and every argument passed
+by keyword (bound to a positional parameter or keyword-only) is mapped on its
+axis 0 (a keyword argument the same for every example: close over it in a lambda, or
+pass it positionally with ``None`` in ``in_axes``).  ``vmap(vjp_fun)`` batches the adjoint code ``vjp``
 generated (cached per kinds, shared by every ``vjp_fun`` of that code) with the
 residuals unbatched; ``vmap(grad(f))`` batches the code ``grad`` generated.
 Functions are specialised on the kinds of the arguments and on which are
@@ -70,6 +71,10 @@ def _leaf_axes(axes, value, what):
 class Vmapped(_Specialising):
     """``vmap(fun, in_axes, out_axes)``: ``fun`` over a batch, specialised per kinds."""
 
+    #: keyword arguments mapped on axis 0 (JAX's rule); False for the vmaps s2s makes of
+    #: generated code (``_vmap_of``), whose keyword arguments are free values
+    map_keywords = True
+
     def __init__(self, fun, in_axes=0, out_axes=0, fallback=None):
         if not callable(fun):
             raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
@@ -95,10 +100,12 @@ class Vmapped(_Specialising):
                              f"len(args)={len(args)}")
         return list(in_axes)
 
-    def prepare(self, args, axes=None):
+    def prepare(self, args, axes=None, labels=None):
         """``(moved_args, batched_flags, size)``: every mapped axis moved to the front
-        (``axes``: one entry per argument, by default from ``in_axes``)."""
+        (``axes``: one entry per argument, by default from ``in_axes``; ``labels``: how
+        errors name the arguments, by default ``argument i``)."""
         moved, flags, sizes = [], [], []
+        label = (lambda i: labels[i]) if labels else (lambda i: f"argument {i}")
         for i, (a, ax) in enumerate(zip(args, axes or self._arg_axes(args))):
             if ax is None:  # the common fast cases: unmapped, or an array on axis 0
                 moved.append((None, a, [False]))
@@ -119,7 +126,7 @@ class Vmapped(_Specialising):
                     raise ValueError(f"vmap was requested to map its argument along axis "
                                      f"{k}, which implies that its rank should be at least "
                                      f"{max(k + 1, -k)}, but is only {nd} (its shape is "
-                                     f"{np.shape(leaf)}) (argument {i})")
+                                     f"{np.shape(leaf)}) ({label(i)})")
                 k %= nd
                 sizes.append((i, np.shape(leaf)[k], k, np.shape(leaf)))
                 new.append(np.moveaxis(np.asarray(leaf), k, 0) if k else np.asarray(leaf))
@@ -129,7 +136,7 @@ class Vmapped(_Specialising):
             raise ValueError("vmap must have at least one non-None value in in_axes")
         n = sizes[0][1]
         if any(s[1] != n for s in sizes):
-            lines = "\n".join(f"  argument {i} of shape {shape} has size {s} on axis {k}"
+            lines = "\n".join(f"  {label(i)} of shape {shape} has size {s} on axis {k}"
                               for i, s, k, shape in sizes)
             raise ValueError(f"vmap got inconsistent sizes for the array axes to be "
                              f"mapped:\n{lines}")
@@ -157,10 +164,10 @@ class Vmapped(_Specialising):
                 inner = self.cache[key] = Vmapped(adapter(self.fn, len(args), kwargs),
                                                   self.in_axes, self.out_axes, self.fallback)
             return inner(*args, **kwargs)
-        static, axes = {}, None
+        static, axes, kw_batched = {}, None, ()
         if kwargs:
             # as JAX: in_axes covers the positional arguments; arguments passed by keyword
-            # are mapped on axis 0 (keyword-only ones are the same for every example)
+            # (keyword-only ones too) are mapped on axis 0
             sig = self.__dict__.get("_sig") or self.__dict__.setdefault(
                 "_sig", _signature(self.fn))
             bound = sig.bind(*args, **kwargs)
@@ -171,15 +178,26 @@ class Vmapped(_Specialising):
             return self._of_vjp_fun(args)
         if isinstance(self.fn, Vmapped):
             return self._nested(args)
-        values, flags, n = self.prepare(args, axes)
+        if static and self.map_keywords:
+            names = sorted(static)
+            values, flags, n = self.prepare(
+                list(args) + [static[k] for k in names],
+                (axes or self._arg_axes(args)) + [0] * len(names),
+                [f"argument {i}" for i in range(len(args))] +
+                [f"keyword argument {k!r}" for k in names])
+            static = dict(zip(names, values[len(args):]))
+            kw_batched = frozenset(k for k, f in zip(names, flags[len(args):]) if f)
+            values, flags = values[:len(args)], flags[:len(args)]
+        else:
+            values, flags, n = self.prepare(args, axes)
         values, flags = self._with_defaults(values, flags)
         try:
-            gen, free, out_batched = self.generated(values, flags, static)
+            gen, free, out_batched = self.generated(values, flags, static, kw_batched)
             out = gen(*values, **free, **static)
         except (BatchingError, rt.BatchingRuntimeError):
             if self.fallback != "loop":
                 raise
-            return self._loop(values, flags, n, static)
+            return self._loop(values, flags, n, static, kw_batched)
         return self._place_out(out, out_batched, n)
 
     def _s2s_jit_signature(self):
@@ -224,28 +242,37 @@ class Vmapped(_Specialising):
         return [tree_unflatten(tree_structure(v), [x[k] for x in tree_flatten(v)[0]])
                 if f else v for v, f in zip(values, flags)]
 
-    def _loop(self, values, flags, n, static=None):
-        outs = [self.fn(*self._example(values, flags, k), **(static or {})) for k in range(n)]
+    def _loop(self, values, flags, n, static=None, kw_batched=()):
+        static = static or {}
+        outs = [self.fn(*self._example(values, flags, k),
+                        **self._example_kw(static, kw_batched, k)) for k in range(n)]
         leaves = [tree_flatten(o)[0] for o in outs]
         stacked = [np.stack([np.asarray(x[j]) for x in leaves]) for j in range(len(leaves[0]))]
         return self._place_out(tree_unflatten(tree_structure(outs[0]), stacked), True, n)
 
-    def generated(self, values, flags, static=None):
+    def _example_kw(self, static, kw_batched, k=0):
+        """Example ``k`` of the keyword-only arguments (those in ``kw_batched`` batched)."""
+        return {name: tree_unflatten(tree_structure(v), [x[k] for x in tree_flatten(v)[0]])
+                if name in kw_batched else v for name, v in static.items()}
+
+    def generated(self, values, flags, static=None, kw_batched=()):
         """``(gen, free, out_batched)`` for these values' kinds and batched flags
-        (``static``: keyword-only arguments, unbatched)."""
+        (``static``: keyword-only arguments, those named in ``kw_batched`` batched)."""
         static = static or {}
         if isinstance(self.fn, _Specialising):  # vmap(grad(f)): batch the code grad made
             example = self._example(values, flags)
-            inner, free = self.fn.generated(self.fn._bind(example, static))
-            gen, more, out_b = _vmap_of(inner, self.fallback).generated(values, flags, free)
+            inner, free = self.fn.generated(self.fn._bind(
+                example, self._example_kw(static, kw_batched)))
+            gen, more, out_b = _vmap_of(inner, self.fallback).generated(
+                values, flags, {**free, **static}, kw_batched)
             return gen, {**free, **more}, out_b
         free = self.free_values()
         key = (tuple(map(kind_of, values)), tuple(flags), tuple(map(kind_of, free.values())),
-               tuple((k, kind_of(v)) for k, v in sorted(static.items())))
+               tuple((k, kind_of(v), k in kw_batched) for k, v in sorted(static.items())))
         hit = self.cache.get(key)
         if hit is None:
             def make():
-                func, front, out_b = self.batched_ir(values, flags, static)
+                func, front, out_b = self.batched_ir(values, flags, static, kw_batched)
                 gen, _ = pipeline.compile_function(func)
                 return gen, self.extra_freevars(front), out_b
 
@@ -255,21 +282,27 @@ class Vmapped(_Specialising):
             free.update((name, fv.load()) for name, fv in extra.items())
         return gen, free, out_b
 
-    def batched_ir(self, values, flags, static=None):
-        """``(ir, front, out_batched)``: the batched function for these kinds."""
+    def batched_ir(self, values, flags, static=None, kw_batched=()):
+        """``(ir, front, out_batched)``: the batched function for these kinds (keyword-only
+        parameters named in ``kw_batched`` batched too)."""
+        static = static or {}
         params = [p for p in self.front.func.params if not p.kwonly]
         if len(params) < len(values):
             raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes {len(params)} "
                             f"positional argument(s), got {len(values)}")
         example = self._example(values, flags)
+        kw_example = self._example_kw(static, kw_batched)
         arguments = {**{p.var.name: v for p, v in zip(params, example)},
-                     **(static or {}), **self.free_values()}
+                     **kw_example, **self.free_values()}
         front = self.front_for(arguments)
         front = front_without_custom_calls(front, arguments)  # custom functions: their code
-        batched = [p.var.name for p, f in zip(params, flags) if f]
+        batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
         tr = Batch(front.func, batched, self.fallback)
-        tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)
-        tr.scalar_params.update(p.var.name for p, v in zip(params, example)
+        pairs = list(zip(params, values, example)) + [
+            (p, static[p.var.name], kw_example[p.var.name]) for p in front.func.params
+            if p.kwonly and p.var.name in kw_batched]
+        tr.arrays.update(p.var.name for p, v, _ in pairs if type(v) is np.ndarray)
+        tr.scalar_params.update(p.var.name for p, _, v in pairs
                                 if type(v) in (float, int, bool) or
                                 (isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0))
         func = tr.build(f"vmap_{front.func.name}")
@@ -341,8 +374,11 @@ class Vmapped(_Specialising):
 
 def _vmap_of(fun, fallback, in_axes=0, out_axes=0):
     """The ``vmap`` of ``fun`` kept on ``fun`` (its cache lives as long as ``fun``)."""
-    return memo(fun, ("vmap", in_axes, out_axes, fallback),
-                lambda: Vmapped(fun, in_axes, out_axes, fallback))
+    def make():
+        inner = Vmapped(fun, in_axes, out_axes, fallback)
+        inner.map_keywords = False
+        return inner
+    return memo(fun, ("vmap", in_axes, out_axes, fallback), make)
 
 
 def vmap(fun=None, in_axes=0, out_axes=0, fallback=None):

@@ -97,9 +97,11 @@ def _save(tr, name, mutated, loc) -> ir.Assign:
 
 
 def _needs_mask(stmts) -> bool:
-    """Whether a block has a loop on a condition or an in-place write (which read the
-    mask of the examples running it)."""
-    return any(isinstance(x, (ir.While, ir.For, ir.ExprStmt)) for x in ir.walk(stmts))
+    """Whether a block has a loop, an in-place write or a read ``x[i]`` (which read the
+    mask of the examples running it: reads check their index in those examples only)."""
+    return any(isinstance(x, (ir.While, ir.For, ir.ExprStmt)) or (
+        isinstance(x, ir.Assign) and isinstance(x.value, ir.Call)
+        and x.value.fn is operator.getitem) for x in ir.walk(stmts))
 
 
 def _select(tr, mask, a, b, loc, name=None) -> ir.Call:
