@@ -23,6 +23,8 @@ batched, and cached like the other transforms.
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 
@@ -32,7 +34,7 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 from . import pipeline
 from .custom_primal import front_without_custom_calls
 from .api import _signature, _Specialising, memo
-from .api_varargs import adapter, wants_adapter
+from .api_varargs import Adapter, adapter, wants_adapter
 from .api_jit import Jitted
 from .api_vjp import VJPFunction
 from .batch.jit_compose import jit_ir, jit_signature, vmap_of_jitted
@@ -75,12 +77,16 @@ class Vmapped(_Specialising):
     #: generated code (``_vmap_of``), whose keyword arguments are free values
     map_keywords = True
 
-    def __init__(self, fun, in_axes=0, out_axes=0, fallback=None):
+    def __init__(self, fun, in_axes=0, out_axes=0, fallback=None, axis_size=None):
         if not callable(fun):
             raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
         if fallback not in (None, "loop"):
             raise ValueError("vmap fallback must be None or 'loop'")
+        if axis_size is not None and (not isinstance(axis_size, (int, np.integer)) or
+                                      isinstance(axis_size, bool) or axis_size < 0):
+            raise TypeError(f"vmap axis_size must be a non-negative int, got {axis_size!r}")
         self.fn, self.in_axes, self.out_axes, self.fallback = fun, in_axes, out_axes, fallback
+        self.axis_size = None if axis_size is None else int(axis_size)
         self.config = ("vmap", fallback)
         self.cache = {}
         self.__name__ = f"vmap_{getattr(fun, '__name__', 'f')}"
@@ -132,9 +138,13 @@ class Vmapped(_Specialising):
                 new.append(np.moveaxis(np.asarray(leaf), k, 0) if k else np.asarray(leaf))
             mapped = [k is not None for k in axes]
             moved.append((tree, new, mapped))
-        if not sizes:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
-        n = sizes[0][1]
+        if not sizes and self.axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes "
+                             "(or be given axis_size)")
+        n = sizes[0][1] if sizes else self.axis_size
+        if self.axis_size is not None and n != self.axis_size:
+            raise ValueError(f"vmap got axis_size={self.axis_size} but the mapped axes have "
+                             f"size {n}")
         if any(s[1] != n for s in sizes):
             lines = "\n".join(f"  {label(i)} of shape {shape} has size {s} on axis {k}"
                               for i, s, k, shape in sizes)
@@ -157,12 +167,15 @@ class Vmapped(_Specialising):
     def __call__(self, *args, **kwargs):
         if isinstance(self.fn, Jitted):  # vmap(jit(f)) is jit(vmap(f)): batch/jit_compose.py
             return vmap_of_jitted(self, args, kwargs)
-        if wants_adapter(self.fn):  # *args/**kwargs: one parameter per argument passed
+        if wants_adapter(self.fn) or _is_primitive(self.fn):
+            # *args/**kwargs, or a numpy function: one parameter per argument passed
             key = ("adapter", len(args), tuple(sorted(kwargs)))
             inner = self.cache.get(key)
             if inner is None:
-                inner = self.cache[key] = Vmapped(adapter(self.fn, len(args), kwargs),
-                                                  self.in_axes, self.out_axes, self.fallback)
+                fixed = (Adapter(self.fn, len(args), tuple(sorted(kwargs)))
+                         if _is_primitive(self.fn) else adapter(self.fn, len(args), kwargs))
+                inner = self.cache[key] = Vmapped(fixed, self.in_axes, self.out_axes,
+                                                  self.fallback, self.axis_size)
             return inner(*args, **kwargs)
         static, axes, kw_batched = {}, None, ()
         if kwargs:
@@ -192,13 +205,16 @@ class Vmapped(_Specialising):
             values, flags, n = self.prepare(args, axes)
         values, flags = self._with_defaults(values, flags)
         try:
+            if not any(flags) and not kw_batched:  # nothing mapped (axis_size=): f once
+                out = self.fn(*values, **static)
+                return self._place_out(out, False, n)
             gen, free, out_batched = self.generated(values, flags, static, kw_batched)
             out = gen(*values, **free, **static)
         except (BatchingError, rt.BatchingRuntimeError):
             if self.fallback != "loop":
                 raise
             return self._loop(values, flags, n, static, kw_batched)
-        return self._place_out(out, out_batched, n)
+        return self._place_out(out, out_batched, n, getattr(gen, "_s2s_out_tree", None))
 
     def _s2s_jit_signature(self):
         return jit_signature(self)
@@ -221,6 +237,8 @@ class Vmapped(_Specialising):
     def _with_defaults(self, values, flags):
         """The default values of the positional parameters not passed (unbatched)."""
         params = self.__dict__.get("_positional")
+        if params is None and not (inspect.isfunction(self.fn) or inspect.ismethod(self.fn)):
+            params = self._positional = []  # numpy functions: their defaults stay theirs
         if params is None:
             try:
                 sig = _signature(self.fn)
@@ -274,6 +292,7 @@ class Vmapped(_Specialising):
             def make():
                 func, front, out_b = self.batched_ir(values, flags, static, kw_batched)
                 gen, _ = pipeline.compile_function(func)
+                gen._s2s_out_tree = self._out_tree  # which parts of the result are batched
                 return gen, self.extra_freevars(front), out_b
 
             hit = self.cache[key] = self.shared(key, make)
@@ -310,18 +329,31 @@ class Vmapped(_Specialising):
         if defaults:
             raise UnsupportedSyntaxError("vmap: pass every positional argument (defaults of "
                                          f"{[p.var.name for p in defaults]} are not batched)")
+        self._out_tree = tr.out_tree
         return dce(func), front, tr.out_batched
 
     # -- the result ----------------------------------------------------------------
-    def _place_out(self, out, out_batched, n):
+    def _place_out(self, out, out_batched, n, out_tree=None):
+        """The result with its batch axis moved to ``out_axes``.  A part with ``out_axes``
+        None must be the same for every example: unbatched in the code (``out_tree``, from
+        ``batch/out_axes.py``), or, where the code cannot tell (a leaf of an argument
+        mapped in part), equal in every example; else it is JAX's error."""
         leaves, tree = tree_flatten(out)
         axes = _leaf_axes(self.out_axes, out, "out_axes")
+        mapped = [out_batched] * len(leaves)
+        if out_batched and out_tree is not None and None in axes:
+            try:
+                mapped = [k is not None for k in _leaf_axes(out_tree, out, "result")]
+            except ValueError:
+                pass
         placed = []
-        for leaf, k in zip(leaves, axes):
+        for leaf, k, m in zip(leaves, axes, mapped):
             if k is None:
-                if out_batched:
+                if m and not (n and np.ndim(leaf) and
+                              (np.asarray(leaf) == np.asarray(leaf)[:1]).all()):
                     raise ValueError("vmap has mapped output but out_axes is None")
-                placed.append(leaf)
+                # an unmapped part of a batched result: its n equal rows, as one
+                placed.append(leaf[0] if out_batched else leaf)
                 continue
             if not out_batched:
                 leaf = np.broadcast_to(np.asarray(leaf), (n,) + np.shape(leaf)).copy()
@@ -372,6 +404,15 @@ class Vmapped(_Specialising):
         return with_axes(func, axes, self.out_axes, out_b), dict(front.freevars)
 
 
+def _is_primitive(fn) -> bool:
+    """A function with a derivative rule (``np.sum``): vmapped as the call it is."""
+    from .rules import lookup
+    try:
+        return lookup(fn) is not None
+    except TypeError:
+        return False
+
+
 def _vmap_of(fun, fallback, in_axes=0, out_axes=0):
     """The ``vmap`` of ``fun`` kept on ``fun`` (its cache lives as long as ``fun``)."""
     def make():
@@ -381,12 +422,13 @@ def _vmap_of(fun, fallback, in_axes=0, out_axes=0):
     return memo(fun, ("vmap", in_axes, out_axes, fallback), make)
 
 
-def vmap(fun=None, in_axes=0, out_axes=0, fallback=None):
+def vmap(fun=None, in_axes=0, out_axes=0, fallback=None, axis_size=None):
     """``fun`` mapped over a batch axis of its arguments (JAX's ``vmap``), as one batched
-    program (see the module docstring)."""
+    program (see the module docstring); ``axis_size``: the batch size, needed only when
+    no argument is mapped."""
     if fun is None:
-        return lambda f: vmap(f, in_axes, out_axes, fallback)
-    return Vmapped(fun, in_axes, out_axes, fallback)
+        return lambda f: vmap(f, in_axes, out_axes, fallback, axis_size)
+    return Vmapped(fun, in_axes, out_axes, fallback, axis_size)
 
 
 vmap._s2s_static_factory = True

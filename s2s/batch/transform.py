@@ -73,6 +73,9 @@ class Batch:
         self.defined: Set[str] = {p.var.name for p in fn.params}
         self.uses = ir.use_counts(fn.body)
         self.out_batched = False
+        #: which parts of the result are batched: 0 (batched) or None per item of the
+        #: tuples, lists and dicts the function builds and returns, else one entry
+        self.out_tree = None
         #: names known to hold numpy arrays (indexing them needs no container check)
         self.arrays: Set[str] = set()
         #: parameters whose examples are numbers (set by the caller) and the names that
@@ -319,6 +322,8 @@ class Batch:
         ret = out[-1]
         if isinstance(ret, ir.Return):
             self.out_batched = self.is_b(ret.value)
+            from .out_axes import result_tree
+            self.out_tree = result_tree(self, body, ret.value)
         if self._size is not None:
             if not self.params_batched:
                 raise BatchingError("vmap: no argument is batched")
