@@ -38,36 +38,12 @@ from .api_varargs import Adapter, adapter, wants_adapter
 from .api_jit import Jitted
 from .api_vjp import VJPFunction
 from .batch.jit_compose import jit_ir, jit_signature, vmap_of_jitted
+from .batch.out_axes import leaf_axes as _leaf_axes, place_out
 from .batch.transform import Batch, BatchingError
 from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
 from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
 from .passes.dce import dce
-
-
-def _leaf_axes(axes, value, what):
-    """The axis (int or None) of every leaf of ``value`` from the prefix tree ``axes``."""
-    if axes is None or isinstance(axes, int) and not isinstance(axes, bool):
-        return [axes] * len(tree_flatten(value)[0])
-    if isinstance(axes, (tuple, list, dict)) and type(axes) is type(value) or (
-            isinstance(axes, dict) and isinstance(value, dict)):
-        if isinstance(value, dict):
-            if set(axes) != set(value):
-                raise ValueError(f"vmap {what} keys {sorted(axes)} do not match the "
-                                 f"value's keys {sorted(value)}")
-            out = []
-            for k in sorted(value):
-                out += _leaf_axes(axes[k], value[k], what)
-            return out
-        if len(axes) != len(value):
-            raise ValueError(f"vmap {what} has {len(axes)} entries where the value has "
-                             f"{len(value)}")
-        out = []
-        for a, v in zip(axes, value):
-            out += _leaf_axes(a, v, what)
-        return out
-    raise ValueError(f"vmap {what} must be an int, None, or a tuple/list/dict prefix of "
-                     f"the value, got {axes!r} for a {type(value).__name__}")
 
 
 class Vmapped(_Specialising):
@@ -334,36 +310,7 @@ class Vmapped(_Specialising):
 
     # -- the result ----------------------------------------------------------------
     def _place_out(self, out, out_batched, n, out_tree=None):
-        """The result with its batch axis moved to ``out_axes``.  A part with ``out_axes``
-        None must be the same for every example: unbatched in the code (``out_tree``, from
-        ``batch/out_axes.py``), or, where the code cannot tell (a leaf of an argument
-        mapped in part), equal in every example; else it is JAX's error."""
-        leaves, tree = tree_flatten(out)
-        axes = _leaf_axes(self.out_axes, out, "out_axes")
-        mapped = [out_batched] * len(leaves)
-        if out_batched and out_tree is not None and None in axes:
-            try:
-                mapped = [k is not None for k in _leaf_axes(out_tree, out, "result")]
-            except ValueError:
-                pass
-        placed = []
-        for leaf, k, m in zip(leaves, axes, mapped):
-            if k is None:
-                if m and not (n and np.ndim(leaf) and
-                              (np.asarray(leaf) == np.asarray(leaf)[:1]).all()):
-                    raise ValueError("vmap has mapped output but out_axes is None")
-                # an unmapped part of a batched result: its n equal rows, as one
-                placed.append(leaf[0] if out_batched else leaf)
-                continue
-            if not out_batched:
-                leaf = np.broadcast_to(np.asarray(leaf), (n,) + np.shape(leaf)).copy()
-            leaf = np.asarray(leaf)
-            nd = leaf.ndim
-            if not -nd <= k < nd:
-                raise ValueError(f"vmap out_axes {k} is out of range for an output of "
-                                 f"rank {nd - 1}")
-            placed.append(np.moveaxis(leaf, 0, k % nd) if k % nd else leaf)
-        return tree_unflatten(tree, placed)
+        return place_out(self.out_axes, out, out_batched, n, out_tree)
 
     # -- as IR: inside transformed code (grad(lambda w: sum(vmap(f)(w, X)))), nested vmap
     def _s2s_site(self, args, kwargs, call=None, loc=None):
