@@ -14,10 +14,15 @@ primitive or construct and the line.
 
 As in JAX, ``in_axes`` covers the positional arguments and every argument passed
 by keyword (bound to a positional parameter or keyword-only) is mapped on its
-axis 0 (a keyword argument the same for every example: close over it in a lambda, or
-pass it positionally with ``None`` in ``in_axes``).  ``vmap(vjp_fun)`` batches the adjoint code ``vjp``
-generated (cached per kinds, shared by every ``vjp_fun`` of that code) with the
-residuals unbatched; ``vmap(grad(f))`` batches the code ``grad`` generated.
+axis 0 (a keyword argument the same for every example: close over it in a
+lambda, or pass it positionally with ``None`` in ``in_axes``).  ``axis_size``
+gives the batch size when no argument is mapped; a part of the result the same
+for every example may take ``out_axes`` None.  ``vmap(np.sum)`` and other
+functions with derivative rules are mapped as the call they are.
+``vmap(vjp_fun)`` batches the adjoint code ``vjp`` generated (cached per kinds,
+shared by every ``vjp_fun`` of that code) with the residuals unbatched;
+``vmap(grad(f))`` batches the code ``grad`` generated, also where the trip
+counts of ``f``'s loops differ per example (``batch/lanes.py``).
 Functions are specialised on the kinds of the arguments and on which are
 batched, and cached like the other transforms.
 """

@@ -25,6 +25,12 @@ batch at all).  Statement by statement:
   are errors (``control.py``);
 * ``while`` on a batched condition runs until every example is done; the
   examples already done keep their values (a mask of active examples);
+* ``for`` over a range whose bounds differ per example: a masked ``while``, or,
+  where the range is read again or the loop records or replays a tape (reverse
+  mode's code), ``M`` aligned batch iterations (``lanes.py``); tapes stay one
+  stack for the batch, so ``vmap(grad(f))`` batches per-example trip counts;
+* a read ``x[i]`` with a per-example index raises ``IndexError`` where ``i`` is out
+  of range in an example that runs it (finished examples read a clamped index);
 * in-place operators change an example in place only where it is an array
   (``rt.batch_inplace``), as Python does; in-place writes ``x[i] = v`` become
   ``rt.batch_setitem`` (the index shifted past the batch axis, or gathered

@@ -170,6 +170,34 @@ def test_examples_with_no_trip_keep_their_values():
     assert_tree_close(got[1], fd_grad(per_example_range, [0.8, 5]), rtol=1e-6, atol=1e-8)
 
 
+def range_used_twice(x, n):
+    r = range(n)
+    s = x
+    for i in r:
+        s = s * 0.9 + np.sin(s + i)
+    for j in r:
+        s = s + 0.1 * j * x
+    return s
+
+
+def test_grad_of_vmap_over_a_per_example_range_read_twice():
+    x, n = np.array([0.3, 1.2, -0.5]), np.array([2, 0, 4])
+    np.testing.assert_allclose(s2s.vmap(range_used_twice)(x, n),
+                               [range_used_twice(a, int(b)) for a, b in zip(x, n)], rtol=1e-12)
+
+    def total(w):
+        return np.sum(s2s.vmap(range_used_twice)(w * x, n))
+
+    def total_loop(w):
+        return sum(range_used_twice(w * a, int(b)) for a, b in zip(x, n))
+
+    assert_tree_close(s2s.grad(total)(1.1), fd_grad(total_loop, (1.1,)), rtol=1e-6, atol=1e-8)
+    got = s2s.vmap(s2s.grad(range_used_twice))(x, n)
+    for k in range(3):
+        assert_tree_close(got[k], fd_grad(range_used_twice, [x[k], int(n[k])]), rtol=1e-6,
+                          atol=1e-8)
+
+
 def hessian_diag_through_while(x):
     y = x
     while y < 10.0:
