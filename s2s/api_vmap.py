@@ -28,8 +28,6 @@ batched, and cached like the other transforms.
 """
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 
@@ -218,8 +216,6 @@ class Vmapped(_Specialising):
     def _with_defaults(self, values, flags):
         """The default values of the positional parameters not passed (unbatched)."""
         params = self.__dict__.get("_positional")
-        if params is None and not (inspect.isfunction(self.fn) or inspect.ismethod(self.fn)):
-            params = self._positional = []  # numpy functions: their defaults stay theirs
         if params is None:
             try:
                 sig = _signature(self.fn)

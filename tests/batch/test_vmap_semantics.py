@@ -190,3 +190,14 @@ def test_vmap_of_a_numpy_function(fn):
                                                       for k in range(4)], rtol=1e-12)
     # a keyword argument is mapped on axis 0, an unmapped one passed positionally
     np.testing.assert_allclose(s2s.vmap(np.sum, in_axes=(0, None))(A, 1), A.sum(axis=2))
+
+
+def with_default(x, y=2.0):
+    return x * y + np.sin(x)
+
+
+def test_per_example_gradients_of_a_function_with_defaults():
+    x = rng.normal(size=4)
+    got = s2s.vmap(s2s.grad(with_default))(x)
+    for k in range(4):
+        assert_tree_close(got[k], fd_grad(with_default, [x[k]]), rtol=1e-7, atol=1e-9)
