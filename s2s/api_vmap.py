@@ -166,6 +166,9 @@ class Vmapped(_Specialising):
             axes = self._arg_axes(args) + [0] * (len(bound.args) - len(args))
             args = tuple(bound.args)
             static = bound.kwargs
+        if static and isinstance(self.fn, (VJPFunction, Vmapped)):
+            raise TypeError("vmap of a vjp function or of a vmap: pass the arguments "
+                            f"positionally (got keyword arguments {sorted(static)})")
         if isinstance(self.fn, VJPFunction):  # its adjoint code, residuals unbatched
             return self._of_vjp_fun(args)
         if isinstance(self.fn, Vmapped):

@@ -201,3 +201,8 @@ def test_per_example_gradients_of_a_function_with_defaults():
     got = s2s.vmap(s2s.grad(with_default))(x)
     for k in range(4):
         assert_tree_close(got[k], fd_grad(with_default, [x[k]]), rtol=1e-7, atol=1e-9)
+
+
+def test_nested_vmap_with_keyword_arguments_is_a_clear_error():
+    with pytest.raises(TypeError, match="pass the arguments positionally"):
+        s2s.vmap(s2s.vmap(scaled))(np.ones((2, 3, 4)), s=np.ones((2, 3)))
