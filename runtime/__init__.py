@@ -217,9 +217,9 @@ __all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "eins
 
 from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vmap: rt.batch_*)
 from .batching import (  # noqa: E402
-    BatchingRuntimeError, batch_align, batch_axes, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
+    BatchingRuntimeError, batch_align, batch_axes, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
     batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
-    batch_rows, batch_select, batch_setitem, batch_shape, batch_size, batch_size_of,
+    batch_rows, batch_select, batch_select_replayed, batch_setitem, batch_shape, batch_size, batch_size_of,
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
 from .batching_more import (  # noqa: E402
     batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
@@ -230,5 +230,10 @@ from .batching_products import (  # noqa: E402
     batch_bilinear_vjp, batch_contract, batch_contract_vjp, batch_contract_vjp_jvp,
     batch_contract_vjp_vjp, batch_spec)
 
-__all__ += [n for m in (batching, batching_more, batching_products) for n in dir(m)
-            if n.startswith("batch_")]
+from . import batching_lanes  # noqa: E402
+from .batching_lanes import (  # noqa: E402
+    BatchedRange, batch_lanes_active, batch_lanes_item, batch_range, batch_reversed_range,
+    batch_trips)
+
+__all__ += [n for m in (batching, batching_more, batching_products, batching_lanes)
+            for n in dir(m) if n.startswith("batch_")]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batching_lanes import BatchedRange
 from .tree import tree_leaves, tree_map
 
 class BatchingRuntimeError(ValueError):
@@ -168,6 +169,9 @@ def batch_select(c, a, b):
     if b is None:
         return a
     c = np.asarray(c, dtype=bool)
+    if isinstance(a, BatchedRange):
+        return BatchedRange(*(_select_leaf(c, x, y) for x, y in
+                              zip((a.start, a.step, a.length), (b.start, b.step, b.length))))
     if _is_container(a):
         try:
             return tree_map(lambda x, y: _select_leaf(c, x, y), a, b)
@@ -179,16 +183,56 @@ def batch_select(c, a, b):
     return _select_leaf(c, a, b)
 
 
-def _gather_index(x, index, x_batched, n):
-    """The advanced index that reads ``x[index_k]`` for each example ``k``."""
+def batch_select_replayed(c, a, b):
+    """``batch_select`` of a name a tape gives back: ``a`` None (the "not yet assigned"
+    an adjoint loop replays for its first iteration, which no example reads again)
+    selects ``b``."""
+    return b if a is None else batch_select(c, a, b)
+
+
+def _check_in_bounds(parts, dims, n, active):
+    """``IndexError`` (as numpy's, naming the example) where an integer index part is out of
+    range in an example that runs the access (``active``: a boolean vector, None: all)."""
+    for axis, (p, d) in enumerate(zip(parts, dims)):
+        if p.dtype.kind not in "iu":
+            continue
+        bad = (p < -d) | (p >= d)
+        if not bad.any():
+            continue
+        per = bad.reshape(n, -1).any(axis=1) if p.ndim and p.shape[0] == n else \
+            np.full(n, True)
+        if active is not None:
+            per = per & np.asarray(active, dtype=bool)
+        if per.any():
+            k = int(np.argmax(per))
+            value = p[k] if p.ndim and p.shape[0] == n else p
+            value = value[bad[k]].flat[0] if np.ndim(value) else value
+            raise IndexError(f"index {int(value)} is out of bounds for axis {axis} with size "
+                             f"{d} (example {k} of the vmap batch, per-example shape "
+                             f"{tuple(dims)})")
+
+
+def batch_check_index(x, index, x_batched, active=None):
+    """Raises ``IndexError`` where a per-example index ``x[index]`` is out of range in an
+    example ``active`` runs (all when None); the examples a condition has finished may
+    hold any index (their reads are clamped, as JAX's batched gathers are)."""
+    n = batch_size(x if x_batched else (), index)
+    _gather_index(x, index, x_batched, n, np.ones(n, bool) if active is None else active)
+
+
+def _gather_index(x, index, x_batched, n, active=False):
+    """The advanced index that reads ``x[index_k]`` for each example ``k`` (``active``: the
+    examples checked for out-of-range indices, False: none)."""
     parts = index if isinstance(index, tuple) else (index,)
     parts = [np.asarray(p) for p in parts]
     if any(p.dtype == bool for p in parts):
         raise TypeError("vmap: a boolean mask that differs per example selects a different "
                         "number of entries per example, which cannot be batched")
+    dims = np.shape(x)[1:] if x_batched else np.shape(x)
+    if active is not False:
+        _check_in_bounds(parts, dims, n, active)
     # out-of-range indices are clamped (as JAX's batched gathers do): examples that a
     # condition has finished (a masked loop, a short-circuit 'and') still compute the read
-    dims = np.shape(x)[1:] if x_batched else np.shape(x)
     parts = [np.clip(p, -d, d - 1) if p.dtype.kind in "iu" else p
              for p, d in zip(parts, dims)]
     if x_batched:
@@ -235,7 +279,8 @@ def batch_setitem(x, index, value, index_batched, value_batched, mask=None):
         return None
     if mask is not None:
         n = np.shape(x)[0]
-        idx = _gather_index(x, index, True, n) if index_batched else batch_index(x, index)
+        idx = _gather_index(x, index, True, n, mask) if index_batched else \
+            batch_index(x, index)
         old = x[idx]
         new = np.asarray(value)
         if value_batched:
@@ -252,7 +297,7 @@ def batch_setitem(x, index, value, index_batched, value_batched, mask=None):
         v = v.reshape(v.shape + (1,) * (mask.ndim - v.ndim)) if value_batched else v
         x[...] = np.where(mask, v, x)
         return None
-    idx = _gather_index(x, index, True, n) if index_batched else batch_index(x, index)
+    idx = _gather_index(x, index, True, n, None) if index_batched else batch_index(x, index)
     if value_batched:
         slot_nd = np.ndim(x[idx])
         value = np.asarray(value)

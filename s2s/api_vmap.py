@@ -12,11 +12,17 @@ batching rule run once per example, and a function whose control flow cannot
 be batched run once per example; by default both are errors that name the
 primitive or construct and the line.
 
-Keyword arguments bound to positional parameters are mapped like positional
-ones (on ``in_axes``' axis when it is an int); keyword-only arguments are the
-same for every example.  ``vmap(vjp_fun)`` batches the adjoint code ``vjp``
-generated (cached per kinds, shared by every ``vjp_fun`` of that code) with the
-residuals unbatched; ``vmap(grad(f))`` batches the code ``grad`` generated.
+As in JAX, ``in_axes`` covers the positional arguments and every argument passed
+by keyword (bound to a positional parameter or keyword-only) is mapped on its
+axis 0 (a keyword argument the same for every example: close over it in a
+lambda, or pass it positionally with ``None`` in ``in_axes``).  ``axis_size``
+gives the batch size when no argument is mapped; a part of the result the same
+for every example may take ``out_axes`` None.  ``vmap(np.sum)`` and other
+functions with derivative rules are mapped as the call they are.
+``vmap(vjp_fun)`` batches the adjoint code ``vjp`` generated (cached per kinds,
+shared by every ``vjp_fun`` of that code) with the residuals unbatched;
+``vmap(grad(f))`` batches the code ``grad`` generated, also where the trip
+counts of ``f``'s loops differ per example (``batch/lanes.py``).
 Functions are specialised on the kinds of the arguments and on which are
 batched, and cached like the other transforms.
 """
@@ -31,10 +37,11 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 from . import pipeline
 from .custom_primal import front_without_custom_calls
 from .api import _signature, _Specialising, memo
-from .api_varargs import adapter, wants_adapter
+from .api_varargs import Adapter, adapter, wants_adapter
 from .api_jit import Jitted
 from .api_vjp import VJPFunction
 from .batch.jit_compose import jit_ir, jit_signature, vmap_of_jitted
+from .batch.out_axes import leaf_axes as _leaf_axes, place_out
 from .batch.transform import Batch, BatchingError
 from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
 from .errors import UnsupportedSyntaxError
@@ -42,40 +49,23 @@ from .ir.kinds import kind_of
 from .passes.dce import dce
 
 
-def _leaf_axes(axes, value, what):
-    """The axis (int or None) of every leaf of ``value`` from the prefix tree ``axes``."""
-    if axes is None or isinstance(axes, int) and not isinstance(axes, bool):
-        return [axes] * len(tree_flatten(value)[0])
-    if isinstance(axes, (tuple, list, dict)) and type(axes) is type(value) or (
-            isinstance(axes, dict) and isinstance(value, dict)):
-        if isinstance(value, dict):
-            if set(axes) != set(value):
-                raise ValueError(f"vmap {what} keys {sorted(axes)} do not match the "
-                                 f"value's keys {sorted(value)}")
-            out = []
-            for k in sorted(value):
-                out += _leaf_axes(axes[k], value[k], what)
-            return out
-        if len(axes) != len(value):
-            raise ValueError(f"vmap {what} has {len(axes)} entries where the value has "
-                             f"{len(value)}")
-        out = []
-        for a, v in zip(axes, value):
-            out += _leaf_axes(a, v, what)
-        return out
-    raise ValueError(f"vmap {what} must be an int, None, or a tuple/list/dict prefix of "
-                     f"the value, got {axes!r} for a {type(value).__name__}")
-
-
 class Vmapped(_Specialising):
     """``vmap(fun, in_axes, out_axes)``: ``fun`` over a batch, specialised per kinds."""
 
-    def __init__(self, fun, in_axes=0, out_axes=0, fallback=None):
+    #: keyword arguments mapped on axis 0 (JAX's rule); False for the vmaps s2s makes of
+    #: generated code (``_vmap_of``), whose keyword arguments are free values
+    map_keywords = True
+
+    def __init__(self, fun, in_axes=0, out_axes=0, fallback=None, axis_size=None):
         if not callable(fun):
             raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
         if fallback not in (None, "loop"):
             raise ValueError("vmap fallback must be None or 'loop'")
+        if axis_size is not None and (not isinstance(axis_size, (int, np.integer)) or
+                                      isinstance(axis_size, bool) or axis_size < 0):
+            raise TypeError(f"vmap axis_size must be a non-negative int, got {axis_size!r}")
         self.fn, self.in_axes, self.out_axes, self.fallback = fun, in_axes, out_axes, fallback
+        self.axis_size = None if axis_size is None else int(axis_size)
         self.config = ("vmap", fallback)
         self.cache = {}
         self.__name__ = f"vmap_{getattr(fun, '__name__', 'f')}"
@@ -95,10 +85,12 @@ class Vmapped(_Specialising):
                              f"len(args)={len(args)}")
         return list(in_axes)
 
-    def prepare(self, args, axes=None):
+    def prepare(self, args, axes=None, labels=None):
         """``(moved_args, batched_flags, size)``: every mapped axis moved to the front
-        (``axes``: one entry per argument, by default from ``in_axes``)."""
+        (``axes``: one entry per argument, by default from ``in_axes``; ``labels``: how
+        errors name the arguments, by default ``argument i``)."""
         moved, flags, sizes = [], [], []
+        label = (lambda i: labels[i]) if labels else (lambda i: f"argument {i}")
         for i, (a, ax) in enumerate(zip(args, axes or self._arg_axes(args))):
             if ax is None:  # the common fast cases: unmapped, or an array on axis 0
                 moved.append((None, a, [False]))
@@ -119,17 +111,21 @@ class Vmapped(_Specialising):
                     raise ValueError(f"vmap was requested to map its argument along axis "
                                      f"{k}, which implies that its rank should be at least "
                                      f"{max(k + 1, -k)}, but is only {nd} (its shape is "
-                                     f"{np.shape(leaf)}) (argument {i})")
+                                     f"{np.shape(leaf)}) ({label(i)})")
                 k %= nd
                 sizes.append((i, np.shape(leaf)[k], k, np.shape(leaf)))
                 new.append(np.moveaxis(np.asarray(leaf), k, 0) if k else np.asarray(leaf))
             mapped = [k is not None for k in axes]
             moved.append((tree, new, mapped))
-        if not sizes:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
-        n = sizes[0][1]
+        if not sizes and self.axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes "
+                             "(or be given axis_size)")
+        n = sizes[0][1] if sizes else self.axis_size
+        if self.axis_size is not None and n != self.axis_size:
+            raise ValueError(f"vmap got axis_size={self.axis_size} but the mapped axes have "
+                             f"size {n}")
         if any(s[1] != n for s in sizes):
-            lines = "\n".join(f"  argument {i} of shape {shape} has size {s} on axis {k}"
+            lines = "\n".join(f"  {label(i)} of shape {shape} has size {s} on axis {k}"
                               for i, s, k, shape in sizes)
             raise ValueError(f"vmap got inconsistent sizes for the array axes to be "
                              f"mapped:\n{lines}")
@@ -150,37 +146,57 @@ class Vmapped(_Specialising):
     def __call__(self, *args, **kwargs):
         if isinstance(self.fn, Jitted):  # vmap(jit(f)) is jit(vmap(f)): batch/jit_compose.py
             return vmap_of_jitted(self, args, kwargs)
-        if wants_adapter(self.fn):  # *args/**kwargs: one parameter per argument passed
+        if wants_adapter(self.fn) or _is_primitive(self.fn):
+            # *args/**kwargs, or a numpy function: one parameter per argument passed
             key = ("adapter", len(args), tuple(sorted(kwargs)))
             inner = self.cache.get(key)
             if inner is None:
-                inner = self.cache[key] = Vmapped(adapter(self.fn, len(args), kwargs),
-                                                  self.in_axes, self.out_axes, self.fallback)
+                fixed = (Adapter(self.fn, len(args), tuple(sorted(kwargs)))
+                         if _is_primitive(self.fn) else adapter(self.fn, len(args), kwargs))
+                inner = self.cache[key] = Vmapped(fixed, self.in_axes, self.out_axes,
+                                                  self.fallback, self.axis_size)
             return inner(*args, **kwargs)
-        static, axes = {}, None
+        static, axes, kw_batched = {}, None, ()
         if kwargs:
             # as JAX: in_axes covers the positional arguments; arguments passed by keyword
-            # are mapped on axis 0 (keyword-only ones are the same for every example)
+            # (keyword-only ones too) are mapped on axis 0
             sig = self.__dict__.get("_sig") or self.__dict__.setdefault(
                 "_sig", _signature(self.fn))
             bound = sig.bind(*args, **kwargs)
             axes = self._arg_axes(args) + [0] * (len(bound.args) - len(args))
             args = tuple(bound.args)
             static = bound.kwargs
+        if static and isinstance(self.fn, (VJPFunction, Vmapped)):
+            raise TypeError("vmap of a vjp function or of a vmap: pass the arguments "
+                            f"positionally (got keyword arguments {sorted(static)})")
         if isinstance(self.fn, VJPFunction):  # its adjoint code, residuals unbatched
             return self._of_vjp_fun(args)
         if isinstance(self.fn, Vmapped):
             return self._nested(args)
-        values, flags, n = self.prepare(args, axes)
+        if static and self.map_keywords:
+            names = sorted(static)
+            values, flags, n = self.prepare(
+                list(args) + [static[k] for k in names],
+                (axes or self._arg_axes(args)) + [0] * len(names),
+                [f"argument {i}" for i in range(len(args))] +
+                [f"keyword argument {k!r}" for k in names])
+            static = dict(zip(names, values[len(args):]))
+            kw_batched = frozenset(k for k, f in zip(names, flags[len(args):]) if f)
+            values, flags = values[:len(args)], flags[:len(args)]
+        else:
+            values, flags, n = self.prepare(args, axes)
         values, flags = self._with_defaults(values, flags)
         try:
-            gen, free, out_batched = self.generated(values, flags, static)
+            if not any(flags) and not kw_batched:  # nothing mapped (axis_size=): f once
+                out = self.fn(*values, **static)
+                return self._place_out(out, False, n)
+            gen, free, out_batched = self.generated(values, flags, static, kw_batched)
             out = gen(*values, **free, **static)
         except (BatchingError, rt.BatchingRuntimeError):
             if self.fallback != "loop":
                 raise
-            return self._loop(values, flags, n, static)
-        return self._place_out(out, out_batched, n)
+            return self._loop(values, flags, n, static, kw_batched)
+        return self._place_out(out, out_batched, n, getattr(gen, "_s2s_out_tree", None))
 
     def _s2s_jit_signature(self):
         return jit_signature(self)
@@ -224,29 +240,39 @@ class Vmapped(_Specialising):
         return [tree_unflatten(tree_structure(v), [x[k] for x in tree_flatten(v)[0]])
                 if f else v for v, f in zip(values, flags)]
 
-    def _loop(self, values, flags, n, static=None):
-        outs = [self.fn(*self._example(values, flags, k), **(static or {})) for k in range(n)]
+    def _loop(self, values, flags, n, static=None, kw_batched=()):
+        static = static or {}
+        outs = [self.fn(*self._example(values, flags, k),
+                        **self._example_kw(static, kw_batched, k)) for k in range(n)]
         leaves = [tree_flatten(o)[0] for o in outs]
         stacked = [np.stack([np.asarray(x[j]) for x in leaves]) for j in range(len(leaves[0]))]
         return self._place_out(tree_unflatten(tree_structure(outs[0]), stacked), True, n)
 
-    def generated(self, values, flags, static=None):
+    def _example_kw(self, static, kw_batched, k=0):
+        """Example ``k`` of the keyword-only arguments (those in ``kw_batched`` batched)."""
+        return {name: tree_unflatten(tree_structure(v), [x[k] for x in tree_flatten(v)[0]])
+                if name in kw_batched else v for name, v in static.items()}
+
+    def generated(self, values, flags, static=None, kw_batched=()):
         """``(gen, free, out_batched)`` for these values' kinds and batched flags
-        (``static``: keyword-only arguments, unbatched)."""
+        (``static``: keyword-only arguments, those named in ``kw_batched`` batched)."""
         static = static or {}
         if isinstance(self.fn, _Specialising):  # vmap(grad(f)): batch the code grad made
             example = self._example(values, flags)
-            inner, free = self.fn.generated(self.fn._bind(example, static))
-            gen, more, out_b = _vmap_of(inner, self.fallback).generated(values, flags, free)
+            inner, free = self.fn.generated(self.fn._bind(
+                example, self._example_kw(static, kw_batched)))
+            gen, more, out_b = _vmap_of(inner, self.fallback).generated(
+                values, flags, {**free, **static}, kw_batched)
             return gen, {**free, **more}, out_b
         free = self.free_values()
         key = (tuple(map(kind_of, values)), tuple(flags), tuple(map(kind_of, free.values())),
-               tuple((k, kind_of(v)) for k, v in sorted(static.items())))
+               tuple((k, kind_of(v), k in kw_batched) for k, v in sorted(static.items())))
         hit = self.cache.get(key)
         if hit is None:
             def make():
-                func, front, out_b = self.batched_ir(values, flags, static)
+                func, front, out_b = self.batched_ir(values, flags, static, kw_batched)
                 gen, _ = pipeline.compile_function(func)
+                gen._s2s_out_tree = self._out_tree  # which parts of the result are batched
                 return gen, self.extra_freevars(front), out_b
 
             hit = self.cache[key] = self.shared(key, make)
@@ -255,21 +281,27 @@ class Vmapped(_Specialising):
             free.update((name, fv.load()) for name, fv in extra.items())
         return gen, free, out_b
 
-    def batched_ir(self, values, flags, static=None):
-        """``(ir, front, out_batched)``: the batched function for these kinds."""
+    def batched_ir(self, values, flags, static=None, kw_batched=()):
+        """``(ir, front, out_batched)``: the batched function for these kinds (keyword-only
+        parameters named in ``kw_batched`` batched too)."""
+        static = static or {}
         params = [p for p in self.front.func.params if not p.kwonly]
         if len(params) < len(values):
             raise TypeError(f"{getattr(self.fn, '__name__', 'f')} takes {len(params)} "
                             f"positional argument(s), got {len(values)}")
         example = self._example(values, flags)
+        kw_example = self._example_kw(static, kw_batched)
         arguments = {**{p.var.name: v for p, v in zip(params, example)},
-                     **(static or {}), **self.free_values()}
+                     **kw_example, **self.free_values()}
         front = self.front_for(arguments)
         front = front_without_custom_calls(front, arguments)  # custom functions: their code
-        batched = [p.var.name for p, f in zip(params, flags) if f]
+        batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
         tr = Batch(front.func, batched, self.fallback)
-        tr.arrays.update(p.var.name for p, v in zip(params, values) if type(v) is np.ndarray)
-        tr.scalar_params.update(p.var.name for p, v in zip(params, example)
+        pairs = list(zip(params, values, example)) + [
+            (p, static[p.var.name], kw_example[p.var.name]) for p in front.func.params
+            if p.kwonly and p.var.name in kw_batched]
+        tr.arrays.update(p.var.name for p, v, _ in pairs if type(v) is np.ndarray)
+        tr.scalar_params.update(p.var.name for p, _, v in pairs
                                 if type(v) in (float, int, bool) or
                                 (isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0))
         func = tr.build(f"vmap_{front.func.name}")
@@ -277,28 +309,12 @@ class Vmapped(_Specialising):
         if defaults:
             raise UnsupportedSyntaxError("vmap: pass every positional argument (defaults of "
                                          f"{[p.var.name for p in defaults]} are not batched)")
+        self._out_tree = tr.out_tree
         return dce(func), front, tr.out_batched
 
     # -- the result ----------------------------------------------------------------
-    def _place_out(self, out, out_batched, n):
-        leaves, tree = tree_flatten(out)
-        axes = _leaf_axes(self.out_axes, out, "out_axes")
-        placed = []
-        for leaf, k in zip(leaves, axes):
-            if k is None:
-                if out_batched:
-                    raise ValueError("vmap has mapped output but out_axes is None")
-                placed.append(leaf)
-                continue
-            if not out_batched:
-                leaf = np.broadcast_to(np.asarray(leaf), (n,) + np.shape(leaf)).copy()
-            leaf = np.asarray(leaf)
-            nd = leaf.ndim
-            if not -nd <= k < nd:
-                raise ValueError(f"vmap out_axes {k} is out of range for an output of "
-                                 f"rank {nd - 1}")
-            placed.append(np.moveaxis(leaf, 0, k % nd) if k % nd else leaf)
-        return tree_unflatten(tree, placed)
+    def _place_out(self, out, out_batched, n, out_tree=None):
+        return place_out(self.out_axes, out, out_batched, n, out_tree)
 
     # -- as IR: inside transformed code (grad(lambda w: sum(vmap(f)(w, X)))), nested vmap
     def _s2s_site(self, args, kwargs, call=None, loc=None):
@@ -339,18 +355,31 @@ class Vmapped(_Specialising):
         return with_axes(func, axes, self.out_axes, out_b), dict(front.freevars)
 
 
+def _is_primitive(fn) -> bool:
+    """A function with a derivative rule (``np.sum``): vmapped as the call it is."""
+    from .rules import lookup
+    try:
+        return lookup(fn) is not None
+    except TypeError:
+        return False
+
+
 def _vmap_of(fun, fallback, in_axes=0, out_axes=0):
     """The ``vmap`` of ``fun`` kept on ``fun`` (its cache lives as long as ``fun``)."""
-    return memo(fun, ("vmap", in_axes, out_axes, fallback),
-                lambda: Vmapped(fun, in_axes, out_axes, fallback))
+    def make():
+        inner = Vmapped(fun, in_axes, out_axes, fallback)
+        inner.map_keywords = False
+        return inner
+    return memo(fun, ("vmap", in_axes, out_axes, fallback), make)
 
 
-def vmap(fun=None, in_axes=0, out_axes=0, fallback=None):
+def vmap(fun=None, in_axes=0, out_axes=0, fallback=None, axis_size=None):
     """``fun`` mapped over a batch axis of its arguments (JAX's ``vmap``), as one batched
-    program (see the module docstring)."""
+    program (see the module docstring); ``axis_size``: the batch size, needed only when
+    no argument is mapped."""
     if fun is None:
-        return lambda f: vmap(f, in_axes, out_axes, fallback)
-    return Vmapped(fun, in_axes, out_axes, fallback)
+        return lambda f: vmap(f, in_axes, out_axes, fallback, axis_size)
+    return Vmapped(fun, in_axes, out_axes, fallback, axis_size)
 
 
 vmap._s2s_static_factory = True

@@ -47,8 +47,8 @@ def _defs(stmts, tr=None, whole=None) -> List[str]:
     seen: List[str] = []
     for s in ir.walk(stmts):
         for v in ir.stmt_defs(s):
-            if v.name in seen:
-                continue
+            if v.name in seen or (tr is not None and v.name in tr.stacks):
+                continue  # a tape: one stack for the whole batch (lanes.py)
             if tr is not None and v.name in tr.fn.temps and \
                     tr.uses.get(v.name, 0) <= inner.get(v.name, 0):
                 continue
@@ -97,20 +97,32 @@ def _save(tr, name, mutated, loc) -> ir.Assign:
 
 
 def _needs_mask(stmts) -> bool:
-    """Whether a block has a loop on a condition or an in-place write (which read the
-    mask of the examples running it)."""
-    return any(isinstance(x, ir.While) or isinstance(x, ir.ExprStmt) for x in ir.walk(stmts))
+    """Whether a block has a loop, an in-place write or a read ``x[i]`` (which read the
+    mask of the examples running it: reads check their index in those examples only)."""
+    return any(isinstance(x, (ir.While, ir.For, ir.ExprStmt)) or (
+        isinstance(x, ir.Assign) and isinstance(x.value, ir.Call)
+        and x.value.fn is operator.getitem) for x in ir.walk(stmts))
 
 
-def _select(tr, mask, a, b, loc) -> ir.Call:
+def _select(tr, mask, a, b, loc, name=None) -> ir.Call:
+    """``name`` (the name selected) replayed from a tape: its None selects the other."""
+    if name in tr.replayed:
+        return ir.Call(rt.batch_select_replayed, (mask, a, b))
     return ir.Call(rt.batch_select, (mask, a, b))
 
 
-def select_if(tr, s: ir.If, loc) -> List:
+def select_if(tr, s: ir.If, loc, ordered=False) -> List:
     what = "in a branch whose condition differs per example"
     _check_pure(tr, s.body, what)
     _check_pure(tr, s.orelse, what)
     out: List = []
+    from .lanes import else_first
+    if not ordered and s.orelse and else_first(tr, s, loc):  # both replay a tape: else first
+        mask, inv = tr.temp(), tr.temp()
+        tr.batched.update((mask.name, inv.name))
+        out.append(ir.Assign(mask, ir.Call(rt.batch_mask, (s.test,)), loc))
+        out.append(ir.Assign(inv, ir.Call(np.logical_not, (mask,)), loc))
+        return out + select_if(tr, ir.If(inv, s.orelse, s.body, s.loc), loc, ordered=True)
     mask = tr.temp()
     tr.batched.add(mask.name)
     out.append(ir.Assign(mask, ir.Call(rt.batch_mask, (s.test,)), loc))
@@ -146,10 +158,10 @@ def select_if(tr, s: ir.If, loc) -> List:
         var = ir.Var(n)
         if n in then_defs:
             other = var if (n in else_defs or n in saved) else None
-            value = _select(tr, mask, then_vals[n], other, loc) if other is not None \
+            value = _select(tr, mask, then_vals[n], other, loc, n) if other is not None \
                 else then_vals[n]
         elif n in saved:  # assigned in the else branch only
-            value = _select(tr, mask, saved[n], var, loc)
+            value = _select(tr, mask, saved[n], var, loc, n)
         else:
             continue
         out.append(ir.Assign(var, value, loc))
@@ -183,7 +195,7 @@ def masked_while(tr, s: ir.While, loc) -> List:
         head.append(stmt)
     tr.mask = active
     head += tr.block(s.test_body)
-    head += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
+    head += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc, n), loc)
              for n in test_defs]
     cond = tr.temp()
     tr.batched.add(cond.name)
@@ -198,7 +210,7 @@ def masked_while(tr, s: ir.While, loc) -> List:
         saved[n], stmt = _save(tr, n, mutated, loc)
         body.append(stmt)
     body += tr.block(s.body)
-    body += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc), loc)
+    body += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc, n), loc)
              for n in body_defs]
     tr.mask = outer
     out.append(ir.While(tuple(head), going, tuple(body), (), s.loc))

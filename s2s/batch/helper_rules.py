@@ -74,6 +74,6 @@ defvjp(batch_gather_vjp, lambda c, ans, g, x, index, x_batched, index_batched:
 defjvp(batch_gather_vjp, lambda t, ans, g, x, index, x_batched, index_batched:
        batch_gather_vjp(t, x, index, x_batched, index_batched),
        lambda t, ans, g, x, index, x_batched, index_batched: zeros_like(ans))
-defnondiff(B.batch_size, B.batch_axes, B.batch_axis, B.batch_index, B.batch_shape,
+defnondiff(B.batch_check_index, B.batch_size, B.batch_axes, B.batch_axis, B.batch_index, B.batch_shape,
            B.batch_len, B.batch_ndim, B.batch_size_of, B.batch_reshape_arg,
            B.batch_transpose_axes, B.batch_mask, B.batch_spec)

@@ -78,7 +78,10 @@ defbatch(product_vjp("matmul", 1), rt.matmul_vjp_rhs)
 
 def getitem(site):
     x, index = site.call.args
-    if site.b(index):
+    if site.b(index):  # out of range in an example that runs the read: IndexError
+        mask = () if site.tr.mask is None else (site.tr.mask,)
+        site.out.append(ir.ExprStmt(ir.Call(rt.batch_check_index, (x, index, site.flag(x))
+                                            + mask), site.loc))
         return ir.Call(rt.batch_gather, (x, index, site.flag(x), ir.Const(True)))
     if isinstance(index, ir.Const) and site.tr.known_array(x):
         return ir.Call(operator.getitem, (x, ir.Const(rt.batch_index(np.zeros(0), index.value))))

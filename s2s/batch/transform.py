@@ -25,6 +25,12 @@ batch at all).  Statement by statement:
   are errors (``control.py``);
 * ``while`` on a batched condition runs until every example is done; the
   examples already done keep their values (a mask of active examples);
+* ``for`` over a range whose bounds differ per example: a masked ``while``, or,
+  where the range is read again or the loop records or replays a tape (reverse
+  mode's code), ``M`` aligned batch iterations (``lanes.py``); tapes stay one
+  stack for the batch, so ``vmap(grad(f))`` batches per-example trip counts;
+* a read ``x[i]`` with a per-example index raises ``IndexError`` where ``i`` is out
+  of range in an example that runs it (finished examples read a clamped index);
 * in-place operators change an example in place only where it is an array
   (``rt.batch_inplace``), as Python does; in-place writes ``x[i] = v`` become
   ``rt.batch_setitem`` (the index shifted past the batch axis, or gathered
@@ -43,6 +49,7 @@ import s2s_runtime as rt
 from ..errors import S2SError
 from ..ir import nodes as ir
 from ..ir.names import NameGen
+from . import lanes
 from .table import Site, batch_rule
 
 
@@ -72,12 +79,20 @@ class Batch:
         self.defined: Set[str] = {p.var.name for p in fn.params}
         self.uses = ir.use_counts(fn.body)
         self.out_batched = False
+        #: which parts of the result are batched: 0 (batched) or None per item of the
+        #: tuples, lists and dicts the function builds and returns, else one entry
+        self.out_tree = None
         #: names known to hold numpy arrays (indexing them needs no container check)
         self.arrays: Set[str] = set()
         #: parameters whose examples are numbers (set by the caller) and the names that
         #: certainly hold one number per example (``scalars.py``)
         self.scalar_params: Set[str] = set()
         self.scalars: Set[str] = set()
+        #: tapes (names used only as stacks) and ranges with per-example bounds (``lanes.py``)
+        self.stacks: Set[str] = set()
+        self.range_names: Set[str] = set()
+        self.replayed: Set[str] = set()
+        self.lane_ranges: Set[str] = set()
 
     def known_array(self, atom) -> bool:
         return isinstance(atom, ir.Var) and atom.name in self.arrays
@@ -127,7 +142,8 @@ class Batch:
             elif isinstance(s, ir.For):
                 if self.is_b(s.iter):
                     self.batched.add(s.target.name)
-                self.analyse(s.body, ctrl)
+                per_example = self.is_b(s.iter) and s.iter.name in self.range_names
+                self.analyse(s.body, ctrl or per_example)
                 self.analyse(s.orelse, ctrl)
             elif isinstance(s, ir.While):
                 self.analyse(s.test_body, ctrl or self.is_b(s.test))
@@ -165,11 +181,15 @@ class Batch:
                 else:
                     out.append(replace(s, body=tuple(self.block(s.body)),
                                        orelse=tuple(self.block(s.orelse))))
+            elif isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and \
+                    s.iter.name in self.lane_ranges:
+                out += lanes.aligned_for(self, s, loc)
             elif isinstance(s, ir.For):
                 out += self.for_loop(s, loc)
             elif isinstance(s, ir.While):
                 if self.is_b(s.test):
                     from .control import masked_while
+                    lanes.check_while(self, s, loc)
                     out += masked_while(self, s, loc)
                 else:
                     out.append(replace(s, test_body=tuple(self.block(s.test_body)),
@@ -205,6 +225,9 @@ class Batch:
     def assign(self, s: ir.Assign, loc) -> List:
         target_b = s.target.name in self.batched
         v = s.value
+        ranged = lanes.range_assign(self, s, loc)
+        if ranged is not None:
+            return ranged
         if isinstance(v, ir.Call):
             pre, expr = self.call(v, loc)
             made_b = self.expr_batched(v)
@@ -272,6 +295,9 @@ class Batch:
     # -- driver --------------------------------------------------------------------
     def build(self, name: str) -> ir.Function:
         body = list(self.fn.body)
+        self.stacks = lanes.tape_stacks(body)
+        self.range_names = lanes.range_names(body, self.stacks)
+        self.replayed = lanes.replayed_names(body, self.stacks)
         while True:
             before = len(self.batched)
             self.analyse(body, False)
@@ -279,8 +305,8 @@ class Batch:
                 break
         # loops over a range whose bounds differ per example: masked while loops
         from .control import ranges_as_whiles
-        body, made = ranges_as_whiles(body, lambda s: any(
-            self.is_b(a) for a in s.value.args), self.names.fresh)
+        body, made = ranges_as_whiles(body, lanes.keep_range_loop(self, body),
+                                      self.names.fresh)
         if made:
             self.uses = ir.use_counts(body)
             while True:
@@ -302,6 +328,8 @@ class Batch:
         ret = out[-1]
         if isinstance(ret, ir.Return):
             self.out_batched = self.is_b(ret.value)
+            from .out_axes import result_tree
+            self.out_tree = result_tree(self, body, ret.value)
         if self._size is not None:
             if not self.params_batched:
                 raise BatchingError("vmap: no argument is batched")
