@@ -2,7 +2,7 @@
 
 Contract: ``key(text)`` hashes the unoptimised module text (a pure function
 of the function's IR and its argument types, so of its source) with the
-versions of s2s, llvmlite and the target triple/CPU; ``lookup(key)`` returns
+versions of s2s, llvmlite and the target triple, CPU and CPU features; ``lookup(key)`` returns
 the cached object code or None; ``store(key, code)`` writes it atomically
 (a temporary file renamed into place).  A file is
 ``MAGIC + sha256(code) + code``: one whose checksum does not match (truncated,
@@ -29,8 +29,9 @@ def key(text: str) -> str:
 
     from ... import __version__
     h = hashlib.sha256()
+    from .engine import host_features
     for part in (__version__, llvmlite.__version__, llvm.get_process_triple(),
-                 llvm.get_host_cpu_name(), text):
+                 llvm.get_host_cpu_name(), host_features(), text):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

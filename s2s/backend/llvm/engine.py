@@ -23,12 +23,23 @@ def _target():
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         target = llvm.Target.from_default_triple()
-        tm = target.create_target_machine(opt=3, reloc="default", codemodel="jitdefault")
+        tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                          features=host_features(), opt=3,
+                                          reloc="default", codemodel="jitdefault")
         backing = llvm.parse_assembly("")
         engine = llvm.create_mcjit_compiler(backing, tm)
         _STATE.update(tm=tm, engine=engine, triple=llvm.get_process_triple(),
                       layout=str(tm.target_data))
     return _STATE
+
+
+def host_features() -> str:
+    """The host CPU's features (``+avx2,...``): code is compiled for this machine, like
+    Numba's; the disk cache's key names the CPU and these features."""
+    try:
+        return llvm.get_host_cpu_features().flatten()
+    except RuntimeError:  # not known on this platform: the CPU name's defaults
+        return ""
 
 
 def triple_and_layout():
