@@ -232,6 +232,9 @@ def view(L, a, t: T.Array, parts):
 
 
 def getitem(L, a, t: T.Array, idx, it):
+    from . import fancy
+    if fancy.is_advanced(it):  # an integer array or a mask: a gathered copy
+        return fancy.gather(L, a, t, idx, it), fancy.result_type(t, it)
     parts = index_parts(L, idx, it)
     data, shape, strides = view(L, a, t, parts)
     if not shape and len(parts) == t.ndim:
@@ -242,6 +245,9 @@ def getitem(L, a, t: T.Array, idx, it):
 
 
 def setitem(L, a, t: T.Array, idx, it, value, vt):
+    from . import fancy
+    if fancy.is_advanced(it):
+        return fancy.scatter(L, a, t, idx, it, value, vt)
     parts = index_parts(L, idx, it)
     data, shape, strides = view(L, a, t, parts)
     if not shape and len(parts) == t.ndim:

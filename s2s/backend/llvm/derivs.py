@@ -420,3 +420,4 @@ from . import derivs_products  # noqa: E402,F401  (registers the products' cotan
 from . import derivs_more  # noqa: E402,F401  (registers add_at, clip_selected)
 from . import custom_checks  # noqa: E402,F401  (registers the checks of custom rules)
 from . import remat_calls  # noqa: E402,F401  (registers the checkpointed loops helpers)
+from . import ops_fancy  # noqa: E402,F401  (integer-array and mask indices: fancy.py)

@@ -94,7 +94,10 @@ def fused_accumulation(L, s1, s2):
 
 
 def _add_at(L, a, at, idx, it, g, gt):
-    """``a[idx] += g`` in place."""
+    """``a[idx] += g`` in place (repeated places of an advanced index accumulate)."""
+    from . import fancy
+    if fancy.is_advanced(it):
+        return fancy.scatter(L, a, at, idx, it, g, gt, "add")
     parts = A.index_parts(L, idx, it)
     data, shape, strides = A.view(L, a, at, parts)
     et = at.elem
