@@ -126,12 +126,14 @@ def _reader(t, caller):
             return read_array
         if isinstance(t, T.Tuple):
             parts = [build(it) for it in t.items]
+            make = (lambda items, keys=t.keys: dict(zip(keys, items))) \
+                if isinstance(t, T.Dict) else tuple
             if not any(getattr(p, "needs_blocks", False) for p in parts):
-                return lambda: tuple(p() for p in parts)
+                return lambda: make([p() for p in parts])
 
             def read_tuple(blocks):
-                return tuple(p(blocks) if getattr(p, "needs_blocks", False) else p()
-                             for p in parts)
+                return make([p(blocks) if getattr(p, "needs_blocks", False) else p()
+                             for p in parts])
 
             read_tuple.needs_blocks = True
             return read_tuple

@@ -66,7 +66,7 @@ def _flattener(types):
         if isinstance(t, T.Range):
             out += [v.start, v.stop, v.step]
         elif isinstance(t, T.Tuple):
-            for it, x in zip(t.items, v):
+            for it, x in zip(t.items, [v[k] for k in t.keys] if isinstance(t, T.Dict) else v):
                 flat(it, x, out)
         elif not isinstance(t, T.NoneType):
             out.append(v)

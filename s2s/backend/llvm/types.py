@@ -87,6 +87,17 @@ class Tuple:
 
 
 @dataclass(frozen=True)
+class Dict(Tuple):
+    """A dict with constant keys (``str`` or ``int``), lowered as the struct of its values
+    in ``keys`` order (so everything that handles a tuple's layout handles it)."""
+
+    keys: TupleT = ()
+
+    def __str__(self):
+        return "{" + ", ".join(f"{k!r}: {t}" for k, t in zip(self.keys, self.items)) + "}"
+
+
+@dataclass(frozen=True)
 class Range:
     def __str__(self):
         return "range"
@@ -144,6 +155,10 @@ def value_type(x):
     if t is tuple:
         items = tuple(value_type(v) for v in x)
         return None if any(i is None for i in items) else Tuple(items)
+    if t is dict:
+        keys, items = tuple(x), tuple(value_type(v) for v in x.values())
+        ok = all(type(k) in (str, int) for k in keys) and None not in items
+        return Dict(items, keys) if ok else None
     if t is np.ndarray:
         code = _DTYPE_STR.get(x.dtype.str)
         return Array(code, x.ndim) if code else None
@@ -193,6 +208,12 @@ def join(a, b):
             return Scalar("f8" if "f8" in (a.dtype, b.dtype) else "f4")
         return from_category(max(a.category, b.category), weak) if weak else \
             promote(Scalar(a.dtype), Scalar(b.dtype))
+    if isinstance(a, Dict) or isinstance(b, Dict):
+        if not (isinstance(a, Dict) and isinstance(b, Dict) and set(a.keys) == set(b.keys)):
+            return None  # (the same keys; in ``a``'s order, ``scalars.convert`` reorders)
+        other = dict(zip(b.keys, b.items))
+        items = tuple(join(x, other[k]) for k, x in zip(a.keys, a.items))
+        return None if any(i is None for i in items) else Dict(items, a.keys)
     if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.items) == len(b.items):
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
         return None if any(i is None for i in items) else Tuple(items)

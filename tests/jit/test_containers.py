@@ -1,0 +1,141 @@
+"""Dicts with constant keys and lists grown by ``append`` under jit: primal results
+against the Python function, gradients (jit(grad), jit(value_and_grad), jit(vjp_fun))
+against central finite differences and the dot-product test, clear refusals, and
+deterministic LLVM IR."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+from s2s.api_jit import Jitted
+from s2s.backend.llvm import engine
+from s2s.backend.llvm.compile import param_types
+from s2s.backend.llvm.module import build_module
+from tests.grad.oracles import assert_tree_close, fd_grad
+
+RNG = np.random.default_rng(3)
+PARAMS = {"W": RNG.normal(size=(3, 4)), "b": RNG.normal(size=4), "scale": 0.7}
+XS = RNG.normal(size=(5, 3))
+
+
+# -- dicts ---------------------------------------------------------------------------------
+def mlp(params, x):
+    h = np.tanh(x @ params["W"] + params["b"])
+    return np.sum(h ** 2) * params["scale"]
+
+
+def builds_dict(a, b):
+    d = {"u": a, "v": b}
+    d["w"] = a * b  # a new key
+    d["u"] = d["u"] + 1.0  # an old key replaced
+    return d["u"] * d["w"] + d.get("v", 0.0) + d.get("missing", 2.0) * len(d)
+
+
+def dict_in_loop(params, x):
+    state = {"h": np.zeros(4), "total": 0.0}
+    for t in range(x.shape[0]):
+        state["h"] = np.tanh(x[t] @ params["W"] + state["h"] * params["scale"])
+        state["total"] = state["total"] + np.sum(state["h"] * params["b"])
+    return state["total"]
+
+
+def dict_branches(params, x):
+    d = {"a": params["scale"]}
+    if np.sum(x) > 0:
+        d["a"] = d["a"] * 2.0
+    else:
+        d["a"] = d["a"] - 1.0
+    return d["a"] * np.sum(params["b"])
+
+
+def returns_dict(params, x):
+    return {"out": x @ params["W"], "norm": np.sum(params["b"] ** 2)}
+
+
+def nested(p, x):
+    return p["w"]["a"] * p["n"] + np.sum(p["w"]["v"]) * x
+
+
+NESTED = {"w": {"a": 1.5, "v": RNG.normal(size=3)}, "n": 3}
+
+
+@pytest.mark.parametrize("fn, args", [
+    (mlp, (PARAMS, XS)), (builds_dict, (1.5, -0.5)), (dict_in_loop, (PARAMS, XS)),
+    (dict_branches, (PARAMS, XS)), (dict_branches, (PARAMS, -XS)),
+    (returns_dict, (PARAMS, XS[0])), (nested, (NESTED, 0.3))])
+def test_dict_primal_matches_python(fn, args):
+    got, want = s2s.jit(fn)(*args), fn(*args)
+    assert type(got) is type(want) or np.ndim(want) == 0
+    assert_tree_close(got, want, rtol=1e-12, atol=1e-13, what=fn.__name__)
+
+
+def test_dict_keys_are_part_of_the_signature():
+    j = s2s.jit(mlp)
+    j(PARAMS, XS)
+    other = {"W": PARAMS["W"], "b": PARAMS["b"], "scale": 0.7, "extra": 1.0}
+    assert j(other, XS) == pytest.approx(mlp(other, XS), rel=1e-12)
+    reordered = {"scale": 0.7, "b": PARAMS["b"], "W": PARAMS["W"]}
+    assert j(reordered, XS) == pytest.approx(mlp(PARAMS, XS), rel=1e-12)
+    assert any("'extra'" in s for s in j.signatures())
+
+
+@pytest.mark.parametrize("fn, args, argnums", [
+    (mlp, (PARAMS, XS), 0), (mlp, (PARAMS, XS), (0, 1)), (builds_dict, (1.5, -0.5), (0, 1)),
+    (dict_in_loop, (PARAMS, XS), 0), (dict_branches, (PARAMS, XS), 0), (nested, (NESTED, 0.3), 0)])
+def test_dict_gradients_against_finite_differences(fn, args, argnums):
+    fd = fd_grad(fn, args, argnums)
+    got = s2s.jit(s2s.grad(fn, argnums=argnums))(*args)
+    assert_tree_close(got, fd, rtol=1e-6, atol=1e-7, what=fn.__name__)
+    if argnums == 0 and isinstance(args[0], dict):
+        assert isinstance(got, dict) and set(got) == set(args[0])
+    value, g = s2s.jit(s2s.value_and_grad(fn, argnums=argnums))(*args)
+    assert value == pytest.approx(fn(*args), rel=1e-12)
+    assert_tree_close(g, fd, rtol=1e-6, atol=1e-7, what=fn.__name__)
+
+
+def test_dict_vjp_dot_product():
+    """<u, J v> (J v by central differences, v a dict direction) = <J^T u, v>."""
+    out, f_vjp = s2s.vjp(returns_dict, PARAMS, XS[0])
+    u = {"out": RNG.normal(size=4), "norm": 0.3}
+    pbar, xbar = s2s.jit(f_vjp)(u)
+    v = {"W": RNG.normal(size=(3, 4)), "b": RNG.normal(size=4), "scale": 0.0}
+    eps = 1e-6
+    plus = {k: PARAMS[k] + eps * v[k] for k in PARAMS}
+    minus = {k: PARAMS[k] - eps * v[k] for k in PARAMS}
+    fp, fm = returns_dict(plus, XS[0]), returns_dict(minus, XS[0])
+    lhs = sum(np.sum(u[k] * (fp[k] - fm[k]) / (2 * eps)) for k in u)
+    rhs = sum(np.sum(pbar[k] * v[k]) for k in v)
+    assert rhs == pytest.approx(lhs, rel=1e-7)
+    assert xbar.shape == XS[0].shape
+
+
+def test_missing_key_is_a_clear_error():
+    def reads_missing(p):
+        return p["nope"] * 2.0
+
+    with pytest.raises(s2s.S2SError, match=r"the key 'nope' is not in the dict"):
+        s2s.jit(reads_missing)({"a": 1.0})
+
+
+def test_variable_key_is_a_clear_error():
+    def variable_key(p, k):
+        return p[k]
+
+    with pytest.raises(s2s.S2SError, match="constant string or integer"):
+        s2s.jit(variable_key)({"a": 1.0}, 0)
+
+
+# -- the module text ---------------------------------------------------------------------------
+def _module_text(fn, args):
+    j = Jitted(fn)
+    func, load_free = j.source_ir(args)
+    return build_module(func, param_types(func, list(args) + load_free(), j.describe), True).text
+
+
+@pytest.mark.parametrize("fn, args", [(builds_dict, (1.0, 2.0)), (dict_in_loop, (PARAMS, XS)),
+                                      (s2s.grad(mlp), (PARAMS, XS))])
+def test_ir_is_deterministic_and_verified(fn, args):
+    a, b = _module_text(fn, args), _module_text(fn, args)
+    assert a == b
+    engine.parse_verified(a)
