@@ -422,3 +422,4 @@ from . import custom_checks  # noqa: E402,F401  (registers the checks of custom 
 from . import remat_calls  # noqa: E402,F401  (registers the checkpointed loops helpers)
 from . import ops_fancy  # noqa: E402,F401  (integer-array and mask indices: fancy.py)
 from . import ops_dicts  # noqa: E402,F401  (dicts with constant keys)
+from . import ops_lists  # noqa: E402,F401  (lists of numbers that grow)

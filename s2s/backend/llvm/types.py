@@ -98,6 +98,21 @@ class Dict(Tuple):
 
 
 @dataclass(frozen=True)
+class List:
+    """A list of numbers that may grow (``lists.py``): ``{i8* data, i8* block, i64 len}``
+    (``block`` as an array's, its storage shared by the list's states); ``elem`` a
+    ``Scalar``, or None for ``[]`` before anything is appended."""
+
+    elem: object = None
+
+    def __str__(self):
+        return f"list[{self.elem if self.elem is not None else ''}]"
+
+    def llvm(self):
+        return ll.LiteralStructType([PTR, PTR, I64])
+
+
+@dataclass(frozen=True)
 class Range:
     def __str__(self):
         return "range"
@@ -155,6 +170,9 @@ def value_type(x):
     if t is tuple:
         items = tuple(value_type(v) for v in x)
         return None if any(i is None for i in items) else Tuple(items)
+    if t is list:  # a list of numbers (lists.py)
+        from .lists import list_type
+        return list_type(x)
     if t is dict:
         keys, items = tuple(x), tuple(value_type(v) for v in x.values())
         ok = all(type(k) in (str, int) for k in keys) and None not in items
@@ -208,6 +226,9 @@ def join(a, b):
             return Scalar("f8" if "f8" in (a.dtype, b.dtype) else "f4")
         return from_category(max(a.category, b.category), weak) if weak else \
             promote(Scalar(a.dtype), Scalar(b.dtype))
+    if isinstance(a, List) or isinstance(b, List):
+        from .lists import join_list
+        return join_list(a, b)
     if isinstance(a, Dict) or isinstance(b, Dict):
         if not (isinstance(a, Dict) and isinstance(b, Dict) and set(a.keys) == set(b.keys)):
             return None  # (the same keys; in ``a``'s order, ``scalars.convert`` reorders)
