@@ -312,3 +312,23 @@ def test_list_ir_is_deterministic_and_verified(fn, args):
     a, b = _module_text(fn, args), _module_text(fn, args)
     assert a == b
     engine.parse_verified(a)
+
+
+# -- cotangents of tuples (add_at into a tuple) ---------------------------------------------------
+def over_tuple_of_arrays(a, b):
+    s = 0.0
+    for v in (a, b, a * b):  # a variable index into a tuple of arrays
+        s = s + np.sum(np.sin(v) * v)
+    return s
+
+
+def tuple_items(t, x):
+    return t[0] * x + t[1] ** 2 * t[0] + np.sum(t[2] * x)
+
+
+@pytest.mark.parametrize("fn, args, argnums", [
+    (over_tuple_of_arrays, (V[:3], V[3:]), (0, 1)),
+    (tuple_items, ((1.5, -0.5, V[:2]), 0.3), (0, 1))])
+def test_tuple_cotangents_against_finite_differences(fn, args, argnums):
+    got = s2s.jit(s2s.grad(fn, argnums=argnums))(*args)
+    assert_tree_close(got, fd_grad(fn, args, argnums), rtol=1e-6, atol=1e-7, what=fn.__name__)

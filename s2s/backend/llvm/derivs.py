@@ -423,3 +423,4 @@ from . import remat_calls  # noqa: E402,F401  (registers the checkpointed loops 
 from . import ops_fancy  # noqa: E402,F401  (integer-array and mask indices: fancy.py)
 from . import ops_dicts  # noqa: E402,F401  (dicts with constant keys)
 from . import ops_lists  # noqa: E402,F401  (lists of numbers that grow)
+from . import ops_tuples  # noqa: E402,F401  (add_at into tuples)
