@@ -332,3 +332,21 @@ def tuple_items(t, x):
 def test_tuple_cotangents_against_finite_differences(fn, args, argnums):
     got = s2s.jit(s2s.grad(fn, argnums=argnums))(*args)
     assert_tree_close(got, fd_grad(fn, args, argnums), rtol=1e-6, atol=1e-7, what=fn.__name__)
+
+
+# -- list displays of numbers --------------------------------------------------------------------
+def array_of_numbers(a, b):
+    return np.sum(np.array([a, b, a * b]) ** 2) + np.shape([a, b])[0]
+
+
+def returns_display(a, b):
+    return [a * b, a + b]
+
+
+def test_list_displays():
+    assert s2s.jit(array_of_numbers)(1.5, 2.0) == pytest.approx(array_of_numbers(1.5, 2.0),
+                                                                rel=1e-14)
+    got = s2s.jit(returns_display)(1.5, 2.0)
+    assert type(got) is list and got == returns_display(1.5, 2.0)
+    g = s2s.jit(s2s.grad(array_of_numbers, argnums=(0, 1)))(1.5, 2.0)
+    assert_tree_close(g, fd_grad(array_of_numbers, (1.5, 2.0), (0, 1)), rtol=1e-7, atol=1e-8)

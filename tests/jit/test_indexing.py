@@ -276,3 +276,39 @@ def test_unsupported_index_is_a_clear_error():
 
     with pytest.raises(s2s.S2SError, match=r"jit does not compile operator.getitem"):
         s2s.jit(two_arrays)(M, IDX[IDX < 4])
+
+
+# -- a list display as an index is an array (numpy), never a tuple of indices -----------------
+def list_index(a, idx):
+    return a[[0, 2, -1]]
+
+
+def list_index_rows(a, idx):
+    i = [1, 0, 1]
+    return a[i, 1:]
+
+
+def list_mask(a, idx):
+    return a[[True, False, True, False]]
+
+
+def list_writes(a, idx):
+    b = a.copy()
+    b[[0, 2, 0]] = 7.0
+    b[:, [1, 1]] += 1.0
+    return b
+
+
+@pytest.mark.parametrize("fn", [list_index, list_index_rows, list_mask, list_writes])
+def test_list_display_indices_match_numpy(fn):
+    np.testing.assert_array_equal(s2s.jit(fn)(M, IDX), fn(M, IDX))
+
+
+def loss_list_index(a, idx):
+    return np.sum(a[[0, 2, 2]] ** 2) + np.sum(a[:, [3, 0]] * a[1, 1:3])
+
+
+def test_list_display_index_gradient():
+    fd = fd_grad(loss_list_index, (M, IDX), 0)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(loss_list_index))(M, IDX), fd,
+                               rtol=1e-6, atol=1e-7)

@@ -33,7 +33,7 @@ def param_types(func, values, describe):
             raise TypeError(
                 f"jit: {where}: argument {name!r} is a {type(v).__name__}; compiled code "
                 "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
-                "dtypes and tuples of them" + compiled)
+                "dtypes, tuples and dicts (constant keys) of them and lists of numbers" + compiled)
         out.append(t)
     return out
 

@@ -44,16 +44,33 @@ def _part_kind(t):
         return "mask"
     if isinstance(t, T.Array) and t.dtype == "i8" and t.ndim == 1:
         return "array"
+    if isinstance(t, T.ListLiteral) and all(isinstance(i, T.Scalar) and i.dtype in ("i8", "b1")
+                                            for i in t.items):  # numpy: a list is an array
+        return "mask" if t.items and all(i.dtype == "b1" for i in t.items) else "array"
     return None
 
 
 def index_items(it):
-    return list(it.items) if isinstance(it, T.Tuple) else [it]
+    return list(it.items) if type(it) is T.Tuple else [it]
 
 
 def is_advanced(it) -> bool:
-    """Whether an index type holds an array (integer or boolean)."""
-    return any(isinstance(t, T.Array) for t in index_items(it))
+    """Whether an index type holds an array (integer or boolean) or a list display."""
+    return any(isinstance(t, (T.Array, T.ListLiteral)) for t in index_items(it))
+
+
+def _as_array(L, v, t, kind):
+    """A list display index as a 1-D array (freshly allocated), else ``(v, t)``."""
+    if not isinstance(t, T.ListLiteral):
+        return v, t, None
+    at = T.Array("b1" if kind == "mask" else "i8", 1)
+    a = A.allocate(L, at, [A.i64(len(t.items))])
+    data = L.b.extract_value(a, 0)
+    for k, it in enumerate(t.items):
+        A.store(L, S.convert(L, L.b.extract_value(v, k), it, at.elem),
+                A.element_ptr(L, data, [A.i64(T.itemsize(at.dtype))], [A.i64(k)], at.elem),
+                at.elem)
+    return a, at, a
 
 
 def _layout(base: T.Array, it):
@@ -62,7 +79,7 @@ def _layout(base: T.Array, it):
     kinds = [_part_kind(t) for t in items]
     if None in kinds or sum(k in ("array", "mask") for k in kinds) != 1:
         return None
-    covered = sum(t.ndim if k == "mask" else 1 for k, t in zip(kinds, items))
+    covered = sum(getattr(t, "ndim", 1) if k == "mask" else 1 for k, t in zip(kinds, items))
     if covered > base.ndim:
         return None
     adv = [k for k, kind in enumerate(kinds) if kind != "slice"]
@@ -92,7 +109,7 @@ class Selection:
         kinds, ndim, self.place = _layout(t, it)
         items = index_items(it)
         values = [b.extract_value(idx, k) for k in range(len(items))] \
-            if isinstance(it, T.Tuple) else [idx]
+            if type(it) is T.Tuple else [idx]
         data = b.extract_value(a, 0)
         offset, self.rest_shape, self.rest_strides = A.ZERO, [], []
         axis = 0
@@ -110,6 +127,7 @@ class Selection:
                 self.rest_strides.append(b.mul(st, step))
                 axis += 1
             else:
+                v, vt, self.temp = _as_array(L, v, vt, kind)
                 width = vt.ndim if kind == "mask" else 1
                 self.kind, self.index, self.index_t = kind, v, vt
                 self.axes = [(A.shape_of(L, a, axis + m), A.stride_of(L, a, axis + m), axis + m)
@@ -145,6 +163,11 @@ class Selection:
 
         A.loop_nest(L, A.shape_list(L, self.index, self.index_t), body)
         return b.load(slot)
+
+    def done(self):
+        """Free the array made of a list display index (if any)."""
+        if self.temp is not None:
+            abi.release(self.L, self.temp, self.index_t)
 
     def shape(self):
         """The shape of ``a[index]``."""
@@ -202,6 +225,7 @@ def gather(L, a, t: T.Array, idx, it):
     data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, out_t)
     sel.each_element(lambda ridx, ptr: A.store(
         L, A.load(L, ptr, t.elem), A.element_ptr(L, data, strides, ridx, t.elem), t.elem))
+    sel.done()
     return out
 
 
@@ -247,6 +271,7 @@ def scatter(L, a, t: T.Array, idx, it, value, vt, mode="set"):
         A.store(L, S.convert(L, v, et, t.elem), ptr, t.elem)
 
     sel.each_element(write)
+    sel.done()
 
 
 def last_writes_only(L, g, gt: T.Array, idx, it):
@@ -255,6 +280,7 @@ def last_writes_only(L, g, gt: T.Array, idx, it):
     out = gather(L, g, gt, idx, it)
     sel = Selection(L, g, gt, idx, it)
     if sel.kind == "mask":
+        sel.done()
         return out
     b = L.b
     (n, _, _), = sel.axes
@@ -283,4 +309,5 @@ def last_writes_only(L, g, gt: T.Array, idx, it):
 
     A.loop(L, sel.count, clear)
     abi.release(L, table, table_t)
+    sel.done()
     return out

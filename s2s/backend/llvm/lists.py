@@ -51,7 +51,7 @@ def join_list(a, b):
         if isinstance(t, T.List):
             if t.elem is not None:
                 elems.append(t.elem)
-        elif isinstance(t, T.Tuple) and type(t) is T.Tuple and all(
+        elif T.plain_tuple(t) and all(
                 isinstance(i, T.Scalar) for i in t.items):
             elems += list(t.items)
         else:
@@ -190,7 +190,7 @@ def convert_list(L, value, src, dst):
         if T.memory_llvm(elem_of(src)) == T.memory_llvm(elem_of(dst)):
             return value
         return copy(L, value, src, dst)
-    if type(src) is T.Tuple and all(isinstance(i, T.Scalar) for i in src.items):
+    if T.plain_tuple(src) and all(isinstance(i, T.Scalar) for i in src.items):
         return from_items(L, [(L.b.extract_value(value, k), it)
                               for k, it in enumerate(src.items)], dst)
     raise UnsupportedSyntaxError(f"jit: a {src} where a {dst} is expected", L.loc)

@@ -37,7 +37,7 @@ from . import reductions as R
 from . import scalars as S
 from . import types as T
 from .calls import TABLE, register
-from .derivs import _float_dtype
+from .derivs import Unbroadcast, _float_dtype
 
 
 def _is_list(t):
@@ -58,7 +58,7 @@ def _listish(t):
     """A list type for ``t`` (a list, ``[]``, a literal tuple of numbers), else None."""
     if _is_list(t):
         return t
-    return Li.join_list(T.List(None), t) if type(t) is T.Tuple else None
+    return Li.join_list(T.List(None), t) if T.plain_tuple(t) else None
 
 
 class ListOp:
@@ -95,12 +95,20 @@ def _as_list(L, v, t):
 
 
 # -- building --------------------------------------------------------------------------------
-class Empty(ListOp):
+class Display(ListOp):
+    """``[]`` (a list that will grow) and ``[a, b, ...]`` (a ``ListLiteral``: read as a
+    tuple until it grows, ``lists.convert_list``)."""
+
     def ltype(self, fn, types, loc):
-        return T.List(None)
+        if not types:
+            return T.List(None)
+        t = self.inner.type(fn, types, {}, loc)
+        return None if t is None else T.ListLiteral(t.items)
 
     def llower(self, L, fn, vals, rtype):
-        return ll.Constant(rtype.llvm(), None)
+        if not vals:
+            return ll.Constant(rtype.llvm(), None)
+        return self.inner.lower(L, fn, vals, {}, rtype)
 
 
 class Append(ListOp):
@@ -427,15 +435,72 @@ class Densify(ListOp):
         return v if t == rtype else Li.convert_list(L, v, t, rtype)
 
 
+def _numbers(t):
+    return T.plain_tuple(t) and bool(t.items) and all(map(_number, t.items))
+
+
+class ArrayOfItems(ListOp):
+    """``np.array([a, b, ...])`` of numbers: a 1-D array of their promoted dtype."""
+
+    def ltype(self, fn, types, loc):
+        return T.Array(T.promote(*types[0].items).dtype, 1) if len(types) == 1 else None
+
+    def llower(self, L, fn, vals, rtype):
+        v, t = vals[0]
+        out = A.allocate(L, rtype, [A.i64(len(t.items))])
+        data = L.b.extract_value(out, 0)
+        for k, it in enumerate(t.items):
+            A.store(L, S.convert(L, L.b.extract_value(v, k), it, rtype.elem),
+                    A.element_ptr(L, data, [A.i64(T.itemsize(rtype.dtype))], [A.i64(k)],
+                                  rtype.elem), rtype.elem)
+        return out
+
+
+class ShapeOfItems(ListOp):
+    """``np.shape``/``np.size``/``np.ndim`` of a tuple or list display of numbers."""
+
+    def ltype(self, fn, types, loc):
+        return T.Tuple((T.INT,)) if fn is np.shape else T.INT
+
+    def llower(self, L, fn, vals, rtype):
+        n = len(vals[0][1].items)
+        if fn is np.shape:
+            return ll.Constant(rtype.llvm(), [ll.Constant(T.I64, n)])
+        return ll.Constant(T.I64, 1 if fn is np.ndim else n)
+
+
+class ItemsOfArray(ListOp):
+    """``array_vjp(g, (a, b, ...))``: ``g``'s items, each as the cotangent of its number."""
+
+    def ltype(self, fn, types, loc):
+        g, x = types
+        if not (isinstance(g, T.Array) and g.ndim == 1):
+            return None
+        items = tuple(Unbroadcast().type(None, [g.elem, it], {}, loc) for it in x.items)
+        return None if None in items else type(x)(items)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (x, xt) = vals
+        L.check(L.b.icmp_signed("!=", A.shape_of(L, g, 0), A.i64(len(xt.items))), ValueError,
+                "s2s: a cotangent of {0} items for {1} numbers",
+                (A.shape_of(L, g, 0), A.i64(len(xt.items))))
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (it, rt_k) in enumerate(zip(xt.items, rtype.items)):
+            item = Unbroadcast().lower(L, None, [(A.element(L, g, gt, [A.i64(k)]), gt.elem),
+                                                 (L.b.extract_value(x, k), it)], {}, rt_k)
+            out = L.b.insert_value(out, item, k)
+        return out
+
+
 class ToTuple(ListOp):
     """``seq_cast(items, like)`` for a tuple ``like`` and a list ``items`` of its length:
     the tuple of the items."""
 
     def ltype(self, fn, types, loc):
         items, like = types
-        if type(like) is not T.Tuple:
+        if not T.plain_tuple(like):
             return None
-        return T.Tuple(tuple(Li.elem_of(items) for _ in like.items))
+        return type(like)(tuple(Li.elem_of(items) for _ in like.items))
 
     def llower(self, L, fn, vals, rtype):
         (v, vt), (_, like) = vals
@@ -480,7 +545,7 @@ def _wrap(cls, fn, when, *args):
     register(cls(TABLE.get(fn), when, *args), fn)
 
 
-_wrap(Empty, rt.make_list, lambda types: not types)
+_wrap(Display, rt.make_list, lambda types: True)
 _wrap(Append, rt.list_append, lambda ts: _listish(ts[0]) is not None)
 _wrap(Extend, rt.list_extend, lambda ts: _is_list(ts[0]) or _is_list(ts[1]))
 _wrap(Extend, rt.seq_concat, lambda ts: _is_list(ts[0]) or _is_list(ts[1]))
@@ -503,6 +568,11 @@ for _fn in (np.sum, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.pr
 for _fn in (rt.sum_vjp, rt.mean_vjp):
     _wrap(ArrayView, _fn, _at(1), False, True)
 _wrap(FromArray, rt.array_vjp, _at(1))
+_wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
+for _fn in (np.array, np.asarray):
+    _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
+for _fn in (np.shape, np.size, np.ndim):
+    _wrap(ShapeOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
 _wrap(Filled, rt.sum_builtin_vjp, _at(1))
 _wrap(Filled, rt.zeros_like, _at(0))
 _wrap(Scatter, rt.getitem_vjp, _at(1))
@@ -511,4 +581,4 @@ _wrap(Add, rt.add, lambda ts: len(ts) == 2 and (_is_list(ts[0]) or _is_list(ts[1
 _wrap(Densify, rt.densify, _at(1))
 _wrap(Densify, rt.seq_cast, _at(1))
 _wrap(ExtremeCt, rt.extreme_ct, _at(1))
-_wrap(ToTuple, rt.seq_cast, lambda ts: _is_list(ts[0]) and type(ts[1]) is T.Tuple)
+_wrap(ToTuple, rt.seq_cast, lambda ts: _is_list(ts[0]) and T.plain_tuple(ts[1]))

@@ -45,7 +45,7 @@ class TupleAddAt:
 
     def _mine(self, types):
         acc, x = types[0], types[2]
-        return type(x) is T.Tuple and type(acc) is T.Tuple and len(acc.items) == len(x.items)
+        return T.plain_tuple(x) and T.plain_tuple(acc) and len(acc.items) == len(x.items)
 
     def _index(self, atom, it, n):
         k = getattr(atom, "value", None)

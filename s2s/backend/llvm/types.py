@@ -98,6 +98,20 @@ class Dict(Tuple):
 
 
 @dataclass(frozen=True)
+class ListLiteral(Tuple):
+    """A list display ``[a, b]`` that is only read: laid out and used as a tuple, except
+    where numpy reads a list differently from a tuple (an index: ``fancy.py``)."""
+
+    def __str__(self):
+        return "[" + ", ".join(map(str, self.items)) + "]"
+
+
+def plain_tuple(t) -> bool:
+    """A tuple or a list display (not a dict, whose layout is also a tuple's)."""
+    return isinstance(t, Tuple) and not isinstance(t, Dict)
+
+
+@dataclass(frozen=True)
 class List:
     """A list of numbers that may grow (``lists.py``): ``{i8* data, i8* block, i64 len}``
     (``block`` as an array's, its storage shared by the list's states); ``elem`` a
