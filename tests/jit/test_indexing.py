@@ -312,3 +312,18 @@ def test_list_display_index_gradient():
     fd = fd_grad(loss_list_index, (M, IDX), 0)
     np.testing.assert_allclose(s2s.jit(s2s.grad(loss_list_index))(M, IDX), fd,
                                rtol=1e-6, atol=1e-7)
+
+
+def grown_index(a, idx):
+    chosen = []
+    for i in range(a.shape[0]):
+        if a[i, 0] > -0.5:
+            chosen.append(i)
+    return a[chosen] * 2.0
+
+
+def test_grown_list_and_list_argument_as_index():
+    np.testing.assert_array_equal(s2s.jit(grown_index)(M, IDX), grown_index(M, IDX))
+    np.testing.assert_array_equal(s2s.jit(take)(X, [0, -1, 2]), take(X, [0, -1, 2]))
+    mask = [True, False] * 3
+    np.testing.assert_array_equal(s2s.jit(take)(X, mask), take(X, mask))

@@ -2,7 +2,9 @@
 
 An index is *advanced* here when it is, or is a tuple holding, exactly one
 1-D ``int64`` array or one boolean array (a mask of ``k`` dimensions covering
-``k`` axes), beside any number of integers and slices.  Contract, numpy's
+``k`` axes) -- or a list of integers or booleans standing for one (a display
+``[0, 2]``, made an array for the read; a grown list or a list argument, read in
+place) -- beside any number of integers and slices.  Contract, numpy's
 semantics:
 
 * the selected places are the entries of the integer array (negative ones wrap,
@@ -47,6 +49,8 @@ def _part_kind(t):
     if isinstance(t, T.ListLiteral) and all(isinstance(i, T.Scalar) and i.dtype in ("i8", "b1")
                                             for i in t.items):  # numpy: a list is an array
         return "mask" if t.items and all(i.dtype == "b1" for i in t.items) else "array"
+    if isinstance(t, T.List) and t.elem is not None and t.elem.dtype in ("i8", "b1"):
+        return "mask" if t.elem.dtype == "b1" else "array"  # a grown list (lists.py)
     return None
 
 
@@ -56,11 +60,14 @@ def index_items(it):
 
 def is_advanced(it) -> bool:
     """Whether an index type holds an array (integer or boolean) or a list display."""
-    return any(isinstance(t, (T.Array, T.ListLiteral)) for t in index_items(it))
+    return any(isinstance(t, (T.Array, T.ListLiteral, T.List)) for t in index_items(it))
 
 
 def _as_array(L, v, t, kind):
     """A list display index as a 1-D array (freshly allocated), else ``(v, t)``."""
+    if isinstance(t, T.List):  # its numbers, read in place
+        from .lists import as_array
+        return (*as_array(L, v, t), None)
     if not isinstance(t, T.ListLiteral):
         return v, t, None
     at = T.Array("b1" if kind == "mask" else "i8", 1)
