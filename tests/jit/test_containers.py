@@ -350,3 +350,43 @@ def test_list_displays():
     assert type(got) is list and got == returns_display(1.5, 2.0)
     g = s2s.jit(s2s.grad(array_of_numbers, argnums=(0, 1)))(1.5, 2.0)
     assert_tree_close(g, fd_grad(array_of_numbers, (1.5, 2.0), (0, 1)), rtol=1e-7, atol=1e-8)
+
+
+# -- control flow around dict and list writes --------------------------------------------------
+def dict_while(p, n):
+    d = {"s": 0.0}
+    k = 0
+    while k < n:
+        d["s"] = d["s"] + p["a"] * k
+        if d["s"] > 5.0:
+            return d["s"] * p["b"]  # an early return: d's later key is never added here
+        k = k + 1
+    d["t"] = d["s"] * 2.0
+    return d["t"] + p["b"]
+
+
+def int_keys(a, b):
+    d = {0: a, 1: b}
+    d[2] = a * b
+    return d[0] * d[2] - d[1]
+
+
+def list_in_branch(x):
+    acc = []
+    for v in x:
+        if v > 0:
+            acc.append(v * v)
+        else:
+            acc.append(-v)
+    if len(acc) > 3:
+        acc.pop(0)
+    return sum(acc) * acc[0]
+
+
+@pytest.mark.parametrize("fn, args, argnums", [
+    (dict_while, ({"a": 0.7, "b": 1.3}, 4), 0), (dict_while, ({"a": 0.7, "b": 1.3}, 40), 0),
+    (int_keys, (1.5, 2.0), (0, 1)), (list_in_branch, (V,), 0)])
+def test_control_flow_against_python_and_finite_differences(fn, args, argnums):
+    assert s2s.jit(fn)(*args) == pytest.approx(fn(*args), rel=1e-13)
+    assert_tree_close(s2s.jit(s2s.grad(fn, argnums=argnums))(*args),
+                      fd_grad(fn, args, argnums), rtol=1e-6, atol=1e-7, what=fn.__name__)

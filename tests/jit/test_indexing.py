@@ -327,3 +327,17 @@ def test_grown_list_and_list_argument_as_index():
     np.testing.assert_array_equal(s2s.jit(take)(X, [0, -1, 2]), take(X, [0, -1, 2]))
     mask = [True, False] * 3
     np.testing.assert_array_equal(s2s.jit(take)(X, mask), take(X, mask))
+
+
+def writes_in_loop(x, idx):
+    y = np.zeros(7)
+    for k in range(3):
+        y[idx] = y[idx] * 0.5 + x[:5] * k
+        y[y > 1.0] = 1.0
+    return np.sum(y ** 2 * np.arange(7.0))
+
+
+def test_writes_in_a_loop_gradient():
+    assert s2s.jit(writes_in_loop)(X, IDX) == pytest.approx(writes_in_loop(X, IDX), rel=1e-14)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(writes_in_loop))(X, IDX),
+                               fd_grad(writes_in_loop, (X, IDX), 0), rtol=1e-6, atol=1e-7)

@@ -3,7 +3,8 @@
 ``d['w'] = v`` adds a key: the frontend makes it ``d = rt.dict_set(d, 'w', v, old)``,
 and a compiled variable has one type (``types.Dict`` includes the keys).  Contract:
 ``versioned(func)`` returns ``func`` renamed by the SSA pass (``passes/ssa.py``:
-only names change, the computation is the same) when it writes a dict
+only names change, the computation is the same), dead assignments removed
+(``passes/dce.py``), when it writes a dict
 (``dict_set``/``dict_remove``/``dict_update``), else ``func`` itself; a function
 the pass does not take is returned as it was (the type clash is then reported
 by type inference, naming the variable and the line).
@@ -26,8 +27,11 @@ def _writes_dict(func) -> bool:
 def versioned(func):
     if not _writes_dict(func):
         return func
+    from ...passes.dce import dce
     from ...passes.ssa import to_ssa
     try:
-        return to_ssa(func)
+        # dead merges (``d_3 = d_2`` / ``d_3 = d_1`` after an early return) are dropped:
+        # their two dict types need not agree
+        return dce(to_ssa(func))
     except S2SError:
         return func
