@@ -390,3 +390,35 @@ def test_control_flow_against_python_and_finite_differences(fn, args, argnums):
     assert s2s.jit(fn)(*args) == pytest.approx(fn(*args), rel=1e-13)
     assert_tree_close(s2s.jit(s2s.grad(fn, argnums=argnums))(*args),
                       fd_grad(fn, args, argnums), rtol=1e-6, atol=1e-7, what=fn.__name__)
+
+
+# -- forward mode inside jit ------------------------------------------------------------------------
+def mlp_fixed(p):
+    return mlp(p, XS)
+
+
+def tangent_of_mlp(p, dp):
+    return s2s.jvp(mlp_fixed, (p,), (dp,))
+
+
+def squares_fixed(x):
+    return squares(x, 4)
+
+
+def tangent_of_squares(x, dx):
+    return s2s.jvp(squares_fixed, (x,), (dx,))
+
+
+def test_jitted_jvp_of_dicts_and_lists_against_finite_differences():
+    eps = 1e-6
+    dp = {"W": RNG.normal(size=(3, 4)), "b": RNG.normal(size=4), "scale": 0.3}
+    plus = {k: PARAMS[k] + eps * dp[k] for k in PARAMS}
+    minus = {k: PARAMS[k] - eps * dp[k] for k in PARAMS}
+    y, t = s2s.jit(tangent_of_mlp)(PARAMS, dp)
+    assert y == pytest.approx(mlp_fixed(PARAMS), rel=1e-13)
+    assert t == pytest.approx((mlp_fixed(plus) - mlp_fixed(minus)) / (2 * eps), rel=1e-7)
+    dx = RNG.normal(size=V.shape)
+    y, t = s2s.jit(tangent_of_squares)(V, dx)
+    assert y == pytest.approx(squares_fixed(V), rel=1e-13)
+    fd = (squares_fixed(V + eps * dx) - squares_fixed(V - eps * dx)) / (2 * eps)
+    assert t == pytest.approx(fd, rel=1e-7)

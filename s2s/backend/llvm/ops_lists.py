@@ -274,6 +274,17 @@ class Sum(ListOp):
                             S.convert(L, start[0], start[1], rtype), rtype)
 
 
+class SumJvp(ListOp):
+    """``sum_builtin_jvp(t, ans)``: the sum of the items' tangents, as ``ans``'s type."""
+
+    def ltype(self, fn, types, loc):
+        return types[1] if _number(types[1]) else None
+
+    def llower(self, L, fn, vals, rtype):
+        start = (L.const(0, T.INT), T.INT)
+        return Sum(None, None).llower(L, builtins.sum, [vals[0], start], rtype)
+
+
 class Extreme(ListOp):
     """``max(l)``/``min(l)`` (``ValueError`` when empty)."""
 
@@ -558,6 +569,7 @@ _wrap(GetItem, operator.getitem, _at(0))
 _wrap(Length, len, _at(0))
 _wrap(Same, rt.sequence, _at(0))
 _wrap(Sum, builtins.sum, _at(0))
+_wrap(SumJvp, rt.sum_builtin_jvp, _at(0))
 for _fn in (rt.max_of, rt.min_of, builtins.max, builtins.min):
     _wrap(Extreme, _fn, lambda ts: len(ts) == 1 and _is_list(ts[0]))
 for _fn in (np.array, np.asarray):
