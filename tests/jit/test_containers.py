@@ -422,3 +422,19 @@ def test_jitted_jvp_of_dicts_and_lists_against_finite_differences():
     assert y == pytest.approx(squares_fixed(V), rel=1e-13)
     fd = (squares_fixed(V + eps * dx) - squares_fixed(V - eps * dx)) / (2 * eps)
     assert t == pytest.approx(fd, rel=1e-7)
+
+
+def array_of_numbers_at(a):
+    return array_of_numbers(a, 2.0)
+
+
+def tangent_of_array_of_numbers(a, da):
+    return s2s.jvp(array_of_numbers_at, (a,), (da,))
+
+
+def test_jitted_jvp_of_a_display_of_numbers():
+    y, t = s2s.jit(tangent_of_array_of_numbers)(1.5, 1.0)
+    eps = 1e-6
+    fd = (array_of_numbers_at(1.5 + eps) - array_of_numbers_at(1.5 - eps)) / (2 * eps)
+    assert y == pytest.approx(array_of_numbers_at(1.5), rel=1e-14)
+    assert t == pytest.approx(fd, rel=1e-7)

@@ -467,6 +467,49 @@ class ArrayOfItems(ListOp):
         return out
 
 
+class ArrayJvp(ListOp):
+    """``array_jvp(t, ans, object, copy, ndmin=0)`` for a list (or a display of numbers,
+    None items as zeros) of tangents: them as a 1-D array of ``ans``'s dtype (the real
+    part for a real ``ans``)."""
+
+    def __init__(self, inner, when):
+        super().__init__(inner, when)
+        self.wants_atoms = True
+
+    def ltype(self, fn, types, loc):
+        atoms = self.atoms[0] if self.atoms else ()
+        ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
+        ans = types[1]
+        ok = isinstance(ans, T.Array) and ans.ndim == 1 and ndmin in (0, 1)
+        return ans if ok and ans.dtype in ("f4", "f8", "c16") else None
+
+    def llower(self, L, fn, vals, rtype):
+        (t, tt) = vals[0]
+        e = rtype.elem
+
+        def real(v, vt):
+            if vt.dtype == "c16" and e.dtype != "c16":
+                return L.b.extract_value(v, 0), T.F64T
+            return v, vt
+
+        if _is_list(tt):
+            data, _, n = Li.fields(L, t)
+            out = A.allocate(L, rtype, [n])
+            odata, ostrides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+            A.loop(L, n, lambda i: A.store(L, S.convert(L, *real(Li.load(L, data, i, tt),
+                                                                  Li.elem_of(tt)), e),
+                                           A.element_ptr(L, odata, ostrides, [i], e), e))
+            return out
+        out = R.create(L, rtype, [A.i64(len(tt.items))], (L.const(0, T.INT), T.INT))
+        odata, ostrides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        for k, it in enumerate(tt.items):
+            if isinstance(it, T.NoneType):
+                continue
+            A.store(L, S.convert(L, *real(L.b.extract_value(t, k), it), e),
+                    A.element_ptr(L, odata, ostrides, [A.i64(k)], e), e)
+        return out
+
+
 class ShapeOfItems(ListOp):
     """``np.shape``/``np.size``/``np.ndim`` of a tuple or list display of numbers."""
 
@@ -580,6 +623,9 @@ for _fn in (np.sum, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.pr
 for _fn in (rt.sum_vjp, rt.mean_vjp):
     _wrap(ArrayView, _fn, _at(1), False, True)
 _wrap(FromArray, rt.array_vjp, _at(1))
+_wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (_is_list(ts[0]) or (
+    T.plain_tuple(ts[0]) and ts[0].items
+    and all(_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))))
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
 for _fn in (np.array, np.asarray):
     _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
