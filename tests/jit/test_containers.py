@@ -438,3 +438,14 @@ def test_jitted_jvp_of_a_display_of_numbers():
     fd = (array_of_numbers_at(1.5 + eps) - array_of_numbers_at(1.5 - eps)) / (2 * eps)
     assert y == pytest.approx(array_of_numbers_at(1.5), rel=1e-14)
     assert t == pytest.approx(fd, rel=1e-7)
+
+
+def sums_of_displays(a, b):
+    return sum([a, b * 2.0, a * b]) + sum((a, b), 1.5)
+
+
+def test_sum_of_displays_against_finite_differences():
+    assert s2s.jit(sums_of_displays)(1.5, 2.0) == sums_of_displays(1.5, 2.0)
+    g = s2s.jit(s2s.grad(sums_of_displays, argnums=(0, 1)))(1.5, 2.0)
+    assert_tree_close(g, fd_grad(sums_of_displays, (1.5, 2.0), (0, 1)), rtol=1e-7, atol=1e-8)
+    assert g == pytest.approx((1.0 + 2.0 + 1.0, 2.0 + 1.5 + 1.0), rel=1e-14)  # closed form

@@ -14,6 +14,8 @@ of the promoted dtype), ``np.shape``/``size``/``ndim``, and ``array_vjp`` into i
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 from llvmlite import ir as ll
 
@@ -207,6 +209,47 @@ class ArrayJvp(ListOp):
         return out
 
 
+class SumOfItems(ListOp):
+    """Python's ``sum(t, start=0)`` of a tuple or display of numbers; ``sum_builtin_jvp``
+    of such a tuple of tangents (None items are zeros) as ``ans``'s type."""
+
+    def ltype(self, fn, types, loc):
+        items = [t for t in types[0].items if not isinstance(t, T.NoneType)]
+        if fn is rt.sum_builtin_jvp:
+            return types[1] if _number(types[1]) else None
+        start = types[1] if len(types) > 1 else T.INT
+        return T.promote(start, *items) if _number(start) else None
+
+    def llower(self, L, fn, vals, rtype):
+        (v, t) = vals[0]
+        acc = S.convert(L, *(vals[1] if len(vals) > 1 and fn is not rt.sum_builtin_jvp
+                             else (L.const(0, T.INT), T.INT)), rtype)
+        for k, it in enumerate(t.items):
+            if not isinstance(it, T.NoneType):
+                item = S.convert(L, L.b.extract_value(v, k), it, rtype)
+                acc = S.binary(L, "add", acc, item, rtype)
+        return acc
+
+
+class EachItem(ListOp):
+    """``sum_builtin_vjp(g, t)`` for a tuple or display of numbers: ``g`` for every item
+    (as each item's cotangent)."""
+
+    def ltype(self, fn, types, loc):
+        g, x = types
+        items = tuple(Unbroadcast().type(None, [g, it], {}, loc) for it in x.items)
+        return None if not _number(g) or None in items else type(x)(items)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (x, xt) = vals
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (it, rt_k) in enumerate(zip(xt.items, rtype.items)):
+            item = Unbroadcast().lower(L, None, [(g, gt), (L.b.extract_value(x, k), it)], {},
+                                       rt_k)
+            out = L.b.insert_value(out, item, k)
+        return out
+
+
 class ShapeOfItems(ListOp):
     """``np.shape``/``np.size``/``np.ndim`` of a tuple or list display of numbers."""
 
@@ -299,6 +342,10 @@ _wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (_is_list(ts[0]) or (
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
 for _fn in (np.array, np.asarray):
     _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
+_wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))
+_wrap(SumOfItems, rt.sum_builtin_jvp, lambda ts: T.plain_tuple(ts[0]) and bool(ts[0].items) and all(
+    _number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
+_wrap(EachItem, rt.sum_builtin_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
 for _fn in (np.shape, np.size, np.ndim):
     _wrap(ShapeOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
 _wrap(Filled, rt.sum_builtin_vjp, _at(1))
