@@ -12,7 +12,10 @@ reassigned) and already has the result's shape and dtype.  Contract:
   when ``A`` is unshared and shaped like ``x``, else the two statements as
   written;
 * ``inplace_add(L, s)``: ``A = A + B`` / ``A = A - B`` for arrays, in place
-  when ``A`` is unshared and ``B`` broadcasts to ``A``'s shape.
+  when ``A`` is unshared and ``B`` broadcasts to ``A``'s shape; and
+  ``A = rt.add_at(A, g, x, idx)`` as ``A[idx] += g`` when ``A`` is unshared and
+  shaped like ``x`` (repeated places of an advanced index accumulate, as
+  ``add_at`` states).
 Arrays passed in by the caller (no block) are never updated in place.
 """
 from __future__ import annotations
@@ -112,7 +115,43 @@ def _add_at(L, a, at, idx, it, g, gt):
                   [(target, vt), (g, gt)], at.dtype, out=(target, vt))
 
 
+def _add_at_pattern(L, s) -> bool:
+    """``A = rt.add_at(A, g, x, idx)``: ``A`` a float array shaped like the array ``x``
+    (checked at run time), ``g`` a number or array of ``A``'s dtype or lower."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+            and s.value.fn is rt.add_at and len(s.value.args) == 4 and not s.value.kwargs
+            and s.value.args[0] == s.target and isinstance(s.value.args[2], ir.Var)):
+        return False
+    at = L.types.get(s.target.name)
+    xt = L.types.get(s.value.args[2].name)
+    g = s.value.args[1]
+    gt = L.types.get(g.name) if isinstance(g, ir.Var) else None
+    ge = gt.elem if isinstance(gt, T.Array) else gt
+    return (isinstance(at, T.Array) and isinstance(xt, T.Array) and at.ndim == xt.ndim
+            and at.dtype in ("f4", "f8", "c16") and isinstance(ge, T.Scalar)
+            and (not isinstance(gt, T.Array) or gt.ndim <= at.ndim)
+            and T.promote(at.elem, ge).dtype == at.dtype)
+
+
+def _inplace_add_at(L, s):
+    """``A[idx] += g`` in place (``A`` unshared and shaped like ``x``), else the call."""
+    b = L.b
+    a, at = L.atom(s.target)
+    g, gt = L.atom(s.value.args[1])
+    x, xt = L.atom(s.value.args[2])
+    idx, it = L.atom(s.value.args[3])
+    ok = _unshared(L, a)
+    ok = b.and_(ok, b.not_(A._differs(L, A.shape_list(L, a, at), A.shape_list(L, x, xt))))
+    with b.if_else(ok) as (fast, slow):
+        with fast:
+            _add_at(L, a, at, idx, it, g, gt)
+        with slow:
+            L.stmt(s)
+
+
 def inplace_candidate(L, s) -> bool:
+    if _add_at_pattern(L, s):
+        return True
     pattern = _binary(s)
     if pattern is None:
         return False
@@ -126,6 +165,8 @@ def inplace_candidate(L, s) -> bool:
 
 
 def inplace_add(L, s):
+    if _add_at_pattern(L, s):
+        return _inplace_add_at(L, s)
     b = L.b
     op, target, other = _binary(s)
     a, at = L.atom(target)
