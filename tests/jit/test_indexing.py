@@ -341,3 +341,30 @@ def test_writes_in_a_loop_gradient():
     assert s2s.jit(writes_in_loop)(X, IDX) == pytest.approx(writes_in_loop(X, IDX), rel=1e-14)
     np.testing.assert_allclose(s2s.jit(s2s.grad(writes_in_loop))(X, IDX),
                                fd_grad(writes_in_loop, (X, IDX), 0), rtol=1e-6, atol=1e-7)
+
+
+# -- a value sharing memory with the place written is read first (numpy) -------------------------
+def overlapping_fancy(x, idx):
+    y = x.copy()
+    y[idx] = y[::-1][:5]
+    return y
+
+
+def overlapping_slice(x, idx):
+    y = x.copy()
+    y[1:] = y[:-1]
+    return y
+
+
+def write_from_argument(y, v):
+    y[1:] = v
+    return y
+
+
+def test_overlapping_writes_match_numpy():
+    idx = np.array([1, 2, 3, 4, 5])
+    for fn in (overlapping_fancy, overlapping_slice):
+        np.testing.assert_array_equal(s2s.jit(fn)(X, idx), fn(X, idx))
+    a, b = X.copy(), X.copy()
+    np.testing.assert_array_equal(s2s.jit(write_from_argument)(a, a[:-1]),
+                                  write_from_argument(b, b[:-1]))

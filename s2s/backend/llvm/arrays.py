@@ -256,7 +256,9 @@ def setitem(L, a, t: T.Array, idx, it, value, vt):
         return
     target_t = T.Array(t.dtype, len(shape))
     target = make(L, target_t, data, L.b.extract_value(a, 1), shape, strides)
-    elementwise(L, lambda vals: vals[0], [(value, vt)], t.dtype, out=(target, target_t))
+    from .overlap import guarded  # y[1:] = y[:-1] reads a copy of the value (numpy)
+    guarded(L, target, target_t, value, vt, lambda v: elementwise(
+        L, lambda vals: vals[0], [(v, vt)], t.dtype, out=(target, target_t)))
 
 
 def first_axis_item(L, a, t: T.Array, i):

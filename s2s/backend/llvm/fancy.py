@@ -265,6 +265,11 @@ def _value_reader(L, value, vt, shape):
 def scatter(L, a, t: T.Array, idx, it, value, vt, mode="set"):
     """``a[idx] = value`` (``mode="set"``) or ``np.add.at(a, idx, value)`` (``"add"``),
     in place, ``value`` broadcast to the selection's shape."""
+    from .overlap import guarded  # a value sharing memory with ``a`` is read from a copy
+    return guarded(L, a, t, value, vt, lambda v: _scatter(L, a, t, idx, it, v, vt, mode))
+
+
+def _scatter(L, a, t, idx, it, value, vt, mode):
     sel = Selection(L, a, t, idx, it)
     read = _value_reader(L, value, vt, sel.shape())
 
