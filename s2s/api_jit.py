@@ -116,6 +116,8 @@ class Jitted:
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
         front = front_without_custom_calls(pipeline.expanded(front, arguments), arguments)
         func = indexed_loops(front.func, self.param_names)
+        from .backend.llvm.dict_versions import versioned
+        func = versioned(func)  # d['new key'] = v: a new variable per dict type
         return func, _freevar_loader(func, front.freevars, self.param_names)
 
     def _specialise(self, args):

@@ -132,8 +132,8 @@ def test_user_raise_and_try():
 
 def test_wrong_argument_types():
     jit(K.fdiv)(1.0, 2.0)
-    with pytest.raises(TypeError, match=r"argument .a. is a list.*compiled for: .*\(float, float\)"):
-        jit(K.fdiv)([1.0], 2.0)
+    with pytest.raises(TypeError, match=r"argument .a. is a set.*compiled for: .*\(float, float\)"):
+        jit(K.fdiv)({1.0}, 2.0)  # (a list of numbers is an argument jit takes: lists.py)
     with pytest.raises(TypeError, match="argument 'a' is a str"):
         jit(K.fdiv)("a", 2.0)
 
@@ -237,8 +237,8 @@ def test_globals_and_closures_read_at_each_call(monkeypatch):
 def test_refusals_name_the_construct():
     with pytest.raises(s2s.S2SError, match="recursive call of fact"):
         jit(K.fact)(5)
-    with pytest.raises(s2s.S2SError, match=r"getitem\(f8\[:\], b1\[:\]\)"):
-        jit(K.mask_index)(np.arange(3.0))
+    x = np.arange(3.0) - 1.0  # a mask index compiles now (fancy.py)
+    np.testing.assert_array_equal(jit(K.mask_index)(x), K.mask_index(x))
     s, total = jit(K.empty_loop)(np.zeros(0))
     assert s == 0.0 and total == 0.0
 

@@ -144,7 +144,7 @@ def alloc(L, nbytes):
 
 def array_blocks(L, value, t):
     """The block pointers of the arrays in a value of type ``t`` (tuples searched)."""
-    if isinstance(t, T.Array):
+    if isinstance(t, (T.Array, T.List)):  # a list's storage is a block too (lists.py)
         return [L.b.extract_value(value, 1)]
     if isinstance(t, T.Tuple):
         return [blk for k, it in enumerate(t.items)
@@ -153,7 +153,8 @@ def array_blocks(L, value, t):
 
 
 def holds_arrays(t) -> bool:
-    return isinstance(t, T.Array) or isinstance(t, T.Tuple) and any(map(holds_arrays, t.items))
+    return isinstance(t, (T.Array, T.List)) or isinstance(t, T.Tuple) and \
+        any(map(holds_arrays, t.items))
 
 
 def retain(L, value, t):
@@ -181,6 +182,8 @@ def result_layout(t):
         return 2 if t.dtype == "c16" else 1
     if isinstance(t, T.Array):
         return 2 + 2 * t.ndim
+    if isinstance(t, T.List):  # as a 1-D array over its storage (lists.py)
+        return 4
     if isinstance(t, T.Tuple):
         return sum(result_layout(i) for i in t.items)
     if isinstance(t, T.NoneType):
@@ -203,6 +206,9 @@ def _store(L, value, t, pos):
         b.store(v, slot)
         pos[0] += 1
 
+    if isinstance(t, T.List):
+        from .lists import as_array
+        value, t = as_array(L, value, t)
     if isinstance(t, T.Scalar):
         if t.dtype == "c16":
             word(b.extract_value(value, 0), T.F64)

@@ -232,6 +232,9 @@ def view(L, a, t: T.Array, parts):
 
 
 def getitem(L, a, t: T.Array, idx, it):
+    from . import fancy
+    if fancy.is_advanced(it):  # an integer array or a mask: a gathered copy
+        return fancy.gather(L, a, t, idx, it), fancy.result_type(t, it)
     parts = index_parts(L, idx, it)
     data, shape, strides = view(L, a, t, parts)
     if not shape and len(parts) == t.ndim:
@@ -242,6 +245,9 @@ def getitem(L, a, t: T.Array, idx, it):
 
 
 def setitem(L, a, t: T.Array, idx, it, value, vt):
+    from . import fancy
+    if fancy.is_advanced(it):
+        return fancy.scatter(L, a, t, idx, it, value, vt)
     parts = index_parts(L, idx, it)
     data, shape, strides = view(L, a, t, parts)
     if not shape and len(parts) == t.ndim:
@@ -250,7 +256,9 @@ def setitem(L, a, t: T.Array, idx, it, value, vt):
         return
     target_t = T.Array(t.dtype, len(shape))
     target = make(L, target_t, data, L.b.extract_value(a, 1), shape, strides)
-    elementwise(L, lambda vals: vals[0], [(value, vt)], t.dtype, out=(target, target_t))
+    from .overlap import guarded  # y[1:] = y[:-1] reads a copy of the value (numpy)
+    guarded(L, target, target_t, value, vt, lambda v: elementwise(
+        L, lambda vals: vals[0], [(v, vt)], t.dtype, out=(target, target_t)))
 
 
 def first_axis_item(L, a, t: T.Array, i):

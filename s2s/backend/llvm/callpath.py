@@ -22,7 +22,7 @@ from . import abi
 from . import types as T
 
 _C = {"f8": ctypes.c_double, "f4": ctypes.c_float, "i8": ctypes.c_int64, "b1": ctypes.c_bool,
-      "array": ctypes.py_object}
+      "array": ctypes.py_object, "list": ctypes.py_object}
 _TYPESTR = {"b1": "|b1", "i8": "<i8", "f4": "<f4", "f8": "<f8", "c16": "<c16"}
 
 
@@ -108,6 +108,17 @@ def _reader(t, caller):
             if t.dtype == "b1":
                 return lambda: py(bool(words[k]))
             return lambda: py(int(words[k]))
+        if isinstance(t, T.List):  # read as a 1-D array, handed back as a list
+            from .lists import elem_of
+            e = elem_of(t)
+            items = build(T.Array(e.dtype, 1))
+            as_list = (lambda a: a.tolist()) if e.weak else list
+
+            def read_list(blocks):
+                return as_list(items(blocks))
+
+            read_list.needs_blocks = True
+            return read_list
         if isinstance(t, T.Array):
             nd = t.ndim
             pos[0] += 2 + 2 * nd
@@ -127,12 +138,14 @@ def _reader(t, caller):
             return read_array
         if isinstance(t, T.Tuple):
             parts = [build(it) for it in t.items]
+            make = (lambda items, keys=t.keys: dict(zip(keys, items))) \
+                if isinstance(t, T.Dict) else list if isinstance(t, T.ListLiteral) else tuple
             if not any(getattr(p, "needs_blocks", False) for p in parts):
-                return lambda: tuple(p() for p in parts)
+                return lambda: make([p() for p in parts])
 
             def read_tuple(blocks):
-                return tuple(p(blocks) if getattr(p, "needs_blocks", False) else p()
-                             for p in parts)
+                return make([p(blocks) if getattr(p, "needs_blocks", False) else p()
+                             for p in parts])
 
             read_tuple.needs_blocks = True
             return read_tuple
@@ -155,7 +168,7 @@ def convert_leaves(leaves):
 
     def convert(values):
         out = []
-        for (kind, _), v in zip(leaves, values):
+        for (kind, t), v in zip(leaves, values):
             if kind == "stack":
                 hit = tapes.get(id(v))
                 if hit is None or hit[0] is not v:
@@ -164,6 +177,9 @@ def convert_leaves(leaves):
                     if len(tapes) > 16:
                         tapes.pop(next(iter(tapes)))
                 out += [hit[1].ctypes.data, hit[1].nbytes]
+            elif kind == "list":  # a list of numbers: a contiguous array (lists.py)
+                from .lists import elem_of
+                out.append(np.array(v, dtype=elem_of(t).numpy()))
             elif kind == "c16":
                 z = complex(v)
                 out += [z.real, z.imag]

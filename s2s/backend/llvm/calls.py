@@ -74,7 +74,8 @@ def type_call(fn, args, kwargs, loc):
     kw = {k: t for k, (_, t) in kwargs.items()}
     if handler is None:
         raise unsupported(fn, types, loc)
-    if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple):
+    if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple) \
+            and not isinstance(types[0], T.Dict):
         return _tuple_item_type(args, loc)
     if getattr(handler, "wants_atoms", False):
         t = handler.type(fn, types, kw, loc, [a for a, _ in args],
@@ -93,7 +94,8 @@ def lower_call(L, call):
                       {k: (a, kw[k][1]) for k, a in call.kwargs}, L.loc)
     if isinstance(rtype, T.Static):
         return ll.Constant(rtype.llvm(), None), rtype
-    if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple):
+    if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple) \
+            and not isinstance(vals[0][1], T.Dict):
         return _tuple_item(L, vals[0], call.args[1], rtype), rtype
     L.call_atoms = (call.args, dict(call.kwargs))  # constants some handlers read (axis=)
     value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)

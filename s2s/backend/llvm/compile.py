@@ -33,7 +33,7 @@ def param_types(func, values, describe):
             raise TypeError(
                 f"jit: {where}: argument {name!r} is a {type(v).__name__}; compiled code "
                 "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
-                "dtypes and tuples of them" + compiled)
+                "dtypes, tuples and dicts (constant keys) of them and lists of numbers" + compiled)
         out.append(t)
     return out
 
@@ -66,7 +66,7 @@ def _flattener(types):
         if isinstance(t, T.Range):
             out += [v.start, v.stop, v.step]
         elif isinstance(t, T.Tuple):
-            for it, x in zip(t.items, v):
+            for it, x in zip(t.items, [v[k] for k in t.keys] if isinstance(t, T.Dict) else v):
                 flat(it, x, out)
         elif not isinstance(t, T.NoneType):
             out.append(v)

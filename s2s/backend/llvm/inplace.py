@@ -14,7 +14,8 @@ reassigned) and already has the result's shape and dtype.  Contract:
 * ``inplace_add(L, s)``: ``A = A + B`` / ``A = A - B`` for arrays, in place
   when ``A`` is unshared and ``B`` broadcasts to ``A``'s shape;
 * ``inplace_add_at(L, s)``: ``A = rt.add_at(A, g, x, idx)`` as ``A[idx] += g``
-  when ``A`` is unshared and shaped like ``x`` (else the copying form).
+  when ``A`` is unshared and shaped like ``x`` (else the copying form); repeated
+  places of an advanced index accumulate, as ``add_at`` states.
 Arrays passed in by the caller (no block) are never updated in place.
 """
 from __future__ import annotations
@@ -96,7 +97,10 @@ def fused_accumulation(L, s1, s2):
 
 
 def _add_at(L, a, at, idx, it, g, gt):
-    """``a[idx] += g`` in place."""
+    """``a[idx] += g`` in place (repeated places of an advanced index accumulate)."""
+    from . import fancy
+    if fancy.is_advanced(it):
+        return fancy.scatter(L, a, at, idx, it, g, gt, "add")
     parts = A.index_parts(L, idx, it)
     data, shape, strides = A.view(L, a, at, parts)
     et = at.elem
@@ -112,15 +116,22 @@ def _add_at(L, a, at, idx, it, g, gt):
 
 
 def add_at_candidate(L, s) -> bool:
-    """``A = rt.add_at(A, g, x, idx)`` with ``A`` a float array of ``x``'s rank."""
+    """``A = rt.add_at(A, g, x, idx)``: ``A`` a float array of the array ``x``'s rank
+    (the shapes are checked at run time), ``g`` a number or array of ``A``'s dtype or
+    lower."""
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
             and s.value.fn is rt.add_at and len(s.value.args) == 4 and not s.value.kwargs
             and s.value.args[0] == s.target and isinstance(s.value.args[2], ir.Var)):
         return False
     at = L.types.get(s.target.name)
     xt = L.types.get(s.value.args[2].name)
+    g = s.value.args[1]
+    gt = L.types.get(g.name) if isinstance(g, ir.Var) else None
+    ge = gt.elem if isinstance(gt, T.Array) else gt
     return (isinstance(at, T.Array) and isinstance(xt, T.Array) and at.ndim == xt.ndim
-            and at.dtype in ("f4", "f8", "c16") and L.types.get(s.value.args[0].name) == at)
+            and at.dtype in ("f4", "f8", "c16") and isinstance(ge, T.Scalar)
+            and (not isinstance(gt, T.Array) or gt.ndim <= at.ndim)
+            and T.promote(at.elem, ge).dtype == at.dtype)
 
 
 def inplace_add_at(L, s):

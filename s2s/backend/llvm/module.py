@@ -48,6 +48,8 @@ def _leaves(t, out):
             _leaves(it, out)
     elif isinstance(t, T.Array):
         out.append(("array", t))
+    elif isinstance(t, T.List):  # passed as a contiguous array (callpath.convert_leaves)
+        out.append(("list", t))
     elif isinstance(t, T.Scalar):
         out.append((t.dtype, t))
     elif isinstance(t, T.NoneType):
@@ -64,7 +66,7 @@ def _leaves(t, out):
 def _c_types(leaf):
     kind = leaf[0]
     return {"f8": [T.F64], "f4": [T.F32], "i8": [T.I64], "b1": [T.I8], "c16": [T.F64, T.F64],
-            "array": [T.PTR], "stack": [T.PTR, T.I64]}[kind]
+            "array": [T.PTR], "list": [T.PTR], "stack": [T.PTR, T.I64]}[kind]
 
 
 def symbol_for(func, param_types) -> str:
@@ -156,7 +158,19 @@ def _unflatten(b, t, args, objects):
         return b.trunc(v, T.I1) if t.dtype == "b1" else v
     obj = next(args)
     objects.append(obj)
+    if isinstance(t, T.List):  # no block: an append copies (lists.py)
+        from .lists import elem_of, make
+        a = array_from_object(b, obj, T.Array(elem_of(t).dtype, 1))
+        return make(_Builder(b), t, b.extract_value(a, 0), ll.Constant(T.PTR, None),
+                    b.extract_value(a, [2, 0]))
     return array_from_object(b, obj, t)
+
+
+class _Builder:
+    """What ``lists.make`` reads of a lowering: its builder."""
+
+    def __init__(self, b):
+        self.b = b
 
 
 def array_from_object(b, obj, t):

@@ -31,6 +31,12 @@ def convert(L, value, src, dst):
     b = L.b
     if isinstance(src, T.NoneType):
         return ll.Constant(dst.llvm(), None)
+    if isinstance(dst, T.List):
+        from .lists import convert_list  # [] or a literal becoming a grown list
+        return convert_list(L, value, src, dst)
+    if isinstance(dst, T.Dict) and isinstance(src, T.Dict) and src.keys != dst.keys:
+        from .ops_dicts import reordered  # the same keys in another order
+        value, src = reordered(L, value, src, dst)
     if isinstance(dst, T.Tuple):
         if not isinstance(src, T.Tuple) or len(src.items) != len(dst.items):
             raise UnsupportedSyntaxError(f"jit: a {src} where a {dst} is expected", L.loc)

@@ -87,6 +87,46 @@ class Tuple:
 
 
 @dataclass(frozen=True)
+class Dict(Tuple):
+    """A dict with constant keys (``str`` or ``int``), lowered as the struct of its values
+    in ``keys`` order (so everything that handles a tuple's layout handles it)."""
+
+    keys: TupleT = ()
+
+    def __str__(self):
+        return "{" + ", ".join(f"{k!r}: {t}" for k, t in zip(self.keys, self.items)) + "}"
+
+
+@dataclass(frozen=True)
+class ListLiteral(Tuple):
+    """A list display ``[a, b]`` that is only read: laid out and used as a tuple, except
+    where numpy reads a list differently from a tuple (an index: ``fancy.py``)."""
+
+    def __str__(self):
+        return "[" + ", ".join(map(str, self.items)) + "]"
+
+
+def plain_tuple(t) -> bool:
+    """A tuple or a list display (not a dict, whose layout is also a tuple's)."""
+    return isinstance(t, Tuple) and not isinstance(t, Dict)
+
+
+@dataclass(frozen=True)
+class List:
+    """A list of numbers that may grow (``lists.py``): ``{i8* data, i8* block, i64 len}``
+    (``block`` as an array's, its storage shared by the list's states); ``elem`` a
+    ``Scalar``, or None for ``[]`` before anything is appended."""
+
+    elem: object = None
+
+    def __str__(self):
+        return f"list[{self.elem if self.elem is not None else ''}]"
+
+    def llvm(self):
+        return ll.LiteralStructType([PTR, PTR, I64])
+
+
+@dataclass(frozen=True)
 class Range:
     def __str__(self):
         return "range"
@@ -144,6 +184,13 @@ def value_type(x):
     if t is tuple:
         items = tuple(value_type(v) for v in x)
         return None if any(i is None for i in items) else Tuple(items)
+    if t is list:  # a list of numbers (lists.py)
+        from .lists import list_type
+        return list_type(x)
+    if t is dict:
+        keys, items = tuple(x), tuple(value_type(v) for v in x.values())
+        ok = all(type(k) in (str, int) for k in keys) and None not in items
+        return Dict(items, keys) if ok else None
     if t is np.ndarray:
         code = _DTYPE_STR.get(x.dtype.str)
         return Array(code, x.ndim) if code else None
@@ -193,6 +240,15 @@ def join(a, b):
             return Scalar("f8" if "f8" in (a.dtype, b.dtype) else "f4")
         return from_category(max(a.category, b.category), weak) if weak else \
             promote(Scalar(a.dtype), Scalar(b.dtype))
+    if isinstance(a, List) or isinstance(b, List):
+        from .lists import join_list
+        return join_list(a, b)
+    if isinstance(a, Dict) or isinstance(b, Dict):
+        if not (isinstance(a, Dict) and isinstance(b, Dict) and set(a.keys) == set(b.keys)):
+            return None  # (the same keys; in ``a``'s order, ``scalars.convert`` reorders)
+        other = dict(zip(b.keys, b.items))
+        items = tuple(join(x, other[k]) for k, x in zip(a.keys, a.items))
+        return None if any(i is None for i in items) else Dict(items, a.keys)
     if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.items) == len(b.items):
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
         return None if any(i is None for i in items) else Tuple(items)
