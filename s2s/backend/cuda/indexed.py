@@ -59,9 +59,13 @@ class _GridIndex:
         return L.b.load(slot)
 
 
+_GRID = _GridIndex()
+
+
 def register_grid_functions():
+    """Register the lowering of ``cuda.grid``/``cuda.gridsize`` (idempotent)."""
     from ... import cuda
-    register(_GridIndex(), cuda.grid, cuda.gridsize)
+    register(_GRID, cuda.grid, cuda.gridsize)
 
 
 def _params(t, where):

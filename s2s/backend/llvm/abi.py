@@ -29,6 +29,7 @@ from llvmlite import ir as ll
 from . import types as T
 
 STATUS, HEAD, TAPES, RESULT = 0, 4, 6, 16
+MESSAGE_INTS = HEAD - STATUS - 1  # the integers an error message may carry
 #: tape buffers kept between calls (pointer, capacity per tape; stacks.py)
 CACHED_TAPES = (RESULT - TAPES) // 2
 HEADER = 32

@@ -275,3 +275,62 @@ class _Const:
 register(BatchReadChecked(), rt.batch_read_checked)
 register(BatchIndexSetVjpValue(), rt.batch_index_set_vjp_value)
 register(BatchIndexSet(), rt.batch_index_set)
+
+
+class BatchCheckIndex:
+    """``batch_check_index(x, index, x_batched[, active])``: ``IndexError`` where an
+    integer index part is out of range (below ``-d`` or at least ``d``) in an example
+    that runs the access (``active[k]``, a boolean vector; every example without it).
+    Nothing is checked under ``boundscheck=False``."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) not in (3, 4) or _flags(atoms[2:3]) is None:
+            return None
+        x, index = types[:2]
+        if not isinstance(x, T.Array) or _per_example_index(index, True) is None:
+            return None
+        if len(types) == 4 and types[3] != T.Array("b1", 1):
+            return None
+        return T.NONE
+
+    def lower(self, L, fn, vals, kw, rtype):
+        none = ll.Constant(T.NONE.llvm(), None)
+        if not L.boundscheck:
+            return none
+        b = L.b
+        (x, xt), (idx, it) = vals[:2]
+        x_b = L.call_atoms[0][2].value
+        active = vals[3] if len(vals) == 4 else None
+        parts = [(b.extract_value(idx, j), t) for j, t in enumerate(it.items)] \
+            if isinstance(it, T.Tuple) else [(idx, it)]
+        dims = A.shape_list(L, x, xt)[x_b:]
+        batched = [(p, pt) for p, pt in parts if isinstance(pt, T.Array)]
+        if not batched:
+            return none
+        n = A.shape_of(L, batched[0][0], 0)
+
+        def example(k):
+            def check():
+                for axis, ((p, pt), d) in enumerate(zip(parts, dims)):
+                    if isinstance(pt, T.Array):
+                        p = A.first_axis_item(L, p, pt, k)[0]
+                    elif not (isinstance(pt, T.Scalar) and pt.dtype in ("i8", "b1")):
+                        continue  # a slice
+                    if isinstance(pt, T.Scalar) and pt.dtype == "b1":
+                        continue
+                    bad = b.or_(b.icmp_signed("<", p, b.neg(d)), b.icmp_signed(">=", p, d))
+                    L.check(bad, IndexError, f"index {{0}} is out of bounds for axis {axis} "
+                            "with size {1} (example {2} of the vmap batch)", (p, d, k))
+            if active is None:
+                check()
+                return
+            with b.if_then(A.first_axis_item(L, active[0], active[1], k)[0]):
+                check()
+
+        A.loop(L, n, example)
+        return none
+
+
+register(BatchCheckIndex(), rt.batch_check_index)

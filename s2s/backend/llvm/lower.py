@@ -190,6 +190,9 @@ class FunctionLowering:
                 if cls is None or (isinstance(cls, type) and issubclass(exc, cls)):
                     self.b.branch(block)
                     return
+        if len(ints) > abi.MESSAGE_INTS:
+            raise AssertionError(f"s2s internal error: an error message with {len(ints)} "
+                                 f"integers (at most {abi.MESSAGE_INTS})")
         site = self.site(exc, template, loc, user)
         self.b.store(ll.Constant(T.I64, site), abi.ctx_slot(self, abi.STATUS))
         for k, v in enumerate(ints):

@@ -254,7 +254,7 @@ class DictOp:
 
 
 def _wrap(fn, op, at, keys=()):
-    register(DictOp(op, at, keys, TABLE.get(fn)), fn)
+    register(DictOp(op, at, keys, TABLE.get(fn)), fn, replaces=True)  # wraps it
 
 
 _wrap(operator.getitem, getitem, 0, (1,))

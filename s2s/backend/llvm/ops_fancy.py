@@ -166,7 +166,7 @@ class _Refuse:
 
 
 def _wrap(cls, fn, *args, **kwargs):
-    register(cls(TABLE.get(fn, _Refuse()), *args, **kwargs), fn)
+    register(cls(TABLE.get(fn, _Refuse()), *args, **kwargs), fn, replaces=True)  # wraps it
 
 
 for _fn in (operator.getitem, rt.read_copy, rt.read_checked):

@@ -90,7 +90,7 @@ def _as_list(L, v, t):
 
 
 def _wrap(cls, fn, when, *args):
-    register(cls(TABLE.get(fn), when, *args), fn)
+    register(cls(TABLE.get(fn), when, *args), fn, replaces=True)  # wraps it
 
 
 # -- building --------------------------------------------------------------------------------

@@ -96,4 +96,4 @@ class TupleAddAt:
         return b.load(slot)
 
 
-register(TupleAddAt(TABLE[rt.add_at]), rt.add_at)
+register(TupleAddAt(TABLE[rt.add_at]), rt.add_at, replaces=True)  # wraps it
