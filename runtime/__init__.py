@@ -216,6 +216,8 @@ __all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "eins
             "kron_layout"]
 
 from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vmap: rt.batch_*)
+from . import batching_values  # noqa: E402
+from .batching_values import batch_value  # noqa: E402
 from .batching import (  # noqa: E402
     BatchingRuntimeError, batch_align, batch_axes, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
     batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
@@ -230,5 +232,6 @@ from .batching_products import (  # noqa: E402
     batch_bilinear_vjp, batch_contract, batch_contract_vjp, batch_contract_vjp_jvp,
     batch_contract_vjp_vjp, batch_spec)
 
-__all__ += [n for m in (batching, batching_more, batching_products) for n in dir(m)
+__all__ += [n for m in (batching, batching_more, batching_products, batching_values)
+            for n in dir(m)
             if n.startswith("batch_")]

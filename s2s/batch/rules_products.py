@@ -80,9 +80,11 @@ def getitem(site):
     x, index = site.call.args
     if site.b(index):
         return ir.Call(rt.batch_gather, (x, index, site.flag(x), ir.Const(True)))
+    from .value_reads import value_read
     if isinstance(index, ir.Const) and site.tr.known_array(x):
-        return ir.Call(operator.getitem, (x, ir.Const(rt.batch_index(np.zeros(0), index.value))))
-    return ir.Call(operator.getitem, (x, site.rt(rt.batch_index, x, index)))
+        return value_read(site, ir.Call(operator.getitem, (
+            x, ir.Const(rt.batch_index(np.zeros(0), index.value)))))
+    return value_read(site, ir.Call(operator.getitem, (x, site.rt(rt.batch_index, x, index))))
 
 
 def getitem_vjp(site):

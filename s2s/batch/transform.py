@@ -78,6 +78,8 @@ class Batch:
         #: certainly hold one number per example (``scalars.py``)
         self.scalar_params: Set[str] = set()
         self.scalars: Set[str] = set()
+        #: names that may share memory with an array written in place (``value_reads.py``)
+        self.changing: Set[str] = set()
 
     def known_array(self, atom) -> bool:
         return isinstance(atom, ir.Var) and atom.name in self.arrays
@@ -228,7 +230,7 @@ class Batch:
             rows = self.temp()
             self.batched.add(rows.name)
             out.append(ir.Assign(rows, ir.Call(rt.batch_rows, (value,)), loc))
-            return out + [replace(s, value=rows)]
+            return out + [replace(s, value=rows)] + self.values_of(s.targets, value, loc)
         if any(t.name in self.batched for t in s.targets):
             temps = tuple(self.temp() for _ in s.targets)
             out.append(replace(s, targets=temps))
@@ -252,6 +254,13 @@ class Batch:
             return pre + [replace(s, value=expr)]
         return [s]
 
+    def values_of(self, targets, source, loc) -> List:
+        """Items of batched ``source`` (a loop's, an unpacking's) as values where each
+        example is a number and ``source`` may be written in place (``value_reads.py``)."""
+        if not (isinstance(source, ir.Var) and source.name in self.changing):
+            return []
+        return [ir.Assign(t, ir.Call(rt.batch_value, (t,)), loc) for t in targets]
+
     def for_loop(self, s: ir.For, loc) -> List:
         out = []
         it = s.iter
@@ -260,6 +269,7 @@ class Batch:
         if self.is_b(it):
             rows = self.temp()
             out.append(ir.Assign(rows, ir.Call(rt.batch_rows, (it,)), loc))
+            head = self.values_of((target,), it, loc)
             it = rows
         elif target.name in self.batched:
             target = self.temp()
@@ -296,6 +306,8 @@ class Batch:
                   and p.var.name not in self.params_batched]
         from .rules_core import ELEMENTWISE
         from .scalars import scalar_names
+        from .value_reads import changing_names
+        self.changing = changing_names(body)
         self.scalars = scalar_names(replace(self.fn, body=tuple(body)), self.scalar_params,
                                     lambda fn: id(fn) in ELEMENTWISE)
         out = lifted + self.block(body)

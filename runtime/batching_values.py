@@ -1,0 +1,21 @@
+"""Run-time helper that keeps numpy's value semantics of reads in batched code
+(``s2s/batch/value_reads.py`` decides where it is needed).
+
+Unbatched, ``u[i]`` of a 1-D array is a number: a *value* that a later
+``u[i] = w`` leaves alone.  Batched, the same read is the column ``u[:, i]``,
+a *view* of the batched array that such a write would change.  A row read
+``M[i]`` of a 2-D array is a view in both worlds, so it must stay one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def batch_value(r):
+    """Batched read ``r`` with numpy's per-example semantics: an array of rank 1 (one
+    number per example) is copied out of the array it views; anything of higher rank
+    (each example an array: a view unbatched too) and anything else is returned as it
+    is.  Mathematically the identity."""
+    if isinstance(r, np.ndarray) and r.ndim == 1 and r.base is not None:
+        return r.copy()
+    return r

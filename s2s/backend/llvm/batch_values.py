@@ -1,0 +1,30 @@
+"""``rt.batch_value`` in LLVM IR, for ``jit(vmap(f))`` (``s2s/batch/value_reads.py``).
+
+``batch_value(r)`` of a batched read: an array of rank 1 (one number per example, a
+view of the batched array it was read from) becomes a new array holding a copy, so a
+later in-place write to that array leaves it alone, as numpy's per-example read of a
+number is a value; an array of higher rank (each example an array: a view unbatched
+too) and a number are returned as they are.
+"""
+from __future__ import annotations
+
+import s2s_runtime as rt
+
+from . import arrays as A
+from . import types as T
+from .calls import register
+
+
+class BatchValue:
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], (T.Array, T.Scalar))
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        r, rt_ = vals[0]
+        if isinstance(rt_, T.Array) and rt_.ndim == 1:
+            return A.copy(L, r, rt_)
+        return r
+
+
+register(BatchValue(), rt.batch_value)
