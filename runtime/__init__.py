@@ -217,7 +217,7 @@ __all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "eins
 
 from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vmap: rt.batch_*)
 from . import batching_values  # noqa: E402
-from .batching_values import batch_value  # noqa: E402
+from .batching_values import batch_gathered_value, batch_value  # noqa: E402
 from .batching import (  # noqa: E402
     BatchingRuntimeError, batch_align, batch_axes, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
     batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,

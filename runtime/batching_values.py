@@ -19,3 +19,15 @@ def batch_value(r):
     if isinstance(r, np.ndarray) and r.ndim == 1 and r.base is not None:
         return r.copy()
     return r
+
+
+def batch_gathered_value(r, message):
+    """Batched read ``r`` gathered at an index that differs per example (a new array),
+    from an array written in place while ``r`` is used: ``r`` itself when each example
+    read a number (a value, as in numpy); raises ``BatchingRuntimeError(message)`` when
+    each example read an array, which numpy would give as a view of the example's array
+    and a gather cannot."""
+    if isinstance(r, np.ndarray) and r.ndim >= 2:
+        from .batching import BatchingRuntimeError
+        raise BatchingRuntimeError(message)
+    return r

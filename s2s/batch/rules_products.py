@@ -78,9 +78,10 @@ defbatch(product_vjp("matmul", 1), rt.matmul_vjp_rhs)
 
 def getitem(site):
     x, index = site.call.args
+    from .value_reads import gathered_read, value_read
     if site.b(index):
-        return ir.Call(rt.batch_gather, (x, index, site.flag(x), ir.Const(True)))
-    from .value_reads import value_read
+        return gathered_read(site, ir.Call(rt.batch_gather, (x, index, site.flag(x),
+                                                             ir.Const(True))))
     if isinstance(index, ir.Const) and site.tr.known_array(x):
         return value_read(site, ir.Call(operator.getitem, (
             x, ir.Const(rt.batch_index(np.zeros(0), index.value)))))

@@ -80,6 +80,7 @@ class Batch:
         self.scalars: Set[str] = set()
         #: names that may share memory with an array written in place (``value_reads.py``)
         self.changing: Set[str] = set()
+        self.safe_reads: Set[int] = set()
 
     def known_array(self, atom) -> bool:
         return isinstance(atom, ir.Var) and atom.name in self.arrays
@@ -306,8 +307,9 @@ class Batch:
                   and p.var.name not in self.params_batched]
         from .rules_core import ELEMENTWISE
         from .scalars import scalar_names
-        from .value_reads import changing_names
+        from .value_reads import changing_names, safe_reads
         self.changing = changing_names(body)
+        self.safe_reads = safe_reads(body, self.temps)
         self.scalars = scalar_names(replace(self.fn, body=tuple(body)), self.scalar_params,
                                     lambda fn: id(fn) in ELEMENTWISE)
         out = lifted + self.block(body)

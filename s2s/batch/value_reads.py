@@ -26,6 +26,7 @@ only (``x[i] = v``, ``lst.append(v)``, ``np.copyto(x, v)``: its operands) write.
 """
 from __future__ import annotations
 
+import operator
 from typing import Dict, Set
 
 import numpy as np
@@ -62,6 +63,8 @@ class _Classes:
         return root
 
     def union(self, names) -> None:
+        for n in names:
+            self.parent.setdefault(n, n)
         roots = sorted({self.find(n) for n in names})
         for r in roots[1:]:
             self.parent[r] = roots[0]
@@ -99,15 +102,86 @@ def changing_names(body) -> Set[str]:
     return {n for n in names if classes.find(n) in roots}
 
 
+def _no_effect(s) -> bool:
+    """Whether statement ``s`` certainly writes nothing in place (a plain assignment of a
+    name, a constant, a read or a call that makes a new value)."""
+    if not isinstance(s, ir.Assign):
+        return False
+    v = s.value
+    return not isinstance(v, ir.Call) or _fresh(v) or v.fn is operator.getitem
+
+
+def safe_reads(body, temps) -> Set[int]:
+    """The ids of the ``x[index]`` calls of ``body`` whose value is certainly used before
+    any in-place write: the read is assigned to a temporary (defined once) whose every use
+    is an operand of a call making a new value, in the statements that follow it in its
+    block, with only statements that write nothing in between.  Such a read may stay a
+    view."""
+    defs: Dict[str, int] = {}
+    for s in ir.walk(body):
+        for t in ir.stmt_defs(s):
+            defs[t.name] = defs.get(t.name, 0) + 1
+    counts = ir.use_counts(body)
+    safe: Set[int] = set()
+
+    def block(stmts):
+        for k, s in enumerate(stmts):
+            for b in ir.sub_blocks(s):
+                block(b)
+            if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+                    and s.value.fn is operator.getitem and s.target.name in temps
+                    and defs.get(s.target.name) == 1):
+                continue
+            name, need, seen = s.target.name, counts.get(s.target.name, 0), 0
+            for later in stmts[k + 1:]:
+                if seen == need or not _no_effect(later):
+                    break
+                uses = sum(1 for a in ir.stmt_uses(later)
+                           if isinstance(a, ir.Var) and a.name == name)
+                if uses and not (isinstance(later.value, ir.Call) and _fresh(later.value)):
+                    break
+                seen += uses
+            if seen == need:
+                safe.add(id(s.value))
+
+    block(list(body))
+    return safe
+
+
+def _needs_value(site) -> bool:
+    x = site.call.args[0]
+    return isinstance(x, ir.Var) and x.name in site.tr.changing and \
+        id(site.call) not in site.tr.safe_reads
+
+
 def value_read(site, read: ir.Call) -> ir.Expr:
-    """``read`` (a batched ``x[index]``) as a value where each example reads a number and
-    ``x`` may be written in place later (``rt.batch_value``); else ``read`` itself."""
-    x = read.args[0]
-    if not (isinstance(x, ir.Var) and x.name in site.tr.changing):
+    """``read`` (the batched ``x[index]`` of ``site``, an index the same for every example)
+    as a value where each example reads a number and ``x`` may be written in place while
+    the read is still used (``rt.batch_value``); else ``read`` itself."""
+    if not _needs_value(site):
         return read
     return ir.Call(rt.batch_value, (site.emit(read),))
+
+
+def gathered_read(site, read: ir.Call) -> ir.Expr:
+    """``read`` (the batched ``x[index]`` of ``site``, an index that differs per example: a
+    gather, a new array) checked where ``x`` may be written in place while the read is
+    still used: each example must read a number, since a row would be a view in numpy
+    (writes to ``x`` show in it, writes to it change ``x``) and cannot be one when
+    gathered (``rt.batch_gathered_value`` raises, naming the line)."""
+    if not _needs_value(site):
+        return read
+    from .transform import BatchingError
+    message = BatchingError(
+        "vmap: this reads a part of an array that is an array itself (a view in numpy) at "
+        "an index that differs per example, and the array (or the part read) is written in "
+        "place while the read is used; a batched read cannot be a view of each example's own part: copy "
+        "it (x[i].copy()) or read it after the writes", site.loc)
+    return ir.Call(rt.batch_gathered_value, (site.emit(read), ir.Const(str(message))))
 
 
 # batch_value is the identity on values: derivatives pass through it unchanged
 defvjp(rt.batch_value, lambda g, ans, r: g)
 defjvp(rt.batch_value, lambda t, ans, r: rt.batch_value(t))
+defvjp(rt.batch_gathered_value, lambda g, ans, r, message: g)
+defjvp(rt.batch_gathered_value, lambda t, ans, r, message: t)
