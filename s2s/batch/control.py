@@ -98,8 +98,11 @@ def _save(tr, name, mutated, loc) -> ir.Assign:
 
 def _needs_mask(stmts) -> bool:
     """Whether a block has a loop on a condition or an in-place write (which read the
-    mask of the examples running it)."""
-    return any(isinstance(x, ir.While) or isinstance(x, ir.ExprStmt) for x in ir.walk(stmts))
+    mask of the examples running it; reverse mode's ``index_set``, under a mask, copies
+    first: both branches run, so the other one must still see the array unwritten)."""
+    return any(isinstance(x, (ir.While, ir.ExprStmt)) or isinstance(x, ir.Assign)
+               and isinstance(x.value, ir.Call) and x.value.fn is rt.index_set
+               for x in ir.walk(stmts))
 
 
 def _select(tr, mask, a, b, loc) -> ir.Call:
