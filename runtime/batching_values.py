@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 
-def batch_value(r):
-    """Batched read ``r`` with numpy's per-example semantics: an array of rank 1 (one
-    number per example) is copied out of the array it views; anything of higher rank
-    (each example an array: a view unbatched too) and anything else is returned as it
-    is.  Mathematically the identity."""
-    if isinstance(r, np.ndarray) and r.ndim == 1 and r.base is not None:
+def batch_value(r, source):
+    """Batched read ``r`` of batched ``source`` with numpy's per-example semantics: when
+    ``source`` is an array, an ``r`` of rank 1 (one number per example) is copied out of
+    the array it views; of higher rank (each example an array: a view unbatched too) it
+    is returned as it is, as is an item of a list or tuple (Python's items are shared).
+    Mathematically the identity."""
+    if isinstance(source, np.ndarray) and isinstance(r, np.ndarray) and r.ndim == 1 \
+            and r.base is not None:
         return r.copy()
     return r
 

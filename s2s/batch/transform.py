@@ -260,7 +260,7 @@ class Batch:
         example is a number and ``source`` may be written in place (``value_reads.py``)."""
         if not (isinstance(source, ir.Var) and source.name in self.changing):
             return []
-        return [ir.Assign(t, ir.Call(rt.batch_value, (t,)), loc) for t in targets]
+        return [ir.Assign(t, ir.Call(rt.batch_value, (t, source)), loc) for t in targets]
 
     def for_loop(self, s: ir.For, loc) -> List:
         out = []

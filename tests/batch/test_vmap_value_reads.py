@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import s2s
+import s2s_runtime as rt
+from s2s.batch import value_reads  # noqa: F401  (registers batch_value's derivative rules)
 from s2s.batch.dump import vmap_source
 from s2s.errors import UnsupportedSyntaxError
 from s2s_runtime.batching import BatchingRuntimeError
@@ -254,3 +256,19 @@ def test_per_example_gradients_compiled(f):
     for b in range(U.shape[0]):
         example = tuple(a[b] if k is not None else a for a, k in zip(args, axes))
         np.testing.assert_allclose(got[b], oracles.fd_grad(f, example), rtol=1e-6, atol=1e-7)
+
+
+def _through_helpers(u):
+    col = u[:, 1]
+    return np.sum(np.sin(rt.batch_value(col, u)) * rt.batch_gathered_value(u[:, 2], "unused"))
+
+
+def test_helpers_pass_derivatives_through():
+    """``batch_value``/``batch_gathered_value`` are the identity on values: their
+    derivative rules (for code that differentiates batched code) pass tangents and
+    cotangents through."""
+    want = oracles.fd_grad(_through_helpers, (U,))
+    np.testing.assert_allclose(s2s.grad(_through_helpers)(U), want, rtol=1e-6, atol=1e-8)
+    t = rng.normal(size=U.shape)
+    _, tangent = s2s.jvp(_through_helpers, (U,), (t,))
+    np.testing.assert_allclose(tangent, np.sum(want * t), rtol=1e-6)

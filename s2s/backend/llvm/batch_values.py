@@ -1,10 +1,10 @@
 """``rt.batch_value`` in LLVM IR, for ``jit(vmap(f))`` (``s2s/batch/value_reads.py``).
 
-``batch_value(r)`` of a batched read: an array of rank 1 (one number per example, a
+``batch_value(r, source)`` of a batched read of an array ``source``: an ``r`` of rank 1 (one number per example, a
 view of the batched array it was read from) becomes a new array holding a copy, so a
 later in-place write to that array leaves it alone, as numpy's per-example read of a
 number is a value; an array of higher rank (each example an array: a view unbatched
-too) and a number are returned as they are.
+too), a number and an item of a tuple or list are returned as they are.
 
 ``batch_gathered_value(r, message)`` of a gathered read (a new array): ``r`` itself
 where each example read a number; where each example read an array (a view in numpy,
@@ -23,13 +23,13 @@ from .calls import register
 
 class BatchValue:
     def type(self, fn, types, kw, loc):
-        ok = not kw and len(types) == 1 and isinstance(types[0], (T.Array, T.Scalar))
+        ok = not kw and len(types) == 2 and isinstance(types[0], (T.Array, T.Scalar))
         return types[0] if ok else None
 
     def lower(self, L, fn, vals, kw, rtype):
-        r, rt_ = vals[0]
-        if isinstance(rt_, T.Array) and rt_.ndim == 1:
-            return A.copy(L, r, rt_)
+        (r, r_t), (_, source_t) = vals
+        if isinstance(r_t, T.Array) and r_t.ndim == 1 and isinstance(source_t, T.Array):
+            return A.copy(L, r, r_t)
         return r
 
 
