@@ -25,6 +25,8 @@ batch at all).  Statement by statement:
   are errors (``control.py``);
 * ``while`` on a batched condition runs until every example is done; the
   examples already done keep their values (a mask of active examples);
+* a read ``x[i]`` whose examples are numbers is a value (``value_reads.py``: copied
+  where ``x`` may be written in place while the read is used), as numpy's is;
 * in-place operators change an example in place only where it is an array
   (``rt.batch_inplace``), as Python does; in-place writes ``x[i] = v`` become
   ``rt.batch_setitem`` (the index shifted past the batch axis, or gathered
@@ -258,7 +260,8 @@ class Batch:
     def values_of(self, targets, source, loc) -> List:
         """Items of batched ``source`` (a loop's, an unpacking's) as values where each
         example is a number and ``source`` may be written in place (``value_reads.py``)."""
-        if not (isinstance(source, ir.Var) and source.name in self.changing):
+        if not (isinstance(source, ir.Var) and source.name in self.changing) or \
+                source in targets:  # a pop of a chain (reverse mode's tape): a tuple
             return []
         return [ir.Assign(t, ir.Call(rt.batch_value, (t, source)), loc) for t in targets]
 

@@ -20,9 +20,11 @@ the read itself where each example is an array (numpy's view semantics).
 Reads of names no in-place write can reach are left as they are (no copy).
 
 Which calls share memory with their operands: every call but those known to make
-a new value (ufuncs and the elementwise operators, ``np.copy``, reductions); an
-in-place operator (``x += y``), a call with ``out=`` and a call made for its effect
-only (``x[i] = v``, ``lst.append(v)``, ``np.copyto(x, v)``: its operands) write.
+a new value (ufuncs and the elementwise operators, ``np.copy``, reductions, reverse mode's
+copying reads ``read_copy``/``read_checked``); an
+in-place operator (``x += y``), reverse mode's ``index_set`` (``passes/dce.MUTATING``:
+its first operand, which its result is; the values it stores are copied), a call with ``out=`` and a call made for its effect only
+(``x[i] = v``, ``lst.append(v)``, ``np.copyto(x, v)``: its operands) write.
 """
 from __future__ import annotations
 
@@ -35,12 +37,13 @@ import s2s_runtime as rt
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
+from ..passes.dce import MUTATING
 from ..rules.registry import defjvp, defvjp
 
 #: calls whose result never shares memory with an operand (besides ufuncs)
 _FRESH = {np.copy, np.sum, np.prod, np.mean, np.max, np.min, np.amax, np.amin, np.dot,
           np.matmul, np.zeros_like, np.ones_like, np.empty_like, np.full_like, len,
-          np.shape, np.ndim, np.size, float, int, abs}
+          np.shape, np.ndim, np.size, float, int, abs, rt.read_copy, rt.read_checked}
 
 
 def _fresh(call: ir.Call) -> bool:
@@ -83,10 +86,12 @@ def changing_names(body) -> Set[str]:
             v = s.value
             if isinstance(v, ir.Var):
                 classes.union([s.target.name, v.name])
+            elif isinstance(v, ir.Call) and v.fn in MUTATING:  # the array written
+                classes.union([s.target.name] + _vars(v.args[:1]))
             elif isinstance(v, ir.Call) and not _fresh(v):
                 classes.union([s.target.name] + _vars(v.operands()))
             if isinstance(v, ir.Call):
-                if v.fn in PLAIN_OF_INPLACE:
+                if v.fn in PLAIN_OF_INPLACE or v.fn in MUTATING:
                     written.update(_vars(v.args[:1]))
                 written.update(_vars(a for k, a in v.kwargs if k == "out"))
         elif isinstance(s, ir.Unpack):

@@ -23,8 +23,7 @@ from .calls import register
 
 class BatchValue:
     def type(self, fn, types, kw, loc):
-        ok = not kw and len(types) == 2 and isinstance(types[0], (T.Array, T.Scalar))
-        return types[0] if ok else None
+        return types[0] if not kw and len(types) == 2 else None
 
     def lower(self, L, fn, vals, kw, rtype):
         (r, r_t), (_, source_t) = vals
