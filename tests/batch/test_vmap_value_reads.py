@@ -130,6 +130,33 @@ def unpacked(u0):
     return a * b + u[0] + u[1]
 
 
+def while_reads(u0):
+    u = u0.copy()
+    s = 0.0
+    while u[0] < 3.0:  # a condition that differs per example: a masked loop
+        a = u[0]
+        u[0] = a + 1.0
+        s = s + a
+    return s + u[0]
+
+
+def nested_branches(u0):
+    u = u0.copy()
+    v = u[1]
+    if u[0] > 0:
+        if u[2] < u[4]:
+            u[1] = 9.0
+        u[3] += v
+    return v * u[1] + u[3]
+
+
+def list_of_reads(u0):
+    u = u0.copy()
+    items = [u[0], u[1]]
+    u[0] = 7.0
+    return items[0] + items[1] + u[0]
+
+
 def per_example_index(u0, i):
     u = u0.copy()
     v = u[i]
@@ -138,7 +165,8 @@ def per_example_index(u0, i):
 
 
 @pytest.mark.parametrize("f", [swap_neighbours, read_via_alias, write_via_alias,
-                               inplace_operator, masked_write, loop_items])
+                               inplace_operator, masked_write, loop_items, while_reads,
+                               nested_branches, list_of_reads])
 def test_number_reads_are_values(f):
     _check(f, (0,), U)
 
@@ -152,7 +180,7 @@ def test_heat():
 
 
 def test_write_inside_an_expression():
-    _check(written_inside_expression, (0,), U, jit=False)
+    _check(written_inside_expression, (0,), U)
 
 
 def test_number_read_at_a_per_example_index():
@@ -176,6 +204,17 @@ def write_through_row(m0):
     return m
 
 
+def number_of_a_row(m0):
+    m = m0.copy()
+    r = m[1]
+    v = r[2]
+    c = m[:, 1]
+    w = m[0, 1]
+    m[1, 2] = 100.0
+    m[0, 1] = -5.0
+    return v + r[2] + w + c[0] + np.sum(c)
+
+
 def row_in_loop(m0):
     m = m0.copy()
     for i in range(m.shape[0] - 1):
@@ -185,7 +224,8 @@ def row_in_loop(m0):
     return m
 
 
-@pytest.mark.parametrize("f", [row_sees_write, write_through_row, row_in_loop])
+@pytest.mark.parametrize("f", [row_sees_write, write_through_row, row_in_loop,
+                               number_of_a_row])
 def test_row_reads_stay_views(f):
     _check(f, (0,), M)
 
