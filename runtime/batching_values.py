@@ -11,12 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 
-def batch_value(r, source):
-    """Batched read ``r`` of batched ``source`` with numpy's per-example semantics: when
-    ``source`` is an array, an ``r`` of rank 1 (one number per example) is copied out of
-    the array it views; of higher rank (each example an array: a view unbatched too) it
-    is returned as it is, as is an item of a list or tuple (Python's items are shared).
-    Mathematically the identity."""
+def batch_value(r, source, index=None):
+    """Batched read ``r`` of batched ``source`` (at the batched ``index``, when it is a
+    read ``source[index]``) with numpy's per-example semantics: when ``source`` is an
+    array, an ``r`` of rank 1 (one number per example) is copied out of the array it
+    views, unless ``index`` holds an ``...`` (``u[0, ...]`` is a 0-d view in numpy); of
+    higher rank (each example an array: a view unbatched too) it is returned as it is,
+    as is an item of a list or tuple (Python's items are shared).  Mathematically the
+    identity."""
+    if isinstance(index, tuple) and any(p is Ellipsis for p in index):
+        return r
     if isinstance(source, np.ndarray) and isinstance(r, np.ndarray) and r.ndim == 1 \
             and r.base is not None:
         return r.copy()

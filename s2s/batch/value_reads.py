@@ -165,7 +165,7 @@ def value_read(site, read: ir.Call) -> ir.Expr:
     the read is still used (``rt.batch_value``); else ``read`` itself."""
     if not _needs_value(site):
         return read
-    return ir.Call(rt.batch_value, (site.emit(read), read.args[0]))
+    return ir.Call(rt.batch_value, (site.emit(read), read.args[0], read.args[1]))
 
 
 def gathered_read(site, read: ir.Call) -> ir.Expr:
@@ -187,9 +187,9 @@ def gathered_read(site, read: ir.Call) -> ir.Expr:
 
 # batch_value is the identity on values: derivatives pass through it unchanged
 # (``source`` only says what kind of value was read: a zero derivative)
-defvjp(rt.batch_value, lambda g, ans, r, source: g,
-       lambda g, ans, r, source: rt.zeros_like(source))
-defjvp(rt.batch_value, lambda t, ans, r, source: rt.batch_value(t, source),
-       lambda t, ans, r, source: rt.zeros_like(ans))
+defvjp(rt.batch_value, lambda g, ans, r, source, index=None: g,
+       lambda g, ans, r, source, index=None: rt.zeros_like(source))
+defjvp(rt.batch_value, lambda t, ans, r, source, index=None: rt.batch_value(t, source, index),
+       lambda t, ans, r, source, index=None: rt.zeros_like(ans))
 defvjp(rt.batch_gathered_value, lambda g, ans, r, message: g, None)
 defjvp(rt.batch_gathered_value, lambda t, ans, r, message: t, None)

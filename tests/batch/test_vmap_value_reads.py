@@ -215,6 +215,15 @@ def number_of_a_row(m0):
     return v + r[2] + w + c[0] + np.sum(c)
 
 
+def zero_d_view(u0):
+    u = u0.copy()
+    v = u[0, ...]  # numpy: a 0-d view of u, which sees the write
+    w = u[1]
+    u[0] = 5.0
+    u[1] = 6.0
+    return v * 2.0 + w
+
+
 def row_in_loop(m0):
     m = m0.copy()
     for i in range(m.shape[0] - 1):
@@ -242,6 +251,10 @@ def row_copy_at_per_example_index(m0, i):
     r = m[i].copy()
     m[i, 0] = 7.0
     return r * 3.0 + np.sum(m[i])
+
+
+def test_zero_d_views_stay_views():
+    _check(zero_d_view, (0,), U, jit=False)  # jit: indices with ... are not compiled
 
 
 def test_row_at_a_per_example_index_is_refused_clearly():

@@ -1,6 +1,6 @@
 """``rt.batch_value`` in LLVM IR, for ``jit(vmap(f))`` (``s2s/batch/value_reads.py``).
 
-``batch_value(r, source)`` of a batched read of an array ``source``: an ``r`` of rank 1 (one number per example, a
+``batch_value(r, source[, index])`` of a batched read of an array ``source``: an ``r`` of rank 1 (one number per example, a
 view of the batched array it was read from) becomes a new array holding a copy, so a
 later in-place write to that array leaves it alone, as numpy's per-example read of a
 number is a value; an array of higher rank (each example an array: a view unbatched
@@ -23,10 +23,10 @@ from .calls import register
 
 class BatchValue:
     def type(self, fn, types, kw, loc):
-        return types[0] if not kw and len(types) == 2 else None
+        return types[0] if not kw and len(types) in (2, 3) else None
 
-    def lower(self, L, fn, vals, kw, rtype):
-        (r, r_t), (_, source_t) = vals
+    def lower(self, L, fn, vals, kw, rtype):  # (compiled indices hold no ``...``)
+        (r, r_t), (_, source_t) = vals[:2]
         if isinstance(r_t, T.Array) and r_t.ndim == 1 and isinstance(source_t, T.Array):
             return A.copy(L, r, r_t)
         return r
