@@ -17,14 +17,19 @@ batching transform wraps a batched read ``x[index]`` (index the same for every
 example) of a changing ``x``, and the items of a loop over (or an unpacking of)
 a changing array, in ``rt.batch_value``: a copy where each example is a number,
 the read itself where each example is an array (numpy's view semantics).
-Reads of names no in-place write can reach are left as they are (no copy).
+Reads of names no in-place write can reach are left as they are (no copy), as are
+reads used up before any statement that may write (``safe_reads``: ``u[i] + 1``).
+A read at an index that differs per example is a gather (a new array): fine where
+each example reads a number; where each reads an array (numpy: a view) of a
+changing array it is refused (``rt.batch_gathered_value``), naming the line.
 
 Which calls share memory with their operands: every call but those known to make
-a new value (ufuncs and the elementwise operators, ``np.copy``, reductions, reverse mode's
-copying reads ``read_copy``/``read_checked``); an
-in-place operator (``x += y``), reverse mode's ``index_set`` (``passes/dce.MUTATING``:
-its first operand, which its result is; the values it stores are copied), a call with ``out=`` and a call made for its effect only
-(``x[i] = v``, ``lst.append(v)``, ``np.copyto(x, v)``: its operands) write.
+a new value (ufuncs and the elementwise operators, ``np.copy``, reductions, reverse
+mode's copying reads ``read_copy``/``read_checked``).  Which write: an in-place
+operator (``x += y``), reverse mode's ``index_set`` (``passes/dce.MUTATING``: its
+first operand, which its result is; the values it stores are copied), a call with
+``out=``, and a call made for its effect only (``x[i] = v``, ``lst.append(v)``,
+``np.copyto(x, v)``: its operands).
 """
 from __future__ import annotations
 
@@ -180,8 +185,8 @@ def gathered_read(site, read: ir.Call) -> ir.Expr:
     message = BatchingError(
         "vmap: this reads a part of an array that is an array itself (a view in numpy) at "
         "an index that differs per example, and the array (or the part read) is written in "
-        "place while the read is used; a batched read cannot be a view of each example's own part: copy "
-        "it (x[i].copy()) or read it after the writes", site.loc)
+        "place while the read is used; a batched read cannot be a view of each example's "
+        "own part: copy it (x[i].copy()) or read it after the writes", site.loc)
     return ir.Call(rt.batch_gathered_value, (site.emit(read), ir.Const(str(message))))
 
 

@@ -1,10 +1,11 @@
 """``rt.batch_value`` in LLVM IR, for ``jit(vmap(f))`` (``s2s/batch/value_reads.py``).
 
-``batch_value(r, source[, index])`` of a batched read of an array ``source``: an ``r`` of rank 1 (one number per example, a
-view of the batched array it was read from) becomes a new array holding a copy, so a
-later in-place write to that array leaves it alone, as numpy's per-example read of a
-number is a value; an array of higher rank (each example an array: a view unbatched
-too), a number and an item of a tuple or list are returned as they are.
+``batch_value(r, source[, index])`` of a batched read of an array ``source``: an
+``r`` of rank 1 (one number per example, a view of the batched array it was read
+from) becomes a new array holding a copy, so a later in-place write to that array
+leaves it alone, as numpy's per-example read of a number is a value; an ``r`` of
+higher rank (each example an array: a view unbatched too), a number and an item of
+a tuple or list are returned as they are.
 
 ``batch_gathered_value(r, message)`` of a gathered read (a new array): ``r`` itself
 where each example read a number; where each example read an array (a view in numpy,
