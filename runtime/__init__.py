@@ -216,6 +216,8 @@ __all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "eins
             "kron_layout"]
 
 from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vmap: rt.batch_*)
+from . import batching_values  # noqa: E402
+from .batching_values import batch_gathered_value, batch_value  # noqa: E402
 from .batching import (  # noqa: E402
     BatchingRuntimeError, batch_align, batch_axes, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
     batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
@@ -235,5 +237,6 @@ from .batching_lanes import (  # noqa: E402
     BatchedRange, batch_lanes_active, batch_lanes_item, batch_range, batch_reversed_range,
     batch_trips)
 
-__all__ += [n for m in (batching, batching_more, batching_products, batching_lanes)
+__all__ += [n for m in (batching, batching_more, batching_products, batching_lanes,
+                        batching_values)
             for n in dir(m) if n.startswith("batch_")]

@@ -97,11 +97,13 @@ def _save(tr, name, mutated, loc) -> ir.Assign:
 
 
 def _needs_mask(stmts) -> bool:
-    """Whether a block has a loop, an in-place write or a read ``x[i]`` (which read the
-    mask of the examples running it: reads check their index in those examples only)."""
+    """Whether a block has a loop, an in-place write, a read ``x[i]`` (which read the
+    mask of the examples running it: reads check their index in those examples only) or
+    reverse mode's ``index_set`` (under a mask it copies first: both branches run, so
+    the other one must still see the array unwritten)."""
     return any(isinstance(x, (ir.While, ir.For, ir.ExprStmt)) or (
         isinstance(x, ir.Assign) and isinstance(x.value, ir.Call)
-        and x.value.fn is operator.getitem) for x in ir.walk(stmts))
+        and x.value.fn in (operator.getitem, rt.index_set)) for x in ir.walk(stmts))
 
 
 def _select(tr, mask, a, b, loc, name=None) -> ir.Call:

@@ -197,7 +197,9 @@ def read_at(site):
 def index_set(site):
     y, index, v = site.call.args
     _no_batched_index(site, index)
-    copy = ir.Const(site.fn is index_writes.index_updated)
+    # under a mask (a branch or loop whose condition differs per example: every example
+    # runs it) the write is a value, so the examples that skip it keep the array unwritten
+    copy = ir.Const(site.fn is index_writes.index_updated or site.tr.mask is not None)
     return ir.Call(rt.batch_index_set, (y, index, v, site.flag(y), site.flag(v), site.n, copy))
 
 

@@ -78,14 +78,17 @@ defbatch(product_vjp("matmul", 1), rt.matmul_vjp_rhs)
 
 def getitem(site):
     x, index = site.call.args
+    from .value_reads import gathered_read, value_read
     if site.b(index):  # out of range in an example that runs the read: IndexError
         mask = () if site.tr.mask is None else (site.tr.mask,)
         site.out.append(ir.ExprStmt(ir.Call(rt.batch_check_index, (x, index, site.flag(x))
                                             + mask), site.loc))
-        return ir.Call(rt.batch_gather, (x, index, site.flag(x), ir.Const(True)))
+        return gathered_read(site, ir.Call(rt.batch_gather, (x, index, site.flag(x),
+                                                             ir.Const(True))))
     if isinstance(index, ir.Const) and site.tr.known_array(x):
-        return ir.Call(operator.getitem, (x, ir.Const(rt.batch_index(np.zeros(0), index.value))))
-    return ir.Call(operator.getitem, (x, site.rt(rt.batch_index, x, index)))
+        return value_read(site, ir.Call(operator.getitem, (
+            x, ir.Const(rt.batch_index(np.zeros(0), index.value)))))
+    return value_read(site, ir.Call(operator.getitem, (x, site.rt(rt.batch_index, x, index))))
 
 
 def getitem_vjp(site):

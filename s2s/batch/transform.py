@@ -31,6 +31,8 @@ batch at all).  Statement by statement:
   stack for the batch, so ``vmap(grad(f))`` batches per-example trip counts;
 * a read ``x[i]`` with a per-example index raises ``IndexError`` where ``i`` is out
   of range in an example that runs it (finished examples read a clamped index);
+* a read ``x[i]`` whose examples are numbers is a value (``value_reads.py``: copied
+  where ``x`` may be written in place while the read is used), as numpy's is;
 * in-place operators change an example in place only where it is an array
   (``rt.batch_inplace``), as Python does; in-place writes ``x[i] = v`` become
   ``rt.batch_setitem`` (the index shifted past the batch axis, or gathered
@@ -93,6 +95,9 @@ class Batch:
         self.range_names: Set[str] = set()
         self.replayed: Set[str] = set()
         self.lane_ranges: Set[str] = set()
+        #: names that may share memory with an array written in place (``value_reads.py``)
+        self.changing: Set[str] = set()
+        self.safe_reads: Set[int] = set()
 
     def known_array(self, atom) -> bool:
         return isinstance(atom, ir.Var) and atom.name in self.arrays
@@ -251,7 +256,7 @@ class Batch:
             rows = self.temp()
             self.batched.add(rows.name)
             out.append(ir.Assign(rows, ir.Call(rt.batch_rows, (value,)), loc))
-            return out + [replace(s, value=rows)]
+            return out + [replace(s, value=rows)] + self.values_of(s.targets, value, loc)
         if any(t.name in self.batched for t in s.targets):
             temps = tuple(self.temp() for _ in s.targets)
             out.append(replace(s, targets=temps))
@@ -275,6 +280,14 @@ class Batch:
             return pre + [replace(s, value=expr)]
         return [s]
 
+    def values_of(self, targets, source, loc) -> List:
+        """Items of batched ``source`` (a loop's, an unpacking's) as values where each
+        example is a number and ``source`` may be written in place (``value_reads.py``)."""
+        if not (isinstance(source, ir.Var) and source.name in self.changing) or \
+                source in targets:  # a pop of a chain (reverse mode's tape): a tuple
+            return []
+        return [ir.Assign(t, ir.Call(rt.batch_value, (t, source)), loc) for t in targets]
+
     def for_loop(self, s: ir.For, loc) -> List:
         out = []
         it = s.iter
@@ -283,6 +296,7 @@ class Batch:
         if self.is_b(it):
             rows = self.temp()
             out.append(ir.Assign(rows, ir.Call(rt.batch_rows, (it,)), loc))
+            head = self.values_of((target,), it, loc)
             it = rows
         elif target.name in self.batched:
             target = self.temp()
@@ -322,6 +336,9 @@ class Batch:
                   and p.var.name not in self.params_batched]
         from .rules_core import ELEMENTWISE
         from .scalars import scalar_names
+        from .value_reads import changing_names, safe_reads
+        self.changing = changing_names(body)
+        self.safe_reads = safe_reads(body, self.temps)
         self.scalars = scalar_names(replace(self.fn, body=tuple(body)), self.scalar_params,
                                     lambda fn: id(fn) in ELEMENTWISE)
         out = lifted + self.block(body)

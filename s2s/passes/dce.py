@@ -18,7 +18,7 @@ from ..rules import lookup
 
 
 #: helpers with a rule that still change an argument in place (kept even when unread)
-MUTATING = {rt.index_set}
+MUTATING = {rt.index_set, rt.batch_inplace}
 
 
 def is_pure(value) -> bool:

@@ -158,8 +158,7 @@ def heat(u0, c):
 
 
 def heat_values(u0, c):
-    """``heat`` with its reads copied (``vmap`` reads ``u[i]`` as a view of the column;
-    see ``test_vmap_reads_numbers_as_values``)."""
+    """``heat`` with its reads copied by hand (``u[i] + 0.0``)."""
     u = u0.copy()
     n = u.shape[0]
     for s in range(3):
@@ -171,8 +170,6 @@ def heat_values(u0, c):
     return np.sum(u * u)
 
 
-@pytest.mark.xfail(strict=True, reason="vmap (Python mode too) reads a number u[i] of "
-                   "each example as a view u[:, i], which a later u[i] = v changes")
 def test_vmap_reads_numbers_as_values():
     u, want = rng.normal(size=(4, 6)), None
     want = _loop(heat, (u, 0.2), (0, None))

@@ -418,7 +418,8 @@ TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.index_writes",
                     # tests/unit/test_systematic.py (every numpy rule has a row there)
                     "s2s.rules.elementwise_more", "s2s.rules.reductions_more",
                     "s2s.rules.shape_more", "s2s.rules.products_more", "s2s.rules.linear_rules",
-                    "s2s.batch.helper_rules"}  # tests/batch/test_helper_rules.py
+                    "s2s.batch.helper_rules",  # tests/batch/test_helper_rules.py
+                    "s2s.batch.value_reads"}  # tests/batch/test_vmap_value_reads.py
 ALL = [r for r in all_rules() if not r.nondiff
        and getattr(next(t for t in r.vjps if t is not None), "__module__", "")
        not in TESTED_ELSEWHERE]

@@ -42,7 +42,7 @@ from . import types as T
 from .axis import reduce_axis
 from .calls import register
 from .contractions import einsum2
-from . import batch_indexing, batching_more  # noqa: F401  (they register themselves)
+from . import batch_indexing, batch_values, batching_more  # noqa: F401  (they register themselves)
 from .ops_arrays import Reduce
 from .ops_more import Elementwise
 from .ops_build import Reshape
