@@ -112,6 +112,13 @@ def with_dict(x):
     return d["a"] * 2.0
 
 
+def with_array_list(x):
+    """A list that holds arrays: outside the compiled subset."""
+    acc = []
+    acc.append(x)
+    return acc[0] * 2.0
+
+
 def single_precision(x):
     """No float64 constants: float32 in, float32 out."""
     return np.tanh(x) * x[0] + np.sin(x[::-1])

@@ -226,8 +226,13 @@ def test_integer_input_is_a_type_error():
 
 def test_outside_the_subset_names_the_construct_and_line():
     with pytest.raises(s2s.S2SError) as info:
-        s2s.jit(s2s.jacrev(K.with_dict))(X5)
-    assert "jacobian_kernels.py" in str(info.value) or "dict" in str(info.value)
+        s2s.jit(s2s.jacrev(K.with_array_list))(X5)
+    assert "jacobian_kernels.py" in str(info.value) and "list" in str(info.value)
+
+
+def test_dicts_inside_compile():
+    got = s2s.jit(s2s.jacrev(K.with_dict))(X5)
+    close(got, fd_jacobian(K.with_dict, (X5,), 0))
 
 
 # -- the kernel itself ---------------------------------------------------------------------
