@@ -225,6 +225,51 @@ def test_the_branch_decision_is_a_fresh_copy_in_the_generated_code():
     assert _ifs_assigning_their_test(inspect.getsource(flag_reassigned)) == ["if c:"]
 
 
+def decision_reassigned_in_inner_loop(x, n):
+    s = x
+    for k in range(3):
+        c = s > 0.1
+        if c:
+            for j in range(n):
+                c = s < 0.5 + j
+                s = s * x + 0.1
+        if c:
+            s = np.tanh(s)
+    return s
+
+
+def range_reassigned_in_its_loop(x, n):
+    s = x
+    for k in range(2):
+        r = range(n)
+        for i in r:
+            s = s * np.sin(x + i)
+            r = range(1)
+    return s
+
+
+def while_test_with_and_or(x, n):
+    s = x
+    k = 0
+    while k < n and (s < 5.0 or not s > 9.0):
+        s = s * 1.5 + x if 0.1 < s <= 2.0 or s < x else s + np.sin(x)
+        k = k + 1
+    return s
+
+
+
+
+@pytest.mark.parametrize("f, args", [
+    (decision_reassigned_in_inner_loop, (0.3, 2)), (decision_reassigned_in_inner_loop, (0.05, 2)),
+    (range_reassigned_in_its_loop, (0.4, 3)), (while_test_with_and_or, (0.3, 3)),
+    (while_test_with_and_or, (1.7, 4))], ids=lambda v: getattr(v, "__name__", ""))
+def test_one_argument_programs(f, args):
+    g = s2s.grad(f)(*args)
+    assert math.isclose(g, fd_grad(f, list(args), 0), rel_tol=1e-6, abs_tol=1e-8)
+    assert math.isclose(s2s.jvp(f, args, (1.0, 0))[1], g, rel_tol=1e-12, abs_tol=1e-12)
+    assert tapes_left(f, args, 0) == ((), ())
+
+
 @pytest.mark.parametrize("f", [f for f in dict.fromkeys(f for f, _ in REPRODUCERS)],
                          ids=lambda f: f.__name__)
 def test_jit_and_vmap_of_grad_agree_with_finite_differences(f):
