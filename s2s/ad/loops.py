@@ -13,6 +13,11 @@ make it hold:
 * an assignment that reads its own target (``s = s * x``) becomes
   ``t = s * x; s = t``, so the adjoint, which runs before the pop, sees the
   operand's old value;
+* an ``if`` whose branches assign its own test variable (``r = a; if r: r = b``,
+  what ``a and b`` and ``a < b < c`` desugar to, or user code) tests a fresh
+  copy instead (``t = r; if t: r = b``): the adjoint ``if`` runs on the test's
+  value after the statement, and must take the branch the primal took, so
+  its pops match its pushes;
 * a ``for`` over an array, list, tuple, ``zip``, ``enumerate`` or
   ``reversed`` becomes a ``for`` over a range that indexes the sequence
   (``passes/loop_ranges.py``).
@@ -103,6 +108,11 @@ class LoopAdjoints:
                             body=tuple(self._prepare_block(s.body, True)),
                             orelse=tuple(self._prepare_block(s.orelse, True)))
             elif isinstance(s, ir.If):
+                if in_loop and isinstance(s.test, ir.Var) \
+                        and s.test.name in _defs(ir.sub_blocks_flat(s)):
+                    t = self.temp()  # if r: r = b  ->  t = r; if t: r = b
+                    out.append(ir.Assign(t, s.test, s.loc))
+                    s = replace(s, test=t)
                 s = replace(s, body=tuple(self._prepare_block(s.body, in_loop)),
                             orelse=tuple(self._prepare_block(s.orelse, in_loop)))
             elif isinstance(s, ir.Try):
