@@ -13,6 +13,7 @@ signature's context block is reused by every call).
 from __future__ import annotations
 
 import ctypes
+import sys
 
 import numpy as np
 
@@ -51,7 +52,12 @@ class Caller:
         self.read = _reader(mt.return_type, self)
 
     def __del__(self):
-        """Free the tape buffers the kernel kept between calls (``abi.TAPES``)."""
+        """Free the tape buffers the kernel kept between calls (``abi.TAPES``).  Not while
+        the interpreter shuts down: the process's memory goes back whole, and freeing
+        then has crashed (a segmentation fault after every test passed; see the
+        CHANGELOG's known issues)."""
+        if sys.is_finalizing():
+            return
         try:
             from s2s_runtime.native import _free
             for k in range(abi.CACHED_TAPES):
