@@ -362,7 +362,7 @@ def _float64_arrays(g, a, b) -> bool:
 
 def matmul_vjp_lhs(g, a, b):
     """Cotangent of ``a`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
-    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1:
+    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1 and g.ndim == 1:
         return np.multiply.outer(g, b)  # the common case: matrix @ vector, shape of ``a``
     a_nd, b_nd = _ndims(a, b)
     if b_nd == 1:
@@ -380,7 +380,7 @@ def matmul_vjp_lhs(g, a, b):
 
 def matmul_vjp_rhs(g, a, b):
     """Cotangent of ``b`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
-    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1:
+    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1 and g.ndim == 1:
         return a.T @ g  # the common case: matrix @ vector, shape of ``b``
     a_nd, b_nd = _ndims(a, b)
     if a_nd == 1:
