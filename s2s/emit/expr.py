@@ -20,6 +20,7 @@ import libcst as cst
 import numpy as np
 
 from s2s_runtime import build
+from s2s_runtime.fast_numpy import FAST_EQUIVALENTS
 
 from ..frontend import desugar
 from ..ir import nodes as ir
@@ -197,7 +198,9 @@ class ExprBuilder:
             base = self.wrap(self.atom(args[0], folds), 15)
             head = base if args[1].value == "__call__" else cst.Attribute(base, cst.Name(args[1].value))
             return cst.Call(head, self._args(args[2:], c.kwargs, folds)), 15
-        head = dotted(self.namer.name_of(fn))
+        # numpy reductions and np.split are called through s2s_runtime's equivalents,
+        # which skip numpy's Python dispatch (runtime/fast_numpy.py: the same results)
+        head = dotted(self.namer.name_of(_FAST_BY_ID.get(id(fn), fn)))
         return cst.Call(head, self._args(_drop_default_tail(fn, args), c.kwargs, folds)), 15
 
     def _compare(self, left, op, right, folds):
@@ -215,6 +218,9 @@ class ExprBuilder:
 
 
 _SIGNATURES: Dict[int, object] = {}
+
+#: id of a numpy function -> the s2s_runtime equivalent generated code calls
+_FAST_BY_ID = {id(numpy_fn): fast for numpy_fn, fast in FAST_EQUIVALENTS.items()}
 
 
 def _drop_default_tail(fn, args):

@@ -19,6 +19,7 @@ import libcst as cst
 
 import s2s_runtime as rt
 from s2s_runtime import build
+from s2s_runtime.fast_numpy import NUMPY_OF
 
 from ..errors import NameResolutionError, S2SError, unsupported
 from ..ir import nodes as ir
@@ -70,7 +71,7 @@ class ExpressionLowering(ComprehensionLowering):
             value = self.globals[name]
             if is_static(value):
                 self.statics.append((self.globals, name, value))
-                return ir.Const(value)
+                return ir.Const(NUMPY_OF.get(id(value), value))
             return self.freevar(name, FreeVar.global_(name, self.globals))
         if hasattr(builtins, name):
             return ir.Const(getattr(builtins, name))
@@ -113,7 +114,8 @@ class ExpressionLowering(ComprehensionLowering):
             if is_static(value) or _is_library(owner):
                 if inspect.ismodule(owner) and not _is_library(owner):
                     self.statics.append((owner.__dict__, attr, value))
-                return ir.Const(value)
+                # generated code's rt.sum, rt.split...: read back as the numpy functions
+                return ir.Const(NUMPY_OF.get(id(value), value))
             # a number or array held by a user module or class: read at every call
             name = self.names.fresh(attr)
             for existing, fv in self.freevars.items():
