@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from .records import field_names, is_record, record_map, with_field
-from .tree import tree_flatten, tree_unflatten
+from .tree import _registry, tree_flatten, tree_unflatten
 
 
 def _is_container(x) -> bool:
@@ -19,8 +19,8 @@ def _is_container(x) -> bool:
 
 def add(a, b):
     """``a + b`` for cotangents: numbers, arrays, or containers of them (None is zero)."""
-    if type(a) is np.ndarray and type(b) is np.ndarray:
-        return a + b  # the common case, before the container checks
+    if type(a) in _PLAIN_ADDENDS and type(b) in _PLAIN_ADDENDS:
+        return a + b  # the common cases (arrays, numbers), before the container checks
     if a is None:
         return b
     if b is None:
@@ -44,9 +44,12 @@ def add(a, b):
     return a + b
 
 
-def _is_registered_node(x) -> bool:
-    from .tree import _registry
+#: types whose cotangents add with ``+`` (none of the container cases below applies)
+_PLAIN_ADDENDS = frozenset({np.ndarray, float, int, complex, np.float64, np.float32,
+                            np.complex128, np.complex64})
 
+
+def _is_registered_node(x) -> bool:
     return type(x) in _registry
 
 

@@ -197,6 +197,8 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
                     if name in carried or (self.loop_stack and self.def_counts[name] > 1):
                         g = self.temp()
                         out.append(ir.Assign(g, self.bar_of(name), loc))
+                        if name in self.scalars:  # the adjoint of a real scalar is one
+                            self.scalars.add(g.name)
                         have.discard(name)
                     self.adjoint_assign(s, have, out, loc, g)
                 # consumed: what reads the name earlier (a loop's previous iteration, code

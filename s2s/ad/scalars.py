@@ -12,13 +12,15 @@ and drop, until nothing changes, each name one of whose assignments is not
 certainly a real scalar given the names still in the set.  Real scalars are
 number constants, parameters known to be real scalars (``seeds``), copies,
 arithmetic and ``math`` functions of real scalars (``templates.SCALAR_OPS``),
+``abs``/``min``/``max`` of real scalars and of powers ``x ** y`` of real scalars
+(numbers that may be complex: see ``templates.is_real_scalar_op``),
 items of parameters known to be real scalars, ``range`` loop counters, the
 items of tuples built from real scalars, and items ``v[i]`` (``i`` an integer)
 of *real vectors*: 1-D real arrays passed in, and the arrays the function
 makes from them or from a length (``np.copy``/``x.copy()``, ``rt.owned``,
 copies, ``index_set``/``index_updated`` of one, ``np.zeros/ones/empty(n)``).
 An in-place write keeps an array's dtype and shape, so a vector stays one.
-Both sets come from one greatest fixed point.
+All three sets come from one greatest fixed point.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from s2s_runtime import build
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
-from ..rules.templates import is_real_scalar_op
+from ..rules.templates import is_real_power, is_real_scalar_op
 
 
 def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
@@ -83,7 +85,7 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
             if v.fn in _ITEM_READS and len(v.args) == _ITEM_READS[v.fn] and not v.kwargs \
                     and isinstance(v.args[0], ir.Var) and v.args[0].name in vecs:
                 return integer(v.args[1])
-            return is_real_scalar_op(v, current) or scalar_item(v)
+            return is_real_scalar_op(v, current, powers) or scalar_item(v)
         if isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var) and (
                 s.value.name in vectors or s.value.name in items_all_scalar):
             return True
@@ -97,12 +99,18 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
             return isinstance(s.iter, ir.Var) and s.iter.name in ranges
         return False
 
+    def power_def(s) -> bool:
+        return isinstance(s, ir.Assign) and is_real_power(s.value, current)
+
+    powers = set(defs)  # names holding x ** y of real scalars: numbers, maybe complex
     while True:
         dropped = {n for n in current - set(seeds)
                    if not all(scalar_def(s, n) for s in defs.get(n, ()))}
         no_vector = {n for n in vecs - set(vectors) if not all(map(vector_def, defs.get(n, ())))}
+        no_power = {n for n in powers if not all(map(power_def, defs.get(n, ())))}
         vecs -= no_vector
-        if not dropped and not no_vector:
+        powers -= no_power
+        if not dropped and not no_vector and not no_power:
             return current - {n for n in current if n not in defs and n not in seeds}
         current -= dropped
 

@@ -52,7 +52,8 @@ _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operato
 
 #: primitives whose result is a real scalar when every operand is one
 SCALAR_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
-              operator.pos, abs, float, min, max} | {
+              operator.pos, abs, float, min, max, operator.lt, operator.le, operator.gt,
+              operator.ge, operator.eq, operator.ne} | {
     getattr(math, n) for n in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
                                "tanh", "asinh", "acosh", "atanh", "exp", "expm1", "log",
                                "log1p", "log2", "log10", "sqrt", "hypot", "atan2", "erf",
@@ -68,10 +69,16 @@ BROADCASTING_BINARY = {operator.add, operator.sub, operator.mul, operator.truedi
 def operands_shaped_like_result(call, numeric) -> frozenset:
     """Names of ``call``'s operands that certainly have its result's shape: in ``x op c``
     (``op`` broadcasting, ``c`` a number literal, ``x`` a number or array, in
-    ``numeric``), ``x``.  Their ``unbroadcast`` in the VJP is the identity."""
+    ``numeric``), ``x``.  Their ``unbroadcast`` in the VJP is the identity.  Not for a
+    power unless ``c`` is an integer exponent: a real number to a real power may be
+    complex (``(-2.0) ** 0.5``), and ``unbroadcast`` keeps a real operand's cotangent real."""
     if call.fn not in BROADCASTING_BINARY or len(call.args) != 2 or call.kwargs:
         return frozenset()
     a, b = call.args
+    if call.fn in (operator.pow, np.power):
+        integer = isinstance(b, ir.Const) and type(b.value) is int
+        return frozenset((a.name,)) if integer and isinstance(a, ir.Var) and a.name in numeric \
+            else frozenset()
     for x, c in ((a, b), (b, a)):
         if isinstance(x, ir.Var) and x.name in numeric and isinstance(c, ir.Const) \
                 and _is_number(c.value):
@@ -85,14 +92,31 @@ def _is_real_scalar(a, scalars) -> bool:
     return a.name in scalars
 
 
-def is_real_scalar_op(call, scalars) -> bool:
-    """True when ``call`` certainly gives a real scalar (numbers in, numbers out)."""
+def is_real_scalar_op(call, scalars, numbers=frozenset()) -> bool:
+    """True when ``call`` certainly gives a real scalar (numbers in, numbers out).
+
+    ``numbers``: names that certainly hold numbers, real or complex (``x ** 0.5`` of a
+    negative Python float is complex).  The builtins ``abs``, ``min`` and ``max`` of
+    two or more of those still give a real scalar: ``abs`` of a complex number is real,
+    and ``min``/``max`` raise ``TypeError`` on a Python complex rather than return.
+    (A real scalar to a real power is a Python complex or a real numpy scalar, never
+    a numpy complex, which would compare.)"""
     if not isinstance(call, ir.Call) or call.kwargs:
         return False
     if call.fn is operator.pow:  # real ** int stays real; real ** real may be complex
         return (len(call.args) == 2 and _is_real_scalar(call.args[0], scalars)
                 and isinstance(call.args[1], ir.Const) and type(call.args[1].value) is int)
+    if numbers and (call.fn is abs and len(call.args) == 1
+                    or call.fn in (min, max) and len(call.args) >= 2):
+        return all(_is_real_scalar(a, scalars) or isinstance(a, ir.Var) and a.name in numbers
+                   for a in call.args)
     return call.fn in SCALAR_OPS and all(_is_real_scalar(a, scalars) for a in call.args)
+
+
+def is_real_power(call, scalars) -> bool:
+    """``x ** y`` of real scalars: a number, real or (a Python) complex."""
+    return (isinstance(call, ir.Call) and call.fn is operator.pow and not call.kwargs
+            and len(call.args) == 2 and all(_is_real_scalar(a, scalars) for a in call.args))
 
 
 def simplify(call: ir.Call, scalars=frozenset(), shaped=frozenset()):
