@@ -106,7 +106,7 @@ def plan(L, s: ir.For) -> Optional[Plan]:
     seen = {}
     for x in stmts:
         seen[id(x)] = seen.get(id(x), 0) + 1
-    scan = _Scan(L, s.target.name, defs, stmts)
+    scan = _Scan(L, s.target.name, defs, s.body, stmts)
     checks, ids = [], set()
     for top in s.body:
         for x in ir.walk((top,)):
@@ -126,11 +126,11 @@ def plan(L, s: ir.For) -> Optional[Plan]:
 class _Scan:
     """The affine facts known at a point of the body, and the accesses they cover."""
 
-    def __init__(self, L, target, defs, stmts):
+    def __init__(self, L, target, defs, body, stmts):
         self.L, self.target, self.defs = L, target, defs
         self.env = {} if target in defs else {target: Affine(1, 0)}
         self.tuples = {}  # variable -> its items, each an Affine or "slice"
-        self.stable = {n for n in defs if _keeps_shape(n, stmts)}
+        self.stable = {n for n in defs if _keeps_shape(n, body, stmts)}
 
     # -- values ---------------------------------------------------------------------
     def affine(self, atom) -> Optional[Affine]:
@@ -234,15 +234,31 @@ def _access_of(x):
     return None
 
 
-def _keeps_shape(name, stmts) -> bool:
-    """Every assignment to ``name`` in ``stmts`` is ``name = f(name, ...)`` with ``f``
-    returning an array of its first argument's shape (adjoint updates)."""
-    for x in stmts:
-        if name not in {v.name for v in ir.stmt_defs(x)}:
-            continue
+def _keeps_shape(name, body, stmts) -> bool:
+    """Every assignment to ``name`` in the loop keeps its shape: ``name = f(name, ...)``
+    with ``f`` returning an array of its first argument's shape (adjoint updates, in-place
+    writes), or ``name = t`` at the top level where ``t``'s one assignment, earlier at the
+    top level with no assignment to ``name`` in between, is ``t = f(name, ...)``."""
+    def keeping(x, of):
         v = getattr(x, "value", None)
-        if not (isinstance(x, ir.Assign) and isinstance(v, ir.Call) and v.fn in _SHAPE_KEEPING
-                and v.args and v.args[0] == x.target):
+        return (isinstance(x, ir.Assign) and isinstance(v, ir.Call) and v.fn in _SHAPE_KEEPING
+                and v.args and v.args[0] == of)
+
+    def assigns(x, n):
+        return any(n in {v.name for v in ir.stmt_defs(y)} for y in ir.walk((x,)))
+
+    top = {id(x): k for k, x in enumerate(body)}
+    for x in stmts:
+        if name not in {v.name for v in ir.stmt_defs(x)} or keeping(x, ir.Var(name)):
+            continue
+        if not (isinstance(x, ir.Assign) and isinstance(x.value, ir.Var) and id(x) in top):
+            return False
+        t, p = x.value.name, top[id(x)]
+        sources = [k for k, y in enumerate(body) if assigns(y, t)]
+        if not (len(sources) == 1 and sources[0] < p
+                and sum(assigns(y, t) for y in stmts) == 1
+                and keeping(body[sources[0]], ir.Var(name))
+                and not any(assigns(y, name) for y in body[sources[0] + 1:p])):
             return False
     return True
 
