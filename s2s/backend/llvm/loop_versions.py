@@ -23,8 +23,9 @@ message and the same partial writes as without versioning.
 
 Contract of ``plan(L, s)``: a ``Plan`` or None for the ``for`` statement ``s``
 (a range loop whose target is an integer).  Only innermost loops (no ``for`` or
-``while`` in the body) are versioned, so a nest of depth d makes 2 copies of its
-innermost body, not 2**d.  Statements prechecked (each an access whose every
+``while`` in the body) of at most ``MAX_BODY`` statements are versioned, so a nest
+of depth d makes 2 copies of its innermost body, not 2**d, and large bodies (where
+the checks are a small share of an iteration) are not copied.  Statements prechecked (each an access whose every
 index component is affine or a slice, whose array the loop does not reassign
 -- or reassigns only through shape-keeping adjoint updates -- and that appears
 once in the body):
@@ -57,6 +58,7 @@ from . import arrays as A
 from . import types as T
 
 ENABLED = True  # benchmarks/bench_jit_bounds.py compares kernels compiled without it
+MAX_BODY = 24  # statements: a larger body doubles more code for checks a smaller share of it
 _LIMIT = 2 ** 62  # larger constants are not versioned (the test's products would overflow)
 _SHAPE_KEEPING = (rt.add_at, rt.index_set_vjp_base, rt.index_set, rt.index_updated)
 
@@ -97,7 +99,7 @@ def plan(L, s: ir.For) -> Optional[Plan]:
     if not (ENABLED and L.boundscheck) or not _is_int_type(L.types.get(s.target.name)):
         return None
     stmts = list(ir.walk(s.body))
-    if any(isinstance(x, (ir.For, ir.While)) for x in stmts):
+    if len(stmts) > MAX_BODY or any(isinstance(x, (ir.For, ir.While)) for x in stmts):
         return None
     defs = {}
     for x in stmts:
