@@ -335,3 +335,26 @@ def test_not_versioned_without_affine_indices_or_without_checks():
     text = build_module(func, param_types(func, list(args) + load_free(), j.describe),
                         False).text
     assert _versioned_loops(text) == 0  # boundscheck=False: nothing to hoist
+
+
+def test_large_bodies_are_not_copied():
+    def long_body(x, y):
+        for i in range(x.shape[0] - 1):
+            a = x[i] * 2.0
+            b = np.sin(a) + np.cos(a) * x[i + 1]
+            c = b * b - a
+            d = np.exp(-c * c) + b
+            e = np.tanh(d - a) * np.sin(b * c + d)
+            y[i] = (a + b + c + d + e) / (1.0 + e * e)
+        return np.sum(y)
+    args = (X, Y)
+    assert len(list(_body(long_body, args))) > loop_versions.MAX_BODY
+    assert _versioned_loops(_module_text(long_body, args)) == 0
+    assert check_like_python(long_body, args) is None
+
+
+def _body(fn, args):
+    from s2s.ir import nodes as ir
+    func, _ = Jitted(fn).source_ir(args)
+    loop = next(s for s in func.body if isinstance(s, ir.For))
+    return ir.walk(loop.body)

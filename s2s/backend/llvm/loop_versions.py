@@ -176,7 +176,7 @@ class _Scan:
             return args[0].scaled(-1)
         if v.fn in (operator.mul, operator.imul) and len(args) == 2:
             for a, c in ((args[0], v.args[1]), (args[1], v.args[0])):
-                if isinstance(c, ir.Const):
+                if isinstance(c, ir.Const) and type(c.value) is int:
                     return a.scaled(c.value)
         return None
 
