@@ -179,6 +179,8 @@ CASES = [
     (reassigned_index, (X, np.zeros(20), 3)),
     (branch_offset, (X, np.zeros(11), 2)),
     (negative_wrap, (X, Y, 3)), (negative_wrap, (X, Y, 9)),
+    (shifted, (X[::2], Y[1::2], 1)), (shifted, (X[::-1], Y, 2)),  # strided views
+    (matvec_row, (np.asfortranarray(W), X, 2)), (nested, (A.T, np.zeros((6, 4)), 0)),
 ]
 
 
