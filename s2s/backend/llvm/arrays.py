@@ -169,7 +169,10 @@ def index_parts(L, idx, it):
 
 
 def wrap_index(L, i, n, axis):
-    """``i`` with a negative index counted from the end, bounds-checked."""
+    """``i`` with a negative index counted from the end, bounds-checked (``i`` itself
+    while ``L.unchecked``: an access ``loop_versions`` proved in bounds)."""
+    if getattr(L, "unchecked", False):
+        return i
     b = L.b
     neg = b.icmp_signed("<", i, ZERO)
     j = b.select(neg, b.add(i, n), i)

@@ -27,7 +27,7 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import inplace, stacks, unique_adjoints
+from . import inplace, loop_versions, stacks, unique_adjoints
 from .infer import const_type, infer
 from .lean_tapes import lean_tapes
 from .local_copies import propagate_local_copies
@@ -59,6 +59,7 @@ class FunctionLowering:
                           for s in stacks.pushes(func, name)]
                 self.stack_slot[name] = stacks.slot_size([t for t in pushed if t is not None])
         self.sites = []
+        self.prechecked, self.unchecked = frozenset(), False  # loop_versions.py
         self.loops = []  # (continue block, break block)
         self.handlers = []  # per enclosing Try: list of (exception class, handler block)
         self.loc = func.loc
@@ -224,6 +225,7 @@ class FunctionLowering:
             if self.b.block.is_terminated:
                 return  # code after break/continue/return/raise is never run
             self.loc = getattr(s, "loc", self.loc)
+            self.unchecked = id(s) in self.prechecked  # in bounds (loop_versions.py)
             if k + 1 < len(stmts) and inplace.fusable(self, s, stmts[k + 1], self.uses):
                 inplace.fused_accumulation(self, s, stmts[k + 1])
                 done = dying.get(k, []) + dying.get(k + 1, [])
@@ -237,6 +239,7 @@ class FunctionLowering:
                     self.stmt(s)
                 done = dying.get(k, [])
                 k += 1
+            self.unchecked = False
             if not self.b.block.is_terminated:
                 for name in done:
                     self.forget(name)
@@ -317,7 +320,7 @@ class FunctionLowering:
                 self.check(zero, ValueError, "range() arg 3 must not be zero")
             element = None
         elif isinstance(t, T.Array):
-            from .arrays import first_axis_item, shape_of
+            from .arrays import shape_of
             start, stop, step = ll.Constant(T.I64, 0), shape_of(self, it, 0), ll.Constant(T.I64, 1)
             element = (it, t)
         else:
@@ -327,13 +330,36 @@ class FunctionLowering:
         for name in owned:
             unique_adjoints.make_owned(self, name)
         self.owned.update(owned)
+        orelse = self.fn.append_basic_block("for.else")
+        after = self.fn.append_basic_block("for.end")
+        versions = loop_versions.plan(self, s) if element is None else None
+        if versions is None:
+            self._loop_copy(s, start, stop, step, element, orelse, after)
+        else:  # in bounds for sure: the copy without those checks, else the checked one
+            fast = self.fn.append_basic_block("for.unchecked")
+            checked = self.fn.append_basic_block("for.checked")
+            self.b.cbranch(loop_versions.precheck(self, versions, start, stop, step),
+                           fast, checked)
+            self.b.position_at_end(fast)
+            outer, self.prechecked = self.prechecked, versions.statements
+            self._loop_copy(s, start, stop, step, element, orelse, after)
+            self.prechecked = outer
+            self.b.position_at_end(checked)
+            self._loop_copy(s, start, stop, step, element, orelse, after)
+        self.b.position_at_end(orelse)
+        self.block(s.orelse)
+        self.owned.difference_update(owned)
+        if not self.b.block.is_terminated:
+            self.b.branch(after)
+        self.b.position_at_end(after)
+
+    def _loop_copy(self, s, start, stop, step, element, orelse, after):
+        """The loop proper (head, body, step), leaving to ``orelse`` or ``after``."""
         counter = self.entry_alloca(T.I64, name="for.i")
         self.b.store(start, counter)
         head = self.fn.append_basic_block("for.head")
         body = self.fn.append_basic_block("for.body")
         step_block = self.fn.append_basic_block("for.step")
-        orelse = self.fn.append_basic_block("for.else")
-        after = self.fn.append_basic_block("for.end")
         self.b.branch(head)
         self.b.position_at_end(head)
         i = self.b.load(counter)
@@ -344,6 +370,7 @@ class FunctionLowering:
         if element is None:
             self.store(s.target.name, i, T.INT)
         else:
+            from .arrays import first_axis_item
             item, item_t = first_axis_item(self, element[0], element[1], i)
             self.store(s.target.name, item, item_t)
         self.loops.append((step_block, after))
@@ -354,12 +381,6 @@ class FunctionLowering:
         self.b.position_at_end(step_block)
         self.b.store(self.b.add(self.b.load(counter), step), counter)
         self.b.branch(head)
-        self.b.position_at_end(orelse)
-        self.block(s.orelse)
-        self.owned.difference_update(owned)
-        if not self.b.block.is_terminated:
-            self.b.branch(after)
-        self.b.position_at_end(after)
 
     def stmt_While(self, s):
         head = self.fn.append_basic_block("while.head")
