@@ -168,10 +168,10 @@ def builtin(address, ctx, name="jitted"):
 
     The function points at its method definition (a ctypes structure) without owning
     it, and CPython reads the definition when the function is called and again when it
-    is deallocated (before releasing ``self``).  So the definition is kept on ``ctx``:
-    it lives exactly as long as the function.  (Kept on the wrapper instead, it was
-    freed first when a ``Jitted`` went away, and the function's deallocation then
-    read freed memory: the crash at interpreter exit.)"""
+    is deallocated (before releasing ``self``).  So the definition is kept on ``ctx``
+    (its ``fast_methods``): it lives as long as the function.  (Kept on the wrapper
+    instead, it was freed first when a ``Jitted`` went away, and the function's
+    deallocation then read freed memory: the crash at interpreter exit.)"""
     method = _MethodDef(name.encode(), address, METH_FASTCALL, None)
-    ctx.fast_method = method
+    ctx.__dict__.setdefault("fast_methods", []).append(method)
     return _new(ctypes.byref(method), ctx, None)
