@@ -8,7 +8,7 @@ signature):
 * word ``HEAD``: the list of blocks the kernel allocated in this call;
 * words ``TAPES..RESULT-1``: the buffers of the kernel's tapes, kept from one call
   to the next (a tape's memory is touched once, not faulted in at every call);
-  freed with the context block (``callpath.Caller``);
+  freed with the context block (``callpath.context_block``);
 * words from ``RESULT``: the returned value, flattened (``result_layout``):
   a scalar in one word (complex in two), an array as data, block, shape, strides.
 

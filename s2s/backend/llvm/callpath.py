@@ -9,15 +9,19 @@ axis, size filled in) and, for the checks jit adds, the user's line.
 
 The ctypes function type is built with ``PYFUNCTYPE`` (the GIL is held: a
 signature's context block is reused by every call).
+
+The context block (``context_block``) owns what the kernel keeps in it between
+calls: it frees the tape buffers (``abi.TAPES``) when it is itself deallocated,
+which is after the last thing that can run the kernel with it is gone (the
+``Caller``, and the builtin of the fast entry, whose ``self`` it is: fastcall.py).
 """
 from __future__ import annotations
 
 import ctypes
-import sys
 
 import numpy as np
 
-from s2s_runtime.native import NativeBlock, wrap
+from s2s_runtime.native import NativeBlock, _free, wrap
 
 from . import abi
 from . import types as T
@@ -39,34 +43,42 @@ def c_argtypes(leaves):
     return out
 
 
+def _free_tapes(ctx, _free=_free, first=abi.TAPES, count=abi.CACHED_TAPES):
+    """``__del__`` of a context block: free the tape buffers the kernel kept in it (the
+    defaults keep what it needs reachable while the interpreter shuts down)."""
+    for k in range(count):
+        address = ctx[first + 2 * k]
+        if address:
+            ctx[first + 2 * k] = 0
+            _free(address)
+
+
+_CONTEXT_TYPES = {}
+
+
+def context_block(nwords):
+    """A zeroed context block of ``nwords`` int64 words (``abi.py``): a ctypes array
+    (its buffer pointer right after the object header, as the fast entry reads it) that
+    frees its tape buffers when deallocated and takes attributes (fastcall.py keeps
+    the fast entry's method definition on it)."""
+    cls = _CONTEXT_TYPES.get(nwords)
+    if cls is None:
+        cls = _CONTEXT_TYPES[nwords] = type(f"ContextBlock{nwords}", (ctypes.c_int64 * nwords,),
+                                            {"__del__": _free_tapes, "__module__": __name__})
+    return cls()
+
+
 class Caller:
     def __init__(self, mt, address):
         self.sites = mt.sites
         self.return_type = mt.return_type
         nwords = abi.RESULT + abi.result_layout(mt.return_type)
-        self.ctx = (ctypes.c_int64 * nwords)()
+        self.ctx = context_block(nwords)
         self.ctx_address = ctypes.addressof(self.ctx)
         proto = ctypes.PYFUNCTYPE(ctypes.c_int32, *c_argtypes(mt.leaves))
         self.cfunc = proto(address)
         self.words = np.frombuffer(self.ctx, dtype=np.int64)
         self.read = _reader(mt.return_type, self)
-
-    def __del__(self):
-        """Free the tape buffers the kernel kept between calls (``abi.TAPES``).  Not while
-        the interpreter shuts down: the process's memory goes back whole, and freeing
-        then has crashed (a segmentation fault after every test passed; see the
-        CHANGELOG's known issues)."""
-        if sys.is_finalizing():
-            return
-        try:
-            from s2s_runtime.native import _free
-            for k in range(abi.CACHED_TAPES):
-                address = int(self.ctx[abi.TAPES + 2 * k])
-                if address:
-                    _free(address)
-                    self.ctx[abi.TAPES + 2 * k] = 0
-        except Exception:
-            pass
 
     def __call__(self, *leaves):
         if self.cfunc(self.ctx_address, *leaves):

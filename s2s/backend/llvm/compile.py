@@ -90,7 +90,7 @@ class Specialisation:
         #: a builtin function taking the arguments themselves (fastcall.py), or None
         self.fast = None
         if fast and not len(types) > nargs and fastcall.ctypes_layout_ok():
-            self.fast, self._method = fastcall.builtin(address=fast, ctx=self.caller.ctx)
+            self.fast = fastcall.builtin(address=fast, ctx=self.caller.ctx)
         self.load_free = load_free
         self.has_free = len(types) > nargs
         self.flatten = _flattener(types)

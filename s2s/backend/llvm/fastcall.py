@@ -156,13 +156,22 @@ METH_FASTCALL = 0x80
 
 
 def ctypes_layout_ok() -> bool:
-    """Whether a ctypes array keeps its buffer pointer right after the object header."""
-    probe = (ctypes.c_int64 * 2)()
+    """Whether a context block keeps its buffer pointer right after the object header."""
+    from .callpath import context_block
+    probe = context_block(abi.RESULT + 1)
     return ctypes.c_void_p.from_address(id(probe) + 16).value == ctypes.addressof(probe)
 
 
 def builtin(address, ctx, name="jitted"):
-    """A builtin function calling the fast entry at ``address`` with ``ctx`` as self."""
+    """A builtin function calling the fast entry at ``address`` with the context block
+    ``ctx`` (``callpath.context_block``) as its ``self``.
+
+    The function points at its method definition (a ctypes structure) without owning
+    it, and CPython reads the definition when the function is called and again when it
+    is deallocated (before releasing ``self``).  So the definition is kept on ``ctx``
+    (its ``fast_methods``): it lives as long as the function.  (Kept on the wrapper
+    instead, it was freed first when a ``Jitted`` went away, and the function's
+    deallocation then read freed memory: the crash at interpreter exit.)"""
     method = _MethodDef(name.encode(), address, METH_FASTCALL, None)
-    fn = _new(ctypes.byref(method), ctx, None)
-    return fn, method  # the method definition must outlive the function
+    ctx.__dict__.setdefault("fast_methods", []).append(method)
+    return _new(ctypes.byref(method), ctx, None)
