@@ -30,25 +30,27 @@ from . import adjoint, build  # noqa: E402
 from .adjoint import (  # noqa: E402
     add,
     add_at,
-    array_vjp,
     broadcast_like,
     cast_vjp,
-    clip_inside,
-    concatenate_vjp,
     densify,
     getattr_vjp,
     getitem_vjp,
     grad_seed,
-    matmul_vjp_lhs,
-    matmul_vjp_rhs,
     owned,
-    split_vjp,
     sum_builtin_vjp,
-    stack_vjp,
     unbroadcast,
     unpack_vjp,
     unreduce,
     zeros_like,
+)
+from .adjoint_arrays import (  # noqa: E402
+    array_vjp,
+    clip_inside,
+    concatenate_vjp,
+    matmul_vjp_lhs,
+    matmul_vjp_rhs,
+    split_vjp,
+    stack_vjp,
 )
 from .build import (astype, dtype_of, iteration_items, make_dict, make_list,  # noqa: E402
                     make_tuple, reversed_range)

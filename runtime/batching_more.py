@@ -147,7 +147,7 @@ def batch_array_jvp(t, ans, obj, *args):
 def batch_array_vjp(g, x):
     """``array_vjp`` of every example: the batched cotangent of ``np.array(x)`` split back
     into ``x``'s nested lists (each item batched)."""
-    from .adjoint import array_vjp
+    from .adjoint_arrays import array_vjp
     d = _depth(x)
     return array_vjp(np.moveaxis(np.asarray(g), 0, d) if d else g, x)
 

@@ -14,7 +14,7 @@ import string
 
 import numpy as np
 
-from .adjoint import array_vjp
+from .adjoint_arrays import array_vjp
 
 
 # --- small utilities ---------------------------------------------------------

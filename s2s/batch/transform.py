@@ -63,8 +63,8 @@ class BatchingError(S2SError):
 def _describe(fn) -> str:
     mod = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-    mod = {"numpy": "np", "s2s_runtime.adjoint": "rt", "s2s_runtime.vjps": "rt",
-           "_operator": "operator", "builtins": ""}.get(mod, mod)
+    mod = "rt" if mod.startswith("s2s_runtime") else {
+        "numpy": "np", "_operator": "operator", "builtins": ""}.get(mod, mod)
     return f"{mod}.{name}" if mod else name
 
 

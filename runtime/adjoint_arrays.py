@@ -1,0 +1,105 @@
+"""Cotangents of numpy array operations (``np.array``, ``split``, ``stack``,
+``concatenate``, ``@``, ``clip``), called by adjoint code (``rt.split_vjp`` ...).
+
+Each function returns the cotangent of one operand given the cotangent ``g`` of
+the result, in that operand's shape (and real when the operand is real).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .adjoint import _real_if_real, unbroadcast
+
+
+def array_vjp(g, x):
+    """Cotangent of the nested list/tuple ``x`` for ``y = np.array(x)``."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(array_vjp(g[i], v) for i, v in enumerate(x))
+    return unbroadcast(g, x)
+
+
+def split_vjp(gs, x, indices_or_sections, axis=0):
+    """Cotangent of ``x`` for ``ys = np.split(x, ...)``: the pieces concatenated."""
+    if all(type(g) is np.ndarray for g in gs):  # no zero pieces: nothing to fill in
+        return np.concatenate(gs, axis=axis)
+    pieces = np.split(np.zeros(np.shape(x)), indices_or_sections, axis)
+    parts = [p if gi is None else gi for p, gi in zip(pieces, gs)]
+    return np.concatenate(parts, axis=axis)
+
+
+def stack_vjp(g, xs, axis=0):
+    """Cotangents of ``xs`` for ``y = np.stack(xs, axis)``."""
+    if isinstance(xs, (list, tuple)):
+        return type(xs)(unbroadcast(np.take(g, i, axis=axis), x) for i, x in enumerate(xs))
+    return _real_if_real(np.moveaxis(g, axis, 0).copy(), xs)
+
+
+def concatenate_vjp(g, xs, axis=0):
+    """Cotangents of ``xs`` for ``y = np.concatenate(xs, axis)``."""
+    if axis is None:
+        sizes = [np.size(x) for x in xs]
+        g = np.reshape(g, -1)
+        axis = 0
+    else:
+        sizes = [np.shape(x)[axis] for x in xs]
+    cuts = np.cumsum(sizes)[:-1]
+    pieces = np.split(g, cuts, axis=axis)
+    out = [_real_if_real(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, xs)]
+    return type(xs)(out) if isinstance(xs, (list, tuple)) else np.stack(out)
+
+
+def _ndims(a, b):
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return a.ndim, b.ndim
+    return np.ndim(a), np.ndim(b)
+
+
+def _float64_arrays(g, a, b) -> bool:
+    return (type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray
+            and g.dtype == np.float64 and a.dtype == np.float64 and b.dtype == np.float64)
+
+
+def matmul_vjp_lhs(g, a, b):
+    """Cotangent of ``a`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
+    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1 and g.ndim == 1:
+        return np.multiply.outer(g, b)  # the common case: matrix @ vector, shape of ``a``
+    a_nd, b_nd = _ndims(a, b)
+    if b_nd == 1:
+        if a_nd == 1:
+            return g * b
+        if a_nd == 2:  # matrix @ vector: the outer product
+            return unbroadcast(np.multiply.outer(g, b), a)
+        return unbroadcast(np.expand_dims(g, -1) * b, a)
+    if a_nd == 2 and b_nd == 2:
+        return unbroadcast(g @ np.asarray(b).T, a)
+    if a_nd == 1:
+        return unbroadcast(np.matmul(b, np.expand_dims(g, -1))[..., 0], a)
+    return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
+
+
+def matmul_vjp_rhs(g, a, b):
+    """Cotangent of ``b`` in ``a @ b`` (numpy's 1-D promotion rules undone)."""
+    if _float64_arrays(g, a, b) and a.ndim == 2 and b.ndim == 1 and g.ndim == 1:
+        return a.T @ g  # the common case: matrix @ vector, shape of ``b``
+    a_nd, b_nd = _ndims(a, b)
+    if a_nd == 1:
+        if b_nd == 1:
+            return g * a
+        if b_nd == 2:  # vector @ matrix: the outer product
+            return unbroadcast(np.multiply.outer(a, g), b)
+        return unbroadcast(np.expand_dims(a, -1) * np.expand_dims(g, -2), b)
+    if a_nd == 2 and b_nd <= 2:  # matrix @ vector or matrix
+        return unbroadcast(np.asarray(a).T @ g, b)
+    if b_nd == 1:
+        return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0], b)
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
+
+
+def clip_inside(a, a_min, a_max):
+    """1.0 where ``a_min <= a <= a_max`` (a None bound is absent), else 0.0."""
+    inside = np.ones(np.shape(a), dtype=bool)
+    if a_min is not None:   # not in place: a bound may broadcast ``a`` to a larger shape
+        inside = inside & (np.asarray(a) >= a_min)
+    if a_max is not None:
+        inside = inside & (np.asarray(a) <= a_max)
+    return inside.astype(float)
