@@ -1,7 +1,8 @@
 """Loop-invariant scalar arithmetic moves out of loops, before reverse mode.
 
 Contract: ``hoist_invariants(body, scalars)`` returns ``body`` where, in
-every ``for``/``while`` loop, each statement ``t = a op b`` that the loop body
+every ``for``/``while`` loop (innermost first, so a statement leaves every loop it
+is invariant in), each statement ``t = a op b`` that the loop body
 runs unconditionally, whose operands are constants or names the loop never
 assigns (or hoisted names), whose target is assigned nowhere else, that is
 real-scalar arithmetic (``scalars``) and cannot raise (``+ - *``, negation,
@@ -32,10 +33,7 @@ def hoist_invariants(body, scalars: Set[str]) -> List:
 
 def _block(stmts, scalars, counts) -> List:
     out = []
-    for s in stmts:
-        if isinstance(s, (ir.For, ir.While)):
-            hoisted, s = _hoist(s, scalars, counts)
-            out += hoisted
+    for s in stmts:  # inner loops first: what leaves them may leave the outer loop too
         if isinstance(s, ir.If):
             s = replace(s, body=tuple(_block(s.body, scalars, counts)),
                         orelse=tuple(_block(s.orelse, scalars, counts)))
@@ -46,6 +44,9 @@ def _block(stmts, scalars, counts) -> List:
             s = replace(s, test_body=tuple(_block(s.test_body, scalars, counts)),
                         body=tuple(_block(s.body, scalars, counts)),
                         orelse=tuple(_block(s.orelse, scalars, counts)))
+        if isinstance(s, (ir.For, ir.While)):
+            hoisted, s = _hoist(s, scalars, counts)
+            out += hoisted
         out.append(s)
     return out
 

@@ -103,6 +103,8 @@ def is_real_scalar_op(call, scalars, numbers=frozenset()) -> bool:
     a numpy complex, which would compare.)"""
     if not isinstance(call, ir.Call) or call.kwargs:
         return False
+    if call.fn is len:  # an int, whatever it measures
+        return len(call.args) == 1
     if call.fn is operator.pow:  # real ** int stays real; real ** real may be complex
         return (len(call.args) == 2 and _is_real_scalar(call.args[0], scalars)
                 and isinstance(call.args[1], ir.Const) and type(call.args[1].value) is int)

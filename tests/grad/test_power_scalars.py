@@ -67,3 +67,26 @@ def test_max_of_a_complex_power_raises_as_python_does():
         clipped_root(-2.0)
     with pytest.raises(TypeError):
         s2s.grad(clipped_root)(-2.0)
+
+
+def nested_invariants(omega, x, n):
+    """-omega * omega is invariant in both loops: computed once, before the outer one."""
+    total = 0.0
+    for k in range(n):
+        j = 0
+        while j < k + 2:
+            x = x + 0.01 * (-omega * omega * x)
+            j = j + 1
+        total = total + x * x
+    return total
+
+
+def test_invariants_leave_every_loop_they_are_invariant_in():
+    args = (1.7, 0.9, 4)
+    g = s2s.grad(nested_invariants, argnums=(0, 1))(*args)
+    for i in range(2):
+        assert g[i] == pytest.approx(_fd(nested_invariants, args, i), rel=1e-7)
+    code = _code(nested_invariants, args, (0, 1))
+    head = code[:code.index("for k in")]
+    assert "-omega" in head  # hoisted out of the for loop, not only out of the while
+    assert "(t" not in code.split("while")[0].split("for k in")[1]  # nothing pushed per k for it
