@@ -20,8 +20,9 @@ defvjp(operator.add, lambda g, ans, x, y: unbroadcast(g, x),
        lambda g, ans, x, y: unbroadcast(g, y))
 defjvp(operator.add, lambda t, ans, x, y: broadcast_like(t, ans),
        lambda t, ans, x, y: broadcast_like(t, ans))
+# (the negation after the sum back to y's shape: one negation of the smaller array)
 defvjp(operator.sub, lambda g, ans, x, y: unbroadcast(g, x),
-       lambda g, ans, x, y: unbroadcast(-g, y))
+       lambda g, ans, x, y: -unbroadcast(g, y))
 defjvp(operator.sub, lambda t, ans, x, y: broadcast_like(t, ans),
        lambda t, ans, x, y: broadcast_like(-t, ans))
 defvjp(operator.mul, lambda g, ans, x, y: unbroadcast(g * y, x),
@@ -29,7 +30,7 @@ defvjp(operator.mul, lambda g, ans, x, y: unbroadcast(g * y, x),
 # (a contribution that involves the other operand already has the result's shape)
 defjvp(operator.mul, lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t)
 defvjp(operator.truediv, lambda g, ans, x, y: unbroadcast(g / y, x),
-       lambda g, ans, x, y: unbroadcast(-g * ans / y, y))
+       lambda g, ans, x, y: -unbroadcast(g * ans / y, y))
 defjvp(operator.truediv, lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)
 # d(x**y) = y x**(y-1) dx + log(x) x**y dy   (log taken as 0 where x == 0; the exponent
 # y - 1 + (y == 0) is y - 1 except where y == 0, whose term y x**(...) is then 0, also at

@@ -170,7 +170,7 @@ defvjp(np.add, lambda g, ans, x, y: unbroadcast(g, x), lambda g, ans, x, y: unbr
 defjvp(np.add, lambda t, ans, x, y: broadcast_like(t, ans),
        lambda t, ans, x, y: broadcast_like(t, ans))
 defvjp(np.subtract, lambda g, ans, x, y: unbroadcast(g, x),
-       lambda g, ans, x, y: unbroadcast(-g, y))
+       lambda g, ans, x, y: -unbroadcast(g, y))
 defjvp(np.subtract, lambda t, ans, x, y: broadcast_like(t, ans),
        lambda t, ans, x, y: broadcast_like(-t, ans))
 defvjp(np.multiply, lambda g, ans, x, y: unbroadcast(g * y, x),
@@ -178,7 +178,7 @@ defvjp(np.multiply, lambda g, ans, x, y: unbroadcast(g * y, x),
 defjvp(np.multiply, lambda t, ans, x, y: t * y,
        lambda t, ans, x, y: x * t)
 defvjp(np.divide, lambda g, ans, x, y: unbroadcast(g / y, x),
-       lambda g, ans, x, y: unbroadcast(-g * ans / y, y))
+       lambda g, ans, x, y: -unbroadcast(g * ans / y, y))
 defjvp(np.divide, lambda t, ans, x, y: t / y,
        lambda t, ans, x, y: -t * ans / y)
 defvjp(np.power, lambda g, ans, x, y: unbroadcast(g * y * np.power(x, y - 1 + (y == 0)), x),
