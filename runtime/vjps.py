@@ -138,7 +138,12 @@ def max_vjp(g, ans, a, axis=None, keepdims=False, initial=None, where=True):
     _no_where(where)
     if axis is None and initial is None and _whole_float64(g, a):
         mask = a == ans  # the common case: the extremum of a whole float64 array
-        return mask * (g / max(np.count_nonzero(mask), 1))  # NaN in a: no entry is it
+        n = np.count_nonzero(mask)
+        if n == 1 and -np.inf < g < np.inf:  # one winner: g there, zeros (no product)
+            out = np.zeros(a.shape)
+            out.flat[mask.argmax()] = g
+            return out
+        return mask * (g / max(n, 1))  # NaN in a: no entry is it
     a_in, a = a, np.asarray(a)
     mask = a == _expand(ans, a.ndim, axis, keepdims)
     count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)

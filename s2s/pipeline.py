@@ -52,6 +52,11 @@ class Front:
     #: through once the arguments are known (``passes/inline.py``)
     values: bool = False
 
+    def __post_init__(self):
+        # each (holder, name, object) once: a module's np is looked up by every line using it
+        unique = {(id(h), n, id(v)): (h, n, v) for h, n, v in self.statics}
+        object.__setattr__(self, "statics", tuple(unique.values()))
+
     def current(self) -> bool:
         return statics_unchanged(self.statics)
 

@@ -12,6 +12,15 @@ import numpy as np
 from s2s_runtime.tree import tree_flatten
 
 _SCALARS = {float: "float", int: "int", bool: "bool", complex: "complex"}
+#: dtype -> dtype.str (which numpy builds anew at every access)
+_DTYPE_STR: dict = {}
+
+
+def _dtype_code(dtype) -> str:
+    code = _DTYPE_STR.get(dtype)
+    if code is None:
+        code = _DTYPE_STR[dtype] = dtype.str
+    return code
 
 
 def leaf_kind(x):
@@ -20,9 +29,9 @@ def leaf_kind(x):
     if k is not None:
         return k
     if t is np.ndarray:
-        return ("array", x.dtype.str, x.ndim)
+        return ("array", _dtype_code(x.dtype), x.ndim)
     if isinstance(x, np.generic):
-        return ("scalar", x.dtype.str)
+        return ("scalar", _dtype_code(x.dtype))
     if x is None:
         return "none"
     return opaque_kind(x)
@@ -92,11 +101,11 @@ def kind_of(x):
     if k is not None:
         return k
     if t is np.ndarray:
-        return ("array", x.dtype.str, x.ndim)
+        return ("array", _dtype_code(x.dtype), x.ndim)
     if x is None:
         return "none"
     if t is dict:  # the common container (a params dict), without the pytree machinery
-        return ("dict", tuple((key, kind_of(v)) for key, v in x.items()))
+        return ("dict", tuple([(key, kind_of(v)) for key, v in x.items()]))
     leaves, tree = tree_flatten(x)
     if len(leaves) == 1 and leaves[0] is x:
         return leaf_kind(x)
