@@ -27,10 +27,11 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import inplace, stacks, unique_adjoints
+from . import inplace, scalar_windows, stacks, unique_adjoints
 from .infer import const_type, infer
 from .lean_tapes import lean_tapes
 from .local_copies import propagate_local_copies
+from .write_statements import write_statements
 from . import derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
@@ -44,6 +45,7 @@ class FunctionLowering:
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         lean = propagate_local_copies(lean_tapes(func, self.types))  # record only what
         # the adjoint reads; adjoint arrays held once (in-place updates)
+        lean = write_statements(lean)  # y[i] = v without rebinding y (no count updates)
         if lean is not func:
             self.func = func = lean
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
@@ -229,7 +231,9 @@ class FunctionLowering:
                 done = dying.get(k, []) + dying.get(k + 1, [])
                 k += 2
             else:
-                if inplace.inplace_candidate(self, s):
+                if scalar_windows.lower_access(self, s):
+                    pass
+                elif inplace.inplace_candidate(self, s):
                     inplace.inplace_add(self, s)
                 elif inplace.add_at_candidate(self, s):
                     inplace.inplace_add_at(self, s)
@@ -327,6 +331,15 @@ class FunctionLowering:
         for name in owned:
             unique_adjoints.make_owned(self, name)
         self.owned.update(owned)
+        windows = scalar_windows.plan(self, s, t)  # adjoint stencils: elements in registers
+        if windows is None:
+            self._for_loop(s, start, stop, step, element)
+        else:
+            windows.version(self, start, stop, step,
+                            lambda w: self._for_loop(s, start, stop, step, element, w))
+        self.owned.difference_update(owned)
+
+    def _for_loop(self, s, start, stop, step, element, windows=None):
         counter = self.entry_alloca(T.I64, name="for.i")
         self.b.store(start, counter)
         head = self.fn.append_basic_block("for.head")
@@ -346,17 +359,22 @@ class FunctionLowering:
         else:
             item, item_t = first_axis_item(self, element[0], element[1], i)
             self.store(s.target.name, item, item_t)
+        if windows is not None:
+            windows.begin(self, i)
         self.loops.append((step_block, after))
         self.block(s.body)
         self.loops.pop()
         if not self.b.block.is_terminated:
+            if windows is not None:
+                windows.end(self, i)
             self.b.branch(step_block)
         self.b.position_at_end(step_block)
         self.b.store(self.b.add(self.b.load(counter), step), counter)
         self.b.branch(head)
         self.b.position_at_end(orelse)
+        if windows is not None:
+            windows.finish(self, self.b.load(counter))
         self.block(s.orelse)
-        self.owned.difference_update(owned)
         if not self.b.block.is_terminated:
             self.b.branch(after)
         self.b.position_at_end(after)
