@@ -81,21 +81,34 @@ def _int_const(a):
 
 
 def _range_step(atom, defs, depth=0):
-    """The constant step (+1 or -1) of the range ``atom`` holds, else None."""
-    if not isinstance(atom, ir.Var) or depth > 4 or len(defs.get(atom.name, ())) != 1:
+    """The constant step (+1 or -1) of the ranges ``atom`` holds, else None: every
+    assignment of it makes a range of that step (a pop from a tape gives back a value
+    pushed earlier; ``None`` is the placeholder before the first).  A guess for the code
+    to emit: ``Windows.version`` checks the step at run time."""
+    if not isinstance(atom, ir.Var) or depth > 4:
         return None
-    s = defs[atom.name][0]
-    if not isinstance(s, ir.Assign) or not isinstance(s.value, ir.Call) or s.value.kwargs:
-        return None
-    fn, args = s.value.fn, s.value.args
-    if fn is range and len(args) in (1, 2):
-        return 1
-    if fn is range and len(args) == 3 and _int_const(args[2]) and args[2].value in (1, -1):
-        return args[2].value
-    if fn is rt.reversed_range and len(args) == 1:
-        inner = _range_step(args[0], defs, depth + 1)
-        return None if inner is None else -inner
-    return None
+    steps = set()
+    for s in defs.get(atom.name, ()):
+        if isinstance(s, ir.Unpack) and len(s.targets) == 2 and s.targets[1] == s.value \
+                and s.targets[0] == atom:
+            continue  # a pop
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Const) and s.value.value is None:
+            continue
+        if not isinstance(s, ir.Assign) or not isinstance(s.value, ir.Call) or s.value.kwargs:
+            return None
+        fn, args = s.value.fn, s.value.args
+        if fn is range and len(args) in (1, 2):
+            steps.add(1)
+        elif fn is range and len(args) == 3 and _int_const(args[2]) and args[2].value in (1, -1):
+            steps.add(args[2].value)
+        elif fn is rt.reversed_range and len(args) == 1:
+            inner = _range_step(args[0], defs, depth + 1)
+            if inner is None:
+                return None
+            steps.add(-inner)
+        else:
+            return None
+    return steps.pop() if len(steps) == 1 else None
 
 
 class _Resolver:
