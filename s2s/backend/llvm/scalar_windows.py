@@ -50,7 +50,6 @@ while a register form is being emitted (False for any other statement).
 from __future__ import annotations
 
 import operator
-from collections import Counter
 
 from llvmlite import ir as ll
 
