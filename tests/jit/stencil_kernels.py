@@ -79,6 +79,16 @@ def rows(x):
     return total
 
 
+def two_rows(x, p):
+    """Rows k and p (an argument) of one array: the same row when p == k."""
+    n, m = x.shape
+    y = x.copy()
+    for k in range(n):
+        for j in range(1, m):
+            y[k, j] = y[k, j] + 0.5 * y[p, j] * y[k, j - 1]
+    return np.sum(y * y)
+
+
 # -- kernels the register form must not apply to (or only after a run-time check fails) ----
 def wraps_around(u0, c):
     """Indices -1 .. n-1: u[-1] is u[n - 1] (negative indices wrap)."""

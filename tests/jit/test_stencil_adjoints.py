@@ -21,8 +21,15 @@ RNG = np.random.default_rng(7)
 def _windows(fn, args):
     """Names of the adjoint arrays held in registers in jit(grad(fn))'s module."""
     text = llvm_text(fn, args, grad_argnums=0, stage="unopt")
-    return sorted({line.split('"')[1].rsplit(".", 1)[0][4:] for line in text.splitlines()
+    return sorted({line.split('"')[1].split(".")[1] for line in text.splitlines()
                    if '"win.' in line and "alloca" in line})
+
+
+def _groups(fn, args):
+    """How many windows (array, fixed indices) jit(grad(fn)) keeps in registers."""
+    text = llvm_text(fn, args, grad_argnums=0, stage="unopt")
+    return len({tuple(line.split('"')[1].split(".")[1:3]) for line in text.splitlines()
+                if '"win.' in line and "alloca" in line})
 
 
 def _check(fn, args, rtol=1e-6, atol=1e-8):
@@ -65,7 +72,18 @@ def test_left_alone_where_it_does_not_apply(name, args):
 
 
 def test_two_dimensional_stencil():
-    _check(K.heat2d, (RNG.normal(size=(5, 6)), 2), rtol=1e-5, atol=1e-7)
+    """Rows k - 1, k, k + 1 of the adjoint: three windows along the second axis."""
+    args = (RNG.normal(size=(5, 6)), 2)
+    assert _windows(K.heat2d, args) == ["u_1_bar"] and _groups(K.heat2d, args) == 3
+    _check(K.heat2d, args, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, -1])
+def test_rows_that_may_coincide(p):
+    """Rows k and p of one array: where p == k (or wraps to it) the loop runs as written."""
+    args = (RNG.normal(size=(3, 5)), p)
+    assert _groups(K.two_rows, args) == 2
+    _check(K.two_rows, args)
 
 
 def test_negative_indices_take_the_loop_as_written():

@@ -21,8 +21,11 @@ is, at the top level of the body, one of
 
 and every ``idx`` is ``i + c`` (``c`` an integer constant, through ``t = i + c``,
 ``t = i - c``, ``rt.owned(t)``) or a tuple of ``A.ndim`` integers of which one
-position is ``i + c`` and the others the same loop-invariant values in every
-access.  With ``cmin``/``cmax`` the extreme offsets, the elements
+position is ``i + c`` and the others *fixed*: ``k + c'`` with ``k`` an integer
+the loop does not assign (or a constant).  The accesses with the same fixed
+indices form one window (``A[k - 1, j + c]``, ``A[k, j + c]``, ``A[k + 1, j + c]``
+are three, all along the same axis).  With ``cmin``/``cmax`` the extreme
+offsets of a window, the elements
 ``i + cmin .. i + cmax`` (the *window*) live in registers: the element entering
 the window (offset ``cmax`` for ``d = +1``, ``cmin`` for ``d = -1``) is loaded
 at the start of each iteration, the one leaving it is stored at the end, the
@@ -37,8 +40,9 @@ The register form is used when (checked at run time before the loop, else the
 loop runs as written -- loop versioning): the range has step ``d``, runs at
 least once, every index ``i + c`` it reaches lies in ``[0, n)`` along its axis
 (no negative-index wraparound, so distinct indices are distinct elements, and
-no access can fail), the invariant indices are in bounds, and each ``x`` has
-``A``'s shape (``rt.add_at``'s contract).
+no access can fail), the fixed indices are in bounds, two windows of one array
+have different fixed indices (after wraparound: no element in two windows),
+and each ``x`` has ``A``'s shape (``rt.add_at``'s contract).
 
 Contract: ``plan(L, loop, iter_type) -> Windows | None``; ``Windows.version(L,
 start, stop, step, emit_loop)`` emits the check and both loops, ``emit_loop(w)``
@@ -63,6 +67,7 @@ from . import types as T
 
 _READS = (operator.getitem, rt.read_copy, rt.read_checked)
 _MAX_SPAN = 8  # registers per window at most
+_MAX_GROUPS = 4  # windows per array at most
 
 
 # -- the plan (IR only) --------------------------------------------------------------------
@@ -153,16 +158,32 @@ class _Resolver:
                     return base + a.value
         return None
 
-    def invariant(self, atom):
+    def invariant(self, atom, depth=0):
+        """``(name, c)`` when ``atom`` is ``name + c`` with ``name`` an integer variable the
+        loop does not assign (``None`` for a constant ``c``), else None."""
         if _int_const(atom):
-            return True
-        if not isinstance(atom, ir.Var) or atom.name in self.assigned:
-            return False
-        t = self.L.types.get(atom.name)
-        return isinstance(t, T.Scalar) and t.dtype == "i8"
+            return None, atom.value
+        if not isinstance(atom, ir.Var) or atom == self.var:
+            return None
+        if atom.name not in self.assigned:
+            t = self.L.types.get(atom.name)
+            return (atom.name, 0) if isinstance(t, T.Scalar) and t.dtype == "i8" else None
+        call = self._def(atom)
+        if call is None or depth > 4 or len(call.args) != 2:
+            return None
+        a, c = call.args
+        if call.fn in (operator.add, operator.sub) and _int_const(c):
+            base = self.invariant(a, depth + 1)
+            sign = 1 if call.fn is operator.add else -1
+            return None if base is None else (base[0], base[1] + sign * c.value)
+        if call.fn is operator.add and _int_const(a):
+            base = self.invariant(c, depth + 1)
+            return None if base is None else (base[0], base[1] + a.value)
+        return None
 
     def index(self, atom, ndim, depth=0):
-        """``(invariants, position, c)``: ``invariants`` the other components in order."""
+        """``(invariants, position, c)``: ``invariants`` the other components in order,
+        each as ``invariant`` gives it."""
         c = self.offset(atom)
         if c is not None:
             return ((), 0, c) if ndim == 1 else None
@@ -173,19 +194,21 @@ class _Resolver:
             return self.index(call.args[0], ndim, depth + 1)
         if call.fn is not build.make_tuple or len(call.args) != ndim:
             return None
-        found = None
+        found, rest = None, []
         for k, part in enumerate(call.args):
             c = self.offset(part)
             if c is not None:
                 if found is not None:
                     return None
                 found = (k, c)
-            elif not self.invariant(part):
+                continue
+            fixed = self.invariant(part)
+            if fixed is None:
                 return None
+            rest.append(fixed)
         if found is None:
             return None
-        rest = tuple(p for k, p in enumerate(call.args) if k != found[0])
-        return rest, found[0], found[1]
+        return tuple(rest), found[0], found[1]
 
 
 def _access(L, s, name, res):
@@ -252,7 +275,7 @@ def plan(L, loop, iter_type):
         at = L.types.get(name)
         if not isinstance(at, T.Array) or at.dtype not in ("f4", "f8", "c16"):
             continue
-        accesses, ok = {}, True
+        groups, ok = {}, True  # (invariants, position) -> {id(statement): access}
         for s in loop.body:
             if not _mentions(s, name):
                 continue
@@ -260,21 +283,25 @@ def plan(L, loop, iter_type):
             if acc is None:
                 ok = False
                 break
-            accesses[id(s)] = acc
-        keys = {acc[2] for acc in accesses.values()}
-        if not ok or not accesses or len(keys) != 1:
-            continue
-        offsets = [acc[1] for acc in accesses.values()]
-        if max(offsets) - min(offsets) + 1 > _MAX_SPAN:
-            continue
-        windows.append(_Window(name, at, min(offsets), max(offsets), keys.pop(), accesses))
+            groups.setdefault(acc[2], {})[id(s)] = acc
+        if not ok or not groups or len(groups) > _MAX_GROUPS \
+                or len({key[1] for key in groups}) != 1:
+            continue  # (several groups: along the same axis, at other fixed places)
+        made = []
+        for k, key in enumerate(sorted(groups, key=repr)):
+            offsets = [acc[1] for acc in groups[key].values()]
+            if max(offsets) - min(offsets) + 1 > _MAX_SPAN:
+                break
+            made.append(_Window(name, k, at, min(offsets), max(offsets), key, groups[key]))
+        else:
+            windows += made
     return Windows(loop, d, windows) if windows else None
 
 
 # -- lowering ---------------------------------------------------------------------------
 class _Window:
-    def __init__(self, name, at, cmin, cmax, key, accesses):
-        self.name, self.at, self.cmin, self.cmax = name, at, cmin, cmax
+    def __init__(self, name, group, at, cmin, cmax, key, accesses):
+        self.name, self.group, self.at, self.cmin, self.cmax = name, group, at, cmin, cmax
         self.invariants, self.position = key
         self.accesses = accesses  # id(statement) -> (kind, c, key, extra)
         self.xs = sorted({acc[3][1].name for acc in accesses.values() if acc[0] == "add"})
@@ -291,9 +318,11 @@ class _Window:
         ok = ll.Constant(T.I1, 1)
         self.fixed = []
         others = [k for k in range(at.ndim) if k != self.position]
-        for k, atom in zip(others, self.invariants):
-            v, vt = L.atom(atom)
-            v = S.convert(L, v, vt, T.INT)
+        for k, (base, c) in zip(others, self.invariants):
+            v = ll.Constant(T.I64, c)
+            if base is not None:
+                bv, bt = L.atom(ir.Var(base))
+                v = b.add(S.convert(L, bv, bt, T.INT), v)
             j = b.select(b.icmp_signed("<", v, A.ZERO), b.add(v, shape[k]), v)
             ok = b.and_(ok, b.and_(b.icmp_signed(">=", j, A.ZERO),
                                    b.icmp_signed("<", j, shape[k])))
@@ -301,7 +330,7 @@ class _Window:
         for x in self.xs:
             xv, xt = L.atom(ir.Var(x))
             ok = b.and_(ok, b.not_(A._differs(L, shape, A.shape_list(L, xv, xt))))
-        self.slots = [L.entry_alloca(self.at.elem.llvm(), name=f"win.{self.name}.{c}")
+        self.slots = [L.entry_alloca(self.at.elem.llvm(), name=f"win.{self.name}.g{self.group}.{c}")
                       for c in range(self.cmin, self.cmax + 1)]
         return ok
 
@@ -341,10 +370,16 @@ class Windows:
         else:
             ok = b.and_(ok, b.icmp_signed(">", start, stop))
             lo, hi = b.add(stop, A.ONE), start
-        for w in self.windows:
+        for k, w in enumerate(self.windows):
             ok = b.and_(ok, w.prepare(L))
             ok = b.and_(ok, b.icmp_signed(">=", b.add(lo, ll.Constant(T.I64, w.cmin)), A.ZERO))
             ok = b.and_(ok, b.icmp_signed("<", b.add(hi, ll.Constant(T.I64, w.cmax)), w.n))
+            for other in self.windows[:k]:  # two windows of one array: other rows
+                if other.name == w.name:
+                    differ = ll.Constant(T.I1, 0)
+                    for x, y in zip(w.fixed, other.fixed):
+                        differ = b.or_(differ, b.icmp_signed("!=", x, y))
+                    ok = b.and_(ok, differ)
         with b.if_else(ok, likely=True) as (fast, slow):
             with fast:
                 for w in self.windows:  # the elements already in the window
