@@ -49,237 +49,47 @@ start, stop, step, emit_loop)`` emits the check and both loops, ``emit_loop(w)``
 lowering the loop with ``w`` (register form) or ``None`` (as written); the loop
 calls ``w.begin(i)`` at the top of the body, ``w.end(i)`` at its end and
 ``w.finish(i_exit)`` on exit; ``lower_access(L, s)`` lowers a window statement
-while a register form is being emitted (False for any other statement).
+while a register form is being emitted (False for any other statement).  The IR
+analysis (which statements are window accesses) is ``window_accesses.py``.
 """
 from __future__ import annotations
-
-import operator
 
 from llvmlite import ir as ll
 
 import s2s_runtime as rt
-from s2s_runtime import build
 
 from ...ir import nodes as ir
 from . import arrays as A
 from . import scalars as S
 from . import types as T
+from . import window_accesses as W
 
-_READS = (operator.getitem, rt.read_copy, rt.read_checked)
 _MAX_SPAN = 8  # registers per window at most
 _MAX_GROUPS = 4  # windows per array at most
-
-
-# -- the plan (IR only) --------------------------------------------------------------------
-def _definitions(func):
-    """name -> its defining statements (all depths)."""
-    out = {}
-    for s in ir.walk(func.body):
-        for v in ir.stmt_defs(s):
-            out.setdefault(v.name, []).append(s)
-    return out
-
-
-def _int_const(a):
-    return isinstance(a, ir.Const) and type(a.value) is int
-
-
-def _range_step(atom, defs, depth=0):
-    """The constant step (+1 or -1) of the ranges ``atom`` holds, else None: every
-    assignment of it makes a range of that step (a pop from a tape gives back a value
-    pushed earlier; ``None`` is the placeholder before the first).  A guess for the code
-    to emit: ``Windows.version`` checks the step at run time."""
-    if not isinstance(atom, ir.Var) or depth > 4:
-        return None
-    steps = set()
-    for s in defs.get(atom.name, ()):
-        if isinstance(s, ir.Unpack) and len(s.targets) == 2 and s.targets[1] == s.value \
-                and s.targets[0] == atom:
-            continue  # a pop
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Const) and s.value.value is None:
-            continue
-        if not isinstance(s, ir.Assign) or not isinstance(s.value, ir.Call) or s.value.kwargs:
-            return None
-        fn, args = s.value.fn, s.value.args
-        if fn is range and len(args) in (1, 2):
-            steps.add(1)
-        elif fn is range and len(args) == 3 and _int_const(args[2]) and args[2].value in (1, -1):
-            steps.add(args[2].value)
-        elif fn is rt.reversed_range and len(args) == 1:
-            inner = _range_step(args[0], defs, depth + 1)
-            if inner is None:
-                return None
-            steps.add(-inner)
-        else:
-            return None
-    return steps.pop() if len(steps) == 1 else None
-
-
-class _Resolver:
-    """Indices of the body as ``(invariants, position, offset)``."""
-
-    def __init__(self, L, loop, defs):
-        self.L, self.var = L, loop.target
-        self.defs = defs
-        self.local = {}  # name -> its statement at the body's top level
-        for s in loop.body:
-            for v in ir.stmt_defs(s):
-                self.local[v.name] = s
-        self.assigned = {v.name for s in ir.walk(loop.body) for v in ir.stmt_defs(s)}
-        self.assigned.add(loop.target.name)
-
-    def _def(self, atom):
-        if isinstance(atom, ir.Var) and atom.name in self.local \
-                and len(self.defs.get(atom.name, ())) == 1:
-            s = self.local[atom.name]
-            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and not s.value.kwargs:
-                return s.value
-        return None
-
-    def offset(self, atom, depth=0):
-        """``c`` when ``atom`` is ``i + c``, else None."""
-        if atom == self.var:
-            return 0
-        call = self._def(atom)
-        if call is None or depth > 4:
-            return None
-        fn, args = call.fn, call.args
-        if fn is rt.owned and len(args) == 1:
-            return self.offset(args[0], depth + 1)
-        if fn in (operator.add, operator.sub) and len(args) == 2:
-            a, c = args
-            if _int_const(c):
-                base = self.offset(a, depth + 1)
-                if base is not None:
-                    return base + c.value if fn is operator.add else base - c.value
-            if fn is operator.add and _int_const(a):
-                base = self.offset(c, depth + 1)
-                if base is not None:
-                    return base + a.value
-        return None
-
-    def invariant(self, atom, depth=0):
-        """``(name, c)`` when ``atom`` is ``name + c`` with ``name`` an integer variable the
-        loop does not assign (``None`` for a constant ``c``), else None."""
-        if _int_const(atom):
-            return None, atom.value
-        if not isinstance(atom, ir.Var) or atom == self.var:
-            return None
-        if atom.name not in self.assigned:
-            t = self.L.types.get(atom.name)
-            return (atom.name, 0) if isinstance(t, T.Scalar) and t.dtype == "i8" else None
-        call = self._def(atom)
-        if call is None or depth > 4 or len(call.args) != 2:
-            return None
-        a, c = call.args
-        if call.fn in (operator.add, operator.sub) and _int_const(c):
-            base = self.invariant(a, depth + 1)
-            sign = 1 if call.fn is operator.add else -1
-            return None if base is None else (base[0], base[1] + sign * c.value)
-        if call.fn is operator.add and _int_const(a):
-            base = self.invariant(c, depth + 1)
-            return None if base is None else (base[0], base[1] + a.value)
-        return None
-
-    def index(self, atom, ndim, depth=0):
-        """``(invariants, position, c)``: ``invariants`` the other components in order,
-        each as ``invariant`` gives it."""
-        c = self.offset(atom)
-        if c is not None:
-            return ((), 0, c) if ndim == 1 else None
-        call = self._def(atom)
-        if call is None or depth > 4:
-            return None
-        if call.fn is rt.owned and len(call.args) == 1:
-            return self.index(call.args[0], ndim, depth + 1)
-        if call.fn is not build.make_tuple or len(call.args) != ndim:
-            return None
-        found, rest = None, []
-        for k, part in enumerate(call.args):
-            c = self.offset(part)
-            if c is not None:
-                if found is not None:
-                    return None
-                found = (k, c)
-                continue
-            fixed = self.invariant(part)
-            if fixed is None:
-                return None
-            rest.append(fixed)
-        if found is None:
-            return None
-        return tuple(rest), found[0], found[1]
-
-
-def _access(L, s, name, res):
-    """``(kind, c, key, extra)`` of a window statement on ``name``, else None."""
-    var = ir.Var(name)
-    if not isinstance(s, ir.Assign) or not isinstance(s.value, ir.Call) or s.value.kwargs:
-        return None
-    fn, args = s.value.fn, s.value.args
-    at = L.types[name]
-    if s.target == var:
-        if fn is rt.add_at and len(args) == 4 and args[0] == var and var not in args[1:]:
-            g, x = args[1], args[2]
-            gt = L.types.get(g.name) if isinstance(g, ir.Var) else T.value_type(g.value)
-            xt = L.types.get(x.name) if isinstance(x, ir.Var) else None
-            if not (isinstance(gt, T.Scalar) and isinstance(xt, T.Array) and xt.ndim == at.ndim
-                    and x.name not in res.assigned
-                    and T.promote(at.elem, gt).dtype == at.dtype):
-                return None
-            kind, idx, extra = "add", args[3], (g, x)
-        elif fn is rt.index_set_vjp_base and len(args) == 2 and args[0] == var \
-                and args[1] != var:
-            kind, idx, extra = "zero", args[1], None
-        else:
-            return None
-    elif fn is rt.index_set_vjp_value and len(args) == 3 and args[0] == var \
-            and var not in args[1:] and isinstance(L.types.get(s.target.name), T.Scalar):
-        kind, idx, extra = "value", args[1], args[2]
-    elif fn in _READS and len(args) in (2, 3) and args[0] == var and var not in args[1:] \
-            and isinstance(L.types.get(s.target.name), T.Scalar):
-        kind, idx, extra = "read", args[1], None
-    else:
-        return None
-    where = res.index(idx, at.ndim)
-    if where is None:
-        return None
-    invariants, position, c = where
-    return kind, c, (invariants, position), extra
-
-
-def _mentions(s, name):
-    var = ir.Var(name)
-    return any(var in ir.stmt_uses(x) or var in ir.stmt_defs(x) for x in ir.walk([s]))
-
-
-def _plain_body(body):
-    for s in ir.walk(body):
-        if isinstance(s, (ir.Break, ir.Continue, ir.Return, ir.For, ir.While, ir.Try)):
-            return False
-    return True
 
 
 def plan(L, loop, iter_type):
     """The windows of ``loop`` (None when no array qualifies)."""
     if not isinstance(iter_type, T.Range) or L.handlers or loop.orelse \
-            or not _plain_body(loop.body) or not L.owned:
+            or not W.plain_body(loop.body) or not L.owned:
         return None
-    defs = _definitions(L.func)
-    d = _range_step(loop.iter, defs)
+    defs = W.definitions(L.func)
+    d = W.range_step(loop.iter, defs)
     if d is None:
         return None
-    res = _Resolver(L, loop, defs)
+    res = W.Resolver(L, loop, defs)
+    if res.reassigns_counter:
+        return None
     windows = []
     for name in sorted(L.owned):
         at = L.types.get(name)
         if not isinstance(at, T.Array) or at.dtype not in ("f4", "f8", "c16"):
             continue
         groups, ok = {}, True  # (invariants, position) -> {id(statement): access}
-        for s in loop.body:
-            if not _mentions(s, name):
+        for position, s in enumerate(loop.body):
+            if not W.mentions(s, name):
                 continue
-            acc = _access(L, s, name, res) if not ir.sub_blocks(s) else None
+            acc = W.access(L, s, name, res, position) if not ir.sub_blocks(s) else None
             if acc is None:
                 ok = False
                 break
