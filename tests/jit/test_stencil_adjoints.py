@@ -157,3 +157,31 @@ def test_random_stencils(seed):
         fd = fd_grad(f, args, 0)
         np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-7 * max(1.0, np.abs(fd).max()),
                                    err_msg=src)
+
+
+def test_in_place_writes_do_not_rebind():
+    """write_statements: ``t = rt.index_set(y, i, v); y = t`` becomes the statement
+    ``rt.index_set(y, i, v)`` (no reference counting per write), ``y = index_set(y, ...)``
+    too; a temporary read again keeps its assignment."""
+    import s2s_runtime as rt
+    from s2s.backend.llvm.write_statements import write_statements
+    from s2s.ir import nodes as ir
+
+    y, t, u, i, v = (ir.Var(n) for n in ("y", "t", "u", "i", "v"))
+    write = ir.Call(rt.index_set, (y, i, v))
+    params = tuple(ir.Param(x) for x in (y, i, v))
+
+    def func(*body):
+        return ir.Function(name="f", params=params, body=tuple(body))
+
+    out = write_statements(func(ir.Assign(t, write), ir.Assign(y, t), ir.Return(y)))
+    assert out.body == (ir.ExprStmt(write), ir.Return(y))
+    out = write_statements(func(ir.Assign(y, write), ir.Return(y)))
+    assert out.body == (ir.ExprStmt(write), ir.Return(y))
+    kept = func(ir.Assign(t, write), ir.Assign(y, t), ir.Assign(u, t), ir.Return(u))
+    assert write_statements(kept) is kept
+
+
+def test_module_text_is_deterministic():
+    args = (RNG.normal(size=(5, 6)), 2)
+    assert llvm_text(K.heat2d, args, grad_argnums=0) == llvm_text(K.heat2d, args, grad_argnums=0)
