@@ -321,7 +321,7 @@ class FunctionLowering:
                 self.check(zero, ValueError, "range() arg 3 must not be zero")
             element = None
         elif isinstance(t, T.Array):
-            from .arrays import first_axis_item, shape_of
+            from .arrays import shape_of
             start, stop, step = ll.Constant(T.I64, 0), shape_of(self, it, 0), ll.Constant(T.I64, 1)
             element = (it, t)
         else:
@@ -357,6 +357,7 @@ class FunctionLowering:
         if element is None:
             self.store(s.target.name, i, T.INT)
         else:
+            from .arrays import first_axis_item
             item, item_t = first_axis_item(self, element[0], element[1], i)
             self.store(s.target.name, item, item_t)
         if windows is not None:
