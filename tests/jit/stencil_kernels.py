@@ -89,6 +89,33 @@ def two_rows(x, p):
     return np.sum(y * y)
 
 
+def local_table(x):
+    """A table the kernel fills, then reads at i and i - 1 (its adjoint loop reads it)."""
+    n = x.shape[0]
+    w = np.empty(n)
+    for i in range(n):
+        w[i] = math.exp(x[i])
+    total = 0.0
+    for i in range(1, n):
+        total = total + w[i] * w[i - 1] * x[i]
+    return total
+
+
+def scaled_rows(icf, x):
+    """A table of exponentials read row by row (as the GMM objective reads its own)."""
+    k, d = icf.shape
+    q = np.empty((k, d))
+    for j in range(k):
+        for l in range(d):
+            q[j, l] = math.exp(icf[j, l])
+    total = 0.0
+    for j in range(k):
+        for l in range(d):
+            z = q[j, l] * x[l]
+            total = total + z * z
+    return total
+
+
 # -- kernels the register form must not apply to (or only after a run-time check fails) ----
 def wraps_around(u0, c):
     """Indices -1 .. n-1: u[-1] is u[n - 1] (negative indices wrap)."""

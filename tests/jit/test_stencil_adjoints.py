@@ -46,6 +46,8 @@ APPLIES = [
     ("recurrence", (RNG.normal(size=7), 0.8), ["y_1_bar"]),
     ("gather", (RNG.normal(size=8),), ["out_1_bar", "x_bar"]),
     ("rows", (RNG.normal(size=(3, 5)),), ["x_bar"]),
+    ("local_table", (RNG.normal(size=7),), ["w_1_bar", "x_bar"]),
+    ("scaled_rows", (RNG.normal(size=(3, 4)), RNG.normal(size=4)), ["icf_bar", "q_1_bar"]),
 ]
 
 

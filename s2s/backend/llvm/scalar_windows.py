@@ -114,6 +114,7 @@ class _Window:
         self.name, self.group, self.at, self.cmin, self.cmax = name, group, at, cmin, cmax
         self.invariants, self.position = key
         self.accesses = accesses  # id(statement) -> (kind, c, key, extra)
+        self.written = any(acc[0] in ("add", "zero") for acc in accesses.values())
         self.xs = sorted({acc[3][1].name for acc in accesses.values() if acc[0] == "add"})
 
     def prepare(self, L):
@@ -156,6 +157,8 @@ class _Window:
         L.b.store(A.load(L, self.ptr(L, i, c), self.at.elem), self.slot(c))
 
     def store(self, L, i, c):
+        if not self.written:  # a window only read: memory holds its values already
+            return
         A.store(L, L.b.load(self.slot(c)), self.ptr(L, i, c), self.at.elem)
 
 
