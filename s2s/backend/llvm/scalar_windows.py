@@ -170,8 +170,9 @@ class Windows:
             for key in w.accesses:
                 self.by_statement[key] = w
 
-    def enter(self):
-        return lambda w: w.cmax if self.d > 0 else w.cmin
+    def entering(self, w):
+        """The offset at which an element enters ``w`` (is first touched)."""
+        return w.cmax if self.d > 0 else w.cmin
 
     def version(self, L, start, stop, step, emit_loop):
         b = L.b
@@ -197,7 +198,7 @@ class Windows:
             with fast:
                 for w in self.windows:  # the elements already in the window
                     for c in range(w.cmin, w.cmax + 1):
-                        if c != self.enter()(w):
+                        if c != self.entering(w):
                             w.load(L, start, c)
                 emit_loop(self)
             with slow:
@@ -206,7 +207,7 @@ class Windows:
     def begin(self, L, i):
         L.windows = self
         for w in self.windows:
-            w.load(L, i, self.enter()(w))
+            w.load(L, i, self.entering(w))
 
     def end(self, L, i):
         b = L.b
@@ -223,7 +224,7 @@ class Windows:
         L.windows = None
         for w in self.windows:
             for c in range(w.cmin, w.cmax + 1):
-                if c != self.enter()(w):
+                if c != self.entering(w):
                     w.store(L, i_exit, c)
 
 
