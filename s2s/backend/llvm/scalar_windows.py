@@ -31,7 +31,10 @@ the window (offset ``cmax`` for ``d = +1``, ``cmin`` for ``d = -1``) is loaded
 at the start of each iteration, the one leaving it is stored at the end, the
 others move one register along; the elements already in the window when the
 loop starts are loaded before it and those still in it are stored after it.
-Each element is then loaded and stored once, and the dependence between
+Each element is then loaded and stored once (a window only read is never
+stored: ``unique_adjoints`` also holds arrays the loop only reads), and the
+index temporaries count only when assigned before their use in the iteration
+from values of that iteration.  The dependence between
 iterations goes through registers (a first-order recurrence LLVM vectorises).
 The arithmetic is the same operations in the same order as the in-memory
 form: results are bit-for-bit those of the loop as written.
