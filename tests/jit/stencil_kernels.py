@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+import s2s_runtime as rt
+
 
 def heat(u0, steps):
     """In place, with a carried scalar (the benchmark's kernel)."""
@@ -114,6 +116,15 @@ def scaled_rows(icf, x):
             z = q[j, l] * x[l]
             total = total + z * z
     return total
+
+
+def adjoint_by_hand(x, a, b):
+    """Adjoint-style accumulation written out (as generated code has it), over any range."""
+    acc = np.zeros(x.shape[0])
+    for i in range(a, b):
+        acc = rt.add_at(acc, 0.5, x, i + 2)
+        acc = rt.add_at(acc, 0.25, x, i - 1)
+    return acc
 
 
 # -- kernels the register form must not apply to (or only after a run-time check fails) ----

@@ -187,3 +187,21 @@ def test_in_place_writes_do_not_rebind():
 def test_module_text_is_deterministic():
     args = (RNG.normal(size=(5, 6)), 2)
     assert llvm_text(K.heat2d, args, grad_argnums=0) == llvm_text(K.heat2d, args, grad_argnums=0)
+
+
+def test_huge_ranges_raise_index_error():
+    """Ranges near the ends of int64: the run-time check must not overflow into the
+    register form (an IndexError, never a crash)."""
+    f = s2s.jit(K.adjoint_by_hand)
+    x = np.ones(6)
+    assert _jit_windows(K.adjoint_by_hand, (x, 1, 3)) == ["acc"]
+    np.testing.assert_array_equal(f(x, 1, 3), K.adjoint_by_hand(x, 1, 3))
+    for a, b in ((2 ** 63 - 3, 2 ** 63 - 1), (5, 2 ** 63 - 1), (-2 ** 63, -2 ** 63 + 2)):
+        with pytest.raises(IndexError):
+            f(x, a, b)
+
+
+def _jit_windows(fn, args):
+    text = llvm_text(fn, args, stage="unopt")
+    return sorted({line.split('"')[1].split(".")[1] for line in text.splitlines()
+                   if '"win.' in line and "alloca" in line})

@@ -189,8 +189,9 @@ class Windows:
             lo, hi = b.add(stop, A.ONE), start
         for k, w in enumerate(self.windows):
             ok = b.and_(ok, w.prepare(L))
-            ok = b.and_(ok, b.icmp_signed(">=", b.add(lo, ll.Constant(T.I64, w.cmin)), A.ZERO))
-            ok = b.and_(ok, b.icmp_signed("<", b.add(hi, ll.Constant(T.I64, w.cmax)), w.n))
+            # lo + cmin >= 0 and hi + cmax < n, written so that nothing overflows
+            ok = b.and_(ok, b.icmp_signed(">=", lo, ll.Constant(T.I64, -w.cmin)))
+            ok = b.and_(ok, b.icmp_signed("<", hi, b.sub(w.n, ll.Constant(T.I64, w.cmax))))
             for other in self.windows[:k]:  # two windows of one array: other rows
                 if other.name == w.name:
                     differ = ll.Constant(T.I1, 0)

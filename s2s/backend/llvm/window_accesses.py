@@ -38,7 +38,8 @@ def definitions(func):
 
 
 def _int_const(a):
-    return isinstance(a, ir.Const) and type(a.value) is int
+    """An integer constant small enough that offsets made of it never overflow."""
+    return isinstance(a, ir.Const) and type(a.value) is int and abs(a.value) < 2 ** 31
 
 
 def range_step(atom, defs, depth=0):
