@@ -27,10 +27,11 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import inplace, loop_versions, stacks, unique_adjoints
+from . import inplace, loop_versions, scalar_windows, stacks, unique_adjoints
 from .infer import const_type, infer
 from .lean_tapes import lean_tapes
 from .local_copies import propagate_local_copies
+from .write_statements import write_statements
 from . import derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
@@ -44,6 +45,7 @@ class FunctionLowering:
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         lean = propagate_local_copies(lean_tapes(func, self.types))  # record only what
         # the adjoint reads; adjoint arrays held once (in-place updates)
+        lean = write_statements(lean)  # y[i] = v without rebinding y (no count updates)
         if lean is not func:
             self.func = func = lean
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
@@ -231,7 +233,9 @@ class FunctionLowering:
                 done = dying.get(k, []) + dying.get(k + 1, [])
                 k += 2
             else:
-                if inplace.inplace_candidate(self, s):
+                if scalar_windows.lower_access(self, s):
+                    pass
+                elif inplace.inplace_candidate(self, s):
                     inplace.inplace_add(self, s)
                 elif inplace.add_at_candidate(self, s):
                     inplace.inplace_add_at(self, s)
@@ -330,6 +334,12 @@ class FunctionLowering:
         for name in owned:
             unique_adjoints.make_owned(self, name)
         self.owned.update(owned)
+        windows = scalar_windows.plan(self, s, t)  # adjoint stencils: elements in registers
+        if windows is not None:  # checked at run time: the register copy, else the plain loop
+            windows.version(self, start, stop, step,
+                            lambda w: self._loop_with_exits(s, start, stop, step, element, w))
+            self.owned.difference_update(owned)
+            return
         orelse = self.fn.append_basic_block("for.else")
         after = self.fn.append_basic_block("for.end")
         versions = loop_versions.plan(self, s) if element is None else None
@@ -346,15 +356,32 @@ class FunctionLowering:
             self.prechecked = outer
             self.b.position_at_end(checked)
             self._loop_copy(s, start, stop, step, element, orelse, after)
+        self._loop_exits(s, orelse, after)
+        self.owned.difference_update(owned)
+
+    def _loop_with_exits(self, s, start, stop, step, element, windows):
+        """One whole copy of the loop, its ``else`` and its exit (a ``scalar_windows``
+        version: each copy ends where the versioning's branches join)."""
+        orelse = self.fn.append_basic_block("for.else")
+        after = self.fn.append_basic_block("for.end")
+        self._loop_copy(s, start, stop, step, element, orelse, after, windows)
+        self._loop_exits(s, orelse, after)
+
+    def _loop_exits(self, s, orelse, after):
+        """The ``else`` block (run when the loop ends without ``break``), then ``after``."""
         self.b.position_at_end(orelse)
         self.block(s.orelse)
-        self.owned.difference_update(owned)
         if not self.b.block.is_terminated:
             self.b.branch(after)
         self.b.position_at_end(after)
 
-    def _loop_copy(self, s, start, stop, step, element, orelse, after):
-        """The loop proper (head, body, step), leaving to ``orelse`` or ``after``."""
+    def _loop_copy(self, s, start, stop, step, element, orelse, after, windows=None):
+        """The loop proper (head, body, step), leaving to ``orelse`` or ``after``; with
+        ``windows`` (``scalar_windows``), the window's elements are stored back on the
+        way to ``orelse`` (such loops have no ``break``)."""
+        exhausted = orelse
+        if windows is not None:
+            exhausted = self.fn.append_basic_block("for.done")
         counter = self.entry_alloca(T.I64, name="for.i")
         self.b.store(start, counter)
         head = self.fn.append_basic_block("for.head")
@@ -365,7 +392,7 @@ class FunctionLowering:
         i = self.b.load(counter)
         up = self.b.icmp_signed(">", step, ll.Constant(T.I64, 0))
         more = self.b.select(up, self.b.icmp_signed("<", i, stop), self.b.icmp_signed(">", i, stop))
-        self.b.cbranch(more, body, orelse)
+        self.b.cbranch(more, body, exhausted)
         self.b.position_at_end(body)
         if element is None:
             self.store(s.target.name, i, T.INT)
@@ -373,14 +400,22 @@ class FunctionLowering:
             from .arrays import first_axis_item
             item, item_t = first_axis_item(self, element[0], element[1], i)
             self.store(s.target.name, item, item_t)
+        if windows is not None:
+            windows.begin(self, i)
         self.loops.append((step_block, after))
         self.block(s.body)
         self.loops.pop()
         if not self.b.block.is_terminated:
+            if windows is not None:
+                windows.end(self, i)
             self.b.branch(step_block)
         self.b.position_at_end(step_block)
         self.b.store(self.b.add(self.b.load(counter), step), counter)
         self.b.branch(head)
+        if windows is not None:
+            self.b.position_at_end(exhausted)
+            windows.finish(self, self.b.load(counter))
+            self.b.branch(orelse)
 
     def stmt_While(self, s):
         head = self.fn.append_basic_block("while.head")
