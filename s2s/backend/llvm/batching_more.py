@@ -338,9 +338,5 @@ register(BatchView(), rt.batch_view)
 register(BatchFlat(), rt.batch_flat)
 register(BatchReshapeArg(), rt.batch_reshape_arg)
 register(BatchInplace(), rt.batch_inplace)
-for _fn in Logical.OPS:
-    if _fn not in TABLE:  # another module may compile them already
-        register(Logical(), _fn)
-for _fn in (np.any, np.all):
-    if _fn not in TABLE:
-        register(AnyAll(), _fn)
+register(Logical(), *Logical.OPS)
+register(AnyAll(), np.any, np.all)
