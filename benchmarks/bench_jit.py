@@ -14,9 +14,7 @@ central finite differences, or the script stops with WRONG.
 
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_jit.py
 """
-import statistics
 import sys
-import time
 import timeit
 from pathlib import Path
 
@@ -24,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import jit_kernels as K  # noqa: E402
+from timing import median_time  # noqa: E402
 
 import s2s  # noqa: E402
 
@@ -37,18 +36,6 @@ try:
     jax.config.update("jax_enable_x64", True)
 except ImportError:
     jax = None
-
-
-def median_time(f, args, budget=0.3, min_runs=3):
-    f(*args)
-    runs, start = [], time.perf_counter()
-    while len(runs) < min_runs or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        f(*args)
-        runs.append(time.perf_counter() - t0)
-        if len(runs) > 2000:
-            break
-    return statistics.median(runs)
 
 
 def fd(f, args, i, eps=1e-6):

@@ -9,11 +9,11 @@ Correctness first: the batched gradients equal the loop's (no assertion on times
 
 Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_vmap_grad_control.py
 """
-import timeit
 
 import numpy as np
 
 import s2s
+from timing import best
 
 
 def newton_sqrt(a):
@@ -41,13 +41,6 @@ def while_in_for(x, n):
             y = y * 1.3 + 0.1
         s = s + y * np.cos(x * i)
     return s
-
-
-def best(fn):
-    fn()
-    t = timeit.timeit(fn, number=1)
-    number = max(1, int(0.05 / max(t, 1e-7)))
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
 def main():
