@@ -155,25 +155,32 @@ def _rebuilt(L, v, vt, rtype, n, item):
     return Li.fresh(L, rtype, n, Li.room(L, n), item)
 
 
+def _placed(L, vals, rtype, inserted):
+    """A new list: list ``vals[0]`` with ``vals[2]`` at position ``vals[1]`` (normalised),
+    inserted there (the items from it on move up one) or replacing the item there."""
+    (v, vt), (p, pt), (x, xt) = _as_list(L, *vals[0]), vals[1], vals[2]
+    b = L.b
+    data, _, n = Li.fields(L, v)
+    p = S.convert(L, p, pt, T.INT)
+
+    def item(i):
+        j = i
+        if inserted:  # the old item i - 1 from p on (never read at p itself)
+            j = b.select(b.icmp_signed("<", i, p), i, b.sub(i, A.ONE))
+            j = b.select(b.icmp_signed("<", j, A.ZERO), A.ZERO, j)
+        old = S.convert(L, Li.load(L, data, j, vt), Li.elem_of(vt), rtype.elem)
+        return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
+            rtype.elem
+
+    return _rebuilt(L, v, vt, rtype, b.add(n, A.ONE) if inserted else n, item)
+
+
 class Insert(ListOp):
     def ltype(self, fn, types, loc):
         return Append.ltype(self, fn, [types[0], types[2]], loc)
 
     def llower(self, L, fn, vals, rtype):
-        (v, vt), (p, pt), (x, xt) = _as_list(L, *vals[0]), vals[1], vals[2]
-        b = L.b
-        data, _, n = Li.fields(L, v)
-        p = S.convert(L, p, pt, T.INT)
-
-        def item(i):
-            before = b.icmp_signed("<", i, p)
-            j = b.select(before, i, b.sub(i, A.ONE))
-            safe = b.select(b.icmp_signed("<", j, A.ZERO), A.ZERO, j)
-            old = S.convert(L, Li.load(L, data, safe, vt), Li.elem_of(vt), rtype.elem)
-            return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
-                rtype.elem
-
-        return _rebuilt(L, v, vt, rtype, b.add(n, A.ONE), item)
+        return _placed(L, vals, rtype, inserted=True)
 
 
 class Remove(ListOp):
@@ -206,17 +213,7 @@ class SetItem(ListOp):
         return Append.ltype(self, fn, [types[0], types[2]], loc)
 
     def llower(self, L, fn, vals, rtype):
-        (v, vt), (p, pt), (x, xt) = _as_list(L, *vals[0]), vals[1], vals[2]
-        b = L.b
-        data, _, n = Li.fields(L, v)
-        p = S.convert(L, p, pt, T.INT)
-
-        def item(i):
-            old = S.convert(L, Li.load(L, data, i, vt), Li.elem_of(vt), rtype.elem)
-            return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
-                rtype.elem
-
-        return _rebuilt(L, v, vt, rtype, n, item)
+        return _placed(L, vals, rtype, inserted=False)
 
 
 class Position(ListOp):
