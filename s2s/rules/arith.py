@@ -76,16 +76,17 @@ defvjp(pow, lambda g, ans, base, exp, mod=None:
 defjvp(pow, lambda t, ans, base, exp, mod=None: t * exp * base ** (exp - 1 + (exp == 0)),
        lambda t, ans, base, exp, mod=None: t * ans * np.log(np.where(base == 0, 1.0, base)))
 # max(a, b) / min(a, b) of two numbers: g goes to the selected one (half each on a tie,
-# like np.maximum), weight (a > b) + 0.5 (a == b): 1, 1/2 or 0, a number for numbers (so
-# scalar code stays scalar); the one-iterable and 3+-argument forms do not bind and are errors
-defvjp(max, lambda g, ans, a, b: unbroadcast(g * ((a > b) + 0.5 * (a == b)), a),
-       lambda g, ans, a, b: unbroadcast(g * ((b > a) + 0.5 * (a == b)), b))
-defjvp(max, lambda t, ans, a, b: t * ((a > b) + 0.5 * (a == b)),
-       lambda t, ans, a, b: t * ((b > a) + 0.5 * (a == b)))
-defvjp(min, lambda g, ans, a, b: unbroadcast(g * ((a < b) + 0.5 * (a == b)), a),
-       lambda g, ans, a, b: unbroadcast(g * ((b < a) + 0.5 * (a == b)), b))
-defjvp(min, lambda t, ans, a, b: t * ((a < b) + 0.5 * (a == b)),
-       lambda t, ans, a, b: t * ((b < a) + 0.5 * (a == b)))
+# like np.maximum): g (a > b) + g/2 (a == b), a number for numbers (scalar code stays
+# scalar) in g's dtype (bools scale without promoting float32); the one-iterable and
+# 3+-argument forms do not bind and are errors
+defvjp(max, lambda g, ans, a, b: unbroadcast((g * (a > b) + g * 0.5 * (a == b)), a),
+       lambda g, ans, a, b: unbroadcast((g * (b > a) + g * 0.5 * (a == b)), b))
+defjvp(max, lambda t, ans, a, b: (t * (a > b) + t * 0.5 * (a == b)),
+       lambda t, ans, a, b: (t * (b > a) + t * 0.5 * (a == b)))
+defvjp(min, lambda g, ans, a, b: unbroadcast((g * (a < b) + g * 0.5 * (a == b)), a),
+       lambda g, ans, a, b: unbroadcast((g * (b < a) + g * 0.5 * (a == b)), b))
+defjvp(min, lambda t, ans, a, b: (t * (a < b) + t * 0.5 * (a == b)),
+       lambda t, ans, a, b: (t * (b < a) + t * 0.5 * (a == b)))
 # sum(items, start): every item (and start) receives g
 defvjp(sum, lambda g, ans, iterable, start=0: sum_builtin_vjp(g, iterable),
        lambda g, ans, iterable, start=0: unbroadcast(g, start))
