@@ -27,7 +27,7 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import inplace, stacks
+from . import inplace, scalar_windows, stacks
 from .infer import const_type, infer
 from .lean_tapes import lean_tapes
 from .local_copies import propagate_local_copies
