@@ -14,9 +14,7 @@ central finite differences, or the script stops with WRONG.
 
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_jit.py
 """
-import statistics
 import sys
-import time
 import timeit
 from pathlib import Path
 
@@ -24,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import jit_kernels as K  # noqa: E402
+from timing import median_time  # noqa: E402
 
 import s2s  # noqa: E402
 
@@ -37,18 +36,6 @@ try:
     jax.config.update("jax_enable_x64", True)
 except ImportError:
     jax = None
-
-
-def median_time(f, args, budget=0.3, min_runs=3):
-    f(*args)
-    runs, start = [], time.perf_counter()
-    while len(runs) < min_runs or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        f(*args)
-        runs.append(time.perf_counter() - t0)
-        if len(runs) > 2000:
-            break
-    return statistics.median(runs)
 
 
 def fd(f, args, i, eps=1e-6):
@@ -123,25 +110,12 @@ def jax_versions():
             "lstm": (lstm, (1,), set())}
 
 
-def lstm_args(rng, nh, nin, steps):
-    return (0.3 * rng.normal(size=(4 * nh, nin)), 0.3 * rng.normal(size=(4 * nh, nh)),
-            0.1 * rng.normal(size=4 * nh), rng.normal(size=(steps, nin)),
-            0.1 * rng.normal(size=nh), 0.1 * rng.normal(size=nh))
-
-
 def main():
     rng = np.random.default_rng(0)
-    cases = {
-        "rk4": (K.rk4_energy, (1.5, 0.1, 1.0, 0.0, 0.005, 2000), 0),
-        "heat": (K.heat, (np.sin(np.linspace(0, 3, 128)), 200), 0),
-        "logsumexp": (K.logsumexp, (rng.normal(size=1000),), 0),
-        "gmm": (K.gmm, (rng.normal(size=10), rng.normal(size=(10, 5)),
-                        0.1 * rng.normal(size=(10, 5)), rng.normal(size=(500, 5))), 0),
-        "lstm": (K.lstm, lstm_args(rng, 16, 8, 20), 1),
-    }
+    cases = K.cases(rng)
     # the finite-difference check on smaller arguments where the kernel is large
     small_args = {"gmm": lambda a: (a[0], a[1], a[2], a[3][:20]),
-                  "lstm": lambda a: lstm_args(np.random.default_rng(1), 4, 3, 5)}
+                  "lstm": lambda a: K.lstm_args(np.random.default_rng(1), 4, 3, 5)}
     jx = jax_versions() if jax is not None else {}
     rows = []
     for name, (f, args, wrt) in cases.items():

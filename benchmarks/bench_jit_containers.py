@@ -10,11 +10,11 @@ made on times.
 
 Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_jit_containers.py
 """
-import timeit
 
 import numpy as np
 
 import s2s
+from timing import best
 
 
 def edges(x, w, src, dst):
@@ -40,13 +40,6 @@ def mlp(params, x):
         h = np.tanh(x[i] @ params["W"] + params["b"])
         total = total + np.sum(h * params["v"]) ** 2
     return total
-
-
-def best(fn):
-    fn()
-    t = timeit.timeit(fn, number=1)
-    number = max(1, int(0.05 / max(t, 1e-7)))
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
 def main():

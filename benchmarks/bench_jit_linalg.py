@@ -9,13 +9,14 @@ first, or the script stops with WRONG.
 
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_jit_linalg.py
 """
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import s2s
+from timing import median_time
+
+_RUNS = dict(budget=0.2, min_runs=5, max_runs=5000)  # small problems: more runs
 
 
 def solve(a, b):
@@ -37,18 +38,6 @@ def chol(a):
 def loss(a, b):
     x = np.linalg.solve(a, b)
     return np.sum(x * x) + np.linalg.slogdet(a)[1]
-
-
-def median_time(f, args, budget=0.2, min_runs=5):
-    f(*args)
-    runs, start = [], time.perf_counter()
-    while len(runs) < min_runs or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        f(*args)
-        runs.append(time.perf_counter() - t0)
-        if len(runs) > 5000:
-            break
-    return statistics.median(runs)
 
 
 def fd_grad(f, a, b, eps=1e-6):
@@ -73,12 +62,12 @@ def main():
             jf = s2s.jit(f)
             if not np.allclose(jf(*args), f(*args), rtol=1e-9, atol=1e-12):
                 sys.exit(f"WRONG: {f.__name__} n={n}")
-            tn, tj = median_time(f, args), median_time(jf, args)
+            tn, tj = median_time(f, args, **_RUNS), median_time(jf, args, **_RUNS)
             print(f"{f.__name__:14} {n:3d} {tn * 1e6:10.2f} {tj * 1e6:10.2f} {tj / tn:9.2f}")
         jg = s2s.jit(s2s.grad(loss))
         if n <= 16 and not np.allclose(jg(a, b), fd_grad(loss, a, b), rtol=1e-5, atol=1e-7):
             sys.exit(f"WRONG: grad loss n={n}")
-        tl, tg = median_time(s2s.jit(loss), (a, b)), median_time(jg, (a, b))
+        tl, tg = median_time(s2s.jit(loss), (a, b), **_RUNS), median_time(jg, (a, b), **_RUNS)
         print(f"{'jit(grad loss)':14} {n:3d} {'':10} {tg * 1e6:10.2f} {tg / tl:9.2f}  (/ jit(loss))")
 
 

@@ -15,7 +15,6 @@ Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_jit_vmap.py
 """
 import importlib.util
 import sys
-import timeit
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vmap_fixtures as fx  # noqa: E402
 
 import s2s  # noqa: E402
+from timing import best  # noqa: E402
 
 
 def loop_scalar(x):
@@ -36,13 +36,6 @@ def loop_scalar(x):
 
 def smooth(x, w):
     return np.sum(np.tanh(x * w) * x)
-
-
-def best(fn):
-    fn()
-    t = timeit.timeit(fn, number=1)
-    number = max(1, int(0.05 / max(t, 1e-7)))
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
 def main():

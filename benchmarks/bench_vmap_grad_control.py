@@ -9,45 +9,16 @@ Correctness first: the batched gradients equal the loop's (no assertion on times
 
 Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_vmap_grad_control.py
 """
-import timeit
+import sys
+from pathlib import Path
 
 import numpy as np
 
 import s2s
+from timing import best
 
-
-def newton_sqrt(a):
-    r = a
-    while abs(r * r - a) > 1e-12:
-        r = 0.5 * (r + a / r)
-    return r
-
-
-def branches_in_loop(x, n):
-    s = x
-    for i in range(n):
-        if s > 1.0:
-            s = s * 0.5 + np.cos(s * i)
-        else:
-            s = s * s + 1.0
-    return s
-
-
-def while_in_for(x, n):
-    s = 0.0
-    for i in range(n):
-        y = x
-        while y < 5.0 + i:
-            y = y * 1.3 + 0.1
-        s = s + y * np.cos(x * i)
-    return s
-
-
-def best(fn):
-    fn()
-    t = timeit.timeit(fn, number=1)
-    number = max(1, int(0.05 / max(t, 1e-7)))
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root
+from tests.batch.control_kernels import branches_in_loop, newton_sqrt, while_in_for  # noqa: E402
 
 
 def main():

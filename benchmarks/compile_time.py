@@ -80,14 +80,8 @@ def linalg_case():
 def main():
     import jit_kernels as K
     rng = np.random.default_rng(0)
-    cases = {
-        "rk4": (K.rk4_energy, (1.5, 0.1, 1.0, 0.0, 0.005, 2000), 0),
-        "heat": (K.heat, (np.sin(np.linspace(0, 3, 128)), 200), 0),
-        "logsumexp": (K.logsumexp, (rng.normal(size=1000),), 0),
-        "gmm": (K.gmm, (rng.normal(size=10), rng.normal(size=(10, 5)),
-                        0.1 * rng.normal(size=(10, 5)), rng.normal(size=(500, 5))), 0),
-        "linalg": linalg_case(),
-    }
+    cases = {k: v for k, v in K.cases(rng).items() if k != "lstm"}
+    cases["linalg"] = linalg_case()
     print_table(table(cases))
 
 

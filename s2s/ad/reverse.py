@@ -14,8 +14,8 @@ statements in reverse order and a return of the gradients:
 * activity: a variable gets an adjoint only if it depends on a
   differentiated parameter and the output depends on it;
 * each primitive's VJP templates (``rules``) are inlined per active
-  argument; contributions accumulate into ``x_bar`` (first one assigns,
-  later ones add);
+  argument (``call_adjoints.py``); contributions accumulate into ``x_bar``
+  (first one assigns, later ones add);
 * ``if`` statements get an adjoint ``if`` on the same (recorded) test, with
   adjoints that only one branch creates zero-initialised in the other;
 * symbolic zeros: an adjoint nobody contributed to is never materialised,
@@ -31,23 +31,20 @@ from typing import Dict, List, Sequence, Set
 import s2s_runtime as rt
 from s2s_runtime import build
 
-from ..errors import NoRuleError, S2SError, unsupported
+from ..errors import unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
-from ..rules.templates import instantiate, operands_shaped_like_result
-from .common import check_no_opaque_mutation, describe, expr_active, is_in
+from .common import check_no_opaque_mutation, expr_active, is_in
 from . import custom_rules
 from .analysis import backward_needed, defined_before, may_be_none
+from .call_adjoints import _STRUCT, CallAdjoints
 from .dict_reads import EntryAdjoints
 from .prepare import BodyPreparation
 from .references import scalar_references
-from .remat import is_remat_call, remat_adjoint
 from .scalars import scalar_tuples
 from .loops import LoopAdjoints
 from .tries import TryAdjoints
-
-_STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,7 @@ class ParamInfo:
     dict_paths: frozenset = frozenset()
 
 
-class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
+class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdjoints):
     def __init__(self, fn: ir.Function, wrt: Sequence[str], info: Dict[str, ParamInfo],
                  has_aux=False, holomorphic=False):
         self.fn = fn
@@ -218,79 +215,6 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
         self.aliasable.pop()
         return out
 
-    def adjoint_assign(self, s: ir.Assign, have, out, loc, g=None) -> None:
-        g = g if g is not None else self.bar_of(s.target.name)
-        v = s.value
-        if isinstance(v, ir.Var):
-            self.accumulate(v, g, have, out, loc)
-            return
-        if not isinstance(v, ir.Call):
-            return
-        if v.fn is operator.getitem and self._dict_entry(v) and len(self.aliasable) <= 2:
-            # params['w'] of a dict parameter, outside loops and branches: collect the
-            # entry's adjoint by key; the gradient is assembled as a dict literal at the end
-            self.entries.setdefault(v.args[0].name, []).append((v.args[1], g))
-            return
-        if v.fn in _STRUCT:
-            items = v.args if v.fn is not build.make_dict else v.args[1::2]
-            keys = range(len(items)) if v.fn is not build.make_dict else v.args[0::2]
-            for key, a in zip(keys, items):
-                if is_in(a, self.relevant):
-                    t = self.temp()
-                    k = key if isinstance(key, (ir.Var, ir.Const)) else ir.Const(key)
-                    out.append(ir.Assign(t, ir.Call(operator.getitem, (g, k)), loc))
-                    self.accumulate(a, t, have, out, loc)
-            return
-        if custom_rules.is_custom(v.fn):  # custom_jvp / custom_vjp: the user's rule
-            return custom_rules.adjoint(self, s, g, have, out, loc)
-        if is_remat_call(v):  # a checkpointed function: recomputed in the adjoint
-            return remat_adjoint(self, s, g, have, out, loc)
-        rule = lookup(v.fn)
-        if v.fn is build.call_method:
-            name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
-            obj = v.args[0].name if isinstance(v.args[0], ir.Var) else "?"
-            if obj in self.fn.temps or obj == "?":
-                call, who = "a call of a value computed in the function", "that value"
-            else:
-                call = f"the call {obj}(...)" if name == "__call__" else f"{obj}.{name}(...)"
-                who = repr(obj)
-            raise NoRuleError(
-                f"cannot differentiate {call}: {who} is a value whose code s2s cannot "
-                "see; s2s sees into functions it can reach by name and into objects the "
-                "function creates itself (transforms of transforms, e.g. grad of grad, come "
-                "with the forward-mode work)", s.loc)
-        if rule is None:
-            raise NoRuleError(
-                f"no derivative rule for {describe(v.fn)}, and no Python source to "
-                "differentiate through", s.loc)
-        if rule.nondiff:
-            return
-        try:
-            bound = rule.signature.bind(g, s.target, *v.args, **dict(v.kwargs))
-        except TypeError as exc:
-            raise S2SError(f"cannot differentiate this call of {describe(v.fn)}: {exc}",
-                           s.loc) from None
-        bound.apply_defaults()
-        bindings = {k: (a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a))
-                    for k, a in bound.arguments.items()}
-        zero = rule.zero_params()
-        for i, pname in enumerate(rule.param_names()):
-            a = bindings[pname]
-            if not is_in(a, self.relevant) or pname in zero:
-                continue
-            template = rule.vjps[i] if i < len(rule.vjps) else None
-            if template is None:
-                raise NoRuleError(f"{describe(v.fn)} is not differentiable with respect to "
-                                  f"its argument {pname!r}", s.loc)
-            stmts, c = instantiate(template, bindings, self.names, loc, self._scalar_names(),
-                                   operands_shaped_like_result(v, self.numeric))
-            if isinstance(c, ir.Var) and stmts and stmts[-1].target == c:
-                self.template_results[c.name] = True
-            for x in stmts:
-                self.temps.add(x.target.name) if isinstance(x, ir.Assign) else None
-            out += stmts
-            self.accumulate(a, c, have, out, loc)
-
     def _kept(self, v, body, loc):
         """``v``, or a copy made at the end of the primal if the adjoint pops ``v``."""
         if not isinstance(v, ir.Var) or v.name not in self.recorded:
@@ -298,9 +222,6 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints):
         kept = self.temp()
         body.append(ir.Assign(kept, v, loc))
         return kept
-
-    def _scalar_names(self) -> Set[str]:
-        return self.scalars | {self.bar[n].name for n in self.scalars if n in self.bar}
 
     def adjoint_unpack(self, s: ir.Unpack, have, out, loc) -> None:
         if not any(t.name in have for t in s.targets) or not is_in(s.value, self.relevant):

@@ -12,7 +12,8 @@ closure cells, globals and builtins:
   value the API reads afresh at every call (so a reassigned global is never
   stale).
 
-Desugared here: augmented assignment, tuple unpacking and swaps, chained
+Desugared here: augmented assignment, tuple unpacking and swaps
+(``assignments.py``), chained
 comparisons and ``and``/``or`` (short-circuit, as ``If``), conditional
 expressions, array attributes and methods (``desugar.py``), literals of
 tuples/lists/dicts.  Anything else raises ``UnsupportedSyntaxError`` quoting
@@ -21,7 +22,6 @@ the line.
 from __future__ import annotations
 
 import inspect
-import operator
 from typing import Dict, List
 
 import libcst as cst
@@ -29,7 +29,7 @@ import libcst as cst
 from ..errors import unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from . import desugar
+from .assignments import AssignmentLowering
 from .scope import FreeVar, assigned_names
 from .expressions import ExpressionLowering
 from .nested import local_function
@@ -38,7 +38,7 @@ from .source import find_function
 _MISSING = object()
 
 
-class Lowerer(ExpressionLowering):
+class Lowerer(ExpressionLowering, AssignmentLowering):
     """Lowers one function (a ``def`` or a ``lambda``) to IR."""
 
     def __init__(self, fn, parsed, node):
@@ -205,90 +205,6 @@ class Lowerer(ExpressionLowering):
         else:
             raise unsupported(_STMT_NAMES.get(type(node).__name__, type(node).__name__), loc)
 
-    def assign_to(self, target, value_node, loc) -> None:
-        if isinstance(target, cst.Name):
-            self.emit(ir.Assign(ir.Var(target.value), self.value(value_node), loc))
-        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(
-                value_node, (cst.Tuple, cst.List)) and _same_length(target, value_node):
-            self.parallel_assign(target, value_node, loc)
-        else:
-            self.assign_atom(target, self.atom(value_node), loc)
-
-    def parallel_assign(self, target, value_node, loc) -> None:
-        """``a, b = b, a``: evaluate every right-hand item, then bind."""
-        targets = [e.value for e in target.elements]
-        bound = _target_names(target)
-        values = []
-        for e in value_node.elements:
-            v = self.atom(e.value)
-            if isinstance(v, ir.Var) and v.name in bound:
-                t = self.temp()
-                self.emit(ir.Assign(t, v, loc))
-                v = t
-            values.append(v)
-        for t, v in zip(targets, values):
-            self.assign_atom(t, v, loc)
-
-    def assign_atom(self, target, src: ir.Atom, loc) -> None:
-        if isinstance(target, cst.Name):
-            self.emit(ir.Assign(ir.Var(target.value), src, loc))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            elts = [e.value for e in target.elements]
-            if any(isinstance(e, cst.StarredElement) for e in target.elements):
-                raise unsupported("starred assignment target", loc)
-            vars_ = []
-            nested = []
-            for e in elts:
-                if isinstance(e, cst.Name):
-                    vars_.append(ir.Var(e.value))
-                else:
-                    t = self.temp()
-                    vars_.append(t)
-                    nested.append((e, t))
-            self.emit(ir.Unpack(tuple(vars_), src, loc))
-            for e, t in nested:
-                self.assign_atom(e, t, loc)
-        elif isinstance(target, cst.Subscript):
-            base = self.atom(target.value)
-            index = self.index(target.slice)
-            self.emit(ir.ExprStmt(ir.Call(operator.setitem, (base, index, src)), loc))
-        elif isinstance(target, cst.Attribute):
-            base = self.atom(target.value)
-            self.emit(ir.ExprStmt(ir.Call(setattr, (base, ir.Const(target.attr.value), src)), loc))
-        else:
-            raise unsupported(f"assignment to {type(target).__name__}", loc)
-
-    def aug_assign(self, node, loc) -> None:
-        op = desugar.AUG_OPS[type(node.operator)]
-        target = node.target
-        if isinstance(target, cst.Name):
-            # x += v is x = x.__iadd__(v): in place for arrays (see ad/inplace.py)
-            inplace = desugar.INPLACE_OPS[type(node.operator)]
-            v = self.atom(node.value)
-            self.emit(ir.Assign(ir.Var(target.value), ir.Call(inplace, (ir.Var(target.value), v)),
-                                loc))
-        elif isinstance(target, cst.Subscript):
-            base = self.atom(target.value)
-            index = self.index(target.slice)
-            v = self.atom(node.value)
-            old = self.temp()
-            self.emit(ir.Assign(old, ir.Call(operator.getitem, (base, index)), loc))
-            new = self.temp()
-            self.emit(ir.Assign(new, ir.Call(op, (old, v)), loc))
-            self.emit(ir.ExprStmt(ir.Call(operator.setitem, (base, index, new)), loc))
-        elif isinstance(target, cst.Attribute):
-            # obj.a += v is obj.a = obj.a.__iadd__(v), as for a name
-            base = self.atom(target.value)
-            name = ir.Const(target.attr.value)
-            v = self.atom(node.value)
-            old, new = self.temp(), self.temp()
-            self.emit(ir.Assign(old, ir.Call(getattr, (base, name)), loc))
-            inplace = desugar.INPLACE_OPS[type(node.operator)]
-            self.emit(ir.Assign(new, ir.Call(inplace, (old, v)), loc))
-            self.emit(ir.ExprStmt(ir.Call(setattr, (base, name, new)), loc))
-        else:
-            raise unsupported(f"augmented assignment to {type(target).__name__}", loc)
-
     def stmt_If(self, node) -> None:
         test = self.atom(node.test)
         body = self.block(node.body.body)
@@ -360,26 +276,10 @@ class Lowerer(ExpressionLowering):
         return local_function(self, node, "lambda_")
 
 
-def _target_names(target) -> set:
-    """Every name an assignment target binds, nested tuples included."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_target_names(e.value) for e in target.elements))
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
-
-
 def _is_docstring(stmt) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
             and isinstance(stmt.body[0], cst.Expr)
             and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
-
-
-def _same_length(a, b) -> bool:
-    return (len(a.elements) == len(b.elements)
-            and not any(isinstance(e, cst.StarredElement) for e in (*a.elements, *b.elements)))
 
 
 _STMT_NAMES = {

@@ -36,7 +36,8 @@ such a value bound in a branch or loop.
 
 What a variable holds, and where that is known: ``local_callables.py``;
 attributes and methods of objects: ``objects.py``; calls of local
-functions, functions held in variables and recursion: ``callables.py``.
+functions, functions held in variables and recursion: ``callables.py``; a callee's
+body bound to a call's arguments: ``inline_bodies.py``.
 """
 from __future__ import annotations
 
@@ -52,22 +53,21 @@ from ..frontend.desugar import ATTRIBUTE_OF, METHOD_OF
 from ..frontend.scope import make_closure
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from .callables import MAX_RECURSION, CallableCalls, _callee_name, _with_call
+from .callables import MAX_RECURSION, CallableCalls, _with_call
+from .inline_bodies import InlineBodies, ir_signature
 from .local_callables import (_NOTHING, Bindings, Constant, Value, VirtualObject, fold,
                               is_user_class, is_user_function, is_user_object,
                               known_of_const, known_of_value, useful)
 from .objects import ObjectCalls
-from .single_exit import single_exit
-from .ssa import _rename_all
 
-__all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", "MAX_RECURSION"]
+__all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", "MAX_RECURSION",
+           "ir_signature"]
 
-_P = inspect.Parameter
 #: longest list of functions or objects a loop over it is unrolled for
 MAX_UNROLL = 256
 
 
-class Inliner(ObjectCalls, CallableCalls):
+class Inliner(ObjectCalls, CallableCalls, InlineBodies):
     """One inlining of one function (see the module docstring); ``__call__`` runs it."""
 
     def __init__(self, fn: ir.Function, freevars: Dict, lower, site_values=None, values=None,
@@ -289,87 +289,6 @@ class Inliner(ObjectCalls, CallableCalls):
             return expansion
         return self.inline_ir(s, fn, *expansion)
 
-    # -- local functions ------------------------------------------------------------
-    # -- inlining -----------------------------------------------------------------
-    def inline(self, s, callee, sig=None, func=None, env=None) -> List:
-        call = s.value
-        sig = sig or inspect.signature(callee)
-        try:
-            bound = sig.bind(*call.args, **dict(call.kwargs))
-        except TypeError as exc:
-            raise unsupported(f"call of {_callee_name(callee)}: {exc}", s.loc) from None
-        bound.apply_defaults()
-        key = self.check_recursion(s, callee, bound.arguments)
-        func, callee_free = func or self.lower(callee)
-        return self.inline_body(s, callee, func, callee_free, bound.arguments, sig, env, key)
-
-    def inline_ir(self, s, callee, func: ir.Function, callee_free: Dict) -> List:
-        """Inline ``func``, the IR of ``callee`` (a generated function, a transform
-        specialised for this call, a ``vjp`` closure): its keyword-only parameters
-        named in ``callee_free`` read those free variables, the others bind the call's
-        arguments by the IR's own signature."""
-        call = s.value
-        sig = ir_signature(func, exclude=callee_free)
-        try:
-            bound = sig.bind(*call.args, **dict(call.kwargs))
-        except TypeError as exc:
-            raise unsupported(f"call of {_callee_name(callee)}: {exc}", s.loc) from None
-        bound.apply_defaults()
-        return self.inline_body(s, callee, func, callee_free, bound.arguments, sig)
-
-    def inline_body(self, s, callee, func, callee_free, arguments, sig, env=None,
-                    key=()) -> List:
-        func = single_exit(func)
-        env = dict(env or {})
-        env.update((name, self._adopt_freevar(fv).name) for name, fv in callee_free.items())
-        body = list(func.body)
-        ret = body.pop()
-        if any(isinstance(x, ir.Return) for x in ir.walk(body)):
-            raise unsupported(f"'return' inside a loop or try in {_callee_name(callee)}", s.loc)
-        assigned = {v.name for x in ir.walk(body) for v in ir.stmt_defs(x)}
-        captured = _captured(body)
-        out = []
-        for name, value in arguments.items():
-            kind = sig.parameters[name].kind if name in sig.parameters else None
-            if kind is _P.VAR_POSITIONAL:
-                value = ir.Call(build.make_tuple, tuple(map(_atom, value)))
-            elif kind is _P.VAR_KEYWORD:
-                value = ir.Call(build.make_dict, tuple(
-                    a for k, v in value.items() for a in (ir.Const(k), _atom(v))))
-            else:
-                value = _atom(value)
-            if isinstance(value, ir.Var) and name not in assigned and name not in captured:
-                env[name] = value.name  # read where it is: no copy
-            else:  # a constant, a packed *args, or a parameter the callee reassigns
-                env[name] = self.names.fresh(name)
-                out += self.stmt(ir.Assign(ir.Var(env[name]), value, s.loc))
-        for x in ir.walk(body):
-            for v in ir.stmt_defs(x):
-                if v.name not in env:
-                    if v.name in func.temps:
-                        env[v.name] = self.names.temp()
-                        self.temps.add(env[v.name])
-                    else:
-                        env[v.name] = self.names.fresh(v.name)
-        body = [_rename_all(x, env) for x in body]
-        self.active.append((callee, key))
-        try:
-            out += self.block(body)
-        finally:
-            self.active.pop()
-        value = _rename_all(ret, env).value
-        if isinstance(s, ir.Assign):
-            out += self.stmt(ir.Assign(s.target, value, s.loc))
-        return out
-
-    def _adopt_freevar(self, fv) -> ir.Var:
-        for name, mine in self.freevars.items():
-            if mine.slot == fv.slot:
-                return ir.Var(name)
-        name = self.names.fresh(fv.name)
-        self.freevars[name] = fv
-        return ir.Var(name)
-
     def __call__(self, fn: ir.Function) -> ir.Function:
         if self.values:
             for name, v in self.values.items():
@@ -398,20 +317,6 @@ def _objectlike(known) -> bool:
                                                 and is_user_object(known.value))
 
 
-def _atom(v):
-    return v if isinstance(v, (ir.Var, ir.Const)) else ir.Const(v)
-
-
-def _captured(body) -> set:
-    """The variables local functions defined in ``body`` capture."""
-    out = set()
-    for x in ir.walk(body):
-        v = getattr(x, "value", None)
-        if isinstance(v, ir.Call) and v.fn is make_closure:
-            out.update(a.name for a in v.args[1:] if isinstance(a, ir.Var))
-    return out
-
-
 def _map_blocks(s, f):
     if isinstance(s, ir.If):
         return replace(s, body=tuple(f(s.body)), orelse=tuple(f(s.orelse)))
@@ -425,18 +330,6 @@ def _map_blocks(s, f):
                        handlers=tuple(replace(h, body=tuple(f(h.body))) for h in s.handlers),
                        orelse=tuple(f(s.orelse)), finalbody=tuple(f(s.finalbody)))
     return s
-
-
-def ir_signature(func: ir.Function, exclude=()) -> inspect.Signature:
-    """The Python signature of an IR function (parameters named in ``exclude`` left out)."""
-    params = []
-    for p in func.params:
-        if p.var.name in exclude:
-            continue
-        kind = _P.KEYWORD_ONLY if p.kwonly else _P.POSITIONAL_OR_KEYWORD
-        default = _P.empty if p.default is None else p.default
-        params.append(_P(p.var.name, kind, default=default))
-    return inspect.Signature(params)
 
 
 def needs_values(func: ir.Function) -> bool:

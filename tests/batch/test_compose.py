@@ -10,6 +10,8 @@ import s2s
 from s2s.batch.jacobian import jacfwd_batched, jacrev_batched
 from tests.grad.oracles import assert_tree_close, fd_grad
 
+from .control_kernels import newton_sqrt
+
 rng = np.random.default_rng(11)
 
 
@@ -174,13 +176,6 @@ def test_grad_of_vmap_through_batched_branches_matches_finite_differences():
     fd = (np.array([branchy(w + eps * v, x) for x in X]) -
           np.array([branchy(w - eps * v, x) for x in X])) / (2 * eps)
     np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
-
-
-def newton_sqrt(a):
-    r = a
-    while abs(r * r - a) > 1e-12:
-        r = 0.5 * (r + a / r)
-    return r
 
 
 def test_grad_of_vmap_through_a_masked_while_loop_matches_finite_differences():

@@ -1,21 +1,14 @@
 """Loop kernels with in-place writes whose gradients record little or nothing on the
 tape once the jit knows the types (test_lean_tapes.py); each exercises a path the
-tape must stay balanced on: break, continue, an early return, a while loop, a try."""
+tape must stay balanced on: break, continue, an early return, a while loop, a try.
+``heat``, ``gmm`` and ``lstm`` are the benchmarks' kernels (``loop_kernels.py``)."""
 import math
 
 import numpy as np
 
+from .loop_kernels import gmm, heat, lstm
 
-def heat(u0, steps):
-    u = u0.copy()
-    n = u.shape[0]
-    for s in range(steps):
-        left = u[0]
-        for i in range(1, n - 1):
-            new = u[i] + 0.25 * (left - 2.0 * u[i] + u[i + 1])
-            left = u[i]
-            u[i] = new
-    return np.sum(u * u)
+__all__ = ["gmm", "heat", "lstm"]  # with the kernels below (test_lean_tapes reads them here)
 
 
 def stencil_continue_break(u0, steps, cap):
@@ -71,58 +64,6 @@ def try_in_loop(u0, steps):
             except ValueError:
                 u[i] = 0.0
     return np.sum(u)
-
-
-def gmm(alphas, means, icf, x):
-    n, d = x.shape
-    k = alphas.shape[0]
-    qdiag = np.empty((k, d))
-    sum_qs = np.empty(k)
-    for j in range(k):
-        sum_qs[j] = np.sum(icf[j, :])
-        for l in range(d):
-            qdiag[j, l] = math.exp(icf[j, l])
-    main = np.empty(k)
-    total = 0.0
-    for i in range(n):
-        m = -1e300
-        for j in range(k):
-            s = 0.0
-            for l in range(d):
-                z = qdiag[j, l] * (x[i, l] - means[j, l])
-                s = s + z * z
-            main[j] = alphas[j] + sum_qs[j] - 0.5 * s
-            if main[j] > m:
-                m = main[j]
-        acc = 0.0
-        for j in range(k):
-            acc = acc + math.exp(main[j] - m)
-        total = total + m + math.log(acc)
-    return total
-
-
-def lstm(wx, wh, b, xs, h0, c0):
-    steps, nin = xs.shape
-    nh = h0.shape[0]
-    h = h0.copy()
-    c = c0.copy()
-    z = np.empty(4 * nh)
-    for t in range(steps):
-        for r in range(4 * nh):
-            s = b[r]
-            for q in range(nin):
-                s = s + wx[r, q] * xs[t, q]
-            for q in range(nh):
-                s = s + wh[r, q] * h[q]
-            z[r] = s
-        for u in range(nh):
-            ig = 1.0 / (1.0 + math.exp(-z[u]))
-            fg = 1.0 / (1.0 + math.exp(-z[nh + u]))
-            og = 1.0 / (1.0 + math.exp(-z[2 * nh + u]))
-            g = math.tanh(z[3 * nh + u])
-            c[u] = fg * c[u] + ig * g
-            h[u] = og * math.tanh(c[u])
-    return np.sum(h * h)
 
 
 def long_range_with_break(x, stop):

@@ -1,4 +1,5 @@
-"""Rules of the runtime helpers (``s2s/rules/runtime_rules.py``), called directly.
+"""Rules of the runtime helpers (``s2s/rules/runtime_rules.py``, ``runtime_rules_second.py``),
+called directly.
 
 Generated derivative code calls ``s2s_runtime`` helpers; differentiating it
 again (jvp of grad: Hessian-vector products) needs their rules.  Oracles
@@ -401,11 +402,15 @@ def test_templates_against_finite_differences(case):
     check(fn, args, active)
 
 
+#: the modules that hold the runtime helpers' rules
+RUNTIME_RULE_MODULES = ("s2s.rules.runtime_rules", "s2s.rules.runtime_rules_second")
+
+
 def test_every_ruled_helper_has_cases():
     tested = {c[0] for c in CASES}
     ruled = {r.fn for r in all_rules() if not r.nondiff and
              getattr(r.fn, "__module__", "").startswith("s2s_runtime") and
-             next(t for t in r.vjps if t is not None).__module__ == "s2s.rules.runtime_rules"}
+             next(t for t in r.vjps if t is not None).__module__ in RUNTIME_RULE_MODULES}
     assert ruled - tested == set(), sorted(f.__name__ for f in ruled - tested)
 
 

@@ -409,7 +409,8 @@ def test_elementwise_vjp_matches_finite_differences(case):
 # test_rules_runtime.py
 #: rule modules whose primitives have their own test module (runtime helpers:
 #: tests/unit/test_rules_runtime.py; index writes: tests/unit/test_rules_index_writes.py)
-TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.index_writes",
+TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.runtime_rules_second",
+                    "s2s.rules.index_writes",
                     "s2s.rules.custom_checks",  # tests/unit/test_rules_custom_checks.py
                     "s2s.rules.containers",  # tests/unit/test_rules_containers.py
                     # tests/unit/test_rules_linalg.py, test_rules_fft.py

@@ -42,10 +42,10 @@ from . import types as T
 from .axis import reduce_axis
 from .calls import register
 from .contractions import einsum2
-from . import batch_indexing, batch_values, batching_more  # noqa: F401  (they register themselves)
+from . import batch_indexing, batch_values  # noqa: F401  (they register themselves)
+from .batching_more import BatchFlat, BatchView, int_tuple, restrided
 from .ops_arrays import Reduce
 from .ops_more import Elementwise
-from .ops_build import Reshape
 
 
 class BatchSize:
@@ -76,24 +76,15 @@ def _leaves(L, vals):
             yield v, t
 
 
-class BatchLift:
-    def type(self, fn, types, kw, loc):
-        if kw or len(types) != 2 or not (isinstance(types[1], T.Scalar)
-                                         and types[1].dtype in ("i8", "b1")):
-            return None
-        x = types[0]
-        if isinstance(x, T.Scalar):
-            return T.Array(x.dtype, 1)
-        return T.Array(x.dtype, x.ndim + 1) if isinstance(x, T.Array) else None
+class BatchLift(BatchView):
+    """``batch_lift(x, n)``: ``x`` repeated ``n`` times along a new axis 0, a new array
+    (``batch_view``'s view, copied)."""
 
     def lower(self, L, fn, vals, kw, rtype):
         (x, xt), (n, nt) = vals
-        n = S.convert(L, n, nt, T.INT)
         if isinstance(xt, T.Scalar):
-            return R.create(L, rtype, [n], (x, xt))
-        stacked = A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
-                         [n] + A.shape_list(L, x, xt), [A.ZERO] + A.strides_list(L, x, xt))
-        return A.copy(L, stacked, rtype)
+            return R.create(L, rtype, [S.convert(L, n, nt, T.INT)], (x, xt))
+        return A.copy(L, super().lower(L, fn, vals, kw, rtype), rtype)
 
 
 def _pad(types, atoms):
@@ -120,9 +111,8 @@ class BatchAlign:
         if not pad:
             return x
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
-        return A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
-                      shape[:1] + [A.ONE] * pad + shape[1:],
-                      strides[:1] + [A.ZERO] * pad + strides[1:])
+        return restrided(L, rtype, x, shape[:1] + [A.ONE] * pad + shape[1:],
+                         strides[:1] + [A.ZERO] * pad + strides[1:])
 
 
 class BatchIndex:
@@ -175,10 +165,7 @@ class BatchShape:
             dims = [A.i64(len(items))] + dims[1:]
         else:
             dims = A.shape_list(L, x, xt)[1:]
-        out = ll.Constant(rtype.llvm(), None)
-        for k, d in enumerate(dims):
-            out = L.b.insert_value(out, d, k)
-        return out
+        return int_tuple(L, dims)[0]
 
 
 class BatchAxes:
@@ -188,10 +175,7 @@ class BatchAxes:
         return T.Tuple((T.INT,) * max(types[0].ndim - 1, 0))
 
     def lower(self, L, fn, vals, kw, rtype):
-        out = ll.Constant(rtype.llvm(), None)
-        for k in range(len(rtype.items)):
-            out = L.b.insert_value(out, A.i64(k + 1), k)
-        return out
+        return int_tuple(L, [A.i64(k + 1) for k in range(len(rtype.items))])[0]
 
 
 class MoveAxis:
@@ -207,8 +191,7 @@ class MoveAxis:
         x, xt = vals[0]
         order = _move_axes([xt], L.call_atoms[0])
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
-        return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
-                      [shape[k] for k in order], [strides[k] for k in order])
+        return restrided(L, xt, x, [shape[k] for k in order], [strides[k] for k in order])
 
 
 def _move_axes(types, atoms):
@@ -276,9 +259,8 @@ class BatchSelect:
     def _where(L, c, ct, a, b_, rtype):
         mt = _mask_type(ct, a[1], b_[1])
         pad = mt.ndim - 1
-        mask = A.make(L, mt, L.b.extract_value(c, 0), L.b.extract_value(c, 1),
-                      [A.shape_of(L, c, 0)] + [A.ONE] * pad,
-                      [A.stride_of(L, c, 0)] + [A.ZERO] * pad)
+        mask = restrided(L, mt, c, [A.shape_of(L, c, 0)] + [A.ONE] * pad,
+                         [A.stride_of(L, c, 0)] + [A.ZERO] * pad)
         return Elementwise().lower(L, np.where, [(mask, mt), a, b_], {}, rtype)
 
 
@@ -301,8 +283,8 @@ class BatchRows:
         if isinstance(xt, T.Tuple):
             return x
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
-        return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
-                      [shape[1], shape[0]] + shape[2:], [strides[1], strides[0]] + strides[2:])
+        return restrided(L, xt, x, [shape[1], shape[0]] + shape[2:],
+                         [strides[1], strides[0]] + strides[2:])
 
 
 class ReducePerExample:
@@ -315,12 +297,9 @@ class ReducePerExample:
         return None if whole is None else T.Array(whole.dtype, 1)
 
     def lower(self, L, fn, vals, kw, rtype):
-        b = L.b
         x, xt = vals[0]
         flat_t = T.Array(xt.dtype, 2)
-        dims = ll.Constant(T.Tuple((T.INT, T.INT)).llvm(), None)
-        dims = b.insert_value(b.insert_value(dims, A.shape_of(L, x, 0), 0), b.neg(A.ONE), 1)
-        flat = Reshape().lower(L, None, [(x, xt), (dims, T.Tuple((T.INT, T.INT)))], {}, flat_t)
+        flat = BatchFlat().lower(L, rt.batch_flat, [(x, xt)], {}, flat_t)
         return reduce_axis(L, flat, flat_t, 1, False, Reduce.OPS[fn.reduction], rtype)
 
 
@@ -385,8 +364,7 @@ class SumVjpPerExample:
         (g, gt), (x, xt) = vals
         shape = [A.shape_of(L, g, 0)] + A.shape_list(L, x, xt)[1:]
         spread_t = T.Array(gt.dtype, xt.ndim)
-        spread = A.make(L, spread_t, L.b.extract_value(g, 0), L.b.extract_value(g, 1), shape,
-                        [A.stride_of(L, g, 0)] + [A.ZERO] * (xt.ndim - 1))
+        spread = restrided(L, spread_t, g, shape, [A.stride_of(L, g, 0)] + [A.ZERO] * (xt.ndim - 1))
         return A.copy(L, spread, spread_t, rtype.dtype)
 
 

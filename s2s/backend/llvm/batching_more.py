@@ -36,7 +36,24 @@ from .calls import TABLE, register
 from .ops_build import Reshape
 
 
+def restrided(L, rtype, x, shape, strides):
+    """A view of array ``x``'s data (its data and block pointers) as ``rtype`` with these
+    shape and strides (lists of i64 values): no copy."""
+    return A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1), shape, strides)
+
+
+def int_tuple(L, values):
+    """``(value, Tuple of ints)`` holding the i64 ``values`` (a shape, an axes tuple)."""
+    t = T.Tuple((T.INT,) * len(values))
+    out = ll.Constant(t.llvm(), None)
+    for k, v in enumerate(values):
+        out = L.b.insert_value(out, v, k)
+    return out, t
+
+
 class BatchView:
+    """``batch_view(x, n)``: ``x`` seen ``n`` times along a new axis 0 (stride 0)."""
+
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 2 or not (isinstance(types[1], T.Scalar)
                                          and types[1].dtype in ("i8", "b1")):
@@ -52,28 +69,21 @@ class BatchView:
         if isinstance(xt, T.Scalar):  # one element, read n times
             one = A.allocate(L, T.Array(xt.dtype, 1), [A.ONE])
             A.fill(L, one, T.Array(xt.dtype, 1), x)
-            return A.make(L, rtype, L.b.extract_value(one, 0), L.b.extract_value(one, 1),
-                          [n], [A.ZERO])
-        return A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
-                      [n] + A.shape_list(L, x, xt), [A.ZERO] + A.strides_list(L, x, xt))
-
-
-def _dims(L, values):
-    t = T.Tuple((T.INT,) * len(values))
-    out = ll.Constant(t.llvm(), None)
-    for k, v in enumerate(values):
-        out = L.b.insert_value(out, v, k)
-    return out, t
+            return restrided(L, rtype, one, [n], [A.ZERO])
+        return restrided(L, rtype, x, [n] + A.shape_list(L, x, xt),
+                         [A.ZERO] + A.strides_list(L, x, xt))
 
 
 class BatchFlat:
+    """``batch_flat(x)``: ``x.reshape(x.shape[0], -1)``."""
+
     def type(self, fn, types, kw, loc):
         ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim
         return T.Array(types[0].dtype, 2) if ok else None
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
-        dims = _dims(L, [A.shape_of(L, x, 0), L.b.neg(A.ONE)])
+        dims = int_tuple(L, [A.shape_of(L, x, 0), L.b.neg(A.ONE)])
         return Reshape().lower(L, np.reshape, [(x, xt), dims], {}, rtype)
 
 
@@ -92,7 +102,7 @@ class BatchReshapeArg:
         items = [L.b.extract_value(shape, k) for k in range(len(st.items))] \
             if isinstance(st, T.Tuple) else [shape]
         types = list(st.items) if isinstance(st, T.Tuple) else [st]
-        return _dims(L, [A.shape_of(L, x, 0)] +
+        return int_tuple(L, [A.shape_of(L, x, 0)] +
                      [S.convert(L, v, t, T.INT) for v, t in zip(items, types)])[0]
 
 
@@ -210,7 +220,7 @@ class MaxVjpPerExample:
         L.call_atoms = ([None, None, None, _Const(1), _Const(False)], {})
         r_t = T.Array(rtype.dtype, 2)
         r = TABLE[rt.max_vjp].lower(L, rt.max_vjp, [g, ans, (flat, flat_t)], {}, r_t)
-        shape = _dims(L, A.shape_list(L, x, xt))
+        shape = int_tuple(L, A.shape_list(L, x, xt))
         return Reshape().lower(L, np.reshape, [(r, r_t), shape], {}, rtype)
 
 
@@ -233,8 +243,7 @@ class TransposePerExample:
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
-        out = A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1),
-                     shape[:1] + shape[:0:-1], strides[:1] + strides[:0:-1])
+        out = restrided(L, xt, x, shape[:1] + shape[:0:-1], strides[:1] + strides[:0:-1])
         return out if rtype == xt else A.copy(L, out, xt, rtype.dtype)
 
 
@@ -248,7 +257,7 @@ class TransposeAxes:
 
     def lower(self, L, fn, vals, kw, rtype):
         nd = len(rtype.items)
-        return _dims(L, [A.i64(0)] + [A.i64(k) for k in range(nd - 1, 0, -1)])[0]
+        return int_tuple(L, [A.i64(0)] + [A.i64(k) for k in range(nd - 1, 0, -1)])[0]
 
 
 def transpose_per_example(x, like=None):
@@ -338,9 +347,5 @@ register(BatchView(), rt.batch_view)
 register(BatchFlat(), rt.batch_flat)
 register(BatchReshapeArg(), rt.batch_reshape_arg)
 register(BatchInplace(), rt.batch_inplace)
-for _fn in Logical.OPS:
-    if _fn not in TABLE:  # another module may compile them already
-        register(Logical(), _fn)
-for _fn in (np.any, np.all):
-    if _fn not in TABLE:
-        register(AnyAll(), _fn)
+register(Logical(), *Logical.OPS)
+register(AnyAll(), np.any, np.all)

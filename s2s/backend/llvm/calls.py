@@ -22,21 +22,58 @@ from . import scalars as S
 from . import arrays as A
 from . import types as T
 
-#: fn -> handler (an object with .type(fn, types, statics, loc) and .lower(L, fn, vals, rtype))
+#: fn -> the handler a call of ``fn`` meets first (an object with ``.type(fn, types, kw, loc)``
+#: and ``.lower(L, fn, vals, kw, rtype)``): its first overload, else its plain handler.
+#: Written only by ``register`` and ``overload``.
 TABLE = {}
+_PLAIN = {}      # fn -> its handler for operands of no special kind
+_OVERLOADS = {}  # fn -> [(family rank, order of registration, handler)]
+
+#: The kinds of operands whose handlers (``overload``) take a call over before the plain
+#: handler of its callable (``register``), in the order they are tried.
+OVERLOAD_FAMILIES = ("tuples",            # add_at into a tuple: ops_tuples
+                     "list derivatives",  # cotangents and tangents of lists: derivs_lists
+                     "lists",             # lists that grow: ops_lists
+                     "dicts",             # dicts with constant keys: ops_dicts
+                     "advanced indices")  # integer-array and mask indices: ops_fancy
 
 
-def register(handler, *fns, replaces=False):
-    """Make ``handler`` lower calls of ``fns``; one handler per callable: a second
-    registration is a programming error (modules would silently override each other),
-    unless it says ``replaces=True`` (a handler that extends an earlier one)."""
+def register(handler, *fns):
+    """Make ``handler`` the plain handler of calls of ``fns``; one per callable: a second
+    registration is a programming error (modules would silently override each other)."""
     for fn in fns:
-        old = TABLE.get(fn)
-        if old is not None and old is not handler and not replaces:
+        old = _PLAIN.get(fn)
+        if old is not None and old is not handler:
             raise RuntimeError(f"s2s internal error: two jit lowerings of {name_of(fn)} "
                                f"({type(old).__name__} and {type(handler).__name__})")
-        TABLE[fn] = handler
+        _PLAIN[fn] = handler
+        _link(fn)
     return handler
+
+
+def overload(family, handler, fn):
+    """Let ``handler`` take over calls of ``fn`` whose operands are of ``family``'s kind
+    (one of ``OVERLOAD_FAMILIES``); it hands every other call to ``handler.inner``.
+
+    ``inner`` is set here, whatever the order modules register in: the next overload of
+    ``fn`` (by family in ``OVERLOAD_FAMILIES`` order; within a family, in the order
+    registered), else the plain handler of ``fn``, else None (no handler: refuse).  A
+    handler object serves one callable (its ``inner`` depends on it)."""
+    if any(h is handler for entries in _OVERLOADS.values() for _, _, h in entries):
+        raise RuntimeError(f"s2s internal error: {type(handler).__name__} overloads two callables")
+    entries = _OVERLOADS.setdefault(fn, [])
+    entries.append((OVERLOAD_FAMILIES.index(family), len(entries), handler))
+    _link(fn)
+    return handler
+
+
+def _link(fn):
+    """Chain ``fn``'s overloads and plain handler through ``inner``; ``TABLE[fn]`` its head."""
+    chain = [h for _, _, h in sorted(_OVERLOADS.get(fn, ()), key=lambda e: e[:2])]
+    chain.append(_PLAIN.get(fn))
+    for handler, after in zip(chain, chain[1:]):
+        handler.inner = after
+    TABLE[fn] = chain[0]
 
 
 def name_of(fn) -> str:

@@ -27,7 +27,8 @@ from . import reductions as R
 from . import scalars as S
 from . import types as T
 from .derivs import Unbroadcast
-from .ops_lists import ListOp, _as_list, _at, _ct, _is_list, _listish, _number, _wrap
+from .ops_lists import ListOp, _as_list, _at, _ct, _is_list, _listish, _number
+from .ops_lists import _wrap as _wrap_list
 
 # -- cotangents --------------------------------------------------------------------------------
 class FromArray(ListOp):
@@ -140,7 +141,7 @@ class Densify(ListOp):
     def llower(self, L, fn, vals, rtype):
         (ct, ctt), (like, liket) = vals
         if isinstance(ctt, T.NoneType) or Li.elem_of(liket).dtype in ("i8", "b1"):
-            return Filled(None, None).llower(L, rt.zeros_like, [(like, liket)], rtype)
+            return Filled(None).llower(L, rt.zeros_like, [(like, liket)], rtype)
         v, t = _as_list(L, ct, ctt)
         return v if t == rtype else Li.convert_list(L, v, t, rtype)
 
@@ -171,9 +172,7 @@ class ArrayJvp(ListOp):
     None items as zeros) of tangents: them as a 1-D array of ``ans``'s dtype (the real
     part for a real ``ans``)."""
 
-    def __init__(self, inner, when):
-        super().__init__(inner, when)
-        self.wants_atoms = True
+    reads_atoms = True
 
     def ltype(self, fn, types, loc):
         atoms = self.atoms[0] if self.atoms else ()
@@ -335,25 +334,29 @@ class ExtremeCt(ListOp):
         return _scattered(L, (v, T.List(None)), T.List(None), g, gt, p, T.INT, rtype)
 
 
-_wrap(FromArray, rt.array_vjp, _at(1))
+def _wrap(cls, fn, when, *args):
+    _wrap_list(cls, fn, when, *args, family="list derivatives")
+
+
 _wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (_is_list(ts[0]) or (
     T.plain_tuple(ts[0]) and ts[0].items
     and all(_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))))
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
+_wrap(FromArray, rt.array_vjp, _at(1))
 for _fn in (np.array, np.asarray):
     _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
 _wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))
 _wrap(SumOfItems, rt.sum_builtin_jvp, lambda ts: T.plain_tuple(ts[0]) and bool(ts[0].items) and all(
     _number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
+_wrap(Filled, rt.sum_builtin_vjp, _at(1))
 _wrap(EachItem, rt.sum_builtin_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
 for _fn in (np.shape, np.size, np.ndim):
     _wrap(ShapeOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
-_wrap(Filled, rt.sum_builtin_vjp, _at(1))
 _wrap(Filled, rt.zeros_like, _at(0))
 _wrap(Scatter, rt.getitem_vjp, _at(1))
 _wrap(Scatter, rt.add_at, _at(2))
 _wrap(Add, rt.add, lambda ts: len(ts) == 2 and (_is_list(ts[0]) or _is_list(ts[1])))
 _wrap(Densify, rt.densify, _at(1))
+_wrap(ToTuple, rt.seq_cast, lambda ts: _is_list(ts[0]) and T.plain_tuple(ts[1]))
 _wrap(Densify, rt.seq_cast, _at(1))
 _wrap(ExtremeCt, rt.extreme_ct, _at(1))
-_wrap(ToTuple, rt.seq_cast, lambda ts: _is_list(ts[0]) and T.plain_tuple(ts[1]))

@@ -27,14 +27,16 @@ from ...errors import UnsupportedSyntaxError
 from ...ir import nodes as ir
 from . import abi
 from . import types as T
-from . import inplace, loop_versions, stacks, unique_adjoints
+from . import inplace, scalar_windows, stacks
 from .infer import const_type, infer
 from .lean_tapes import lean_tapes
 from .local_copies import propagate_local_copies
+from .loops import LoopLowering
+from .write_statements import write_statements
 from . import derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
-class FunctionLowering:
+class FunctionLowering(LoopLowering):
     def __init__(self, module, func: ir.Function, param_types, name, boundscheck=True):
         self.module = module
         self.func = func
@@ -44,6 +46,7 @@ class FunctionLowering:
         self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         lean = propagate_local_copies(lean_tapes(func, self.types))  # record only what
         # the adjoint reads; adjoint arrays held once (in-place updates)
+        lean = write_statements(lean)  # y[i] = v without rebinding y (no count updates)
         if lean is not func:
             self.func = func = lean
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
@@ -231,7 +234,9 @@ class FunctionLowering:
                 done = dying.get(k, []) + dying.get(k + 1, [])
                 k += 2
             else:
-                if inplace.inplace_candidate(self, s):
+                if scalar_windows.lower_access(self, s):
+                    pass
+                elif inplace.inplace_candidate(self, s):
                     inplace.inplace_add(self, s)
                 elif inplace.add_at_candidate(self, s):
                     inplace.inplace_add_at(self, s)
@@ -310,106 +315,6 @@ class FunctionLowering:
             if not self.b.block.is_terminated:
                 self.b.branch(after)
         self.b.position_at_end(after)
-
-    def stmt_For(self, s):
-        it, t = self.atom(s.iter)
-        if isinstance(t, T.Range):
-            start, stop, step = (self.b.extract_value(it, k) for k in range(3))
-            if isinstance(s.iter, ir.Var) or step.constant == 0:
-                zero = self.b.icmp_signed("==", step, ll.Constant(T.I64, 0))
-                self.check(zero, ValueError, "range() arg 3 must not be zero")
-            element = None
-        elif isinstance(t, T.Array):
-            from .arrays import shape_of
-            start, stop, step = ll.Constant(T.I64, 0), shape_of(self, it, 0), ll.Constant(T.I64, 1)
-            element = (it, t)
-        else:
-            raise UnsupportedSyntaxError(f"jit: a for loop over a {t}", s.loc)
-        stacks.reserve_for_loop(self, s, start, stop, step)
-        owned = unique_adjoints.owned_in_loop(self, s)
-        for name in owned:
-            unique_adjoints.make_owned(self, name)
-        self.owned.update(owned)
-        orelse = self.fn.append_basic_block("for.else")
-        after = self.fn.append_basic_block("for.end")
-        versions = loop_versions.plan(self, s) if element is None else None
-        if versions is None:
-            self._loop_copy(s, start, stop, step, element, orelse, after)
-        else:  # in bounds for sure: the copy without those checks, else the checked one
-            fast = self.fn.append_basic_block("for.unchecked")
-            checked = self.fn.append_basic_block("for.checked")
-            self.b.cbranch(loop_versions.precheck(self, versions, start, stop, step),
-                           fast, checked)
-            self.b.position_at_end(fast)
-            outer, self.prechecked = self.prechecked, versions.statements
-            self._loop_copy(s, start, stop, step, element, orelse, after)
-            self.prechecked = outer
-            self.b.position_at_end(checked)
-            self._loop_copy(s, start, stop, step, element, orelse, after)
-        self.b.position_at_end(orelse)
-        self.block(s.orelse)
-        self.owned.difference_update(owned)
-        if not self.b.block.is_terminated:
-            self.b.branch(after)
-        self.b.position_at_end(after)
-
-    def _loop_copy(self, s, start, stop, step, element, orelse, after):
-        """The loop proper (head, body, step), leaving to ``orelse`` or ``after``."""
-        counter = self.entry_alloca(T.I64, name="for.i")
-        self.b.store(start, counter)
-        head = self.fn.append_basic_block("for.head")
-        body = self.fn.append_basic_block("for.body")
-        step_block = self.fn.append_basic_block("for.step")
-        self.b.branch(head)
-        self.b.position_at_end(head)
-        i = self.b.load(counter)
-        up = self.b.icmp_signed(">", step, ll.Constant(T.I64, 0))
-        more = self.b.select(up, self.b.icmp_signed("<", i, stop), self.b.icmp_signed(">", i, stop))
-        self.b.cbranch(more, body, orelse)
-        self.b.position_at_end(body)
-        if element is None:
-            self.store(s.target.name, i, T.INT)
-        else:
-            from .arrays import first_axis_item
-            item, item_t = first_axis_item(self, element[0], element[1], i)
-            self.store(s.target.name, item, item_t)
-        self.loops.append((step_block, after))
-        self.block(s.body)
-        self.loops.pop()
-        if not self.b.block.is_terminated:
-            self.b.branch(step_block)
-        self.b.position_at_end(step_block)
-        self.b.store(self.b.add(self.b.load(counter), step), counter)
-        self.b.branch(head)
-
-    def stmt_While(self, s):
-        head = self.fn.append_basic_block("while.head")
-        body = self.fn.append_basic_block("while.body")
-        orelse = self.fn.append_basic_block("while.else")
-        after = self.fn.append_basic_block("while.end")
-        self.b.branch(head)
-        self.b.position_at_end(head)
-        self.loops.append((head, after))
-        self.block(s.test_body)
-        if not self.b.block.is_terminated:
-            value, t = self.atom(s.test)
-            self.b.cbranch(self.truth(value, t), body, orelse)
-        self.b.position_at_end(body)
-        self.block(s.body)
-        self.loops.pop()
-        if not self.b.block.is_terminated:
-            self.b.branch(head)
-        self.b.position_at_end(orelse)
-        self.block(s.orelse)
-        if not self.b.block.is_terminated:
-            self.b.branch(after)
-        self.b.position_at_end(after)
-
-    def stmt_Break(self, s):
-        self.b.branch(self.loops[-1][1])
-
-    def stmt_Continue(self, s):
-        self.b.branch(self.loops[-1][0])
 
     def stmt_Return(self, s):
         value, t = self.atom(s.value)

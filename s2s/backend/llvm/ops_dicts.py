@@ -30,7 +30,7 @@ import s2s_runtime as rt
 from ...errors import UnsupportedSyntaxError
 from . import scalars as S
 from . import types as T
-from .calls import TABLE, register
+from .calls import TABLE, overload, register
 
 MISSING_T = T.Static(rt.MISSING)
 
@@ -220,13 +220,15 @@ def dict_subset(c, a, k):
 
 # -- registration -----------------------------------------------------------------------------
 class DictOp:
-    """Runs ``op`` when operand ``at`` is a dict (``at`` None: always), else defers to the
-    handler registered before.  ``keys``: positions of operands that are constant keys."""
+    """Runs ``op`` when operand ``at`` is a dict (``at`` None: always), else defers to
+    ``inner``, the callable's next handler (``calls.overload``).  ``keys``: positions of
+    operands that are constant keys."""
 
     wants_atoms = True
+    inner = None
 
-    def __init__(self, op, at, keys, inner=None):
-        self.op, self.at, self.keys, self.inner = op, at, keys, inner
+    def __init__(self, op, at, keys):
+        self.op, self.at, self.keys = op, at, keys
 
     def mine(self, types):
         return self.at is None or (len(types) > self.at and isinstance(types[self.at], T.Dict))
@@ -254,7 +256,7 @@ class DictOp:
 
 
 def _wrap(fn, op, at, keys=()):
-    register(DictOp(op, at, keys, TABLE.get(fn)), fn, replaces=True)  # wraps it
+    overload("dicts", DictOp(op, at, keys), fn)
 
 
 _wrap(operator.getitem, getitem, 0, (1,))
@@ -263,8 +265,8 @@ _wrap(rt.getitem_vjp, getitem_vjp, 1, (2,))
 _wrap(rt.add_at, add_at, 2, (3,))
 _wrap(rt.zeros_like, zeros_like, 0)
 _wrap(rt.densify, densify, 1)
-_wrap(rt.add, add, 0)
 _wrap(rt.add, add, 1)  # (None, dict) and (dict, dict)
+_wrap(rt.add, add, 0)
 register(DictOp(make_dict, None, "even"), rt.make_dict)
 for _fn, _op, _at, _keys in [
         (rt.dict_get, dict_get, 0, (1,)), (rt.dict_set, dict_set, 0, (1,)),

@@ -1,9 +1,9 @@
 """Handlers of ``calls.TABLE`` for an advanced index (``fancy.py``): reads, writes and the
 run-time helpers of their derivatives.
 
-Each handler wraps the one registered before it for the same callable and takes
-over only when the index operand holds an integer array or a boolean mask (and
-the indexed operand is an array); otherwise it defers.  Maths, for an index
+Each handler is an overload (``calls.overload``, family "advanced indices"): it takes
+a call over only when the index operand holds an integer array or a boolean mask (and
+the indexed operand is an array); otherwise it defers to the callable's next handler.  Maths, for an index
 ``i`` naming places of ``x`` (``S``: scatter into zeros shaped like ``x``,
 repeated places accumulating; ``G``: gather):
 
@@ -29,18 +29,20 @@ from . import arrays as A
 from . import fancy as F
 from . import reductions as R
 from . import types as T
-from .calls import TABLE, register
+from .calls import overload
 from .derivs import Unbroadcast, _float_dtype, _scalar_of
 
 
 class _Fancy:
-    """Defers to ``inner`` unless operand ``index_at`` is advanced and ``base_at`` an array."""
+    """Defers to ``inner`` (the callable's next handler, ``calls.overload``; None: refuse)
+    unless operand ``index_at`` is advanced and ``base_at`` an array."""
 
     base_at, index_at = 0, 1
+    inner = None
 
-    def __init__(self, inner):
-        self.inner = inner
-        self.wants_atoms = getattr(inner, "wants_atoms", False)
+    @property
+    def wants_atoms(self):
+        return getattr(self.inner, "wants_atoms", False)
 
     def mine(self, types):
         return len(types) > self.index_at and isinstance(types[self.base_at], T.Array) \
@@ -49,6 +51,8 @@ class _Fancy:
     def type(self, fn, types, kw, loc, *atoms):
         if self.mine(types) and not kw:
             return self.fancy_type(list(types))
+        if self.inner is None:
+            return None
         return self.inner.type(fn, types, kw, loc, *atoms)
 
     def lower(self, L, fn, vals, kw, rtype):
@@ -75,8 +79,7 @@ class Read(_Fancy):
 class Write(_Fancy):
     """``y[i] = v``, ``index_set``, ``index_updated``, ``np.add.at``."""
 
-    def __init__(self, inner, result, copy=False, mode="set"):
-        super().__init__(inner)
+    def __init__(self, result, copy=False, mode="set"):
         self.result, self.copy, self.mode = result, copy, mode
 
     def fancy_type(self, types):
@@ -144,7 +147,7 @@ class AddAt(_Fancy):
     def fancy_type(self, types):
         acc, g, x, it = types
         if isinstance(acc, T.NoneType):
-            return GetitemVjp(None).fancy_type([g, x, it])
+            return GetitemVjp().fancy_type([g, x, it])
         if not (isinstance(acc, T.Array) and acc.ndim == x.ndim) or F.result_type(x, it) is None:
             return None
         if not _numeric(g) or (_scalar_of(g).dtype == "c16" and acc.dtype != "c16"):
@@ -154,19 +157,14 @@ class AddAt(_Fancy):
     def fancy_lower(self, L, vals, rtype):
         (acc, at), (g, gt), (x, xt), (idx, it) = vals
         if isinstance(at, T.NoneType):
-            return GetitemVjp(None).fancy_lower(L, vals[1:], rtype)
+            return GetitemVjp().fancy_lower(L, vals[1:], rtype)
         out = A.copy(L, acc, at)
         F.scatter(L, out, at, idx, it, g, gt, "add")
         return out
 
 
-class _Refuse:
-    def type(self, fn, types, kw, loc, *atoms):
-        return None
-
-
 def _wrap(cls, fn, *args, **kwargs):
-    register(cls(TABLE.get(fn, _Refuse()), *args, **kwargs), fn, replaces=True)  # wraps it
+    overload("advanced indices", cls(*args, **kwargs), fn)
 
 
 for _fn in (operator.getitem, rt.read_copy, rt.read_checked):

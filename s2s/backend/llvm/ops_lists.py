@@ -1,8 +1,8 @@
 """Lists of numbers that grow (``lists.py``) under jit: handlers of ``calls.TABLE``.
 
-Each handler takes over when an operand is a ``types.List`` (``[]`` is one
-whose element type is not known yet) and otherwise defers to the handler
-registered before it.  Maths (``s2s_runtime.containers`` and ``adjoint``, the
+Each handler is an overload (``calls.overload``, family "lists"): it takes over
+when an operand is a ``types.List`` (``[]`` is one whose element type is not known
+yet) and otherwise defers to the callable's next handler.  Maths (``s2s_runtime.containers`` and ``adjoint``, the
 same semantics):
 
 * ``[]``, ``l.append(v)``, ``l.extend(w)``, ``l.insert(i, v)``, ``l.pop(i)``,
@@ -31,7 +31,7 @@ from . import lists as Li
 from . import reductions as R
 from . import scalars as S
 from . import types as T
-from .calls import TABLE, register
+from .calls import overload
 from .derivs import _float_dtype
 
 
@@ -57,11 +57,18 @@ def _listish(t):
 
 
 class ListOp:
-    """``op.type(types)`` / ``op.lower(L, vals, rtype)`` when ``when(types)``, else defer."""
+    """``op.ltype(types)`` / ``op.llower(L, vals, rtype)`` when ``when(types)``, else defer
+    to ``inner``, the callable's next handler (``calls.overload``; None: refuse)."""
 
-    def __init__(self, inner, when):
-        self.inner, self.when = inner, when
-        self.wants_atoms = getattr(inner, "wants_atoms", False)
+    inner = None
+    reads_atoms = False  # True: a handler whose ltype reads self.atoms itself
+
+    def __init__(self, when):
+        self.when = when
+
+    @property
+    def wants_atoms(self):
+        return self.reads_atoms or getattr(self.inner, "wants_atoms", False)
 
     def type(self, fn, types, kw, loc, *atoms):
         if self.when(types):
@@ -89,8 +96,8 @@ def _as_list(L, v, t):
     return (v if t == lt else Li.convert_list(L, v, t, lt)), lt
 
 
-def _wrap(cls, fn, when, *args):
-    register(cls(TABLE.get(fn), when, *args), fn, replaces=True)  # wraps it
+def _wrap(cls, fn, when, *args, family="lists"):
+    overload(family, cls(when, *args), fn)
 
 
 # -- building --------------------------------------------------------------------------------
@@ -148,25 +155,32 @@ def _rebuilt(L, v, vt, rtype, n, item):
     return Li.fresh(L, rtype, n, Li.room(L, n), item)
 
 
+def _placed(L, vals, rtype, inserted):
+    """A new list: list ``vals[0]`` with ``vals[2]`` at position ``vals[1]`` (normalised),
+    inserted there (the items from it on move up one) or replacing the item there."""
+    (v, vt), (p, pt), (x, xt) = _as_list(L, *vals[0]), vals[1], vals[2]
+    b = L.b
+    data, _, n = Li.fields(L, v)
+    p = S.convert(L, p, pt, T.INT)
+
+    def item(i):
+        j = i
+        if inserted:  # the old item i - 1 from p on (never read at p itself)
+            j = b.select(b.icmp_signed("<", i, p), i, b.sub(i, A.ONE))
+            j = b.select(b.icmp_signed("<", j, A.ZERO), A.ZERO, j)
+        old = S.convert(L, Li.load(L, data, j, vt), Li.elem_of(vt), rtype.elem)
+        return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
+            rtype.elem
+
+    return _rebuilt(L, v, vt, rtype, b.add(n, A.ONE) if inserted else n, item)
+
+
 class Insert(ListOp):
     def ltype(self, fn, types, loc):
         return Append.ltype(self, fn, [types[0], types[2]], loc)
 
     def llower(self, L, fn, vals, rtype):
-        (v, vt), (p, pt), (x, xt) = _as_list(L, *vals[0]), vals[1], vals[2]
-        b = L.b
-        data, _, n = Li.fields(L, v)
-        p = S.convert(L, p, pt, T.INT)
-
-        def item(i):
-            before = b.icmp_signed("<", i, p)
-            j = b.select(before, i, b.sub(i, A.ONE))
-            safe = b.select(b.icmp_signed("<", j, A.ZERO), A.ZERO, j)
-            old = S.convert(L, Li.load(L, data, safe, vt), Li.elem_of(vt), rtype.elem)
-            return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
-                rtype.elem
-
-        return _rebuilt(L, v, vt, rtype, b.add(n, A.ONE), item)
+        return _placed(L, vals, rtype, inserted=True)
 
 
 class Remove(ListOp):
@@ -199,17 +213,7 @@ class SetItem(ListOp):
         return Append.ltype(self, fn, [types[0], types[2]], loc)
 
     def llower(self, L, fn, vals, rtype):
-        (v, vt), (p, pt), (x, xt) = _as_list(L, *vals[0]), vals[1], vals[2]
-        b = L.b
-        data, _, n = Li.fields(L, v)
-        p = S.convert(L, p, pt, T.INT)
-
-        def item(i):
-            old = S.convert(L, Li.load(L, data, i, vt), Li.elem_of(vt), rtype.elem)
-            return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
-                rtype.elem
-
-        return _rebuilt(L, v, vt, rtype, n, item)
+        return _placed(L, vals, rtype, inserted=False)
 
 
 class Position(ListOp):
@@ -281,7 +285,7 @@ class SumJvp(ListOp):
 
     def llower(self, L, fn, vals, rtype):
         start = (L.const(0, T.INT), T.INT)
-        return Sum(None, None).llower(L, builtins.sum, [vals[0], start], rtype)
+        return Sum(None).llower(L, builtins.sum, [vals[0], start], rtype)
 
 
 class Extreme(ListOp):
@@ -300,8 +304,8 @@ class ArrayView(ListOp):
     """A numpy function of a list: the list read as a 1-D array (``np.array`` copies it;
     ``sum_vjp``/``mean_vjp`` of a list give a list)."""
 
-    def __init__(self, inner, when, copy=False, to_list=False):
-        super().__init__(inner, when)
+    def __init__(self, when, copy=False, to_list=False):
+        super().__init__(when)
         self.copy, self.to_list = copy, to_list
 
     def _types(self, types):

@@ -87,7 +87,7 @@ class Elementwise:
         return _map(L, vals, rtype, scalar)
 
 
-register(Elementwise(), *Elementwise.ARITY, replaces=True)  # math.log(x, base) too
+register(Elementwise(), *Elementwise.ARITY)  # math.log(x) and math.log(x, base) too
 
 
 class Reversed:

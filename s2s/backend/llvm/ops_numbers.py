@@ -164,7 +164,8 @@ class Math1:
         return _map(L, vals, rtype, scalar)
 
 
-_MATH1 = register(Math1(), *_MATH, *_NP_MATH, *_MATH_INT)
+# math.log: ops_more.Elementwise (one argument or two), which hands it one argument here
+_MATH1 = register(Math1(), *(f for f in _MATH if f is not math.log), *_NP_MATH, *_MATH_INT)
 
 _MATH2 = {math.pow: "pow", math.atan2: "atan2", math.hypot: "hypot", math.copysign: "copysign",
           math.fmod: "fmod", np.arctan2: "atan2", np.hypot: "hypot", np.copysign: "copysign",

@@ -15,7 +15,7 @@ import s2s_runtime as rt
 from . import arrays as A
 from . import scalars as S
 from . import types as T
-from .calls import TABLE, register
+from .calls import overload
 from .ops_dicts import Ctx
 
 
@@ -38,10 +38,10 @@ def _joined(c, items, g, k):
 
 
 class TupleAddAt:
-    wants_atoms = True
+    """Takes ``add_at`` over for a tuple ``x`` and ``acc``; else defers to ``inner``."""
 
-    def __init__(self, inner):
-        self.inner = inner
+    wants_atoms = True
+    inner = None  # the next handler of add_at (calls.overload)
 
     def _mine(self, types):
         acc, x = types[0], types[2]
@@ -96,4 +96,4 @@ class TupleAddAt:
         return b.load(slot)
 
 
-register(TupleAddAt(TABLE[rt.add_at]), rt.add_at, replaces=True)  # wraps it
+overload("tuples", TupleAddAt(), rt.add_at)

@@ -14,9 +14,10 @@ reads the recorded value and ``lean_tapes`` drops the pushes and pops of ``v``.
   ``v = None`` starts);
 * ``S`` computes ``v`` with a pure operation (integer/float arithmetic, a tuple,
   a read ``x[i]``, ``rt.owned`` of a number, a ``range``) from constants, loop counters,
-  inputs no statement writes or reassigns, numbers assigned once outside all
-  loops and branches, and temporaries assigned once, earlier in ``S``'s block,
-  the same way (recursively);
+  inputs no statement writes or reassigns (numbers passed in and never
+  reassigned), numbers assigned once outside all loops and branches, and
+  temporaries assigned once, earlier in ``S``'s block or before the statement
+  holding it in an enclosing block, the same way (recursively);
 * every loop counter ``o`` it uses is the target of a ``for`` around ``S``
   whose adjoint loop is around ``B`` (``for o in rt.reversed_range(r)`` over the
   same range variable ``r``), and nothing in ``B`` reassigns ``o``: so when
@@ -105,9 +106,26 @@ class _Plan:
         # inputs no one writes, and numbers assigned once, outside every loop and branch
         self.inputs = _unwritten_inputs(func, defs, types) | {
             n for n, ds in defs.items() if len(ds) == 1 and isinstance(ds[0], ir.Assign)
-            and where[id(ds[0])][0] is top and isinstance(types.get(n), T.Scalar)}
+            and where[id(ds[0])][0] is top and isinstance(types.get(n), T.Scalar)} | {
+            p.var.name for p in func.params  # numbers passed in and never reassigned
+            if p.var.name not in defs and isinstance(types.get(p.var.name), T.Scalar)}
+        self.parent = {}  # id(block) -> (the block holding its statement, its position)
+        for x in ir.walk(top):
+            for b in ir.sub_blocks(x):
+                xb, xpos, _ = where[id(x)]
+                self.parent[id(b)] = (xb, xpos)
         self.counters = {n for n, ds in defs.items()
                          if all(isinstance(d, ir.For) and d.target.name == n for d in ds)}
+
+    def encloses(self, outer, pos, block) -> bool:
+        """``block`` lies inside a statement of the block ``outer`` after position ``pos``
+        (a temporary assigned there, once, before a loop, holds its value in the loop)."""
+        while id(block) in self.parent:
+            up, k = self.parent[id(block)]
+            if up is outer:
+                return k > pos
+            block = up
+        return False
 
     def only_def(self, name):
         ds = [d for d in self.defs.get(name, ()) if not is_pop(d, self.stacks)
@@ -136,7 +154,8 @@ class _Plan:
             if d is None or id(d) not in self.where:
                 return False
             dblock, dpos, _ = self.where[id(d)]
-            if dblock is not block or dpos >= pos or not self.recipe(d, block, dpos, out, counters):
+            if not (dpos < pos if dblock is block else self.encloses(dblock, dpos, block)) \
+                    or not self.recipe(d, dblock, dpos, out, counters):
                 return False
         out.append(s)
         return True
