@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import jit_kernels as K  # noqa: E402
-from bench_jit import lstm_args  # noqa: E402
+from jit_kernels import lstm_args  # noqa: E402
 
 import s2s  # noqa: E402
 from s2s.backend.llvm import loop_versions  # noqa: E402

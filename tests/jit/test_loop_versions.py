@@ -20,6 +20,7 @@ from s2s.backend.llvm.compile import param_types
 from s2s.backend.llvm.module import build_module
 from tests.grad import progen
 from tests.grad.oracles import fd_grad
+from tests.jit.loop_kernels import lstm
 
 RNG = np.random.default_rng(11)
 
@@ -317,7 +318,11 @@ def _module_text(fn, args):
     # the primal's inner loop; the adjoint's keeps its window in registers (scalar_windows,
     # versioned on its own run-time test)
     (s2s.grad(stencil), (np.ones(6), 2), 1),
-], ids=["shifted", "nested", "matvec", "stencil_grad"])
+    # both inner products; h[q] reads an array the kernel owns, with no reuse to keep in
+    # registers (scalar_windows leaves the loop to loop versioning)
+    (lstm, (RNG.normal(size=(8, 3)), RNG.normal(size=(8, 2)), np.zeros(8), RNG.normal(size=(4, 3)),
+            np.zeros(2), np.zeros(2)), 2),
+], ids=["shifted", "nested", "matvec", "stencil_grad", "lstm"])
 def test_ir_deterministic_verified_and_versioned(fn, args, copies):
     a, b = _module_text(fn, args), _module_text(fn, args)
     assert a == b

@@ -107,7 +107,11 @@ def plan(L, loop, iter_type):
                 break
             made.append(_Window(name, k, at, min(offsets), max(offsets), key, groups[key]))
         else:
-            windows += made
+            # worth registers only with reuse: an element written, or read at two offsets
+            # (a read-only window of one offset would just copy the loop and lose the bounds
+            # versioning of the other accesses, loop_versions.py)
+            if any(w.written or w.cmax > w.cmin for w in made):
+                windows += made
     return Windows(loop, d, windows) if windows else None
 
 
