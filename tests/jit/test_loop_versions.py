@@ -20,7 +20,7 @@ from s2s.backend.llvm.compile import param_types
 from s2s.backend.llvm.module import build_module
 from tests.grad import progen
 from tests.grad.oracles import fd_grad
-from tests.jit.loop_kernels import lstm
+from tests.jit.loop_kernels import heat as stencil, lstm
 
 RNG = np.random.default_rng(11)
 
@@ -260,18 +260,6 @@ def test_random_affine_programs_like_python(seed):
 
 
 # -- gradients ------------------------------------------------------------------------------
-def stencil(u, steps):
-    u = u.copy()
-    n = u.shape[0]
-    for s in range(steps):
-        left = u[0]
-        for i in range(1, n - 1):
-            new = u[i] + 0.25 * (left - 2.0 * u[i] + u[i + 1])
-            left = u[i]
-            u[i] = new
-    return np.sum(u * u)
-
-
 def matvec_loss(w, x):
     total = 0.0
     for r in range(w.shape[0]):
