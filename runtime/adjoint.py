@@ -127,6 +127,11 @@ def densify(ct, like):
 
 
 _REAL_SCALARS = (float, np.float64)
+#: the float64 dtype: ``x.dtype is _F64`` is a cheap test that holds for the float64
+#: arrays numpy makes (a dtype equal to it but not it only takes a slower path)
+_F64 = np.dtype(np.float64)
+#: ``x.sum()`` without the method's Python wrapper (the same reduction)
+_add_reduce = np.add.reduce
 
 
 def unbroadcast(g, x):
@@ -138,16 +143,18 @@ def unbroadcast(g, x):
     Python/numpy scalar when ``x`` is a scalar.
     """
     tg, tx = type(g), type(x)
-    if (tg is tx and tg is np.ndarray and g.shape == x.shape and g.dtype == x.dtype) or (
-            tg in _REAL_SCALARS and tx in _REAL_SCALARS):
-        return g  # the common cases, without the general checks below
+    if tg is np.ndarray:  # the common cases first, without the general checks below
+        if tx is np.ndarray and g.shape == x.shape and g.dtype == x.dtype:
+            return g
+        if tx in _REAL_SCALARS and g.dtype is _F64:
+            return _add_reduce(g, None)  # a float64 array summed onto a real scalar
+    elif tg in _REAL_SCALARS and tx in _REAL_SCALARS:
+        return g
     if isinstance(g, (list, tuple)) and isinstance(x, (list, tuple)):
         # the cotangent of a list made by + or * of lists (concatenation, repetition):
         # the numeric rule does not apply (s2s rewrites the cases it can see)
         raise TypeError("s2s: cannot differentiate '+' or '*' of lists or tuples here (an "
                         "argument whose type s2s does not know); write list(a) + list(b)")
-    if tx in _REAL_SCALARS and tg is np.ndarray and g.dtype == np.float64:
-        return g.sum()  # a float64 array summed onto a real scalar: a float64 scalar
     gshape = np.shape(g)
     xshape = np.shape(x)
     if gshape != xshape:
@@ -206,7 +213,7 @@ def getitem_vjp(g, x, index):
         else:
             out[index] = g
         return type(x)(*out) if hasattr(x, "_fields") else type(x)(out)
-    if (type(x) is np.ndarray and x.dtype == np.float64 and x.ndim and _is_float64(g)
+    if (type(x) is np.ndarray and x.dtype is _F64 and x.ndim and _is_float64(g)
             and _is_basic_index(index)):
         out = np.zeros(x.shape)  # the common case: float64 into float64, a basic index
         out[index] = g
@@ -236,7 +243,7 @@ def add_at(acc, g, x, index):
         items = [zeros_like(v) if a is None else a for a, v in zip(acc, x)]
         items[index] = add(items[index], g)
         return tuple(items)
-    if (type(acc) is np.ndarray and type(x) is np.ndarray and acc.dtype == np.float64
+    if (type(acc) is np.ndarray and type(x) is np.ndarray and acc.dtype is _F64
             and acc.shape == x.shape and _is_float64(g) and _is_basic_index(index)):
         out = acc.copy()
         out[index] += g
@@ -250,6 +257,13 @@ def unpack_vjp(cts, x):
     A ``None`` cotangent is zero.  Tuples and lists give a container, arrays
     the cotangents stacked along the first axis.
     """
+    tx = type(x)
+    if tx is tuple or tx is list:  # the common case: no zero (None) cotangent to fill in
+        for ct in cts:
+            if ct is None:
+                break
+        else:
+            return tx(cts)
     parts = [zeros_like(v) if ct is None else ct for ct, v in zip(cts, x)]
     if isinstance(x, (tuple, list)):
         return type(x)(*parts) if hasattr(x, "_fields") else type(x)(parts)
@@ -268,12 +282,20 @@ def _is_float64(g) -> bool:
     return t is float or t is np.float64 or (t is np.ndarray and g.dtype == np.float64)
 
 
+#: index parts that select without copying (basic indexing), by type
+_BASIC_PARTS = frozenset({int, slice, type(None), type(Ellipsis), np.int64, np.int32,
+                          np.intp, np.int16, np.int8, np.uint64, np.uint32, np.uint16,
+                          np.uint8})
+
+
 def _is_basic_index(index) -> bool:
-    if type(index) is int:
+    """``index`` is basic indexing: integers, slices, None and Ellipsis (not bool)."""
+    if type(index) is tuple:
+        for p in index:
+            if type(p) not in _BASIC_PARTS:
+                return False
         return True
-    parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer))
-               for p in parts)
+    return type(index) in _BASIC_PARTS
 
 
 def grad_seed(out, holomorphic=False):

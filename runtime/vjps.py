@@ -14,6 +14,7 @@ import string
 
 import numpy as np
 
+from .adjoint import _F64
 from .adjoint_arrays import array_vjp
 
 
@@ -74,8 +75,11 @@ def _sgn(x):
 def _whole_float64(g, a) -> bool:
     """``a`` a float64 array of at least one axis, ``g`` a real float scalar (the
     cotangent of a reduction of all of ``a``)."""
-    return (type(a) is np.ndarray and a.dtype == np.float64 and a.ndim > 0
-            and type(g) in (float, np.float64))
+    return (type(a) is np.ndarray and a.dtype is _F64 and a.ndim > 0
+            and (type(g) is float or type(g) is np.float64))
+
+
+_count_nonzero = np.count_nonzero
 
 
 def _revcumsum(v, axis):
@@ -97,7 +101,9 @@ def _sum_ct(g, a, axis, keepdims, where):
 def sum_vjp(g, a, axis=None, keepdims=False, where=True):
     """``a_bar = broadcast(g)`` over the reduced axes (0 where ``where`` is False)."""
     if axis is None and where is True and _whole_float64(g, a):
-        return np.full(a.shape, g)  # the common case: a float64 array summed whole
+        out = np.empty(a.shape)  # the common case: a float64 array summed whole
+        out.fill(g)  # (np.full's Python wrapper costs more than the fill on small arrays)
+        return out
     return _fit(np.array(_sum_ct(g, a, axis, keepdims, where)), a)
 
 
@@ -138,10 +144,13 @@ def max_vjp(g, ans, a, axis=None, keepdims=False, initial=None, where=True):
     _no_where(where)
     if axis is None and initial is None and _whole_float64(g, a):
         mask = a == ans  # the common case: the extremum of a whole float64 array
-        n = np.count_nonzero(mask)
+        n = _count_nonzero(mask)
         if n == 1 and -np.inf < g < np.inf:  # one winner: g there, zeros (no product)
             out = np.zeros(a.shape)
-            out.flat[mask.argmax()] = g
+            if a.ndim == 1:
+                out[mask.argmax()] = g
+            else:
+                out.flat[mask.argmax()] = g
             return out
         return mask * (g / max(n, 1))  # NaN in a: no entry is it
     a_in, a = a, np.asarray(a)
