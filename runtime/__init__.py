@@ -100,6 +100,11 @@ __all__ += [
     "vstack_vjp",
 ]
 
+from . import powers  # noqa: E402
+from .powers import power  # noqa: E402
+
+__all__ += ["power"]
+
 from . import jvps  # noqa: E402
 from .jvps import cast_jvp, sum_builtin_jvp  # noqa: E402
 

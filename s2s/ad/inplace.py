@@ -38,7 +38,7 @@ _CONTAINERS = (build.make_tuple, build.make_list, build.make_dict)
 _RETURNS_AN_ITEM = {rt.max_of, rt.min_of}
 
 #: operations that give an immutable number when every operand is one
-_NUMBER_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+_NUMBER_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, rt.power,
                operator.floordiv, operator.mod, operator.neg, operator.pos, abs, float,
                int, complex}
 

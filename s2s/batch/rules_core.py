@@ -102,7 +102,7 @@ _UFUNC_EXTRA = [np.where, np.clip, np.real, np.imag, np.conjugate, np.around, np
                 np.float64, np.float32, np.float16, np.complex128, np.complex64,
                 np.nan_to_num, rt.clip_inside, rt.clip_selected, np.angle]
 _OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv,
-              operator.floordiv, operator.mod, operator.pow, operator.neg, operator.pos,
+              operator.floordiv, operator.mod, operator.pow, rt.power, operator.neg, operator.pos,
               operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
               operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
               operator.rshift, operator.not_]

@@ -11,8 +11,8 @@ import operator
 import numpy as np
 
 from s2s_runtime import (broadcast_like, cast_jvp, cast_vjp, field_tangent, getattr_vjp,
-                         matmul_vjp_lhs, matmul_vjp_rhs, sum_builtin_jvp, sum_builtin_vjp,
-                         unbroadcast)
+                         matmul_vjp_lhs, matmul_vjp_rhs, power, sum_builtin_jvp,
+                         sum_builtin_vjp, unbroadcast)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -34,11 +34,16 @@ defvjp(operator.truediv, lambda g, ans, x, y: unbroadcast(g / y, x),
 defjvp(operator.truediv, lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)
 # d(x**y) = y x**(y-1) dx + log(x) x**y dy   (log taken as 0 where x == 0; the exponent
 # y - 1 + (y == 0) is y - 1 except where y == 0, whose term y x**(...) is then 0, also at
-# x == 0 where x**-1 would be inf, NaN or a ZeroDivisionError; it folds for a constant y)
-defvjp(operator.pow, lambda g, ans, x, y: unbroadcast(g * y * x ** (y - 1 + (y == 0)), x),
-       lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
-defjvp(operator.pow, lambda t, ans, x, y: t * y * x ** (y - 1 + (y == 0)),
-       lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
+# x == 0 where x**-1 would be inf, NaN or a ZeroDivisionError; it folds for a constant y).
+# ``power`` is ``**`` with numpy's inf where Python raises ZeroDivisionError (x == 0,
+# 0 < y < 1: a finite function, an infinite derivative); a constant exponent >= 0 folds
+# back to ``**`` (templates.simplify).  ``power`` itself (generated code differentiated
+# again) has the same rules.
+for _pow in (operator.pow, power):
+    defvjp(_pow, lambda g, ans, x, y: unbroadcast(g * y * power(x, y - 1 + (y == 0)), x),
+           lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
+    defjvp(_pow, lambda t, ans, x, y: t * y * power(x, y - 1 + (y == 0)),
+           lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
 defvjp(operator.matmul, lambda g, ans, x, y: matmul_vjp_lhs(g, x, y),
        lambda g, ans, x, y: matmul_vjp_rhs(g, x, y))
 # d(x @ y) = dx @ y + x @ dy  (numpy's 1-D promotion applies to dx, dy as to x, y)

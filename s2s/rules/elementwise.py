@@ -82,6 +82,10 @@ defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfin
            math.factorial, math.copysign, math.gcd)
 
 # --- numpy unary ----------------------------------------------------------
+# A numpy function's derivative keeps numpy's semantics on Python floats too: where a
+# denominator is built from the raw operand (``g / x`` for log), ``np.divide`` gives
+# inf/nan (and numpy's warning) at 0, where Python's ``/`` would raise
+# ZeroDivisionError although the primal (numpy: -inf) did not.
 defvjp(np.sin, lambda g, ans, x: g * np.cos(x))
 defjvp(np.sin, lambda t, ans, x: t * np.cos(x))
 defvjp(np.cos, lambda g, ans, x: -g * np.sin(x))
@@ -104,22 +108,22 @@ defvjp(np.arcsinh, lambda g, ans, x: g / np.sqrt(x * x + 1))
 defjvp(np.arcsinh, lambda t, ans, x: t / np.sqrt(x * x + 1))
 defvjp(np.arccosh, lambda g, ans, x: g / np.sqrt(x * x - 1))
 defjvp(np.arccosh, lambda t, ans, x: t / np.sqrt(x * x - 1))
-defvjp(np.arctanh, lambda g, ans, x: g / (1 - x * x))
-defjvp(np.arctanh, lambda t, ans, x: t / (1 - x * x))
+defvjp(np.arctanh, lambda g, ans, x: np.divide(g, 1 - x * x))
+defjvp(np.arctanh, lambda t, ans, x: np.divide(t, 1 - x * x))
 defvjp(np.exp, lambda g, ans, x: g * ans)
 defjvp(np.exp, lambda t, ans, x: t * ans)
 defvjp(np.exp2, lambda g, ans, x: g * ans * np.log(2.0))
 defjvp(np.exp2, lambda t, ans, x: t * ans * np.log(2.0))
 defvjp(np.expm1, lambda g, ans, x: g * (ans + 1))
 defjvp(np.expm1, lambda t, ans, x: t * (ans + 1))
-defvjp(np.log, lambda g, ans, x: g / x)
-defjvp(np.log, lambda t, ans, x: t / x)
-defvjp(np.log1p, lambda g, ans, x: g / (1 + x))
-defjvp(np.log1p, lambda t, ans, x: t / (1 + x))
-defvjp(np.log2, lambda g, ans, x: g / (x * np.log(2.0)))
-defjvp(np.log2, lambda t, ans, x: t / (x * np.log(2.0)))
-defvjp(np.log10, lambda g, ans, x: g / (x * np.log(10.0)))
-defjvp(np.log10, lambda t, ans, x: t / (x * np.log(10.0)))
+defvjp(np.log, lambda g, ans, x: np.divide(g, x))
+defjvp(np.log, lambda t, ans, x: np.divide(t, x))
+defvjp(np.log1p, lambda g, ans, x: np.divide(g, 1 + x))
+defjvp(np.log1p, lambda t, ans, x: np.divide(t, 1 + x))
+defvjp(np.log2, lambda g, ans, x: np.divide(g, x * np.log(2.0)))
+defjvp(np.log2, lambda t, ans, x: np.divide(t, x * np.log(2.0)))
+defvjp(np.log10, lambda g, ans, x: np.divide(g, x * np.log(10.0)))
+defjvp(np.log10, lambda t, ans, x: np.divide(t, x * np.log(10.0)))
 defvjp(np.sqrt, lambda g, ans, x: g / (2 * ans))
 defjvp(np.sqrt, lambda t, ans, x: t / (2 * ans))
 defvjp(np.cbrt, lambda g, ans, x: g / (3 * ans * ans))
@@ -177,10 +181,10 @@ defvjp(np.multiply, lambda g, ans, x, y: unbroadcast(g * y, x),
        lambda g, ans, x, y: unbroadcast(g * x, y))
 defjvp(np.multiply, lambda t, ans, x, y: t * y,
        lambda t, ans, x, y: x * t)
-defvjp(np.divide, lambda g, ans, x, y: unbroadcast(g / y, x),
-       lambda g, ans, x, y: -unbroadcast(g * ans / y, y))
-defjvp(np.divide, lambda t, ans, x, y: t / y,
-       lambda t, ans, x, y: -t * ans / y)
+defvjp(np.divide, lambda g, ans, x, y: unbroadcast(np.divide(g, y), x),
+       lambda g, ans, x, y: -unbroadcast(np.divide(g * ans, y), y))
+defjvp(np.divide, lambda t, ans, x, y: np.divide(t, y),
+       lambda t, ans, x, y: np.divide(-t * ans, y))
 defvjp(np.power, lambda g, ans, x, y: unbroadcast(g * y * np.power(x, y - 1 + (y == 0)), x),
        lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
 defjvp(np.power, lambda t, ans, x, y: t * y * np.power(x, y - 1 + (y == 0)),
@@ -189,10 +193,10 @@ defvjp(np.float_power, lambda g, ans, x, y: unbroadcast(g * y * np.float_power(x
        lambda g, ans, x, y: unbroadcast(g * ans * np.log(np.where(x == 0, 1.0, x)), y))
 defjvp(np.float_power, lambda t, ans, x, y: t * y * np.float_power(x, y - 1 + (y == 0)),
        lambda t, ans, x, y: t * ans * np.log(np.where(x == 0, 1.0, x)))
-defvjp(np.arctan2, lambda g, ans, y, x: unbroadcast(g * x / (x * x + y * y), y),
-       lambda g, ans, y, x: unbroadcast(-g * y / (x * x + y * y), x))
-defjvp(np.arctan2, lambda t, ans, y, x: t * x / (x * x + y * y),
-       lambda t, ans, y, x: -t * y / (x * x + y * y))
+defvjp(np.arctan2, lambda g, ans, y, x: unbroadcast(np.divide(g * x, x * x + y * y), y),
+       lambda g, ans, y, x: unbroadcast(np.divide(-g * y, x * x + y * y), x))
+defjvp(np.arctan2, lambda t, ans, y, x: np.divide(t * x, x * x + y * y),
+       lambda t, ans, y, x: np.divide(-t * y, x * x + y * y))
 defvjp(np.hypot, lambda g, ans, x, y: unbroadcast(g * x / ans, x),
        lambda g, ans, x, y: unbroadcast(g * y / ans, y))
 defjvp(np.hypot, lambda t, ans, x, y: t * x / ans,

@@ -16,7 +16,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from s2s_runtime import initial_or_one, unbroadcast
+from s2s_runtime import initial_or_one, power, unbroadcast
 
 from ..ir import nodes as ir
 from ..ir.names import NameGen
@@ -49,6 +49,10 @@ _CONSTANT_HELPERS = {initial_or_one}
 _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
              operator.neg, math.log, math.sqrt, np.log, np.sqrt}
 
+#: ``x ** y`` (Python's: it may raise ZeroDivisionError), and ``power`` (the same
+#: number, numpy's inf instead of that error; derivative templates call it)
+POWERS = (operator.pow, power)
+
 
 #: primitives whose result is a real scalar when every operand is one
 SCALAR_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
@@ -63,7 +67,7 @@ SCALAR_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operat
 #: elementwise binary primitives whose VJP templates undo broadcasting with
 #: ``unbroadcast(E, operand)``, ``E`` shaped like the result
 BROADCASTING_BINARY = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
-                       np.add, np.subtract, np.multiply, np.divide, np.power}
+                       power, np.add, np.subtract, np.multiply, np.divide, np.power}
 
 
 def operands_shaped_like_result(call, numeric) -> frozenset:
@@ -75,7 +79,7 @@ def operands_shaped_like_result(call, numeric) -> frozenset:
     if call.fn not in BROADCASTING_BINARY or len(call.args) != 2 or call.kwargs:
         return frozenset()
     a, b = call.args
-    if call.fn in (operator.pow, np.power):
+    if call.fn in (operator.pow, power, np.power):
         integer = isinstance(b, ir.Const) and type(b.value) is int
         return frozenset((a.name,)) if integer and isinstance(a, ir.Var) and a.name in numeric \
             else frozenset()
@@ -105,7 +109,7 @@ def is_real_scalar_op(call, scalars, numbers=frozenset()) -> bool:
         return False
     if call.fn is len:  # an int, whatever it measures
         return len(call.args) == 1
-    if call.fn is operator.pow:  # real ** int stays real; real ** real may be complex
+    if call.fn in POWERS:  # real ** int stays real; real ** real may be complex
         return (len(call.args) == 2 and _is_real_scalar(call.args[0], scalars)
                 and isinstance(call.args[1], ir.Const) and type(call.args[1].value) is int)
     if numbers and (call.fn is abs and len(call.args) == 1
@@ -117,13 +121,13 @@ def is_real_scalar_op(call, scalars, numbers=frozenset()) -> bool:
 
 def is_real_power(call, scalars) -> bool:
     """``x ** y`` of real scalars: a number, real or (a Python) complex."""
-    return (isinstance(call, ir.Call) and call.fn is operator.pow and not call.kwargs
+    return (isinstance(call, ir.Call) and call.fn in POWERS and not call.kwargs
             and len(call.args) == 2 and all(_is_real_scalar(a, scalars) for a in call.args))
 
 
 def simplify(call: ir.Call, scalars=frozenset(), shaped=frozenset()):
     """Fold arithmetic and ``==`` (as 0/1) on constants and the identities ``x ** 1``,
-    ``x * 1``, ``1 * x``; drop ``unbroadcast`` of a real scalar onto a real scalar, and
+    ``x * 1``, ``1 * x``; write ``power(x, c)`` of a constant ``c >= 0`` as ``x ** c``; drop ``unbroadcast`` of a real scalar onto a real scalar, and
     onto an operand in ``shaped`` (one with the result's shape:
     ``operands_shaped_like_result``).
 
@@ -132,6 +136,9 @@ def simplify(call: ir.Call, scalars=frozenset(), shaped=frozenset()):
     args = call.args
     if call.kwargs:
         return call
+    if call.fn is power and len(args) == 2 and isinstance(args[1], ir.Const) \
+            and _is_number(args[1].value) and args[1].value >= 0:
+        call = ir.Call(operator.pow, args)  # x ** c, c >= 0: never a ZeroDivisionError
     if call.fn is unbroadcast and len(args) == 2 and (
             all(_is_real_scalar(a, scalars) for a in args)
             or (isinstance(args[1], ir.Var) and args[1].name in shaped)):

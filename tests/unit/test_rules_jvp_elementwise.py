@@ -27,7 +27,7 @@ import pytest
 
 import s2s.rules.registry as registry
 from s2s.rules import lookup  # importing s2s.rules registers every rule
-from s2s_runtime import broadcast_like, cast_jvp, sum_builtin_jvp
+from s2s_runtime import broadcast_like, cast_jvp, power, sum_builtin_jvp
 
 RNG = np.random.default_rng(7)
 MODULES = ("s2s.rules.arith", "s2s.rules.elementwise")
@@ -157,7 +157,7 @@ CASES += [(np.sinc, (np.array([0.0, 0.5, -1.3]),)), (np.absolute, (np.array([0.0
 XB, YB = U(0.5, 2.0, (3, 1)), U(0.5, 2.0, (4,))     # both operands broadcast
 BINARY = (np.add, np.subtract, np.multiply, np.divide, np.power, np.float_power, np.arctan2,
           np.hypot, np.logaddexp, np.logaddexp2, np.maximum, np.minimum, np.fmax, np.fmin,
-          operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
+          operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, power)
 for f in BINARY:
     CASES += [(f, (XB, YB)), (f, (SC(0.5, 2), YB)), (f, (XB, SC(0.5, 2))),
               (f, (SC(0.5, 2), SC(0.5, 2)))]

@@ -18,6 +18,7 @@ import pytest
 
 from s2s.rules import lookup  # importing s2s.rules registers every rule
 from s2s.rules.registry import all_rules
+import s2s_runtime as rt
 from s2s_runtime import build
 
 RNG = np.random.default_rng(0)
@@ -370,8 +371,9 @@ EW += [(np.sinc, (np.array([0.0, 0.5, -1.3]),), {}), (abs, (C(()),), {})]
 XB, YB = U(0.5, 2.0, (3, 1)), U(0.5, 2.0, (4,))
 for f in (np.add, np.subtract, np.multiply, np.divide, np.power, np.float_power, np.arctan2,
           np.hypot, np.logaddexp, np.logaddexp2, np.maximum, np.minimum, np.fmax, np.fmin,
-          operator.add, operator.sub, operator.mul, operator.truediv, operator.pow):
+          operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, rt.power):
     EW.append((f, (XB, YB), {}))
+EW.append((rt.power, (SC(0.5, 2), SC(0.5, 2)), {}))
 for f in (np.add, np.multiply, np.divide, operator.mul, operator.truediv, operator.pow):
     EW.append((f, (C((3, 1)), C()), {}))
 EW += [

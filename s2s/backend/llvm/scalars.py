@@ -15,6 +15,8 @@ import operator
 
 from llvmlite import ir as ll
 
+import s2s_runtime as rt
+
 from ...errors import UnsupportedSyntaxError
 from . import types as T
 
@@ -132,7 +134,8 @@ ARITH = {operator.add: "add", operator.sub: "sub", operator.mul: "mul",
          operator.truediv: "truediv", operator.floordiv: "floordiv", operator.mod: "mod",
          operator.pow: "pow", operator.iadd: "add", operator.isub: "sub",
          operator.imul: "mul", operator.itruediv: "truediv", operator.ifloordiv: "floordiv",
-         operator.imod: "mod", operator.ipow: "pow"}
+         operator.imod: "mod", operator.ipow: "pow",
+         rt.power: "pow"}  # (``**`` of derivative code: LLVM's pow is numpy's at 0 too)
 COMPARE = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
            operator.eq: "==", operator.ne: "!="}
 
