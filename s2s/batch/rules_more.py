@@ -8,7 +8,8 @@ functions whose batched form depends on the per-example rank (run-time helpers
   answer (unbatched); ``.T`` transposes each example; other attributes
   (``.real``, a record's fields) read the batched value as it is.
 * ``zip``, ``enumerate``, ``reversed`` of batched values iterate over the
-  examples' rows (``rt.batch_rows``), every operand batched.
+  examples' rows (``rt.batch_rows``), every operand batched; ``rt.reversed_items``
+  (a ``reversed`` that no loop reads) is the rows backwards.
 """
 from __future__ import annotations
 
@@ -63,15 +64,37 @@ defbatch(getattr_rule, builtins.getattr, unbatched_result=_getattr_unbatched)
 
 
 def rows_of_all(site):
+    """Each sequence operand as the examples' rows (an iterator made by another of these
+    calls, ``enumerate(zip(x, w))``, is already one: ``rt.batch_rows`` leaves it as it
+    is).  ``enumerate``'s ``start`` is a number, not a sequence: the same for every
+    example, or the index would differ per example (refused)."""
+    sequences = site.call.args[:1] if site.fn is builtins.enumerate else site.call.args
+    starts = site.call.args[len(sequences):] + tuple(v for _, v in site.call.kwargs)
+    if any(site.b(a) for a in starts):
+        raise site.tr.error("enumerate with a start that differs per example (write "
+                            "the index as start + i)", site.loc)
     args = []
-    for a in site.call.args:
+    for a in sequences:
         if not site.b(a):
             a = site.rt(rt.batch_lift, a, site.n, batched=True)
         args.append(site.rt(rt.batch_rows, a, batched=True))
-    return ir.Call(site.fn, tuple(args), site.call.kwargs)
+    return ir.Call(site.fn, tuple(args) + site.call.args[len(sequences):], site.call.kwargs)
 
 
 defbatch(rows_of_all, builtins.zip, builtins.enumerate, builtins.reversed)
+
+
+def reversed_rows(site):
+    """``rt.reversed_items(x)`` (the list ``reversed`` gives where no loop reads it): a
+    batched list holds batched items, so it is the examples' rows, backwards."""
+    (x,) = site.call.args
+    return ir.Call(rt.reversed_items, (site.rt(rt.batch_rows, x, batched=True),))
+
+
+defbatch(reversed_rows, rt.reversed_items)
+# rt.sequence(x): x itself for a list, tuple or array (a batched array stays one), else
+# list(x): an iterator over the examples' rows (zip, enumerate) becomes the batched list
+defbatch(same, rt.sequence)
 
 
 def helper(fn, *names):

@@ -45,9 +45,13 @@ def is_range(atom, defs) -> bool:
 def range_loops(body: List, names, temps: Set[str], indexable: Set[str]) -> List:
     rw = _RangeLoops(body, names, temps, indexable)
     body = rw.block(body)
-    counts = ir.use_counts(body)
-    dead = {n for n in rw.replaced_iters if not counts.get(n)}
-    return _without_defs(body, dead) if dead else body
+    while True:  # enumerate(zip(x, w)): the zip object is dead once the enumerate is
+        counts = ir.use_counts(body)
+        dead = {n for n in rw.replaced_iters if not counts.get(n)}
+        if not dead:
+            return body
+        body = _without_defs(body, dead)
+        rw.replaced_iters -= dead
 
 
 class _RangeLoops:
@@ -102,43 +106,69 @@ class _RangeLoops:
         head[-1] = ir.Assign(s.target, head[-1].value, loc)
         return pre, replace(s, target=k, iter=r, body=tuple(head) + s.body)
 
-    def _indexable(self, seq):
+    def _indexable(self, seq, top=True):
         """``(sequences, make)`` where ``make(k, n, loc)`` returns the statements
-        computing item ``k`` (the last assigns it); ``(None, None)`` if ``seq`` is
-        not known to be indexable by position."""
+        computing item ``k`` (the last assigns it), ``n`` the loop's trip count (the
+        least length of ``sequences``); ``(None, None)`` if ``seq`` is not known to be
+        indexable by position.  ``zip``/``enumerate``/``reversed`` nest
+        (``enumerate(zip(x, w))``, ``zip(reversed(x), y)``); ``top``: ``seq`` is the
+        loop's own iterable (not an argument of a ``zip``/``enumerate``)."""
         call = self._defining_call(seq)
         if call is not None and call.fn in (zip, enumerate, reversed) and not (
                 call.kwargs and call.fn is not enumerate):
-            inner = [self._indexable(a) for a in call.args[:1 if call.fn is not zip else None]]
+            args = call.args[:1 if call.fn is not zip else None]
+            if call.fn is reversed:  # Python reverses sequences only (not zip, enumerate)
+                inner = [self._plain_indexable(a) for a in args]
+            else:
+                inner = [self._indexable(a, top=False) for a in args]
             if not inner or any(i[0] is None for i in inner):
                 return None, None
+            seqs = [q for qs, _ in inner for q in qs]
+            self.replaced_iters.update(a.name for a in args if isinstance(a, ir.Var)
+                                       and self._defining_call(a) is not None
+                                       and self._defining_call(a).fn in (zip, enumerate))
+
+            def items(k, n, loc):
+                stmts, out = [], []
+                for _, make_item in inner:
+                    part = make_item(k, n, loc)
+                    stmts += part
+                    out.append(part[-1].target)
+                return stmts, out
+
             if call.fn is zip:
                 def make(k, n, loc):
-                    stmts, items = [], []
-                    for a in call.args:
-                        t = self.temp()
-                        stmts.append(ir.Assign(t, ir.Call(operator.getitem, (a, k)), loc))
-                        items.append(t)
+                    stmts, parts = items(k, n, loc)
                     return stmts + [ir.Assign(self.temp(), ir.Call(build.make_tuple,
-                                                                   tuple(items)), loc)]
-                return list(call.args), make
+                                                                   tuple(parts)), loc)]
+                return seqs, make
             seq0 = call.args[0]
             if call.fn is reversed:
                 def make(k, n, loc):
+                    stmts, length = [], n
+                    if not top:  # zip(reversed(x), y): x's own length, not the loop's
+                        length = self.temp()
+                        stmts.append(ir.Assign(length, ir.Call(len, (seq0,)), loc))
                     last, j = self.temp(), self.temp()
-                    return [ir.Assign(last, ir.Call(operator.sub, (n, ir.Const(1))), loc),
-                            ir.Assign(j, ir.Call(operator.sub, (last, k)), loc),
-                            ir.Assign(self.temp(), ir.Call(operator.getitem, (seq0, j)), loc)]
-                return [seq0], make
+                    return stmts + [
+                        ir.Assign(last, ir.Call(operator.sub, (length, ir.Const(1))), loc),
+                        ir.Assign(j, ir.Call(operator.sub, (last, k)), loc),
+                        ir.Assign(self.temp(), ir.Call(operator.getitem, (seq0, j)), loc)]
+                return seqs, make
             start = call.args[1] if len(call.args) > 1 else dict(call.kwargs).get(
                 "start", ir.Const(0))
 
             def make(k, n, loc):
-                i, item = self.temp(), self.temp()
-                return [ir.Assign(i, ir.Call(operator.add, (k, start)), loc),
-                        ir.Assign(item, ir.Call(operator.getitem, (seq0, k)), loc),
-                        ir.Assign(self.temp(), ir.Call(build.make_tuple, (i, item)), loc)]
-            return [seq0], make
+                i = self.temp()
+                stmts, (item,) = items(k, n, loc)
+                return [ir.Assign(i, ir.Call(operator.add, (k, start)), loc)] + stmts + [
+                    ir.Assign(self.temp(), ir.Call(build.make_tuple, (i, item)), loc)]
+            return seqs, make
+        return self._plain_indexable(seq)
+
+    def _plain_indexable(self, seq):
+        """``_indexable`` of a sequence that is not a ``zip``/``enumerate``/``reversed``."""
+        call = self._defining_call(seq)
         known = (call is not None and (call.fn in (build.make_list, build.make_tuple) or (
             lookup(call.fn) is not None and not lookup(call.fn).container_result
             and call.fn not in (build.make_dict,)) or call.fn in SEQUENCE_RESULTS)) or (

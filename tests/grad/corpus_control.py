@@ -76,6 +76,28 @@ def cf_reversed(x):
     return s
 
 
+def cf_enumerate_zip(a, b):
+    s = 0.0
+    for i, (u, v) in enumerate(zip(a, b), 1):
+        s = s + i * u * np.sin(v)
+    return s
+
+
+def cf_zip_enumerate_reversed(a, b):
+    """zip stops at the shorter ``a``; ``reversed(b)`` starts from ``b``'s own end."""
+    s = 0.0
+    for (i, u), v in zip(enumerate(a), reversed(b)):
+        s = s * 0.9 + (i + 1.0) * u * v
+    return s
+
+
+def cf_enumerate_reversed(x):
+    s = 0.0
+    for i, v in enumerate(reversed(x)):
+        s = s + (i + 1.0) * v ** 2
+    return s
+
+
 def cf_nested_loops(m):
     s = 0.0
     for i in range(m.shape[0]):
@@ -559,6 +581,10 @@ case(cf_over_tuple_of_arrays, (_v3, A(3)), argnums=(0, 1), cstep=True)
 case(cf_zip, (_v4, A(4)), argnums=(0, 1), cstep=True)
 case(cf_enumerate, (_v5,), closed=lambda x: 3 * np.arange(1.0, 6.0) * x ** 2, cstep=True)
 case(cf_reversed, (_v4,), cstep=True)
+case(cf_enumerate_zip, (_v4, A(4)), argnums=(0, 1), cstep=True)
+case(cf_zip_enumerate_reversed, (_v3, _v5), argnums=(0, 1), cstep=True)
+case(cf_enumerate_reversed, (_v4,), closed=lambda x: 2 * np.arange(4.0, 0.0, -1.0) * x,
+     cstep=True)
 case(cf_nested_loops, (A(3, 3),), cstep=True)
 case(cf_loop_carried_array, (_v3,), cstep=True)
 case(cf_loop_else, (0.6,), closed=lambda x: 2 * (x * 1.1 ** 3 + 1.0) * 1.1 ** 3, cstep=True)
