@@ -53,6 +53,28 @@ def call_method(obj, name, *args, **kwargs):
     return getattr(obj, name)(*args, **kwargs)
 
 
+def apply_call(fn, layout, *operands):
+    """``fn(a, *s, k=v, **d)``: a call with argument unpacking, as the frontend writes it
+    before the inliner knows what the unpacked values hold (``passes/unpacking.py``
+    replaces it by a plain call).  ``layout`` has one entry per operand: ``"a"`` a
+    positional argument, ``"*"`` an iterable unpacked into positional arguments,
+    ``("k", name)`` a keyword argument, ``"**"`` a mapping unpacked into keywords."""
+    args, kwargs = [], {}
+    for tag, value in zip(layout, operands):
+        if tag == "a":
+            args.append(value)
+        elif tag == "*":
+            args.extend(value)
+        else:
+            items = value.items() if tag == "**" else ((tag[1], value),)
+            for k, v in items:
+                if k in kwargs:
+                    raise TypeError(f"{getattr(fn, '__name__', fn)}() got multiple values "
+                                    f"for keyword argument {k!r}")
+                kwargs[k] = v
+    return fn(*args, **kwargs)
+
+
 def raise_error(error):
     """Raise ``error`` (generated code's stand-in for code that could not be made)."""
     raise error

@@ -25,6 +25,7 @@ from ..errors import NameResolutionError, S2SError, unsupported
 from ..ir import nodes as ir
 from . import desugar
 from .comprehensions import ComprehensionLowering
+from .unpacking import UnpackingLowering
 from .scope import FreeVar
 
 
@@ -34,7 +35,7 @@ def is_static(value) -> bool:
 
 
 
-class ExpressionLowering(ComprehensionLowering):
+class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
     """The ``expr_*`` methods of the lowerer (see the module docstring)."""
 
     def value(self, node) -> ir.Expr:
@@ -135,6 +136,8 @@ class ExpressionLowering(ComprehensionLowering):
         return value
 
     def expr_Call(self, node):
+        if any(a.star for a in node.args):  # f(*args), f(**kwargs): unpacking.py
+            return self.unpacking_call(node)
         reduced = self.builtin_reduction(node)
         if reduced is not None:
             return reduced
@@ -234,12 +237,16 @@ class ExpressionLowering(ComprehensionLowering):
         return t
 
     def expr_Tuple(self, node):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return self.starred_display(node, build.make_tuple)
         parts = self._elements(node)
         if all(isinstance(p, ir.Const) for p in parts):
             return ir.Const(tuple(p.value for p in parts))
         return ir.Call(build.make_tuple, tuple(parts))
 
     def expr_List(self, node):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return self.starred_display(node, build.make_list)
         return ir.Call(build.make_list, tuple(self._elements(node)))
 
     def _elements(self, node):

@@ -55,10 +55,11 @@ from ..ir import nodes as ir
 from ..ir.names import NameGen
 from .callables import MAX_RECURSION, CallableCalls, _with_call
 from .inline_bodies import InlineBodies, ir_signature
-from .local_callables import (_NOTHING, Bindings, Constant, Value, VirtualObject, fold,
+from .local_callables import (_NOTHING, Bindings, Constant, Items, Value, VirtualObject, fold,
                               is_user_class, is_user_function, is_user_object,
                               known_of_const, known_of_value, useful)
 from .objects import ObjectCalls
+from .unpacking import UnpackingCalls
 
 __all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", "MAX_RECURSION",
            "ir_signature"]
@@ -67,7 +68,7 @@ __all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", 
 MAX_UNROLL = 256
 
 
-class Inliner(ObjectCalls, CallableCalls, InlineBodies):
+class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
     """One inlining of one function (see the module docstring); ``__call__`` runs it."""
 
     def __init__(self, fn: ir.Function, freevars: Dict, lower, site_values=None, values=None,
@@ -127,6 +128,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies):
             for x in ir.walk([s]):  # a later iteration (or a handler) sees these reassigned
                 for v in ir.stmt_defs(x):
                     self.known.forget(v.name)
+                self.forget_resized(x)  # ... or grown by xs.append(...)
         if loop:  # methods inlined in the loop may set attributes: their constants go
             for name in self.attribute_vars:
                 if isinstance(self.known.get(name), Constant):
@@ -185,6 +187,13 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies):
                 out = fold(v.fn, values)
                 if out is not _NOTHING:
                     return replace(s, value=ir.Const(out)), Constant(out)
+            if v.fn in (build.make_tuple, build.make_list):  # what *s unpacks
+                return s, Items(len(v.args))
+            items = self.items_of(v)
+            if items is not None:
+                return s, items
+            if v.fn is build.make_dict and all(isinstance(k, ir.Const) for k in v.args[::2]):
+                return s, Items(keys=tuple(k.value for k in v.args[::2]))
         return s, None
 
     def constant(self, a):
@@ -223,6 +232,9 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies):
         fn, args = c.fn, c.args
         if fn is make_closure:
             return self.bind_closure(s)
+        if fn is build.apply_call:
+            return self.unpacking_call(s)
+        self.forget_resized(s)
         recv = self.known_of(args[0]) if args else None
         if fn is build.call_method and isinstance(args[1], ir.Const):
             name = args[1].value
@@ -333,13 +345,15 @@ def _map_blocks(s, f):
 
 
 def needs_values(func: ir.Function) -> bool:
-    """Whether ``func`` calls a value (``f(x)``, ``m.forward(x)``) or sets an attribute of
-    one that the inliner may see through once the specialisation's arguments are
-    known (``inline_calls(..., values=...)``)."""
+    """Whether ``func`` calls a value (``f(x)``, ``m.forward(x)``), sets an attribute of
+    one, or unpacks one (``f(*args)``) that the inliner may see through once the
+    specialisation's arguments are known (``inline_calls(..., values=...)``)."""
     for s in ir.walk(func.body):
         v = getattr(s, "value", None)
         if isinstance(v, ir.Call) and v.fn in (build.call_method, setattr) \
                 and v.args and isinstance(v.args[0], ir.Var):
+            return True
+        if isinstance(v, ir.Call) and v.fn is build.apply_call:  # f(*args) of an argument
             return True
     return False
 

@@ -126,6 +126,17 @@ class Constant:
     runtime = True
 
 
+@dataclass(eq=False)
+class Items:
+    """A tuple or list of ``count`` items, or (``keys`` not None) a dict with these
+    keys, whose values are run-time values: what ``*s``/``**d`` unpack
+    (``unpacking.py``)."""
+    count: int = 0
+    keys: Optional[tuple] = None
+
+    runtime = True
+
+
 def _scalar(v) -> bool:
     if isinstance(v, tuple) and type(v) is tuple:
         return all(map(_scalar, v))
@@ -167,8 +178,15 @@ def known_of_const(v):
 
 def known_of_value(v):
     """What a value passed in (a specialisation's argument) is, as the inliner sees it.
-    Numbers are not: the specialisation is not keyed on them."""
-    return Value(v) if useful(v) else None
+    Numbers are not: the specialisation is not keyed on them; the lengths of tuples and
+    lists and the keys of dicts are."""
+    if useful(v):
+        return Value(v)
+    if type(v) in (tuple, list):
+        return Items(len(v))
+    if type(v) is dict:
+        return Items(keys=tuple(v))
+    return None
 
 
 # -- constant folding -----------------------------------------------------------------

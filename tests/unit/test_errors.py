@@ -60,8 +60,8 @@ def uses_with(x):
         return fh
 
 
-def uses_star_call(xs):
-    return max(*xs)
+def uses_dict_unpacking(d, x):
+    return {**d, "k": x}
 
 
 def uses_setcomp(xs):
@@ -116,7 +116,7 @@ CASES = [
     (uses_nonlocal_outer(), "nonlocal", "nonlocal v", "nonlocal"),
     (uses_del, "del", "del y", "del"),
     (uses_with, "with", "with open(x)", "with"),
-    (uses_star_call, "*", "return max(*xs)", "*xs"),
+    (uses_dict_unpacking, "'**' in a dict literal", 'return {**d, "k": x}', "**d"),
     (uses_setcomp, "set comprehension", "return {v * 2", "{v * 2"),
     (uses_decorated_nested_def, "decorator on a nested function", "@staticmethod",
      "@staticmethod"),
@@ -168,7 +168,7 @@ def test_unsupported_construct(fn, construct, line_text, caret_under):
 
 @pytest.mark.parametrize("fn,construct,line_text,caret_under",
                          [c for c in CASES if c[0].__name__ in (
-                             "uses_yield", "uses_star_call", "uses_local_call", "uses_set",
+                             "uses_yield", "uses_dict_unpacking", "uses_local_call", "uses_set",
                              "uses_walrus", "uses_del", "uses_setcomp", "uses_decorated_nested_def")],
                          ids=lambda v: getattr(v, "__name__", None) or "")
 def test_caret_column(fn, construct, line_text, caret_under):
