@@ -56,21 +56,12 @@ class AssignmentLowering:
         if isinstance(target, cst.Name):
             self.emit(ir.Assign(ir.Var(target.value), src, loc))
         elif isinstance(target, (cst.Tuple, cst.List)):
-            elts = [e.value for e in target.elements]
-            if any(isinstance(e, cst.StarredElement) for e in target.elements):
-                raise unsupported("starred assignment target", loc)
-            vars_ = []
-            nested = []
-            for e in elts:
-                if isinstance(e, cst.Name):
-                    vars_.append(ir.Var(e.value))
-                else:
-                    t = self.temp()
-                    vars_.append(t)
-                    nested.append((e, t))
-            self.emit(ir.Unpack(tuple(vars_), src, loc))
-            for e, t in nested:
-                self.assign_atom(e, t, loc)
+            starred = [i for i, e in enumerate(target.elements)
+                       if isinstance(e, cst.StarredElement)]
+            if starred:
+                self.starred_unpack(target.elements, starred[0], src, loc)
+            else:
+                self.unpack_into([e.value for e in target.elements], src, loc)
         elif isinstance(target, cst.Subscript):
             base = self.atom(target.value)
             index = self.index(target.slice)
@@ -80,6 +71,53 @@ class AssignmentLowering:
             self.emit(ir.ExprStmt(ir.Call(setattr, (base, ir.Const(target.attr.value), src)), loc))
         else:
             raise unsupported(f"assignment to {type(target).__name__}", loc)
+
+    def unpack_into(self, elts, src: ir.Atom, loc) -> None:
+        """``a, (b, c) = src``: exactly ``len(elts)`` items (Python's ValueError otherwise)."""
+        vars_ = []
+        nested = []
+        for e in elts:
+            if isinstance(e, cst.Name):
+                vars_.append(ir.Var(e.value))
+            else:
+                t = self.temp()
+                vars_.append(t)
+                nested.append((e, t))
+        self.emit(ir.Unpack(tuple(vars_), src, loc))
+        for e, t in nested:
+            self.assign_atom(e, t, loc)
+
+    def starred_unpack(self, elements, star: int, src: ir.Atom, loc) -> None:
+        """``a, *m, b = src`` as ``a, = src[:1]``, ``b, = src[max(n - 1, 1):]`` and
+        ``m = list(src[1:n - 1])`` (``n = len(src)``): the items as Python binds them, and
+        Python's ValueError from an unpacking when ``src`` has too few."""
+        head = [e.value for e in elements[:star]]
+        tail = [e.value for e in elements[star + 1:]]
+
+        def part(start, stop):
+            if isinstance(start, ir.Const) and isinstance(stop, ir.Const):
+                index = ir.Const(slice(start.value, stop.value))
+            else:
+                index = self.temp()
+                self.emit(ir.Assign(index, ir.Call(slice, (start, stop, ir.Const(None))), loc))
+            t = self.temp()
+            self.emit(ir.Assign(t, ir.Call(operator.getitem, (src, index)), loc))
+            return t
+
+        if head:
+            self.unpack_into(head, part(ir.Const(None), ir.Const(len(head))), loc)
+        stop = ir.Const(None)
+        if tail:
+            n = self.temp()
+            self.emit(ir.Assign(n, ir.Call(len, (src,)), loc))
+            stop = self.temp()
+            self.emit(ir.Assign(stop, ir.Call(operator.sub, (n, ir.Const(len(tail)))), loc))
+            start = self.temp()
+            self.emit(ir.Assign(start, ir.Call(max, (stop, ir.Const(len(head)))), loc))
+            self.unpack_into(tail, part(start, ir.Const(None)), loc)
+        middle = self.temp()
+        self.emit(ir.Assign(middle, ir.Call(list, (part(ir.Const(len(head)), stop),)), loc))
+        self.assign_atom(elements[star].value, middle, loc)
 
     def aug_assign(self, node, loc) -> None:
         op = desugar.AUG_OPS[type(node.operator)]

@@ -209,3 +209,53 @@ def test_an_array_is_not_unpacked_into_arguments():
     """An array's length is not part of what the code is specialised on."""
     with pytest.raises(s2s.UnsupportedSyntaxError, match="unpacking of 'xs'"):
         s2s.grad(max_of_array_items)(np.array([1.0, 3.0, 2.0]))
+
+
+# ---- starred assignment targets: a, *rest = seq
+
+def head_and_rest(x):
+    a, *rest = (x, 2.0 * x, 3.0 * x)
+    return a * sum(rest)
+
+
+def around_the_middle(x):
+    a, *m, b = [x, x * x, 3.0, np.sin(x)]
+    return a * b + sum(m)
+
+
+def rows_of_an_array(v):
+    first, *others = v
+    return first * np.sum(np.array(others) ** 2)
+
+
+def empty_middle(x):
+    *init, last = (x, 2.0)
+    a, *m, b = (x, 2.0)
+    return init[0] * last + a * b + len(m)
+
+
+STARRED = [
+    (head_and_rest, (1.3,), lambda x: x * (5.0 * x)),
+    (around_the_middle, (1.3,), lambda x: x * np.sin(x) + x * x + 3.0),
+    (rows_of_an_array, (np.array([1.0, 2.0, 3.0]),), lambda v: v[0] * np.sum(v[1:] ** 2)),
+    (empty_middle, (1.3,), lambda x: 4.0 * x),
+]
+
+
+@pytest.mark.parametrize("f, args, plain", STARRED, ids=[c[0].__name__ for c in STARRED])
+def test_starred_targets_bind_as_python_does(f, args, plain):
+    assert f(*args) == pytest.approx(plain(*args), rel=1e-14)
+    got = s2s.grad(f)(*args)
+    assert_tree_close(got, fd_grad(plain, args), rtol=1e-6)
+    t = np.ones_like(args[0])
+    assert s2s.jvp(f, args, (t,))[1] == pytest.approx(np.sum(got * t), rel=1e-12)
+
+
+def too_few_to_unpack(x):
+    a, b, *m = (x,)
+    return a
+
+
+def test_starred_target_with_too_few_items_raises_pythons_error():
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        s2s.grad(too_few_to_unpack)(1.0)
