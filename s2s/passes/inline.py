@@ -96,8 +96,12 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             out += self.stmt(s)
         return out
 
-    def nested_block(self, stmts) -> List:
+    def nested_block(self, stmts, binding=None) -> List:
+        """``stmts`` in a block of their own; ``binding`` (a variable and what it holds)
+        known at its start."""
         with self.known.nested():
+            if binding is not None:
+                self.known.bind(binding[0].name, binding[1])
             return self.block(stmts)
 
     def stmt(self, s) -> List:
@@ -145,6 +149,10 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         if loop:
             self.loops.append(self.known.path)
         try:
+            item = self.loop_item(s) if isinstance(s, ir.For) else None
+            if item is not None:  # for p in [(a, b), (c, d)]: p holds two items
+                return [replace(s, body=tuple(self.nested_block(s.body, (s.target, item))),
+                                orelse=tuple(self.nested_block(s.orelse)))]
             return [_map_blocks(s, self.nested_block)]
         finally:
             if loop:
@@ -188,7 +196,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 if out is not _NOTHING:
                     return replace(s, value=ir.Const(out)), Constant(out)
             if v.fn in (build.make_tuple, build.make_list):  # what *s unpacks
-                return s, Items(len(v.args))
+                return s, Items(len(v.args), item=self.common_item(v.args))
             items = self.items_of(v)
             if items is not None:
                 return s, items

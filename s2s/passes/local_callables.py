@@ -133,6 +133,8 @@ class Items:
     (``unpacking.py``)."""
     count: int = 0
     keys: Optional[tuple] = None
+    #: what every item holds, when that is one ``Items`` (``[(a, b), (c, d)]``)
+    item: Optional["Items"] = None
 
     runtime = True
 
@@ -183,7 +185,10 @@ def known_of_value(v):
     if useful(v):
         return Value(v)
     if type(v) in (tuple, list):
-        return Items(len(v))
+        items = [known_of_value(x) for x in v]
+        same = (items and all(isinstance(k, Items) and k.keys is None for k in items)
+                and len({k.count for k in items}) == 1)
+        return Items(len(v), item=Items(items[0].count) if same else None)
     if type(v) is dict:
         return Items(keys=tuple(v))
     return None

@@ -8,7 +8,8 @@ operand a fixed set of keys, returns the statements of the plain call
 ``fn(...)`` (item ``i`` of ``s`` read as ``s[i]``, entry ``k`` of ``d`` as
 ``d[k]``), processed like any other call (a user function is inlined).  What is
 known, where (``local_callables.Bindings``): a tuple or list made by a display or
-bound to ``*args`` (``Items``), a slice of one and the sum of two, a dict display
+bound to ``*args`` (``Items``), a slice of one and the sum of two, the target of a
+loop over rows of one length (``for p in [(a, b), (c, d)]``), a dict display
 with constant keys, a constant, and,
 in a specialisation, an argument (``ir.kinds`` keys the code on the lengths and
 keys of tuples, lists and dicts).  Otherwise the call is left as it is until the
@@ -71,12 +72,26 @@ class UnpackingCalls:
 
     def forget_resized(self, s) -> None:
         """A method call on a tuple, list or dict of known length (``xs.append(y)``,
-        ``d.pop(k)``) or ``del xs[i]`` may change it: its length is no longer known."""
+        ``d.pop(k)``) or ``del xs[i]`` may change it, and ``xs[i] = v`` its items: what
+        it holds is no longer known."""
         v = getattr(s, "value", None)
-        if isinstance(v, ir.Call) and v.fn in (build.call_method, operator.delitem) \
+        if isinstance(v, ir.Call) and v.fn in (build.call_method, operator.delitem,
+                                               operator.setitem) \
                 and v.args and isinstance(v.args[0], ir.Var) \
                 and isinstance(self.known.get(v.args[0].name), Items):
             self.known.forget(v.args[0].name)
+
+    def common_item(self, atoms) -> Optional[Items]:
+        """``Items(n)`` when every atom is known to hold ``n`` items (a display's rows)."""
+        counts = {self._count(a) for a in atoms}
+        return Items(counts.pop()) if len(counts) == 1 and None not in counts else None
+
+    def loop_item(self, loop: ir.For) -> Optional[Items]:
+        """What the target of ``for p in xs`` holds at every trip, when it is known."""
+        if not isinstance(loop.target, ir.Var) or not isinstance(loop.iter, ir.Var):
+            return None
+        known = self.known.get(loop.iter.name)
+        return known.item if isinstance(known, Items) and known.keys is None else None
 
     def items_of(self, v: ir.Call) -> Optional[Items]:
         """``Items`` of ``a[i:j:k]`` and ``a + b`` of tuples or lists of known lengths."""

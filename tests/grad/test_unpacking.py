@@ -259,3 +259,41 @@ def too_few_to_unpack(x):
 def test_starred_target_with_too_few_items_raises_pythons_error():
     with pytest.raises(ValueError, match="not enough values to unpack"):
         s2s.grad(too_few_to_unpack)(1.0)
+
+
+# ---- the rows of a display or argument, unpacked in a loop
+
+def rows_of_a_display(x):
+    pairs = [(x, 1.0), (2.0, x)]
+    s = 0.0
+    for p in pairs:
+        s = s + scaled_sin(*p)
+    return s
+
+
+def rows_of_an_argument(x, pairs):
+    s = 0.0
+    for p in pairs:
+        s = s + scaled_sin(x, *p)
+    return s
+
+
+def rows_changed_in_the_loop(x):
+    pairs = [(x, 1.0), (2.0, x)]
+    s = 0.0
+    for p in pairs:
+        s = s + scaled_sin(*p)
+        pairs[1] = (x,)  # the next trip unpacks one item
+    return s
+
+
+def test_loop_over_rows_of_known_length():
+    x = 0.7
+    got = s2s.grad(rows_of_a_display)(x)
+    assert got == pytest.approx(np.sin(1.0) + 2.0 * np.cos(x), rel=1e-12)
+    assert s2s.hessian(rows_of_a_display)(x) == pytest.approx(-2.0 * np.sin(x), rel=1e-12)
+    pairs = [(1.3, 2.0), (0.4, 0.5)]
+    got = s2s.grad(rows_of_an_argument)(x, pairs)
+    assert got == pytest.approx(fd_grad(rows_of_an_argument, (x, pairs)), rel=1e-6)
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="unpacking of 'p'"):
+        s2s.grad(rows_changed_in_the_loop)(x)
