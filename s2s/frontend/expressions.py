@@ -142,28 +142,38 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         if reduced is not None:
             return reduced
         args, kwargs = self.call_args(node)
+        fn, lead, method = self.call_target(node)
+        if lead:
+            if method in ("reshape", "transpose") and len(args) > 1:
+                args = (self.pack(list(args), tuple, build.make_tuple, self.loc(node)),)
+            return ir.Call(fn, lead + args, kwargs)
+        if is_record_class(fn):
+            return self.record(fn, args, kwargs, node)
+        if getattr(fn, "_s2s_static_factory", False) and all(
+                isinstance(a, ir.Const) for a in args + tuple(v for _, v in kwargs)):
+            return self.static_factory(fn, args, kwargs, node)
+        return ir.Call(fn, args, kwargs)
+
+    def call_target(self, node):
+        """``(fn, leading operands, method name or None)``: what ``node`` calls.  A method
+        of a run-time value is ``build.call_method(base, name, ...)`` (or the numpy
+        function of an array method, ``(base, ...)``); a value called (an object with
+        ``__call__``, a function passed in) is ``build.call_method(f, "__call__", ...)``;
+        a program constant (a function, class, module attribute) is itself, no leading
+        operands."""
         func = node.func
         if isinstance(func, cst.Attribute):
             base = self.value(func.value)
             if not (isinstance(base, ir.Const) and is_static(base.value)):
                 base = self._as_atom(base, func.value)
                 method = func.attr.value
-                if method in ("reshape", "transpose") and len(args) > 1:
-                    args = (self.pack(list(args), tuple, build.make_tuple, self.loc(node)),)
                 if method in desugar.ARRAY_METHODS:
-                    return ir.Call(desugar.ARRAY_METHODS[method], (base,) + args, kwargs)
-                return ir.Call(build.call_method, (base, ir.Const(method)) + args, kwargs)
+                    return desugar.ARRAY_METHODS[method], (base,), method
+                return build.call_method, (base, ir.Const(method)), method
         target = self.value(func)
         if not isinstance(target, ir.Const):
-            # calling a value (an object with __call__, a function passed in)
-            target = self._as_atom(target, func)
-            return ir.Call(build.call_method, (target, ir.Const("__call__")) + args, kwargs)
-        if is_record_class(target.value):
-            return self.record(target.value, args, kwargs, node)
-        if getattr(target.value, "_s2s_static_factory", False) and all(
-                isinstance(a, ir.Const) for a in args + tuple(v for _, v in kwargs)):
-            return self.static_factory(target.value, args, kwargs, node)
-        return ir.Call(target.value, args, kwargs)
+            return build.call_method, (self._as_atom(target, func), ir.Const("__call__")), None
+        return target.value, (), None
 
     def record(self, cls, args, kwargs, node) -> ir.Call:
         """``P(a, b=c)`` of a dataclass or namedtuple class: ``rt.make_record(P, (a, c))``,

@@ -18,7 +18,6 @@ from s2s_runtime import build
 
 from ..errors import unsupported
 from ..ir import nodes as ir
-from . import desugar
 
 
 class UnpackingLowering:
@@ -39,25 +38,14 @@ class UnpackingLowering:
                        + tuple(lead) + tuple(operands))
 
     def _unpacking_callee(self, node):
-        """``(fn, leading operands)``: what ``node`` calls, as ``expr_Call`` would name it."""
-        from .expressions import is_record_class, is_static
+        """``(fn, leading operands)``: what ``node`` calls (``call_target``)."""
+        from .expressions import is_record_class
 
-        func = node.func
-        if isinstance(func, cst.Attribute):
-            base = self.value(func.value)
-            if not (isinstance(base, ir.Const) and is_static(base.value)):
-                base = self._as_atom(base, func.value)
-                method = func.attr.value
-                if method in desugar.ARRAY_METHODS:
-                    return desugar.ARRAY_METHODS[method], (base,)
-                return build.call_method, (base, ir.Const(method))
-        target = self.value(func)
-        if not isinstance(target, ir.Const):
-            return build.call_method, (self._as_atom(target, func), ir.Const("__call__"))
-        if is_record_class(target.value) or getattr(target.value, "_s2s_static_factory", False):
-            raise unsupported(f"argument unpacking in a call of {target.value.__qualname__}",
+        fn, lead, _ = self.call_target(node)
+        if not lead and (is_record_class(fn) or getattr(fn, "_s2s_static_factory", False)):
+            raise unsupported(f"argument unpacking in a call of {fn.__qualname__}",
                               self.loc(node), "pass the arguments one by one")
-        return target.value, ()
+        return fn, lead
 
     def starred_display(self, node, maker) -> ir.Call:
         """``(a, *s)`` or ``[*xs, y]``: an ``apply_call`` of ``maker``."""
