@@ -34,8 +34,9 @@ class UnpackingLowering:
             else:
                 layout.append("a")
         fn, lead = self._unpacking_callee(node)
-        return ir.Call(build.apply_call, (ir.Const(fn), ir.Const(("a",) * len(lead) + tuple(layout)))
-                       + tuple(lead) + tuple(operands))
+        layout = ("a",) * len(lead) + tuple(layout)
+        return ir.Call(build.apply_call, (ir.Const(fn), ir.Const(layout)) + tuple(lead)
+                       + tuple(operands))
 
     def _unpacking_callee(self, node):
         """``(fn, leading operands)``: what ``node`` calls (``call_target``)."""

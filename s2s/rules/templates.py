@@ -127,8 +127,9 @@ def is_real_power(call, scalars) -> bool:
 
 def simplify(call: ir.Call, scalars=frozenset(), shaped=frozenset()):
     """Fold arithmetic and ``==`` (as 0/1) on constants and the identities ``x ** 1``,
-    ``x * 1``, ``1 * x``; write ``power(x, c)`` of a constant ``c >= 0`` as ``x ** c``; drop ``unbroadcast`` of a real scalar onto a real scalar, and
-    onto an operand in ``shaped`` (one with the result's shape:
+    ``x * 1``, ``1 * x``; write ``power(x, c)`` of a constant ``c >= 0`` as ``x ** c``
+    (it cannot raise ZeroDivisionError); drop ``unbroadcast`` of a real scalar onto a
+    real scalar, and onto an operand in ``shaped`` (one with the result's shape:
     ``operands_shaped_like_result``).
 
     Returns an atom when the call simplifies away, else the call.
