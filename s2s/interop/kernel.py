@@ -33,6 +33,7 @@ Nothing here imports torch or JAX.
 from __future__ import annotations
 
 import itertools
+import keyword
 import linecache
 import threading
 import warnings
@@ -185,7 +186,9 @@ def _unpack_lines(spec, expr, counter, out, indent="    "):
 
 def _ident(name):
     cleaned = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_") or "f"
-    return cleaned if not cleaned[0].isdigit() else "f_" + cleaned
+    if cleaned[0].isdigit() or keyword.iskeyword(cleaned) or cleaned in ("f", "fn", "np"):
+        cleaned = "op_" + cleaned
+    return cleaned
 
 
 # -- families and kernels --------------------------------------------------------------
