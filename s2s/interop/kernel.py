@@ -225,14 +225,16 @@ class Family:
     (derived families) rather than the user's pytree.
     """
 
-    def __init__(self, fn, kinds, diff, mode, name, flat_out=False, python_fn=None):
+    def __init__(self, fn, kinds, diff, mode, name, flat_out=False, fallbacks=()):
         if mode not in ("auto", "jit", "python"):
             raise ValueError(f"s2s.interop: mode must be 'auto', 'jit' or 'python', not {mode!r}")
         self.fn, self.kinds, self.diff, self.mode = fn, tuple(kinds), tuple(diff), mode
         self.name, self.flat_out = name, flat_out
-        self.python_fn = python_fn if python_fn is not None else fn
-        self.jitted = s2s.jit(fn) if mode != "python" else None
-        #: argument signature -> "jit" | "python" (decided on its first call)
+        #: what runs, in the order tried: ("jit", s2s.jit(fn)), ("python", fn), then
+        #: ``fallbacks`` (named alternatives, e.g. a vmap that loops where it cannot batch)
+        self.ways = ([] if mode == "python" else [("jit", s2s.jit(fn))]) + \
+            ([] if mode == "jit" else [("python", fn)] + list(fallbacks))
+        #: argument signature -> index into ways (decided on its first call)
         self.modes = {}
         self._derived = {}
 
@@ -242,28 +244,30 @@ class Family:
         return tuple(i for i, k in enumerate(self.kinds) if k == "array")
 
     def run(self, values):
-        """``fn(*values)``, compiled where ``s2s.jit`` compiles this signature."""
-        if self.mode == "python":
-            return self.python_fn(*values)
+        """``fn(*values)``: compiled where ``s2s.jit`` compiles this signature, else in
+        Python (else the first fallback that works), decided on the signature's first call:
+        a way that raises an ``S2SError`` (s2s cannot compile or transform the code) is not
+        tried again for it."""
         sig = _signature(values)
         chosen = self.modes.get(sig)
-        if chosen == "jit":
-            return self.jitted(*values)
-        if chosen == "python":
-            return self.python_fn(*values)
-        try:
-            out = self.jitted(*values)
-        except S2SError:
-            if self.mode == "jit":
-                raise
-            self.modes[sig] = "python"
-            return self.python_fn(*values)
-        self.modes[sig] = "jit"
-        return out
+        if chosen is not None:
+            return self.ways[chosen][1](*values)
+        for i, (_, way) in enumerate(self.ways):
+            try:
+                out = way(*values)
+            except S2SError:
+                if i == len(self.ways) - 1:
+                    raise
+                continue
+            self.modes[sig] = i
+            return out
+        raise AssertionError("unreachable")
 
     def mode_of(self, values):
-        """``"jit"`` or ``"python"``: how this signature runs (``None`` before its first call)."""
-        return "python" if self.mode == "python" else self.modes.get(_signature(values))
+        """``"jit"``, ``"python"`` (or a fallback's name): how this signature runs
+        (``None`` before its first call)."""
+        chosen = self.modes.get(_signature(values))
+        return None if chosen is None else self.ways[chosen][0]
 
     # -- derived families ------------------------------------------------------------
     def derived(self, key, make):
@@ -302,8 +306,11 @@ class Family:
 
     def _make_batched(self, in_axes):
         fn = s2s.vmap(self.fn, in_axes=in_axes)
+        # where s2s.vmap has no batching rule for a primitive of the code (an S2SError),
+        # its own fallback runs that primitive once per example
+        loop = ("python-vmap-loop", s2s.vmap(self.fn, in_axes=in_axes, fallback="loop"))
         return Family(fn, self.kinds, self.diff, self.mode, f"vmap_{self.name}",
-                      flat_out=self.flat_out)
+                      flat_out=self.flat_out, fallbacks=(loop,) if self.mode != "jit" else ())
 
 
 def user_family(f, arg_spec, kinds, diff, mode, consts):

@@ -33,7 +33,7 @@ def test_forward_and_backward_match_finite_differences_and_torch():
     assert op.mode_of(x, w, 3) == "jit"
     ct_y, ct_s = _rand(4, seed=1, grad=False), 0.3
     gx, gw = torch.autograd.grad((y * ct_y).sum() + ct_s * s, (x, w))
-    xn, wn = x.detach().numpy(), float(w)
+    xn, wn = x.detach().numpy(), w.item()
     ct = (ct_y.numpy(), ct_s)
     np.testing.assert_allclose(gx.numpy(), fd_vjp(rnn, (xn, wn, 3), 0, ct), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(gw.numpy(), fd_vjp(rnn, (xn, np.array(wn), 3), 1, ct),
