@@ -436,6 +436,10 @@ class Registry:
             hit = self._ids.setdefault(kernel.key, new)
         return hit
 
+    def known(self, kernel):
+        """The id of ``kernel`` if it has one, else ``None`` (only reads)."""
+        return self._ids.get(kernel.key)
+
     def __getitem__(self, i):
         return self._kernels[i]
 

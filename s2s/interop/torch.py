@@ -24,14 +24,15 @@ returns ``f``'s result with tensors as leaves.
   ``argnums`` is an error, as are complex tensors in ``argnums``, CUDA or
   sparse tensors and keyword-only parameters.  Integer and boolean results are
   non-differentiable outputs.
-* ``torch.func.vmap`` (and ``jacrev``/``jacfwd``-free transforms built on it, such
-  as ``vmap(grad(op))``): the batch goes through ``s2s.vmap(f)``, one batched
-  call, not a loop.  ``torch.func.grad``/``vjp`` work (``setup_context`` style);
+* ``torch.func.vmap`` (and what is built on it: ``vmap(grad(op))``, ``jacrev``):
+  the batch goes through ``s2s.vmap(f)``, one batched call, not a loop.  ``torch.func.grad``/``vjp`` work (``setup_context`` style);
   forward-mode AD (``torch.func.jvp``, ``jacfwd``) is not supported.
 * ``torch.compile``: inside a compiled region the computation is the opaque
   custom op ``s2s_interop::call`` (``torch.library.custom_op``, torch >= 2.4;
   its fake implementation runs the function once on arrays of ones to learn
-  the result shapes, which must not depend on values).
+  the result shapes, which must not depend on values), with its own autograd;
+  ``fullgraph=True`` holds once the op has been called with that signature
+  (the first call generates code, outside dynamo: one graph break).
 """
 from __future__ import annotations
 
@@ -219,6 +220,25 @@ def _backward(kernel, tensors, cts, apply=_apply):
     return tuple(result)
 
 
+def _eager_only(fn):
+    """``fn`` runs as Python even inside ``torch.compile`` (dynamo would only record its
+    writes to our caches, and make them after the graph's fake run needs them)."""
+    comp = getattr(torch, "compiler", None)
+    return comp.disable(fn) if comp is not None and hasattr(comp, "disable") else fn
+
+
+@_eager_only
+def _new_family(op, key, consts):
+    spec, kinds, diff, _ = key
+    family = K.user_family(op.f, spec, list(kinds), diff, op.mode, consts)
+    return op._families.setdefault(key, family)
+
+
+@_eager_only
+def _register(kernel):
+    return _REGISTRY.id_of(kernel)
+
+
 class TorchOp:
     """What ``to_torch`` returns; see the module's docstring."""
 
@@ -287,17 +307,17 @@ class TorchOp:
                     f"to_torch: argument {arg} of {self.__name__} holds a tensor that "
                     f"requires grad but is not differentiated (argnums={self.argnums!r}); "
                     "add it to argnums or pass it .detach()ed")
-        key = (spec, tuple(kinds), diff, tuple(sorted(consts.items(), key=lambda kv: kv[0]))
-               if all(isinstance(v, (str, bytes)) for v in consts.values()) else id(consts))
+        key = (spec, tuple(kinds), diff, tuple(sorted(consts.items())))
         family = self._families.get(key)
-        if family is None:
-            family = self._families[key] = K.user_family(self.f, spec, kinds, diff, self.mode,
-                                                         consts)
+        if family is None:  # generates code: outside dynamo's tracing (a graph break, once)
+            family = _new_family(self, key, consts)
         return K.Kernel(family, statics), tensors
 
     def __call__(self, *args, **kwargs):
         kernel, tensors = self._prepare(args, kwargs)
-        kid = _REGISTRY.id_of(kernel)
+        kid = _REGISTRY.known(kernel)
+        if kid is None:
+            kid = _register(kernel)
         if _custom_op is not None and _compiling():  # the opaque op, its own autograd
             outs = _custom_op(list(tensors), kid)
         else:

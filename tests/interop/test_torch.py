@@ -180,6 +180,20 @@ def test_torch_compile_opaque_op_with_gradients():
     assert torch.allclose(loss, ref) and torch.allclose(gx, rgx) and torch.allclose(gw, rgw)
 
 
+def test_torch_compile_first_call_inside_the_compiled_region():
+    def cube_sum(x, k):
+        acc = 0.0
+        for i in range(x.shape[0]):
+            acc = acc + k * x[i] ** 3
+        return acc
+
+    op = to_torch(cube_sum)
+    x = _rand(5, seed=7)
+    compiled = torch.compile(lambda x: op(torch.cos(x), 2.0), backend="aot_eager")
+    (g,) = torch.autograd.grad(compiled(x), (x,))
+    assert torch.allclose(g, -6.0 * torch.cos(x) ** 2 * torch.sin(x))
+
+
 # -- bad input -------------------------------------------------------------------------
 def test_bad_input_errors():
     op = to_torch(rnn, argnums=0)
