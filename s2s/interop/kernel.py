@@ -37,7 +37,7 @@ import keyword
 import linecache
 import threading
 import warnings
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 import numpy as np
 
@@ -193,7 +193,6 @@ def _ident(name):
 
 # -- families and kernels --------------------------------------------------------------
 
-_KINDS = ("array", "int", "float", "bool", "complex", "const")
 
 
 def leaf_kind(x):

@@ -25,7 +25,8 @@ returns ``f``'s result with tensors as leaves.
   sparse tensors and keyword-only parameters.  Integer and boolean results are
   non-differentiable outputs.
 * ``torch.func.vmap`` (and what is built on it: ``vmap(grad(op))``, ``jacrev``):
-  the batch goes through ``s2s.vmap(f)``, one batched call, not a loop.  ``torch.func.grad``/``vjp`` work (``setup_context`` style);
+  the batch goes through ``s2s.vmap(f)``, one batched call, not a loop.
+  ``torch.func.grad``/``vjp`` work (``setup_context`` style);
   forward-mode AD (``torch.func.jvp``, ``jacfwd``) is not supported.
 * ``torch.compile``: inside a compiled region the computation is the opaque
   custom op ``s2s_interop::call`` (``torch.library.custom_op``, torch >= 2.4;

@@ -43,7 +43,8 @@ def test_forward_and_grad_match_finite_differences_and_jax():
     loss = lambda x, w: jnp.sum(op(x, w, 3)[0] * ct_y) + ct_s * op(x, w, 3)[1]
     gx, gw = jax.grad(loss, argnums=(0, 1))(x, w)
     ct = (ct_y, ct_s)
-    np.testing.assert_allclose(gx, fd_vjp(rnn, (np.asarray(x), 0.7, 3), 0, ct), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gx, fd_vjp(rnn, (np.asarray(x), 0.7, 3), 0, ct),
+                               rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(gw, fd_vjp(rnn, (np.asarray(x), np.array(0.7), 3), 1, ct),
                                rtol=1e-6, atol=1e-8)
     rloss = lambda x, w: jnp.sum(jax_rnn(x, w, 3)[0] * ct_y) + ct_s * jax_rnn(x, w, 3)[1]
@@ -76,7 +77,8 @@ def test_ragged_kernel_under_jit_with_int_offsets():
     values, offsets = _rand(9, seed=2), jnp.asarray([0, 2, 3, 7, 9])
     f = jax.jit(lambda v, o: op(v, o, 1.5))
     out = f(values, offsets)
-    ref = jnp.stack([jax.nn.logsumexp(values[a:b] * 1.5) for a, b in [(0, 2), (2, 3), (3, 7), (7, 9)]])
+    rows = [(0, 2), (2, 3), (3, 7), (7, 9)]
+    ref = jnp.stack([jax.nn.logsumexp(values[a:b] * 1.5) for a, b in rows])
     np.testing.assert_allclose(out, ref, rtol=1e-12)
     check_grads(lambda v: op(v, offsets, 1.5), (values,), order=2, modes=["rev"])
     g = jax.jit(jax.grad(lambda v: jnp.sum(op(v, offsets, 1.5) ** 2)))(values)
@@ -87,7 +89,8 @@ def test_ragged_kernel_under_jit_with_int_offsets():
 
 def test_pytrees():
     op = to_jax(mlp)
-    params = {"w": _rand(3, 2), "b": _rand(2, seed=1), "p": Params(jnp.asarray(1.5), _rand(2, seed=4))}
+    params = {"w": _rand(3, 2), "b": _rand(2, seed=1),
+              "p": Params(jnp.asarray(1.5), _rand(2, seed=4))}
     x = _rand(5, 3, seed=5)
     out = op(params, x)
 
