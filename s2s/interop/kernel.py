@@ -42,6 +42,7 @@ from collections import OrderedDict
 import numpy as np
 
 import s2s
+from ..api_jit import Jitted
 from ..errors import S2SError
 
 # -- pytrees at the boundary -------------------------------------------------------
@@ -317,6 +318,8 @@ def user_family(f, arg_spec, kinds, diff, mode, consts):
     ``arg_spec`` (a tuple spec): ``fn(a0, a1, ...)`` rebuilds them and calls ``f``.
     ``consts`` are the values of the leaves of kind ``const`` (strings, ...), which
     become globals of the generated function."""
+    if isinstance(f, Jitted):  # the op compiles anyway; s2s differentiates the function
+        f = f.__wrapped__
     n = n_leaves(arg_spec)
     names = [f"a{i}" for i in range(n)]
     namespace = {"f": f}

@@ -131,6 +131,21 @@ def test_no_copies_of_inputs_and_fresh_results():
     assert torch.equal(z, x) and z.data_ptr() != x.data_ptr() and torch.allclose(y, 2 * x)
 
 
+def test_s2s_transforms_as_the_function():
+    import s2s
+
+    def h(x):
+        return np.sum(np.sin(x) * x)
+
+    x = _rand(3, seed=9)
+    for g, ref in ((s2s.jit(h), lambda x: (torch.sin(x) * x).sum()),
+                   (s2s.grad(h), lambda x: torch.sin(x) + x * torch.cos(x)),
+                   (s2s.vmap(np.sin), torch.sin)):
+        op = to_torch(g)
+        assert torch.allclose(op(x), ref(x))
+        assert torch.autograd.gradcheck(op, (x,))
+
+
 # -- torch.func ------------------------------------------------------------------------
 def test_vmap_goes_through_s2s_vmap_and_composes_with_grad():
     op = to_torch(rnn)
