@@ -25,6 +25,7 @@ from .custom_primal import front_without_custom_calls, primal_calls_inlined
 from .api import _ReverseTransform, _signature
 from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
+from .travel import travelling
 
 
 _FAST_TYPES = (float, int, bool, np.float64, np.ndarray)
@@ -74,6 +75,12 @@ class Jitted:
         bound = self.sig.bind(*args, **kwargs)
         bound.apply_defaults()
         return tuple(bound.arguments[n] for n in self.param_names)
+
+    def __reduce__(self):
+        """``jit(fn, boundscheck, cache)``, never its compiled code: a receiving process
+        compiles once per signature or loads the object code (``cache=True``) from
+        ``$S2S_CACHE_DIR`` (``travel.py``)."""
+        return travelling(self, Jitted, (self.fn, self.boundscheck, self.cache))
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
