@@ -59,7 +59,7 @@ def row_chunks(client, *arrays):
     lazy = [b[1] for b in blocks]
     computed = client.compute([x for parts in lazy for x in parts if hasattr(x, "dask")])
     it = iter(computed)
-    per_array = [[next(it) if hasattr(x, "dask") else client.scatter(x) for x in parts]
+    per_array = [[next(it) if hasattr(x, "dask") else client.scatter(x, hash=False) for x in parts]
                  for parts in lazy]
     return list(zip(*per_array))
 
@@ -85,6 +85,8 @@ def tree_sum(client, futures, split_every: int = 8):
 
 
 def value_and_grad_sum(client, fun, params, chunks, split_every: int = 8):
-    [shared] = client.scatter([params], broadcast=True)  # the whole pytree, once per worker
+    # the whole pytree once to every worker, under a new key: equal parameters scattered
+    # again while the last copy is being released would lose it (hash=True's shared key)
+    [shared] = client.scatter([params], broadcast=True, hash=False)
     parts = [client.submit(fun, shared, *chunk, pure=False) for chunk in chunks]
     return tree_sum(client, parts, split_every).result()
