@@ -34,7 +34,8 @@ payload and is made afresh, so a worker never runs stale values.
 An object met again while its own payload is being pickled (a function that
 refers to itself through a global, as a custom rule that calls its custom
 function does) is pickled as a placeholder, replaced by the object when it
-arrives.
+arrives; a payload holding a placeholder of an enclosing payload is made anew
+each time (what it stands for is in the enclosing payload, not in its digest).
 """
 from __future__ import annotations
 
@@ -45,7 +46,6 @@ import pickle
 import sys
 import threading
 import types
-import uuid
 from collections import OrderedDict
 
 from .frontend import shipped
@@ -54,10 +54,6 @@ _LOCAL = threading.local()
 #: payload digest -> the object made from it (the newest last)
 _ARRIVED: "OrderedDict[bytes, object]" = OrderedDict()
 _ARRIVED_MAX = 256
-#: placeholder token -> the object once it has arrived (only tokens a placeholder named)
-_BY_TOKEN: dict = {}
-_WANTED: set = set()
-_PROCESS = uuid.uuid4().hex[:16]
 
 
 def _by_value_modules() -> frozenset:
@@ -141,7 +137,7 @@ def travelling(obj, factory, args=(), kwargs=None, state=None, fn=None):
         active = _LOCAL.active = {}
     if id(obj) in active:  # met again inside its own payload
         return _placeholder, (active[id(obj)],)
-    token = f"{_PROCESS}-{id(obj):x}"  # the same for every pickle of obj: digests repeat
+    token = len(active)  # its depth among the payloads being pickled: digests repeat
     active[id(obj)] = token
     try:
         inner, sources = _dumps((factory, tuple(args), dict(kwargs or {}), dict(state or {}),
@@ -158,28 +154,39 @@ class _Placeholder:
 
     def __init__(self, token):
         self.token = token
+        self.target = None
 
     def __call__(self, *args, **kwargs):
-        return _BY_TOKEN[self.token](*args, **kwargs)
+        return self.target(*args, **kwargs)
 
     def __getattr__(self, name):
-        if name == "token":
+        if name in ("token", "target"):
             raise AttributeError(name)
-        return getattr(_BY_TOKEN[self.token], name)
+        return getattr(self.target, name)
+
+
+def _wanted() -> dict:
+    """This thread's placeholders not yet resolved: token -> [placeholder]."""
+    wanted = getattr(_LOCAL, "wanted", None)
+    if wanted is None:
+        wanted = _LOCAL.wanted = {}
+    return wanted
 
 
 def _placeholder(token):
-    _WANTED.add(token)
-    return _Placeholder(token)
+    ph = _Placeholder(token)
+    _wanted().setdefault(token, []).append(ph)
+    return ph
 
 
-def _replace_placeholders(roots, token, obj) -> None:
-    """Put ``obj`` where a placeholder for ``token`` was unpickled among what ``roots``
-    reach through functions (globals, closure cells, defaults) and classes."""
+def _replace_placeholders(roots, placeholders, obj) -> None:
+    """Put ``obj`` where one of ``placeholders`` was unpickled among what ``roots`` reach
+    through functions (globals, closure cells, defaults) and classes."""
     seen, todo = set(), list(roots)
+    ids = {id(p) for p in placeholders}
 
     def hit(v):
-        return isinstance(v, _Placeholder) and v.token == token
+        return isinstance(v, _Placeholder) and id(v) in ids
 
     while todo:
         v = todo.pop()
@@ -226,14 +233,19 @@ def arrive(payload: bytes):
         return hit
     sources, inner = pickle.loads(payload)
     shipped.receive(sources)  # before anything reads the source of what arrives
+    wanted = _wanted()
+    before = {t: len(v) for t, v in wanted.items()}
     factory, args, kwargs, state, token = pickle.loads(inner)
     obj = factory(*args, **kwargs)
     for name, value in state.items():
         setattr(obj, name, value)
-    if token in _WANTED:
-        _WANTED.discard(token)
-        _BY_TOKEN[token] = obj
-        _replace_placeholders([args, kwargs, state], token, obj)
+    mine = wanted.pop(token, [])[before.get(token, 0):]
+    if mine:
+        for ph in mine:
+            ph.target = obj
+        _replace_placeholders([args, kwargs, state], mine, obj)
+    if any(len(v) > before.get(t, 0) for t, v in wanted.items()):
+        return obj  # it holds placeholders of an enclosing payload: never shared
     _ARRIVED[digest] = obj
     while len(_ARRIVED) > _ARRIVED_MAX:
         _ARRIVED.popitem(last=False)

@@ -247,3 +247,30 @@ def test_same_process_round_trip_gives_a_working_transform():
     back = pickle.loads(pickle.dumps(fn))
     assert back is not fn and not back.specs
     np.testing.assert_allclose(back(x3), fn(x3), rtol=1e-14)
+
+
+def _local_custom():
+    """A custom_jvp made in a function (pickled by value) whose rule calls it: the
+    payload meets the custom function again inside its own rule (a cycle)."""
+    @s2s.custom_jvp
+    def logcosh(x):
+        return np.log(np.cosh(x))
+
+    @logcosh.defjvp
+    def logcosh_jvp(primals, tangents):
+        (x,), (dx,) = primals, tangents
+        return logcosh(x), np.tanh(x) * dx
+
+    return logcosh
+
+
+def test_a_custom_rule_that_calls_its_function_travels_by_value(other):
+    logcosh = _local_custom()
+    fn = s2s.jit(s2s.grad(lambda x: np.sum(logcosh(x) * x)))
+    got, _ = remote(other, fn, x3, dumps=cloudpickle.dumps)
+    np.testing.assert_allclose(got, np.log(np.cosh(x3)) + x3 * np.tanh(x3), rtol=1e-12)
+    got, _ = remote(other, logcosh, x3, dumps=cloudpickle.dumps)
+    np.testing.assert_allclose(got, np.log(np.cosh(x3)), rtol=1e-14)
+    back = cloudpickle.loads(cloudpickle.dumps(logcosh))
+    rule = back._rules[1][0]  # its closure holds the function again, not a placeholder
+    assert any(c.cell_contents is back for c in rule.__closure__)
