@@ -1,4 +1,4 @@
-"""Logistic regression on a few million rows, data-parallel on a Dask cluster.
+"""Logistic regression on millions of rows, data-parallel on a Dask cluster.
 
 The data is a ``dask.array`` split into row blocks that live on the
 workers.  The loss is a sum over rows, so its value and gradient are sums
@@ -14,7 +14,8 @@ descent with a backtracking step.
 The fitted weights are checked against the same fit in this process.
 
 Run:  python samples/dask_regression.py [rows] [workers]
-      (needs ``pip install 's2s[dask]'``; default 2,000,000 rows, 2 workers)
+      (needs ``pip install 's2s[dask]'``; default 1,000,000 rows, 2 workers;
+      ``python samples/dask_regression.py 4000000`` for four million)
 """
 import sys
 import time
@@ -73,7 +74,7 @@ def minimise(objective, w0, steps=60):
     return w
 
 
-def main(rows=2_000_000, workers=2):
+def main(rows=1_000_000, workers=2):
     from dask.distributed import Client, LocalCluster
 
     X, y, w_true = make_data(rows)
