@@ -219,7 +219,7 @@ print(repr(float(fn(np.array([0.3, -0.7, 1.1]))[0])), len(stored))
 
 
 def test_processes_share_the_disk_cache(tmp_path):
-    fn = s2s.jit(s2s.value_and_grad(_scaled(np.array([1.0, 2.0, 3.0]))), cache=True)
+    fn = s2s.jit(s2s.value_and_grad(_closure(np.array([1.0, 2.0, 3.0]))), cache=True)
     blob = cloudpickle.dumps(fn)
     env = dict(os.environ, S2S_CACHE_DIR=str(tmp_path),
                PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]))
