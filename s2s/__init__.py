@@ -4,7 +4,7 @@ Public API (JAX's names and semantics): ``grad``, ``value_and_grad``,
 ``jvp``, ``vjp``, ``linearize``, ``jacfwd``, ``jacrev``, ``hessian``, ``vmap``, user rules
 ``custom_jvp``/``custom_vjp``, ``checkpoint`` and ``tree_util``.  See README.md and DESIGN.md.
 """
-from . import tree_util
+from . import data_parallel, tree_util
 from .api import grad, value_and_grad
 from .api_forward import jvp
 from .api_jacobian import hessian, jacfwd, jacrev

@@ -22,6 +22,7 @@ from .ad.reverse import ParamInfo
 from .api_varargs import adapter, has_var_params
 from .errors import SourceUnavailableError, UnsupportedSyntaxError
 from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
+from .travel import travelling
 
 
 def _normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
@@ -89,13 +90,21 @@ def memo(fun, key, make):
             or hasattr(fun, "_s2s_ir")):
         return make()
     try:
-        per_fun = fun.__dict__.setdefault("_s2s_transforms", {})
+        per_fun = fun.__dict__.setdefault("_s2s_transforms", TransformCache())
     except AttributeError:
         return make()
     hit = per_fun.get(key)
     if hit is None:
         hit = per_fun[key] = make()
     return hit
+
+
+class TransformCache(dict):
+    """The transforms ``memo`` keeps on a function: pickled empty, so a function that
+    travels by value (cloudpickle) takes none of them along (``travel.py``)."""
+
+    def __reduce__(self):
+        return TransformCache, ()
 
 
 class _Specialising:
@@ -205,6 +214,11 @@ class _ReverseTransform(_Specialising):
             functools.update_wrapper(self, fn, updated=())
         except AttributeError:
             pass
+
+    def __reduce__(self):  # the transform, its function and its configuration (travel.py)
+        argnums = self.argnums if self.varargs or not self.single else self.argnums[0]
+        return travelling(self, _reverse_transform, (self.fn, argnums, self.has_aux,
+                                                     self.holomorphic, self.returns))
 
     def _bind(self, args, kwargs):
         if not kwargs:

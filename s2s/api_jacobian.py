@@ -21,6 +21,7 @@ from .api_vjp import vjp
 from .api_complex import check_inputs, check_outputs
 from .batch.jacobian import hessian_blocks_batched, jacfwd_batched, jacrev_batched
 from .ir.kinds import is_inexact_leaf
+from .jacobian_function import JacobianFunction
 
 
 def _basis(leaves, dtype_of):
@@ -92,12 +93,10 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
 
 
 def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
-    """``jacfun`` with the hooks ``jit`` compiles it by (``s2s/jit_jacobian.py``)."""
-    from . import jit_jacobian
-    jacfun._s2s_jit_signature = lambda: jit_jacobian.jit_signature(fun)
-    jacfun._s2s_jit_ir = lambda args: jit_jacobian.kernel_ir(what, fun, argnums, args,
-                                                             has_aux, holomorphic)
-    return jacfun
+    """``jacfun`` as the object ``jit`` compiles and ``pickle`` sends
+    (``s2s/jacobian_function.py``)."""
+    make = {"jacfwd": jacfwd, "jacrev": jacrev, "hessian": hessian}[what]
+    return JacobianFunction(jacfun, what, make, fun, argnums, has_aux, holomorphic)
 
 
 def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):

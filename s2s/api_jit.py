@@ -20,11 +20,14 @@ import inspect
 
 import numpy as np
 
+from s2s_runtime.tree import tree_map
+
 from . import pipeline
 from .custom_primal import front_without_custom_calls, primal_calls_inlined
 from .api import _ReverseTransform, _signature
-from .errors import UnsupportedSyntaxError
+from .errors import MisalignedArrayError, UnsupportedSyntaxError
 from .ir.kinds import kind_of
+from .travel import travelling
 
 
 _FAST_TYPES = (float, int, bool, np.float64, np.ndarray)
@@ -75,24 +78,59 @@ class Jitted:
         bound.apply_defaults()
         return tuple(bound.arguments[n] for n in self.param_names)
 
+    def __reduce__(self):
+        """``jit(fn, boundscheck, cache)``, never its compiled code: a receiving process
+        compiles once per signature or loads the object code (``cache=True``) from
+        ``$S2S_CACHE_DIR`` (``travel.py``)."""
+        return travelling(self, Jitted, (self.fn, self.boundscheck, self.cache))
+
     def __call__(self, *args, **kwargs):
-        if not kwargs:
-            hit = self.fast.get(tuple(map(type, args)))
-            if hit is not None:
-                out = hit[0](*args)
-                if out is None:
-                    hit[1]()
-                if out is not NotImplemented:  # arrays of another dtype or ndim
-                    return out
-        if kwargs or len(args) != self.nargs:
-            args = self._bind(args, kwargs)
-        key = tuple(map(_arg_key, args))
-        spec = self.specs.get(key)
-        if spec is None or spec.has_free and not spec.free_current():
-            spec = self.specs[key] = self._specialise(args)
-        if spec.fast is not None and all(type(a) in _FAST_TYPES for a in args):
-            self.fast[tuple(map(type, args))] = (spec.fast, spec.caller.fail)
-        return spec.call(args)
+        try:
+            if not kwargs:
+                hit = self.fast.get(tuple(map(type, args)))
+                if hit is not None:
+                    out = hit[0](*args)
+                    if out is None:
+                        hit[1]()
+                    if out is not NotImplemented:  # arrays of another dtype or ndim
+                        return out
+            bound = self._bind(args, kwargs) if kwargs or len(args) != self.nargs else args
+            key = tuple(map(_arg_key, bound))
+            spec = self.specs.get(key)
+            if spec is None or spec.has_free and not spec.free_current():
+                spec = self.specs[key] = self._specialise(bound)
+            if spec.fast is not None and all(type(a) in _FAST_TYPES for a in bound):
+                self.fast[tuple(map(type, bound))] = (spec.fast, spec.caller.fail)
+            return spec.call(bound)
+        except MisalignedArrayError:
+            return self._call_aligned(args, kwargs)
+
+    def _call_aligned(self, args, kwargs):
+        """The call with an aligned copy of each array argument that is not aligned (as
+        arrays unpickled from a buffer at any offset are: Dask hands workers such
+        arrays); what the function writes into a copy is copied back into the caller's
+        array, and a read-only array's copy is read-only."""
+        copies = []
+
+        def aligned(x):
+            if type(x) is np.ndarray and not x.flags.aligned:
+                c = x.copy(order="K")
+                c.flags.writeable = x.flags.writeable
+                copies.append((x, c))
+                return c
+            return x
+
+        args, kwargs = tree_map(aligned, (args, kwargs))
+        if not copies:  # a free variable is misaligned: say so
+            raise MisalignedArrayError(
+                "jit: an array that the function reads as a free variable is not aligned "
+                "for its dtype (numpy's ALIGNED flag is off); pass it as an argument, or "
+                "bind an aligned copy (x.copy())")
+        out = self(*args, **kwargs)
+        for x, c in copies:
+            if x.flags.writeable:
+                np.copyto(x, c)
+        return out
 
     # -- compiling --------------------------------------------------------------
     def source_ir(self, args):

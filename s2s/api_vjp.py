@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import pickle
 from dataclasses import replace
 
 import numpy as np
@@ -24,6 +25,7 @@ from .frontend.scope import FreeVar
 from .ir import nodes as ir
 from .ir.names import NameGen
 from .ir.kinds import kind_of
+from .travel import travelling
 
 class VJPFunction:
     """``vjp_fun(ct)``: the adjoint sweep of a ``vjp``, applied to the residuals its
@@ -38,6 +40,17 @@ class VJPFunction:
         self._bwd, self._bwd_ir, self._residuals, self._out = bwd, bwd_ir, residuals, out
         self.__name__ = self.__qualname__ = bwd_ir.name
         self._ir = None
+
+    #: ``(fun, primals, has_aux)`` of the ``vjp`` call that made it, for pickling
+    made_by = None
+
+    def __reduce__(self):
+        """The ``vjp`` call that made it, run again where it arrives (the forward sweep
+        recomputes the residuals; no generated code travels: ``travel.py``)."""
+        if self.made_by is None:
+            raise pickle.PicklingError(f"{self.__name__}: a vjp function s2s made internally "
+                                       "cannot be pickled")
+        return travelling(self, pullback, self.made_by)
 
     def __call__(self, ct):
         out = self._out
@@ -74,6 +87,7 @@ def vjp(fun, *primals, has_aux=False):
     """
     if not primals:
         raise TypeError("vjp needs at least one primal argument")
+    given = fun
     kwonly = {}
     if isinstance(fun, _Specialising):  # vjp(grad(f)): the vjp of the code grad(f) generated
         fun, kwonly = fun.generated(fun._bind(primals, {}))
@@ -100,7 +114,14 @@ def vjp(fun, *primals, has_aux=False):
     result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
     out, aux = result if has_aux else (result, None)
     vjp_fun = VJPFunction(bwd, bwd_ir, residuals, out)
+    vjp_fun.made_by = (given, primals, has_aux)
     return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
+
+
+def pullback(fun, primals, has_aux=False):
+    """The ``vjp_fun`` of ``vjp(fun, *primals, has_aux=has_aux)`` (what a pickled
+    ``vjp_fun`` is made again from)."""
+    return vjp(fun, *primals, has_aux=has_aux)[1]
 
 
 class LinearizedFunction:
@@ -123,6 +144,9 @@ class LinearizedFunction:
 
     def __call__(self, *tangents):
         return self._forward(self._primals, tangents)[1]
+
+    def __reduce__(self):  # its function and primals: the IR is made again (travel.py)
+        return travelling(self, LinearizedFunction, (self._fun, self._primals))
 
     def _s2s_ir(self):
         return self._ir

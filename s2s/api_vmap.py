@@ -47,6 +47,7 @@ from .batch import rules as _rules  # noqa: F401  (batching and helper rules reg
 from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
 from .passes.dce import dce
+from .travel import travelling
 
 
 class Vmapped(_Specialising):
@@ -70,6 +71,12 @@ class Vmapped(_Specialising):
         self.cache = {}
         self.__name__ = f"vmap_{getattr(fun, '__name__', 'f')}"
         self.__wrapped__ = fun
+
+    def __reduce__(self):  # the transform, its function and its configuration (travel.py)
+        return travelling(self, Vmapped, (self.fn, self.in_axes, self.out_axes, self.fallback,
+                                          self.axis_size),
+                          state={"map_keywords": self.map_keywords} if not self.map_keywords
+                          else None)
 
     # -- arguments -----------------------------------------------------------------
     def _arg_axes(self, args):

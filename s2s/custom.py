@@ -62,7 +62,9 @@ import linecache
 from dataclasses import replace
 
 from .errors import S2SError
+from .frontend.shipped import filename_of
 from .ir import nodes as ir
+from .travel import travelling
 
 _P = inspect.Parameter
 
@@ -77,14 +79,15 @@ def _loc_of(fn) -> ir.Loc:
     code = getattr(fn, "__code__", None)
     if code is None:
         return ir.NO_LOC
+    filename = filename_of(code)  # the sender's file, for a function that travelled
     line = first = code.co_firstlineno
-    text = linecache.getline(code.co_filename, line).rstrip("\n")
+    text = linecache.getline(filename, line).rstrip("\n")
     while text.lstrip().startswith("@") and line < first + 20:
-        nxt = linecache.getline(code.co_filename, line + 1).rstrip("\n")
+        nxt = linecache.getline(filename, line + 1).rstrip("\n")
         if not nxt:
             break
         line, text = line + 1, nxt
-    return ir.Loc(code.co_filename, line, len(text) - len(text.lstrip()), text)
+    return ir.Loc(filename, line, len(text) - len(text.lstrip()), text)
 
 
 def is_custom_function(fn) -> bool:
@@ -149,6 +152,13 @@ class _Custom:
     def describe(self) -> str:
         return f"{self.kind} function {self.name!r}"
 
+    #: ``(method, rules)``: how the rule was set, for pickling (``restored``)
+    _rules = None
+
+    def __reduce__(self):  # its function and rules, not the code made of them (travel.py)
+        return travelling(self, restored, (type(self), self.fun, self.nondiff_argnums,
+                                           self._rules), fn=self.fun)
+
     def _check_first_rule(self, has_rule: bool) -> None:
         """A rule is set once: the code s2s generates (and caches) calls the rule it was
         generated with, so a replaced rule would be silently ignored there."""
@@ -205,7 +215,9 @@ class custom_jvp(_Custom):
 
         namespace = {"_fun": self, "_zeros": zeros_like,
                      **{f"_jvp{i}": j for i, j in enumerate(jvps) if j is not None}}
-        return self.defjvp(define_function(src, fname, namespace, self.fun))
+        out = self.defjvp(define_function(src, fname, namespace, self.fun))
+        self._rules = ("defjvps", jvps)
+        return out
 
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out,
@@ -220,6 +232,7 @@ class custom_jvp(_Custom):
         self._tangent_map = None  # made anew for this rule (custom_transpose.py)
         self.jvp_call = JVPRuleCall(self)
         self.transpose = JVPTranspose(self)
+        self._rules = ("defjvp", (jvp,))
         return jvp
 
 
@@ -244,6 +257,17 @@ class custom_vjp(_Custom):
         self.fwd_call = VJPFwdCall(self)
         self.out_call = VJPOutCall(self)
         self.bwd_call = VJPBwdCall(self)
+        self._rules = ("defvjp", (fwd, bwd))
+
+
+def restored(cls, fun, nondiff_argnums, rules):
+    """``cls(fun, nondiff_argnums)`` with its rule set as ``rules`` says (what a pickled
+    custom function is made again from)."""
+    out = cls(fun, nondiff_argnums)
+    if rules is not None:
+        method, args = rules
+        getattr(out, method)(*args)
+    return out
 
 
 def define_function(src: str, fname: str, namespace: dict, like):

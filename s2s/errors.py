@@ -22,6 +22,11 @@ class S2SError(Exception):
         self.loc = loc
         super().__init__(self._render())
 
+    def __reduce__(self):
+        """The message and the location, so that an error raised in another process (a
+        Dask worker) is the same error where it arrives."""
+        return type(self), (self.message, self.loc), self.__dict__
+
     def _render(self) -> str:
         loc = self.loc
         if loc is None or not getattr(loc, "line", 0):
@@ -50,6 +55,12 @@ class NoRuleError(S2SError):
 
 class NameResolutionError(S2SError):
     """A free name that is neither a global, a closure cell nor a builtin."""
+
+
+class MisalignedArrayError(TypeError):
+    """A compiled function met an array whose data is not aligned for its dtype (the
+    entry point checks before running anything; ``jit`` then calls again with aligned
+    copies of its array arguments, ``api_jit.py``)."""
 
 
 def unsupported(construct: str, loc, hint: Optional[str] = None) -> UnsupportedSyntaxError:

@@ -32,6 +32,7 @@ from .ir.kinds import kind_of
 from .passes.inline import ir_signature
 from .passes.sites import IRCallable
 from .rules.registry import defopaque
+from .travel import travelling
 
 
 def _has_none(ct) -> bool:
@@ -84,6 +85,9 @@ class Remat:
         self._fixed = {}  # number of arguments -> (vjp transform, argnums), see vjp_transform
         # pure to every pass; the transforms differentiate it (ad/remat.py)
         defopaque(self, signature=_rule_signature(fun))
+
+    def __reduce__(self):  # its function and static arguments (travel.py)
+        return travelling(self, Remat, (self.fun, tuple(sorted(self.static_argnums))))
 
     def __repr__(self) -> str:
         return f"<s2s.checkpoint of {getattr(self.fun, '__qualname__', self.fun)!r}>"

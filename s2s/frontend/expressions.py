@@ -27,6 +27,7 @@ from . import desugar
 from .comprehensions import ComprehensionLowering
 from .unpacking import UnpackingLowering
 from .scope import FreeVar
+from .shipped import filename_of
 
 
 def is_static(value) -> bool:
@@ -358,7 +359,7 @@ def is_record_class(cls) -> bool:
         return True
     init = cls.__dict__.get("__init__") if dataclasses.is_dataclass(cls) else None
     code = getattr(init, "__code__", None)
-    return code is not None and code.co_filename.startswith("<")
+    return code is not None and filename_of(code).startswith("<")
 
 
 def _is_library(owner) -> bool:

@@ -27,6 +27,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import SourceUnavailableError
+from .shipped import filename_of
 
 
 @dataclass
@@ -104,9 +105,14 @@ def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]
     code = getattr(fn, "__code__", None)
     if code is None:
         raise _unavailable(fn, "it is not a Python function")
-    filename = code.co_filename
+    filename = filename_of(code)  # a function that travelled by value: s2s/frontend/shipped.py
     lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
     if not lines:
+        if filename == "<dynamic-code>":
+            raise _unavailable(fn, "it was pickled by value (cloudpickle, as Dask does), "
+                                   "which drops its file name; transform it where it is "
+                                   "defined and send the transformed function (s2s.grad(f), "
+                                   "s2s.jit(...)), which takes its source along")
         raise _unavailable(fn, f"no source for {filename!r}")
     text = "".join(lines)
     parsed = _parse_enclosing(filename, text, lines, code.co_firstlineno)

@@ -243,14 +243,28 @@ def test_refusals_name_the_construct():
     assert s == 0.0 and total == 0.0
 
 
-def test_misaligned_arrays_are_refused():
-    raw = np.zeros(8 * 5 + 1, dtype=np.uint8)
-    x = np.frombuffer(raw.data, dtype=np.float64, count=5, offset=1)
+def _misaligned(values):
+    raw = np.zeros(8 * len(values) + 1, dtype=np.uint8)
+    x = np.frombuffer(raw.data, dtype=np.float64, count=len(values), offset=1)
+    x[:] = values
     assert not x.flags.aligned
-    with pytest.raises(TypeError, match="not aligned"):
-        jit(K.read_at)(x, 1)
-    with pytest.raises(TypeError, match="not aligned"):
-        jit(K.returns_pair)(x)
+    return x
+
+
+def test_misaligned_arrays_run_on_aligned_copies():
+    # arrays unpickled from a buffer at any offset (as Dask hands them to workers) are
+    # copied to aligned memory; what the function writes reaches the caller's array
+    x = _misaligned(np.arange(5.0) - 2.0)
+    assert jit(K.read_at)(x, 1) == K.read_at(x.copy(), 1)
+    np.testing.assert_array_equal(jit(K.returns_pair)(x)[0], K.returns_pair(x.copy())[0])
+    want = x.copy()
+    K.write_at(want, 2)
+    jit(K.write_at)(x, 2)
+    np.testing.assert_array_equal(x, want)
+    assert not np.array_equal(x, np.arange(5.0) - 2.0)  # the write happened
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        jit(K.write_at)(x, 1)
 
 
 def test_read_only_arrays_are_not_written():

@@ -23,6 +23,7 @@ import numpy as np
 
 from s2s_runtime.native import NativeBlock, _free, wrap
 
+from ...errors import MisalignedArrayError
 from . import abi
 from . import types as T
 
@@ -91,9 +92,10 @@ class Caller:
             self.words[abi.STATUS] = 0
             if site == -3:  # module.READONLY
                 raise ValueError("assignment destination is read-only")
-            if site == -2:  # module.MISALIGNED
-                raise TypeError("jit: an array argument is not aligned for its dtype "
-                                "(numpy's ALIGNED flag is off); pass a copy (x.copy())")
+            if site == -2:  # module.MISALIGNED (Jitted calls again with aligned copies)
+                raise MisalignedArrayError("jit: an array argument is not aligned for its "
+                                           "dtype (numpy's ALIGNED flag is off); pass a copy "
+                                           "(x.copy())")
             raise OverflowError("jit: an int argument does not fit in 64 bits")
         exc, template, loc, user = self.sites[site - 1]
         ints = [int(v) for v in self.words[abi.STATUS + 1:abi.STATUS + 4]]

@@ -55,12 +55,12 @@ class FunctionLowering(LoopLowering):
         self.replayed = stacks.replayed(func, self.stacks)
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
-        for name in self.stacks:
-            if isinstance(self.types.get(name), T.Stack) and not self.types[name].tagged:
+        for stack in self.stacks:  # (not ``name``: the kernel's name, used below)
+            if isinstance(self.types.get(stack), T.Stack) and not self.types[stack].tagged:
                 pushed = [self.types.get(getattr(s.value.args[0], "name", ""))
                           or const_type(getattr(s.value.args[0], "value", None))
-                          for s in stacks.pushes(func, name)]
-                self.stack_slot[name] = stacks.slot_size([t for t in pushed if t is not None])
+                          for s in stacks.pushes(func, stack)]
+                self.stack_slot[stack] = stacks.slot_size([t for t in pushed if t is not None])
         self.sites = []
         self.prechecked, self.unchecked = frozenset(), False  # loop_versions.py
         self.loops = []  # (continue block, break block)
