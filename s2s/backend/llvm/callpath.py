@@ -98,7 +98,7 @@ class Caller:
         exc, template, loc, user = self.sites[site - 1]
         ints = [int(v) for v in self.words[abi.STATUS + 1:abi.STATUS + 4]]
         self.words[abi.STATUS] = 0
-        message = template.format(*ints)
+        message = template(*ints) if callable(template) else template.format(*ints)
         if not user and loc is not None and getattr(loc, "line", 0):
             message += f" (in jit-compiled code at {loc.file}:{loc.line}: {loc.text.strip()})"
         raise exc(message) if message else exc()
