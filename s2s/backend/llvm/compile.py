@@ -31,11 +31,22 @@ def param_types(func, values, describe):
         if t is None:
             where, compiled = describe()
             raise TypeError(
-                f"jit: {where}: argument {name!r} is a {type(v).__name__}; compiled code "
+                f"jit: {where}: argument {name!r} is {_described(v)}; compiled code "
                 "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
                 "dtypes, tuples and dicts (constant keys) of them and lists of numbers" + compiled)
         out.append(t)
     return out
+
+
+def _described(v) -> str:
+    """An argument's kind in a message: ``an int32 array``, ``a np.int32``, ``a set``."""
+    import numpy as np
+    if isinstance(v, np.ndarray):
+        return f"an array of dtype {v.dtype}"
+    if isinstance(v, np.generic):
+        return f"a np.{type(v).__name__} scalar"
+    name = type(v).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def compiled_entry(mt, cache=False):
