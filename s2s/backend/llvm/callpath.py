@@ -109,7 +109,11 @@ class Caller:
         error = exc(message) if message else exc()
         if not located:
             raise error
-        error.add_note(where(loc))  # a user's raise keeps its message; the note says where
+        note = where(loc)  # a user's raise keeps its message; the note says where
+        if hasattr(error, "add_note"):
+            error.add_note(note)
+        else:  # Python 3.10: the attribute (PEP 678) without the traceback's printing
+            error.__notes__ = [*getattr(error, "__notes__", []), note]
         raise_at(error, loc, getattr(self, "function", "") or "<jit>")
 
 
@@ -140,8 +144,10 @@ def raise_at(error, loc, function):
         gap = max(len(text) - indent - len("raisee"), 1)  # the span reaches the line's end
         outer = compile(f"def f(e):\n{' ' * indent}raise{' ' * gap}e\n", loc.file, "exec")
         code = next(c for c in outer.co_consts if hasattr(c, "co_code"))
-        code = code.replace(co_firstlineno=loc.line - 1,
-                            co_name=function, co_qualname=function)
+        names = {"co_name": function}
+        if hasattr(code, "co_qualname"):  # Python 3.11+
+            names["co_qualname"] = function
+        code = code.replace(co_firstlineno=loc.line - 1, **names)
         fn = _FRAMES[key] = type(raise_at)(code, {})
         if len(_FRAMES) > 4096:
             _FRAMES.pop(next(iter(_FRAMES)))

@@ -112,6 +112,9 @@ def _header(L, block):
     return b.select(is_block, real, L._list_no_block), is_block
 
 
+_NO_ROOM = "jit: no memory for a list of that many items"
+
+
 def fresh(L, t, n, cap, fill):
     """A new list of ``n`` numbers ``fill(i) -> (value, type)`` with room for ``cap``."""
     b = L.b
@@ -119,7 +122,7 @@ def fresh(L, t, n, cap, fill):
     nbytes, over = abi.byte_count(L, [cap], size_of(t))  # Python: MemoryError, never a wrap
     nbytes, over = abi.checked_sum(L, nbytes, A.i64(LIST_HEAD), over)
     block, data = abi.alloc(L, nbytes, overflow=b.or_(over, b.icmp_signed("<", cap, A.ZERO)),
-                            too_big=(MemoryError, ""), out_of_memory=(MemoryError, "", []))
+                            too_big=(MemoryError, _NO_ROOM), out_of_memory=(MemoryError, _NO_ROOM, []))
     elems = b.gep(data, [A.i64(LIST_HEAD)])
     head = b.bitcast(data, T.I64.as_pointer())
     b.store(b.ptrtoint(b.gep(elems, [b.mul(n, size)]), T.I64), head)
