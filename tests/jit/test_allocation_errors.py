@@ -136,7 +136,8 @@ def run_case(kernels, name, args, small, mode="primal"):
     proc = subprocess.run([sys.executable, str(kernels / "runner.py"), str(kernels), name, mode,
                            json.dumps(args), json.dumps(small)],
                           capture_output=True, text=True, timeout=300, env=env)
-    assert proc.returncode == 0, f"the process died (status {proc.returncode}): {proc.stderr[-2000:]}"
+    assert proc.returncode == 0, \
+        f"the process died (status {proc.returncode}): {proc.stderr[-2000:]}"
     line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT "))
     out = json.loads(line[len("RESULT "):])
     assert out["again"] == pytest.approx(out["want"])

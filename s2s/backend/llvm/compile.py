@@ -105,7 +105,8 @@ def _leaf_paths(names, types, nargs):
             for k, it in zip(keys, t.items):
                 walk(it, f"{name}[{k!r}]", label)
         elif not isinstance(t, T.NoneType):
-            out.append((f"{label} {name!r}", isinstance(t, T.Scalar) and t.dtype == "i8" and t.weak))
+            python_int = isinstance(t, T.Scalar) and t.dtype == "i8" and t.weak
+            out.append((f"{label} {name!r}", python_int))
 
     for k, (name, t) in enumerate(zip(names, types)):
         walk(t, name, "the argument" if k < nargs else "the global or closure variable")

@@ -122,7 +122,8 @@ def fresh(L, t, n, cap, fill):
     nbytes, over = abi.byte_count(L, [cap], size_of(t))  # Python: MemoryError, never a wrap
     nbytes, over = abi.checked_sum(L, nbytes, A.i64(LIST_HEAD), over)
     block, data = abi.alloc(L, nbytes, overflow=b.or_(over, b.icmp_signed("<", cap, A.ZERO)),
-                            too_big=(MemoryError, _NO_ROOM), out_of_memory=(MemoryError, _NO_ROOM, []))
+                            too_big=(MemoryError, _NO_ROOM),
+                            out_of_memory=(MemoryError, _NO_ROOM, []))
     elems = b.gep(data, [A.i64(LIST_HEAD)])
     head = b.bitcast(data, T.I64.as_pointer())
     b.store(b.ptrtoint(b.gep(elems, [b.mul(n, size)]), T.I64), head)
