@@ -177,6 +177,15 @@ def generate(args):
     from .emit.load import standalone_module
     from .ir.printer import format_ir
 
+    if args.arch is not None:  # refused before any work, whatever the mode
+        from .backend.cuda.target import check_arch
+        if args.mode != "ptx":
+            raise CLIError(f"--arch chooses the GPU of --mode ptx; it does nothing with "
+                           f"--mode {args.mode}")
+        try:
+            check_arch(args.arch)
+        except ValueError as e:
+            raise CLIError(str(e)) from e
     module, fn = resolve_target(args.target)
     if args.mode == "ir":
         if args.out:
@@ -186,9 +195,15 @@ def generate(args):
         return _jvp_source(fn, module, args)
     if args.mode in ("llvm", "asm"):  # the LLVM backend's module (s2s.jit)
         from .backend.llvm.dump import llvm_text
-        return llvm_text(fn, example_values(fn, module, args.args, args.signature),
-                         parse_argnums(args.argnums) if args.grad else None, args.stage,
-                         asm=args.mode == "asm")
+        values = example_values(fn, module, args.args, args.signature)
+        try:
+            return llvm_text(fn, values, parse_argnums(args.argnums) if args.grad else None,
+                             args.stage, asm=args.mode == "asm")
+        except TypeError as e:  # an argument kind jit does not compile (i32, c64...)
+            if not str(e).startswith("jit: "):
+                raise
+            raise CLIError(f"{e} (--signature: {args.signature})" if args.signature
+                           else str(e)) from e
     if args.mode == "ptx":  # s2s.cuda: the elementwise kernel for an NVIDIA GPU
         from .backend.cuda.dump import ptx_text
         try:

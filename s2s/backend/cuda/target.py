@@ -18,17 +18,25 @@ import llvmlite.binding as llvm
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = "sm_80"
-_ARCH_RE = re.compile(r"^sm_(\d{2,3})[af]?$")
+_ARCH_RE = re.compile(r"^sm_(\d{2,3})([af]?)$")
+#: the compute capabilities of NVIDIA GPUs (Maxwell on) that LLVM's NVPTX target knows;
+#: ``a`` (architecture-specific) variants from sm_90, ``f`` (family) variants from sm_100
+KNOWN_ARCHS = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 120, 121)
 _LOCK = threading.Lock()
 _MACHINES = {}
 
 
 def check_arch(arch: str) -> str:
-    """``arch`` if it names a GPU architecture LLVM's NVPTX target knows (``sm_50``+)."""
-    m = _ARCH_RE.match(arch or "")
-    if not m or int(m.group(1)) < 50:
-        raise ValueError(f"cuda: unknown GPU architecture {arch!r}: expected a name such as "
-                         f"sm_80 (A100), sm_90 (H100/H200) or sm_89")
+    """``arch`` if it names a GPU architecture LLVM's NVPTX target knows (``KNOWN_ARCHS``),
+    else ``ValueError`` listing them (LLVM itself would only warn and emit generic code)."""
+    m = _ARCH_RE.match(arch if isinstance(arch, str) else "")
+    number = int(m.group(1)) if m else 0
+    suffix = m.group(2) if m else ""
+    if number not in KNOWN_ARCHS or suffix == "a" and number < 90 or suffix == "f" and number < 100:
+        known = ", ".join(f"sm_{n}" for n in KNOWN_ARCHS)
+        raise ValueError(f"cuda: unknown GPU architecture {arch!r}: expected one of {known} "
+                         "(sm_80: A100, sm_90: H100/H200; sm_90a, sm_100a...: "
+                         "architecture-specific)")
     return arch
 
 

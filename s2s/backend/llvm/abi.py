@@ -12,7 +12,7 @@ signature):
 * words from ``RESULT``: the returned value, flattened (``result_layout``):
   a scalar in one word (complex in two), an array as data, block, shape, strides.
 
-Allocations (``alloc``) are ``malloc``'d blocks with a 32-byte header
+Allocations (``alloc``) are ``malloc``'d (``calloc``'d when zeroed) blocks with a 32-byte header
 ``{next, prev, kept, references}`` in a doubly linked list at ``HEAD``.
 Variables and tapes holding an array count as references (``retain``/
 ``release``, called by ``FunctionLowering.store`` and the tape pops): a block
@@ -21,6 +21,11 @@ array per iteration runs in constant memory.  On return the blocks of the
 arrays returned are marked kept and handed to the caller
 (``s2s_runtime.native`` frees them with the numpy array that owns them);
 every other block still listed is freed (``free_all``), on the error path too.
+
+Sizes never wrap and allocations never fail silently: ``byte_count`` computes a
+product of counts with an overflow flag, ``alloc`` raises numpy's ``ValueError``
+(``array is too big``) for a byte count over ``2**63 - 1`` and ``MemoryError``
+when ``malloc`` returns NULL, before anything is written to the block.
 """
 from __future__ import annotations
 
@@ -48,12 +53,31 @@ def _runtime(module, name):
     free = module.globals.get("free") or ll.Function(
         module, ll.FunctionType(ll.VoidType(), [T.PTR]), "free")
     ctxp = T.I64.as_pointer()
-    if name == "s2s.alloc":
-        fn = ll.Function(module, ll.FunctionType(T.PTR, [ctxp, T.I64]), name)
+    if name == "s2s.alloc":  # (ctx, bytes, zeroed): the block, or NULL (nothing linked)
+        calloc = module.globals.get("calloc") or ll.Function(
+            module, ll.FunctionType(T.PTR, [T.I64, T.I64]), "calloc")
+        fn = ll.Function(module, ll.FunctionType(T.PTR, [ctxp, T.I64, T.I1]), name)
         fn.linkage = "internal"
         b = ll.IRBuilder(fn.append_basic_block())
-        ctx, n = fn.args
-        block = b.call(malloc, [b.add(n, ll.Constant(T.I64, HEADER))])
+        ctx, n, zeroed = fn.args
+        total = b.add(n, ll.Constant(T.I64, HEADER))
+        with b.if_else(zeroed) as (then, other):
+            with then:
+                by_calloc = b.call(calloc, [ll.Constant(T.I64, 1), total])
+                then_end = b.block
+            with other:
+                by_malloc = b.call(malloc, [total])
+                other_end = b.block
+        block = b.phi(T.PTR)
+        block.add_incoming(by_calloc, then_end)
+        block.add_incoming(by_malloc, other_end)
+        got = fn.append_basic_block("got")
+        failed = fn.append_basic_block("failed")
+        b.cbranch(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)),
+                  failed, got)
+        b.position_at_end(failed)
+        b.ret(block)
+        b.position_at_end(got)
         words = b.bitcast(block, ctxp)
         head = b.gep(ctx, [ll.Constant(T.I32, HEAD)])
         old = b.load(head)
@@ -137,10 +161,82 @@ def libc(module, name):
     return fn
 
 
-def alloc(L, nbytes):
-    """``(block, data)``: a fresh allocation of ``nbytes`` (i64) owned by this call."""
-    block = L.b.call(_runtime(L.module, "s2s.alloc"), [L.ctx, nbytes])
-    return block, L.b.gep(block, [ll.Constant(T.I32, HEADER)])
+#: numpy's message for a byte count over ``2**63 - 1`` (``arr.nbytes`` overflows ``intp``)
+TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+           "possible size.")
+
+
+def byte_count(L, counts, size):
+    """``(product, overflowed)``: ``size * prod(counts)`` (i64 values, each >= 0) and an
+    i1 that is true when the product does not fit in a signed 64-bit integer.  A zero
+    count makes the product 0 but, as numpy, the other counts are still checked (the
+    product of the counts that are not zero must fit)."""
+    b = L.b
+    zero, one = ll.Constant(T.I64, 0), ll.Constant(T.I64, 1)
+    acc = ll.Constant(T.I64, size) if isinstance(size, int) else size
+    over, empty = ll.Constant(T.I1, 0), ll.Constant(T.I1, 0)
+    for n in counts:
+        is_zero = b.icmp_signed("==", n, zero)
+        empty = b.or_(empty, is_zero)
+        pair = b.smul_with_overflow(acc, b.select(is_zero, one, n))
+        acc = b.extract_value(pair, 0)
+        over = b.or_(over, b.extract_value(pair, 1))
+    return b.select(empty, zero, acc), over
+
+
+def checked_sum(L, a, c, over):
+    """``(a + c, over or the sum overflowed)`` for i64 values."""
+    pair = L.b.sadd_with_overflow(a, c)
+    return L.b.extract_value(pair, 0), L.b.or_(over, L.b.extract_value(pair, 1))
+
+
+def alloc(L, nbytes, zeroed=False, overflow=None, too_big=(ValueError, TOO_BIG),
+          out_of_memory=None):
+    """``(block, data)``: a fresh allocation of ``nbytes`` (i64) owned by this call, its
+    bytes zero when ``zeroed`` (``calloc``: untouched pages stay unmapped, as numpy's
+    ``np.zeros``).  Raises ``too_big`` (class, message) when the i1 ``overflow`` is true
+    or ``nbytes`` is negative (the count wrapped), and ``out_of_memory`` (class, message
+    template or a function of the message integers; default: ``MemoryError`` with the
+    byte count) when ``malloc`` returns NULL."""
+    b = L.b
+    bad = b.icmp_signed("<", nbytes, ll.Constant(T.I64, 0))
+    if overflow is not None:
+        bad = b.or_(bad, overflow)
+    L.check(bad, *too_big)
+    block = b.call(_runtime(L.module, "s2s.alloc"), [L.ctx, nbytes, ll.Constant(T.I1, int(zeroed))])
+    exc, message, ints = out_of_memory or (MemoryError, unable_to_allocate(None), [nbytes])
+    L.check(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)),
+            exc, message, ints)
+    return block, b.gep(block, [ll.Constant(T.I32, HEADER)])
+
+
+def size_text(nbytes: int) -> str:
+    """numpy's ``_ArrayMemoryError`` wording of a byte count (``72.8 TiB``, ``4.00 EiB``)."""
+    units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    if nbytes < 1024:
+        return f"{nbytes} bytes"
+    k = min(len(units) - 1, (nbytes.bit_length() - 1) // 10)
+    value = nbytes / (1 << (10 * k))
+    if round(value, 2) >= 1024 and k + 1 < len(units):
+        k, value = k + 1, value / 1024
+    text = f"{value:.0f}." if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+    return f"{text} {units[k]}"
+
+
+def unable_to_allocate(dtype, ndim=None, itemsize=None):
+    """The message of a failed allocation, as numpy words it: a function of the message
+    integers (the shape when ``ndim`` is at most ``MESSAGE_INTS``, else the byte count)."""
+    def message(*ints):
+        if ndim is not None and ndim <= MESSAGE_INTS:
+            shape = tuple(ints[:ndim])
+            nbytes = itemsize
+            for n in shape:
+                nbytes *= n
+            return (f"Unable to allocate {size_text(nbytes)} for an array with shape "
+                    f"{shape} and data type {dtype}")
+        what = f" for an array of data type {dtype}" if dtype else ""
+        return f"Unable to allocate {size_text(ints[0])}{what}"
+    return message
 
 
 def array_blocks(L, value, t):

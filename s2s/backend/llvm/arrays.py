@@ -16,6 +16,7 @@ An array value is ``{i8* data, i8* block, [n x i64] shape, [n x i64] strides}``
 """
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir as ll
 
 from ...errors import UnsupportedSyntaxError
@@ -113,13 +114,25 @@ def contiguous_strides(L, shape, elem: T.Scalar):
     return list(reversed(strides)), acc
 
 
-def allocate(L, t: T.Array, shape):
+def allocate(L, t: T.Array, shape, zeroed=False):
+    """A fresh C-contiguous array of ``shape`` (i64 values), its elements zero when
+    ``zeroed``.  numpy's errors, raised before anything is written: a negative
+    dimension (``ValueError``), a byte count over ``2**63 - 1`` (``ValueError: array is
+    too big``), memory the C library cannot give (``MemoryError: Unable to allocate
+    ...``, numpy's words)."""
     b = L.b
     for k, s in enumerate(shape):
         L.check(b.icmp_signed("<", s, ZERO), ValueError,
                 "negative dimensions are not allowed")
-    strides, nbytes = contiguous_strides(L, shape, t.elem)
-    block, data = abi.alloc(L, nbytes)
+    strides, _ = contiguous_strides(L, shape, t.elem)
+    itemsize = T.itemsize(t.dtype)
+    nbytes, overflow = abi.byte_count(L, shape, itemsize)
+    dtype = np.dtype(T.Scalar(t.dtype).numpy()).name
+    if len(shape) <= abi.MESSAGE_INTS:
+        failed = (MemoryError, abi.unable_to_allocate(dtype, len(shape), itemsize), list(shape))
+    else:
+        failed = (MemoryError, abi.unable_to_allocate(dtype), [nbytes])
+    block, data = abi.alloc(L, nbytes, zeroed=zeroed, overflow=overflow, out_of_memory=failed)
     return make(L, t, data, block, shape, strides)
 
 

@@ -96,14 +96,64 @@ class Caller:
                 raise MisalignedArrayError("jit: an array argument is not aligned for its "
                                            "dtype (numpy's ALIGNED flag is off); pass a copy "
                                            "(x.copy())")
-            raise OverflowError("jit: an int argument does not fit in 64 bits")
+            from .compile import int_overflow  # the fast entry's (fastcall.OVERFLOW)
+            k = int(self.words[abi.STATUS + 1])
+            names = getattr(self, "arg_names", ())
+            raise int_overflow(f"the argument {names[k]!r}" if 0 <= k < len(names)
+                               else f"argument number {k + 1}")
         exc, template, loc, user = self.sites[site - 1]
         ints = [int(v) for v in self.words[abi.STATUS + 1:abi.STATUS + 4]]
         self.words[abi.STATUS] = 0
-        message = template.format(*ints)
-        if not user and loc is not None and getattr(loc, "line", 0):
+        message = template(*ints) if callable(template) else template.format(*ints)
+        located = loc is not None and getattr(loc, "line", 0)
+        if not user and located:  # a check jit adds: the message says where
             message += f" (in jit-compiled code at {loc.file}:{loc.line}: {loc.text.strip()})"
-        raise exc(message) if message else exc()
+        error = exc(message) if message else exc()
+        if not located:
+            raise error
+        note = where(loc)  # a user's raise keeps its message; the note says where
+        if hasattr(error, "add_note"):
+            error.add_note(note)
+        else:  # Python 3.10: the attribute (PEP 678) without the traceback's printing
+            error.__notes__ = [*getattr(error, "__notes__", []), note]
+        raise_at(error, loc, getattr(self, "function", "") or "<jit>")
+
+
+def where(loc) -> str:
+    """``in jit-compiled code at FILE:LINE:COL``, the line quoted and a caret under the
+    construct (``errors.S2SError``'s form)."""
+    head = f"in jit-compiled code at {loc.file}:{loc.line}:{loc.col + 1}"
+    text = loc.text.rstrip("\n")
+    stripped = text.lstrip()
+    if not stripped:
+        return head
+    caret = " " * max(loc.col - (len(text) - len(stripped)), 0) + "^"
+    return f"{head}\n    {stripped}\n    {caret}"
+
+
+_FRAMES = {}
+
+
+def raise_at(error, loc, function):
+    """Raise ``error`` from a frame at the user's ``loc`` (a function named ``function``
+    whose one statement sits at that file, line and column), so that the traceback
+    ends at the user's line, quoted from the file as Python quotes it."""
+    text = loc.text.rstrip("\n")
+    key = (loc.file, loc.line, loc.col, len(text), function)
+    fn = _FRAMES.get(key)
+    if fn is None:
+        indent = max(loc.col, 1)
+        gap = max(len(text) - indent - len("raisee"), 1)  # the span reaches the line's end
+        outer = compile(f"def f(e):\n{' ' * indent}raise{' ' * gap}e\n", loc.file, "exec")
+        code = next(c for c in outer.co_consts if hasattr(c, "co_code"))
+        names = {"co_name": function}
+        if hasattr(code, "co_qualname"):  # Python 3.11+
+            names["co_qualname"] = function
+        code = code.replace(co_firstlineno=loc.line - 1, **names)
+        fn = _FRAMES[key] = type(raise_at)(code, {})
+        if len(_FRAMES) > 4096:
+            _FRAMES.pop(next(iter(_FRAMES)))
+    fn(error)
 
 
 def _reader(t, caller):

@@ -31,11 +31,22 @@ def param_types(func, values, describe):
         if t is None:
             where, compiled = describe()
             raise TypeError(
-                f"jit: {where}: argument {name!r} is a {type(v).__name__}; compiled code "
+                f"jit: {where}: argument {name!r} is {_described(v)}; compiled code "
                 "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
                 "dtypes, tuples and dicts (constant keys) of them and lists of numbers" + compiled)
         out.append(t)
     return out
+
+
+def _described(v) -> str:
+    """An argument's kind in a message: ``an int32 array``, ``a np.int32``, ``a set``."""
+    import numpy as np
+    if isinstance(v, np.ndarray):
+        return f"an array of dtype {v.dtype}"
+    if isinstance(v, np.generic):
+        return f"a np.{type(v).__name__} scalar"
+    name = type(v).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def compiled_entry(mt, cache=False):
@@ -80,6 +91,56 @@ def _flattener(types):
     return flatten
 
 
+def _leaf_paths(names, types, nargs):
+    """``(what, is a Python int)`` per flattened value (``_flattener``'s order): the
+    argument (or, past ``nargs``, the global or closure variable) by name, with its
+    tuple/dict item or range field (``the argument 'a[1]'``, ``the argument 'r.stop'``)."""
+    out = []
+
+    def walk(t, name, label):
+        if isinstance(t, T.Range):
+            out.extend((f"{label} {name + '.' + f!r}", True) for f in ("start", "stop", "step"))
+        elif isinstance(t, T.Tuple):
+            keys = t.keys if isinstance(t, T.Dict) else range(len(t.items))
+            for k, it in zip(keys, t.items):
+                walk(it, f"{name}[{k!r}]", label)
+        elif not isinstance(t, T.NoneType):
+            python_int = isinstance(t, T.Scalar) and t.dtype == "i8" and t.weak
+            out.append((f"{label} {name!r}", python_int))
+
+    for k, (name, t) in enumerate(zip(names, types)):
+        walk(t, name, "the argument" if k < nargs else "the global or closure variable")
+    return out
+
+
+_INT64 = (-(1 << 63), 1 << 63)
+
+
+def int_overflow(what, value=None) -> OverflowError:
+    """The error of a Python int argument (``what``: ``the argument 'a'``) outside int64."""
+    shown = "" if value is None else f" = {value}"
+    return OverflowError(
+        f"jit: {what}{shown} is an int that does not fit in 64 bits: compiled code "
+        "computes with int64, as Numba's (pass a float, or a smaller int)")
+
+
+def _int_checker(paths):
+    """A function raising ``int_overflow`` for a Python int outside int64 among the
+    flattened values, None when no value is a Python int (ctypes would wrap it)."""
+    ints = [(k, name) for k, (name, is_int) in enumerate(paths) if is_int]
+    if not ints:
+        return None
+    low, high = _INT64
+
+    def check(values):
+        for k, name in ints:
+            v = values[k]
+            if not low <= v < high:
+                raise int_overflow(name, v)
+
+    return check
+
+
 class Specialisation:
     def __init__(self, func, types, nargs, load_free, boundscheck, cache=False):
         self.types = types
@@ -87,6 +148,10 @@ class Specialisation:
         self.module = build_module(func, types, boundscheck)
         self.code, address, fast = compiled_entry(self.module, cache)
         self.caller = Caller(self.module, address)
+        names = [p.var.name for p in func.params]
+        self.caller.arg_names = names
+        self.caller.function = func.name  # the frame its errors are raised from
+        self.check_ints = _int_checker(_leaf_paths(names, types, nargs))
         #: a builtin function taking the arguments themselves (fastcall.py), or None
         self.fast = None
         if fast and not len(types) > nargs and fastcall.ctypes_layout_ok():
@@ -97,11 +162,19 @@ class Specialisation:
         self.convert = convert_leaves(self.module.leaves)
         cfunc, ctx = self.caller.cfunc, self.caller.ctx_address
         read, fail = self.caller.read, self.caller.fail
+        check = self.check_ints
         if not self.has_free and self.flatten is None and self.convert is None:
-            def call(args):  # the common case: numbers and arrays, no conversion
-                if cfunc(ctx, *args):
-                    fail()
-                return read()
+            if check is None:
+                def call(args):  # the common case: numbers and arrays, no conversion
+                    if cfunc(ctx, *args):
+                        fail()
+                    return read()
+            else:
+                def call(args):  # Python ints among them: in int64, or OverflowError
+                    check(args)
+                    if cfunc(ctx, *args):
+                        fail()
+                    return read()
             self.call = call
         else:
             self.call = self._general
@@ -114,6 +187,8 @@ class Specialisation:
         values = list(args) + (self.load_free() if self.has_free else [])
         if self.flatten is not None:
             values = self.flatten(values)
+        if self.check_ints is not None:
+            self.check_ints(values)
         if self.convert is not None:
             values = self.convert(values)
         return self.caller(*values)

@@ -13,7 +13,8 @@ the wrapper takes the general path), runs the kernel with the context block of
 header) and boxes the result (a numpy scalar by calling its type, whose address
 ``set_type_objects`` writes into the module's ``<name>.types`` table at load).
 On an error it returns ``None`` (the wrapper then reads the context block and
-raises); an int that does not fit in int64 sets the status to ``OVERFLOW``.
+raises); an int that does not fit in int64 sets the status to ``OVERFLOW`` and
+the next word to its position.
 ``builtin(address, ctx)`` wraps the entry as a Python builtin function, the
 call path of the common scalar case (about 0.1 us against ctypes' ~1 us).
 """
@@ -105,6 +106,7 @@ def add_fast_entry(module, kernel, param_types, return_type, name, written=()):
             b.cbranch(bad, over, ok)
             b.position_at_end(over)
             b.store(ll.Constant(T.I64, OVERFLOW), b.gep(ctx, [ll.Constant(T.I32, abi.STATUS)]))
+            b.store(ll.Constant(T.I64, k), b.gep(ctx, [ll.Constant(T.I32, abi.STATUS + 1)]))
             b.branch(fail)
             b.position_at_end(ok)
             values.append(v)

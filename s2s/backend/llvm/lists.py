@@ -112,11 +112,18 @@ def _header(L, block):
     return b.select(is_block, real, L._list_no_block), is_block
 
 
+_NO_ROOM = "jit: no memory for a list of that many items"
+
+
 def fresh(L, t, n, cap, fill):
     """A new list of ``n`` numbers ``fill(i) -> (value, type)`` with room for ``cap``."""
     b = L.b
     size = A.i64(size_of(t))
-    block, data = abi.alloc(L, b.add(A.i64(LIST_HEAD), b.mul(cap, size)))
+    nbytes, over = abi.byte_count(L, [cap], size_of(t))  # Python: MemoryError, never a wrap
+    nbytes, over = abi.checked_sum(L, nbytes, A.i64(LIST_HEAD), over)
+    block, data = abi.alloc(L, nbytes, overflow=b.or_(over, b.icmp_signed("<", cap, A.ZERO)),
+                            too_big=(MemoryError, _NO_ROOM),
+                            out_of_memory=(MemoryError, _NO_ROOM, []))
     elems = b.gep(data, [A.i64(LIST_HEAD)])
     head = b.bitcast(data, T.I64.as_pointer())
     b.store(b.ptrtoint(b.gep(elems, [b.mul(n, size)]), T.I64), head)
@@ -128,8 +135,9 @@ def fresh(L, t, n, cap, fill):
 
 
 def room(L, n):
-    """The capacity of new storage for ``n`` numbers that may grow: ``max(4, 2 n)``."""
-    twice = L.b.mul(n, A.i64(2))
+    """The capacity of new storage for ``n`` numbers that may grow: ``max(4, 2 n)`` (``n``
+    itself past ``2**61``, so that the doubling never wraps)."""
+    twice = L.b.select(L.b.icmp_signed(">", n, A.i64(1 << 61)), n, L.b.mul(n, A.i64(2)))
     return L.b.select(L.b.icmp_signed("<", twice, A.i64(4)), A.i64(4), twice)
 
 

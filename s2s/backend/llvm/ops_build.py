@@ -46,7 +46,13 @@ class Arange:
         else:
             L.check(b.fcmp_ordered("==", step, ll.Constant(T.F64, 0.0)), ZeroDivisionError,
                     "arange: step is 0")
-            n = b.fptosi(S.math1(L, "ceil", b.fdiv(b.fsub(stop, start), step), et), T.I64)
+            count = S.math1(L, "ceil", b.fdiv(b.fsub(stop, start), step), et)
+            L.check(b.fcmp_unordered("!=", count, count), ValueError,
+                    "arange: cannot compute length")
+            L.check(b.fcmp_ordered(">=", count, ll.Constant(count.type, 2.0 ** 63)), ValueError,
+                    "Maximum allowed size exceeded")
+            n = b.fptosi(b.select(b.fcmp_ordered("<", count, ll.Constant(count.type, 0.0)),
+                                  ll.Constant(count.type, 0.0), count), T.I64)
         n = b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)
         out = A.allocate(L, rtype, [n])
         data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)

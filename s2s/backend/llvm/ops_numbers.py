@@ -36,10 +36,14 @@ class Arith:
     def lower(self, L, fn, vals, kw, rtype):
         op = self.ops[fn]
         st = S.arith_type(op, _elem(vals[0][1]), _elem(vals[1][1]))
+        # Python's errors for an operator on two Python numbers (numpy's inf/nan for numpy
+        # scalars and arrays, whose elements are numpy scalars: never checked there)
+        python = fn in _PYTHON_OPS and st.weak and not isinstance(rtype, T.Array)
+        ints = all(_elem(t).dtype in ("i8", "b1") for _, t in vals)
 
         def scalar(values, types):
             a, c = (S.convert(L, v, t, st) for v, t in zip(values, types))
-            return S.binary(L, op, a, c, st)
+            return S.binary(L, op, a, c, st, python=python, ints=ints)
 
         if fn in _INPLACE and isinstance(vals[0][1], T.Array):
             A.elementwise(L, lambda items: (scalar([v for v, _ in items], [t for _, t in items]),
@@ -50,9 +54,36 @@ class Arith:
 
 _INPLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
             operator.ifloordiv, operator.imod, operator.ipow}
+#: the operators that keep Python's semantics on Python numbers (``rt.power``, the ``**``
+#: of derivative code, and the numpy ufuncs keep numpy's)
+_PYTHON_OPS = {operator.truediv, operator.floordiv, operator.mod, operator.pow,
+               operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow}
 _NP_ARITH = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "truediv",
              np.floor_divide: "floordiv", np.remainder: "mod", np.power: "pow"}
 _ARITH = register(Arith({**S.ARITH, **_NP_ARITH}), *S.ARITH, *_NP_ARITH)
+
+
+class DivMod:
+    """``divmod(a, b)`` of two numbers: ``(a // b, a % b)`` (Python's ``ZeroDivisionError``
+    for Python numbers, numpy's values for numpy scalars)."""
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 2 or kw or not all(isinstance(t, T.Scalar) for t in types):
+            return None
+        st = S.arith_type("floordiv", *types)
+        return None if st.dtype == "c16" else T.Tuple((st, st))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        st = rtype.items[0]
+        a, c = (S.convert(L, v, t, st) for v, t in vals)
+        if st.weak:
+            S.check_divisor(L, "divmod", c, st, ints=st.dtype == "i8")
+        q, r = S.int_divmod(L, a, c) if st.dtype == "i8" else S.float_divmod(L, a, c, st)
+        out = ll.Constant(rtype.llvm(), None)
+        return L.b.insert_value(L.b.insert_value(out, q, 0), r, 1)
+
+
+register(DivMod(), builtins.divmod)
 
 
 class Compare:
@@ -159,7 +190,7 @@ class Math1:
                 L.check(L.b.fcmp_ordered(check, x, ll.Constant(T.F64, 0.0)), ValueError,
                         "math domain error")
             y = S.math1(L, name, x, ft)
-            return S.convert(L, y, T.F64T, T.INT) if fn in _MATH_INT else y
+            return S.int_of_float(L, y, T.F64T) if fn in _MATH_INT else y
 
         return _map(L, vals, rtype, scalar)
 
@@ -242,7 +273,10 @@ class Cast:
         return self.TARGET[fn]
 
     def lower(self, L, fn, vals, kw, rtype):
-        return S.convert(L, vals[0][0], vals[0][1], rtype)
+        v, t = vals[0]
+        if fn is int and t.dtype in ("f4", "f8"):  # Python's int(): nan, inf raise
+            return S.int_of_float(L, v, t)
+        return S.convert(L, v, t, rtype)
 
 
 register(Cast(), *Cast.TARGET)

@@ -17,8 +17,11 @@ from . import types as T
 
 
 def create(L, t: T.Array, shape, fill):
-    a = A.allocate(L, t, shape)
-    if fill is not None:
+    """A new array of ``shape`` filled with ``fill`` (``(value, type)``; None: not
+    filled); a constant zero fill is ``calloc``'s (pages untouched, as numpy's)."""
+    zero = fill is not None and isinstance(fill[0], ll.Constant) and fill[0].constant == 0
+    a = A.allocate(L, t, shape, zeroed=zero)
+    if fill is not None and not zero:
         A.fill(L, a, t, S.convert(L, fill[0], fill[1], t.elem))
     return a
 

@@ -3,10 +3,14 @@
 Contract: every function takes and returns LLVM values of the backend types
 (``types.py``): ``convert`` follows numpy's casts (float -> int truncates,
 number -> bool is ``!= 0``); ``binary(L, op, a, b, t)`` computes ``op`` on two
-values already converted to ``t`` with Python's semantics (floor division and
-modulo round toward -inf; an integer division by zero raises
-``ZeroDivisionError``; float division follows numpy: inf/nan); ``math1``
-calls an LLVM intrinsic or the C library.
+values already converted to ``t`` (floor division and modulo round toward -inf,
+computed as CPython's and numpy's ``divmod``); with ``python=True`` (an operator on
+two Python numbers, ``t.weak``) a zero divisor raises ``ZeroDivisionError`` with
+Python's message, as Numba's default error model does, and ``0.0 ** negative``
+raises as Python does; otherwise (numpy scalars, array elements) division follows
+numpy: inf/nan for floats, 0 for integers; ``int_of_float`` is Python's ``int(x)``
+(``ValueError`` for nan, ``OverflowError`` for inf and for values outside int64);
+``math1`` calls an LLVM intrinsic or the C library.
 """
 from __future__ import annotations
 
@@ -150,25 +154,108 @@ def arith_type(op, ta: T.Scalar, tb: T.Scalar) -> T.Scalar:
     return t
 
 
-def binary(L, op, a, c, t: T.Scalar):
-    """``a op c`` with both operands of type ``t`` (the result type)."""
+def _python_message(thunk):
+    """The message of the exception Python raises running ``thunk`` (this Python's words)."""
+    try:
+        thunk()
+    except (ArithmeticError, ValueError) as e:
+        return str(e)
+    raise AssertionError("s2s internal error: the thunk did not raise")
+
+
+#: Python's ZeroDivisionError messages: (operation, operands are ints) -> message
+ZERO_DIVISION = {
+    ("truediv", True): _python_message(lambda: 1 / 0),
+    ("truediv", False): _python_message(lambda: 1.0 / 0.0),
+    ("floordiv", True): _python_message(lambda: 1 // 0),
+    ("floordiv", False): _python_message(lambda: 1.0 // 0.0),
+    ("mod", True): _python_message(lambda: 1 % 0),
+    ("mod", False): _python_message(lambda: 1.0 % 0.0),
+    ("divmod", True): _python_message(lambda: divmod(1, 0)),
+    ("divmod", False): _python_message(lambda: divmod(1.0, 0.0)),
+    ("pow", False): _python_message(lambda: 0.0 ** -1.0),
+    ("complex", False): _python_message(lambda: 1j / 0j),
+}
+_INT_OF_NAN = _python_message(lambda: int(math.nan))
+_INT_OF_INF = _python_message(lambda: int(math.inf))
+
+
+def check_divisor(L, op, c, t: T.Scalar, ints=False):
+    """Python's ``ZeroDivisionError`` when the divisor ``c`` (of type ``t``) is zero;
+    ``ints``: both operands were Python ints (Python words the message by that)."""
     b = L.b
+    if t.dtype == "c16":
+        zero = ll.Constant(T.F64, 0.0)
+        is_zero = b.and_(b.fcmp_ordered("==", b.extract_value(c, 0), zero),
+                         b.fcmp_ordered("==", b.extract_value(c, 1), zero))
+        L.check(is_zero, ZeroDivisionError, ZERO_DIVISION["complex", False])
+    elif t.dtype == "i8":
+        L.check(b.icmp_signed("==", c, ll.Constant(T.I64, 0)), ZeroDivisionError,
+                ZERO_DIVISION[op, True])
+    else:
+        L.check(b.fcmp_ordered("==", c, ll.Constant(t.llvm(), 0.0)), ZeroDivisionError,
+                ZERO_DIVISION[op, ints])
+
+
+def int_divmod(L, a, c):
+    """``(a // c, a % c)`` for int64, rounding toward -inf; a zero divisor gives
+    ``(0, 0)`` (numpy's integer division; Python's raises before: ``check_divisor``)."""
+    b = L.b
+    zero, one = ll.Constant(T.I64, 0), ll.Constant(T.I64, 1)
+    is_zero = b.icmp_signed("==", c, zero)
+    safe = b.select(is_zero, one, c)
+    # INT64_MIN // -1 wraps to INT64_MIN (numpy's value), never a trap
+    minus_one = b.icmp_signed("==", safe, ll.Constant(T.I64, -1))
+    safe = b.select(minus_one, one, safe)
+    q, r = b.sdiv(a, safe), b.srem(a, safe)
+    q = b.select(minus_one, b.neg(a), q)
+    adjust = b.and_(b.icmp_signed("!=", r, zero),
+                    b.icmp_signed("!=", b.icmp_signed("<", r, zero),
+                                  b.icmp_signed("<", safe, zero)))
+    q = b.select(adjust, b.sub(q, one), q)
+    r = b.select(adjust, b.add(r, safe), r)
+    return b.select(is_zero, zero, q), b.select(is_zero, zero, r)
+
+
+def float_divmod(L, a, c, t: T.Scalar):
+    """``(a // c, a % c)`` for floats as CPython's ``float_divmod`` and numpy's
+    ``npy_divmod`` compute them (``1.0 // 0.1 == 9.0``; the remainder has the divisor's
+    sign, a zero remainder too); a zero divisor gives numpy's ``(a / c, nan)``."""
+    b = L.b
+    ty = t.llvm()
+    zero, one, half = (ll.Constant(ty, v) for v in (0.0, 1.0, 0.5))
+    mod = b.frem(a, c)
+    div = b.fdiv(b.fsub(a, mod), c)
+    nonzero = b.fcmp_unordered("!=", mod, zero)
+    flip = b.and_(b.fcmp_ordered("!=", mod, zero),
+                  b.xor(b.fcmp_ordered("<", c, zero), b.fcmp_ordered("<", mod, zero)))
+    mod = b.select(flip, b.fadd(mod, c), mod)
+    div = b.select(flip, b.fsub(div, one), div)
+    mod = b.select(nonzero, mod, intrinsic(L, "copysign", ty, [zero, c]))
+    floor = intrinsic(L, "floor", ty, [div])
+    floor = b.select(b.fcmp_ordered(">", b.fsub(div, floor), half), b.fadd(floor, one), floor)
+    quotient = b.fdiv(a, c)
+    floor = b.select(b.fcmp_unordered("!=", div, zero), floor,
+                     intrinsic(L, "copysign", ty, [zero, quotient]))
+    c_zero = b.fcmp_ordered("==", c, zero)
+    return b.select(c_zero, quotient, floor), mod
+
+
+def binary(L, op, a, c, t: T.Scalar, python=False, ints=False):
+    """``a op c`` with both operands of type ``t`` (the result type); ``python``: with
+    Python's errors (a zero divisor, ``0.0 ** negative``) for an operator on Python
+    numbers; ``ints``: both operands were Python ints (``/`` words its error so)."""
+    b = L.b
+    if python and op in ("truediv", "floordiv", "mod"):
+        check_divisor(L, op, c, t, ints)
     if t.dtype == "c16":
         return _complex_binary(L, op, a, c)
     if t.dtype == "i8":
         if op in ("add", "sub", "mul"):
             return getattr(b, op)(a, c)
         if op in ("floordiv", "mod"):
-            zero = ll.Constant(T.I64, 0)
-            L.check(b.icmp_signed("==", c, zero), ZeroDivisionError,
-                    "integer division or modulo by zero")
-            q, r = b.sdiv(a, c), b.srem(a, c)
-            adjust = b.and_(b.icmp_signed("!=", r, zero),
-                            b.icmp_signed("!=", b.icmp_signed("<", r, zero),
-                                          b.icmp_signed("<", c, zero)))
-            if op == "floordiv":
-                return b.select(adjust, b.sub(q, ll.Constant(T.I64, 1)), q)
-            return b.select(adjust, b.add(r, c), r)
+            q, r = int_divmod(L, a, c)
+            return q if op == "floordiv" else r
         if op == "pow":
             return int_pow(L, a, c)
     if op == "add":
@@ -179,17 +266,31 @@ def binary(L, op, a, c, t: T.Scalar):
         return b.fmul(a, c)
     if op == "truediv":
         return b.fdiv(a, c)
-    if op == "floordiv":
-        return math1(L, "floor", b.fdiv(a, c), t)
-    if op == "mod":
-        r = b.frem(a, c)
-        zero = ll.Constant(t.llvm(), 0.0)
-        adjust = b.and_(b.fcmp_ordered("!=", r, zero),
-                        b.xor(b.fcmp_ordered("<", r, zero), b.fcmp_ordered("<", c, zero)))
-        return b.select(adjust, b.fadd(r, c), r)
+    if op in ("floordiv", "mod"):
+        q, r = float_divmod(L, a, c, t)
+        return q if op == "floordiv" else r
     if op == "pow":
+        if python:  # Python: 0.0 ** negative raises
+            zero = ll.Constant(t.llvm(), 0.0)
+            L.check(b.and_(b.fcmp_ordered("==", a, zero), b.fcmp_ordered("<", c, zero)),
+                    ZeroDivisionError, ZERO_DIVISION["pow", False])
         return intrinsic(L, "pow", t.llvm(), [a, c])
     raise UnsupportedSyntaxError(f"jit: the operator {op} on {t}", L.loc)
+
+
+def int_of_float(L, value, t: T.Scalar):
+    """Python's ``int(x)`` (``math.trunc``) of a float ``value`` of type ``t`` as int64:
+    ``ValueError`` for nan and ``OverflowError`` for +-inf in Python's words, and
+    ``OverflowError`` for a finite value outside int64 (compiled ints are int64)."""
+    b = L.b
+    x = convert(L, value, t, T.F64T)
+    L.check(b.fcmp_unordered("!=", x, x), ValueError, _INT_OF_NAN)
+    L.check(b.fcmp_ordered("==", intrinsic(L, "fabs", T.F64, [x]), ll.Constant(T.F64, math.inf)),
+            OverflowError, _INT_OF_INF)
+    L.check(b.or_(b.fcmp_ordered(">=", x, ll.Constant(T.F64, 2.0 ** 63)),
+                  b.fcmp_ordered("<", x, ll.Constant(T.F64, -2.0 ** 63))), OverflowError,
+            "jit: the float does not fit in the int64 that int() gives in compiled code")
+    return b.fptosi(x, T.I64)
 
 
 def int_pow(L, base, exp):

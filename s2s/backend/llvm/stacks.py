@@ -172,8 +172,12 @@ def _grow(L, name, need, new_cap):
     top, cap = b.load(top_p), b.load(cap_p)
     k = cache_index(L, name)
     with b.if_then(b.icmp_signed(">", need, cap), likely=False):
+        # a size that wrapped (need or new_cap past 2**63): no tape of that size exists
+        L.check(b.or_(b.icmp_signed("<", need, top), b.icmp_signed("<", new_cap, need)),
+                MemoryError, "jit: out of memory growing a tape")
         if k is None:
-            _, data = abi.alloc(L, new_cap)
+            _, data = abi.alloc(L, new_cap, out_of_memory=(
+                MemoryError, "jit: out of memory growing a tape", []))
             memcpy(L, data, b.load(base_p), top)
         else:  # a buffer of its own, kept in the context block for the next call
             data = b.call(abi.libc(L.module, "malloc"), [new_cap])

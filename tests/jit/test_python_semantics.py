@@ -1,0 +1,236 @@
+"""s2s.jit keeps Python's semantics where Numba's default error model does (issue 19,
+group 6), and names the user's line when it raises (group 7).
+
+Oracles: Python itself (the same function run by the interpreter gives the value or
+the exception class and message) and, for derivatives, central finite differences.
+On Python numbers ``/``, ``//``, ``%``, ``divmod`` and ``0.0 ** -n`` raise
+``ZeroDivisionError``; on numpy scalars and arrays they keep numpy's inf/nan/0.
+"""
+import inspect
+import math
+import traceback
+
+import numpy as np
+import pytest
+
+import s2s
+
+
+def div(a, b):
+    return a / b
+
+
+def floordiv(a, b):
+    return a // b
+
+
+def mod(a, b):
+    return a % b
+
+
+def dm(a, b):
+    return divmod(a, b)
+
+
+def power(a, b):
+    return a ** b
+
+
+def aug_div(a, b):
+    a /= b
+    return a
+
+
+def to_int(x):
+    return int(x)
+
+
+def floor_int(x):
+    return math.floor(x)
+
+
+def ceil_int(x):
+    return math.ceil(x)
+
+
+def pole(x):
+    y = x - 1.0
+    return x * x / y
+
+
+def add_one(a):
+    return a + 1
+
+
+def pair(t, x):
+    return t[0] * x + t[1]
+
+
+def user_raise(x):
+    if x < 0:
+        raise ValueError("x must be >= 0")
+    return math.sqrt(x)
+
+
+def read(a, i):
+    return a[i] + 1.0
+
+
+def line_of(fn, text):
+    """The line number in this file of the line of ``fn`` that contains ``text``."""
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(k for k, line in enumerate(lines) if text in line)
+
+
+def assert_located(error, fn, text):
+    """The error names this file and the user's line: the note quotes it, and the
+    traceback ends at it."""
+    line = line_of(fn, text)
+    notes = "\n".join(getattr(error, "__notes__", []))
+    assert f"{__file__}:{line}" in notes and text in notes
+    last = traceback.extract_tb(error.__traceback__)[-1]
+    assert (last.filename, last.lineno) == (__file__, line)
+
+
+def python_outcome(fn, *args):
+    with np.errstate(all="ignore"):
+        try:
+            return "value", fn(*args)
+        except Exception as e:  # noqa: BLE001 - the oracle's exception, whatever it is
+            return "error", (type(e), str(e))
+
+
+ZERO_CASES = [(div, 1.0, 0.0, "a / b"), (div, 7, 0, "a / b"), (div, 1.5, -0.0, "a / b"),
+              (floordiv, 7, 0, "a // b"), (floordiv, 7.0, 0.0, "a // b"),
+              (mod, 7, 0, "a % b"), (mod, -2.5, 0.0, "a % b"),
+              (dm, 7, 0, "divmod"), (dm, 7.0, 0.0, "divmod"), (dm, 7, 0.0, "divmod"),
+              (power, 0.0, -1.0, "a ** b"), (power, 0.0, -0.5, "a ** b"),
+              (aug_div, 3.0, 0.0, "a /= b"), (div, True, False, "a / b"),
+              (div, 1j, 0j, "a / b")]
+
+
+@pytest.mark.parametrize("fn, a, b, text", ZERO_CASES,
+                         ids=[f"{c[0].__name__}-{c[1]!r}-{c[2]!r}" for c in ZERO_CASES])
+def test_zero_division_of_python_numbers(fn, a, b, text):
+    kind, (cls, message) = python_outcome(fn, a, b)
+    assert kind == "error" and cls is ZeroDivisionError
+    with pytest.raises(ZeroDivisionError) as info:
+        s2s.jit(fn)(a, b)
+    assert str(info.value).startswith(message)  # Python's own words
+    assert_located(info.value, fn, text)
+
+
+NUMPY_CASES = [(div, np.float64(1.0), 0.0), (div, 1.0, np.float64(0.0)),
+               (div, np.float64(-1.0), np.float64(0.0)), (floordiv, np.float64(1.0), 0.0),
+               (mod, np.float64(1.0), 0.0), (floordiv, np.int64(7), np.int64(0)),
+               (mod, np.int64(7), np.int64(0)), (div, np.arange(3.0), 0.0),
+               (floordiv, np.arange(4), 0), (mod, np.arange(4.0), 0.0),
+               (dm, np.float64(5.0), np.float64(0.0)), (power, np.float64(0.0), -1.0)]
+
+
+@pytest.mark.parametrize("fn, a, b", NUMPY_CASES,
+                         ids=[f"{c[0].__name__}-{type(c[1]).__name__}-{k}"
+                              for k, c in enumerate(NUMPY_CASES)])
+def test_numpy_scalars_and_arrays_keep_numpys_semantics(fn, a, b):
+    kind, want = python_outcome(fn, a, b)
+    assert kind == "value"
+    with np.errstate(all="ignore"):
+        got = s2s.jit(fn)(a, b)
+    np.testing.assert_equal(np.asarray(got), np.asarray(want))
+    assert type(got) is type(want)
+
+
+def test_floor_division_and_modulo_values_are_pythons():
+    """CPython's float divmod (``1.0 // 0.1 == 9.0``, the remainder's sign is the
+    divisor's, signed zeros), on edge values and random ones."""
+    rng = np.random.default_rng(19)
+    edge = [0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 3.0, -7.5, 1e300, -1e-300, math.inf, -math.inf,
+            math.nan, 5.0, -5.0, 2.0 ** 53, 1e-320]
+    pairs = [(a, b) for a in edge for b in edge if b != 0.0]
+    pairs += [tuple(x) for x in rng.normal(0, 10, (200, 2)).tolist()]
+    jf, jm, jd = s2s.jit(floordiv), s2s.jit(mod), s2s.jit(dm)
+    for a, b in pairs:
+        for j, fn in ((jf, floordiv), (jm, mod)):
+            np.testing.assert_equal(j(a, b), fn(a, b), err_msg=f"{fn.__name__}({a}, {b})")
+            assert math.copysign(1.0, j(a, b)) == math.copysign(1.0, fn(a, b)) or \
+                math.isnan(fn(a, b))
+        np.testing.assert_equal(jd(a, b), divmod(a, b))
+    ints = [(a, b) for a in (-7, 7, 0, -1, 2 ** 62, -(2 ** 63)) for b in (3, -3, 1, -1, 2 ** 40)]
+    for a, b in ints:
+        if a == -(2 ** 63) and b == -1:
+            continue  # int64 wraps here (as Numba); Python's ints do not
+        assert jd(a, b) == divmod(a, b) and jf(a, b) == a // b and jm(a, b) == a % b
+
+
+@pytest.mark.parametrize("fn, x", [(to_int, math.nan), (to_int, math.inf), (to_int, -math.inf),
+                                   (to_int, np.float64(math.nan)), (floor_int, math.nan),
+                                   (floor_int, math.inf), (ceil_int, -math.inf)])
+def test_int_of_nan_and_inf_raise_as_python(fn, x):
+    kind, (cls, message) = python_outcome(fn, x)
+    assert kind == "error"
+    with pytest.raises(cls) as info:
+        s2s.jit(fn)(x)
+    assert str(info.value).startswith(message)
+    assert_located(info.value, fn, "return")
+
+
+def test_int_of_a_float_outside_int64_is_an_overflow_error():
+    with pytest.raises(OverflowError, match="int64") as info:
+        s2s.jit(to_int)(1e19)
+    assert_located(info.value, to_int, "return int(x)")
+    assert s2s.jit(to_int)(-3.7) == int(-3.7) and s2s.jit(to_int)(2.0 ** 62) == 2 ** 62
+
+
+def test_int_argument_outside_int64_names_the_argument():
+    j = s2s.jit(add_one)
+    for k in range(3):  # the first call (general path), then the fast entry
+        with pytest.raises(OverflowError, match=r"argument 'a'.*64 bits"):
+            j(2 ** 70)
+        with pytest.raises(OverflowError, match=r"argument 'a'"):
+            j(-(2 ** 63) - 1)
+        assert j(2 ** 63 - 2) == 2 ** 63 - 1 and j(-(2 ** 63)) == -(2 ** 63) + 1
+    with pytest.raises(OverflowError, match=r"argument 't\[1\]' = 18446744073709551616"):
+        s2s.jit(pair)((1, 2 ** 64), 2.0)
+    assert s2s.jit(pair)((3, 4), 2.0) == 10.0
+
+
+def test_compiled_derivative_agrees_with_python_mode_at_a_pole():
+    g = s2s.grad(pole)
+    with pytest.raises(ZeroDivisionError) as python_mode:
+        g(1.0)
+    with pytest.raises(ZeroDivisionError) as compiled:
+        s2s.jit(g)(1.0)
+    assert str(compiled.value).startswith(str(python_mode.value))
+    assert_located(compiled.value, pole, "x * x / y")
+    for x in (0.5, 2.0, -3.0):  # elsewhere both are the derivative (finite differences)
+        h = 1e-6
+        fd = (pole(x + h) - pole(x - h)) / (2 * h)
+        assert s2s.jit(g)(x) == pytest.approx(fd, rel=1e-6) == g(x)
+
+
+def test_numpy_scalar_derivative_at_a_pole_is_numpys():
+    g = s2s.grad(pole)
+    with np.errstate(all="ignore"):
+        want = g(np.float64(1.0))
+        got = s2s.jit(g)(np.float64(1.0))
+    np.testing.assert_equal(got, want)
+
+
+def test_user_raise_keeps_its_message_and_names_the_line():
+    with pytest.raises(ValueError) as info:
+        s2s.jit(user_raise)(-1.0)
+    assert str(info.value) == "x must be >= 0"
+    assert_located(info.value, user_raise, 'raise ValueError("x must be >= 0")')
+    assert s2s.jit(user_raise)(4.0) == 2.0
+
+
+def test_bounds_check_names_the_line():
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3") as info:
+        s2s.jit(read)(np.ones(3), 5)
+    assert_located(info.value, read, "a[i] + 1.0")
+
+
+def test_error_in_compiled_derivative_names_the_users_line():
+    with pytest.raises(IndexError) as info:
+        s2s.jit(s2s.grad(read))(np.ones(3), 7)
+    assert_located(info.value, read, "a[i] + 1.0")
