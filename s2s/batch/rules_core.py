@@ -31,6 +31,7 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..ir import nodes as ir
+from ..rules.registry import identity_primitives
 from .table import defbatch
 
 _MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
@@ -240,6 +241,10 @@ defbatch(ravel, np.ravel, build.flatten)
 # -- passthrough ----------------------------------------------------------------------
 def same(site):
     return site.call
+
+
+# the identity markers of the rules (stop_gradient): batched iff their argument is
+defbatch(same, *identity_primitives())
 
 
 def view_others(site):

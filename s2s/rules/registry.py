@@ -37,6 +37,10 @@ class Rule:
     container_result: bool = False
     signature: Optional[inspect.Signature] = None
     doc: str = ""
+    #: the result is the (single) argument itself, whatever its kind (a marker such as
+    #: ``stop_gradient``): batching maps it to itself (batched iff the argument is), the
+    #: backends lower it to the argument's value; its derivative is given by ``nondiff``
+    identity: bool = False
 
     def zero_params(self) -> frozenset:
         """Parameters whose derivative is identically zero (their VJP template is just
@@ -113,11 +117,19 @@ def defjvp(fn, *templates):
     rule.jvps = tuple(templates)
 
 
-def defnondiff(*fns, container_result=False):
-    """Mark ``fns`` as having a zero (or no) derivative."""
+def defnondiff(*fns, container_result=False, identity=False):
+    """Mark ``fns`` as having a zero (or no) derivative; ``identity``: each returns its
+    one argument unchanged (see ``Rule.identity``)."""
     for fn in fns:
-        _RULES[_key(fn)] = Rule(fn, (), nondiff=True, container_result=container_result)
+        _RULES[_key(fn)] = Rule(fn, (), nondiff=True, container_result=container_result,
+                                identity=identity)
         _KEEPALIVE.append(fn)
+
+
+def identity_primitives():
+    """The primitives whose rule says ``identity`` (for the batching and lowering tables)."""
+    from . import _load_all  # noqa: F401  (make sure every rule module ran)
+    return [r.fn for r in _RULES.values() if r.identity]
 
 
 def defopaque(fn, container_result=True, signature=None):
