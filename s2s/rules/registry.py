@@ -141,6 +141,30 @@ def defopaque(fn, container_result=True, signature=None):
     _KEEPALIVE.append(fn)
 
 
+_IMPLEMENTATIONS: Dict[int, Tuple[Callable, Callable]] = {}
+
+
+def defimplementation(fn, impl):
+    """Let the transforms read the plain Python function ``impl`` in place of ``fn`` (a
+    library function whose own source they cannot read, or need not): ``impl`` takes
+    the same arguments and computes the same values with primitives, so its
+    derivatives, batching and compilation come from theirs.  (Numba's ``@overload``.)"""
+    _IMPLEMENTATIONS[_key(fn)] = (fn, impl)
+    _KEEPALIVE.append(fn)
+
+
+def implementation(fn) -> Optional[Callable]:
+    """The function the transforms read in place of ``fn`` (``defimplementation``), or None."""
+    hit = _IMPLEMENTATIONS.get(_key(fn))
+    return hit[1] if hit is not None and hit[0] is fn else None
+
+
+def all_implementations():
+    """``(fn, impl)`` pairs of ``defimplementation`` (for ``s2s rules``)."""
+    from . import _load_all  # noqa: F401
+    return list(_IMPLEMENTATIONS.values())
+
+
 def all_rules():
     """Every registered rule (for ``s2s rules`` and coverage tests), ``defopaque``'s aside."""
     from . import _load_all  # noqa: F401  (make sure every rule module ran)

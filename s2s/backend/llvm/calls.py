@@ -21,6 +21,7 @@ from ...ir import nodes as ir
 from . import scalars as S
 from . import arrays as A
 from . import types as T
+from .statics import is_static
 
 #: fn -> the handler a call of ``fn`` meets first (an object with ``.type(fn, types, kw, loc)``
 #: and ``.lower(L, fn, vals, kw, rtype)``): its first overload, else its plain handler.
@@ -103,9 +104,35 @@ def _lookup(fn):
         return None
 
 
+#: calls folded at compile time when an operand is a compile-time constant that is not
+#: a number (a string, None, a tuple of them: ``statics.py``) and every operand is constant
+_FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
+             operator.contains, operator.getitem, operator.add, operator.mod, len, str,
+             operator.lt, operator.le, operator.gt, operator.ge, operator.truth}
+
+
+def _folded(fn, args, kwargs):
+    """``(True, value)`` of a call folded at compile time (see ``_FOLDABLE``), else
+    ``(False, None)``."""
+    if fn not in _FOLDABLE or kwargs or not args or \
+            not all(isinstance(a, ir.Const) for a, _ in args) or \
+            not any(is_static(a.value) for a, _ in args):
+        return False, None
+    try:
+        value = fn(*[a.value for a, _ in args])
+    except Exception:  # the run-time error is reported where it happens (not folded)
+        return False, None
+    if is_static(value) or T.value_type(value) in (T.BOOL, T.INT, T.FLOAT):
+        return True, value
+    return False, None
+
+
 def type_call(fn, args, kwargs, loc):
     if isinstance(fn, type) and issubclass(fn, BaseException) and not kwargs:
         return exception_instance(fn, args, loc)
+    folded, value = _folded(fn, args, kwargs)
+    if folded:
+        return T.Static(value) if is_static(value) else T.value_type(value)
     handler = _lookup(fn)
     types = [t for _, t in args]
     kw = {k: t for k, (_, t) in kwargs.items()}
@@ -131,6 +158,9 @@ def lower_call(L, call):
                       {k: (a, kw[k][1]) for k, a in call.kwargs}, L.loc)
     if isinstance(rtype, T.Static):
         return ll.Constant(rtype.llvm(), None), rtype
+    folded, value = _folded(call.fn, list(zip(call.args, [t for _, t in vals])), call.kwargs)
+    if folded:
+        return L.atom(ir.Const(value))[0], rtype
     if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple) \
             and not isinstance(vals[0][1], T.Dict):
         return _tuple_item(L, vals[0], call.args[1], rtype), rtype
