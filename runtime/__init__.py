@@ -262,6 +262,6 @@ __all__ += ["stop_gradient"]
 
 # psi and its derivatives in numpy alone (the rules of math.lgamma and math.gamma)
 from . import special  # noqa: E402
-from .special import digamma, polygamma  # noqa: E402
+from .special import digamma, gamma, lgamma, polygamma  # noqa: E402
 
-__all__ += ["digamma", "polygamma"]
+__all__ += ["digamma", "gamma", "lgamma", "polygamma"]

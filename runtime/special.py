@@ -95,3 +95,19 @@ def polygamma(n, x):
         here = n_arr == k
         out[here] = digamma(x[here]) if k == 0 else _polygamma_one(int(k), x[here])
     return out[()] if out.ndim == 0 else out
+
+
+_LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
+_GAMMA = np.frompyfunc(math.gamma, 1, 1)
+
+
+def lgamma(x):
+    """``math.lgamma`` elementwise (log|Gamma(x)|; what batched code calls in its place)."""
+    out = np.asarray(_LGAMMA(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    return out[()] if out.ndim == 0 else out
+
+
+def gamma(x):
+    """``math.gamma`` elementwise (its ``ValueError`` at the poles too)."""
+    out = np.asarray(_GAMMA(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    return out[()] if out.ndim == 0 else out

@@ -33,6 +33,7 @@ from s2s_runtime import build
 from ..ir import nodes as ir
 from ..rules.registry import identity_primitives
 from ..rules.special import ELEMENTWISE as SPECIAL_ELEMENTWISE
+from ..rules.special import MATH_ELEMENTWISE as SPECIAL_MATH
 from .table import defbatch
 
 _MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
@@ -248,7 +249,8 @@ def same(site):
 
 
 # special functions (s2s/rules/special.py: scipy.special's ufuncs when SciPy is installed)
-defbatch(elementwise, *SPECIAL_ELEMENTWISE)
+_MATH_TO_NP.update(SPECIAL_MATH)
+defbatch(elementwise, *SPECIAL_ELEMENTWISE, *SPECIAL_MATH)
 
 # the identity markers of the rules (stop_gradient): batched iff their argument is
 defbatch(same, *identity_primitives())

@@ -20,13 +20,15 @@ primitives only, since s2s reads no helper of its own package).
 ``return_sign``.
 
 ``ELEMENTWISE`` lists the primitives here that act elementwise (numpy broadcasting), for
-the batching table.
+the batching table; ``MATH_ELEMENTWISE`` the elementwise runtime forms (``rt.lgamma``,
+``rt.gamma``) of ``math`` functions that numpy lacks.
 """
 import math
 
 import numpy as np
 
-from s2s_runtime import broadcast_like, digamma, polygamma, stop_gradient, unbroadcast
+from s2s_runtime import (broadcast_like, digamma, gamma, lgamma, polygamma, stop_gradient,
+                         unbroadcast)
 
 from .registry import defimplementation, defjvp, defvjp
 
@@ -35,12 +37,19 @@ defvjp(math.lgamma, lambda g, ans, x: g * digamma(x))
 defjvp(math.lgamma, lambda t, ans, x: t * digamma(x))
 defvjp(math.gamma, lambda g, ans, x: g * ans * digamma(x))
 defjvp(math.gamma, lambda t, ans, x: t * ans * digamma(x))
+# the elementwise forms batched code calls in place of math.lgamma / math.gamma
+defvjp(lgamma, lambda g, ans, x: g * digamma(x))
+defjvp(lgamma, lambda t, ans, x: t * digamma(x))
+defvjp(gamma, lambda g, ans, x: g * ans * digamma(x))
+defjvp(gamma, lambda t, ans, x: t * ans * digamma(x))
 defvjp(digamma, lambda g, ans, x: g * polygamma(1, x))
 defjvp(digamma, lambda t, ans, x: t * polygamma(1, x))
 defvjp(polygamma, None, lambda g, ans, n, x: unbroadcast(g * polygamma(n + 1, x), x))
 defjvp(polygamma, None, lambda t, ans, n, x: broadcast_like(t * polygamma(n + 1, x), ans))
 
-ELEMENTWISE = [digamma, polygamma]
+ELEMENTWISE = [digamma, polygamma, lgamma, gamma]
+#: math functions and the elementwise s2s_runtime function batched code calls instead
+MATH_ELEMENTWISE = {math.lgamma: lgamma, math.gamma: gamma}
 
 
 # --- implementations of scipy.special's reductions ----------------------------------------

@@ -114,6 +114,13 @@ _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.n
 def _folded(fn, args, kwargs):
     """``(True, value)`` of a call folded at compile time (see ``_FOLDABLE``), else
     ``(False, None)``."""
+    if fn in (operator.is_, operator.is_not) and len(args) == 2 and not kwargs:
+        # x is None for an x of a run-time type (a number, an array): known when compiling
+        (a, ta), (b, tb) = args
+        for (c, _), (_, t) in (((a, ta), (b, tb)), ((b, tb), (a, ta))):
+            if isinstance(c, ir.Const) and c.value is None and \
+                    isinstance(t, (T.Scalar, T.Array, T.Tuple)):
+                return True, fn is operator.is_not
     if fn not in _FOLDABLE or kwargs or not args or \
             not all(isinstance(a, ir.Const) for a, _ in args) or \
             not any(is_static(a.value) for a, _ in args):

@@ -7,8 +7,8 @@ tuples of those (Numba treats them alike).  ``with_statics(func, statics)`` retu
 variables a function reads from its globals and closures are parameters here)
 replaced by the constant, so the backend sees ``Const('fast')`` where the user wrote
 ``mode``; a parameter the body assigns to keeps its reads.  A local assigned such a
-constant once, outside loops and branches (an inlined call's default ``axis=None``,
-``keepdims=False``: a flag),
+constant once, outside loops and branches (an inlined call's ``axis=None`` or
+``axis=0``, ``keepdims=False``),
 is replaced the same way.  The parameter stays (the
 calling convention does not change) with the type ``Static(value)``, which passes
 nothing at run time.
@@ -26,6 +26,14 @@ def is_static(value) -> bool:
     if value is None or type(value) is str:
         return True
     return type(value) is tuple and bool(value) and all(map(is_static, value))
+
+
+def _foldable_local(value) -> bool:
+    """A constant whose reads may take its place: static, a flag, an int or a tuple of
+    ints (axes)."""
+    if is_static(value) or type(value) in (bool, int):
+        return True
+    return type(value) is tuple and all(type(v) is int for v in value)
 
 
 def static_values(values):
@@ -60,7 +68,7 @@ def with_statics(func: ir.Function, statics: dict) -> ir.Function:
     consts = {name: ir.Const(value) for name, value in statics.items() if not defs[name]}
     for s in func.body:  # x = None / 'mode' once, outside loops and branches (defaults)
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Const) and \
-                (is_static(s.value.value) or type(s.value.value) is bool) and \
+                _foldable_local(s.value.value) and \
                 defs[s.target.name] == 1:
             consts[s.target.name] = s.value
     if not consts:
