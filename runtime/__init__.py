@@ -5,6 +5,8 @@ can be saved and shipped without the compiler.  This package never imports
 ``s2s``.
 """
 
+__version__ = "0.1.0"  # = s2s.__version__ (tests/runtime/test_standalone.py)
+
 from .tree import (
     PyTreeDef,
     register_pytree_node,
