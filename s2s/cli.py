@@ -71,6 +71,11 @@ def load_module(path: str):
             caret = max((e.offset or 1) - 1 - (len(text) - len(stripped)), 0)
             quoted = f"\n    {stripped}\n    {' ' * caret}^"
         raise CLIError(f"{where}: syntax error: {e.msg}{quoted}", located=True) from e
+    except SystemExit as e:  # sys.exit() at import: the file is a script, not a module
+        sys.modules.pop(name, None)
+        raise CLIError(f"{path}: importing it called sys.exit({e.code!r}) (s2s imports the "
+                       "file to find the function; put the script's own code under "
+                       "if __name__ == '__main__':)") from None
     except Exception as e:
         sys.modules.pop(name, None)
         raise CLIError(f"{path}: importing it raised {type(e).__name__}: {e}") from e

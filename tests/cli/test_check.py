@@ -195,3 +195,13 @@ def test_console_script(model):
     bad = subprocess.run([str(BIN / "s2s"), "check", f"{model}:uses_cube", "--args", "1.5"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "FAIL" in bad.stdout
+
+
+@pytest.mark.parametrize("command", ["dump", "check"])
+def test_a_file_that_exits_at_import_is_a_clear_error(capsys, tmp_path, command):
+    path = tmp_path / "script.py"
+    path.write_text("import sys\n\ndef f(x):\n    return x * x\n\nsys.exit(3)\n")
+    rc = main([command, f"{path}:f"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert "sys.exit(3)" in err and "__name__ == '__main__'" in err and err.count("\n") == 1
