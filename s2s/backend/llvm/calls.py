@@ -264,3 +264,4 @@ def exception_instance(fn, args, loc):
 # the handlers register themselves in TABLE
 from . import ops_numbers, ops_arrays, ops_more, ops_build, batching  # noqa: E402,F401  registration
 from . import ops_linalg, ops_norm, derivs_linalg, derivs_norm  # noqa: E402,F401  np.linalg and its derivatives' helpers
+from . import printing  # noqa: E402,F401  print(...) at run time
