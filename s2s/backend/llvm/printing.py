@@ -20,6 +20,7 @@ import sys
 from llvmlite import binding
 from llvmlite import ir as ll
 
+from ...errors import UnsupportedSyntaxError
 from . import types as T
 from .calls import register
 
@@ -69,6 +70,9 @@ class Print:
         return T.NONE
 
     def lower(self, L, fn, vals, kw, rtype):
+        if "nvptx" in (L.b.module.triple or ""):
+            raise UnsupportedSyntaxError("print in a GPU kernel (s2s.cuda): it prints only in "
+                                         "CPU code compiled by s2s.jit", L.loc)
         atoms, kw_atoms = L.call_atoms
         parts, words = [], []
         for atom, (v, t) in zip(atoms, vals):
