@@ -5,6 +5,8 @@ can be saved and shipped without the compiler.  This package never imports
 ``s2s``.
 """
 
+__version__ = "0.1.0"  # = s2s.__version__ (tests/runtime/test_standalone.py)
+
 from .tree import (
     PyTreeDef,
     register_pytree_node,
@@ -226,7 +228,7 @@ from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vma
 from . import batching_values  # noqa: E402
 from .batching_values import batch_gathered_value, batch_value  # noqa: E402
 from .batching import (  # noqa: E402
-    BatchingRuntimeError, batch_align, batch_axes, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
+    BatchingRuntimeError, batch_align, batch_axes, batch_axis_of, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
     batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
     batch_rows, batch_select, batch_select_replayed, batch_setitem, batch_shape, batch_size, batch_size_of,
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
@@ -254,3 +256,14 @@ from . import fast_numpy  # noqa: E402
 from .fast_numpy import max, mean, min, prod, split, sum  # noqa: E402,A004
 
 __all__ += ["max", "mean", "min", "prod", "split", "sum"]
+
+# stop_gradient(x) = x with a zero derivative (s2s.stop_gradient is this function)
+from .markers import stop_gradient  # noqa: E402
+
+__all__ += ["stop_gradient"]
+
+# psi and its derivatives in numpy alone (the rules of math.lgamma and math.gamma)
+from . import special  # noqa: E402
+from .special import digamma, gamma, lgamma, polygamma  # noqa: E402
+
+__all__ += ["digamma", "gamma", "lgamma", "polygamma"]

@@ -88,6 +88,12 @@ def batch_axis(axis):
     return axis + 1 if axis >= 0 else axis
 
 
+def batch_axis_of(axis, x):
+    """``batch_axis(axis)`` for an axis known only at run time: ``None`` (every axis of an
+    example) is every axis of batched ``x`` but the batch axis."""
+    return batch_axes(x) if axis is None else batch_axis(axis)
+
+
 def batch_index(x, index):
     """The index that reads ``x[index]`` of every example of batched ``x``: containers are
     indexed as they are, arrays with ``(slice(None),) + index``."""

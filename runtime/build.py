@@ -80,6 +80,18 @@ def raise_error(error):
     raise error
 
 
+def with_cause(error, cause):
+    """``error`` with ``__cause__`` set as ``raise error from cause`` sets it (what that
+    statement raises); ``cause`` None suppresses the context, as in Python."""
+    if isinstance(error, type):
+        error = error()
+    if isinstance(cause, type):
+        cause = cause()
+    error.__cause__ = cause
+    error.__suppress_context__ = True
+    return error
+
+
 def reversed_range(r):
     """The range ``r`` run backwards, itself a range (so it can be reversed again):
     the iterations of an adjoint loop."""
@@ -90,6 +102,12 @@ def iteration_items(x):
     """What a loop iterates over, as a sequence that can be run again backwards:
     ``x`` itself if it is a range, list, tuple or array, else ``list(x)``."""
     return x if isinstance(x, (range, list, tuple, np.ndarray)) else list(x)
+
+
+def format_string(template, *values):
+    """``template.format(*values)``: what an f-string computes (``f"{x!r:>4}"`` is
+    ``format_string("{!r:>4}", x)``)."""
+    return template.format(*values)
 
 
 def format_percent(template, values):

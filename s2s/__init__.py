@@ -11,6 +11,7 @@ from .api_jacobian import hessian, jacfwd, jacrev
 from .api_vjp import linearize, vjp
 from .api_vmap import vmap
 from .custom import custom_jvp, custom_vjp
+from s2s_runtime import stop_gradient
 from .checkpoint import checkpoint, checkpoint_loop, checkpoint_policies, remat
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
@@ -18,7 +19,7 @@ from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailab
 __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "vmap",
-           "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_loop",
+           "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat", "checkpoint_loop",
            "checkpoint_policies", "tree_util", "S2SError", "UnsupportedSyntaxError",
            "SourceUnavailableError", "NoRuleError", "NameResolutionError"]
 

@@ -28,6 +28,7 @@ from .api import _ReverseTransform, _signature
 from .errors import MisalignedArrayError, UnsupportedSyntaxError
 from .ir.kinds import kind_of
 from .travel import travelling
+from .backend.llvm.statics import is_static
 
 
 _FAST_TYPES = (float, int, bool, np.float64, np.ndarray)
@@ -36,13 +37,15 @@ _PLAIN = (float, int, bool, complex)
 
 def _arg_key(x):
     """What a specialisation depends on, cheaply: the type of a Python number, the dtype
-    and ndim of an array (dtype objects hash fast; ``dtype.str`` builds a string), else
-    ``kind_of``."""
+    and ndim of an array (dtype objects hash fast; ``dtype.str`` builds a string), the
+    value of a compile-time constant (``backend/llvm/statics.py``), else ``kind_of``."""
     t = type(x)
     if t is np.ndarray:
         return (x.dtype, x.ndim)
     if t in _PLAIN:
         return t
+    if is_static(x):  # None, a str, a tuple of them: compiled as constants, per value
+        return ("static", x)
     return kind_of(x)
 
 

@@ -1,6 +1,7 @@
 """The ``s2s`` command line: ``s2s dump FILE.py:FUNC`` shows what s2s generates
 for a function (``--mode grad|jvp|hvp|ir``; ``--out`` writes the gradient as a
-standalone module), ``s2s rules`` lists the primitives it has rules for and
+standalone module), ``s2s check FILE.py:FUNC`` compares its derivative with
+finite differences (exit status 1 when they disagree), ``s2s rules`` lists the primitives it has rules for and
 their modes (``jvp vjp`` or ``nondiff``).  Errors about the user's code or the command line are one line (plus the
 quoted source line and a caret when there is one) on stderr, exit status 2,
 and no traceback unless ``--debug``.
@@ -70,6 +71,11 @@ def load_module(path: str):
             caret = max((e.offset or 1) - 1 - (len(text) - len(stripped)), 0)
             quoted = f"\n    {stripped}\n    {' ' * caret}^"
         raise CLIError(f"{where}: syntax error: {e.msg}{quoted}", located=True) from e
+    except SystemExit as e:  # sys.exit() at import: the file is a script, not a module
+        sys.modules.pop(name, None)
+        raise CLIError(f"{path}: importing it called sys.exit({e.code!r}) (s2s imports the "
+                       "file to find the function; put the script's own code under "
+                       "if __name__ == '__main__':)") from None
     except Exception as e:
         sys.modules.pop(name, None)
         raise CLIError(f"{path}: importing it raised {type(e).__name__}: {e}") from e
@@ -300,6 +306,30 @@ def cmd_dump(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    """``s2s check``: the derivative against central differences (and jvp against vjp);
+    exit status 0 when they agree, 1 when they do not, 2 on an error."""
+    from .check import check
+
+    module, fn = resolve_target(args.target)
+    values = example_values(fn, module, args.args, args.signature)
+    argnums = parse_argnums(args.argnums)
+    names = [p.name for p in inspect.signature(fn).parameters.values()
+             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    try:
+        report = check(fn, values, argnums, args.mode, names=names, rtol=args.rtol,
+                       atol=args.atol)
+    except (TypeError, ValueError) as e:
+        if args.debug:
+            raise
+        raise CLIError(str(e)) from e
+    wrt = ", ".join(names[k] for k in ((argnums,) if isinstance(argnums, int) else argnums))
+    what = {"grad": "s2s.grad", "jvp": "s2s.jvp and s2s.vjp",
+            "jit": "s2s.jit(s2s.grad)"}[args.mode]
+    sys.stdout.write(f"{what} of {fn.__name__} w.r.t. {wrt}\n" + report.table())
+    return 0 if report.ok else 1
+
+
 def qualified_name(fn) -> str:
     """``numpy.sin``, ``operator.mul``, ``math.exp``: a module path that gives back ``fn``."""
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
@@ -362,6 +392,25 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     dump.add_argument("--debug", action="store_true", help="show tracebacks")
     dump.set_defaults(run=cmd_dump)
+    chk = sub.add_parser("check", help="check a function's derivative against finite differences",
+                         description="Compare s2s's derivative of FUNC in FILE.py with central "
+                         "finite differences (and jvp with vjp by the dot-product test); "
+                         "exit status 1 when they disagree, 2 on an error.")
+    chk.add_argument("target", metavar="FILE.py:FUNC")
+    chk.add_argument("--args", help="Python expression for the arguments (a tuple, or one "
+                     "value for a one-parameter function); np and the module's globals are "
+                     "in scope")
+    chk.add_argument("--signature", help="argument kinds instead of --args (values of one)")
+    chk.add_argument("--argnums", default="0", help="differentiate w.r.t. these, e.g. 0,1")
+    chk.add_argument("--mode", choices=("grad", "jvp", "jit"), default="grad",
+                     help="grad: s2s.grad against differences (default); jvp: s2s.jvp "
+                          "against differences along a random tangent and against s2s.vjp "
+                          "(dot-product test; any output); jit: s2s.jit(f) and "
+                          "s2s.jit(s2s.grad(f))")
+    chk.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (1e-5)")
+    chk.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (1e-8)")
+    chk.add_argument("--debug", action="store_true", help="show tracebacks")
+    chk.set_defaults(run=cmd_check)
     rules = sub.add_parser("rules", help="list the primitives s2s has rules for")
     rules.add_argument("--debug", action="store_true", help="show tracebacks")
     rules.set_defaults(run=cmd_rules)

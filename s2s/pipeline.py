@@ -32,6 +32,7 @@ from .passes.single_exit import single_exit
 from .passes.sites import expand as expand_sites, has_sites
 from .passes.ssa import to_ssa
 from .rules import lookup
+from .rules.registry import implementation
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ _FRONT = weakref.WeakKeyDictionary()
 
 
 def _lowered_full(fn):
+    fn = implementation(fn) or fn  # a library function s2s reads as its implementation
     fixed = getattr(fn, "_s2s_ir", None)
     if fixed is not None:  # a callable that carries its IR (a vjp closure, ...)
         func, freevars = fixed()

@@ -1,7 +1,7 @@
 """Complex numbers and differentiation with s2s: the autodiff cookbook's complex examples.
 
 The section "complex numbers and differentiation" of the JAX autodiff cookbook
-(shared/seeds/jax-autodiff-cookbook-part8.txt) with ``jax`` replaced by ``s2s``
+ (one of this project's seeds) with ``jax`` replaced by ``s2s``
 and ``jax.numpy`` by plain ``numpy`` (complex128 where JAX had complex64):
 
 1. ``check(seed)`` for the JVP of a C->C function ``f(z) = u(x, y) + v(x, y) i``

@@ -1,7 +1,7 @@
 """Hessian-vector products and Jacobians with s2s: the autodiff cookbook's examples.
 
 The HVP and Jacobian sections of the JAX autodiff cookbook
-(shared/seeds/jax-autodiff-cookbook-part8.txt) with ``jax`` replaced by
+ (one of this project's seeds) with ``jax`` replaced by
 ``s2s`` and ``jax.numpy`` by plain ``numpy`` (float64).  The three ways to
 compose forward and reverse mode into an HVP, and the naive product with the
 materialised Hessian, must agree with each other and with the closed form;

@@ -1,5 +1,5 @@
 """Jacobian-matrix and matrix-Jacobian products with vmap: the autodiff cookbook's
-"Composing VJPs, JVPs, and vmap" section (shared/seeds/jax-autodiff-cookbook-part8.txt)
+"Composing VJPs, JVPs, and vmap" section (one of this project's seeds)
 with ``jax`` replaced by ``s2s`` and ``jax.numpy`` by numpy (float64).
 
 Pulling back 128 covectors through ``vjp_fun`` one at a time, then all at once

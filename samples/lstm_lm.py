@@ -1,7 +1,7 @@
 """The seed's LSTM language model, trained with s2s gradients of plain numpy code.
 
 This is the LSTM part of the PyTorch-to-JAX tutorial
-(shared/seeds/pytorch-to-jax-tutorial.txt): the same model (vocabulary 43,
+ (one of this project's seeds): the same model (vocabulary 43,
 dimension 17), the same training data ``[4, 8, 15, 16, 23, 42]``, truncated
 backpropagation through time over windows of 3 tokens, 101 epochs of SGD with
 learning rate 0.1.  The PyTorch modules become plain functions on a dict of

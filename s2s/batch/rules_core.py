@@ -31,6 +31,9 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..ir import nodes as ir
+from ..rules.registry import identity_primitives
+from ..rules.special import ELEMENTWISE as SPECIAL_ELEMENTWISE
+from ..rules.special import MATH_ELEMENTWISE as SPECIAL_MATH
 from .table import defbatch
 
 _MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
@@ -142,6 +145,9 @@ def axis_rule(axis_param="axis", none="all", arrays=("a",), axes_of=None,
                 flat = site.rt(rt.batch_flat, subj, batched=True)
                 call = site.with_arg(call, axes_of or arrays[0], flat)
                 call = site.with_arg(call, axis_param, ir.Const(1))
+        elif none == "all" and isinstance(axis, ir.Var):  # None is possible at run time
+            subj = _current(site, call, axes_of or arrays[0])
+            call = site.with_arg(call, axis_param, site.rt(rt.batch_axis_of, axis, subj))
         else:
             call = site.with_arg(call, axis_param, _shift(site, axis))
         for p in more_axes:
@@ -240,6 +246,14 @@ defbatch(ravel, np.ravel, build.flatten)
 # -- passthrough ----------------------------------------------------------------------
 def same(site):
     return site.call
+
+
+# special functions (s2s/rules/special.py: scipy.special's ufuncs when SciPy is installed)
+_MATH_TO_NP.update(SPECIAL_MATH)
+defbatch(elementwise, *SPECIAL_ELEMENTWISE, *SPECIAL_MATH)
+
+# the identity markers of the rules (stop_gradient): batched iff their argument is
+defbatch(same, *identity_primitives())
 
 
 def view_others(site):

@@ -100,6 +100,26 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
 
     expr_ConcatenatedString = expr_SimpleString
 
+    def expr_FormattedString(self, node):
+        """``f"a {x!r:>4} b"`` -> ``build.format_string("a {!r:>4} b", x)`` (a str: no
+        derivative); a format spec with nested fields is refused."""
+        template, operands = [], []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                template.append(part.value)  # the source text: braces already doubled
+                continue
+            field = "{"
+            if part.conversion is not None:
+                field += "!" + part.conversion
+            if part.format_spec:
+                if not all(isinstance(p, cst.FormattedStringText) for p in part.format_spec):
+                    raise unsupported("an f-string format spec with nested fields",
+                                      self.loc(part))
+                field += ":" + "".join(p.value for p in part.format_spec)
+            template.append(field + "}")
+            operands.append(self.atom(part.expression))
+        return ir.Call(build.format_string, (ir.Const("".join(template)), *operands))
+
     def expr_Ellipsis(self, node):
         return ir.Const(Ellipsis)
 
@@ -379,6 +399,6 @@ def _describe(v) -> str:
 _EXPR_NAMES = {
     "Yield": "'yield'", "Await": "'await'", "Lambda": "lambda inside a differentiated function",
     "SetComp": "set comprehension",
-    "FormattedString": "f-string", "NamedExpr": "assignment expression ':='",
+    "NamedExpr": "assignment expression ':='",
     "Set": "set literal", "StarredElement": "starred expression",
 }

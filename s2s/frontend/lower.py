@@ -21,10 +21,15 @@ the line.
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
+import warnings
 from typing import Dict, List
 
 import libcst as cst
+import numpy as np
+
+from s2s_runtime import build
 
 from ..errors import unsupported
 from ..ir import nodes as ir
@@ -194,9 +199,14 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
         elif isinstance(node, cst.Continue):
             self.emit(ir.Continue(loc))
         elif isinstance(node, cst.Raise):
-            if node.cause is not None:
-                raise unsupported("'raise ... from ...'", loc)
             exc = None if node.exc is None else self.atom(node.exc)
+            if node.cause is not None:  # raise X from Y: X with __cause__ Y
+                if exc is None:
+                    raise unsupported("'raise from' without an exception", loc)
+                cause = self.atom(node.cause.item)  # (cst.From)
+                t = self.temp()
+                self.emit(ir.Assign(t, ir.Call(build.with_cause, (exc, cause)), loc))
+                exc = t
             self.emit(ir.Raise(exc, loc))
         elif isinstance(node, cst.Assert):
             test = self.atom(node.test)
@@ -254,6 +264,52 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
         final = self.block(node.finalbody.body.body) if node.finalbody is not None else ()
         self.emit(ir.Try(body, tuple(handlers), orelse, final, self.loc(node)))
 
+    def stmt_With(self, node) -> None:
+        """``with cm: body`` for the context managers that do not change values
+        (``NEUTRAL_CONTEXTS``): the body, as if the ``with`` line were not there (numpy's
+        floating-point warnings that ``np.errstate`` would silence are not silenced);
+        ``with contextlib.nullcontext(v) as name`` binds ``name = v``.  Any other
+        context manager is refused by name."""
+        loc = self.loc(node)
+        if node.asynchronous is not None:
+            raise unsupported("'async with'", loc)
+        for item in node.items:
+            cm = item.item
+            fn = self.value(cm.func) if isinstance(cm, cst.Call) else None
+            fn = fn.value if isinstance(fn, ir.Const) else None
+            what = cst.Module([]).code_for_node(cm.func if isinstance(cm, cst.Call) else cm)
+            if fn not in NEUTRAL_CONTEXTS:
+                raise unsupported(f"'with' statement on {what}", self.loc(cm),
+                                  "s2s reads 'with' only for context managers that do not "
+                                  "change values: " + ", ".join(NEUTRAL_CONTEXTS.values()))
+            self._check_context(fn, cm, item)
+            if item.asname is not None:
+                value = self.atom(cm.args[0].value) if cm.args else ir.Const(None)
+                self.assign_atom(item.asname.name, value, loc)
+        for s in node.body.body:
+            self.stmt(s)
+
+    def _check_context(self, fn, cm, item) -> None:
+        """Refuse the arguments of a neutral context manager that would change what the
+        body does (``np.errstate(all='raise')``, ``catch_warnings(record=True)``)."""
+        loc = self.loc(cm)
+        for arg in cm.args:
+            kw = arg.keyword.value if arg.keyword is not None else None
+            value = self.value(arg.value)
+            const = value.value if isinstance(value, ir.Const) else _NOT_CONST
+            if fn is np.errstate and const not in ("ignore", "warn", "print", "log", None):
+                raise unsupported(f"'with np.errstate({kw}={const!r})'" if const is not
+                                  _NOT_CONST else "'with np.errstate(...)' of a value known "
+                                  "only at run time", loc,
+                                  "only 'ignore', 'warn', 'print' and 'log', which do not "
+                                  "change values; 'raise' and 'call' would")
+            if fn is warnings.catch_warnings and kw == "record" and const is not False:
+                raise unsupported("'with warnings.catch_warnings(record=True)'", loc,
+                                  "the recorded warnings are a value s2s does not make")
+        if item.asname is not None and fn is not contextlib.nullcontext:
+            raise unsupported(f"'with ... as' on {getattr(fn, '__qualname__', fn)}",
+                              self.loc(item.asname), "only contextlib.nullcontext(v) as name")
+
     def stmt_FunctionDef(self, node) -> None:
         """A nested ``def``: binds its name to a local function (``nested.py``)."""
         loc = self.loc(node)
@@ -282,9 +338,14 @@ def _is_docstring(stmt) -> bool:
             and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
+#: context managers a differentiated ``with`` may use: they do not change values
+NEUTRAL_CONTEXTS = {np.errstate: "np.errstate", warnings.catch_warnings: "warnings.catch_warnings",
+                    contextlib.nullcontext: "contextlib.nullcontext"}
+_NOT_CONST = object()
+
 _STMT_NAMES = {
     "Global": "'global' statement", "Nonlocal": "'nonlocal' statement",
-    "Del": "'del' statement", "With": "'with' statement",
+    "Del": "'del' statement",
     "Import": "'import' inside a differentiated function",
     "ImportFrom": "'import' inside a differentiated function",
     "FunctionDef": "nested function definition", "ClassDef": "class definition",

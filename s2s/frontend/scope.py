@@ -87,6 +87,10 @@ class _Assigned(cst.CSTVisitor):
         if node.name is not None:
             self._target(node.name.name)
 
+    def visit_WithItem(self, node):
+        if node.asname is not None:
+            self._target(node.asname.name)
+
     def visit_FunctionDef(self, node):
         if node is not self.root:
             self.names.add(node.name.value)

@@ -22,4 +22,11 @@ defnondiff(np.ndim, np.size, np.all, np.any, np.iscomplexobj, np.isrealobj,
            np.iscomplex, np.isreal, np.isscalar, np.result_type, np.dtype, np.broadcast_shapes,
            build.dtype_of)
 # strings
-defnondiff(build.format_percent)
+defnondiff(build.format_percent, build.format_string)
+
+# stop_gradient(x) = x for any pytree x, d/dx = 0 in every mode (JAX's lax.stop_gradient):
+# JVP 0, VJP 0; batching and lowering the identity.  Its result is the argument itself
+# (container_result: a write into it would be a write into the argument, refused as shared)
+from s2s_runtime import stop_gradient  # noqa: E402
+
+defnondiff(stop_gradient, container_result=True, identity=True)

@@ -37,6 +37,10 @@ class Rule:
     container_result: bool = False
     signature: Optional[inspect.Signature] = None
     doc: str = ""
+    #: the result is the (single) argument itself, whatever its kind (a marker such as
+    #: ``stop_gradient``): batching maps it to itself (batched iff the argument is), the
+    #: backends lower it to the argument's value; its derivative is given by ``nondiff``
+    identity: bool = False
 
     def zero_params(self) -> frozenset:
         """Parameters whose derivative is identically zero (their VJP template is just
@@ -113,11 +117,19 @@ def defjvp(fn, *templates):
     rule.jvps = tuple(templates)
 
 
-def defnondiff(*fns, container_result=False):
-    """Mark ``fns`` as having a zero (or no) derivative."""
+def defnondiff(*fns, container_result=False, identity=False):
+    """Mark ``fns`` as having a zero (or no) derivative; ``identity``: each returns its
+    one argument unchanged (see ``Rule.identity``)."""
     for fn in fns:
-        _RULES[_key(fn)] = Rule(fn, (), nondiff=True, container_result=container_result)
+        _RULES[_key(fn)] = Rule(fn, (), nondiff=True, container_result=container_result,
+                                identity=identity)
         _KEEPALIVE.append(fn)
+
+
+def identity_primitives():
+    """The primitives whose rule says ``identity`` (for the batching and lowering tables)."""
+    from . import _load_all  # noqa: F401  (make sure every rule module ran)
+    return [r.fn for r in _RULES.values() if r.identity]
 
 
 def defopaque(fn, container_result=True, signature=None):
@@ -127,6 +139,30 @@ def defopaque(fn, container_result=True, signature=None):
     _RULES[_key(fn)] = Rule(fn, (), nondiff=False, container_result=container_result,
                             signature=signature)
     _KEEPALIVE.append(fn)
+
+
+_IMPLEMENTATIONS: Dict[int, Tuple[Callable, Callable]] = {}
+
+
+def defimplementation(fn, impl):
+    """Let the transforms read the plain Python function ``impl`` in place of ``fn`` (a
+    library function whose own source they cannot read, or need not): ``impl`` takes
+    the same arguments and computes the same values with primitives, so its
+    derivatives, batching and compilation come from theirs.  (Numba's ``@overload``.)"""
+    _IMPLEMENTATIONS[_key(fn)] = (fn, impl)
+    _KEEPALIVE.append(fn)
+
+
+def implementation(fn) -> Optional[Callable]:
+    """The function the transforms read in place of ``fn`` (``defimplementation``), or None."""
+    hit = _IMPLEMENTATIONS.get(_key(fn))
+    return hit[1] if hit is not None and hit[0] is fn else None
+
+
+def all_implementations():
+    """``(fn, impl)`` pairs of ``defimplementation`` (for ``s2s rules``)."""
+    from . import _load_all  # noqa: F401
+    return list(_IMPLEMENTATIONS.values())
 
 
 def all_rules():

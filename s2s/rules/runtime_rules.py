@@ -54,7 +54,7 @@ from .registry import defjvp, defnondiff, defvjp
 
 # the seed 1 of grad, zero cotangents, the 0/1 mask of clip: constants; raise_error never returns
 defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error, build.reversed_range,
-           build.iteration_items)
+           build.iteration_items, build.with_cause)
 
 # --- adjoint.py ------------------------------------------------------------------------
 # add(a, b) = a + b (None is zero): linear in both

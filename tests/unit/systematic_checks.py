@@ -132,7 +132,8 @@ def module_for(exprs) -> object:
     mod = _MODULES.get(key)
     if mod is not None:
         return mod
-    lines = ["import math", "import operator", "import numpy as np", ""]
+    lines = ["import math", "import operator", "import numpy as np", "import s2s_runtime as rt",
+             "try:", "    import scipy.special as sp", "except ImportError:", "    sp = None", ""]
     for i, (expr, nargs) in enumerate(exprs):
         ps = ", ".join(_PARAMS[:nargs])
         lines += [f"def f_{i}({ps}):", f"    return {expr}", "",

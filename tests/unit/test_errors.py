@@ -82,7 +82,7 @@ def uses_class(x):
 
 
 def uses_fstring(x):
-    return f"{x}"
+    return f"{x:{3}}"  # a format spec with a nested field
 
 
 def uses_walrus(x):
@@ -94,7 +94,7 @@ def uses_set(x):
 
 
 def uses_local_call(x):
-    g = math.lgamma  # a C function with no derivative rule
+    g = DOUBLE  # a C-level callable with no derivative rule
     return g(x)
 
 
@@ -115,13 +115,13 @@ CASES = [
     (uses_global, "global", "global SOMETHING", "global"),
     (uses_nonlocal_outer(), "nonlocal", "nonlocal v", "nonlocal"),
     (uses_del, "del", "del y", "del"),
-    (uses_with, "with", "with open(x)", "with"),
+    (uses_with, "'with' statement on open", "with open(x)", "open(x)"),
     (uses_dict_unpacking, "'**' in a dict literal", 'return {**d, "k": x}', "**d"),
     (uses_setcomp, "set comprehension", "return {v * 2", "{v * 2"),
     (uses_decorated_nested_def, "decorator on a nested function", "@staticmethod",
      "@staticmethod"),
     (uses_class, "class", "class Box", "class Box"),
-    (uses_fstring, "f-string", 'return f"{x}"', 'f"'),
+    (uses_fstring, "f-string format spec with nested fields", 'return f"{x:{3}}"', "{x:"),
     (uses_walrus, ":=", "(y := x * 2)", "y := x"),
     (uses_set, "set literal", "return {x, 1.0}", "{x, 1.0}"),
 ]

@@ -418,6 +418,8 @@ TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.runtime_rules_second",
                     # tests/unit/test_rules_linalg.py, test_rules_fft.py
                     "s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft",
                     "s2s.rules.linalg_api", "s2s.rules.linalg_lstsq",
+                    # tests/unit/test_systematic_special.py (every rule has a row there)
+                    "s2s.rules.special",
                     # tests/unit/test_systematic.py (every numpy rule has a row there)
                     "s2s.rules.elementwise_more", "s2s.rules.reductions_more",
                     "s2s.rules.shape_more", "s2s.rules.products_more", "s2s.rules.linear_rules",

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import s2s.rules  # noqa: F401  (registers every rule)
 from s2s.rules.registry import all_rules
 from tests.unit import (systematic_table, systematic_table_arrays, systematic_table_edges,
-                        systematic_table_more)
+                        systematic_table_more, systematic_table_special)
 from tests.unit.systematic_checks import (Arg, Case, check_first_order, check_second, inputs,
                                           module_for)
 
@@ -36,7 +36,7 @@ from tests.unit.systematic_checks import (Arg, Case, check_first_order, check_se
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
 
 CASES = (systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_more.CASES
-         + systematic_table_edges.CASES)
+         + systematic_table_edges.CASES + systematic_table_special.CASES)
 _MOD = module_for([(c.expr, len(c.args)) for c in CASES])
 _INDEX = {id(c): i for i, c in enumerate(CASES)}
 

@@ -21,6 +21,7 @@ from ...ir import nodes as ir
 from . import scalars as S
 from . import arrays as A
 from . import types as T
+from .statics import is_static
 
 #: fn -> the handler a call of ``fn`` meets first (an object with ``.type(fn, types, kw, loc)``
 #: and ``.lower(L, fn, vals, kw, rtype)``): its first overload, else its plain handler.
@@ -103,9 +104,42 @@ def _lookup(fn):
         return None
 
 
+#: calls folded at compile time when an operand is a compile-time constant that is not
+#: a number (a string, None, a tuple of them: ``statics.py``) and every operand is constant
+_FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
+             operator.contains, operator.getitem, operator.add, operator.mod, len, str,
+             operator.lt, operator.le, operator.gt, operator.ge, operator.truth}
+
+
+def _folded(fn, args, kwargs):
+    """``(True, value)`` of a call folded at compile time (see ``_FOLDABLE``), else
+    ``(False, None)``."""
+    if fn in (operator.is_, operator.is_not) and len(args) == 2 and not kwargs:
+        # x is None for an x of a run-time type (a number, an array): known when compiling
+        (a, ta), (b, tb) = args
+        for (c, _), (_, t) in (((a, ta), (b, tb)), ((b, tb), (a, ta))):
+            if isinstance(c, ir.Const) and c.value is None and \
+                    isinstance(t, (T.Scalar, T.Array, T.Tuple)):
+                return True, fn is operator.is_not
+    if fn not in _FOLDABLE or kwargs or not args or \
+            not all(isinstance(a, ir.Const) for a, _ in args) or \
+            not any(is_static(a.value) for a, _ in args):
+        return False, None
+    try:
+        value = fn(*[a.value for a, _ in args])
+    except Exception:  # the run-time error is reported where it happens (not folded)
+        return False, None
+    if is_static(value) or T.value_type(value) in (T.BOOL, T.INT, T.FLOAT):
+        return True, value
+    return False, None
+
+
 def type_call(fn, args, kwargs, loc):
     if isinstance(fn, type) and issubclass(fn, BaseException) and not kwargs:
         return exception_instance(fn, args, loc)
+    folded, value = _folded(fn, args, kwargs)
+    if folded:
+        return T.Static(value) if is_static(value) else T.value_type(value)
     handler = _lookup(fn)
     types = [t for _, t in args]
     kw = {k: t for k, (_, t) in kwargs.items()}
@@ -131,6 +165,9 @@ def lower_call(L, call):
                       {k: (a, kw[k][1]) for k, a in call.kwargs}, L.loc)
     if isinstance(rtype, T.Static):
         return ll.Constant(rtype.llvm(), None), rtype
+    folded, value = _folded(call.fn, list(zip(call.args, [t for _, t in vals])), call.kwargs)
+    if folded:
+        return L.atom(ir.Const(value))[0], rtype
     if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple) \
             and not isinstance(vals[0][1], T.Dict):
         return _tuple_item(L, vals[0], call.args[1], rtype), rtype
@@ -227,3 +264,4 @@ def exception_instance(fn, args, loc):
 # the handlers register themselves in TABLE
 from . import ops_numbers, ops_arrays, ops_more, ops_build, batching  # noqa: E402,F401  registration
 from . import ops_linalg, ops_norm, derivs_linalg, derivs_norm  # noqa: E402,F401  np.linalg and its derivatives' helpers
+from . import printing  # noqa: E402,F401  print(...) at run time

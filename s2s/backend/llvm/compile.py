@@ -14,6 +14,7 @@ from . import engine, fastcall
 from . import types as T
 from .callpath import Caller, convert_leaves
 from .module import build_module
+from .statics import static_values, with_statics
 
 _COMPILED = {}
 
@@ -181,7 +182,11 @@ class Specialisation:
 
     def free_current(self) -> bool:
         free = self.load_free()
-        return [T.value_type(v) for v in free] == self.types[len(self.types) - len(free):]
+        first = len(self.types) - len(free)
+        if any(free[k - first] != v for k, v in self.statics.items() if k >= first):
+            return False  # a string (None, tuple of them) global changed: recompile
+        return [T.value_type(None if k + first in self.statics else v)
+                for k, v in enumerate(free)] == self.types[first:]
 
     def _general(self, args):
         values = list(args) + (self.load_free() if self.has_free else [])
@@ -212,7 +217,16 @@ def _check_layout():
 
 def compile_signature(func, args, load_free, boundscheck=True,
                       describe=lambda: ("function", ""), cache=False):
+    """Compile ``func`` for ``args`` (and its free values); ``None``, strings and tuples
+    of them are compile-time constants (``statics.py``): their slots pass nothing."""
     _check_layout()
     free = load_free()
-    types = param_types(func, list(args) + list(free), describe)
-    return Specialisation(func, types, len(args), load_free, boundscheck, cache)
+    values = list(args) + list(free)
+    statics = {k: values[k] for k in static_values(values)}
+    names = [p.var.name for p in func.params]
+    func = with_statics(func, {names[k]: v for k, v in statics.items() if k < len(names)})
+    types = param_types(func, [None if k in statics else v for k, v in enumerate(values)],
+                        describe)
+    spec = Specialisation(func, types, len(args), load_free, boundscheck, cache)
+    spec.statics = statics
+    return spec

@@ -3,7 +3,7 @@
 Each handler implements, for numbers and arrays (1-D/2-D where products are
 involved), the maths its ``s2s_runtime`` function states:
 
-* ``grad_seed(out)``: 1 of ``out``'s type (a real scalar; anything else is refused);
+* ``grad_seed(out)``: 1 of ``out``'s type (a real scalar or a 0-d real array; anything else is refused);
 * ``unbroadcast(g, x)``: ``g`` summed over the axes broadcasting added to ``x``
   (the imaginary part dropped for a real ``x``); ``g`` itself when shapes agree;
 * ``sum_vjp``/``mean_vjp``: ``g`` (divided by the size) broadcast to ``a``'s shape;
@@ -45,9 +45,15 @@ class GradSeed:
         t = types[0]
         if isinstance(t, T.Scalar) and t.dtype in ("f4", "f8"):
             return t
+        if isinstance(t, T.Array) and t.ndim == 0 and t.dtype in ("f4", "f8"):
+            return t  # a 0-d array output: its seed is a 0-d array holding 1
         return None
 
     def lower(self, L, fn, vals, kw, rtype):
+        if isinstance(rtype, T.Array):
+            out = A.allocate(L, rtype, [])
+            A.fill(L, out, rtype, L.const(1.0, rtype.elem))
+            return out
         return L.const(1.0, rtype)
 
 

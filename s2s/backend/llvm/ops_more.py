@@ -1,6 +1,6 @@
 """More elementwise functions (``np.square``, ``np.sign``, ``np.where``, ``np.clip``,
 ``np.logaddexp``, ``math.log(x, base)``), ``reversed(range)``, bitwise operators on
-flags and ints, ``np.conjugate``: handlers of ``calls.TABLE``."""
+flags and ints, ``np.conjugate``, the identity markers (``stop_gradient``): handlers of ``calls.TABLE``."""
 from __future__ import annotations
 
 import math
@@ -10,6 +10,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 
+from ...rules.registry import identity_primitives
 from . import arrays as A
 from . import scalars as S
 from . import types as T
@@ -152,3 +153,17 @@ class Conjugate:
 
 
 register(Conjugate(), np.conjugate, np.conj)
+
+
+class Identity:
+    """Primitives whose rule says ``identity`` (``stop_gradient``): the argument's value,
+    of any type (numbers, arrays, tuples)."""
+
+    def type(self, fn, types, kw, loc):
+        return types[0] if len(types) == 1 and not kw else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+register(Identity(), *identity_primitives())

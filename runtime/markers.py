@@ -1,0 +1,12 @@
+"""Markers: calls that are the identity on values and tell the transforms something.
+
+``stop_gradient(x)`` returns ``x`` (any pytree) unchanged; its derivative is
+zero in every mode (JAX's ``lax.stop_gradient``, PyTorch's ``detach()``).
+Outside the transforms it is the identity function.
+"""
+from __future__ import annotations
+
+
+def stop_gradient(x):
+    """``x`` itself; as a primitive: JVP 0, VJP 0, batching and lowering the identity."""
+    return x
