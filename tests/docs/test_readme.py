@@ -23,6 +23,7 @@ import re
 import shlex
 import subprocess
 import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,14 +113,18 @@ def _run_sh(block: Block, scratch: Path):
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
-def test_every_block_runs(doc, scratch):
-    namespace = {"__name__": "__readme__"}
+def test_every_block_runs(doc, scratch, monkeypatch):
+    # the blocks run as the body of an importable module, as a user's script does
+    # (pickle sends its functions by reference; s2s reads their source from the file)
+    module = types.ModuleType("readme_" + re.sub(r"\W", "_", doc.stem))
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    namespace = module.__dict__
     ran = 0
     for block in blocks(doc):
         if block.skip:
             continue
         if block.lang == "python":
-            code = compile("\n" * (block.line) + block.code, f"{doc.name}", "exec")
+            code = compile("\n" * (block.line) + block.code, str(doc), "exec")
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(code, namespace)
             ran += 1
