@@ -2,7 +2,7 @@
 specialised per argument kinds and cached like ``grad``.
 
 ``jvp(f, primals, tangents)`` called inside code that is itself transformed
-(reverse over forward) expands to the JVP function's IR (``_jvp_site``).
+(reverse over forward) expands to the JVP function's IR (``_jvp_ir``).
 """
 from __future__ import annotations
 
@@ -168,30 +168,28 @@ def jvp(fun, primals, tangents, has_aux=False):
     return _forward_of(fun, has_aux)(primals, tangents)
 
 
-def _jvp_site(args, kwargs, call, loc):
-    """``jvp(f, primals, tangents)`` inside transformed code, as IR (``passes/sites.py``):
-    the primals and tangents are unpacked, the tangents densified, and the JVP
-    function of ``f`` for these kinds is called on them."""
+def _jvp_ir(args=None, kwargs=None):
+    """``jvp(f, primals, tangents)`` inside transformed code, as IR (``jvp.__s2s_ir__``,
+    ``core/protocol.py``): the primals and tangents are unpacked, the tangents
+    densified, and the JVP function of ``f`` for these kinds is called on them."""
+    if args is None:  # the IR depends on the arguments' kinds
+        return None
     bound = inspect.signature(jvp).bind(*args, **kwargs)
     bound.apply_defaults()
     fun, primals, tangents, has_aux = (bound.arguments[n] for n in
                                        ("fun", "primals", "tangents", "has_aux"))
-    fun_atom = call.args[0] if call.args else dict(call.kwargs).get("fun")
-    if not isinstance(fun_atom, ir.Const):
-        raise UnsupportedSyntaxError("jvp of a function chosen at run time inside transformed "
-                                     "code (pass a function s2s can see by name)")
     primals, tangents = _check_pairs(primals, tangents, fun)
     transform = _forward_of(fun, has_aux)
     values, kw = transform._bind(primals, None)
     carries = transform._carries(values, len(primals))
     fwd_ir, free = transform.site_ir(values, carries, kw)
-    return _jvp_wrapper(fwd_ir, free, values, carries, len(primals), has_aux, loc)
+    return _jvp_wrapper(fwd_ir, free, values, carries, len(primals), has_aux, fwd_ir.loc)
 
 
 def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
     """IR of ``lambda fun, primals, tangents, has_aux: jvp(f, primals, tangents)`` for fixed kinds,
     where ``fwd_ir`` (free variables ``free``) is the JVP function of ``f``."""
-    loc = replace(loc, derived=True)
+    loc = loc and replace(loc, derived=True)
     body, names = [], []
 
     def let(name, value):
@@ -225,6 +223,6 @@ def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
                        temps=frozenset(names)), {}
 
 
-jvp._s2s_site = _jvp_site
+jvp.__s2s_ir__ = _jvp_ir
 
 

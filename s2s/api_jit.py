@@ -23,6 +23,7 @@ import numpy as np
 from . import pipeline
 from .custom_primal import front_without_custom_calls, primal_calls_inlined
 from .api import _ReverseTransform, _signature
+from .core.protocol import fixed_ir
 from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
 
@@ -103,13 +104,13 @@ class Jitted:
             return fn._s2s_jit_ir(args)
         if isinstance(fn, _ReverseTransform):
             gen, free = fn.generated(list(args))
-            func, fv = gen._s2s_ir()
+            func, fv = gen.__s2s_ir__()
             values = {**dict(free), **dict(zip([p.var.name for p in func.params], args))}
             func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
             return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
-        fixed = getattr(fn, "_s2s_ir", None)
+        fixed = fixed_ir(fn)
         if fixed is not None:
-            func, freevars = primal_calls_inlined(*fixed())
+            func, freevars = primal_calls_inlined(*fixed)
             return func, _freevar_loader(func, freevars, self.param_names)
         front = pipeline.front(fn)
         arguments = dict(zip(self.param_names, args))

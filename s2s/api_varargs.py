@@ -8,7 +8,7 @@ positional arguments and the keyword names ``kw``,
     def f(xs_0, xs_1, *, k):        # one parameter per argument passed
         return f(xs_0, xs_1, k=k)   # the user's function, inlined
 
-as IR (``_s2s_ir``), which the transforms handle like any function whose
+as IR (``__s2s_ir__``, ``core/protocol.py``), which the transforms handle like any function whose
 IR they know; the inliner binds ``*xs`` to the tuple ``(xs_0, xs_1)`` and
 ``**kw`` to a dict.  Keyword arguments are not differentiated (as in JAX).
 
@@ -92,7 +92,7 @@ class Adapter:
         self._ir = ir.Function(name, params, (ir.Assign(result, call), ir.Return(result)),
                                temps=frozenset({"t1"}))
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         return self._ir, {}
 
     def __call__(self, *args, **kwargs):

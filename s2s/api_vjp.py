@@ -1,6 +1,6 @@
 """``vjp`` and ``linearize`` (JAX's semantics), and the closures they return.
 
-The closures carry their IR (``_s2s_ir``), so they are transformed like
+The closures carry their IR (``__s2s_ir__``, ``core/protocol.py``), so they are transformed like
 user code: ``grad``/``jvp``/``vjp`` of a ``vjp_fun`` or of a linearized
 ``jvp_fun``, and calls of them inside transformed code, differentiate the
 adjoint (or tangent) code s2s generated, with the values it closes over as
@@ -52,7 +52,7 @@ class VJPFunction:
                                  f"cotangent has shape {np.shape(c)}")
         return self._bwd(*self._residuals, ct)
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         if self._ir is None:
             params = self._bwd_ir.params
             held = params[:-1]  # the residuals; the last parameter is the cotangent
@@ -124,7 +124,7 @@ class LinearizedFunction:
     def __call__(self, *tangents):
         return self._forward(self._primals, tangents)[1]
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         return self._ir
 
     def _make_ir(self):

@@ -317,7 +317,9 @@ class Vmapped(_Specialising):
         return place_out(self.out_axes, out, out_batched, n, out_tree)
 
     # -- as IR: inside transformed code (grad(lambda w: sum(vmap(f)(w, X)))), nested vmap
-    def _s2s_site(self, args, kwargs, call=None, loc=None):
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
         if kwargs:
             raise UnsupportedSyntaxError("vmap(f)(...) with keyword arguments inside "
                                          "transformed code")

@@ -15,6 +15,7 @@ from typing import Dict, Sequence
 from .ad.forward import Forward
 from .ad.reverse import ParamInfo, Reverse
 from .ad.split import split
+from .core.protocol import fixed_ir
 from .emit.load import load
 from .emit.python import Emitted, emit_function
 from .frontend.lower import lower_with_statics, statics_unchanged
@@ -66,9 +67,9 @@ _FRONT = weakref.WeakKeyDictionary()
 
 
 def _lowered_full(fn):
-    fixed = getattr(fn, "_s2s_ir", None)
+    fixed = fixed_ir(fn)
     if fixed is not None:  # a callable that carries its IR (a vjp closure, ...)
-        func, freevars = fixed()
+        func, freevars = fixed
         return func, freevars, ()
     hit = _LOWERED.get(fn)
     if hit is None or not statics_unchanged(hit[2]):
@@ -255,8 +256,8 @@ def emit(func: ir.Function) -> Emitted:
 
 def compile_function(func: ir.Function):
     """``(python function, emitted source)``.  The function keeps ``func`` as its IR
-    (``_s2s_ir``), so transforming it again starts from the IR, not from its text."""
+    (``__s2s_ir__``), so transforming it again starts from the IR, not from its text."""
     emitted = emit(func)
     fn = load(emitted, func.name)
-    fn._s2s_ir = lambda: (func, {})
+    fn.__s2s_ir__ = lambda args=None, kwargs=None: (func, {})
     return fn, emitted

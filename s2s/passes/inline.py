@@ -283,11 +283,14 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         if is_user_object(fn):  # a program object called: its __call__
             out, receiver = self.const_atom(fn, s.loc)
             return out + self.method(s, Value(fn), receiver, "__call__", args, kwargs)
-        fixed = getattr(fn, "_s2s_ir", None)
-        if fixed is not None:  # a callable that carries its IR (vjp closures, ...)
+        hook = None if isinstance(fn, type) else getattr(fn, "__s2s_ir__", None)
+        if hook is None:  # not a transformed function (core/protocol.py)
+            return None
+        fixed = hook()
+        if fixed is not None:  # its IR, the same for every call (vjp closures, ...)
             self.check_uses(s)
-            return self.inline_ir(_with_call(s, fn, args, kwargs), fn, *fixed())
-        if getattr(fn, "_s2s_site", None) is not None:
+            return self.inline_ir(_with_call(s, fn, args, kwargs), fn, *fixed)
+        if True:  # its IR depends on the arguments' kinds: a site
             self.check_uses(s)
             return self.site(_with_call(s, fn, args, kwargs), fn)
         return None

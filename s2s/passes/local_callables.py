@@ -164,7 +164,7 @@ def callable_kind(v) -> Optional[str]:
         return "class"
     if inspect.ismethod(v) and is_user_function(v.__func__):
         return "method"
-    if getattr(v, "_s2s_ir", None) is not None or getattr(v, "_s2s_site", None) is not None:
+    if not isinstance(v, type) and getattr(v, "__s2s_ir__", None) is not None:
         return "transform"
     if lookup(v) is not None:
         return "primitive"
