@@ -188,7 +188,8 @@ class _ReverseTransform(_Specialising):
         #: the defaults of the trailing positional parameters, for ``_bind``'s fast path
         self._tail_defaults = _trailing_defaults(positional) if not self.kwonly_names else []
         #: ``*args``/``**kwargs``: transformed per call shape (``api_varargs.py``)
-        self.varargs = has_var_params(self.sig) and fixed_ir(fn) is None
+        self.varargs = has_var_params(self.sig) and fixed_ir(fn) is None or \
+            depends_on_kinds(fn)
         if self.varargs:
             self.argnums, self.single = argnums, isinstance(argnums, int)
         else:
@@ -206,6 +207,7 @@ class _ReverseTransform(_Specialising):
             functools.update_wrapper(self, fn, updated=())
         except AttributeError:
             pass
+        self.__signature__ = self.sig  # fn's (a primitive's: its rule's, not its ufunc's)
 
     def _bind(self, args, kwargs):
         if not kwargs:
@@ -375,6 +377,13 @@ def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False
     if fun is None:
         return lambda f: grad(f, argnums, has_aux, holomorphic)
     return _reverse_transform(fun, argnums, has_aux, holomorphic, "grad")
+
+
+def depends_on_kinds(fun) -> bool:
+    """A transformed function whose IR depends on its arguments' kinds (``__s2s_ir__``)
+    that is not a ``grad``-like transform: another transform reads it through a one-call
+    adapter (``api_varargs.adapter``), whose call is expanded when specialised."""
+    return has_ir(fun) and not isinstance(fun, _ReverseTransform) and fixed_ir(fun) is None
 
 
 def transformed_target(fun):

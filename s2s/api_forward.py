@@ -17,7 +17,7 @@ from s2s_runtime import build
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
-from .api import _signature, _Specialising, memo, transformed_target
+from .api import _signature, _Specialising, depends_on_kinds, memo, transformed_target
 from .api_varargs import adapter, wants_adapter
 from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
@@ -163,7 +163,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     ``(out, tangent_out, aux)``.  Integer leaves take a ``None`` or zero
     tangent and are ignored.
     """
-    if wants_adapter(fun) and isinstance(primals, (tuple, list)):
+    if (wants_adapter(fun) or depends_on_kinds(fun)) and isinstance(primals, (tuple, list)):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
     return _forward_of(fun, has_aux)(primals, tangents)
 
@@ -179,6 +179,8 @@ def _jvp_ir(args=None, kwargs=None):
     fun, primals, tangents, has_aux = (bound.arguments[n] for n in
                                        ("fun", "primals", "tangents", "has_aux"))
     primals, tangents = _check_pairs(primals, tangents, fun)
+    if wants_adapter(fun) or depends_on_kinds(fun):
+        fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
     transform = _forward_of(fun, has_aux)
     values, kw = transform._bind(primals, None)
     carries = transform._carries(values, len(primals))

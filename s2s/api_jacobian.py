@@ -21,6 +21,7 @@ from .api_vjp import vjp
 from .api_complex import check_inputs, check_outputs
 from .batch.jacobian import hessian_blocks_batched, jacfwd_batched, jacrev_batched
 from .ir.kinds import is_inexact_leaf
+from .jacobian_code import jacobian_ir
 
 
 def _basis(leaves, dtype_of):
@@ -92,8 +93,16 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
 
 
 def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
-    """``jacfun`` with the hooks ``jit`` compiles it by (``s2s/jit_jacobian.py``)."""
+    """``jacfun`` with the hooks ``jit`` compiles it by (``s2s/jit_jacobian.py``) and its
+    IR for other transforms (``__s2s_ir__``, ``jacobian_code.py``)."""
     from . import jit_jacobian
+
+    def ir_hook(args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
+        return jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs)
+
+    jacfun.__s2s_ir__ = ir_hook
     jacfun._s2s_jit_signature = lambda: jit_jacobian.jit_signature(fun)
     jacfun._s2s_jit_ir = lambda args: jit_jacobian.kernel_ir(what, fun, argnums, args,
                                                              has_aux, holomorphic)

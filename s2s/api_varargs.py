@@ -37,9 +37,12 @@ _VAR_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 def wants_adapter(fn) -> bool:
     """A plain Python function with ``*args`` or ``**kwargs`` (read from its code object's
-    flags, unless a ``__signature__`` or ``__wrapped__`` decides its signature)."""
+    flags, unless a ``__signature__`` or ``__wrapped__`` decides its signature), or a
+    transformed function whose IR depends on its arguments' kinds (``api.depends_on_kinds``):
+    a transform reads either through the adapter of each call shape."""
     if not inspect.isfunction(fn):
-        return False
+        from .api import depends_on_kinds  # (the same layer)
+        return depends_on_kinds(fn)  # a jacfwd, vmap... function: read by its call
     if "__signature__" not in fn.__dict__ and "__wrapped__" not in fn.__dict__:
         return bool(fn.__code__.co_flags & _VAR_FLAGS)
     return has_var_params(inspect.signature(fn))

@@ -17,7 +17,7 @@ import numpy as np
 from s2s_runtime.tree import tree_flatten, tree_structure
 
 from . import pipeline
-from .api import _reverse_transform, _Specialising
+from .api import _reverse_transform, _ReverseTransform
 from .api_forward import _check_pairs, _forward_of
 from .api_varargs import adapter, wants_adapter
 from .frontend.scope import FreeVar
@@ -75,7 +75,7 @@ def vjp(fun, *primals, has_aux=False):
     if not primals:
         raise TypeError("vjp needs at least one primal argument")
     kwonly = {}
-    if isinstance(fun, _Specialising):  # vjp(grad(f)): the vjp of the code grad(f) generated
+    if isinstance(fun, _ReverseTransform):  # vjp(grad(f)): the vjp of the code grad(f) generated
         fun, kwonly = fun.generated(fun._bind(primals, {}))
     if wants_adapter(fun):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal

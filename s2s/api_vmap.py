@@ -146,7 +146,8 @@ class Vmapped(_Specialising):
     def __call__(self, *args, **kwargs):
         if isinstance(self.fn, Jitted):  # vmap(jit(f)) is jit(vmap(f)): batch/jit_compose.py
             return vmap_of_jitted(self, args, kwargs)
-        if wants_adapter(self.fn) or _is_primitive(self.fn):
+        if not isinstance(self.fn, Vmapped) and wants_adapter(self.fn) or \
+                _is_primitive(self.fn):
             # *args/**kwargs, or a numpy function: one parameter per argument passed
             key = ("adapter", len(args), tuple(sorted(kwargs)))
             inner = self.cache.get(key)
