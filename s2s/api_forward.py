@@ -17,7 +17,8 @@ from s2s_runtime import build
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
-from .api import _signature, _Specialising, depends_on_kinds, memo, transformed_target
+from .api import (_ReverseTransform, _signature, _Specialising, depends_on_kinds, memo,
+                  transformed_target)
 from .api_varargs import adapter, wants_adapter
 from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
@@ -47,7 +48,7 @@ class _ForwardTransform(_Specialising):
         if not checked:
             primals, tangents = _check_pairs(primals, tangents, self.fn)
         values, kw = self._bind(primals, kwonly)
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, _ReverseTransform):
             # jvp(grad(f)): the forward mode of the code grad(f) generated for these kinds
             inner, free = self.fn.generated(values + list(kw.values()))
             return _forward_of(inner, self.has_aux)(primals, tangents, {**kw, **free}, True)
@@ -108,7 +109,7 @@ class _ForwardTransform(_Specialising):
     def site_ir(self, values, carries, kw):
         """``(ir, freevars)``: the JVP function for these kinds as IR, and the free
         variables its free-variable parameters read (``passes/sites.py``)."""
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, _ReverseTransform):
             inner, free = self.fn.generated(values + list(kw.values()))
             inner_free = self.fn.gen_freevars(values + list(kw.values()))
             func, more = _forward_of(inner, self.has_aux).site_ir(

@@ -21,7 +21,7 @@ from .api_vjp import vjp
 from .api_complex import check_inputs, check_outputs
 from .batch.jacobian import hessian_blocks_batched, jacfwd_batched, jacrev_batched
 from .ir.kinds import is_inexact_leaf
-from .jacobian_code import jacobian_ir
+from .transform_code import jacobian_ir
 
 
 def _basis(leaves, dtype_of):
@@ -94,7 +94,7 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
 
 def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
     """``jacfun`` with the hooks ``jit`` compiles it by (``s2s/jit_jacobian.py``) and its
-    IR for other transforms (``__s2s_ir__``, ``jacobian_code.py``)."""
+    IR for other transforms (``__s2s_ir__``, ``transform_code.py``)."""
     from . import jit_jacobian
 
     def ir_hook(args=None, kwargs=None):

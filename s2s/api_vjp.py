@@ -24,6 +24,7 @@ from .frontend.scope import FreeVar
 from .ir import nodes as ir
 from .ir.names import NameGen
 from .ir.kinds import kind_of
+from .transform_code import vjp_ir
 
 class VJPFunction:
     """``vjp_fun(ct)``: the adjoint sweep of a ``vjp``, applied to the residuals its
@@ -101,6 +102,21 @@ def vjp(fun, *primals, has_aux=False):
     out, aux = result if has_aux else (result, None)
     vjp_fun = VJPFunction(bwd, bwd_ir, residuals, out)
     return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
+
+
+def _vjp_ir(args=None, kwargs=None):
+    """``vjp(f, *primals)`` inside transformed code, as IR (``vjp.__s2s_ir__``,
+    ``core/protocol.py``; ``transform_code.vjp_ir``)."""
+    if args is None:  # the IR depends on the arguments' kinds
+        return None
+    kwargs = dict(kwargs or {})
+    has_aux = kwargs.pop("has_aux", False)
+    if kwargs or not args:
+        raise TypeError("vjp takes a function, the primals and has_aux=")
+    return vjp_ir(args[0], tuple(args[1:]), has_aux)
+
+
+vjp.__s2s_ir__ = _vjp_ir
 
 
 class LinearizedFunction:

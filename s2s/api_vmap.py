@@ -36,7 +36,7 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
 from .custom_primal import front_without_custom_calls
-from .api import _signature, _Specialising, memo
+from .api import _ReverseTransform, _signature, _Specialising, memo
 from .api_varargs import Adapter, adapter, wants_adapter
 from .api_jit import Jitted
 from .api_vjp import VJPFunction
@@ -258,7 +258,7 @@ class Vmapped(_Specialising):
         """``(gen, free, out_batched)`` for these values' kinds and batched flags
         (``static``: keyword-only arguments, those named in ``kw_batched`` batched)."""
         static = static or {}
-        if isinstance(self.fn, _Specialising):  # vmap(grad(f)): batch the code grad made
+        if isinstance(self.fn, _ReverseTransform):  # vmap(grad(f)): batch the code grad made
             example = self._example(values, flags)
             inner, free = self.fn.generated(self.fn._bind(
                 example, self._example_kw(static, kw_batched)))
@@ -348,7 +348,7 @@ class Vmapped(_Specialising):
                                              "argument mapped in part")
         if isinstance(self.fn, Vmapped):
             raise UnsupportedSyntaxError("nested vmap inside transformed code")
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, _ReverseTransform):
             example = self._example(values, flags)
             inner, free = self.fn.generated(self.fn._bind(example, {}))
             func, front, out_b = _vmap_of(inner, self.fallback).batched_ir(values, flags)

@@ -1,4 +1,5 @@
-"""``jacfwd``, ``jacrev`` and ``hessian`` functions as code: their ``__s2s_ir__``.
+"""Transforms as code: the ``__s2s_ir__`` of ``jacfwd``, ``jacrev`` and ``hessian``
+functions and of ``vjp`` called inside transformed code.
 
 A Jacobian function met by another transform (``jacfwd(jacrev(f))``,
 ``vmap(hessian(f))``, ``grad(lambda x: jacrev(f)(x) @ v)``) stands for plain
@@ -17,6 +18,12 @@ differentiated arguments ``nums``:
   ``o.shape + a_n.shape``;
 * **hessian**: the jacfwd code of ``jacrev(fun, argnums)``, as JAX's
   ``jacfwd(jacrev(fun))``.
+
+* **vjp** inside code: ``vjp(fun, *primals)`` is ``(fun(*primals), pullback)``
+  where ``pullback`` is an object of a class written in that code, which never
+  exists at run time (the inliner's ``Pack`` and virtual objects,
+  ``passes/inline.py``); ``pullback(ct)`` is ``grad`` of
+  ``sum(fun(*a) * ct)`` with respect to every primal, at the primals.
 
 Layout as JAX's (a tuple over ``nums`` when ``argnums`` is a tuple, inside a
 tuple over the output's leaves when the output is a tuple).  What this code
@@ -98,6 +105,59 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
         hit = _CODE[key] = (fun, _load(text, name, inner))
     front = pipeline.front(hit[1])
     return front.func, dict(front.freevars)
+
+
+def vjp_ir(fun, primals, has_aux):
+    """``(ir.Function, freevars)`` of ``vjp(fun, *primals)`` called inside transformed
+    code with primals of these kinds: ``def vjp_code(f, a0, ..., has_aux=False)``."""
+    from . import pipeline
+
+    label = "vjp inside transformed code"
+    if has_aux:
+        raise UnsupportedSyntaxError(f"{label} with has_aux=True")
+    for i, a in enumerate(primals):
+        if not _leaf(a) or not is_inexact_leaf(a) or np.iscomplexobj(a):
+            raise UnsupportedSyntaxError(
+                f"{label}: primal {i} is a {type(a).__name__} (this code takes real numbers "
+                "and arrays)")
+    out = fun(*primals)
+    if isinstance(out, tuple) and all(map(_leaf, out)):
+        layout = len(out)
+    elif _leaf(out):
+        layout = None
+    else:
+        raise UnsupportedSyntaxError(f"{label}: an output of type {type(out).__name__}")
+    for o in out if layout is not None else (out,):
+        if np.iscomplexobj(o):
+            raise UnsupportedSyntaxError(f"{label}: a complex output")
+    key = ("vjp", id(fun), len(primals), layout)
+    hit = _CODE.get(key)
+    if hit is None or hit[0] is not fun:
+        hit = _CODE[key] = (fun, _load(_vjp_text(len(primals), layout), "vjp_code", fun))
+    # as the frontend lowered it: the pullback object is seen through where it is
+    # inlined (returned from here on its own, it would escape)
+    func, freevars = pipeline.lowered(hit[1])
+    return func, dict(freevars)
+
+
+def _vjp_text(nargs, layout) -> str:
+    a = [f"a{i}" for i in range(nargs)]
+    outs = [None] if layout is None else list(range(layout))
+    cts = [f"ct{o or 0}" for o in outs]
+    lines = [f"def dotted({', '.join(a + cts)}):",
+             f"    out = fun({', '.join(a)})"]
+    terms = [f"np.sum(out * {cts[0]})"] if layout is None else \
+        [f"np.sum(out[{o}] * {ct})" for o, ct in zip(outs, cts)]
+    lines += [f"    return {' + '.join(terms)}", "", "", "class Pullback:",
+              f"    def __init__(self, {', '.join(a)}):"]
+    lines += [f"        self.{x} = {x}" for x in a]
+    given = "ct" if layout is None else ", ".join(f"ct[{o}]" for o in outs)
+    lines += ["", "    def __call__(self, ct):",
+              f"        return grad(dotted, argnums=({', '.join(map(str, range(nargs)))},))("
+              f"{', '.join('self.' + x for x in a)}, {given})", "", "",
+              f"def vjp_code(f, {', '.join(a)}, has_aux=False):",
+              f"    return fun({', '.join(a)}), Pullback({', '.join(a)})"]
+    return "\n".join(lines) + "\n"
 
 
 def jacrev_fun(fun, argnums):

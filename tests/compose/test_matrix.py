@@ -1,0 +1,99 @@
+"""The composition matrix: every ordered pair of transforms and the common triples,
+over the corpus (``corpus.py``), each checked against finite differences of the
+primal (``wraps.py``).
+
+The default run checks every pair on one corpus function (rotating, so every
+function is met) and every triple on two; ``-m slow`` runs the full product.
+``XFAIL`` lists what is known not to compose yet, with the reason.
+"""
+import itertools
+
+import pytest
+
+import s2s
+
+from .corpus import CORPUS
+from .wraps import WRAPS, base_case, chain, check
+
+NAMES = list(WRAPS)
+FUNCTIONS = list(CORPUS)
+PAIRS = [(inner, outer) for outer in NAMES for inner in NAMES]
+TRIPLES = [
+    ("grad", "vmap", "jit"),            # jit(vmap(grad))
+    ("grad", "jit", "vmap"),            # vmap(jit(grad))
+    ("hessian", "jit"),                 # jit(hessian)
+    ("hessian", "vmap"),                # vmap(hessian)
+    ("hessian", "vmap", "jit"),         # jit(vmap(hessian))
+    ("jacrev", "jacfwd"),               # jacfwd(jacrev)
+    ("vmap", "grad"),                   # grad(vmap)
+    ("grad", "jvp"),                    # forward over reverse HVP
+    ("jvp", "grad"),                    # reverse over forward HVP
+    ("grad", "vjp"),                    # reverse over reverse HVP
+    ("grad", "grad", "grad"),           # third derivatives
+    ("jacrev", "jacfwd", "jacrev"),
+    ("hessian", "jacfwd"),
+    ("grad", "jvp", "jvp"),
+]
+
+#: (composition, function or None for every function) -> reason; strict xfails
+XFAIL = {}
+
+FORWARD = {"jvp", "linearize", "jacfwd"}
+REVERSE = {"grad", "vjp", "pullback", "jacrev", "hessian"}
+
+
+def refused(names, fname) -> bool:
+    """Whether JAX refuses the composition: forward mode applied to a ``custom_vjp``
+    function (the first derivative taken of it is a JVP), which s2s refuses too."""
+    seen = fname == "custom_vjp"
+    for n in names:
+        if n == "custom_vjp":
+            seen = True
+        elif seen and n in FORWARD:
+            return True
+        elif n in REVERSE:
+            seen = False  # what is differentiated next is the rule's code
+    return False
+
+
+def _reason(names, fname):
+    key = tuple(names)
+    return XFAIL.get((key, fname)) or XFAIL.get((key, None))
+
+
+def _param(names, fname, marks=()):
+    label = "(".join(reversed(names)) + "(" + fname + ")" * (len(names) + 1)
+    reason = _reason(names, fname)
+    marks = list(marks)
+    if reason:
+        marks.append(pytest.mark.xfail(strict=True, reason=reason))
+    return pytest.param(tuple(names), fname, id=label, marks=marks)
+
+
+def _default():
+    out = []
+    for k, pair in enumerate(PAIRS):
+        out.append(_param(pair, FUNCTIONS[k % len(FUNCTIONS)]))
+    for k, triple in enumerate(TRIPLES):
+        for j in (0, 1):
+            out.append(_param(triple, FUNCTIONS[(2 * k + j * 5) % len(FUNCTIONS)]))
+    return out
+
+
+def _full():
+    chosen = {(p.values[0], p.values[1]) for p in _default()}
+    out = []
+    for names, fname in itertools.chain(itertools.product(PAIRS, FUNCTIONS),
+                                        itertools.product(TRIPLES, FUNCTIONS)):
+        if (tuple(names), fname) not in chosen:
+            out.append(_param(names, fname, [pytest.mark.slow]))
+    return out
+
+
+@pytest.mark.parametrize("names, fname", _default() + _full())
+def test_composition(names, fname):
+    if refused(names, fname):
+        with pytest.raises(s2s.S2SError, match="custom_vjp"):
+            check(chain(base_case(fname), names))
+        return
+    check(chain(base_case(fname), names))
