@@ -23,7 +23,7 @@ import numpy as np
 from . import pipeline
 from .custom_primal import front_without_custom_calls, primal_calls_inlined
 from .api import _ReverseTransform, _signature
-from .core.protocol import fixed_ir
+from .core.protocol import fixed_ir, ir_hook
 from .errors import UnsupportedSyntaxError
 from .ir.kinds import kind_of
 
@@ -48,6 +48,8 @@ class Jitted:
     def __init__(self, fn, boundscheck=True, cache=False):
         if not callable(fn):
             raise TypeError(f"jit expects a callable, got {type(fn).__name__}")
+        if isinstance(fn, Jitted):  # jit(jit(f)) is jit(f)
+            fn = fn.fn
         self.fn = fn
         self.boundscheck = bool(boundscheck)
         self.cache = cache
@@ -70,6 +72,14 @@ class Jitted:
         self.__wrapped__ = fn
         #: what grad, jvp, vjp... of this object transform (``api.transformed_target``)
         self._s2s_transform_target = fn
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        """The IR of the function it compiles (``core/protocol.py``): met by another
+        transform in the code it transforms, ``jit(f)`` is ``f``."""
+        hook = ir_hook(self.fn)
+        if hook is not None:
+            return hook(args, kwargs)
+        return pipeline.lowered(self.fn) if args is None else None
 
     def _bind(self, args, kwargs):
         bound = self.sig.bind(*args, **kwargs)

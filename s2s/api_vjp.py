@@ -128,6 +128,8 @@ class LinearizedFunction:
     """
 
     def __init__(self, fun, primals):
+        if wants_adapter(fun):  # *args, or a jacfwd... function: one parameter per primal
+            fun = adapter(fun, len(primals), ())
         self._fun, self._primals = fun, tuple(primals)
         self._forward = _forward_of(fun, False)
         name = "".join(ch if ch.isalnum() else "_" for ch in getattr(fun, "__name__", "f"))

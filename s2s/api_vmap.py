@@ -348,7 +348,10 @@ class Vmapped(_Specialising):
                                              "argument mapped in part")
         if isinstance(self.fn, Vmapped):
             raise UnsupportedSyntaxError("nested vmap inside transformed code")
-        if isinstance(self.fn, _ReverseTransform):
+        if wants_adapter(self.fn):  # *args, or a jacfwd... function: one call's shape
+            inner = _vmap_of(adapter(self.fn, len(values), ()), self.fallback)
+            func, front, out_b = inner.batched_ir(values, flags)
+        elif isinstance(self.fn, _ReverseTransform):
             example = self._example(values, flags)
             inner, free = self.fn.generated(self.fn._bind(example, {}))
             func, front, out_b = _vmap_of(inner, self.fallback).batched_ir(values, flags)

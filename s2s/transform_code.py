@@ -188,6 +188,7 @@ def _jacfwd_text(nargs, nums, single, layout, dtypes) -> str:
     for n in nums:
         tangents = ", ".join("t" if i == n else f"z{i}" for i in range(nargs))
         lines += [f"    n{n} = np.size({a[n]})",
+                  f"    e{n} = np.eye(n{n})" if dtypes[n] == "np.float64" else
                   f"    e{n} = np.eye(n{n}, dtype={dtypes[n]})"]
         lines += [f"    c{n}_{o or 0} = []" for o in outs]
         lines += [f"    for k in range(n{n}):",
