@@ -20,6 +20,7 @@ from s2s_runtime.tree import tree_flatten, tree_leaves
 from . import pipeline
 from .ad.reverse import ParamInfo
 from .api_varargs import adapter, has_var_params
+from .core.protocol import fixed_ir, has_ir
 from .errors import SourceUnavailableError, UnsupportedSyntaxError
 from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
 from .travel import travelling
@@ -87,7 +88,7 @@ def memo(fun, key, make):
     attribute dictionary of its own (a builtin; a bound method, whose ``__dict__`` is
     its function's, shared by every instance)."""
     if not (inspect.isfunction(fun) or isinstance(fun, _Specialising)
-            or hasattr(fun, "_s2s_ir")):
+            or has_ir(fun)):
         return make()
     try:
         per_fun = fun.__dict__.setdefault("_s2s_transforms", TransformCache())
@@ -182,7 +183,7 @@ class _ReverseTransform(_Specialising):
         self.fn = fn
         self.sig = pipeline.primitive_signature(fn) or _signature(fn)
         if self.sig is not None and not hasattr(fn, "__code__") \
-                and not isinstance(fn, _Specialising) and not hasattr(fn, "_s2s_ir") \
+                and not isinstance(fn, _Specialising) and not has_ir(fn) \
                 and pipeline.primitive_signature(fn) is None:
             raise SourceUnavailableError(
                 f"cannot transform {getattr(fn, '__name__', fn)!r}: it is not a Python function "
@@ -196,7 +197,8 @@ class _ReverseTransform(_Specialising):
         #: the defaults of the trailing positional parameters, for ``_bind``'s fast path
         self._tail_defaults = _trailing_defaults(positional) if not self.kwonly_names else []
         #: ``*args``/``**kwargs``: transformed per call shape (``api_varargs.py``)
-        self.varargs = has_var_params(self.sig) and not hasattr(fn, "_s2s_ir")
+        self.varargs = has_var_params(self.sig) and fixed_ir(fn) is None or \
+            depends_on_kinds(fn)
         if self.varargs:
             self.argnums, self.single = argnums, isinstance(argnums, int)
         else:
@@ -214,6 +216,7 @@ class _ReverseTransform(_Specialising):
             functools.update_wrapper(self, fn, updated=())
         except AttributeError:
             pass
+        self.__signature__ = self.sig  # fn's (a primitive's: its rule's, not its ufunc's)
 
     def __reduce__(self):  # the transform, its function and its configuration (travel.py)
         argnums = self.argnums if self.varargs or not self.single else self.argnums[0]
@@ -351,9 +354,11 @@ class _ReverseTransform(_Specialising):
         return gen, self.extra_freevars(front)
 
     # -- as a call inside code that is itself transformed (passes/sites.py) -------
-    def _s2s_site(self, args, kwargs, call=None, loc=None):
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
         if self.varargs:
-            return self.for_shape(args, kwargs)._s2s_site(args, kwargs, call, loc)
+            return self.for_shape(args, kwargs).__s2s_ir__(args, kwargs)
         if self.returns == "vjp":
             raise UnsupportedSyntaxError("a call of a vjp transform inside transformed code")
         return self.site_ir(self._bind(args, kwargs))
@@ -386,6 +391,13 @@ def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False
     if fun is None:
         return lambda f: grad(f, argnums, has_aux, holomorphic)
     return _reverse_transform(fun, argnums, has_aux, holomorphic, "grad")
+
+
+def depends_on_kinds(fun) -> bool:
+    """A transformed function whose IR depends on its arguments' kinds (``__s2s_ir__``)
+    that is not a ``grad``-like transform: another transform reads it through a one-call
+    adapter (``api_varargs.adapter``), whose call is expanded when specialised."""
+    return has_ir(fun) and not isinstance(fun, _ReverseTransform) and fixed_ir(fun) is None
 
 
 def transformed_target(fun):

@@ -2,7 +2,7 @@
 specialised per argument kinds and cached like ``grad``.
 
 ``jvp(f, primals, tangents)`` called inside code that is itself transformed
-(reverse over forward) expands to the JVP function's IR (``_jvp_site``).
+(reverse over forward) expands to the JVP function's IR (``_jvp_ir``).
 """
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from s2s_runtime import build
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
-from .api import _signature, _Specialising, memo, transformed_target
+from .api import (_ReverseTransform, _signature, _Specialising, depends_on_kinds, memo,
+                  transformed_target)
 from .api_varargs import adapter, wants_adapter
 from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
@@ -47,7 +48,7 @@ class _ForwardTransform(_Specialising):
         if not checked:
             primals, tangents = _check_pairs(primals, tangents, self.fn)
         values, kw = self._bind(primals, kwonly)
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, _ReverseTransform):
             # jvp(grad(f)): the forward mode of the code grad(f) generated for these kinds
             inner, free = self.fn.generated(values + list(kw.values()))
             return _forward_of(inner, self.has_aux)(primals, tangents, {**kw, **free}, True)
@@ -108,7 +109,7 @@ class _ForwardTransform(_Specialising):
     def site_ir(self, values, carries, kw):
         """``(ir, freevars)``: the JVP function for these kinds as IR, and the free
         variables its free-variable parameters read (``passes/sites.py``)."""
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, _ReverseTransform):
             inner, free = self.fn.generated(values + list(kw.values()))
             inner_free = self.fn.gen_freevars(values + list(kw.values()))
             func, more = _forward_of(inner, self.has_aux).site_ir(
@@ -163,35 +164,35 @@ def jvp(fun, primals, tangents, has_aux=False):
     ``(out, tangent_out, aux)``.  Integer leaves take a ``None`` or zero
     tangent and are ignored.
     """
-    if wants_adapter(fun) and isinstance(primals, (tuple, list)):
+    if (wants_adapter(fun) or depends_on_kinds(fun)) and isinstance(primals, (tuple, list)):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
     return _forward_of(fun, has_aux)(primals, tangents)
 
 
-def _jvp_site(args, kwargs, call, loc):
-    """``jvp(f, primals, tangents)`` inside transformed code, as IR (``passes/sites.py``):
-    the primals and tangents are unpacked, the tangents densified, and the JVP
-    function of ``f`` for these kinds is called on them."""
+def _jvp_ir(args=None, kwargs=None):
+    """``jvp(f, primals, tangents)`` inside transformed code, as IR (``jvp.__s2s_ir__``,
+    ``core/protocol.py``): the primals and tangents are unpacked, the tangents
+    densified, and the JVP function of ``f`` for these kinds is called on them."""
+    if args is None:  # the IR depends on the arguments' kinds
+        return None
     bound = inspect.signature(jvp).bind(*args, **kwargs)
     bound.apply_defaults()
     fun, primals, tangents, has_aux = (bound.arguments[n] for n in
                                        ("fun", "primals", "tangents", "has_aux"))
-    fun_atom = call.args[0] if call.args else dict(call.kwargs).get("fun")
-    if not isinstance(fun_atom, ir.Const):
-        raise UnsupportedSyntaxError("jvp of a function chosen at run time inside transformed "
-                                     "code (pass a function s2s can see by name)")
     primals, tangents = _check_pairs(primals, tangents, fun)
+    if wants_adapter(fun) or depends_on_kinds(fun):
+        fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
     transform = _forward_of(fun, has_aux)
     values, kw = transform._bind(primals, None)
     carries = transform._carries(values, len(primals))
     fwd_ir, free = transform.site_ir(values, carries, kw)
-    return _jvp_wrapper(fwd_ir, free, values, carries, len(primals), has_aux, loc)
+    return _jvp_wrapper(fwd_ir, free, values, carries, len(primals), has_aux, fwd_ir.loc)
 
 
 def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
     """IR of ``lambda fun, primals, tangents, has_aux: jvp(f, primals, tangents)`` for fixed kinds,
     where ``fwd_ir`` (free variables ``free``) is the JVP function of ``f``."""
-    loc = replace(loc, derived=True)
+    loc = loc and replace(loc, derived=True)
     body, names = [], []
 
     def let(name, value):
@@ -225,6 +226,6 @@ def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
                        temps=frozenset(names)), {}
 
 
-jvp._s2s_site = _jvp_site
+jvp.__s2s_ir__ = _jvp_ir
 
 

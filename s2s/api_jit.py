@@ -25,6 +25,7 @@ from s2s_runtime.tree import tree_map
 from . import pipeline
 from .custom_primal import front_without_custom_calls, primal_calls_inlined
 from .api import _ReverseTransform, _signature
+from .core.protocol import fixed_ir, ir_hook
 from .errors import MisalignedArrayError, UnsupportedSyntaxError
 from .ir.kinds import kind_of
 from .travel import travelling
@@ -53,6 +54,8 @@ class Jitted:
     def __init__(self, fn, boundscheck=True, cache=False):
         if not callable(fn):
             raise TypeError(f"jit expects a callable, got {type(fn).__name__}")
+        if isinstance(fn, Jitted):  # jit(jit(f)) is jit(f)
+            fn = fn.fn
         self.fn = fn
         self.boundscheck = bool(boundscheck)
         self.cache = cache
@@ -75,6 +78,14 @@ class Jitted:
         self.__wrapped__ = fn
         #: what grad, jvp, vjp... of this object transform (``api.transformed_target``)
         self._s2s_transform_target = fn
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        """The IR of the function it compiles (``core/protocol.py``): met by another
+        transform in the code it transforms, ``jit(f)`` is ``f``."""
+        hook = ir_hook(self.fn)
+        if hook is not None:
+            return hook(args, kwargs)
+        return pipeline.lowered(self.fn) if args is None else None
 
     def _bind(self, args, kwargs):
         bound = self.sig.bind(*args, **kwargs)
@@ -144,13 +155,13 @@ class Jitted:
             return fn._s2s_jit_ir(args)
         if isinstance(fn, _ReverseTransform):
             gen, free = fn.generated(list(args))
-            func, fv = gen._s2s_ir()
+            func, fv = gen.__s2s_ir__()
             values = {**dict(free), **dict(zip([p.var.name for p in func.params], args))}
             func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
             return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
-        fixed = getattr(fn, "_s2s_ir", None)
+        fixed = fixed_ir(fn)
         if fixed is not None:
-            func, freevars = primal_calls_inlined(*fixed())
+            func, freevars = primal_calls_inlined(*fixed)
             return func, _freevar_loader(func, freevars, self.param_names)
         front = pipeline.front(fn)
         arguments = dict(zip(self.param_names, args))

@@ -8,7 +8,7 @@ positional arguments and the keyword names ``kw``,
     def f(xs_0, xs_1, *, k):        # one parameter per argument passed
         return f(xs_0, xs_1, k=k)   # the user's function, inlined
 
-as IR (``_s2s_ir``), which the transforms handle like any function whose
+as IR (``__s2s_ir__``, ``core/protocol.py``), which the transforms handle like any function whose
 IR they know; the inliner binds ``*xs`` to the tuple ``(xs_0, xs_1)`` and
 ``**kw`` to a dict.  Keyword arguments are not differentiated (as in JAX).
 
@@ -37,9 +37,12 @@ _VAR_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 def wants_adapter(fn) -> bool:
     """A plain Python function with ``*args`` or ``**kwargs`` (read from its code object's
-    flags, unless a ``__signature__`` or ``__wrapped__`` decides its signature)."""
+    flags, unless a ``__signature__`` or ``__wrapped__`` decides its signature), or a
+    transformed function whose IR depends on its arguments' kinds (``api.depends_on_kinds``):
+    a transform reads either through the adapter of each call shape."""
     if not inspect.isfunction(fn):
-        return False
+        from .api import depends_on_kinds  # (the same layer)
+        return depends_on_kinds(fn)  # a jacfwd, vmap... function: read by its call
     if "__signature__" not in fn.__dict__ and "__wrapped__" not in fn.__dict__:
         return bool(fn.__code__.co_flags & _VAR_FLAGS)
     return has_var_params(inspect.signature(fn))
@@ -92,7 +95,7 @@ class Adapter:
         self._ir = ir.Function(name, params, (ir.Assign(result, call), ir.Return(result)),
                                temps=frozenset({"t1"}))
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         return self._ir, {}
 
     def __call__(self, *args, **kwargs):

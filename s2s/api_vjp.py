@@ -1,6 +1,6 @@
 """``vjp`` and ``linearize`` (JAX's semantics), and the closures they return.
 
-The closures carry their IR (``_s2s_ir``), so they are transformed like
+The closures carry their IR (``__s2s_ir__``, ``core/protocol.py``), so they are transformed like
 user code: ``grad``/``jvp``/``vjp`` of a ``vjp_fun`` or of a linearized
 ``jvp_fun``, and calls of them inside transformed code, differentiate the
 adjoint (or tangent) code s2s generated, with the values it closes over as
@@ -18,7 +18,7 @@ import numpy as np
 from s2s_runtime.tree import tree_flatten, tree_structure
 
 from . import pipeline
-from .api import _reverse_transform, _Specialising
+from .api import _reverse_transform, _ReverseTransform
 from .api_forward import _check_pairs, _forward_of
 from .api_varargs import adapter, wants_adapter
 from .frontend.scope import FreeVar
@@ -26,6 +26,7 @@ from .ir import nodes as ir
 from .ir.names import NameGen
 from .ir.kinds import kind_of
 from .travel import travelling
+from .transform_code import vjp_ir
 
 class VJPFunction:
     """``vjp_fun(ct)``: the adjoint sweep of a ``vjp``, applied to the residuals its
@@ -65,7 +66,7 @@ class VJPFunction:
                                  f"cotangent has shape {np.shape(c)}")
         return self._bwd(*self._residuals, ct)
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         if self._ir is None:
             params = self._bwd_ir.params
             held = params[:-1]  # the residuals; the last parameter is the cotangent
@@ -89,7 +90,7 @@ def vjp(fun, *primals, has_aux=False):
         raise TypeError("vjp needs at least one primal argument")
     given = fun
     kwonly = {}
-    if isinstance(fun, _Specialising):  # vjp(grad(f)): the vjp of the code grad(f) generated
+    if isinstance(fun, _ReverseTransform):  # vjp(grad(f)): the vjp of the code grad(f) generated
         fun, kwonly = fun.generated(fun._bind(primals, {}))
     if wants_adapter(fun):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
@@ -124,6 +125,21 @@ def pullback(fun, primals, has_aux=False):
     return vjp(fun, *primals, has_aux=has_aux)[1]
 
 
+def _vjp_ir(args=None, kwargs=None):
+    """``vjp(f, *primals)`` inside transformed code, as IR (``vjp.__s2s_ir__``,
+    ``core/protocol.py``; ``transform_code.vjp_ir``)."""
+    if args is None:  # the IR depends on the arguments' kinds
+        return None
+    kwargs = dict(kwargs or {})
+    has_aux = kwargs.pop("has_aux", False)
+    if kwargs or not args:
+        raise TypeError("vjp takes a function, the primals and has_aux=")
+    return vjp_ir(args[0], tuple(args[1:]), has_aux)
+
+
+vjp.__s2s_ir__ = _vjp_ir
+
+
 class LinearizedFunction:
     """``jvp_fun(*tangents)``: the JVP of ``fun`` at fixed primals.
 
@@ -133,6 +149,8 @@ class LinearizedFunction:
     """
 
     def __init__(self, fun, primals):
+        if wants_adapter(fun):  # *args, or a jacfwd... function: one parameter per primal
+            fun = adapter(fun, len(primals), ())
         self._fun, self._primals = fun, tuple(primals)
         self._forward = _forward_of(fun, False)
         name = "".join(ch if ch.isalnum() else "_" for ch in getattr(fun, "__name__", "f"))
@@ -148,7 +166,7 @@ class LinearizedFunction:
     def __reduce__(self):  # its function and primals: the IR is made again (travel.py)
         return travelling(self, LinearizedFunction, (self._fun, self._primals))
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         return self._ir
 
     def _make_ir(self):

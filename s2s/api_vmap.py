@@ -36,7 +36,7 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
 from .custom_primal import front_without_custom_calls
-from .api import _signature, _Specialising, memo
+from .api import _ReverseTransform, _signature, _Specialising, memo
 from .api_varargs import Adapter, adapter, wants_adapter
 from .api_jit import Jitted
 from .api_vjp import VJPFunction
@@ -153,7 +153,8 @@ class Vmapped(_Specialising):
     def __call__(self, *args, **kwargs):
         if isinstance(self.fn, Jitted):  # vmap(jit(f)) is jit(vmap(f)): batch/jit_compose.py
             return vmap_of_jitted(self, args, kwargs)
-        if wants_adapter(self.fn) or _is_primitive(self.fn):
+        if not isinstance(self.fn, Vmapped) and wants_adapter(self.fn) or \
+                _is_primitive(self.fn):
             # *args/**kwargs, or a numpy function: one parameter per argument passed
             key = ("adapter", len(args), tuple(sorted(kwargs)))
             inner = self.cache.get(key)
@@ -264,7 +265,7 @@ class Vmapped(_Specialising):
         """``(gen, free, out_batched)`` for these values' kinds and batched flags
         (``static``: keyword-only arguments, those named in ``kw_batched`` batched)."""
         static = static or {}
-        if isinstance(self.fn, _Specialising):  # vmap(grad(f)): batch the code grad made
+        if isinstance(self.fn, _ReverseTransform):  # vmap(grad(f)): batch the code grad made
             example = self._example(values, flags)
             inner, free = self.fn.generated(self.fn._bind(
                 example, self._example_kw(static, kw_batched)))
@@ -324,7 +325,9 @@ class Vmapped(_Specialising):
         return place_out(self.out_axes, out, out_batched, n, out_tree)
 
     # -- as IR: inside transformed code (grad(lambda w: sum(vmap(f)(w, X)))), nested vmap
-    def _s2s_site(self, args, kwargs, call=None, loc=None):
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
         if kwargs:
             raise UnsupportedSyntaxError("vmap(f)(...) with keyword arguments inside "
                                          "transformed code")
@@ -352,7 +355,10 @@ class Vmapped(_Specialising):
                                              "argument mapped in part")
         if isinstance(self.fn, Vmapped):
             raise UnsupportedSyntaxError("nested vmap inside transformed code")
-        if isinstance(self.fn, _Specialising):
+        if wants_adapter(self.fn):  # *args, or a jacfwd... function: one call's shape
+            inner = _vmap_of(adapter(self.fn, len(values), ()), self.fallback)
+            func, front, out_b = inner.batched_ir(values, flags)
+        elif isinstance(self.fn, _ReverseTransform):
             example = self._example(values, flags)
             inner, free = self.fn.generated(self.fn._bind(example, {}))
             func, front, out_b = _vmap_of(inner, self.fallback).batched_ir(values, flags)

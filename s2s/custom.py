@@ -21,7 +21,7 @@ tangents without them), so does a ``custom_vjp`` backward function
 forward function takes every argument in its place.
 
 How the transforms use a rule (``ad/custom_rules.py``): the function is,
-to the frontend, ``def f(x, y): return <f>(x, y)`` (``_s2s_ir``), where
+to the frontend, ``def f(x, y): return <f>(x, y)`` (``__s2s_ir__``), where
 ``<f>`` (``CustomCall``) is a call the transforms recognise:
 
 * forward mode of a ``custom_jvp``: ``(y, dy) = <f_jvp>(x, y, dx, dy)``;
@@ -33,13 +33,13 @@ to the frontend, ``def f(x, y): return <f>(x, y)`` (``_s2s_ir``), where
   (``custom_transpose.py``).
 
 Each of ``<g_fwd>``, ``<g_out>``, ``<g_bwd>``, ``<f_jvp>`` is a small
-callable that runs at run time and carries its IR (``_s2s_ir``): a call of
+callable that runs at run time and carries its IR (``__s2s_ir__``): a call of
 the user's function plus a check of what it returned (``s2s_runtime.
 custom_checks``).  A transform of generated code inlines that IR, so the
 user's rules are differentiated like any other code (``grad(grad(g))``
 differentiates ``g_fwd`` and ``g_bwd``), and nothing opaque is left for
 ``jit`` or ``vmap``.  ``<f_transpose>`` is a transform call site
-(``_s2s_site``) whose IR depends on the argument kinds.  The generated
+(``__s2s_ir__`` given the arguments) whose IR depends on the argument kinds.  The generated
 code names them after the user's rules, so ``s2s dump`` shows where each
 rule is used.
 
@@ -134,7 +134,7 @@ class _Custom:
     def __call__(self, *args, **kwargs):
         return self.fun(*args, **kwargs)
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         """``def f(x, y): t1 = <f>(x, y); return t1`` (see the module docstring)."""
         if self._ir is None:
             params = []

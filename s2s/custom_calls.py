@@ -1,7 +1,7 @@
 """The calls generated code makes to the user's rules (see ``custom.py``).
 
 Each is a callable that runs at run time (the user's function, then the
-check of what it returned) and carries the same thing as IR (``_s2s_ir``),
+check of what it returned) and carries the same thing as IR (``__s2s_ir__``),
 so a transform of generated code inlines and differentiates the user's
 rule like any other code:
 
@@ -49,7 +49,7 @@ class _RuleCall:
     def param_names(self):
         return [p for p in self.owner.sig.parameters]
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         if self._ir is None:
             names = NameGen()
             params = [ir.Param(ir.Var(names.fresh(n))) for n in self.param_names()]
@@ -180,7 +180,7 @@ class JVPTranspose:
     """``<f_transpose>(*args, ct)``: the cotangents of the differentiable arguments,
     the user's JVP rule transposed (``custom_transpose.transpose_ir``).  Runs the
     code generated for the arguments' kinds; in transformed code it is a call site
-    expanded to that code (``_s2s_site``)."""
+    expanded to that code (``__s2s_ir__`` for the arguments' kinds)."""
 
     _s2s_custom = "jvp_transpose"
 
@@ -196,7 +196,9 @@ class JVPTranspose:
         fn, free = compiled_transpose(self, args[:-1])
         return fn(*args, **free)
 
-    def _s2s_site(self, args, kwargs, call=None, loc=None):
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
         from .custom_transpose import transpose_ir
 
         return transpose_ir(self, args[:-1])

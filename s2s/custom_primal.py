@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .custom import CustomCall
+from .core.protocol import fixed_ir
 from .ir import nodes as ir
 
 
@@ -60,13 +61,15 @@ class CompanionSite:
     def __call__(self, *args):
         return self.companion(*args)
 
-    def _s2s_site(self, args, kwargs, call=None, loc=None):
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
         import types
 
         from .frontend.scope import FreeVar
 
         fun, kw = self.companion.resolve(tuple(args))
-        func, free = fun._s2s_ir()
+        func, free = fun.__s2s_ir__()
         free = dict(free)
         free.update((n, FreeVar.cell(n, types.CellType(v))) for n, v in kw.items())
         return func, free
@@ -101,7 +104,7 @@ def with_primals(func: ir.Function) -> ir.Function:
 
 def _opaque(fn) -> bool:
     return _primal_of(fn) is not None or _companion(fn) or (
-        not isinstance(fn, type) and getattr(fn, "_s2s_ir", None) is not None
+        fixed_ir(fn) is not None
         and getattr(fn, "_s2s_custom", None) is not None)
 
 

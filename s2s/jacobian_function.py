@@ -3,7 +3,9 @@
 ``JacobianFunction(impl, what, make, fun, argnums, has_aux, holomorphic)``
 calls ``impl`` (the Jacobian computed in Python, ``api_jacobian.py``); ``jit``
 compiles it to one kernel through ``_s2s_jit_signature``/``_s2s_jit_ir``
-(``jit_jacobian.py``); it pickles as ``make(fun, argnums, has_aux,
+(``jit_jacobian.py``); other transforms read it as IR through the protocol
+(``__s2s_ir__``, ``core/protocol.py``: numpy basis loops over ``jvp``/``grad``,
+``transform_code.py``); it pickles as ``make(fun, argnums, has_aux,
 holomorphic)`` (``make`` is ``jacfwd``, ``jacrev`` or ``hessian``; see
 ``travel.py``), so it travels to other processes like the other transforms.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 
+from .transform_code import jacobian_ir
 from .travel import travelling
 
 
@@ -27,6 +30,12 @@ class JacobianFunction:
 
     def __call__(self, *args):
         return self._impl(*args)
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
+        return jacobian_ir(self.what, self.fun, self.argnums, self.has_aux, self.holomorphic,
+                           args, kwargs)
 
     def _s2s_jit_signature(self):
         from . import jit_jacobian

@@ -15,6 +15,7 @@ from typing import Dict, Sequence
 from .ad.forward import Forward
 from .ad.reverse import ParamInfo, Reverse
 from .ad.split import split
+from .core.protocol import fixed_ir, ir_hook
 from .emit.load import load
 from .emit.python import Emitted, emit_function
 from .frontend.lower import lower_with_statics, statics_unchanged
@@ -68,9 +69,9 @@ _FRONT = weakref.WeakKeyDictionary()
 
 def _lowered_full(fn):
     fn = implementation(fn) or fn  # a library function s2s reads as its implementation
-    fixed = getattr(fn, "_s2s_ir", None)
+    fixed = fixed_ir(fn)
     if fixed is not None:  # a callable that carries its IR (a vjp closure, ...)
-        func, freevars = fixed()
+        func, freevars = fixed
         return func, freevars, ()
     hit = _LOWERED.get(fn)
     if hit is None or not statics_unchanged(hit[2]):
@@ -99,27 +100,54 @@ def primitive_signature(fn):
     return inspect.Signature(list(rule.signature.parameters.values())[2:])
 
 
+def _one_call_front(fn) -> Front:
+    """A transformed function whose IR depends on its arguments' kinds (``vmap(f)``,
+    ``jacrev(f)``; ``core/protocol.py``), transformed directly: the IR
+    ``def f(x, y): return <fn>(x, y)`` by its signature, whose call is a site."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+    if sig is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                          for p in sig.parameters.values()):
+        from .errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"{getattr(fn, '__name__', fn)!r} has no fixed signature (*args); call it "
+            "from a function with named parameters")
+    hit = _ONE_CALL.get(fn)
+    if hit is None:
+        hit = _ONE_CALL[fn] = _call_front(fn, sig)
+    return hit
+
+
+_ONE_CALL = weakref.WeakKeyDictionary()
+
+
 def _primitive_front(fn) -> Front:
     """IR ``def sin(x): return np.sin(x)`` for a primitive transformed directly."""
     hit = _PRIMITIVE_FRONT.get(id(fn))
     if hit is None:
-        sig = primitive_signature(fn)
-        params, args, kwargs = [], [], []
-        for p in sig.parameters.values():
-            default = None if p.default is p.empty else ir.Const(p.default)
-            kwonly = p.kind is p.KEYWORD_ONLY
-            params.append(ir.Param(ir.Var(p.name), default, kwonly))
-            if kwonly:
-                kwargs.append((p.name, ir.Var(p.name)))
-            else:
-                args.append(ir.Var(p.name))
-        result = ir.Var("t1")
-        body = (ir.Assign(result, ir.Call(fn, tuple(args), tuple(kwargs))), ir.Return(result))
-        name = "".join(ch if ch.isalnum() else "_" for ch in getattr(fn, "__name__", "f"))
-        hit = Front(ir.Function(name, tuple(params), body, temps=frozenset({"t1"})), {})
-        _PRIMITIVE_FRONT[id(fn)] = hit
+        hit = _PRIMITIVE_FRONT[id(fn)] = _call_front(fn, primitive_signature(fn))
         _KEEP.append(fn)
     return hit
+
+
+def _call_front(fn, sig) -> Front:
+    """The front of ``def name(<sig>): return fn(<sig's parameters>)``."""
+    params, args, kwargs = [], [], []
+    for p in sig.parameters.values():
+        default = None if p.default is p.empty else ir.Const(p.default)
+        kwonly = p.kind is p.KEYWORD_ONLY
+        params.append(ir.Param(ir.Var(p.name), default, kwonly))
+        if kwonly:
+            kwargs.append((p.name, ir.Var(p.name)))
+        else:
+            args.append(ir.Var(p.name))
+    result = ir.Var("t1")
+    body = (ir.Assign(result, ir.Call(fn, tuple(args), tuple(kwargs))), ir.Return(result))
+    name = "".join(ch if ch.isalnum() else "_" for ch in getattr(fn, "__name__", "f"))
+    func = ir.Function(name, tuple(params), body, temps=frozenset({"t1"}))
+    return Front(func, {}, sites=has_sites(func))
 
 
 _KEEP = []
@@ -128,6 +156,8 @@ _KEEP = []
 def front(fn) -> Front:
     if primitive_signature(fn) is not None:
         return _primitive_front(fn)
+    if ir_hook(fn) is not None and fixed_ir(fn) is None:
+        return _one_call_front(fn)
     hit = _FRONT.get(fn)
     if hit is None or not hit.current():
         hit = _front_of_sibling(fn)
@@ -257,8 +287,8 @@ def emit(func: ir.Function) -> Emitted:
 
 def compile_function(func: ir.Function):
     """``(python function, emitted source)``.  The function keeps ``func`` as its IR
-    (``_s2s_ir``), so transforming it again starts from the IR, not from its text."""
+    (``__s2s_ir__``), so transforming it again starts from the IR, not from its text."""
     emitted = emit(func)
     fn = load(emitted, func.name)
-    fn._s2s_ir = lambda: (func, {})
+    fn.__s2s_ir__ = lambda args=None, kwargs=None: (func, {})
     return fn, emitted

@@ -43,6 +43,9 @@ def jit_signature(vmapped):
     """The signature ``jit`` binds arguments with: the mapped function's."""
     from ..api import _ReverseTransform, _signature
     fn = vmapped.fn
+    jit_sig = getattr(fn, "_s2s_jit_signature", None)  # a Jacobian function: its fun's
+    if jit_sig is not None:
+        return jit_sig()
     return fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
 
 

@@ -55,7 +55,8 @@ from ..ir import nodes as ir
 from ..ir.names import NameGen
 from .callables import MAX_RECURSION, CallableCalls, _with_call
 from .inline_bodies import InlineBodies, ir_signature
-from .local_callables import (_NOTHING, Bindings, Constant, Items, Value, VirtualObject, fold,
+from .local_callables import (_NOTHING, Bindings, Constant, Items, Pack, Value, VirtualObject,
+                              fold,
                               is_user_class, is_user_function, is_user_object,
                               known_of_const, known_of_value, useful)
 from .objects import ObjectCalls
@@ -105,6 +106,13 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             return self.block(stmts)
 
     def stmt(self, s) -> List:
+        if isinstance(s, ir.Unpack) and isinstance(self.known_of(s.value), Pack):
+            return self.unpack_pack(s, self.known_of(s.value))
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
+                and s.value.fn is build.make_tuple and not s.value.kwargs:
+            packed = self.pack(s)
+            if packed is not None:
+                return packed
         if isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(s.value, ir.Call):
             handled = self.call(s)
             if handled is not None:
@@ -157,6 +165,44 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         finally:
             if loop:
                 self.loops.pop()
+
+    def pack(self, s):
+        """``t = (a, obj)`` where an item has no run-time existence: ``t`` becomes a
+        ``Pack`` (run-time items copied to fresh variables); None when every item is a
+        run-time value."""
+        knowns = [self.known.get(a.name) if isinstance(a, ir.Var) else None
+                  for a in s.value.args]
+        if not any(k is not None and not k.runtime for k in knowns):
+            return None
+        out, items = [], []
+        for a, k in zip(s.value.args, knowns):
+            if k is not None and not k.runtime:
+                items.append(k)
+                continue
+            v = ir.Var(self.names.temp())
+            self.temps.add(v.name)
+            out += self.plain(ir.Assign(v, a, s.loc))
+            items.append(v)
+        self.known.forget(s.target.name)
+        self.known.bind(s.target.name, Pack(tuple(items)))
+        return out
+
+    def pack_item(self, target: ir.Var, item, loc) -> List:
+        """``target = <item of a Pack>``."""
+        if isinstance(item, ir.Var):
+            return self.plain(ir.Assign(target, item, loc))
+        self.known.forget(target.name)
+        self.known.bind(target.name, item)
+        return []
+
+    def unpack_pack(self, s: ir.Unpack, pack: Pack) -> List:
+        if len(s.targets) != len(pack.items):
+            raise unsupported(f"unpacking {len(pack.items)} values into "
+                              f"{len(s.targets)} names", s.loc)
+        out = []
+        for t, item in zip(s.targets, pack.items):
+            out += self.pack_item(t, item, s.loc)
+        return out
 
     def known_items(self, a):
         """The items of a list or tuple of functions or objects ``a`` is known to hold."""
@@ -260,6 +306,10 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 return self.get_attribute(s, recv, args[0], ATTRIBUTE_OF[fn])
             if fn in METHOD_OF:
                 return self.method(s, recv, args[0], METHOD_OF[fn], args[1:], c.kwargs)
+        if fn is operator.getitem and isinstance(recv, Pack) and isinstance(s, ir.Assign):
+            index = self.constant(args[1])
+            if isinstance(index, int) and -len(recv.items) <= index < len(recv.items):
+                return self.pack_item(s.target, recv.items[index], s.loc)
         if fn is operator.getitem and isinstance(recv, Value) and isinstance(s, ir.Assign):
             index = self.constant(args[1])
             if index is not _NOTHING:
@@ -283,11 +333,14 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         if is_user_object(fn):  # a program object called: its __call__
             out, receiver = self.const_atom(fn, s.loc)
             return out + self.method(s, Value(fn), receiver, "__call__", args, kwargs)
-        fixed = getattr(fn, "_s2s_ir", None)
-        if fixed is not None:  # a callable that carries its IR (vjp closures, ...)
+        hook = None if isinstance(fn, type) else getattr(fn, "__s2s_ir__", None)
+        if hook is None:  # not a transformed function (core/protocol.py)
+            return None
+        fixed = hook()
+        if fixed is not None:  # its IR, the same for every call (vjp closures, ...)
             self.check_uses(s)
-            return self.inline_ir(_with_call(s, fn, args, kwargs), fn, *fixed())
-        if getattr(fn, "_s2s_site", None) is not None:
+            return self.inline_ir(_with_call(s, fn, args, kwargs), fn, *fixed)
+        if True:  # its IR depends on the arguments' kinds: a site
             self.check_uses(s)
             return self.site(_with_call(s, fn, args, kwargs), fn)
         return None

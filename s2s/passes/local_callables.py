@@ -139,6 +139,21 @@ class Items:
     runtime = True
 
 
+@dataclass(eq=False)
+class Pack:
+    """A tuple built in the code that holds a value with no run-time existence (an
+    object or local function), e.g. the ``(out, pullback)`` of ``vjp`` inside code:
+    never built at run time; each item is what it is known to be, or the run-time
+    value of a fresh variable (``items``: per item, a known value or an ``ir.Var``)."""
+    items: tuple
+
+    runtime = False
+
+    def describe(self) -> str:
+        return "a tuple holding " + next(k.describe() for k in self.items
+                                         if not isinstance(k, ir.Var) and not k.runtime)
+
+
 def _scalar(v) -> bool:
     if isinstance(v, tuple) and type(v) is tuple:
         return all(map(_scalar, v))
@@ -164,7 +179,7 @@ def callable_kind(v) -> Optional[str]:
         return "class"
     if inspect.ismethod(v) and is_user_function(v.__func__):
         return "method"
-    if getattr(v, "_s2s_ir", None) is not None or getattr(v, "_s2s_site", None) is not None:
+    if not isinstance(v, type) and getattr(v, "__s2s_ir__", None) is not None:
         return "transform"
     if lookup(v) is not None:
         return "primitive"

@@ -23,9 +23,10 @@ expanded in a further round, with a new probe).  A site the probe did not reach
 becomes a call that raises a clear error if it is ever reached (never a
 wrong derivative); a site reached with arguments of different kinds is an
 ``UnsupportedSyntaxError``.  Callables take part through two hooks:
-``obj._s2s_site(args, kwargs, call, loc) -> (ir.Function, freevars)`` (IR that
-depends on the arguments) and ``obj._s2s_ir() -> (ir.Function, freevars)``
-(fixed IR, e.g. a ``vjp`` closure; inlined directly by the inliner).
+one hook, ``obj.__s2s_ir__(args, kwargs) -> (ir.Function, freevars)`` (
+IR that depends on the arguments) and ``obj.__s2s_ir__() -> (ir.Function, freevars)``
+(fixed IR, e.g. a ``vjp`` closure; inlined directly by the inliner); the protocol
+is ``core/protocol.py``'s.
 """
 from __future__ import annotations
 
@@ -41,8 +42,11 @@ from .inline import _map_blocks, inline_calls
 
 
 def is_site(s) -> bool:
-    return (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
-            and getattr(s.value.fn, "_s2s_site", None) is not None)
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)):
+        return False
+    fn = s.value.fn
+    hook = None if isinstance(fn, type) else getattr(fn, "__s2s_ir__", None)
+    return hook is not None and hook() is None  # IR that depends on the arguments' kinds
 
 
 def has_sites(func: ir.Function) -> bool:
@@ -116,8 +120,9 @@ def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower):
         if hit is None:
             return unreached_site(s)
         args, kwargs, _ = hit
+        _check_functions_fixed(s.value, args, kwargs, s.loc)
         try:
-            return s.value.fn._s2s_site(args, kwargs, s.value, s.loc)
+            return s.value.fn.__s2s_ir__(tuple(args), dict(kwargs))
         except UnsupportedSyntaxError as exc:
             if exc.loc is None:
                 raise unsupported(exc.message, s.loc) from None
@@ -130,6 +135,20 @@ def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower):
     return func, freevars
 
 
+def _check_functions_fixed(call: ir.Call, args, kwargs, loc) -> None:
+    """A function passed to a site (``jvp(f, ...)``) is part of the code the site stands
+    for, so it must be the same at every call: a program constant, not a value chosen at
+    run time (the probe saw one choice only)."""
+    atoms = list(call.args) + [a for _, a in call.kwargs]
+    values = list(args) + [kwargs[k] for k, _ in call.kwargs if k in kwargs]
+    for atom, v in zip(atoms, values):
+        if callable(v) and not isinstance(v, type) and not isinstance(atom, ir.Const) \
+                and not hasattr(v, "shape"):
+            raise unsupported(f"{_describe(call.fn)} of a function chosen at run time inside "
+                              "transformed code", loc,
+                              "pass a function s2s can see by name")
+
+
 def unreached_site(s) -> List:
     """The statement that replaces a site the probe did not reach."""
     error = UnsupportedSyntaxError(
@@ -140,14 +159,14 @@ def unreached_site(s) -> List:
 
 
 class IRCallable:
-    """A callable known to s2s by its IR alone (``_s2s_ir``): inlined where it is
+    """A callable known to s2s by its IR alone (``__s2s_ir__``): inlined where it is
     called in transformed code, never called at run time itself."""
 
     def __init__(self, func: ir.Function, freevars: Dict):
         self.func, self.freevars = func, freevars
         self.__name__ = self.__qualname__ = func.name
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):
         return self.func, self.freevars
 
     def __call__(self, *args, **kwargs):

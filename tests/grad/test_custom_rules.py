@@ -530,7 +530,7 @@ def test_with_primal_calls_leaves_nothing_opaque_for_non_differentiating_transfo
     fr = pipeline.front(user)
     assert any(isinstance(fn, CustomCall) for fn in called(fr.func))
     func, free = inline_calls(with_primal_calls(fr.func), fr.freevars, pipeline.lowered)
-    assert not any(isinstance(fn, CustomCall) or hasattr(fn, "_s2s_ir") for fn in called(func))
+    assert not any(isinstance(fn, CustomCall) or hasattr(fn, "__s2s_ir__") for fn in called(func))
     fn, _ = pipeline.compile_function(func)
     assert fn(0.3, **{n: v.load() for n, v in free.items()}) == user(0.3)
 

@@ -1,0 +1,1 @@
+"""What the transforms share: the protocol of transformed functions (``protocol.py``)."""

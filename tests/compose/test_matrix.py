@@ -1,0 +1,140 @@
+"""The composition matrix: every ordered pair of transforms and the common triples,
+over the corpus (``corpus.py``), each checked against finite differences of the
+primal (``wraps.py``).
+
+The default run checks every pair on one corpus function (rotating, so every
+function is met) and every triple on two; ``-m slow`` runs the full product.
+``XFAIL`` lists what is known not to compose yet, with the reason.
+"""
+import itertools
+
+import pytest
+
+import s2s
+
+from .corpus import CORPUS
+from .wraps import WRAPS, base_case, chain, check
+
+NAMES = list(WRAPS)
+FUNCTIONS = list(CORPUS)
+PAIRS = [(inner, outer) for outer in NAMES for inner in NAMES]
+TRIPLES = [
+    ("grad", "vmap", "jit"),            # jit(vmap(grad))
+    ("grad", "jit", "vmap"),            # vmap(jit(grad))
+    ("hessian", "jit"),                 # jit(hessian)
+    ("hessian", "vmap"),                # vmap(hessian)
+    ("hessian", "vmap", "jit"),         # jit(vmap(hessian))
+    ("jacrev", "jacfwd"),               # jacfwd(jacrev)
+    ("vmap", "grad"),                   # grad(vmap)
+    ("grad", "jvp"),                    # forward over reverse HVP
+    ("jvp", "grad"),                    # reverse over forward HVP
+    ("grad", "vjp"),                    # reverse over reverse HVP
+    ("grad", "grad", "grad"),           # third derivatives
+    ("jacrev", "jacfwd", "jacrev"),
+    ("hessian", "jacfwd"),
+    ("grad", "jvp", "jvp"),
+]
+
+_NO_RULE = "no derivative rule for rt.{}"
+#: (composition innermost first, function) -> reason, for the default run's cases (strict)
+XFAIL = {
+    (("vmap", "grad"), "linalg"): _NO_RULE.format("batch_solve"),
+    (("hessian", "jvp"), "linalg"): _NO_RULE.format("dot_vjp_jvp"),
+    (("vmap", "jacfwd"), "inplace"): _NO_RULE.format("batch_setitem"),
+    (("vjp", "hessian"), "custom_jvp"): _NO_RULE.format("add_vjp"),
+    (("jacrev", "hessian"), "inplace"): _NO_RULE.format("add_vjp"),
+    (("hessian", "hessian"), "data_while"): _NO_RULE.format("add_vjp"),
+    (("grad", "grad", "grad"), "linalg"): _NO_RULE.format("dot_vjp_vjp"),
+    (("grad", "grad", "grad"), "inplace"): _NO_RULE.format("add_vjp"),
+    (("grad", "vmap"), "linalg"): "no batching rule for rt.as_columns",
+    (("hessian", "vmap"), "containers"): "no batching rule for rt.add_jvp",
+    (("custom_jvp", "vmap"), "containers"): "no batching rule for rt.call_method",
+    (("grad", "jit", "vmap"), "data_while"): "no jit lowering for rt.batch_select_replayed",
+    (("hessian", "vmap", "jit"), "linalg"): "no jit lowering for rt.batch_lift",
+    (("hessian", "vmap", "jit"), "inplace"): "no jit lowering for rt.batch_lift",
+    (("custom_vjp", "jit"), "linalg"): "no jit lowering for np.array of a nested list",
+    (("jit", "custom_vjp"), "linalg"): "no jit lowering for np.array of a nested list",
+    # not in closure's domain, open:
+    (("hessian", "jacrev"), "inplace"):
+        "RecursionError: reverse over the jacfwd basis loop of jacrev code of in-place writes",
+    (("hessian", "pullback"), "custom_vjp"):
+        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
+    (("jacrev", "linearize"), "custom_vjp"):
+        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
+    (("jacrev", "jacfwd"), "custom_vjp"):
+        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
+    (("jacrev", "jacfwd", "jacrev"), "custom_vjp"):
+        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
+    (("vjp", "linearize"), "containers"):
+        "forward mode: list.append on a list that may be shared, in vjp code inlined",
+    (("custom_vjp", "hessian"), "containers"):
+        "forward mode: list.append on a list that may be shared, in a custom_vjp rule",
+    (("jacrev", "vmap"), "data_while"):
+        "vmap of the reverse code of a while loop whose trip count differs per example",
+    (("vmap", "vmap"), "try_except"): "nested vmap: 'raise' under a condition per example",
+    (("checkpoint", "jit"), "custom_jvp"): "jit of a checkpoint function that takes *args",
+}
+
+FORWARD = {"jvp", "linearize", "jacfwd"}
+REVERSE = {"grad", "vjp", "pullback", "jacrev", "hessian"}
+
+
+def refused(names, fname) -> bool:
+    """Whether JAX refuses the composition: forward mode applied to a ``custom_vjp``
+    function (the first derivative taken of it is a JVP), which s2s refuses too."""
+    seen = fname == "custom_vjp"
+    rule = False  # a custom_jvp over it: its rule is a jvp of it, run when differentiated
+    for n in names:
+        if n == "custom_vjp":
+            seen = True
+        elif n == "custom_jvp" and seen:
+            rule = True
+        elif rule and (n in FORWARD or n in REVERSE):
+            return True
+        elif seen and n in FORWARD:
+            return True
+        elif n in REVERSE:
+            seen = False  # what is differentiated next is the rule's code
+    return False
+
+
+def _reason(names, fname):
+    return XFAIL.get((tuple(names), fname))
+
+
+def _param(names, fname, marks=()):
+    label = "(".join(reversed(names)) + "(" + fname + ")" * (len(names) + 1)
+    reason = _reason(names, fname)
+    marks = list(marks)
+    if reason:
+        marks.append(pytest.mark.xfail(strict=True, reason=reason))
+    return pytest.param(tuple(names), fname, id=label, marks=marks)
+
+
+def _default():
+    out = []
+    for k, pair in enumerate(PAIRS):
+        out.append(_param(pair, FUNCTIONS[k % len(FUNCTIONS)]))
+    for k, triple in enumerate(TRIPLES):
+        for j in (0, 1):
+            out.append(_param(triple, FUNCTIONS[(2 * k + j * 5) % len(FUNCTIONS)]))
+    return out
+
+
+def _full():
+    chosen = {(p.values[0], p.values[1]) for p in _default()}
+    out = []
+    for names, fname in itertools.chain(itertools.product(PAIRS, FUNCTIONS),
+                                        itertools.product(TRIPLES, FUNCTIONS)):
+        if (tuple(names), fname) not in chosen:
+            out.append(_param(names, fname, [pytest.mark.slow]))
+    return out
+
+
+@pytest.mark.parametrize("names, fname", _default() + _full())
+def test_composition(names, fname):
+    if refused(names, fname):
+        with pytest.raises(s2s.S2SError, match="custom_vjp"):
+            check(chain(base_case(fname), names))
+        return
+    check(chain(base_case(fname), names))
