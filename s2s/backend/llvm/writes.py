@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import operator
 
-import numpy as np
-
 import s2s_runtime as rt
 
 from ...ir import nodes as ir
