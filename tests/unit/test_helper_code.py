@@ -112,3 +112,24 @@ def test_reverse_mode_keeps_the_call_of_a_helper_it_has_a_rule_for():
     called = {getattr(s.value, "fn", None) for s in ir.walk(func.body)
               if isinstance(getattr(s, "value", None), ir.Call)}
     assert linalg.as_columns in called
+
+
+@pytest.mark.skipif(not hasattr(np, "matvec"), reason="numpy without matvec/vecmat")
+@pytest.mark.parametrize("in_axes", [(0, 0), (0, None), (None, 0)])
+def test_generalized_ufuncs_batch_on_their_loop_dimensions(in_axes):
+    """``np.matvec``/``np.vecmat`` (core dimensions ``(m,n),(n)->(m)``) were batched like
+    elementwise ufuncs, pairing the batch axis with a core axis: wrong values."""
+    def f(a, b):
+        return np.sum(np.vecmat(np.matvec(a, b), a) ** 2)
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 4))
+    args = [a if in_axes[0] == 0 else a[0], b if in_axes[1] == 0 else b[0]]
+    got = s2s.vmap(f, in_axes=in_axes)(*args)
+    want = [f(a[i] if in_axes[0] == 0 else a[0], b[i] if in_axes[1] == 0 else b[0])
+            for i in range(3)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    if in_axes == (0, 0):
+        g = s2s.grad(lambda a: np.sum(s2s.vmap(f)(a, b)))(a)
+        np.testing.assert_allclose(g, fd_grad(lambda a: sum(f(a[i], b[i]) for i in range(3)), a),
+                                   rtol=1e-6, atol=1e-7)
