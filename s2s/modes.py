@@ -60,6 +60,7 @@ class Mode:
 
 def _tables():
     from .backend.llvm import lower  # noqa: F401  (registers every lowering)
+    from .backend.llvm import jacobian_ops  # noqa: F401  (compiled Jacobians' operations)
     from .backend.llvm.calls import TABLE
     from .batch import transform  # noqa: F401  (registers every batching rule)
     from .batch.table import batch_rule
