@@ -72,6 +72,18 @@ def batch_align(x, other, other_batched):
     return x.reshape(x.shape[:1] + (1,) * pad + x.shape[1:])
 
 
+def batch_core_align(x, core, other, other_batched, other_core):
+    """``batch_align`` for the operands of a generalized ufunc (``np.matvec``: core
+    dimensions ``(m,n),(n)->(m)``): size-1 axes inserted after the batch axis until the
+    *loop* rank of batched ``x`` (its per-example rank less its ``core`` dimensions) is at
+    least ``other``'s, so numpy pairs the loop axes example by example.  A pure reshape."""
+    x = np.asarray(x)
+    pad = (per_example_ndim(other, other_batched) - other_core) - (x.ndim - 1 - core)
+    if pad <= 0:
+        return x
+    return x.reshape(x.shape[:1] + (1,) * pad + x.shape[1:])
+
+
 def batch_axes(x):
     """Every axis of batched ``x`` but the batch axis: ``(1, ..., ndim - 1)``."""
     return tuple(range(1, np.ndim(x)))

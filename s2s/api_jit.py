@@ -173,8 +173,9 @@ class Jitted:
         return func, _freevar_loader(func, front.freevars, self.param_names)
 
     def _specialise(self, args):
-        from .backend.llvm.compile import compile_signature
+        from .backend.llvm.compile import compile_signature, lowers
         func, load_free = self.source_ir(args)
+        func = pipeline.helper_code(func, lowers)  # helpers without a lowering: their code
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
                                  describe=self.describe, cache=bool(self.cache))
 

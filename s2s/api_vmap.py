@@ -42,6 +42,7 @@ from .api_jit import Jitted
 from .api_vjp import VJPFunction
 from .batch.jit_compose import jit_ir, jit_signature, vmap_of_jitted
 from .batch.out_axes import leaf_axes as _leaf_axes, place_out
+from .batch.table import batch_rule
 from .batch.transform import Batch, BatchingError
 from .batch import rules as _rules  # noqa: F401  (batching and helper rules registered)
 from .errors import UnsupportedSyntaxError
@@ -303,6 +304,7 @@ class Vmapped(_Specialising):
                      **kw_example, **self.free_values()}
         front = self.front_for(arguments)
         front = front_without_custom_calls(front, arguments)  # custom functions: their code
+        front = pipeline.with_helper_code(front, batch_rule)  # helpers without a batching rule
         batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
         tr = Batch(front.func, batched, self.fallback)
         pairs = list(zip(params, values, example)) + [

@@ -330,28 +330,24 @@ def cmd_check(args) -> int:
     return 0 if report.ok else 1
 
 
-def qualified_name(fn) -> str:
-    """``numpy.sin``, ``operator.mul``, ``math.exp``: a module path that gives back ``fn``."""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
-    module = getattr(fn, "__module__", None) or type(fn).__module__
-    candidates = [module.lstrip("_"), module] if module.startswith("_") else [module]
-    for mod_name in candidates:
-        try:
-            if getattr(importlib.import_module(mod_name), name, None) is fn:
-                return f"{mod_name}.{name}"
-        except ImportError:
-            pass
-    return f"{module}.{name}"
-
-
 def cmd_rules(args) -> int:
-    from .rules.registry import all_rules
+    """One row per primitive: ``name  jvp+ vjp+ vmap+ jit-  (reasons)``; marks: ``+`` a
+    rule, ``0`` a zero derivative, ``i`` the helper's code inlined, ``-`` none (with the
+    reason in the record), ``?`` none and no reason (a gap).  ``--missing``: only the
+    rows with a gap; ``--summary``: the counts (``s2s/modes.py``)."""
+    from . import modes
 
-    def modes(r):
-        return "nondiff" if r.nondiff else " ".join(m for m, t in (("jvp", r.jvps), ("vjp", r.vjps)) if t)
-
-    lines = {f"{qualified_name(r.fn)}  {modes(r)}" for r in all_rules()}
-    sys.stdout.write("".join(line + "\n" for line in sorted(lines)))
+    fns = modes.inventory()
+    if args.summary:
+        for k, v in modes.summary(fns).items():
+            print(f"{k}: {v}")
+        return 0
+    rows = []
+    for fn in fns:
+        if args.missing and all(m.ok for m in modes.modes(fn).values()):
+            continue
+        rows.append(modes.row(fn))
+    sys.stdout.write("".join(r + "\n" for r in rows))
     return 0
 
 
@@ -411,7 +407,13 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (1e-8)")
     chk.add_argument("--debug", action="store_true", help="show tracebacks")
     chk.set_defaults(run=cmd_check)
-    rules = sub.add_parser("rules", help="list the primitives s2s has rules for")
+    rules = sub.add_parser("rules", help="list every primitive with its jvp / vjp / vmap / "
+                           "jit modes (+ a rule, 0 zero derivative, i inlined helper code, "
+                           "- none with the reason, ? a gap)")
+    rules.add_argument("--missing", action="store_true",
+                       help="only the primitives missing a mode without a stated reason")
+    rules.add_argument("--summary", action="store_true",
+                       help="the counts: primitives, with all four modes, gaps")
     rules.add_argument("--debug", action="store_true", help="show tracebacks")
     rules.set_defaults(run=cmd_rules)
     return parser

@@ -21,7 +21,6 @@ level such that
 """
 from __future__ import annotations
 
-import operator
 from dataclasses import replace
 
 import s2s_runtime as rt
@@ -29,10 +28,11 @@ from s2s_runtime import build
 
 from .backend.llvm import jacobian_ops as J
 from .ir import nodes as ir
+from .rules.registry import having
 
-_WRITES = {operator.setitem, operator.delitem, rt.index_set, J.tape_rewind, J.tape_mark} | {getattr(operator, "i" + n) for n in (
-               "add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and",
-               "or", "xor", "lshift", "rshift", "concat")}
+#: calls that change a value in place: the primitives' ``in_place`` property, and the
+#: tape marks of compiled Jacobians
+_WRITES = having("in_place") | {J.tape_rewind, J.tape_mark}
 
 
 def _writes(body) -> bool:

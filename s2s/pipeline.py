@@ -27,6 +27,7 @@ from .passes.copyprop import copy_propagate
 from .passes.negations import fold_negations
 from .passes.dce import dce
 from .passes.index_writes import writes_as_values
+from .passes.helpers import helpers_inlined, needs_helpers
 from .passes.inline import inline_calls, needs_values
 from .passes.out_args import out_as_writes
 from .passes.single_exit import single_exit
@@ -255,9 +256,36 @@ def expanded(fr: Front, arguments: Dict) -> Front:
     return Front(single_exit(func), freevars, fr.statics + tuple(statics))
 
 
+def with_helper_code(fr: Front, has_rule) -> Front:
+    """``fr`` with the ``inline`` run-time helpers that ``has_rule(fn)`` (the transform's
+    own table) refuses inlined as code (``passes/helpers.py``)."""
+    if not needs_helpers(fr.func, has_rule):
+        return fr
+    func, freevars = helpers_inlined(fr.func, fr.freevars, has_rule, lowered)
+    return Front(func, freevars, fr.statics, fr.sites, fr.values)
+
+
+def helper_code(func: ir.Function, has_rule) -> ir.Function:
+    """``func`` (generated code, no free variables of its own to add) with the helpers
+    ``has_rule`` refuses inlined; a helper that reads a free variable is left alone."""
+    if not needs_helpers(func, has_rule):
+        return func
+    out, freevars = helpers_inlined(func, {}, has_rule, lowered)
+    return out if not freevars else func
+
+
+def _has_derivative_rule(fn) -> bool:
+    return lookup(fn) is not None
+
+
+def _differentiable(func: ir.Function) -> ir.Function:
+    """``func`` with the helpers that have no derivative rule read as code."""
+    return helper_code(func, _has_derivative_rule)
+
+
 def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_aux=False,
             holomorphic=False, returns="grad", single=True, name=None) -> ir.Function:
-    func = copy_propagate(to_ssa(checkpointed_loops(writes_as_values(fr.func))))
+    func = copy_propagate(to_ssa(checkpointed_loops(writes_as_values(_differentiable(fr.func)))))
     name = name or f"{returns}_{fr.func.name}"
     out = Reverse(func, wrt, info, has_aux, holomorphic).build(returns, name, single)
     return dce(fold_negations(out))
@@ -266,7 +294,7 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
 def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
                   has_aux=False, single=False, name=None):
     """``(fwd, bwd)`` IR of the vjp of ``fr`` with explicit residuals (``ad.split``)."""
-    func = copy_propagate(to_ssa(checkpointed_loops(writes_as_values(fr.func))))
+    func = copy_propagate(to_ssa(checkpointed_loops(writes_as_values(_differentiable(fr.func)))))
     name = name or f"vjp_{fr.func.name}"
     rev = Reverse(func, wrt, info, has_aux, False)
     rev.build("vjp", name, single)
@@ -278,7 +306,7 @@ def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=Fal
             name=None) -> ir.Function:
     """The JVP function of ``fr`` (see ``ad/forward.py``), dead code removed."""
     name = name or f"jvp_{fr.func.name}"
-    return dce(fold_negations(Forward(fr.func, wrt, leaf).build(name, has_aux)))
+    return dce(fold_negations(Forward(_differentiable(fr.func), wrt, leaf).build(name, has_aux)))
 
 
 def emit(func: ir.Function) -> Emitted:

@@ -24,13 +24,12 @@ from s2s_runtime import build
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from ..rules import lookup
+from ..rules.registry import having
 from ..rules.templates import is_real_scalar_op
 
-#: primitives whose result may share memory with their (first) argument
-VIEW_OPS = {operator.getitem, np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims,
-            np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.real, np.imag,
-            np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d, getattr,
-            build.item}
+#: primitives whose result may share memory with their (first) argument: the ``view``
+#: property of their records (``rules/shape.py``)
+VIEW_OPS = having("view")
 _CONTAINERS = (build.make_tuple, build.make_list, build.make_dict)
 
 

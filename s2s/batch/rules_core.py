@@ -115,9 +115,42 @@ def _ufuncs():
     return [getattr(np, n) for n in dir(np) if isinstance(getattr(np, n, None), np.ufunc)]
 
 
-ELEMENTWISE = set(map(id, [*_OPERATORS, *_MATH_TO_NP, math.log, *_ufuncs()]))
-defbatch(elementwise, *_OPERATORS, *_MATH_TO_NP, math.log, *_ufuncs(),
+def core_ndims(ufunc):
+    """The number of core dimensions of each input of a generalized ufunc
+    (``np.matvec``'s ``(m,n),(n)->(m)``: ``[2, 1]``)."""
+    inputs = ufunc.signature.split("->")[0]
+    return [0 if not part.strip("()") else len(part.strip("()").split(","))
+            for part in inputs.replace(" ", "").split("),(")]
+
+
+def gufunc(site):
+    """A generalized ufunc: its operands aligned on their *loop* dimensions (the
+    per-example rank less the core dimensions of the signature), so the batch axis
+    pairs with the batch axis and the core dimensions stay last."""
+    call = site.call
+    cores = core_ndims(call.fn)
+    if len(call.args) != len(cores) or any(k in ("axes", "axis") for k, _ in call.kwargs):
+        from .transform import BatchingError
+        raise BatchingError(f"vmap: np.{call.fn.__name__} with axes= or a missing operand",
+                            site.loc)
+    out = list(call.args)
+    for i, a in enumerate(call.args):
+        if not site.b(a):
+            continue
+        for j, o in enumerate(call.args):
+            if j != i:
+                out[i] = site.emit(ir.Call(rt.batch_core_align, (
+                    out[i], ir.Const(cores[i]), o, site.flag(o), ir.Const(cores[j]))))
+    return ir.Call(call.fn, tuple(out), call.kwargs)
+
+
+_GUFUNCS = [u for u in _ufuncs() if u.signature is not None]
+ELEMENTWISE = set(map(id, [*_OPERATORS, *_MATH_TO_NP, math.log,
+                           *[u for u in _ufuncs() if u.signature is None]]))
+defbatch(elementwise, *_OPERATORS, *_MATH_TO_NP, math.log,
+         *[u for u in _ufuncs() if u.signature is None],
          *[f for f in _UFUNC_EXTRA if f is not None])
+defbatch(gufunc, *_GUFUNCS)
 defbatch(minmax, builtins.min, builtins.max)
 
 

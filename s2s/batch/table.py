@@ -41,6 +41,11 @@ def defbatch(rule, *prims, unbatched_result=False):
         _KEEP.append(p)
 
 
+def batch_table() -> List:
+    """Every primitive with a batching rule (for ``s2s rules``)."""
+    return [r.fn for r in _TABLE.values()]
+
+
 def batch_rule(fn) -> Optional[BatchRule]:
     hit = _TABLE.get(id(fn))
     return hit if hit is not None and hit.fn is fn else None

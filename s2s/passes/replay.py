@@ -34,11 +34,12 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..ad.common import CONTAINER_CHANGES, IN_PLACE_ONLY
-from ..ad.inplace import VIEW_OPS
 from ..errors import unsupported
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
+from ..rules.registry import having
 
+VIEW_OPS = having("view")
 _IO = {builtins.print: "print", builtins.input: "input", builtins.open: "open"}
 _WRITES = {operator.setitem: "index assignment", setattr: "attribute assignment",
            operator.delitem: "del of an item", rt.index_set: "index assignment"}

@@ -11,11 +11,14 @@ The VJP helpers are linear in their cotangent argument, with the usual
 transposes (see ``runtime_rules.py``); their shape-only arguments get zero
 templates.
 """
+import operator
+
+from s2s_runtime import (batch_setitem, make_list, make_tuple, sequence)
 from s2s_runtime import (getitem_vjp, index_set, index_set_vjp_base, index_set_vjp_value,
                          index_set_vjp_value_transpose, index_updated, read_checked, read_copy,
                          zeros_like)
 
-from .registry import defjvp, defvjp
+from .registry import defjvp, defprops, defvjp
 
 for _write in (index_set, index_updated):
     defvjp(_write, lambda g, ans, y, index, v: index_set_vjp_base(g, index), None,
@@ -43,3 +46,15 @@ defjvp(index_set_vjp_value_transpose,
        lambda tan, out, ct, g, index, v: index_set_vjp_value_transpose(tan, g, index, v),
        lambda tan, out, ct, g, index, v: zeros_like(out), None,
        lambda tan, out, ct, g, index, v: zeros_like(out))
+
+
+# Writes in place into the first argument (and, for index_set and x op= y, give it back:
+# an alias of it); read_checked reads an item without copying; a loop's sequence and the
+# tuples and lists the program builds hold their operands themselves.
+_IN_PLACE_OPS = tuple(getattr(operator, "i" + n) for n in (
+    "add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+    "lshift", "rshift", "concat"))
+defprops(operator.setitem, operator.delitem, index_set, batch_setitem, *_IN_PLACE_OPS,
+         in_place=True)
+defprops(index_set, read_checked, sequence, make_tuple, make_list,
+         operator.iadd, operator.isub, operator.imul, operator.itruediv, aliases=True)

@@ -169,3 +169,107 @@ def all_rules():
     """Every registered rule (for ``s2s rules`` and coverage tests), ``defopaque``'s aside."""
     from . import _load_all  # noqa: F401  (make sure every rule module ran)
     return [r for r in _RULES.values() if r.nondiff or r.vjps]
+
+
+# --------------------------------------------------------------------------- properties
+#
+# Facts about a primitive that more than one pass needs live here, in its record, and
+# nowhere else (the passes ask ``has(fn, prop)`` or take ``having(prop)``):
+#
+# * ``view``: the result may share memory with the first argument (``x[i]``,
+#   ``np.reshape``...), so a write into one may be seen through the other;
+# * ``aliases``: the result is or holds one of the operands themselves, not a copy
+#   (``make_tuple``, ``index_set``, ``x += y``): an alias for the LLVM write check;
+# * ``in_place``: the call writes into its first argument (``x[i] = v``, ``x += y``);
+# * ``linear``: linear in its differentiable operands (``np.transpose``, ``unbroadcast``);
+# * ``inline``: plain numpy Python that a transform without its own rule for it
+#   inlines like user code (``definline``).
+#
+# A primitive need not have a derivative rule to have properties (``operator.setitem``
+# is handled by the transforms themselves); ``Props`` is its record then.
+
+PROPERTIES = ("view", "aliases", "in_place", "linear", "inline")
+
+
+@dataclass
+class Props:
+    fn: Callable
+    flags: frozenset = frozenset()
+    #: mode ("jvp", "vjp", "vmap", "jit") -> why that mode does not exist
+    no_mode: Tuple[Tuple[str, str], ...] = ()
+
+
+_PROPS: Dict[int, Props] = {}
+
+
+def _props(fn) -> Props:
+    hit = _PROPS.get(_key(fn))
+    if hit is None or hit.fn is not fn:
+        hit = _PROPS[_key(fn)] = Props(fn)
+        _KEEPALIVE.append(fn)
+    return hit
+
+
+def defprops(*fns, **flags):
+    """Give ``fns`` the properties set to true in ``flags`` (names in ``PROPERTIES``)."""
+    bad = set(flags) - set(PROPERTIES)
+    if bad:
+        raise ValueError(f"unknown primitive properties {sorted(bad)}")
+    on = frozenset(k for k, v in flags.items() if v)
+    for fn in fns:
+        p = _props(fn)
+        p.flags = p.flags | on
+
+
+def has(fn, prop) -> bool:
+    """Whether primitive ``fn`` has property ``prop`` (one of ``PROPERTIES``)."""
+    try:
+        hit = _PROPS.get(_key(fn))
+    except TypeError:
+        return False
+    return hit is not None and hit.fn is fn and prop in hit.flags
+
+
+def having(prop) -> frozenset:
+    """The primitives with property ``prop``, as a set of callables (for ``in`` tests of
+    hot passes; taken after the rule modules have run)."""
+    from . import _load_all  # noqa: F401
+    return frozenset(p.fn for p in _PROPS.values() if prop in p.flags)
+
+
+def properties(fn) -> frozenset:
+    hit = _PROPS.get(_key(fn))
+    return hit.flags if hit is not None and hit.fn is fn else frozenset()
+
+
+def definline(*fns):
+    """Mark run-time helpers as plain numpy Python s2s may read: a transform that has no
+    rule of its own for one (``vmap`` without a batching rule, ``jit`` without a
+    lowering, ``grad`` without templates) inlines its source instead, so that mode
+    comes from the primitives the helper calls."""
+    defprops(*fns, inline=True)
+
+
+def inlined(fn) -> bool:
+    return has(fn, "inline")
+
+
+def defno_mode(mode, why, *fns):
+    """State why ``fns`` have no ``mode`` (``"jvp"``, ``"vjp"``, ``"vmap"``, ``"jit"``):
+    ``s2s rules`` shows the reason, the systematic test accepts it."""
+    if mode not in ("jvp", "vjp", "vmap", "jit"):
+        raise ValueError(f"unknown mode {mode!r}")
+    for fn in fns:
+        p = _props(fn)
+        p.no_mode = tuple((m, w) for m, w in p.no_mode if m != mode) + ((mode, why),)
+
+
+def no_mode(fn, mode) -> str:
+    """The stated reason ``fn`` has no ``mode``, or ``""``."""
+    try:
+        hit = _PROPS.get(_key(fn))
+    except TypeError:
+        return ""
+    if hit is None or hit.fn is not fn:
+        return ""
+    return dict(hit.no_mode).get(mode, "")

@@ -20,7 +20,7 @@ from s2s_runtime import (array_jvp, array_vjp, astype_jvp, astype_vjp, build, co
                          tile_vjp, trace_vjp, transpose_vjp, unbroadcast, vstack_vjp,
                          zeros_like)
 
-from .registry import defjvp, defvjp
+from .registry import defjvp, defprops, defvjp
 
 # x[index]: g scattered back into zeros shaped like x; an index (a key, a position that
 # may come from a loop over differentiated values) is piecewise constant: zero derivative
@@ -131,3 +131,12 @@ defvjp(np.sort, lambda g, ans, a, axis=-1, kind=None, order=None, stable=None:
        sort_vjp(g, a, axis))
 defjvp(np.sort, lambda t, ans, a, axis=-1, kind=None, order=None, stable=None:
        sort_jvp(t, a, axis))
+
+
+# Views: the result may share memory with the first argument, so a write into one may be
+# seen through the other (reverse mode's in-place analysis, forward mode, the LLVM check
+# of writes into read-only arguments all read this).
+defprops(operator.getitem, np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims,
+         np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.real, np.imag,
+         np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d, getattr, build.item,
+         view=True)

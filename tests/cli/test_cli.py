@@ -260,15 +260,31 @@ def test_sibling_imports(capsys, tmp_path):
     assert str(tmp_path) not in sys.path
 
 
-def test_rules_lists_primitives(capsys):
+def test_rules_lists_primitives_with_four_modes(capsys):
     rc, out, _ = run(capsys, "rules")
     assert rc == 0
-    lines = out.splitlines()
-    assert "numpy.sin  jvp vjp" in lines
-    assert "operator.lt  nondiff" in lines
-    assert "math.exp  jvp vjp" in lines
-    assert lines == sorted(lines) and len(lines) == len(set(lines))
-    assert all(line.endswith(("  jvp vjp", "  nondiff")) for line in lines)
+    rows = {line.split("  ")[0]: line.split("  ")[1] for line in out.splitlines()}
+    assert rows["numpy.sin"] == "jvp+ vjp+ vmap+ jit+"
+    assert rows["operator.lt"].startswith("jvp0 vjp0")
+    assert rows["math.exp"].startswith("jvp+ vjp+")
+    assert len(rows) == len(out.splitlines()) > 500
+    assert all(len(m.split()) == 4 for m in rows.values())
+    # every primitive with a rule is listed, and every run-time helper
+    from s2s import modes
+    from s2s.rules.registry import all_rules
+    assert {modes.qualified_name(r.fn) for r in all_rules()} <= set(rows)
+    assert "s2s_runtime.vjps.prod_vjp" in rows
+
+
+def test_rules_missing_and_summary(capsys):
+    rc, out, _ = run(capsys, "rules", "--missing")
+    assert rc == 0
+    assert all("?" in line.split("  ")[1] for line in out.splitlines())
+    assert "numpy.sin  " not in out
+    rc, out, _ = run(capsys, "rules", "--summary")
+    counts = dict(line.split(": ") for line in out.splitlines())
+    assert int(counts["primitives"]) == int(counts["all four modes"]) + int(
+        counts["missing modes with a reason"]) + int(counts["missing modes without a reason"])
 
 
 def test_help_version_and_no_args(capsys):

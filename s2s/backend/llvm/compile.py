@@ -19,6 +19,16 @@ from .statics import static_values, with_statics
 _COMPILED = {}
 
 
+def lowers(fn) -> bool:
+    """Whether the compiler has a lowering of calls of ``fn`` (``calls.TABLE``)."""
+    from . import lower  # noqa: F401  (registers every lowering)
+    from .calls import TABLE
+    try:
+        return fn in TABLE
+    except TypeError:
+        return False
+
+
 def param_types(func, values, describe):
     from .stacks import find_stacks
     names = [p.var.name for p in func.params]

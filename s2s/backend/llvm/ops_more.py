@@ -138,6 +138,23 @@ class Bitwise:
 register(Bitwise(), *Bitwise.OPS)
 
 
+class NoneTest:
+    """``x is None`` / ``x is not None`` where one side's type is ``None``: known from the
+    types, a constant (a compiled variable holds values of one type)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not any(isinstance(t, T.NoneType) for t in types):
+            return None
+        return T.BOOL
+
+    def lower(self, L, fn, vals, kw, rtype):
+        same = all(isinstance(t, T.NoneType) for _, t in vals)
+        return ll.Constant(ll.IntType(1), int(same == (fn is operator.is_)))
+
+
+register(NoneTest(), operator.is_, operator.is_not)
+
+
 class Conjugate:
     def type(self, fn, types, kw, loc):
         return types[0] if len(types) == 1 and not kw and _numeric(types) else None

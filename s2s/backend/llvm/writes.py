@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import operator
 
-import numpy as np
-
 import s2s_runtime as rt
 
 from ...ir import nodes as ir
+from ...rules.registry import having
 from . import types as T
 
-_VIEWS = (operator.getitem, np.transpose, np.reshape, np.ravel, rt.index_set, rt.sequence,
-          rt.make_tuple, rt.make_list, rt.read_checked, operator.iadd, operator.isub,
-          operator.imul, operator.itruediv)
-_WRITES = (operator.setitem, rt.index_set, operator.iadd, operator.isub, operator.imul,
-           operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow,
-           rt.batch_setitem)
+#: calls whose result may be (a view of, or hold) an operand, and calls that write into
+#: their first argument: the ``view``, ``aliases`` and ``in_place`` properties of the
+#: primitives' records (``s2s/rules``)
+_VIEWS = having("view") | having("aliases")
+_WRITES = having("in_place")
 
 
 def _aliases(func, name):

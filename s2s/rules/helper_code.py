@@ -1,0 +1,18 @@
+"""The run-time helpers s2s reads as code (``registry.definline``).
+
+Each helper here is plain numpy Python: a transform that has no rule of its own
+for it (``vmap`` without a batching rule, ``jit`` without a lowering, forward or
+reverse mode without templates) inlines its source (``passes/helpers.py``), so
+that mode comes from the primitives the helper calls.  Where a transform has its
+own rule, the call stays and the generated Python calls the helper.  A helper is
+listed here when reading it as code was measured to work in the transforms that
+lack a rule (``tests/unit/test_helper_code.py``: each against a loop over the
+batch, the Python result, finite differences).
+"""
+from s2s_runtime import batching, batching_more, linalg
+
+from .registry import definline
+
+definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
+          batching_more.batch_solve, batching_more.batch_diag)
+definline(batching.batch_setitem, batching.batch_index)
