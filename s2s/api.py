@@ -19,6 +19,7 @@ from s2s_runtime.tree import tree_flatten, tree_leaves
 
 from . import pipeline
 from .ad.reverse import ParamInfo
+from .api_complex import integer_input_error
 from .api_varargs import adapter, has_var_params
 from .errors import SourceUnavailableError, UnsupportedSyntaxError
 from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
@@ -296,10 +297,8 @@ class _ReverseTransform(_Specialising):
                     "constants: leave it out of argnums and pass what to differentiate as "
                     "an argument of its own")
             if leaves and not info[name].differentiable and self.returns != "vjp":
-                raise TypeError(
-                    f"{self.returns} requires real- or complex-valued inputs (float or "
-                    f"complex leaves), but argument {i} ({name!r}) of {self.fn.__name__} "
-                    f"has only integer/boolean leaves; pass floats, e.g. 3.0 instead of 3")
+                raise integer_input_error(self.returns, np.result_type(leaves[0]), i, name,
+                                          self.fn.__name__, real_only=False)
             if self.holomorphic and not all(map(is_complex_leaf, leaves)):
                 raise TypeError(f"{self.returns} with holomorphic=True requires complex "
                                 f"inputs, but argument {i} ({name!r}) is not complex")

@@ -16,7 +16,7 @@ from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflat
 
 from .api import _normalise_argnums, _reverse_transform
 from .api_varargs import adapter, wants_adapter
-from .api_forward import _forward_of, jvp
+from .api_forward import _forward_of, jvp, zero_tangent
 from .api_vjp import vjp
 from .api_complex import check_inputs, check_outputs
 from .batch.jacobian import hessian_blocks_batched, jacfwd_batched, jacrev_batched
@@ -25,7 +25,7 @@ from .ir.kinds import is_inexact_leaf
 
 def _basis(leaves, dtype_of):
     """Yield (leaf index, flat entry, tangent leaves) for every entry of every inexact leaf."""
-    zeros = [rt.zeros_like(v) for v in leaves]
+    zeros = [zero_tangent(v) for v in leaves]
     for i, v in enumerate(leaves):
         if not is_inexact_leaf(v):
             continue
@@ -46,12 +46,12 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     ``holomorphic``: see ``api_complex``)."""
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        check_inputs("jacfwd", holomorphic, args, nums)
+        check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
         if not has_aux and not holomorphic:  # one batched JVP over the whole basis
             batched = jacfwd_batched(fun, args, nums, single)  # (s2s/batch/jacobian.py)
             if batched is not None:
                 return batched
-        tangents = [tree_map(rt.zeros_like, a) for a in args]
+        tangents = [zero_tangent(a) for a in args]
         out = None
         per_arg = []
         for n in nums:
@@ -105,7 +105,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     ``holomorphic``: see ``api_complex``)."""
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        check_inputs("jacrev", holomorphic, args, nums)
+        check_inputs("jacrev", holomorphic, args, nums, getattr(fun, "__name__", None))
         if not has_aux:  # one batched VJP over the whole basis (s2s/batch/jacobian.py)
             batched = jacrev_batched(fun, args, nums, single,
                                      lambda out: check_outputs("jacrev", holomorphic, out))
@@ -150,7 +150,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
     """
     def hessfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        check_inputs("jacfwd", holomorphic, args, nums)
+        check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
         f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun  # *args: api_varargs
         transform = _reverse_transform(f, nums, has_aux, False, "vjp")
         values = transform._bind(args, {})
@@ -164,7 +164,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
         out_leaves, out_tree = tree_flatten(out)
         ins = [tree_flatten(args[i]) for i in nums]  # (leaves, tree) per differentiated arg
         push = _forward_of(gen, False)
-        zero_args = [tree_map(rt.zeros_like, v) for v in values]
+        zero_args = [zero_tangent(v) for v in values]
         per_out = []
         # one batched call over every (output, input) basis pair (s2s/batch/jacobian.py)
         batched = hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree,

@@ -122,14 +122,16 @@ class LinearizedFunction:
             for p in self._ir[0].params if not p.kwonly])
 
     def __call__(self, *tangents):
-        return self._forward(self._primals, tangents)[1]
+        primals, tangents = _check_pairs(self._primals, tangents, self._fun,
+                                         "the linearized function")
+        return self._forward(primals, tangents, checked=True)[1]
 
     def _s2s_ir(self):
         return self._ir
 
     def _make_ir(self):
         forward = self._forward
-        primals, _ = _check_pairs(self._primals, self._primals, self._fun)
+        primals, _ = _check_pairs(self._primals, self._primals, self._fun, dtypes=False)
         values, kw = forward._bind(primals, None)
         carries = forward._carries(values, len(primals))
         func, free = forward.site_ir(values, carries, kw)
