@@ -95,7 +95,10 @@ def memo(fun, key, make):
         return make()
     hit = per_fun.get(key)
     if hit is None:
-        hit = per_fun[key] = make()
+        with pipeline.COMPILE_LOCK:  # one transform per key, also when threads race
+            hit = per_fun.get(key)
+            if hit is None:
+                hit = per_fun[key] = make()
     return hit
 
 
@@ -112,8 +115,11 @@ class _Specialising:
     def front(self):
         front = self._front
         if front is None or not front.current():
-            front = self._front = pipeline.front(self.fn)
-            self.cache.clear()
+            with pipeline.COMPILE_LOCK:
+                front = self._front
+                if front is None or not front.current():
+                    front = self._front = pipeline.front(self.fn)
+                    self.cache.clear()
         return front
 
     config: tuple = ()
@@ -121,17 +127,18 @@ class _Specialising:
     def shared(self, key, make):
         """``make()``, or what it returned for another transform with this config of a
         function with the same IR and these kinds."""
-        func = self.front.func
-        full = (id(func), self.config, key)
-        hit = _SHARED.get(full)
-        if hit is not None and hit[0] is func:
-            _SHARED.move_to_end(full)
-            return hit[1]
-        value = make()
-        _SHARED[full] = (func, value)
-        if len(_SHARED) > _SHARED_MAX:
-            _SHARED.popitem(last=False)
-        return value
+        with pipeline.COMPILE_LOCK:
+            func = self.front.func
+            full = (id(func), self.config, key)
+            hit = _SHARED.get(full)
+            if hit is not None and hit[0] is func:
+                _SHARED.move_to_end(full)
+                return hit[1]
+            value = make()
+            _SHARED[full] = (func, value)
+            if len(_SHARED) > _SHARED_MAX:
+                _SHARED.popitem(last=False)
+            return value
 
     def free_values(self) -> dict:
         """The current values of the front's free variables."""
@@ -146,7 +153,10 @@ class _Specialising:
         key = ("front",) + tuple((n, kind_of(v)) for n, v in arguments.items())
         hit = self.cache.get(key)
         if hit is None:
-            hit = self.cache[key] = pipeline.expanded(front, arguments)
+            with pipeline.COMPILE_LOCK:
+                hit = self.cache.get(key)
+                if hit is None:
+                    hit = self.cache[key] = pipeline.expanded(front, arguments)
         return hit
 
     def extra_freevars(self, front) -> dict:
@@ -270,7 +280,11 @@ class _ReverseTransform(_Specialising):
         if self.kwonly_names:
             free.update(zip(self.kwonly_names, values[self.n_positional:]))
             values = values[:self.n_positional]
-        return gen(*values, *extra, **free)
+        try:
+            return gen(*values, *extra, **free)
+        except Exception as exc:  # the user's file:line as a note (pipeline.note_user_line)
+            pipeline.note_user_line(exc)
+            raise
 
     def _param_info(self, values):
         info = {}

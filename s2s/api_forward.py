@@ -54,7 +54,11 @@ class _ForwardTransform(_Specialising):
         carries = self._carries(values, len(primals))
         gen, free = self.generated(values, carries, kw)
         dots = [rt.densify(t, p) for t, p, c in zip(tangents, primals, carries) if c]
-        result = gen(*values, *dots, **free, **kw)
+        try:
+            result = gen(*values, *dots, **free, **kw)
+        except Exception as exc:  # the user's file:line as a note
+            pipeline.note_user_line(exc)
+            raise
         if self.has_aux:
             (out, aux), dout = result
             return out, dout, aux

@@ -89,7 +89,10 @@ class Jitted:
         key = tuple(map(_arg_key, args))
         spec = self.specs.get(key)
         if spec is None or spec.has_free and not spec.free_current():
-            spec = self.specs[key] = self._specialise(args)
+            with pipeline.COMPILE_LOCK:  # threads compile one signature at a time
+                spec = self.specs.get(key)
+                if spec is None or spec.has_free and not spec.free_current():
+                    spec = self.specs[key] = self._specialise(args)
         if spec.fast is not None and all(type(a) in _FAST_TYPES for a in args):
             self.fast[tuple(map(type, args))] = (spec.fast, spec.caller.fail)
         return spec.call(args)

@@ -50,7 +50,11 @@ class VJPFunction:
             if np.shape(o) != np.shape(c):
                 raise ValueError(f"vjp: the output has shape {np.shape(o)} but the "
                                  f"cotangent has shape {np.shape(c)}")
-        return self._bwd(*self._residuals, ct)
+        try:
+            return self._bwd(*self._residuals, ct)
+        except Exception as exc:  # the user's file:line as a note
+            pipeline.note_user_line(exc)
+            raise
 
     def _s2s_ir(self):
         if self._ir is None:
@@ -97,7 +101,11 @@ def vjp(fun, *primals, has_aux=False):
     if transform.kwonly_names:
         free.update(zip(transform.kwonly_names, values[transform.n_positional:]))
         values = values[:transform.n_positional]
-    result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
+    try:
+        result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
+    except Exception as exc:  # the user's file:line as a note
+        pipeline.note_user_line(exc)
+        raise
     out, aux = result if has_aux else (result, None)
     vjp_fun = VJPFunction(bwd, bwd_ir, residuals, out)
     return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)

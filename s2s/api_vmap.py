@@ -196,6 +196,9 @@ class Vmapped(_Specialising):
             if self.fallback != "loop":
                 raise
             return self._loop(values, flags, n, static, kw_batched)
+        except Exception as exc:  # the user's file:line as a note
+            pipeline.note_user_line(exc)
+            raise
         return self._place_out(out, out_batched, n, getattr(gen, "_s2s_out_tree", None))
 
     def _s2s_jit_signature(self):

@@ -80,15 +80,14 @@ class _Collector(cst.CSTVisitor):
         self.lambdas.append(node)
 
 
-_COLLECT_CACHE: Dict[int, _Collector] = {}
-
-
 def _collect(parsed: ParsedSource) -> _Collector:
-    c = _COLLECT_CACHE.get(id(parsed))
+    """The defs and lambdas of ``parsed``, kept on it (a cache keyed by ``id(parsed)``
+    handed one file's nodes to another whose object took the same address)."""
+    c = parsed.__dict__.get("_collected")
     if c is None:
         c = _Collector()
         parsed.module.visit(c)
-        _COLLECT_CACHE[id(parsed)] = c
+        parsed.__dict__["_collected"] = c
     return c
 
 
