@@ -33,6 +33,14 @@ def integer_input_error(name, dtype, n, param, fname, real_only=True) -> TypeErr
             else "real- or complex-valued inputs (input dtype that is a sub-dtype of "
                  "np.inexact)")
     who = f"argument {n}" + (f" ({param!r})" if param else "") + (f" of {fname}" if fname else "")
+    dtype = np.dtype(dtype)
+    if dtype.kind == "O":
+        return TypeError(f"{name} requires {what}, but got an array of dtype object (Python "
+                         f"objects, not numbers) for {who}; convert it with "
+                         "np.asarray(x, dtype=float)")
+    if dtype.kind not in "biu":
+        return TypeError(f"{name} requires {what}, but got dtype {dtype} for {who}, which "
+                         "is not a number; pass float or complex numbers or arrays")
     return TypeError(f"{name} requires {what}, but got {dtype} for {who}, which has only "
                      "integer/boolean leaves. If you want to use Boolean- or integer-valued "
                      "inputs, use vjp; to differentiate, pass floats (3.0 instead of 3)")

@@ -17,7 +17,7 @@ from s2s_runtime import build
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 from . import pipeline
-from .api import _signature, _Specialising, memo, transformed_target
+from .api import _signature, _Specialising, memo, raise_if_not_a_pair, transformed_target
 from .api_varargs import adapter, wants_adapter
 from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
@@ -58,6 +58,8 @@ class _ForwardTransform(_Specialising):
             result = gen(*values, *dots, **free, **kw)
         except Exception as exc:  # the user's file:line as a note
             pipeline.note_user_line(exc)
+            if self.has_aux:
+                raise_if_not_a_pair(exc, "jvp", self.fn)
             raise
         if self.has_aux:
             (out, aux), dout = result
@@ -148,6 +150,9 @@ def _check_tangent_dtype(i, primal, tangent, what):
     if pd.kind not in "fc" and (float0 or td.kind in "biu"):
         return
     expected = pd if pd.kind in "fc" else "float0"
+    if pd.kind == "O":
+        raise TypeError(f"{what}: primal {i} is an array of dtype object (Python objects, not "
+                        "numbers); convert it with np.asarray(x, dtype=float)")
     raise TypeError(
         f"primal and tangent arguments to {what} do not match; dtypes must be equal, or in "
         f"case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "

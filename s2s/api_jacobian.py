@@ -14,7 +14,7 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
-from .api import _normalise_argnums, _reverse_transform
+from .api import _normalise_argnums, _reverse_transform, check_argnums, check_argnums_range, check_callable
 from .api_varargs import adapter, wants_adapter
 from .api_forward import _forward_of, jvp, zero_tangent
 from .api_vjp import vjp
@@ -44,6 +44,10 @@ def _dtype(v):
 def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by forward mode, one JVP per input entry (JAX's ``jacfwd``;
     ``holomorphic``: see ``api_complex``)."""
+    check_callable(fun, "jacfwd")
+    argnums = check_argnums(argnums, "jacfwd")
+    check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacfwd")
+
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
@@ -103,6 +107,10 @@ def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
 def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by reverse mode, one VJP per output entry (JAX's ``jacrev``;
     ``holomorphic``: see ``api_complex``)."""
+    check_callable(fun, "jacrev")
+    argnums = check_argnums(argnums, "jacrev")
+    check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacrev")
+
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacrev", holomorphic, args, nums, getattr(fun, "__name__", None))
@@ -148,6 +156,10 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
     (tuples only for tuple ``argnums``).  With ``has_aux``: ``(H, aux)``.  ``holomorphic``:
     JAX's checks of ``jacfwd(jacrev(fun))`` (``api_complex``).
     """
+    check_callable(fun, "hessian")
+    argnums = check_argnums(argnums, "hessian")
+    check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "hessian")
+
     def hessfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
@@ -159,6 +171,11 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
         kwonly = dict(zip(transform.kwonly_names, values[n:]))
         values = values[:n]
         result = fun(*args)
+        if has_aux and not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError(f"hessian(..., has_aux=True) requires "
+                            f"{getattr(fun, '__name__', 'the function')} to return a pair "
+                            f"(output, aux), e.g. `return loss, aux`; it returned a "
+                            f"{type(result).__name__}")
         out, aux = result if has_aux else (result, None)
         check_outputs("jacrev", holomorphic, out)
         out_leaves, out_tree = tree_flatten(out)

@@ -54,8 +54,11 @@ class Jitted:
         #: argument types -> (builtin, fail) for signatures of Python numbers (fastcall.py)
         self.fast = {}
         jit_sig = getattr(fn, "_s2s_jit_signature", None)  # jit(vmap(f)): batch/jit_compose.py
+        # a primitive (jit(np.sin)): the parameters its rule has (numpy's out=, where=...
+        # are not compiled), as grad(np.sin) takes them
         self.sig = fn.sig if isinstance(fn, _ReverseTransform) else \
-            jit_sig() if jit_sig is not None else _signature(fn)
+            jit_sig() if jit_sig is not None else \
+            pipeline.primitive_signature(fn) or _signature(fn)
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if len(self.param_names) != len(self.sig.parameters):

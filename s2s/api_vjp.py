@@ -17,7 +17,7 @@ import numpy as np
 from s2s_runtime.tree import tree_flatten, tree_structure
 
 from . import pipeline
-from .api import _reverse_transform, _Specialising
+from .api import _reverse_transform, _Specialising, check_callable, raise_if_not_a_pair
 from .api_forward import _check_pairs, _forward_of
 from .api_varargs import adapter, wants_adapter
 from .frontend.scope import FreeVar
@@ -105,6 +105,8 @@ def vjp(fun, *primals, has_aux=False):
         result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
     except Exception as exc:  # the user's file:line as a note
         pipeline.note_user_line(exc)
+        if has_aux:
+            raise_if_not_a_pair(exc, "vjp", fun)
         raise
     out, aux = result if has_aux else (result, None)
     vjp_fun = VJPFunction(bwd, bwd_ir, residuals, out)
@@ -170,5 +172,6 @@ class LinearizedFunction:
 
 def linearize(fun, *primals):
     """``(fun(*primals), jvp_fun)`` where ``jvp_fun(*tangents)`` is the JVP at ``primals``."""
+    check_callable(fun, "linearize")
     out = fun(*primals)
     return out, LinearizedFunction(fun, primals)

@@ -313,7 +313,7 @@ def note_user_line(exc: BaseException) -> None:
     fn, line = frame_loc
     try:
         from .emit.python import line_locations
-        loc = line_locations(fn._s2s_ir()[0]).get(line)
+        loc, stmt = line_locations(fn._s2s_ir()[0]).get(line, (None, None))
     except Exception:  # never hide the user's exception behind one of ours
         return
     if loc is None or not loc.line:
@@ -322,6 +322,8 @@ def note_user_line(exc: BaseException) -> None:
             f"{fn.__name__}, which s2s generated from\n    {loc.text.strip()}")
     try:
         exc._s2s_user_line = True
+        exc._s2s_user_loc = loc
+        exc._s2s_user_stmt = stmt
     except AttributeError:
         pass
     if hasattr(exc, "add_note"):

@@ -55,7 +55,7 @@ class Emitter:
         self.extern: Dict[str, object] = {}
         self.x = ExprBuilder(self)
         self.uses = ir.use_counts(fn.body)
-        self.loc_table: List[ir.Loc] = []
+        self.loc_table: List[tuple] = []
 
     # -- names (ExprBuilder's namer) ------------------------------------------------
     def alias(self, root: str) -> str:
@@ -108,7 +108,7 @@ class Emitter:
             loc = getattr(s, "loc", None)
             nodes = self.stmt(s, folds)
             if self.locations == "table" and loc is not None and loc.line:
-                self.loc_table.append(loc)  # ``line_locations``: an index, not a position
+                self.loc_table.append((loc, s))  # ``line_locations``: an index, not a position
                 nodes[0] = _trailing_comment(nodes[0], f"# @{len(self.loc_table) - 1}")
             elif self.locations and loc is not None and loc.line:
                 nodes[0] = _trailing_comment(nodes[0], f"# {loc.line}:{loc.col + 1}")
@@ -313,9 +313,9 @@ def _trailing_comment(node, text):
     return node
 
 
-def line_locations(fn: ir.Function) -> Dict[int, "ir.Loc"]:
-    """Line number in ``emit_function(fn)``'s text -> the user's ``Loc`` of the statement
-    written there (continuation lines and headers without a statement of their own map
+def line_locations(fn: ir.Function) -> Dict[int, tuple]:
+    """Line number in ``emit_function(fn)``'s text -> ``(the user's Loc, the IR
+    statement)`` of the statement written there (continuation lines and headers without a statement of their own map
     to the statement above).  The text is emitted again with an index comment on each
     statement: comments at a line's end leave the lines where they were."""
     em = Emitter(fn, True, True, "table")

@@ -36,6 +36,7 @@ def make_kernel(scale):
 
 TRANSFORMS = {
     "jit": lambda f: s2s.jit(f),
+    "jit_disk_cache": lambda f: s2s.jit(f, cache=True),
     "grad": lambda f: s2s.grad(f, argnums=1),
     "jit_grad": lambda f: s2s.jit(s2s.grad(f, argnums=1)),
     "jvp": lambda f: (lambda x, y: s2s.jvp(f, (x, y), (x * 0 + 1, y * 0 + 1))[1]),
