@@ -12,7 +12,8 @@ constant, so their derivative is zero):
   result, ``n = round((x - r) / y)``, where a formula would round differently.
 * ``divmod(x, y) = (x // y, x % y)``: the quotient has a zero derivative.
 * ``modf(x) = (x - trunc(x), trunc(x))``: ``d frac = dx``, ``d int = 0``.
-* ``frexp(x) = (m, e)`` with ``x = m 2**e``: ``dm = 2**-e dx``, ``e`` is an integer.
+* ``frexp(x) = (m, e)`` with ``x = m 2**e``: ``dm = 2**-e dx`` (``frexp_scale``, itself
+  piecewise constant), ``e`` is an integer.
 * ``ldexp(x, e) = x 2**e``: ``dx 2**e`` (``e`` an integer: not differentiated).
 * ``copysign(x, y) = |x| s(y)``: ``dx`` times +1 where the signs of ``x`` and ``y``
   agree and -1 where they differ; piecewise constant in ``y``.
@@ -28,8 +29,8 @@ import math
 
 import numpy as np
 
-from s2s_runtime import (broadcast_like, densify, sum_builtin_jvp, sum_builtin_vjp, unbroadcast,
-                         zeros_like)
+from s2s_runtime import (broadcast_like, densify, frexp_scale, sum_builtin_jvp, sum_builtin_vjp,
+                         unbroadcast, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
 
@@ -56,9 +57,9 @@ defjvp(np.divmod,
 defvjp(np.modf, lambda g, ans, x: unbroadcast(densify(g, ans)[0], x), container_result=True)
 defjvp(np.modf, lambda t, ans, x: (broadcast_like(t, ans[0]), zeros_like(ans[1])))
 # np.frexp(x) = (mantissa, exponent), x = m 2**e
-defvjp(np.frexp, lambda g, ans, x: unbroadcast(densify(g, ans)[0] * np.ldexp(1.0, -ans[1]), x),
+defvjp(np.frexp, lambda g, ans, x: unbroadcast(densify(g, ans)[0] * frexp_scale(x), x),
        container_result=True)
-defjvp(np.frexp, lambda t, ans, x: (t * np.ldexp(1.0, -ans[1]), zeros_like(ans[1])))
+defjvp(np.frexp, lambda t, ans, x: (t * frexp_scale(x), zeros_like(ans[1])))
 # copysign(x1, x2) = |x1| s(x2): d/dx1 = +1 where the signs agree, -1 where they differ;
 # piecewise constant in x2
 defvjp(np.copysign,
@@ -101,9 +102,9 @@ defjvp(math.remainder, lambda t, ans, x, y: t, lambda t, ans, x, y: -t * round((
 defvjp(math.modf, lambda g, ans, x: densify(g, ans)[0], container_result=True)
 defjvp(math.modf, lambda t, ans, x: (t, zeros_like(ans[1])))
 # math.frexp(x) = (m, e), x = m 2**e
-defvjp(math.frexp, lambda g, ans, x: math.ldexp(densify(g, ans)[0], -ans[1]),
+defvjp(math.frexp, lambda g, ans, x: densify(g, ans)[0] * frexp_scale(x),
        container_result=True)
-defjvp(math.frexp, lambda t, ans, x: (math.ldexp(t, -ans[1]), zeros_like(ans[1])))
+defjvp(math.frexp, lambda t, ans, x: (t * frexp_scale(x), zeros_like(ans[1])))
 # math.ldexp(x, i) = x 2**i
 defvjp(math.ldexp, lambda g, ans, x, i: math.ldexp(g, i), None)
 defjvp(math.ldexp, lambda t, ans, x, i: math.ldexp(t, i), None)
@@ -125,6 +126,8 @@ defvjp(math.fsum, lambda g, ans, seq: sum_builtin_vjp(g, seq))
 defjvp(math.fsum, lambda t, ans, seq: sum_builtin_jvp(t, ans))
 # the spacing of floats at x, and integer functions of integers: no derivative
 defnondiff(math.ulp, math.isclose, math.comb, math.perm, math.isqrt, math.lcm)
+# frexp's dm/dx = 2**-e: piecewise constant
+defnondiff(frexp_scale)
 
 # --- math functions of Python 3.11 -------------------------------------------------------
 if hasattr(math, "cbrt"):

@@ -131,3 +131,20 @@ def test_callables_without_a_rule_are_refused_by_name(f, name):
         s2s.grad(f)(2.0)
     msg = str(info.value)
     assert name in msg and f"{HERE}:{_line_of(f, name + '(')}:" in msg
+
+
+FLOAT_PARTS = [lambda x: divmod(x, 1.3)[1] + 2.0 * divmod(x, 1.3)[0],
+               lambda x: np.divmod(x, 1.3)[1], lambda x: math.fmod(x, 1.3),
+               lambda x: math.modf(x)[0] * x, lambda x: np.modf(x)[0] * x,
+               lambda x: math.frexp(x)[0] * x, lambda x: np.frexp(x)[0] * x,
+               lambda x: math.ldexp(x, 3), lambda x: math.copysign(x, -1.0),
+               lambda x: np.nextafter(x, 9.0) * x]
+
+
+@pytest.mark.parametrize("i", range(len(FLOAT_PARTS)))
+def test_float_parts_under_vmap_and_second_order(i):
+    f = FLOAT_PARTS[i]
+    xs = np.array([0.3, 2.7, 3.4])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), [_fd(f, x) for x in xs], rtol=1e-6)
+    g = s2s.grad(f)
+    assert s2s.grad(g)(2.7) == pytest.approx(_fd(g, 2.7), rel=1e-5, abs=1e-7)
