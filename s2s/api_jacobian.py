@@ -14,7 +14,8 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
-from .api import _normalise_argnums, _reverse_transform, check_argnums, check_argnums_range, check_callable
+from .api import (_normalise_argnums, _reverse_transform, check_argnums, check_argnums_range,
+                  check_callable)
 from .api_varargs import adapter, wants_adapter
 from .api_forward import _forward_of, jvp, zero_tangent
 from .api_vjp import vjp
@@ -99,6 +100,11 @@ def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
     """``jacfun`` with the hooks ``jit`` compiles it by (``s2s/jit_jacobian.py``)."""
     from . import jit_jacobian
     jacfun._s2s_jit_signature = lambda: jit_jacobian.jit_signature(fun)
+    # what vmap(jacfwd(f)) checks first: JAX's dtype rules (the dtypes are the examples')
+    label = "jacfwd" if what == "hessian" else what
+    jacfun._s2s_check_args = lambda args: check_inputs(
+        label, holomorphic, args, _normalise_argnums(argnums, len(args), getattr(
+            fun, "__name__", "f"))[0], getattr(fun, "__name__", None))
     jacfun._s2s_jit_ir = lambda args: jit_jacobian.kernel_ir(what, fun, argnums, args,
                                                              has_aux, holomorphic)
     return jacfun

@@ -144,6 +144,9 @@ class Vmapped(_Specialising):
 
     # -- the batched code ----------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        check = getattr(self.fn, "_s2s_check_args", None)
+        if check is not None and not kwargs:  # vmap(jacfwd(f)): its dtype rules (TypeError)
+            check(args)
         if isinstance(self.fn, Jitted):  # vmap(jit(f)) is jit(vmap(f)): batch/jit_compose.py
             return vmap_of_jitted(self, args, kwargs)
         if wants_adapter(self.fn) or _is_primitive(self.fn):

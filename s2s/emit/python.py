@@ -315,8 +315,8 @@ def _trailing_comment(node, text):
 
 def line_locations(fn: ir.Function) -> Dict[int, tuple]:
     """Line number in ``emit_function(fn)``'s text -> ``(the user's Loc, the IR
-    statement)`` of the statement written there (continuation lines and headers without a statement of their own map
-    to the statement above).  The text is emitted again with an index comment on each
+    statement)`` of the statement written there (continuation lines and headers
+    without a statement of their own map to the statement above).  The text is emitted again with an index comment on each
     statement: comments at a line's end leave the lines where they were."""
     em = Emitter(fn, True, True, "table")
     text = em.emit().source

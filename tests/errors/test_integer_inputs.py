@@ -81,3 +81,16 @@ def test_vjp_of_an_integer_input_gives_a_zero_cotangent_as_in_jax():
     assert out == 6.0
     (ct,) = pullback(1.0)
     assert ct == 0
+
+
+@pytest.mark.parametrize("name, transform", [
+    ("jacfwd", lambda: s2s.vmap(s2s.jacfwd(double))(np.arange(3))),
+    ("jacrev", lambda: s2s.vmap(s2s.jacrev(double))(np.arange(3))),
+    ("jacfwd", lambda: s2s.vmap(s2s.hessian(total))(np.arange(6).reshape(2, 3))),
+    ("value_and_grad", lambda: s2s.vmap(s2s.value_and_grad(double))(np.arange(3))),
+    ("primal and tangent", lambda: s2s.vmap(lambda x: s2s.jvp(double, (x,), (1.0,))[1])(
+        np.arange(3))),
+])
+def test_vmap_of_derivatives_of_integers_is_a_type_error(name, transform):
+    with pytest.raises(TypeError, match=f"^{name}"):
+        transform()
