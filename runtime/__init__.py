@@ -48,6 +48,7 @@ from .adjoint import (  # noqa: E402
 from .adjoint_arrays import (  # noqa: E402
     array_vjp,
     clip_inside,
+    frexp_scale,
     concatenate_vjp,
     matmul_vjp_lhs,
     matmul_vjp_rhs,
@@ -58,7 +59,7 @@ from .build import (astype, dtype_of, iteration_items, make_dict, make_list,  # 
                     make_tuple, reversed_range)
 
 __all__ += [
-    "add", "add_at", "array_vjp", "broadcast_like", "cast_vjp", "sum_builtin_vjp", "clip_inside", "concatenate_vjp", "densify", "getattr_vjp", "getitem_vjp", "grad_seed",
+    "add", "add_at", "array_vjp", "broadcast_like", "cast_vjp", "sum_builtin_vjp", "clip_inside", "frexp_scale", "concatenate_vjp", "densify", "getattr_vjp", "getitem_vjp", "grad_seed",
     "matmul_vjp_lhs", "matmul_vjp_rhs", "owned", "split_vjp", "stack_vjp", "unbroadcast",
     "unpack_vjp", "unreduce", "zeros_like", "astype", "dtype_of", "make_dict", "make_list", "make_tuple",
 ]

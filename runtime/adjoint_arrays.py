@@ -106,6 +106,15 @@ def matmul_vjp_rhs(g, a, b):
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
 
 
+def frexp_scale(x):
+    """``2**-e`` where ``x = m 2**e`` (``frexp``): the factor ``dm/dx``, piecewise constant
+    in ``x`` (a Python float for a Python number, like ``math.frexp``'s parts)."""
+    if isinstance(x, (float, int)):
+        import math
+        return math.ldexp(1.0, -math.frexp(x)[1])
+    return np.ldexp(1.0, -np.frexp(x)[1])
+
+
 def clip_inside(a, a_min, a_max):
     """1.0 where ``a_min <= a <= a_max`` (a None bound is absent), else 0.0."""
     inside = np.ones(np.shape(a), dtype=bool)

@@ -19,9 +19,11 @@ from s2s_runtime.tree import tree_flatten, tree_leaves
 
 from . import pipeline
 from .ad.reverse import ParamInfo
+from .api_complex import integer_input_error
 from .api_varargs import adapter, has_var_params
 from .core.protocol import fixed_ir, has_ir
 from .errors import SourceUnavailableError, UnsupportedSyntaxError
+from .ir import nodes as ir
 from .ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
 from .travel import travelling
 
@@ -40,6 +42,71 @@ def _normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
                              f"{nparams} positional argument(s)")
         out.append(a % nparams)
     return tuple(out), single
+
+
+def check_argnums(argnums, transform: str):
+    """``argnums`` as an int or a tuple of ints, checked when the transform is made:
+    JAX's forms (an int, or a non-empty tuple or list of ints; numpy integers too)."""
+    what = ("argnums must be an int or a non-empty tuple of ints (the positions of the "
+            "arguments to differentiate)")
+    if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, (bool, np.bool_)):
+        return int(argnums)
+    if not isinstance(argnums, (tuple, list)):
+        raise TypeError(f"{transform}: {what}, got {argnums!r} of type "
+                        f"{type(argnums).__name__}")
+    if not argnums:
+        raise ValueError(f"{transform}: {what}, got an empty {type(argnums).__name__}")
+    for a in argnums:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
+            raise TypeError(f"{transform}: {what}, got {argnums!r}, whose entry {a!r} is a "
+                            f"{type(a).__name__}")
+    return tuple(int(a) for a in argnums)
+
+
+def check_callable(fun, transform: str) -> None:
+    """The transform's first argument is a function (checked when the transform is made)."""
+    if not callable(fun):
+        raise TypeError(f"{transform} expects a callable (the function to transform), got "
+                        f"{fun!r} of type {type(fun).__name__}")
+
+
+def check_argnums_range(fun, nums, transform: str) -> None:
+    """Every entry of ``nums`` names a positional parameter of ``fun`` (when its signature
+    says how many there are: not with ``*args``)."""
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return
+    params = list(sig.parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    for a in ((nums,) if isinstance(nums, int) else nums):
+        if not -n <= a < n:
+            raise ValueError(f"{transform}: argnums {a} is out of range for "
+                             f"{getattr(fun, '__name__', 'the function')}, which takes {n} "
+                             "positional argument(s)")
+
+
+def raise_if_not_a_pair(exc, transform: str, fun) -> None:
+    """With ``has_aux=True`` the function must return a pair ``(output, aux)``: the
+    unpacking of its return value failing (located at the user's ``return`` line by
+    ``pipeline.note_user_line``) is raised as a TypeError that says so."""
+    loc = getattr(exc, "_s2s_user_loc", None)
+    stmt = getattr(exc, "_s2s_user_stmt", None)
+    if not (isinstance(exc, (TypeError, ValueError)) and "unpack" in str(exc)
+            and isinstance(stmt, ir.Unpack) and len(stmt.targets) == 2 and loc is not None
+            and ("return" in loc.text or "lambda" in loc.text)):
+        return
+    new = TypeError(f"{transform}(..., has_aux=True) requires "
+                    f"{getattr(fun, '__name__', 'the function')} to return a pair "
+                    f"(output, aux), e.g. `return loss, aux`; its return value is not a pair "
+                    f"({exc})")
+    for note in getattr(exc, "__notes__", ()):
+        new.add_note(note) if hasattr(new, "add_note") else None
+    if not hasattr(new, "add_note"):
+        new.args = (f"{new.args[0]}\n{loc}\n    {loc.text.strip()}",)
+    raise new from exc
 
 
 def _scalar_items(v) -> frozenset:
@@ -96,7 +163,10 @@ def memo(fun, key, make):
         return make()
     hit = per_fun.get(key)
     if hit is None:
-        hit = per_fun[key] = make()
+        with pipeline.COMPILE_LOCK:  # one transform per key, also when threads race
+            hit = per_fun.get(key)
+            if hit is None:
+                hit = per_fun[key] = make()
     return hit
 
 
@@ -121,8 +191,11 @@ class _Specialising:
     def front(self):
         front = self._front
         if front is None or not front.current():
-            front = self._front = pipeline.front(self.fn)
-            self.cache.clear()
+            with pipeline.COMPILE_LOCK:
+                front = self._front
+                if front is None or not front.current():
+                    front = self._front = pipeline.front(self.fn)
+                    self.cache.clear()
         return front
 
     config: tuple = ()
@@ -130,17 +203,18 @@ class _Specialising:
     def shared(self, key, make):
         """``make()``, or what it returned for another transform with this config of a
         function with the same IR and these kinds."""
-        func = self.front.func
-        full = (id(func), self.config, key)
-        hit = _SHARED.get(full)
-        if hit is not None and hit[0] is func:
-            _SHARED.move_to_end(full)
-            return hit[1]
-        value = make()
-        _SHARED[full] = (func, value)
-        if len(_SHARED) > _SHARED_MAX:
-            _SHARED.popitem(last=False)
-        return value
+        with pipeline.COMPILE_LOCK:
+            func = self.front.func
+            full = (id(func), self.config, key)
+            hit = _SHARED.get(full)
+            if hit is not None and hit[0] is func:
+                _SHARED.move_to_end(full)
+                return hit[1]
+            value = make()
+            _SHARED[full] = (func, value)
+            if len(_SHARED) > _SHARED_MAX:
+                _SHARED.popitem(last=False)
+            return value
 
     def free_values(self) -> dict:
         """The current values of the front's free variables."""
@@ -155,7 +229,10 @@ class _Specialising:
         key = ("front",) + tuple((n, kind_of(v)) for n, v in arguments.items())
         hit = self.cache.get(key)
         if hit is None:
-            hit = self.cache[key] = pipeline.expanded(front, arguments)
+            with pipeline.COMPILE_LOCK:
+                hit = self.cache.get(key)
+                if hit is None:
+                    hit = self.cache[key] = pipeline.expanded(front, arguments)
         return hit
 
     def extra_freevars(self, front) -> dict:
@@ -286,7 +363,13 @@ class _ReverseTransform(_Specialising):
         if self.kwonly_names:
             free.update(zip(self.kwonly_names, values[self.n_positional:]))
             values = values[:self.n_positional]
-        return gen(*values, *extra, **free)
+        try:
+            return gen(*values, *extra, **free)
+        except Exception as exc:  # the user's file:line as a note (pipeline.note_user_line)
+            pipeline.note_user_line(exc)
+            if self.has_aux:
+                raise_if_not_a_pair(exc, self.returns, self.fn)
+            raise
 
     def _param_info(self, values):
         info = {}
@@ -313,10 +396,8 @@ class _ReverseTransform(_Specialising):
                     "constants: leave it out of argnums and pass what to differentiate as "
                     "an argument of its own")
             if leaves and not info[name].differentiable and self.returns != "vjp":
-                raise TypeError(
-                    f"{self.returns} requires real- or complex-valued inputs (float or "
-                    f"complex leaves), but argument {i} ({name!r}) of {self.fn.__name__} "
-                    f"has only integer/boolean leaves; pass floats, e.g. 3.0 instead of 3")
+                raise integer_input_error(self.returns, np.result_type(leaves[0]), i, name,
+                                          self.fn.__name__, real_only=False)
             if self.holomorphic and not all(map(is_complex_leaf, leaves)):
                 raise TypeError(f"{self.returns} with holomorphic=True requires complex "
                                 f"inputs, but argument {i} ({name!r}) is not complex")
@@ -409,8 +490,9 @@ def transformed_target(fun):
 
 def _reverse_transform(fun, argnums, has_aux, holomorphic, returns):
     """The transform, shared by every call with the same arguments (and its cache)."""
+    check_callable(fun, returns)
     fun = transformed_target(fun)
-    nums = argnums if isinstance(argnums, int) else tuple(argnums)
+    nums = argnums = check_argnums(argnums, returns)
     return memo(fun, (returns, nums, bool(has_aux), bool(holomorphic)),
                 lambda: _ReverseTransform(fun, argnums, has_aux, holomorphic, returns))
 

@@ -14,13 +14,12 @@ import numpy as np
 
 import s2s_runtime as rt
 from s2s_runtime import build
-from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
+from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 from . import pipeline
 from .api import (_ReverseTransform, _signature, _Specialising, depends_on_kinds, memo,
-                  transformed_target)
+                  raise_if_not_a_pair, transformed_target)
 from .api_varargs import adapter, wants_adapter
-from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
 from .ir.kinds import is_inexact_leaf, kind_of
 from .passes.sites import IRCallable
@@ -55,7 +54,13 @@ class _ForwardTransform(_Specialising):
         carries = self._carries(values, len(primals))
         gen, free = self.generated(values, carries, kw)
         dots = [rt.densify(t, p) for t, p, c in zip(tangents, primals, carries) if c]
-        result = gen(*values, *dots, **free, **kw)
+        try:
+            result = gen(*values, *dots, **free, **kw)
+        except Exception as exc:  # the user's file:line as a note
+            pipeline.note_user_line(exc)
+            if self.has_aux:
+                raise_if_not_a_pair(exc, "jvp", self.fn)
+            raise
         if self.has_aux:
             (out, aux), dout = result
             return out, dout, aux
@@ -120,17 +125,56 @@ class _ForwardTransform(_Specialising):
         return self.specialised(values, carries, front), dict(front.freevars)
 
 
-def _check_pairs(primals, tangents, fn):
-    """JAX's checks: tuples/lists of equal length, tangents shaped like the primals."""
-    for what, v in (("primals", primals), ("tangents", tangents)):
+def zero_tangent(tree):
+    """The zero tangent of ``tree``: zeros on its float and complex leaves, ``None`` (no
+    tangent, JAX's float0) on its integer and boolean leaves."""
+    return tree_map(lambda v: rt.zeros_like(v) if is_inexact_leaf(v) else None, tree)
+
+
+def _leaf_dtype(v):
+    return v.dtype if isinstance(v, (np.ndarray, np.generic)) else np.result_type(v)
+
+
+def _check_tangent_dtype(i, primal, tangent, what):
+    """JAX's rule: a float or complex primal's tangent is a float or complex number or
+    array; an integer or boolean primal has no tangent space (JAX's ``float0``): its
+    tangent is ``None`` (s2s's symbolic zero) or a float0 array (s2s also takes an
+    integer or boolean one, which is ignored: it cannot pass for a direction of
+    differentiation the way a float can)."""
+    if tangent is None:
+        return
+    pd, td = _leaf_dtype(primal), _leaf_dtype(tangent)
+    float0 = td.kind == "V" and td.itemsize == 0
+    if pd.kind in "fc" and td.kind in "fc":
+        return
+    if pd.kind not in "fc" and (float0 or td.kind in "biu"):
+        return
+    expected = pd if pd.kind in "fc" else "float0"
+    if pd.kind == "O":
+        raise TypeError(f"{what}: primal {i} is an array of dtype object (Python objects, not "
+                        "numbers); convert it with np.asarray(x, dtype=float)")
+    raise TypeError(
+        f"primal and tangent arguments to {what} do not match; dtypes must be equal, or in "
+        f"case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
+        f"{pd} and so expected tangent dtype {expected}, but got tangent dtype {td} instead "
+        f"for primal {i}" + (" (an integer or boolean primal is not differentiated: pass None "
+                            "as its tangent, or make the primal a float, e.g. 3.0 instead of "
+                            "3)" if pd.kind not in "fc" else ""))
+
+
+def _check_pairs(primals, tangents, fn, what="jvp", dtypes=True):
+    """JAX's checks: tuples/lists of equal length, tangents shaped like the primals, of
+    matching dtypes (``_check_tangent_dtype``; ``dtypes=False`` skips it)."""
+    for role, v in (("primals", primals), ("tangents", tangents)):
         if not isinstance(v, (tuple, list)):
-            raise TypeError(f"{what} passed to jvp must be a tuple or a list, "
+            raise TypeError(f"{role} passed to {what} must be a tuple or a list, "
                             f"got {type(v).__name__}")
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     checked = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
-        if type(p) is np.ndarray and type(t) is np.ndarray and p.shape == t.shape:
+        if type(p) is np.ndarray and type(t) is np.ndarray and p.shape == t.shape and \
+                p.dtype.kind in "fc" and t.dtype.kind in "fc":
             checked.append(t)  # the common case: an array and its tangent
             continue
         tree = tree_structure(p)
@@ -145,9 +189,11 @@ def _check_pairs(primals, tangents, fn):
             if tl is not None and not (len(sub) == 1 and sub[0] is tl):
                 raise TypeError(f"jvp: the tangent of primal {i} has a container "
                                 f"({type(tl).__name__}) where the primal has a leaf")
+            if dtypes:
+                _check_tangent_dtype(i, pl, tl, what)
             if tl is not None and is_inexact_leaf(pl) and np.shape(tl) != np.shape(pl):
-                raise ValueError(f"jvp: primal {i} has shape {np.shape(pl)} but its tangent "
-                                 f"has shape {np.shape(tl)}")
+                raise ValueError(f"{what}: primal {i} has shape {np.shape(pl)} but its "
+                                 f"tangent has shape {np.shape(tl)}")
         checked.append(tree_unflatten(tree, parts))
     return tuple(primals), tuple(checked)
 

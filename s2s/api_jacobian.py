@@ -14,9 +14,10 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
-from .api import _normalise_argnums, _reverse_transform
+from .api import (_normalise_argnums, _reverse_transform, check_argnums, check_argnums_range,
+                  check_callable)
 from .api_varargs import adapter, wants_adapter
-from .api_forward import _forward_of, jvp
+from .api_forward import _forward_of, jvp, zero_tangent
 from .api_vjp import vjp
 from .api_complex import check_inputs, check_outputs
 from .batch.jacobian import hessian_blocks_batched, jacfwd_batched, jacrev_batched
@@ -26,7 +27,7 @@ from .jacobian_function import JacobianFunction
 
 def _basis(leaves, dtype_of):
     """Yield (leaf index, flat entry, tangent leaves) for every entry of every inexact leaf."""
-    zeros = [rt.zeros_like(v) for v in leaves]
+    zeros = [zero_tangent(v) for v in leaves]
     for i, v in enumerate(leaves):
         if not is_inexact_leaf(v):
             continue
@@ -45,14 +46,18 @@ def _dtype(v):
 def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by forward mode, one JVP per input entry (JAX's ``jacfwd``;
     ``holomorphic``: see ``api_complex``)."""
+    check_callable(fun, "jacfwd")
+    argnums = check_argnums(argnums, "jacfwd")
+    check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacfwd")
+
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        check_inputs("jacfwd", holomorphic, args, nums)
+        check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
         if not has_aux and not holomorphic:  # one batched JVP over the whole basis
             batched = jacfwd_batched(fun, args, nums, single)  # (s2s/batch/jacobian.py)
             if batched is not None:
                 return batched
-        tangents = [tree_map(rt.zeros_like, a) for a in args]
+        tangents = [zero_tangent(a) for a in args]
         out = None
         per_arg = []
         for n in nums:
@@ -93,18 +98,28 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
 
 
 def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
-    """``jacfun`` as the object ``jit`` compiles and ``pickle`` sends
-    (``s2s/jacobian_function.py``)."""
+    """``jacfun`` as the object ``jit`` compiles, ``pickle`` sends and other transforms
+    read through the protocol (``s2s/jacobian_function.py``)."""
     make = {"jacfwd": jacfwd, "jacrev": jacrev, "hessian": hessian}[what]
-    return JacobianFunction(jacfun, what, make, fun, argnums, has_aux, holomorphic)
+    out = JacobianFunction(jacfun, what, make, fun, argnums, has_aux, holomorphic)
+    # what vmap(jacfwd(f)) checks first: JAX's dtype rules (the dtypes are the examples')
+    label = "jacfwd" if what == "hessian" else what
+    out._s2s_check_args = lambda args: check_inputs(
+        label, holomorphic, args, _normalise_argnums(argnums, len(args), getattr(
+            fun, "__name__", "f"))[0], getattr(fun, "__name__", None))
+    return out
 
 
 def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by reverse mode, one VJP per output entry (JAX's ``jacrev``;
     ``holomorphic``: see ``api_complex``)."""
+    check_callable(fun, "jacrev")
+    argnums = check_argnums(argnums, "jacrev")
+    check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacrev")
+
     def jacfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        check_inputs("jacrev", holomorphic, args, nums)
+        check_inputs("jacrev", holomorphic, args, nums, getattr(fun, "__name__", None))
         if not has_aux:  # one batched VJP over the whole basis (s2s/batch/jacobian.py)
             batched = jacrev_batched(fun, args, nums, single,
                                      lambda out: check_outputs("jacrev", holomorphic, out))
@@ -147,9 +162,13 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
     (tuples only for tuple ``argnums``).  With ``has_aux``: ``(H, aux)``.  ``holomorphic``:
     JAX's checks of ``jacfwd(jacrev(fun))`` (``api_complex``).
     """
+    check_callable(fun, "hessian")
+    argnums = check_argnums(argnums, "hessian")
+    check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "hessian")
+
     def hessfun(*args):
         nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-        check_inputs("jacfwd", holomorphic, args, nums)
+        check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
         f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun  # *args: api_varargs
         transform = _reverse_transform(f, nums, has_aux, False, "vjp")
         values = transform._bind(args, {})
@@ -158,12 +177,17 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
         kwonly = dict(zip(transform.kwonly_names, values[n:]))
         values = values[:n]
         result = fun(*args)
+        if has_aux and not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError(f"hessian(..., has_aux=True) requires "
+                            f"{getattr(fun, '__name__', 'the function')} to return a pair "
+                            f"(output, aux), e.g. `return loss, aux`; it returned a "
+                            f"{type(result).__name__}")
         out, aux = result if has_aux else (result, None)
         check_outputs("jacrev", holomorphic, out)
         out_leaves, out_tree = tree_flatten(out)
         ins = [tree_flatten(args[i]) for i in nums]  # (leaves, tree) per differentiated arg
         push = _forward_of(gen, False)
-        zero_args = [tree_map(rt.zeros_like, v) for v in values]
+        zero_args = [zero_tangent(v) for v in values]
         per_out = []
         # one batched call over every (output, input) basis pair (s2s/batch/jacobian.py)
         batched = hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree,

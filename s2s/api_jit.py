@@ -63,8 +63,11 @@ class Jitted:
         #: argument types -> (builtin, fail) for signatures of Python numbers (fastcall.py)
         self.fast = {}
         jit_sig = getattr(fn, "_s2s_jit_signature", None)  # jit(vmap(f)): batch/jit_compose.py
+        # a primitive (jit(np.sin)): the parameters its rule has (numpy's out=, where=...
+        # are not compiled), as grad(np.sin) takes them
         self.sig = fn.sig if isinstance(fn, _ReverseTransform) else \
-            jit_sig() if jit_sig is not None else _signature(fn)
+            jit_sig() if jit_sig is not None else \
+            pipeline.primitive_signature(fn) or _signature(fn)
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if len(self.param_names) != len(self.sig.parameters):
@@ -112,7 +115,10 @@ class Jitted:
             key = tuple(map(_arg_key, bound))
             spec = self.specs.get(key)
             if spec is None or spec.has_free and not spec.free_current():
-                spec = self.specs[key] = self._specialise(bound)
+                with pipeline.COMPILE_LOCK:  # threads compile one signature at a time
+                    spec = self.specs.get(key)
+                    if spec is None or spec.has_free and not spec.free_current():
+                        spec = self.specs[key] = self._specialise(bound)
             if spec.fast is not None and all(type(a) in _FAST_TYPES for a in bound):
                 self.fast[tuple(map(type, bound))] = (spec.fast, spec.caller.fail)
             return spec.call(bound)

@@ -18,7 +18,8 @@ import numpy as np
 from s2s_runtime.tree import tree_flatten, tree_structure
 
 from . import pipeline
-from .api import _reverse_transform, _ReverseTransform
+from .api import (_reverse_transform, _ReverseTransform, check_callable,
+                  raise_if_not_a_pair)
 from .api_forward import _check_pairs, _forward_of
 from .api_varargs import adapter, wants_adapter
 from .frontend.scope import FreeVar
@@ -64,7 +65,11 @@ class VJPFunction:
             if np.shape(o) != np.shape(c):
                 raise ValueError(f"vjp: the output has shape {np.shape(o)} but the "
                                  f"cotangent has shape {np.shape(c)}")
-        return self._bwd(*self._residuals, ct)
+        try:
+            return self._bwd(*self._residuals, ct)
+        except Exception as exc:  # the user's file:line as a note
+            pipeline.note_user_line(exc)
+            raise
 
     def __s2s_ir__(self, args=None, kwargs=None):
         if self._ir is None:
@@ -112,7 +117,13 @@ def vjp(fun, *primals, has_aux=False):
     if transform.kwonly_names:
         free.update(zip(transform.kwonly_names, values[transform.n_positional:]))
         values = values[:transform.n_positional]
-    result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
+    try:
+        result, residuals = fwd(*values, **free)  # the primal runs once; residuals are values
+    except Exception as exc:  # the user's file:line as a note
+        pipeline.note_user_line(exc)
+        if has_aux:
+            raise_if_not_a_pair(exc, "vjp", fun)
+        raise
     out, aux = result if has_aux else (result, None)
     vjp_fun = VJPFunction(bwd, bwd_ir, residuals, out)
     vjp_fun.made_by = (given, primals, has_aux)
@@ -161,7 +172,9 @@ class LinearizedFunction:
             for p in self._ir[0].params if not p.kwonly])
 
     def __call__(self, *tangents):
-        return self._forward(self._primals, tangents)[1]
+        primals, tangents = _check_pairs(self._primals, tangents, self._fun,
+                                         "the linearized function")
+        return self._forward(primals, tangents, checked=True)[1]
 
     def __reduce__(self):  # its function and primals: the IR is made again (travel.py)
         return travelling(self, LinearizedFunction, (self._fun, self._primals))
@@ -171,7 +184,7 @@ class LinearizedFunction:
 
     def _make_ir(self):
         forward = self._forward
-        primals, _ = _check_pairs(self._primals, self._primals, self._fun)
+        primals, _ = _check_pairs(self._primals, self._primals, self._fun, dtypes=False)
         values, kw = forward._bind(primals, None)
         carries = forward._carries(values, len(primals))
         func, free = forward.site_ir(values, carries, kw)
@@ -202,5 +215,6 @@ class LinearizedFunction:
 
 def linearize(fun, *primals):
     """``(fun(*primals), jvp_fun)`` where ``jvp_fun(*tangents)`` is the JVP at ``primals``."""
+    check_callable(fun, "linearize")
     out = fun(*primals)
     return out, LinearizedFunction(fun, primals)

@@ -152,6 +152,9 @@ class Vmapped(_Specialising):
 
     # -- the batched code ----------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        check = getattr(self.fn, "_s2s_check_args", None)
+        if check is not None and not kwargs:  # vmap(jacfwd(f)): its dtype rules (TypeError)
+            check(args)
         if isinstance(self.fn, Jitted):  # vmap(jit(f)) is jit(vmap(f)): batch/jit_compose.py
             return vmap_of_jitted(self, args, kwargs)
         if not isinstance(self.fn, Vmapped) and wants_adapter(self.fn) or \
@@ -205,6 +208,9 @@ class Vmapped(_Specialising):
             if self.fallback != "loop":
                 raise
             return self._loop(values, flags, n, static, kw_batched)
+        except Exception as exc:  # the user's file:line as a note
+            pipeline.note_user_line(exc)
+            raise
         return self._place_out(out, out_batched, n, getattr(gen, "_s2s_out_tree", None))
 
     def _s2s_jit_signature(self):

@@ -7,7 +7,9 @@ step is a pass over the IR with a stated contract (see the pass modules).
 """
 from __future__ import annotations
 
+import functools
 import inspect
+import threading
 import weakref
 from dataclasses import dataclass
 from typing import Dict, Sequence
@@ -64,10 +66,27 @@ class Front:
         return statics_unchanged(self.statics)
 
 
+#: one process-wide lock around compilation (Numba's global compiler lock): the
+#: frontend's, the rules' and the backends' caches are filled under it, so threads that
+#: first call a function with different signatures compile one after the other and share
+#: what each cached; calls that hit a cache take no lock
+COMPILE_LOCK = threading.RLock()
+
+
+def compiling(fn):
+    """``fn`` run while holding ``COMPILE_LOCK``."""
+    @functools.wraps(fn)
+    def locked(*args, **kwargs):
+        with COMPILE_LOCK:
+            return fn(*args, **kwargs)
+    return locked
+
+
 _LOWERED = weakref.WeakKeyDictionary()
 _FRONT = weakref.WeakKeyDictionary()
 
 
+@compiling
 def _lowered_full(fn):
     fn = implementation(fn) or fn  # a library function s2s reads as its implementation
     fixed = fixed_ir(fn)
@@ -124,6 +143,7 @@ def _one_call_front(fn) -> Front:
 _ONE_CALL = weakref.WeakKeyDictionary()
 
 
+@compiling
 def _primitive_front(fn) -> Front:
     """IR ``def sin(x): return np.sin(x)`` for a primitive transformed directly."""
     hit = _PRIMITIVE_FRONT.get(id(fn))
@@ -154,6 +174,7 @@ def _call_front(fn, sig) -> Front:
 _KEEP = []
 
 
+@compiling
 def front(fn) -> Front:
     if primitive_signature(fn) is not None:
         return _primitive_front(fn)
@@ -231,6 +252,7 @@ def _front_of_sibling(fn):
     return rebound
 
 
+@compiling
 def expanded(fr: Front, arguments: Dict) -> Front:
     """``fr`` specialised on these argument values: the functions and objects it calls
     that are passed in inlined (``passes/inline.py``), then its calls of transforms
@@ -283,6 +305,7 @@ def _differentiable(func: ir.Function) -> ir.Function:
     return helper_code(func, _has_derivative_rule)
 
 
+@compiling
 def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_aux=False,
             holomorphic=False, returns="grad", single=True, name=None) -> ir.Function:
     func = copy_propagate(to_ssa(checkpointed_loops(writes_as_values(_differentiable(fr.func)))))
@@ -291,6 +314,7 @@ def reverse(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *, has_au
     return dce(fold_negations(out))
 
 
+@compiling
 def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
                   has_aux=False, single=False, name=None):
     """``(fwd, bwd)`` IR of the vjp of ``fr`` with explicit residuals (``ad.split``)."""
@@ -302,6 +326,7 @@ def reverse_split(fr: Front, wrt: Sequence[str], info: Dict[str, ParamInfo], *,
     return dce(fold_negations(fwd)), dce(fold_negations(bwd))
 
 
+@compiling
 def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=False,
             name=None) -> ir.Function:
     """The JVP function of ``fr`` (see ``ad/forward.py``), dead code removed."""
@@ -309,14 +334,59 @@ def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=Fal
     return dce(fold_negations(Forward(_differentiable(fr.func), wrt, leaf).build(name, has_aux)))
 
 
+@compiling
 def emit(func: ir.Function) -> Emitted:
     return emit_function(func)
 
 
+@compiling
 def compile_function(func: ir.Function):
     """``(python function, emitted source)``.  The function keeps ``func`` as its IR
     (``__s2s_ir__``), so transforming it again starts from the IR, not from its text."""
     emitted = emit(func)
     fn = load(emitted, func.name)
     fn.__s2s_ir__ = lambda args=None, kwargs=None: (func, {})
+    _GENERATED[fn.__code__.co_filename] = fn
     return fn, emitted
+
+
+#: file name of generated code -> its function (``note_user_line`` maps its lines back)
+_GENERATED = weakref.WeakValueDictionary()
+
+
+def note_user_line(exc: BaseException) -> None:
+    """Give ``exc``, raised while generated Python code ran, the user's file:line and
+    the quoted line of the statement that raised it: an exception note (Python 3.11+;
+    on 3.10 the note is appended to a single string argument).  The innermost frame of
+    generated code in the traceback is the one mapped; done once per exception."""
+    if getattr(exc, "_s2s_user_line", False):
+        return
+    frame_loc = None
+    tb = exc.__traceback__
+    while tb is not None:
+        fn = _GENERATED.get(tb.tb_frame.f_code.co_filename)
+        if fn is not None:
+            frame_loc = (fn, tb.tb_lineno)
+        tb = tb.tb_next
+    if frame_loc is None:
+        return
+    fn, line = frame_loc
+    try:
+        from .emit.python import line_locations
+        loc, stmt = line_locations(fn.__s2s_ir__()[0]).get(line, (None, None))
+    except Exception:  # never hide the user's exception behind one of ours
+        return
+    if loc is None or not loc.line:
+        return
+    note = (f"{loc.file}:{loc.line}:{loc.col + 1}: raised here, while running "
+            f"{fn.__name__}, which s2s generated from\n    {loc.text.strip()}")
+    try:
+        exc._s2s_user_line = True
+        exc._s2s_user_loc = loc
+        exc._s2s_user_stmt = stmt
+    except AttributeError:
+        pass
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    elif len(exc.args) == 1 and isinstance(exc.args[0], str):
+        exc.args = (f"{exc.args[0]}\n{note}",)

@@ -161,10 +161,10 @@ class Remat:
         return tuple(out)
 
     def jvp_call(self, args, tangents):
-        from .api_forward import _forward_of
+        from .api_forward import _forward_of, zero_tangent
 
         fun, kw = self.resolve(args)
-        tangents = [rt.zeros_like(a) if i in self.static_argnums else t
+        tangents = [zero_tangent(a) if i in self.static_argnums else t
                     for i, (a, t) in enumerate(zip(args, tangents))]
         return _forward_of(fun, False)(tuple(args), tuple(tangents), kwonly=kw or None)
 

@@ -107,7 +107,10 @@ def check_no_opaque_mutation(s, active) -> None:
             # lst.append(x): x would be hidden in lst, its derivative lost
             obj = v.args[0].name if isinstance(v.args[0], ir.Var) else "a value"
             raise unsupported(f"method {obj}.{name}() given a differentiated value", s.loc,
-                              "s2s cannot see what the method does with it")
+                              "s2s cannot see what the method does with it: a method of an "
+                              "object without Python source (a C library called through "
+                              "ctypes, an extension type) has no derivative; give the "
+                              "computation a rule with s2s.custom_jvp or s2s.custom_vjp")
         what = "calling a differentiated value" if name == "__call__" else \
             f"method .{name}() of a differentiated value"
         raise unsupported(what, s.loc, "it may change the value in place; s2s differentiates "

@@ -44,11 +44,14 @@ _MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
     ("sqrt", "sqrt"), ("fabs", "fabs"), ("atan2", "arctan2"), ("hypot", "hypot"),
     ("pow", "power"), ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"),
     ("isnan", "isnan"), ("isinf", "isinf"), ("isfinite", "isfinite"),
-    ("degrees", "degrees"), ("radians", "radians"), ("copysign", "copysign"))}
+    ("degrees", "degrees"), ("radians", "radians"), ("copysign", "copysign"),
+    ("fmod", "fmod"), ("modf", "modf"), ("frexp", "frexp"), ("ldexp", "ldexp"),
+    ("nextafter", "nextafter"))}
 _MATH_TO_NP.update({builtins.float: np.float64, builtins.int: np.int64,
                     builtins.complex: np.complex128, builtins.bool: np.bool_,
                     builtins.abs: np.absolute, builtins.pow: np.power,
-                    operator.not_: np.logical_not, builtins.round: np.round})
+                    operator.not_: np.logical_not, builtins.round: np.round,
+                    builtins.divmod: np.divmod})
 
 
 def _is_scalar_const(a) -> bool:
@@ -103,7 +106,7 @@ def minmax(site):
 _UFUNC_EXTRA = [np.where, np.clip, np.real, np.imag, np.conjugate, np.around, np.round,
                 np.fix, np.isclose, np.iscomplex, np.isreal, np.sinc, np.float_power,
                 np.float64, np.float32, np.float16, np.complex128, np.complex64,
-                np.nan_to_num, rt.clip_inside, rt.clip_selected, np.angle]
+                np.nan_to_num, rt.clip_inside, rt.clip_selected, np.angle, rt.frexp_scale]
 _OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv,
               operator.floordiv, operator.mod, operator.pow, rt.power, operator.neg, operator.pos,
               operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,

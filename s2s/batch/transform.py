@@ -238,8 +238,9 @@ class Batch:
             made_b = self.expr_batched(v)
         else:
             pre, expr, made_b = [], v, self.is_b(v)
-        if isinstance(expr, ir.Call) and (isinstance(expr.fn, np.ufunc)
+        if isinstance(expr, ir.Call) and ((isinstance(expr.fn, np.ufunc) and expr.fn.nout == 1)
                                           or expr.fn is rt.batch_contract):
+            # (a ufunc of two results, np.divmod, np.modf, np.frexp: a tuple of arrays)
             self.arrays.add(s.target.name)
         if target_b and not made_b:
             if isinstance(expr, ir.Call):

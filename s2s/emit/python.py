@@ -55,6 +55,7 @@ class Emitter:
         self.extern: Dict[str, object] = {}
         self.x = ExprBuilder(self)
         self.uses = ir.use_counts(fn.body)
+        self.loc_table: List[tuple] = []
 
     # -- names (ExprBuilder's namer) ------------------------------------------------
     def alias(self, root: str) -> str:
@@ -106,7 +107,10 @@ class Emitter:
                 continue
             loc = getattr(s, "loc", None)
             nodes = self.stmt(s, folds)
-            if self.locations and loc is not None and loc.line:
+            if self.locations == "table" and loc is not None and loc.line:
+                self.loc_table.append((loc, s))  # ``line_locations``: an index, not a position
+                nodes[0] = _trailing_comment(nodes[0], f"# @{len(self.loc_table) - 1}")
+            elif self.locations and loc is not None and loc.line:
                 nodes[0] = _trailing_comment(nodes[0], f"# {loc.line}:{loc.col + 1}")
             if self.comments and loc is not None and getattr(loc, "derived", False) and loc.line:
                 # one comment per run of derived code from the same source line, even when
@@ -307,6 +311,24 @@ def _trailing_comment(node, text):
     if header is not None:
         return node.with_changes(body=node.body.with_changes(header=comment))
     return node
+
+
+def line_locations(fn: ir.Function) -> Dict[int, tuple]:
+    """Line number in ``emit_function(fn)``'s text -> ``(the user's Loc, the IR
+    statement)`` of the statement written there (continuation lines and headers
+    without a statement of their own map to the statement above).  The text is emitted again with an index comment on each
+    statement: comments at a line's end leave the lines where they were."""
+    em = Emitter(fn, True, True, "table")
+    text = em.emit().source
+    out: Dict[int, ir.Loc] = {}
+    current = None
+    for number, line in enumerate(text.splitlines(), 1):
+        head, sep, tail = line.rpartition("# @")
+        if sep and tail.isdigit() and int(tail) < len(em.loc_table):
+            current = em.loc_table[int(tail)]
+        if current is not None:
+            out[number] = current
+    return out
 
 
 def emit_function(fn: ir.Function, fold=True, comments=True, locations=False) -> Emitted:

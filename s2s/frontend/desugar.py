@@ -99,6 +99,32 @@ def not_contains(container, item):
 #: membership tests call these with the operands swapped: ``contains(b, a)``
 MEMBERSHIP_OPS = {cst.In: contains, cst.NotIn: not_contains}
 
+def _name_readers():
+    import builtins
+    import inspect
+    import sys
+
+    out = {id(getattr(builtins, n)): n for n in ("eval", "exec", "locals", "globals", "vars")}
+    for mod, names in ((sys, ("_getframe", "_getframemodulename")),
+                       (inspect, ("currentframe", "stack", "trace", "getouterframes",
+                                  "getinnerframes"))):
+        for n in names:
+            if hasattr(mod, n):
+                out[id(getattr(mod, n))] = f"{mod.__name__}.{n}"
+    return out
+
+
+#: callables that read variables by name (or frames) while the code runs: what they read
+#: is invisible to s2s (and would be the generated code's variables), so they are refused
+_NAME_READERS = _name_readers()
+
+
+def reads_names(fn):
+    """The name of ``fn`` when it reads variables by name at run time (``eval``,
+    ``exec``, ``locals``, ``globals``, ``vars``, frame inspection), else None."""
+    return _NAME_READERS.get(id(fn))
+
+
 #: ``x.<attr>`` on a local value -> ``fn(x)``
 ARRAY_ATTRIBUTES = {
     "T": np.transpose,

@@ -194,6 +194,11 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         target = self.value(func)
         if not isinstance(target, ir.Const):
             return build.call_method, (self._as_atom(target, func), ir.Const("__call__")), None
+        reader = desugar.reads_names(target.value)
+        if reader is not None:
+            raise unsupported(f"{reader}() in code s2s transforms", self.loc(node),
+                              f"{reader} reads variables by name while the code runs, which "
+                              "s2s cannot see: use the variables themselves")
         return target.value, (), None
 
     def record(self, cls, args, kwargs, node) -> ir.Call:

@@ -13,9 +13,9 @@ cached; the function's node is then located by position:
 """
 from __future__ import annotations
 
-import dis
-
+import __future__
 import ast
+import dis
 import hashlib
 import inspect
 import linecache
@@ -81,23 +81,24 @@ class _Collector(cst.CSTVisitor):
         self.lambdas.append(node)
 
 
-_COLLECT_CACHE: Dict[int, _Collector] = {}
-
-
 def _collect(parsed: ParsedSource) -> _Collector:
-    c = _COLLECT_CACHE.get(id(parsed))
+    """The defs and lambdas of ``parsed``, kept on it (a cache keyed by ``id(parsed)``
+    handed one file's nodes to another whose object took the same address)."""
+    c = parsed.__dict__.get("_collected")
     if c is None:
         c = _Collector()
         parsed.module.visit(c)
-        _COLLECT_CACHE[id(parsed)] = c
+        parsed.__dict__["_collected"] = c
     return c
 
 
-def _unavailable(fn, why: str):
+_DEFINE_IN_A_FILE = ("s2s transforms Python source, so define the function in a file (not at "
+                     "an interactive prompt or in a C extension)")
+
+
+def _unavailable(fn, why: str, hint: str = _DEFINE_IN_A_FILE):
     name = getattr(fn, "__qualname__", repr(fn))
-    return SourceUnavailableError(
-        f"cannot find the source of {name}: {why}; s2s transforms Python source, "
-        "so define the function in a file (not at an interactive prompt or in a C extension)")
+    return SourceUnavailableError(f"cannot find the source of {name}: {why}; {hint}")
 
 
 def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]:
@@ -119,6 +120,7 @@ def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]
     if parsed is not None:
         node = _locate(parsed, code)
         if node is not None:
+            check_live(fn, code, filename, text, lines)
             return parsed, node
     # Fallback: the function's own block, dedented.
     try:
@@ -134,8 +136,108 @@ def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]
         raise _unavailable(fn, f"libcst cannot parse it ({exc})") from None
     node = _locate(parsed, code)
     if node is None:
-        raise _unavailable(fn, "its definition was not found in the file")
+        raise _unavailable(fn, f"its definition is not at line {code.co_firstlineno} of "
+                               f"{filename}, where it was when it was defined",
+                           "the file was probably edited since: reload the module "
+                           "(importlib.reload) or run the definition again")
+    check_live(fn, code, filename, text, lines)
     return parsed, node
+
+
+# --- the source read is the live function's ------------------------------------------
+#: (file name, text hash) -> the code objects compiled from that text, by (name, first line)
+_COMPILED: Dict[Tuple[str, str], Dict[Tuple[str, int], list]] = {}
+_LIVE: Dict[Tuple[object, str], bool] = {}
+
+
+def check_live(fn, code, filename: str, text: str, lines) -> None:
+    """Raise ``SourceUnavailableError`` when the text s2s read for ``fn`` is not the
+    text ``fn`` was compiled from (its file was edited since the function was defined).
+
+    The whole text is compiled again under the same file name (the whole of it: how a
+    call is compiled depends on the module's imports); some code object in it with the
+    function's name and first line must have the function's bytecode, names and
+    constants (nested code objects compared the same way).  Text that is not a file on
+    disk (generated code in ``linecache``, ``<string>``) and text this Python cannot
+    compile are not checked."""
+    if filename.startswith("<") and filename.endswith(">"):
+        return
+    digest = hashlib.sha1(text.encode()).hexdigest()
+    if (code, digest) in _LIVE:
+        return
+    flags = code.co_flags & _FUTURE_FLAGS
+    table = _COMPILED.get((filename, digest, flags))
+    if table is None:
+        try:
+            compiled = compile(text, filename, "exec", flags=flags, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return
+        table = {}
+        for c in _code_objects(compiled):
+            table.setdefault((c.co_name, c.co_firstlineno), []).append(c)
+        _COMPILED[(filename, digest, flags)] = table
+    cands = table.get((code.co_name, code.co_firstlineno), ())
+    same = _same_code if _plainly_compiled(fn) else _same_outline
+    if not any(same(c, code) for c in cands):
+        line = lines[code.co_firstlineno - 1].strip() if code.co_firstlineno <= len(lines) else ""
+        name = getattr(fn, "__qualname__", code.co_name)
+        raise SourceUnavailableError(
+            f"the source of {name} in {filename} has changed since the function was "
+            f"defined: the text now at line {code.co_firstlineno} ({line!r}) is not the code "
+            "that runs; s2s transforms the live function's source: reload the module "
+            "(importlib.reload) or run the definition again")
+    _LIVE[(code, digest)] = True
+
+
+#: the compiler flags of ``from __future__`` imports, which a code object keeps in co_flags
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def _plainly_compiled(fn) -> bool:
+    """``fn``'s module was compiled from its text as it is (imported by importlib's own
+    loaders), not through an import hook that may rewrite it (pytest's assertion
+    rewriting, notebook AST transformers)."""
+    from importlib.machinery import SourceFileLoader, SourcelessFileLoader
+
+    loader = (getattr(fn, "__globals__", None) or {}).get("__loader__")
+    return type(loader) in (SourceFileLoader, SourcelessFileLoader)
+
+
+def _last_line(code) -> int:
+    return max((ln for _, _, ln in code.co_lines() if ln is not None), default=code.co_firstlineno)
+
+
+def _same_outline(a, b) -> bool:
+    """The weaker test for text a hook may have rewritten: the same parameters and the
+    same first and last line."""
+    n = a.co_argcount + a.co_kwonlyargcount
+    return (a.co_argcount, a.co_kwonlyargcount, a.co_varnames[:n], _last_line(a)) == \
+        (b.co_argcount, b.co_kwonlyargcount, b.co_varnames[:n], _last_line(b))
+
+
+def _code_objects(code):
+    yield code
+    for c in code.co_consts:
+        if hasattr(c, "co_code"):
+            yield from _code_objects(c)
+
+
+def _same_code(a, b) -> bool:
+    """Same bytecode, names, local and free variables and constants (recursively)."""
+    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars, a.co_cellvars) != \
+            (b.co_code, b.co_names, b.co_varnames, b.co_freevars, b.co_cellvars):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if hasattr(x, "co_code") and hasattr(y, "co_code"):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or (x != y and x == x) or repr(x) != repr(y):
+            return False
+    return True
 
 
 _AST_CACHE: Dict[Tuple[str, str], list] = {}

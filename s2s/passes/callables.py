@@ -38,7 +38,10 @@ class CallableCalls:
                                           kwargs), known.func)
         if isinstance(known, VirtualObject) or (isinstance(known, Value)
                                                 and is_user_object(known.value)):
-            return self.method(s, known, atom, "__call__", args, kwargs)
+            out = self.method(s, known, atom, "__call__", args, kwargs)
+            # None: a __call__ s2s cannot see into (a C function, ctypes): left as it is,
+            # to run (or be refused by name where it is differentiated)
+            return out if out is not None else self.plain(s)
         if isinstance(known, Value):
             v = known.value
             if inspect.ismethod(v) and is_user_function(v.__func__):

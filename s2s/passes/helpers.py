@@ -43,7 +43,7 @@ class HelperCode:
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
 
-    def _s2s_ir(self):
+    def __s2s_ir__(self, args=None, kwargs=None):  # core/protocol.py
         return self._lowered(self.fn)
 
 

@@ -109,5 +109,5 @@ defjvp(complex, lambda t, ans, real, imag=0.0: complex(t),
 defnondiff(operator.floordiv, operator.lt, operator.le, operator.gt, operator.ge,
            operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
            operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
-           operator.rshift, int, bool, len, round, isinstance, str, range, slice, divmod,
+           operator.rshift, int, bool, len, round, isinstance, str, range, slice,
            print, repr, type, id)

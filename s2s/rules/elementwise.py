@@ -79,7 +79,7 @@ defjvp(math.degrees, lambda t, ans, x: t * (180.0 / math.pi))
 defvjp(math.radians, lambda g, ans, x: g * (math.pi / 180.0))
 defjvp(math.radians, lambda t, ans, x: t * (math.pi / 180.0))
 defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-           math.factorial, math.copysign, math.gcd)
+           math.factorial, math.gcd)
 
 # --- numpy unary ----------------------------------------------------------
 # A numpy function's derivative keeps numpy's semantics on Python floats too: where a
@@ -259,5 +259,5 @@ defjvp(np.clip,
 defnondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
            np.floor_divide, np.isnan, np.isinf, np.isfinite, np.signbit, np.less,
            np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
-           np.logical_and, np.logical_or, np.logical_not, np.logical_xor, np.heaviside,
+           np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
            np.isclose, np.allclose, np.array_equal)

@@ -1,6 +1,6 @@
-"""More elementwise numpy functions: remainders, copysign, nan_to_num, ldexp, radians,
-degrees, unwrap; and the index-valued, bitwise, window and floating-point-query
-functions marked non-differentiable.
+"""More elementwise numpy functions: nan_to_num, radians, degrees, unwrap (remainders,
+copysign, ldexp, nextafter: ``float_parts.py``); and the index-valued, bitwise,
+window and floating-point-query functions marked non-differentiable.
 
 Each template is written with primitives that have rules themselves, so second
 derivatives need nothing more.  Piecewise-constant factors (``floor_divide``,
@@ -12,34 +12,11 @@ from s2s_runtime import broadcast_like, unbroadcast, zeros_like
 
 from .registry import defjvp, defnondiff, defvjp
 
-# np.remainder (np.mod) x1 % x2 = x1 - floor(x1 / x2) x2: dx1 -> 1, dx2 -> -floor(x1 / x2)
-defvjp(np.remainder, lambda g, ans, x1, x2: unbroadcast(g, x1),
-       lambda g, ans, x1, x2: unbroadcast(-g * np.floor_divide(x1, x2), x2))
-defjvp(np.remainder, lambda t, ans, x1, x2: broadcast_like(t, ans),
-       lambda t, ans, x1, x2: -t * np.floor_divide(x1, x2))
-# np.fmod(x1, x2) = x1 - trunc(x1 / x2) x2 (the sign of x1): dx2 -> -trunc(x1 / x2)
-defvjp(np.fmod, lambda g, ans, x1, x2: unbroadcast(g, x1),
-       lambda g, ans, x1, x2: unbroadcast(-g * np.trunc(x1 / x2), x2))
-defjvp(np.fmod, lambda t, ans, x1, x2: broadcast_like(t, ans),
-       lambda t, ans, x1, x2: -t * np.trunc(x1 / x2))
-# copysign(x1, x2) = |x1| s(x2): d/dx1 = +1 where the signs agree, -1 where they differ;
-# piecewise constant in x2
-defvjp(np.copysign,
-       lambda g, ans, x1, x2: unbroadcast(np.where(np.signbit(x1) == np.signbit(x2), g, -g), x1),
-       lambda g, ans, x1, x2: zeros_like(x2))
-defjvp(np.copysign,
-       lambda t, ans, x1, x2: broadcast_like(np.where(np.signbit(x1) == np.signbit(x2), t, -t),
-                                             ans),
-       lambda t, ans, x1, x2: zeros_like(ans))
 # nan_to_num: the identity on finite entries, constants elsewhere
 defvjp(np.nan_to_num, lambda g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None:
        np.where(np.isfinite(x), g, 0.0))
 defjvp(np.nan_to_num, lambda t, ans, x, copy=True, nan=0.0, posinf=None, neginf=None:
        np.where(np.isfinite(x), t, 0.0))
-# ldexp(x1, x2) = x1 2**x2 (x2 an integer exponent)
-defvjp(np.ldexp, lambda g, ans, x1, x2: unbroadcast(g * np.ldexp(1.0, x2), x1), None)
-defjvp(np.ldexp, lambda t, ans, x1, x2: broadcast_like(t * np.ldexp(1.0, x2), ans), None)
-
 # radians/degrees (the same maps as deg2rad/rad2deg, separate ufuncs)
 defvjp(np.radians, lambda g, ans, x: g * (np.pi / 180))
 defjvp(np.radians, lambda t, ans, x: t * (np.pi / 180))
@@ -51,7 +28,7 @@ defjvp(np.unwrap, lambda t, ans, p, discont=None, axis=-1, period=2 * np.pi:
        broadcast_like(t, ans))
 
 # index-valued, bitwise and floating-point queries: zero derivative or not a number
-defnondiff(np.spacing, np.nextafter, np.isneginf, np.isposinf, np.bitwise_and, np.bitwise_or,
+defnondiff(np.spacing, np.isneginf, np.isposinf, np.bitwise_and, np.bitwise_or,
            np.bitwise_xor, np.invert, np.left_shift, np.right_shift, np.gcd, np.lcm,
            np.nanargmax, np.nanargmin, np.lexsort, np.isin, np.ravel_multi_index, np.indices,
            np.array_equiv, np.shares_memory, np.may_share_memory)

@@ -108,7 +108,7 @@ def test_reverse_mode_keeps_the_call_of_a_helper_it_has_a_rule_for():
     from s2s.ir import nodes as ir
 
     gen, _ = s2s.grad(f_linalg).generated([X[0]])
-    func, _ = gen._s2s_ir()
+    func, _ = gen.__s2s_ir__()
     called = {getattr(s.value, "fn", None) for s in ir.walk(func.body)
               if isinstance(getattr(s, "value", None), ir.Call)}
     assert linalg.as_columns in called

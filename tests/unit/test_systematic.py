@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 import s2s.rules  # noqa: F401  (registers every rule)
 from s2s.rules.registry import all_rules
-from tests.unit import (systematic_table, systematic_table_arrays, systematic_table_edges,
-                        systematic_table_more, systematic_table_special)
+from tests.unit import (systematic_table, systematic_table_arrays, systematic_table_builtins,
+                        systematic_table_edges, systematic_table_more, systematic_table_special)
 from tests.unit.systematic_checks import (Arg, Case, check_first_order, check_second, inputs,
                                           module_for)
 
@@ -36,9 +36,11 @@ from tests.unit.systematic_checks import (Arg, Case, check_first_order, check_se
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
 
 CASES = (systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_more.CASES
-         + systematic_table_edges.CASES + systematic_table_special.CASES)
-_MOD = module_for([(c.expr, len(c.args)) for c in CASES])
-_INDEX = {id(c): i for i, c in enumerate(CASES)}
+         + systematic_table_edges.CASES + systematic_table_builtins.CASES
+         + systematic_table_special.CASES)
+NONDIFF = systematic_table_builtins.NONDIFF
+_MOD = module_for([(c.expr, len(c.args)) for c in CASES + NONDIFF])
+_INDEX = {id(c): i for i, c in enumerate(CASES + NONDIFF)}
 
 
 def _fns(case):
@@ -136,10 +138,16 @@ ELSEWHERE = ("numpy.linalg", "numpy.fft")
 
 
 def _referenced(expr):
-    """The numpy and math callables an expression names (``np.a.b``, ``math.f``)."""
+    """The numpy, math, operator and builtin callables an expression names (``np.a.b``,
+    ``math.f``, ``operator.add``, ``divmod(``)."""
+    import builtins
     import math
+    import operator
     out = set()
-    for root, mod in (("np", np), ("math", math)):
+    for name in re.findall(r"(?<![\w.])([a-z]\w*)\(", expr):
+        if callable(getattr(builtins, name, None)):
+            out.add(id(getattr(builtins, name)))
+    for root, mod in (("np", np), ("math", math), ("operator", operator)):
         for path in re.findall(rf"\b{root}\.([A-Za-z_][\w.]*)", expr):
             obj = mod
             for part in path.split("."):
@@ -153,11 +161,20 @@ def _qualname(fn):
     return f"{getattr(fn, '__module__', None) or 'numpy'}.{getattr(fn, '__name__', fn)}"
 
 
+#: the modules whose callables a user calls by name (the rest are s2s's own helpers)
+_PUBLIC = ("math", "builtins", "_operator", "operator")
+
+
+def _public(rule) -> bool:
+    mod = getattr(rule.fn, "__module__", None) or ""
+    return mod in _PUBLIC or mod.startswith("numpy") or isinstance(rule.fn, np.ufunc)
+
+
 def _numpy_and_math_rules():
     out = []
     for rule in all_rules():
         mod = getattr(rule.fn, "__module__", None) or ""
-        if rule.nondiff or not (mod == "math" or mod.startswith("numpy")):
+        if rule.nondiff or not _public(rule):
             continue
         if mod.startswith(ELSEWHERE) and id(rule.fn) not in _COVERED:
             continue
@@ -169,7 +186,8 @@ _COVERED = set().union(*(_referenced(c.expr) for c in CASES))
 
 
 def test_every_numpy_and_math_rule_is_in_the_table():
-    """A new rule of a numpy or math function without a row here fails this test."""
+    """A new rule of a numpy, math, operator or builtin function without a row here fails
+    this test."""
     missing = sorted(_qualname(r.fn) for r in _numpy_and_math_rules() if id(r.fn) not in _COVERED)
     assert not missing, "rules without a systematic test row: " + ", ".join(missing)
 
@@ -177,6 +195,32 @@ def test_every_numpy_and_math_rule_is_in_the_table():
 def test_the_coverage_check_sees_numpy_rules():
     names = {_qualname(r.fn) for r in _numpy_and_math_rules()}
     assert len(names) > 150 and "numpy.einsum" in names and "math.sin" in names
+
+
+@pytest.mark.parametrize("case", _params(NONDIFF))
+def test_non_differentiable_marks_have_zero_derivatives(case):
+    """A callable marked non-differentiable gets a zero derivative: finite differences
+    must agree (divmod, math.copysign and np.nextafter were marked once, wrongly)."""
+    check_first_order(_fns(case)[0], case)
+
+
+_NONDIFF_COVERED = set().union(*(_referenced(c.expr) for c in NONDIFF))
+
+
+def test_every_non_differentiable_mark_is_checked():
+    """Every public callable marked non-differentiable has a ``NONDIFF`` row (its zero
+    derivative checked by finite differences) or is listed in ``NOT_NUMBERS``."""
+    missing = sorted(
+        _qualname(r.fn) for r in all_rules() if r.nondiff and _public(r)
+        and id(r.fn) not in _NONDIFF_COVERED
+        and _qualname(r.fn) not in systematic_table_builtins.NOT_NUMBERS)
+    assert not missing, "non-differentiable marks without a zero-derivative row: " + \
+        ", ".join(missing)
+
+
+def test_the_non_differentiable_check_sees_the_marks():
+    covered = {_qualname(r.fn) for r in all_rules() if r.nondiff and id(r.fn) in _NONDIFF_COVERED}
+    assert {"builtins.round", "math.floor", "numpy.sign", "_operator.lt"} <= covered
 
 
 def test_non_differentiable_functions_are_marked():

@@ -13,12 +13,20 @@ import threading
 
 import llvmlite.binding as llvm
 
-_LOCK = threading.Lock()
+#: every use of llvmlite's engine, target machine and the state below (reentrant:
+#: ``_target`` is called with it held); made once: two engines made by racing threads
+#: would free each other's modules (the ``_DeadPointer`` of issue 19)
+_LOCK = threading.RLock()
 _STATE = {}
 
 
 def _target():
     """The native target machine and the shared execution engine (made once)."""
+    with _LOCK:
+        return _made_target()
+
+
+def _made_target():
     if not _STATE:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
@@ -49,10 +57,11 @@ def triple_and_layout():
 
 def target_data():
     """The native target's data layout (type sizes for the tape's slots)."""
-    st = _target()
-    if "td" not in st:
-        st["td"] = llvm.create_target_data(st["layout"])
-    return st["td"]
+    with _LOCK:
+        st = _target()
+        if "td" not in st:
+            st["td"] = llvm.create_target_data(st["layout"])
+        return st["td"]
 
 
 def parse_verified(text: str):
@@ -90,7 +99,7 @@ _DISK = {}
 
 
 def _object_cache():
-    """Install the engine's object cache hooks (``disk_cache.py``) once."""
+    """Install the engine's object cache hooks (``disk_cache.py``) once (``_LOCK`` held)."""
     st = _target()
     if "object_cache" not in st:
         from . import disk_cache
