@@ -38,7 +38,6 @@ TRIPLES = [
 _NO_RULE = "no derivative rule for rt.{}"
 #: (composition innermost first, function) -> reason, for the default run's cases (strict)
 XFAIL = {
-    (("vmap", "grad"), "linalg"): _NO_RULE.format("batch_solve"),
     (("hessian", "jvp"), "linalg"): _NO_RULE.format("dot_vjp_jvp"),
     (("vmap", "jacfwd"), "inplace"): _NO_RULE.format("batch_setitem"),
     (("vjp", "hessian"), "custom_jvp"): _NO_RULE.format("add_vjp"),
@@ -46,7 +45,6 @@ XFAIL = {
     (("hessian", "hessian"), "data_while"): _NO_RULE.format("add_vjp"),
     (("grad", "grad", "grad"), "linalg"): _NO_RULE.format("dot_vjp_vjp"),
     (("grad", "grad", "grad"), "inplace"): _NO_RULE.format("add_vjp"),
-    (("grad", "vmap"), "linalg"): "no batching rule for rt.as_columns",
     (("hessian", "vmap"), "containers"): "no batching rule for rt.add_jvp",
     (("custom_jvp", "vmap"), "containers"): "no batching rule for rt.call_method",
     (("grad", "jit", "vmap"), "data_while"): "no jit lowering for rt.batch_select_replayed",
@@ -72,7 +70,6 @@ XFAIL = {
     (("jacrev", "vmap"), "data_while"):
         "vmap of the reverse code of a while loop whose trip count differs per example",
     (("vmap", "vmap"), "try_except"): "nested vmap: 'raise' under a condition per example",
-    (("checkpoint", "jit"), "custom_jvp"): "jit of a checkpoint function that takes *args",
 }
 
 FORWARD = {"jvp", "linearize", "jacfwd"}
