@@ -8,6 +8,8 @@ rule templates parsed for earlier rows are reused, as in a program); the other
 stages are the best of ``repeat`` runs on a fresh ``Jitted``.
 
 Run alone:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/compile_time.py
+``--chains``: seconds to the first ``grad`` / ``jit(grad)`` call of straight-line
+chains of 250 to 2000 statements (``chain_source``), one fresh process each.
 (``bench_jit.py`` prints the same table after its speed table.)
 """
 import sys
@@ -77,7 +79,60 @@ def linalg_case():
     return solve_loss, (a, rng.standard_normal(4)), (0, 1)
 
 
+def chain_source(n):
+    """A straight-line numpy function of ``n`` statements (``chain(x, y)``)."""
+    body = ["    a = np.tanh(a * b) + 0.5 * np.cos(a)", "    b = np.tanh(b) - a * 0.5",
+            "    c = a * x + b", "    a = np.sin(c) + np.sin(b) * y"]
+    lines = ["import numpy as np", "", "", "def chain(x, y):", "    a = x * y",
+             "    b = np.sin(x) + y"] + [body[k % 4] for k in range(n)]
+    return "\n".join(lines + ["    return np.sum(a * b)", ""])
+
+
+CHILD = """
+import importlib.util, sys, time
+import numpy as np
+import s2s
+spec = importlib.util.spec_from_file_location("chain", sys.argv[1])
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+x, y = np.linspace(0.1, 0.5, 4), np.linspace(0.2, 0.3, 4)
+t = time.perf_counter()
+(s2s.jit(s2s.grad(m.chain)) if sys.argv[2] == "jit" else s2s.grad(m.chain))(x, y)
+print(time.perf_counter() - t)
+"""
+
+
+def chain_times(sizes=(250, 500, 1000, 2000), modes=("grad", "jit")):
+    """Seconds to the first call of ``grad(chain)`` / ``jit(grad(chain))`` for chains of
+    ``sizes`` statements, each in a fresh subprocess (imports before the clock)."""
+    import os
+    import subprocess
+    import tempfile
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        for n in sizes:
+            path = os.path.join(d, f"chain{n}.py")
+            Path(path).write_text(chain_source(n))
+            for mode in modes:
+                env = dict(os.environ, S2S_CACHE_DIR=os.path.join(d, "cache"))
+                run = subprocess.run([sys.executable, "-c", CHILD, path, mode], env=env,
+                                     capture_output=True, text=True, check=True)
+                out[mode, n] = float(run.stdout.split()[-1])
+    return out
+
+
+def print_chains(times):
+    sizes = sorted({n for _, n in times})
+    modes = sorted({m for m, _ in times})
+    print(f"{'first call (s)':22}" + "".join(f"{n:>10}" for n in sizes))
+    for m in modes:
+        print(f"{m:22}" + "".join(f"{times[m, n]:10.2f}" if (m, n) in times else f"{'':10}"
+                                  for n in sizes))
+
+
 def main():
+    if "--chains" in sys.argv:  # transform + compile time against the function's length
+        print_chains(chain_times())
+        return
     import jit_kernels as K
     rng = np.random.default_rng(0)
     cases = {k: v for k, v in K.cases(rng).items() if k != "lstm"}

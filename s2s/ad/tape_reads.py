@@ -13,7 +13,7 @@ all go (so a loop that builds a list with ``append`` records nothing for it).
 """
 from __future__ import annotations
 
-from typing import List, Set
+from typing import List, Set, Tuple
 
 from ..ir import nodes as ir
 
@@ -34,32 +34,38 @@ def _reads(stmts, tapes) -> Set[str]:
 def unneeded_pops(adjoint: List, tapes) -> Set[str]:
     popped: Set[str] = set()
     needed: Set[str] = set()
-    _scan(list(adjoint), tapes, set(), popped, needed)
+    _scan(list(adjoint), tapes, (), popped, needed)
     return popped - needed
 
 
-def _scan(stmts, tapes, after: Set[str], popped, needed) -> None:
-    """``after``: names read after ``stmts`` finish (loops wrapping around included)."""
-    suffix = [set(after)]
+def _scan(stmts, tapes, after: Tuple[Set[str], ...], popped, needed) -> None:
+    """``after``: layers of the names read after ``stmts`` finish (loops wrapping around
+    included); a name is read later when it is in one of them.
+
+    One backward pass with one growing set per block (``seen``: read after the current
+    statement), never a copy per statement, so the scan is linear in the length of the
+    code (times its nesting depth)."""
+    seen: Set[str] = set()
+    layers = after + (seen,)
+
+    def read_later(name):
+        return any(name in layer for layer in layers)
+
     for x in reversed(stmts):
-        suffix.append(suffix[-1] | _reads([x], tapes))
-    suffix.reverse()  # suffix[i]: read after stmts[i] starts; suffix[i + 1]: after it
-    for i, x in enumerate(stmts):
-        later = suffix[i + 1]
         if _is_pop(x, tapes):
             name = x.targets[0].name
             popped.add(name)
-            if name in later:
+            if read_later(name):
                 needed.add(name)
-        elif isinstance(x, (ir.For, ir.While)):
-            # the next iteration runs the whole body again
-            again = later | _reads(ir.sub_blocks_flat(x), tapes) | _reads([x], tapes)
+        elif isinstance(x, (ir.For, ir.While, ir.Try)):
+            # a loop's next iteration runs the whole body again; a try may leave any
+            # block for its handlers
+            whole = _reads([x], tapes)
             for block in ir.sub_blocks(x):
-                _scan(list(block), tapes, again, popped, needed)
-        elif isinstance(x, ir.Try):
-            whole = later | _reads(ir.sub_blocks_flat(x), tapes)
-            for block in ir.sub_blocks(x):
-                _scan(list(block), tapes, whole, popped, needed)
+                _scan(list(block), tapes, layers + (whole,), popped, needed)
+            seen |= whole
+            continue
         else:
             for block in ir.sub_blocks(x):  # an if's branches
-                _scan(list(block), tapes, later, popped, needed)
+                _scan(list(block), tapes, layers, popped, needed)
+        seen |= _reads([x], tapes)

@@ -6,6 +6,8 @@ signature):
 * word ``STATUS``: 0, or the error site number (``FunctionLowering.sites``),
   words ``STATUS+1..+3``: integers for the error message (index, axis, size);
 * word ``HEAD``: the list of blocks the kernel allocated in this call;
+* word ``GROWTHS``: how many times a tape's buffer was reallocated, over all calls
+  (a debug counter: a tape grows geometrically, so a few times per size reached);
 * words ``TAPES..RESULT-1``: the buffers of the kernel's tapes, kept from one call
   to the next (a tape's memory is touched once, not faulted in at every call);
   freed with the context block (``callpath.context_block``);
@@ -34,6 +36,8 @@ from llvmlite import ir as ll
 from . import types as T
 
 STATUS, HEAD, TAPES, RESULT = 0, 4, 6, 16
+#: a debug counter: how many times the kernel's tapes grew since the block was made
+GROWTHS = HEAD + 1
 MESSAGE_INTS = HEAD - STATUS - 1  # the integers an error message may carry
 #: tape buffers kept between calls (pointer, capacity per tape; stacks.py)
 CACHED_TAPES = (RESULT - TAPES) // 2

@@ -9,7 +9,8 @@ Contract:
 * a stack the kernel builds holds fixed-size slots (the largest type pushed or
   popped on it); a push stores the value as its own type and a pop loads it
   back as the target's type (the same variable, so the same type); it lives
-  in memory from ``abi.alloc`` (doubling when full, freed on every exit), and
+  in memory from ``abi.alloc`` (at least doubling when full, freed on every exit;
+  ``abi.GROWTHS`` counts the reallocations), and
   a ``for`` loop over a range that pushes a fixed number of values per
   iteration reserves room for all of them before it starts (``reserve``);
 * a stack handed in by Python (the tape of a ``vjp`` closure) is encoded by
@@ -163,6 +164,14 @@ def start(L, name):
     b.store(cap, b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 2)]))
 
 
+def _realloc(module):
+    """``realloc`` declared in ``module`` (a NULL buffer: a fresh one)."""
+    fn = module.globals.get("realloc")
+    if fn is None:
+        fn = ll.Function(module, ll.FunctionType(T.PTR, [T.PTR, T.I64]), "realloc")
+    return fn
+
+
 def _grow(L, name, need, new_cap):
     """Make the tape's buffer ``new_cap`` bytes when ``need`` bytes exceed its capacity."""
     b = L.b
@@ -180,27 +189,34 @@ def _grow(L, name, need, new_cap):
                 MemoryError, "jit: out of memory growing a tape", []))
             memcpy(L, data, b.load(base_p), top)
         else:  # a buffer of its own, kept in the context block for the next call
-            data = b.call(abi.libc(L.module, "malloc"), [new_cap])
+            # realloc: a large buffer is moved by remapping its pages, not copied
+            data = b.call(_realloc(L.module), [b.load(base_p), new_cap])
             L.check(b.icmp_unsigned("==", b.ptrtoint(data, T.I64), ll.Constant(T.I64, 0)),
                     MemoryError, "jit: out of memory growing a tape")
-            old = b.load(base_p)
-            memcpy(L, data, old, top)
-            b.call(abi.libc(L.module, "free"), [old])
             b.store(b.ptrtoint(data, T.I64), abi.ctx_slot(L, abi.TAPES + 2 * k))
             b.store(new_cap, abi.ctx_slot(L, abi.TAPES + 2 * k + 1))
         b.store(data, base_p)
         b.store(new_cap, cap_p)
+        growths = abi.ctx_slot(L, abi.GROWTHS)
+        b.store(b.add(b.load(growths), ll.Constant(T.I64, 1)), growths)
 
 
 def reserve(L, name, items):
     """Before a loop of a known trip count: room for ``items`` more slots (one growth
-    instead of repeated doublings; a loop running longer still grows at a push)."""
+    instead of repeated doublings; a loop running longer still grows at a push).
+
+    The new capacity is at least twice the old one (``max(need + 64 slots, 2 cap)``):
+    a loop nest reserving before every inner loop reallocates O(log size) times, not
+    once per inner loop (each growth copies the whole tape)."""
     b = L.b
     size = ll.Constant(T.I64, L.stack_slot[name])
     slot = L.slots[name]
     top = b.load(b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)]))
+    cap = b.load(b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 2)]))
     need = b.add(top, b.mul(items, size))
-    _grow(L, name, need, b.add(need, b.mul(ll.Constant(T.I64, 64), size)))
+    room = b.add(need, b.mul(ll.Constant(T.I64, 64), size))
+    twice = b.mul(cap, ll.Constant(T.I64, 2))
+    _grow(L, name, need, b.select(b.icmp_signed(">", twice, room), twice, room))
 
 
 def reserve_for_loop(L, s, start, stop, step):
