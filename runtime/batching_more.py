@@ -24,12 +24,13 @@ def batch_item(x):
     return x.reshape(x.shape[0], -1)[:, 0]
 
 
-def batch_sum_items(x):
-    """Builtin ``sum`` of every example: over the rows of an array (axis 1), over the
-    items of a container (which are batched)."""
+def batch_sum_items(x, start=0):
+    """Builtin ``sum(x, start)`` of every example: over the rows of an array (axis 1),
+    over the items of a container (which are batched); ``start`` is added once."""
     if isinstance(x, np.ndarray):
-        return np.sum(x, axis=1)
-    return sum(x)
+        total = np.sum(x, axis=1)
+        return total if start is None or (type(start) is int and start == 0) else total + start
+    return sum(x, 0 if start is None else start)
 
 
 def batch_hstack(xs):

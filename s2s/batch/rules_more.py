@@ -108,7 +108,7 @@ def helper(fn, *names):
 
 
 defbatch(helper(rt.batch_item, "x"), build.item)
-defbatch(helper(rt.batch_sum_items, "iterable"), builtins.sum)
+defbatch(helper(rt.batch_sum_items, "iterable", "start"), builtins.sum)
 defbatch(helper(rt.batch_hstack, "tup"), np.hstack)
 defbatch(helper(rt.batch_vstack, "tup"), np.vstack)
 defbatch(helper(rt.batch_broadcast_to, "array", "shape"), np.broadcast_to)

@@ -87,6 +87,12 @@ NO_VMAP = {
     'x.take([1, 1], axis=1)': 'no batching rule',
     'x[x > 0]': 'TypeError: olean mask that differs per example selects a different number of en',
     'x[x[:, 0] > 0]': 'TypeError: olean mask that differs per example selects a different number',
+    # rows of the tables merged with the builtins, float-parts and scipy.special rules
+    'math.remainder(x, y)': 'BatchingError: vmap: no batching rule for math.remainder (called on a ',
+    'math.fsum([x, y, x * y])': 'BatchingError: vmap: no batching rule for math.fsum (called on a value',
+    'tuple([x, y])': 'BatchingError: vmap: no batching rule for tuple (called on a value tha',
+    'math.cbrt(x)': 'BatchingError: vmap: no batching rule for math.cbrt (called on a value',
+    'math.exp2(x)': 'BatchingError: vmap: no batching rule for math.exp2 (called on a value',
 }
 
 NO_JIT = {
@@ -226,5 +232,35 @@ NO_JIT = {
     'x.var(ddof=1)': 'no lowering: np.var(f8[:, :])',
     'x[None, :, 1]': 'no lowering: operator.getitem(f8[:, :], (None, slice, int))',
     'x[[0, 0, 1], [2, 2, 0]]': 'no lowering: operator.getitem(f8[:, :], ([int, int, int], [int, ',
+    # rows of the tables merged with the builtins, float-parts and scipy.special rules
+    'np.divmod(x, y)': 'UnsupportedSyntaxError: jit does not compile np.divmod(np.float64, np.',
+    'np.modf(x)': 'UnsupportedSyntaxError: jit does not compile np.modf(np.float64)',
+    'np.frexp(x)': 'UnsupportedSyntaxError: jit does not compile np.frexp(np.float64)',
+    'np.nextafter(x, y)': 'UnsupportedSyntaxError: jit does not compile np.nextafter(np.float64, ',
+    'np.heaviside(np.floor(x), y)': 'UnsupportedSyntaxError: jit does not compile np.heaviside(f8[:, :], f8',
+    'math.remainder(x, y)': 'UnsupportedSyntaxError: jit does not compile math.remainder(np.float64',
+    'math.modf(x)': 'UnsupportedSyntaxError: jit does not compile math.modf(np.float64)',
+    'math.frexp(x)': 'UnsupportedSyntaxError: jit does not compile math.frexp(np.float64)',
+    'math.ldexp(x, 3)': 'UnsupportedSyntaxError: jit does not compile math.ldexp(np.float64, in',
+    'math.nextafter(x, y)': 'UnsupportedSyntaxError: jit does not compile math.nextafter(np.float64',
+    'math.fsum([x, y, x * y])': 'UnsupportedSyntaxError: jit does not compile math.fsum([np.float64, np',
+    'tuple([x, y])': 'UnsupportedSyntaxError: jit does not compile tuple([np.float64, np.flo',
+    "getattr(np.linalg.slogdet(x), 'logabsdet')": 'UnsupportedSyntaxError: jit does not compile getattr((np.float64, np.f',
+    'math.cbrt(x)': 'UnsupportedSyntaxError: jit does not compile math.cbrt(np.float64)',
+    'math.exp2(x)': 'UnsupportedSyntaxError: jit does not compile math.exp2(np.float64)',
+    'rt.digamma(x)': 'UnsupportedSyntaxError: jit does not compile digamma(np.float64)',
+    'rt.lgamma(x)': 'UnsupportedSyntaxError: jit does not compile lgamma(f8[:])',
+    'rt.gamma(x)': 'UnsupportedSyntaxError: jit does not compile gamma(f8[:])',
+    'rt.polygamma(1, x)': 'UnsupportedSyntaxError: jit does not compile polygamma(int, np.float64',
+    'rt.polygamma(3, x)': 'UnsupportedSyntaxError: jit does not compile polygamma(int, f8[:])',
+    'sp.gammaln(x)': 'UnsupportedSyntaxError: jit does not compile np.gammaln(np.float64)',
+    'sp.digamma(x)': 'UnsupportedSyntaxError: jit does not compile np.psi(np.float64)',
+    'sp.polygamma(2, x)': 'UnsupportedSyntaxError: jit does not compile polygamma(int, np.float64',
+    'sp.erf(x)': 'UnsupportedSyntaxError: jit does not compile np.erf(np.float64)',
+    'sp.erfc(x)': 'UnsupportedSyntaxError: jit does not compile np.erfc(np.float64)',
+    'sp.expit(x)': 'UnsupportedSyntaxError: jit does not compile np.expit(np.float64)',
+    'sp.xlogy(x, y)': 'UnsupportedSyntaxError: jit does not compile np.xlogy(np.float64, np.f',
+    'sp.xlog1py(x, y)': 'UnsupportedSyntaxError: jit does not compile np.xlog1py(np.float64, np',
+    'sp.logsumexp(x, axis=(0, 2))': 'UnsupportedSyntaxError: jit: max over axis (0, 2) of a 3-d array (one ',
 }
 

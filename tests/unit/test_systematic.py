@@ -147,7 +147,13 @@ def _referenced(expr):
     for name in re.findall(r"(?<![\w.])([a-z]\w*)\(", expr):
         if callable(getattr(builtins, name, None)):
             out.add(id(getattr(builtins, name)))
-    for root, mod in (("np", np), ("math", math), ("operator", operator)):
+    roots = [("np", np), ("math", math), ("operator", operator)]
+    try:
+        import scipy.special
+        roots.append(("sp", scipy.special))  # systematic_table_special's rows
+    except ImportError:
+        pass
+    for root, mod in roots:
         for path in re.findall(rf"\b{root}\.([A-Za-z_][\w.]*)", expr):
             obj = mod
             for part in path.split("."):
