@@ -74,14 +74,23 @@ def _leafwise_sum(*trees):
 def tree_sum(client, futures, split_every: int = 8):
     if split_every < 2:
         raise ValueError(f"tree_sum: split_every must be at least 2, got {split_every}")
+    return _reduced(client, futures, split_every)[0]
+
+
+def _reduced(client, futures, split_every):
+    """``(root, every future of the tree)``: a caller that waits for ``root`` holds the
+    rest, so that a partial sum lost with a dying worker can be computed again (a
+    future the client has released is forgotten, and its dependents are cancelled)."""
     level = list(futures)
     if not level:
         raise ValueError("tree_sum of no futures")
+    held = list(level)
     while len(level) > 1:
         level = [client.submit(_leafwise_sum, *level[i:i + split_every], pure=False)
                  if len(level[i:i + split_every]) > 1 else level[i]
                  for i in range(0, len(level), split_every)]
-    return level[0]
+        held += level
+    return level[0], held
 
 
 def value_and_grad_sum(client, fun, params, chunks, split_every: int = 8):
@@ -89,4 +98,9 @@ def value_and_grad_sum(client, fun, params, chunks, split_every: int = 8):
     # again while the last copy is being released would lose it (hash=True's shared key)
     [shared] = client.scatter([params], broadcast=True, hash=False)
     parts = [client.submit(fun, shared, *chunk, pure=False) for chunk in chunks]
-    return tree_sum(client, parts, split_every).result()
+    if split_every < 2:
+        raise ValueError(f"tree_sum: split_every must be at least 2, got {split_every}")
+    root, held = _reduced(client, parts, split_every)
+    total = root.result()
+    del held, shared  # released only once the sum has arrived
+    return total
