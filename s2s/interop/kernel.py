@@ -32,6 +32,7 @@ Nothing here imports torch or JAX.
 """
 from __future__ import annotations
 
+import inspect
 import itertools
 import keyword
 import linecache
@@ -487,3 +488,42 @@ def diff_leaves(arg_spec, argnums, is_float):
     for a in chosen:
         out += [i for i in range(starts[a], starts[a + 1]) if is_float[i]]
     return tuple(out), set(chosen), starts
+
+
+class FrameworkOp:
+    """What ``to_torch``/``to_jax`` share: checking ``f``, ``argnums`` and ``mode`` once,
+    and binding a call's arguments by position (``maker`` names the function that made
+    the op, for messages)."""
+
+    maker = "to_framework"
+
+    def __init__(self, f, argnums=None, mode="auto"):
+        maker = self.maker
+        if not callable(f):
+            raise TypeError(f"{maker} expects a callable, got {type(f).__name__}")
+        if mode not in ("auto", "jit", "python"):
+            raise ValueError(f"{maker}: mode must be 'auto', 'jit' or 'python', not {mode!r}")
+        if argnums is not None and not isinstance(argnums, (int, tuple, list)):
+            raise TypeError(f"{maker}: argnums must be an int or a tuple of ints, "
+                            f"not {type(argnums).__name__}")
+        self.f, self.argnums, self.mode = f, argnums, mode
+        try:
+            self._sig = inspect.signature(f)
+        except (TypeError, ValueError):
+            self._sig = None
+        self._families = {}
+        self.__name__ = getattr(f, "__name__", "op")
+        self.__doc__ = getattr(f, "__doc__", None)
+        self.__wrapped__ = f
+
+    def _args(self, args, kwargs):
+        if kwargs:
+            if self._sig is None:
+                raise TypeError(f"{self.__name__}: pass the arguments by position")
+            bound = self._sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            if bound.kwargs:
+                raise TypeError(f"{self.__name__}: keyword-only parameters "
+                                f"({', '.join(bound.kwargs)}) are not supported by {self.maker}")
+            return tuple(bound.args)
+        return tuple(args)

@@ -37,7 +37,6 @@ returns ``f``'s result with tensors as leaves.
 """
 from __future__ import annotations
 
-import inspect
 
 import numpy as np
 import torch
@@ -240,38 +239,10 @@ def _register(kernel):
     return _REGISTRY.id_of(kernel)
 
 
-class TorchOp:
+class TorchOp(K.FrameworkOp):
     """What ``to_torch`` returns; see the module's docstring."""
 
-    def __init__(self, f, argnums=None, mode="auto"):
-        if not callable(f):
-            raise TypeError(f"to_torch expects a callable, got {type(f).__name__}")
-        if mode not in ("auto", "jit", "python"):
-            raise ValueError(f"to_torch: mode must be 'auto', 'jit' or 'python', not {mode!r}")
-        if argnums is not None and not isinstance(argnums, (int, tuple, list)):
-            raise TypeError(f"to_torch: argnums must be an int or a tuple of ints, "
-                            f"not {type(argnums).__name__}")
-        self.f, self.argnums, self.mode = f, argnums, mode
-        try:
-            self._sig = inspect.signature(f)
-        except (TypeError, ValueError):
-            self._sig = None
-        self._families = {}
-        self.__name__ = getattr(f, "__name__", "op")
-        self.__doc__ = getattr(f, "__doc__", None)
-        self.__wrapped__ = f
-
-    def _args(self, args, kwargs):
-        if kwargs:
-            if self._sig is None:
-                raise TypeError(f"{self.__name__}: pass the arguments by position")
-            bound = self._sig.bind(*args, **kwargs)
-            bound.apply_defaults()
-            if bound.kwargs:
-                raise TypeError(f"{self.__name__}: keyword-only parameters "
-                                f"({', '.join(bound.kwargs)}) are not supported by to_torch")
-            return tuple(bound.args)
-        return tuple(args)
+    maker = "to_torch"
 
     def _prepare(self, args, kwargs):
         args = self._args(args, kwargs)
