@@ -62,6 +62,7 @@ import linecache
 from dataclasses import replace
 
 from .errors import S2SError
+from .frontend.registered import register as register_source
 from .frontend.shipped import filename_of
 from .ir import nodes as ir
 from .travel import travelling
@@ -275,7 +276,7 @@ def define_function(src: str, fname: str, namespace: dict, like):
     the frontend reads it like user code), with ``namespace`` as its globals and the
     module of the function ``like``."""
     filename = f"<s2s {fname} {hashlib.sha1(src.encode()).hexdigest()[:12]}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
+    register_source(filename, src)
     namespace = dict(namespace, __name__=getattr(like, "__module__", None) or "__main__")
     exec(compile(src, filename, "exec"), namespace)
     return namespace[fname]

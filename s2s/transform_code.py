@@ -38,11 +38,11 @@ structure, dtypes)`` and registered with ``linecache`` (as generated code is,
 from __future__ import annotations
 
 import hashlib
-import linecache
 
 import numpy as np
 
 from .errors import UnsupportedSyntaxError
+from .frontend.registered import register as register_source
 from .ir.kinds import is_inexact_leaf
 
 _CODE = {}  # (what, id(fun), nargs, nums, single, layout) -> (fun, generated function)
@@ -170,7 +170,7 @@ def _load(text: str, name: str, fun):
     from .api_forward import jvp
     digest = hashlib.sha1(text.encode()).hexdigest()[:12]
     filename = f"<s2s-jacobian {name} {digest}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    register_source(filename, text)
     namespace = {"np": np, "jvp": jvp, "grad": grad, "fun": fun, "__name__": "s2s_generated"}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]

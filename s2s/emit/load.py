@@ -9,13 +9,13 @@ text uses and, for in-memory use, objects that have no public name.
 from __future__ import annotations
 
 import hashlib
-import linecache
 import math
 
 import numpy as np
 
 import s2s_runtime
 
+from ..frontend.registered import register
 from .python import Emitted
 
 _ROOT_MODULES = {"np": np, "math": math, "rt": s2s_runtime}
@@ -51,7 +51,7 @@ def load(emitted: Emitted, name: str):
     digest = hashlib.sha1(src.encode()).hexdigest()[:12]
     filename = f"<s2s-generated {name} {digest}>"
     lines = src.splitlines(keepends=True)
-    linecache.cache[filename] = (len(src), None, lines, filename)
+    register(filename, lines)
     namespace = {alias: _ROOT_MODULES[root] for root, alias in emitted.aliases.items()}
     namespace.update(emitted.extern)
     namespace["__name__"] = "s2s_generated"

@@ -27,9 +27,10 @@ Contract:
 from __future__ import annotations
 
 import hashlib
-import linecache
 import types
 from collections import OrderedDict
+
+from .registered import lines_of, register
 
 #: code key -> the file name its source is registered under (bounded: oldest dropped)
 _FILES: "OrderedDict[str, str]" = OrderedDict()
@@ -79,7 +80,7 @@ def sources_of(functions) -> dict:
             continue
         filename = filename_of(code)
         if filename not in files:
-            lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+            lines = lines_of(filename, getattr(fn, "__globals__", None))
             if not lines:
                 continue  # no source here either: the receiver says so when it reads it
             files[filename] = list(lines)
@@ -92,11 +93,11 @@ def receive(sources: dict) -> None:
     names = {}
     for filename, lines in sources.get("files", {}).items():
         name = filename
-        have = linecache.getlines(filename)
+        have = lines_of(filename)
         if have and have != lines:
             name = f"{filename} (as sent)"
-        if linecache.getlines(name) != lines:
-            linecache.cache[name] = (sum(map(len, lines)), None, list(lines), name)
+        if lines_of(name) != lines:
+            register(name, lines)
         names[filename] = name
     for key, filename in sources.get("keys", {}).items():
         if filename in names:

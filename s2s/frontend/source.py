@@ -1,6 +1,6 @@
 """Finding the libcst node of a Python function from the function object.
 
-The whole file a function was defined in is read through ``linecache`` (so
+The whole file a function was defined in is read through ``linecache`` (``registered.py``: so
 generated code registered there is found too), parsed once with libcst and
 cached; the function's node is then located by position:
 
@@ -18,7 +18,6 @@ import ast
 import dis
 import hashlib
 import inspect
-import linecache
 import textwrap
 from dataclasses import dataclass
 from typing import Dict, List, Tuple, Union
@@ -27,6 +26,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import SourceUnavailableError
+from .registered import lines_of
 from .shipped import filename_of
 
 
@@ -107,7 +107,7 @@ def find_function(fn) -> Tuple[ParsedSource, Union[cst.FunctionDef, cst.Lambda]]
     if code is None:
         raise _unavailable(fn, "it is not a Python function")
     filename = filename_of(code)  # a function that travelled by value: s2s/frontend/shipped.py
-    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    lines = lines_of(filename, getattr(fn, "__globals__", None))
     if not lines:
         if filename == "<dynamic-code>":
             raise _unavailable(fn, "it was pickled by value (cloudpickle, as Dask does), "

@@ -35,7 +35,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import keyword
-import linecache
 import threading
 import warnings
 from collections import OrderedDict
@@ -45,6 +44,7 @@ import numpy as np
 import s2s
 from ..api_jit import Jitted
 from ..errors import S2SError
+from ..frontend.registered import register as register_source
 
 # -- pytrees at the boundary -------------------------------------------------------
 
@@ -128,7 +128,7 @@ def _load(name, src, namespace):
     with _lock:
         _counter[0] += 1
         filename = f"<s2s-interop {name} {_counter[0]}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    register_source(filename, src)
     ns = dict(namespace)
     ns["np"] = np
     ns["__name__"] = "s2s_interop_generated"

@@ -19,7 +19,7 @@ from s2s.errors import SourceUnavailableError
 @pytest.fixture
 def module(tmp_path, monkeypatch):
     """``make(name, text)``: import ``text`` as module ``name`` from a file under
-    tmp_path; ``edit(name, text)`` rewrites the file (and forgets cached lines)."""
+    tmp_path; ``edit(name, text)`` rewrites the file (and forgets its cached lines)."""
     import linecache
     monkeypatch.syspath_prepend(str(tmp_path))
 
@@ -29,8 +29,9 @@ def module(tmp_path, monkeypatch):
         return importlib.import_module(name)
 
     def edit(name, text):
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(text))
-        linecache.clearcache()
+        path = tmp_path / f"{name}.py"
+        path.write_text(textwrap.dedent(text))
+        linecache.cache.pop(str(path), None)  # forget this file's lines only
 
     yield make, edit
     for name in [n for n in sys.modules if n.startswith("stale_")]:

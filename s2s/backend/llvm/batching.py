@@ -40,7 +40,7 @@ from . import reductions as R
 from . import scalars as S
 from . import types as T
 from .axis import reduce_axis
-from .calls import register
+from .calls import register, register_compiled_form
 from .contractions import einsum2
 from . import batch_indexing, batch_values  # noqa: F401  (they register themselves)
 from .batching_more import BatchFlat, BatchView, int_tuple, restrided
@@ -384,7 +384,7 @@ def reduce_per_example(reduction):
         per_example.__name__ = f"{reduction.__name__}_per_example"
         per_example.__qualname__ = per_example.__name__
         found = _PER_EXAMPLE[reduction] = per_example
-        register(ReducePerExample(), per_example)
+        register_compiled_form(ReducePerExample(), per_example)
     return found
 
 
@@ -400,5 +400,5 @@ register(BatchMask(), rt.batch_mask)
 register(BatchSelect(), rt.batch_select)
 register(BatchRows(), rt.batch_rows)
 register(BatchUnbroadcast(), rt.batch_unbroadcast)
-register(SumVjpPerExample(), sum_vjp_per_example)
+register_compiled_form(SumVjpPerExample(), sum_vjp_per_example)
 register(MoveAxis(), np.moveaxis)

@@ -32,7 +32,7 @@ from llvmlite import ir as ll
 from . import arrays as A
 from . import scalars as S
 from . import types as T
-from .calls import TABLE, register
+from .calls import TABLE, register, register_compiled_form
 from .ops_build import Reshape
 
 
@@ -278,10 +278,10 @@ def max_vjp_per_example(g, ans, x):
     return rt.max_vjp(g, ans, x, rt.batch_axes(x))
 
 
-register(TransposePerExample(), transpose_per_example)
+register_compiled_form(TransposePerExample(), transpose_per_example)
 register(TransposeAxes(), rt.batch_transpose_axes)
-register(MeanVjpPerExample(), mean_vjp_per_example)
-register(MaxVjpPerExample(), max_vjp_per_example)
+register_compiled_form(MeanVjpPerExample(), mean_vjp_per_example)
+register_compiled_form(MaxVjpPerExample(), max_vjp_per_example)
 register(PerExampleShape(), rt.batch_len, rt.batch_ndim, rt.batch_size_of)
 class AnyAll:
     def type(self, fn, types, kw, loc):

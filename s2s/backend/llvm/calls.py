@@ -52,6 +52,20 @@ def register(handler, *fns):
     return handler
 
 
+#: why a compiled-only form has no jvp/vjp/vmap (``s2s rules`` shows it)
+COMPILED_FORM = ("a form the LLVM backend's rewrites make of a helper call (batch/jit_compose); "
+                 "no transform meets it")
+
+
+def register_compiled_form(handler, *fns):
+    """``register`` for functions that exist only as the LLVM backend's own rewrite of a
+    helper call: they get a lowering and a stated reason for having no other mode."""
+    from ...rules.registry import defno_mode
+    for mode in ("jvp", "vjp", "vmap"):
+        defno_mode(mode, COMPILED_FORM, *fns)
+    return register(handler, *fns)
+
+
 def overload(family, handler, fn):
     """Let ``handler`` take over calls of ``fn`` whose operands are of ``family``'s kind
     (one of ``OVERLOAD_FAMILIES``); it hands every other call to ``handler.inner``.
