@@ -5,9 +5,18 @@ import linecache
 import traceback
 
 import numpy as np
+import pytest
 
 import s2s
 from s2s.frontend.registered import lines_of, register
+
+
+@pytest.fixture(autouse=True)
+def _restore_linecache():
+    """These tests clear ``linecache``; other tests' made-up files are put back after."""
+    saved = dict(linecache.cache)
+    yield
+    linecache.cache.update(saved)
 
 
 def test_a_rule_defined_before_the_cache_was_cleared_is_read_after():
