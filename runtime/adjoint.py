@@ -312,6 +312,11 @@ def grad_seed(out, holomorphic=False):
     if is_record(out):
         raise TypeError("Gradient only defined for scalar-output functions. Output was a "
                         f"{type(out).__name__}.")
+    if isinstance(out, (list, tuple)):
+        raise TypeError("Gradient only defined for scalar-output functions. Output was a "
+                        f"{type(out).__name__} of {len(out)}.")
+    if not isinstance(out, (numbers.Number, np.generic, np.ndarray)):
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {out!r}.")
     shape = np.shape(out)
     if shape != ():
         raise TypeError(

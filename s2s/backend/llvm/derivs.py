@@ -40,13 +40,37 @@ def _scalar_of(t):
     return t.elem if isinstance(t, T.Array) else t
 
 
+def _example_of(t):
+    """``(value,)``: a value of the type ``t`` (a number, None or a constant), else None."""
+    if isinstance(t, T.Scalar):
+        return (t.python()(0),)
+    if isinstance(t, T.NoneType):
+        return (None,)
+    if isinstance(t, T.Static):
+        return (t.value,)
+    if isinstance(t, T.ListLiteral):
+        return ([None] * len(t.items),)
+    if T.plain_tuple(t):
+        return ((None,) * len(t.items),)
+    return None
+
+
 class GradSeed:
+    """``grad_seed(out)``: 1 of a real scalar or 0-d array ``out``; for any output grad
+    refuses, the same TypeError as Python mode (``rt.grad_seed``)."""
+
     def type(self, fn, types, kw, loc):
         t = types[0]
         if isinstance(t, T.Scalar) and t.dtype in ("f4", "f8"):
             return t
         if isinstance(t, T.Array) and t.ndim == 0 and t.dtype in ("f4", "f8"):
             return t  # a 0-d array output: its seed is a 0-d array holding 1
+        if isinstance(t, T.Array) and t.ndim > 0 and not kw and len(types) == 1:
+            raise TypeError("Gradient only defined for scalar-output functions. Output was an "
+                            f"array of {t.ndim} {'axis' if t.ndim == 1 else 'axes'}.")
+        example = _example_of(t)
+        if example is not None and not kw and len(types) == 1:
+            rt.grad_seed(example[0])  # the TypeError Python mode raises for such an output
         return None
 
     def lower(self, L, fn, vals, kw, rtype):
