@@ -265,6 +265,6 @@ __all__ += ["stop_gradient"]
 
 # psi and its derivatives in numpy alone (the rules of math.lgamma and math.gamma)
 from . import special  # noqa: E402
-from .special import digamma, gamma, lgamma, polygamma  # noqa: E402
+from .special import digamma, erf, erfc, gamma, lgamma, polygamma  # noqa: E402
 
-__all__ += ["digamma", "gamma", "lgamma", "polygamma"]
+__all__ += ["digamma", "erf", "erfc", "gamma", "lgamma", "polygamma"]

@@ -111,3 +111,25 @@ def gamma(x):
     """``math.gamma`` elementwise (its ``ValueError`` at the poles too)."""
     out = np.asarray(_GAMMA(np.asarray(x, dtype=np.float64)), dtype=np.float64)
     return out[()] if out.ndim == 0 else out
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _float_elementwise(f, x):
+    """``f`` of each element of ``x``, in ``x``'s float type (float64 for other types)."""
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    out = np.asarray(f(x.astype(np.float64)), dtype=dtype)
+    return out[()] if out.ndim == 0 else out
+
+
+def erf(x):
+    """``math.erf`` elementwise (what batched code calls in its place)."""
+    return _float_elementwise(_ERF, x)
+
+
+def erfc(x):
+    """``math.erfc`` elementwise (what batched code calls in its place)."""
+    return _float_elementwise(_ERFC, x)

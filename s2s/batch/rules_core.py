@@ -47,6 +47,8 @@ _MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
     ("degrees", "degrees"), ("radians", "radians"), ("copysign", "copysign"),
     ("fmod", "fmod"), ("modf", "modf"), ("frexp", "frexp"), ("ldexp", "ldexp"),
     ("nextafter", "nextafter"))}
+_MATH_TO_NP.update({getattr(math, n): getattr(np, n) for n in ("cbrt", "exp2")
+                    if hasattr(math, n)})  # Python >= 3.11
 _MATH_TO_NP.update({builtins.float: np.float64, builtins.int: np.int64,
                     builtins.complex: np.complex128, builtins.bool: np.bool_,
                     builtins.abs: np.absolute, builtins.pow: np.power,

@@ -21,14 +21,14 @@ primitives only, since s2s reads no helper of its own package).
 
 ``ELEMENTWISE`` lists the primitives here that act elementwise (numpy broadcasting), for
 the batching table; ``MATH_ELEMENTWISE`` the elementwise runtime forms (``rt.lgamma``,
-``rt.gamma``) of ``math`` functions that numpy lacks.
+``rt.gamma``, ``rt.erf``, ``rt.erfc``) of ``math`` functions that numpy lacks.
 """
 import math
 
 import numpy as np
 
-from s2s_runtime import (broadcast_like, digamma, gamma, lgamma, polygamma, stop_gradient,
-                         unbroadcast)
+from s2s_runtime import (broadcast_like, digamma, erf, erfc, gamma, lgamma, polygamma,
+                         stop_gradient, unbroadcast)
 
 from .registry import defimplementation, defjvp, defvjp
 
@@ -42,14 +42,19 @@ defvjp(lgamma, lambda g, ans, x: g * digamma(x))
 defjvp(lgamma, lambda t, ans, x: t * digamma(x))
 defvjp(gamma, lambda g, ans, x: g * ans * digamma(x))
 defjvp(gamma, lambda t, ans, x: t * ans * digamma(x))
+# erf' = 2/sqrt(pi) exp(-x^2), erfc' = -erf'; the forms batched code calls for math.erf(c)
+defvjp(erf, lambda g, ans, x: g * (2.0 / np.sqrt(np.pi)) * np.exp(-x * x))
+defjvp(erf, lambda t, ans, x: t * (2.0 / np.sqrt(np.pi)) * np.exp(-x * x))
+defvjp(erfc, lambda g, ans, x: -g * (2.0 / np.sqrt(np.pi)) * np.exp(-x * x))
+defjvp(erfc, lambda t, ans, x: -t * (2.0 / np.sqrt(np.pi)) * np.exp(-x * x))
 defvjp(digamma, lambda g, ans, x: g * polygamma(1, x))
 defjvp(digamma, lambda t, ans, x: t * polygamma(1, x))
 defvjp(polygamma, None, lambda g, ans, n, x: unbroadcast(g * polygamma(n + 1, x), x))
 defjvp(polygamma, None, lambda t, ans, n, x: broadcast_like(t * polygamma(n + 1, x), ans))
 
-ELEMENTWISE = [digamma, polygamma, lgamma, gamma]
+ELEMENTWISE = [digamma, polygamma, lgamma, gamma, erf, erfc]
 #: math functions and the elementwise s2s_runtime function batched code calls instead
-MATH_ELEMENTWISE = {math.lgamma: lgamma, math.gamma: gamma}
+MATH_ELEMENTWISE = {math.lgamma: lgamma, math.gamma: gamma, math.erf: erf, math.erfc: erfc}
 
 
 # --- implementations of scipy.special's reductions ----------------------------------------

@@ -6,8 +6,6 @@ the transform says."""
 
 NO_VMAP = {
     'complex(x, y).real * complex(x, y).imag': 'TypeError: only 0-dimensional arrays can be conv',
-    'math.erf(x)': 'no batching rule',
-    'math.erfc(x)': 'no batching rule',
     'np.append(x, y)': 'no batching rule',
     'np.array_split(x, 3)': 'no batching rule',
     'np.asanyarray(x)': 'no batching rule',
@@ -91,8 +89,6 @@ NO_VMAP = {
     'math.remainder(x, y)': 'BatchingError: vmap: no batching rule for math.remainder (called on a ',
     'math.fsum([x, y, x * y])': 'BatchingError: vmap: no batching rule for math.fsum (called on a value',
     'tuple([x, y])': 'BatchingError: vmap: no batching rule for tuple (called on a value tha',
-    'math.cbrt(x)': 'BatchingError: vmap: no batching rule for math.cbrt (called on a value',
-    'math.exp2(x)': 'BatchingError: vmap: no batching rule for math.exp2 (called on a value',
 }
 
 NO_JIT = {

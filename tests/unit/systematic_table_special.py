@@ -22,6 +22,7 @@ CASES += scalar("math.lgamma(-0.5 * x)", "p")  # negative non-integers: log|Gamm
 CASES += scalar("math.gamma(x)", "p") + scalar("math.gamma(x)", "g")
 CASES += unary("rt.digamma(x)", "p", shapes=(S, V, M)) + unary("rt.lgamma(x)", "p", shapes=(V,))
 CASES += unary("rt.gamma(x)", "p", shapes=(V,))
+CASES += unary("rt.erf(x)", shapes=(S, V)) + unary("rt.erfc(x)", shapes=(V,))
 CASES += unary("rt.digamma(-0.3 - 0.4 * x)", "p", shapes=(V,))  # reflection branch
 CASES += unary("rt.polygamma(1, x)", "p", shapes=(S, V)) + unary("rt.polygamma(3, x)", "g",
                                                                    shapes=(V,))

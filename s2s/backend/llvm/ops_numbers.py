@@ -8,6 +8,7 @@ import operator
 
 import numpy as np
 from llvmlite import ir as ll
+import s2s_runtime as rt
 
 
 from . import arrays as A
@@ -162,7 +163,8 @@ _NP_MATH = {np.sqrt: "sqrt", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.exp
             np.cosh: "cosh", np.arcsin: "asin", np.arccos: "acos", np.arctan: "atan",
             np.arcsinh: "asinh", np.arccosh: "acosh", np.arctanh: "atanh", np.log1p: "log1p",
             np.expm1: "expm1", np.floor: "floor", np.ceil: "ceil", np.trunc: "trunc",
-            np.exp2: "exp2", np.cbrt: "cbrt", np.rint: "rint"}
+            np.exp2: "exp2", np.cbrt: "cbrt", np.rint: "rint",
+            rt.erf: "erf", rt.erfc: "erfc"}  # rt: what batched code calls for math.erf(c)
 _MATH_INT = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
 
 
