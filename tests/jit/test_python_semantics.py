@@ -234,3 +234,34 @@ def test_error_in_compiled_derivative_names_the_users_line():
     with pytest.raises(IndexError) as info:
         s2s.jit(s2s.grad(read))(np.ones(3), 7)
     assert_located(info.value, read, "a[i] + 1.0")
+
+
+# -- the math module's errors: CPython's rule (a nan from numbers: ValueError; an infinite
+# result of finite numbers: OverflowError where it overflows, ValueError at a pole) ------
+MATH_POINTS = [
+    (math.acos, (2.0,)), (math.asin, (-1.5,)), (math.acosh, (0.5,)), (math.atanh, (1.0,)),
+    (math.atanh, (0.5,)), (math.log1p, (-1.0,)), (math.log10, (0.0,)), (math.log2, (-1.0,)),
+    (math.exp, (1000.0,)), (math.exp, (-1000.0,)), (math.expm1, (800.0,)),
+    (math.cosh, (1000.0,)), (math.sinh, (-1000.0,)), (math.gamma, (0.0,)),
+    (math.gamma, (-2.0,)), (math.gamma, (200.0,)), (math.gamma, (-2.5,)),
+    (math.lgamma, (0.0,)), (math.lgamma, (-3.0,)), (math.lgamma, (1e308,)),
+    (math.lgamma, (2.5,)), (math.sin, (math.inf,)), (math.exp, (math.nan,)),
+    (math.exp, (math.inf,)), (math.pow, (10.0, 400.0)), (math.pow, (0.0, -1.0)),
+    (math.pow, (-8.0, 1 / 3)), (math.pow, (math.inf, 2.0)), (math.pow, (math.nan, 0.0)),
+    (math.pow, (-2.0, 3.0)), (math.fmod, (1.0, 0.0)), (math.fmod, (math.inf, 1.0)),
+    (math.fmod, (5.0, math.inf)), (math.fmod, (-5.5, 2.0)),
+]
+
+
+@pytest.mark.parametrize("fn, args", MATH_POINTS,
+                         ids=[f"{f.__name__}{a}" for f, a in MATH_POINTS])
+def test_math_functions_raise_what_python_raises(fn, args):
+    call = (lambda x: fn(x)) if len(args) == 1 else (lambda x, y: fn(x, y))
+    try:
+        expected = fn(*args)
+    except (ValueError, OverflowError) as exc:
+        with pytest.raises(type(exc), match=str(exc)):
+            s2s.jit(call)(*args)
+    else:
+        got = s2s.jit(call)(*args)  # (CPython has its own gamma/lgamma: a few ulps apart)
+        assert math.isclose(got, expected, rel_tol=1e-14) or (math.isnan(got) and math.isnan(expected))

@@ -166,6 +166,35 @@ _NP_MATH = {np.sqrt: "sqrt", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.exp
             np.exp2: "exp2", np.cbrt: "cbrt", np.rint: "rint",
             rt.erf: "erf", rt.erfc: "erfc"}  # rt: what batched code calls for math.erf(c)
 _MATH_INT = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
+#: math functions whose infinite result from a finite argument is an overflow
+#: (``OverflowError``), not a pole (``ValueError``): CPython's ``can_overflow``
+_CAN_OVERFLOW = {math.exp, math.expm1, math.cosh, math.sinh}
+_POLES_AT_NONPOSITIVE_INTEGERS = {math.gamma, math.lgamma}
+
+
+def python_math_errors(L, fn, x, y):
+    """Raise what CPython's ``math`` module raises for ``y = fn(x)`` (f8 values):
+    ``ValueError("math domain error")`` for a nan result of a number, and for an infinite
+    result of a finite number ``OverflowError("math range error")`` where that is an
+    overflow (``_CAN_OVERFLOW``; gamma/lgamma away from their poles), else
+    ``ValueError`` (a pole: ``log1p(-1)``, ``atanh(1)``, ``lgamma(0)``)."""
+    b = L.b
+    inf = ll.Constant(T.F64, math.inf)
+    is_nan = b.fcmp_unordered("uno", y, y)
+    x_number = b.fcmp_ordered("ord", x, x)
+    L.check(b.and_(is_nan, x_number), ValueError, "math domain error")
+    y_inf = b.fcmp_ordered("==", S.math1(L, "fabs", y, T.F64T), inf)
+    x_finite = b.fcmp_ordered("<", S.math1(L, "fabs", x, T.F64T), inf)
+    blown = b.and_(y_inf, x_finite)
+    if fn in _POLES_AT_NONPOSITIVE_INTEGERS:
+        pole = b.and_(b.fcmp_ordered("<=", x, ll.Constant(T.F64, 0.0)),
+                      b.fcmp_ordered("==", S.math1(L, "floor", x, T.F64T), x))
+        L.check(b.and_(blown, pole), ValueError, "math domain error")
+        L.check(blown, OverflowError, "math range error")
+    elif fn in _CAN_OVERFLOW:
+        L.check(blown, OverflowError, "math range error")
+    else:
+        L.check(blown, ValueError, "math domain error")
 
 
 class Math1:
@@ -192,6 +221,8 @@ class Math1:
                 L.check(L.b.fcmp_ordered(check, x, ll.Constant(T.F64, 0.0)), ValueError,
                         "math domain error")
             y = S.math1(L, name, x, ft)
+            if fn in _MATH and fn not in (math.sqrt, math.log, math.fabs):
+                python_math_errors(L, fn, x, y)
             return S.int_of_float(L, y, T.F64T) if fn in _MATH_INT else y
 
         return _map(L, vals, rtype, scalar)
@@ -203,6 +234,25 @@ _MATH1 = register(Math1(), *(f for f in _MATH if f is not math.log), *_NP_MATH, 
 _MATH2 = {math.pow: "pow", math.atan2: "atan2", math.hypot: "hypot", math.copysign: "copysign",
           math.fmod: "fmod", np.arctan2: "atan2", np.hypot: "hypot", np.copysign: "copysign",
           np.fmod: "fmod", np.maximum: "maximum", np.minimum: "minimum"}
+
+
+def python_math2_errors(L, fn, a, c, y):
+    """What CPython raises for ``y = math.pow(a, c)`` / ``math.fmod(a, c)`` (f8 values):
+    ``ValueError("math domain error")`` for a nan result of two numbers
+    (``pow(-8, 1/3)``, ``fmod(x, 0)``, ``fmod(inf, x)``); for an infinite ``pow`` of two
+    finite numbers ``ValueError`` when ``a`` is 0 (a pole), else
+    ``OverflowError("math range error")``."""
+    b = L.b
+    inf = ll.Constant(T.F64, math.inf)
+    numbers = b.and_(b.fcmp_ordered("ord", a, a), b.fcmp_ordered("ord", c, c))
+    L.check(b.and_(b.fcmp_unordered("uno", y, y), numbers), ValueError, "math domain error")
+    if fn is math.pow:
+        finite = b.and_(b.fcmp_ordered("<", S.math1(L, "fabs", a, T.F64T), inf),
+                        b.fcmp_ordered("<", S.math1(L, "fabs", c, T.F64T), inf))
+        blown = b.and_(b.fcmp_ordered("==", S.math1(L, "fabs", y, T.F64T), inf), finite)
+        L.check(b.and_(blown, b.fcmp_ordered("==", a, ll.Constant(T.F64, 0.0))), ValueError,
+                "math domain error")
+        L.check(blown, OverflowError, "math range error")
 
 
 class Math2:
@@ -226,7 +276,10 @@ class Math2:
             a, c = (S.convert(L, v, t, ft) for v, t in zip(values, types))
             if name in ("maximum", "minimum"):
                 return S.min_max(L, name[:3], a, c, ft, propagate_nan=True)
-            return S.math2(L, name, a, c, ft)
+            y = S.math2(L, name, a, c, ft)
+            if fn in (math.pow, math.fmod):
+                python_math2_errors(L, fn, a, c, y)
+            return y
 
         return _map(L, vals, rtype, scalar)
 
