@@ -1,6 +1,6 @@
 """Memory that compiled kernels hand back to Python.
 
-A kernel allocates with ``malloc`` (``s2s.backend.llvm.abi``); the blocks of the
+A kernel allocates with ``malloc`` (``s2s.backend.llvm.values.abi``); the blocks of the
 arrays it returns are wrapped here as numpy arrays *without copying*: each
 array's base is a ``NativeBlock`` that calls the C library's ``free`` when the
 last array using the block is gone.  ``array_layout_ok()`` checks, once, that

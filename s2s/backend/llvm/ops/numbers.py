@@ -1,0 +1,282 @@
+"""Arithmetic, comparisons, unary operators, math functions and casts (numbers,
+and elementwise on arrays through ``calls._map``): handlers of ``calls.TABLE``."""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+from llvmlite import ir as ll
+
+
+from ..values import arrays as A
+from ..numerics import reductions as R
+from ..values import scalars as S
+from ..typing import types as T
+from .calls import _arrays, _elem, _lift, _map, _numeric, register
+
+
+# -- arithmetic ------------------------------------------------------------------------
+class Arith:
+    """``a op b`` (operators, their in-place forms and the numpy ufuncs)."""
+
+    def __init__(self, ops):
+        self.ops = ops
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 2 or kw or not _numeric(types):
+            return None
+        op = self.ops[fn]
+        st = S.arith_type(op, _elem(types[0]), _elem(types[1]))
+        if fn in _INPLACE and isinstance(types[0], T.Array):
+            return types[0]
+        return _lift(types, st)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        op = self.ops[fn]
+        st = S.arith_type(op, _elem(vals[0][1]), _elem(vals[1][1]))
+        # Python's errors for an operator on two Python numbers (numpy's inf/nan for numpy
+        # scalars and arrays, whose elements are numpy scalars: never checked there)
+        python = fn in _PYTHON_OPS and st.weak and not isinstance(rtype, T.Array)
+        ints = all(_elem(t).dtype in ("i8", "b1") for _, t in vals)
+
+        def scalar(values, types):
+            a, c = (S.convert(L, v, t, st) for v, t in zip(values, types))
+            return S.binary(L, op, a, c, st, python=python, ints=ints)
+
+        if fn in _INPLACE and isinstance(vals[0][1], T.Array):
+            A.elementwise(L, lambda items: (scalar([v for v, _ in items], [t for _, t in items]),
+                                            st), vals, rtype.dtype, out=vals[0])
+            return vals[0][0]
+        return _map(L, vals, rtype, scalar)
+
+
+_INPLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
+            operator.ifloordiv, operator.imod, operator.ipow}
+#: the operators that keep Python's semantics on Python numbers (``rt.power``, the ``**``
+#: of derivative code, and the numpy ufuncs keep numpy's)
+_PYTHON_OPS = {operator.truediv, operator.floordiv, operator.mod, operator.pow,
+               operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow}
+_NP_ARITH = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "truediv",
+             np.floor_divide: "floordiv", np.remainder: "mod", np.power: "pow"}
+_ARITH = register(Arith({**S.ARITH, **_NP_ARITH}), *S.ARITH, *_NP_ARITH)
+
+
+class DivMod:
+    """``divmod(a, b)`` of two numbers: ``(a // b, a % b)`` (Python's ``ZeroDivisionError``
+    for Python numbers, numpy's values for numpy scalars)."""
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 2 or kw or not all(isinstance(t, T.Scalar) for t in types):
+            return None
+        st = S.arith_type("floordiv", *types)
+        return None if st.dtype == "c16" else T.Tuple((st, st))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        st = rtype.items[0]
+        a, c = (S.convert(L, v, t, st) for v, t in vals)
+        if st.weak:
+            S.check_divisor(L, "divmod", c, st, ints=st.dtype == "i8")
+        q, r = S.int_divmod(L, a, c) if st.dtype == "i8" else S.float_divmod(L, a, c, st)
+        out = ll.Constant(rtype.llvm(), None)
+        return L.b.insert_value(L.b.insert_value(out, q, 0), r, 1)
+
+
+register(DivMod(), builtins.divmod)
+
+
+class Compare:
+    def __init__(self, ops):
+        self.ops = ops
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 2 or kw or not _numeric(types):
+            return None
+        a, c = _elem(types[0]), _elem(types[1])
+        return _lift(types, T.Scalar("b1", a.weak and c.weak and not _arrays(types)))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        st = T.promote(_elem(vals[0][1]), _elem(vals[1][1]))
+
+        def scalar(values, types):
+            a, c = (S.convert(L, v, t, st) for v, t in zip(values, types))
+            return S.compare(L, self.ops[fn], a, c, st)
+
+        return _map(L, vals, rtype, scalar)
+
+
+_NP_COMPARE = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
+               np.equal: "==", np.not_equal: "!="}
+register(Compare({**S.COMPARE, **_NP_COMPARE}), *S.COMPARE, *_NP_COMPARE)
+
+
+class Unary:
+    """``-x``, ``+x``, ``abs(x)``, ``not x`` and their numpy forms."""
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 1 or kw or not _numeric(types):
+            return None
+        t = _elem(types[0])
+        if fn is operator.not_:
+            return None if _arrays(types) else T.BOOL
+        if fn in (abs, np.abs, np.fabs) and t.dtype == "c16":
+            return _lift(types, T.Scalar("f8", t.weak))
+        if fn in (operator.neg, np.negative) and t.dtype == "b1":
+            return None
+        if fn in (operator.neg, operator.pos, abs) and t.dtype == "b1":
+            t = T.Scalar("i8", t.weak)
+        return _lift(types, t)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        et = _elem(rtype)
+
+        def scalar(values, types):
+            v, t = values[0], types[0]
+            if fn is operator.not_:
+                return L.b.not_(S.truth(L, v, t))
+            if t.dtype == "b1" and et.dtype == "i8":
+                v, t = S.convert(L, v, t, et), et
+            if fn in (operator.neg, np.negative):
+                return S.negate(L, v, t)
+            if fn in (abs, np.abs, np.fabs):
+                return S.absolute(L, v, t)
+            return v
+
+        return _map(L, vals, rtype, scalar)
+
+
+register(Unary(), operator.neg, operator.pos, operator.not_, abs, np.abs, np.fabs,
+         np.negative, np.positive)
+
+
+# -- math functions ----------------------------------------------------------------------
+_MATH = {math.sqrt: "sqrt", math.sin: "sin", math.cos: "cos", math.tan: "tan", math.exp: "exp",
+         math.log: "log", math.log2: "log2", math.log10: "log10", math.tanh: "tanh",
+         math.sinh: "sinh", math.cosh: "cosh", math.asin: "asin", math.acos: "acos",
+         math.atan: "atan", math.asinh: "asinh", math.acosh: "acosh", math.atanh: "atanh",
+         math.log1p: "log1p", math.expm1: "expm1", math.erf: "erf", math.erfc: "erfc",
+         math.fabs: "fabs", math.lgamma: "lgamma", math.gamma: "tgamma"}
+_NP_MATH = {np.sqrt: "sqrt", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.exp: "exp",
+            np.log: "log", np.log2: "log2", np.log10: "log10", np.tanh: "tanh", np.sinh: "sinh",
+            np.cosh: "cosh", np.arcsin: "asin", np.arccos: "acos", np.arctan: "atan",
+            np.arcsinh: "asinh", np.arccosh: "acosh", np.arctanh: "atanh", np.log1p: "log1p",
+            np.expm1: "expm1", np.floor: "floor", np.ceil: "ceil", np.trunc: "trunc",
+            np.exp2: "exp2", np.cbrt: "cbrt", np.rint: "rint"}
+_MATH_INT = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
+
+
+class Math1:
+    def type(self, fn, types, kw, loc):
+        if len(types) != 1 or kw or not _numeric(types):
+            return None
+        t = _elem(types[0])
+        if t.dtype == "c16":
+            return None
+        if fn in _MATH:
+            return None if _arrays(types) else T.FLOAT
+        if fn in _MATH_INT:
+            return None if _arrays(types) else T.INT
+        return _lift(types, T.Scalar("f4" if t.dtype == "f4" else "f8"))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        name = _MATH.get(fn) or _NP_MATH.get(fn) or _MATH_INT[fn]
+        ft = T.F64T if fn in _MATH or fn in _MATH_INT else _elem(rtype)
+
+        def scalar(values, types):
+            x = S.convert(L, values[0], types[0], ft)
+            if fn in (math.sqrt, math.log) or name in ("log", "sqrt") and fn in _MATH:
+                check = "<" if name == "sqrt" else "<="
+                L.check(L.b.fcmp_ordered(check, x, ll.Constant(T.F64, 0.0)), ValueError,
+                        "math domain error")
+            y = S.math1(L, name, x, ft)
+            return S.int_of_float(L, y, T.F64T) if fn in _MATH_INT else y
+
+        return _map(L, vals, rtype, scalar)
+
+
+# math.log: ops_more.Elementwise (one argument or two), which hands it one argument here
+_MATH1 = register(Math1(), *(f for f in _MATH if f is not math.log), *_NP_MATH, *_MATH_INT)
+
+_MATH2 = {math.pow: "pow", math.atan2: "atan2", math.hypot: "hypot", math.copysign: "copysign",
+          math.fmod: "fmod", np.arctan2: "atan2", np.hypot: "hypot", np.copysign: "copysign",
+          np.fmod: "fmod", np.maximum: "maximum", np.minimum: "minimum"}
+
+
+class Math2:
+    def type(self, fn, types, kw, loc):
+        if len(types) != 2 or kw or not _numeric(types):
+            return None
+        if any(_elem(t).dtype == "c16" for t in types):
+            return None
+        if fn in (np.maximum, np.minimum):
+            return _lift(types, T.promote(*map(_elem, types)))
+        if fn.__class__ is not np.ufunc:
+            return None if _arrays(types) else T.FLOAT
+        st = T.promote(*map(_elem, types))
+        return _lift(types, T.Scalar("f4" if st.dtype == "f4" else "f8"))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        name = _MATH2[fn]
+        ft = _elem(rtype) if fn.__class__ is np.ufunc else T.F64T
+
+        def scalar(values, types):
+            a, c = (S.convert(L, v, t, ft) for v, t in zip(values, types))
+            if name in ("maximum", "minimum"):
+                return S.min_max(L, name[:3], a, c, ft, propagate_nan=True)
+            return S.math2(L, name, a, c, ft)
+
+        return _map(L, vals, rtype, scalar)
+
+
+register(Math2(), *_MATH2)
+
+
+class MinMax:
+    """Python's ``min``/``max`` of scalars (an array operand: its reduction)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or not types or not all(isinstance(t, T.Scalar) for t in types):
+            if len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim == 1:
+                return types[0].elem
+            return None
+        return T.promote(*types) if len(types) > 1 else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        if len(vals) == 1:
+            return R.min_max_all(L, vals[0][0], vals[0][1], fn.__name__)
+        acc = S.convert(L, vals[0][0], vals[0][1], rtype)
+        for v, t in vals[1:]:
+            acc = S.min_max(L, fn.__name__, acc, S.convert(L, v, t, rtype), rtype)
+        return acc
+
+
+register(MinMax(), builtins.min, builtins.max)
+
+
+class Cast:
+    """``float(x)``, ``int(x)``, ``bool(x)``, ``complex(x)``, ``np.float64(x)``, ..."""
+
+    TARGET = {float: T.FLOAT, int: T.INT, bool: T.BOOL, complex: T.COMPLEX,
+              np.float64: T.Scalar("f8"), np.float32: T.Scalar("f4"),
+              np.int64: T.Scalar("i8"), np.bool_: T.Scalar("b1"),
+              np.complex128: T.Scalar("c16")}
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Scalar):
+            if fn in (np.float64, np.float32, np.int64) and len(types) == 1 \
+                    and isinstance(types[0], T.Array) and not kw:
+                return T.Array(self.TARGET[fn].dtype, types[0].ndim)
+            return None
+        if types[0].dtype == "c16" and fn not in (complex, np.complex128, bool, np.bool_):
+            return None
+        return self.TARGET[fn]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if fn is int and t.dtype in ("f4", "f8"):  # Python's int(): nan, inf raise
+            return S.int_of_float(L, v, t)
+        return S.convert(L, v, t, rtype)
+
+
+register(Cast(), *Cast.TARGET)
