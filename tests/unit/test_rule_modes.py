@@ -69,7 +69,7 @@ def test_forms_made_on_first_use_carry_their_reasons():
     import numpy as np
 
     from s2s import modes
-    from s2s.backend.llvm.batching.helpers import reduce_per_example
+    from s2s.backend.llvm.batching.per_example import reduce_per_example
     m = modes.modes(reduce_per_example(np.prod))
     assert m["jit"].status != "no" and all(m[k].ok and m[k].why for k in ("jvp", "vjp", "vmap"))
 

@@ -209,7 +209,7 @@ def _batch_index_type(it):
 
 def _batch_index(L, idx, it):
     """``(slice(None),) + index``: the same index in every example."""
-    from .helpers import BatchIndex
+    from .axes import BatchIndex
     return BatchIndex().lower(L, None, [(None, None), (idx, it)], {}, _batch_index_type(it))
 
 
@@ -225,7 +225,7 @@ class BatchIndexSetVjpValue:
                 not isinstance(types[0], T.Array):
             return None
         read = self._read_type(types[0], types[1])
-        from .helpers import BatchUnbroadcast
+        from .per_example import BatchUnbroadcast
         return None if read is None else BatchUnbroadcast.type_of(read, types[2], flags[1], loc)
 
     @staticmethod
@@ -237,7 +237,7 @@ class BatchIndexSetVjpValue:
         return T.Array(g.dtype, kept)
 
     def lower(self, L, fn, vals, kw, rtype):
-        from .helpers import BatchUnbroadcast
+        from .per_example import BatchUnbroadcast
         (g, gt), (idx, it), v = vals[:3]
         read = A.getitem(L, g, gt, _batch_index(L, idx, it), _batch_index_type(it))
         return BatchUnbroadcast.sum_to(L, read, v, L.call_atoms[0][4].value, rtype)

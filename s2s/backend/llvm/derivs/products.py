@@ -4,19 +4,27 @@
   ``matmul_vjp_rhs(g, a, b)`` = ``a^T @ g`` (``a g^T`` for a 1-D ``a``), and
   ``dot_vjp(g, a, b, which)`` the same for ``np.dot`` -- 1-D and 2-D operands;
 * ``max_vjp(g, ans, a, axis, keepdims)`` = ``g * (a == ans) / count``: tied extrema
-  share ``g`` (whole array or along one axis).
+  share ``g`` (whole array or along one axis);
+* ``dot_vjp_jvp(t, out, g, a, b, which, wrt)`` (forward mode over a gradient: JVPs of
+  gradients, Hessians): the tangent of ``dot_vjp(g, a, b, which)`` from factor
+  ``wrt``'s tangent ``t``; ``dot_vjp`` is linear in the factor it does not
+  differentiate and ignores the other, so it is ``dot_vjp(g, a <- t, which)`` for
+  ``wrt == 0 != which`` (``b <- t`` for ``wrt == 1``) and zeros like ``out`` for
+  ``wrt == which`` (``s2s_runtime.second_order``).
 """
 from __future__ import annotations
 
 import s2s_runtime as rt
+from s2s_runtime.second_order import dot_vjp_jvp
 
 from ..values import arrays as A
 from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ....errors import UnsupportedSyntaxError
+from ....ir import nodes as ir
 from ..numerics.axis import reduction_axis
-from ..ops.calls import register
+from ..ops.calls import TABLE, register
 from .adjoints import _float_dtype, _scalar_of
 
 
@@ -165,3 +173,39 @@ class MaxVjp:
 
 register(Products(), rt.matmul_vjp_lhs, rt.matmul_vjp_rhs, rt.dot_vjp)
 register(MaxVjp(), rt.max_vjp)
+
+
+def _flags(atoms):
+    """``(which, wrt)`` from the constant atoms after ``t, out, g, a, b``."""
+    consts = [getattr(a, "value", None) for a in atoms[5:7]]
+    consts += [0] * (2 - len(consts))
+    return tuple(c if type(c) is int else None for c in consts)
+
+
+class DotVjpJvp:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if len(types) < 5 or kw:
+            return None
+        which, wrt = _flags(atoms)
+        if which is None or wrt is None:
+            return None
+        if which == wrt:
+            return TABLE[rt.zeros_like].type(rt.zeros_like, [types[1]], {}, loc)
+        t, _, g, a, b = types[:5]
+        factors = (t, b) if wrt == 0 else (a, t)
+        return TABLE[rt.dot_vjp].type(rt.dot_vjp, [g, *factors, T.INT], {}, loc,
+                                      [atoms[2], None, None, ir.Const(which)], {})
+
+    def lower(self, L, fn, vals, kw, rtype):
+        which, wrt = _flags(L.call_atoms[0])
+        if which == wrt:
+            return TABLE[rt.zeros_like].lower(L, rt.zeros_like, [vals[1]], {}, rtype)
+        t, _, g, a, b = vals[:5]
+        factors = (t, b) if wrt == 0 else (a, t)
+        return TABLE[rt.dot_vjp].lower(L, rt.dot_vjp, [g, *factors, (L.const(which, T.INT),
+                                                                     T.INT)], {}, rtype)
+
+
+register(DotVjpJvp(), dot_vjp_jvp)

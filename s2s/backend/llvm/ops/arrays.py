@@ -1,5 +1,5 @@
-"""Tuples, ranges, slices, shapes, indexing, array creation, copies, reductions and
-products: handlers of ``calls.TABLE``."""
+"""Tuples, ranges (and ``reversed`` of one), slices, shapes, indexing, array creation,
+copies, reductions and products: handlers of ``calls.TABLE``."""
 from __future__ import annotations
 
 import operator
@@ -81,6 +81,32 @@ class MakeRange:
 
 
 register(MakeRange(), range)
+
+
+class Reversed:
+    """``reversed(range(...))``: the same numbers, last first."""
+
+    def type(self, fn, types, kw, loc):
+        return T.Range() if not kw and len(types) == 1 and isinstance(types[0], T.Range) else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        r = vals[0][0]
+        start, stop, step = (b.extract_value(r, k) for k in range(3))
+        up = b.icmp_signed(">", step, A.ZERO)
+        span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+        mag = b.select(up, step, b.neg(step))
+        n = b.sdiv(b.add(span, b.sub(mag, A.ONE)), mag)
+        n = b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)
+        last = b.add(start, b.mul(b.sub(n, A.ONE), step))
+        new_stop = b.sub(last, b.mul(n, step))
+        out = ll.Constant(rtype.llvm(), None)
+        for k, v in enumerate((last, new_stop, b.neg(step))):
+            out = b.insert_value(out, v, k)
+        return out
+
+
+register(Reversed(), reversed)
 
 
 class MakeSlice:

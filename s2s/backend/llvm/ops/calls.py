@@ -276,8 +276,6 @@ def exception_instance(fn, args, loc):
 
 
 # the handlers register themselves in TABLE
-from . import numbers as ops_numbers, arrays as ops_arrays, ops_more, build as ops_build
-from ..batching import helpers as batching  # noqa: E402,F401  registration
-from . import linalg as ops_linalg, norm as ops_norm
-from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg and its derivatives' helpers
-from . import printing  # noqa: E402,F401  print(...) at run time
+from . import numbers, arrays, build, linalg, norm, printing  # noqa: E402,F401
+from ..batching import axes, masks, per_example, indexing, values  # noqa: E402,F401
+from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers
