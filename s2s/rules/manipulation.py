@@ -1,4 +1,5 @@
-"""More structural numpy functions: rolls, flips and rotations, triangles, promotions,
+"""numpy's array-manipulation routines beyond ``shape.py``'s core, and other functions
+linear in their array arguments: rolls, flips and rotations, triangles, promotions,
 joins and splits, gathers (take_along_axis, select, delete, extract, compress, partition,
 resize, sort_complex), pad, append, trapezoid, logspace, geomspace, vander, interp,
 np.astype, row_stack, gradient, insert, meshgrid, broadcast_arrays.
