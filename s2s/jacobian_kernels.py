@@ -160,7 +160,7 @@ def finish(func: ir.Function, name, params, block, result):
 def jacrev_ir(transform, values, nums, single):
     """``(kernel IR, free variables)``; ``transform`` is ``vjp`` of ``f`` with tuple
     ``argnums`` ``nums``."""
-    from .backend.llvm.lower.stacks import _is_push
+    from .backend.llvm.lower.stacks import is_push
     fwd, bwd, freevars = transform.split_ir(values)
     body = list(fwd.body)
     ret, pair, res = body[-1], body[-2], body[-3]
@@ -181,8 +181,8 @@ def jacrev_ir(transform, values, nums, single):
     b.stmts += primal
     if isinstance(value, ir.Const):
         value = b.call(operator.pos, value)
-    tapes = [n for n in residuals if any(_is_push(s, n) for s in ir.walk(primal))]
-    if any(_is_push(s, n) for n in tapes for s in ir.walk(bwd.body)):
+    tapes = [n for n in residuals if any(is_push(s, n) for s in ir.walk(primal))]
+    if any(is_push(s, n) for n in tapes for s in ir.walk(bwd.body)):
         raise UnsupportedSyntaxError(  # a rewound tape must only be popped
             "jit(jacrev): the adjoint sweep records on the forward sweep's tape; this "
             "function's Jacobian is not compiled (call jacrev without jit)", fwd.loc)

@@ -195,7 +195,7 @@ class BatchShape:
             items = list(_leaves(L, [(x, xt)]))
             dims = A.shape_list(L, *items[0])
             for v, t in items[1:]:
-                L.check(A._differs(L, A.shape_list(L, v, t), dims), ValueError,
+                L.check(A.differs(L, A.shape_list(L, v, t), dims), ValueError,
                         "vmap: the shape of a tuple of arrays of different shapes")
             dims = [A.i64(len(items))] + dims[1:]
         else:
@@ -388,7 +388,7 @@ class BatchArray:
         items = [(b.extract_value(tup, j), t) for j, t in enumerate(tt.items)]
         shape = A.shape_list(L, *items[0])
         for v, t in items[1:]:
-            L.check(A._differs(L, A.shape_list(L, v, t), shape), ValueError,
+            L.check(A.differs(L, A.shape_list(L, v, t), shape), ValueError,
                     "vmap: np.array of items of different shapes")
         out = A.allocate(L, rtype, shape[:1] + [A.i64(len(items))] + shape[1:])
         for j, (v, t) in enumerate(items):

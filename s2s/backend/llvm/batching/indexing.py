@@ -24,7 +24,7 @@ from llvmlite import ir as ll
 from ..values import arrays as A
 from ..typing import types as T
 from ..ops.calls import register
-from ..ops.arrays import _index_types
+from ..ops.arrays import index_types
 
 
 def _items(t):
@@ -42,7 +42,7 @@ def _per_example_index(index_t, batched):
         else:
             items.append(t)
     out = T.Tuple(tuple(items)) if isinstance(index_t, T.Tuple) else items[0]
-    return out if _index_types(out) is not None else None
+    return out if index_types(out) is not None else None
 
 
 def _flags(atoms):
@@ -138,7 +138,7 @@ class BatchGather:
         et = _per_example_index(index, True)
         if et is None or len(_items(et)) > per:
             return None
-        kept = per - sum(1 for p in _index_types(et) if p == "int")
+        kept = per - sum(1 for p in index_types(et) if p == "int")
         return T.Array(x.dtype, kept + 1)
 
     def lower(self, L, fn, vals, kw, rtype):
@@ -193,7 +193,7 @@ class BatchReadChecked:
             return None
         et = _per_example_index(types[1], False)
         if et is None or len(_items(et)) != types[0].ndim - 1 or \
-                any(p != "int" for p in _index_types(et)):
+                any(p != "int" for p in index_types(et)):
             return None
         return T.Array(types[0].dtype, 1)
 
@@ -233,7 +233,7 @@ class BatchIndexSetVjpValue:
         et = _per_example_index(index, False)
         if et is None or len(_items(et)) > g.ndim - 1:
             return None
-        kept = g.ndim - sum(1 for p in _index_types(et) if p == "int")
+        kept = g.ndim - sum(1 for p in index_types(et) if p == "int")
         return T.Array(g.dtype, kept)
 
     def lower(self, L, fn, vals, kw, rtype):

@@ -43,16 +43,16 @@ from ..numerics.axis import reduction_axis, spread_axis
 from ..ops.calls import register
 from ..ops.arrays import GetItem
 from ..ops.arrays import Reversed
-from ..ops.numbers import _ARITH
+from ..ops.numbers import ARITHMETIC
 
 _FLOAT = ("f4", "f8", "c16")
 
 
-def _float_dtype(code):
+def float_dtype(code):
     return code if code in _FLOAT else "f8"
 
 
-def _scalar_of(t):
+def scalar_of(t):
     return t.elem if isinstance(t, T.Array) else t
 
 
@@ -80,7 +80,7 @@ class Unbroadcast:
             return g
         if not (isinstance(g, (T.Scalar, T.Array)) and isinstance(x, (T.Scalar, T.Array))):
             return None
-        ge, xe = _scalar_of(g), _scalar_of(x)
+        ge, xe = scalar_of(g), scalar_of(x)
         code = xe.dtype if xe.dtype in _FLOAT else ge.dtype
         if ge.dtype == "c16" and xe.dtype != "c16":
             code = "f8" if xe.dtype not in ("f4",) else "f4"
@@ -106,13 +106,13 @@ class Unbroadcast:
 
 
 def _real(L, v, t, rtype):
-    if t.dtype == "c16" and _scalar_of(rtype).dtype != "c16":
+    if t.dtype == "c16" and scalar_of(rtype).dtype != "c16":
         return L.b.extract_value(v, 0)
     return v
 
 
 def _real_t(t, rtype):
-    if t.dtype == "c16" and _scalar_of(rtype).dtype != "c16":
+    if t.dtype == "c16" and scalar_of(rtype).dtype != "c16":
         return T.F64T
     return t
 
@@ -123,7 +123,7 @@ def sum_to_shape(L, g, gt, x, xt, rtype):
     if gt.ndim > xt.ndim or gt != rtype:
         differs = ll.Constant(T.I1, 1)
     else:
-        differs = A._differs(L, A.shape_list(L, g, gt), A.shape_list(L, x, xt))
+        differs = A.differs(L, A.shape_list(L, g, gt), A.shape_list(L, x, xt))
     result_slot = L.entry_alloca(rtype.llvm())
     with b.if_else(differs) as (then, otherwise):
         with then:
@@ -165,7 +165,7 @@ class SumVjp:
         if not isinstance(a, T.Array):
             return None
         axis, keepdims = reduction_axis(fn, atoms, kw_atoms or {}, a.ndim, loc, vjp=True)
-        code = _float_dtype(a.dtype) if _scalar_of(g).dtype != "c16" else "c16"
+        code = float_dtype(a.dtype) if scalar_of(g).dtype != "c16" else "c16"
         if axis is None and not keepdims:
             return T.Array(code, a.ndim) if isinstance(g, T.Scalar) else None
         if not isinstance(g, T.Array):
@@ -206,7 +206,7 @@ class ZerosLike:
         if isinstance(t, T.Scalar):
             return t
         if isinstance(t, T.Array):
-            return T.Array(_float_dtype(t.dtype), t.ndim)
+            return T.Array(float_dtype(t.dtype), t.ndim)
         if isinstance(t, T.NoneType):
             return t
         if isinstance(t, T.Tuple):
@@ -243,7 +243,7 @@ class GetitemVjp:
             return None if None in items else T.Tuple(tuple(items))
         if not isinstance(x, T.Array):
             return None
-        return T.Array(_float_dtype(x.dtype), x.ndim)
+        return T.Array(float_dtype(x.dtype), x.ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         (g, gt), (x, xt), (idx, it) = vals
@@ -318,7 +318,7 @@ class AddCotangents:
             return c
         if isinstance(c, T.NoneType):
             return a
-        return _ARITH.type(__import__("operator").add, types, kw, loc)
+        return ARITHMETIC.type(__import__("operator").add, types, kw, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, at), (c, ct) = vals
@@ -326,7 +326,7 @@ class AddCotangents:
             return c
         if isinstance(ct, T.NoneType):
             return a
-        return _ARITH.lower(L, __import__("operator").add, vals, kw, rtype)
+        return ARITHMETIC.lower(L, __import__("operator").add, vals, kw, rtype)
 
 
 class UnpackVjp:
@@ -359,7 +359,7 @@ class Densify:
     leaves of ``like``) replaced by zeros shaped like ``like``."""
 
     def _type(self, ct, like):
-        integral = isinstance(like, (T.Scalar, T.Array)) and _scalar_of(like).dtype in ("i8", "b1")
+        integral = isinstance(like, (T.Scalar, T.Array)) and scalar_of(like).dtype in ("i8", "b1")
         if isinstance(ct, T.NoneType) or integral:
             return ZerosLike().type(None, [like], {}, None)
         if isinstance(ct, T.Tuple) and isinstance(like, T.Tuple) \
@@ -373,7 +373,7 @@ class Densify:
 
     def _lower(self, L, ct, cty, like, liket, rtype):
         integral = isinstance(liket, (T.Scalar, T.Array)) and \
-            _scalar_of(liket).dtype in ("i8", "b1")
+            scalar_of(liket).dtype in ("i8", "b1")
         if isinstance(cty, T.NoneType) or integral:
             return ZerosLike().lower(L, None, [(like, liket)], {}, rtype)
         if isinstance(cty, T.Tuple) and isinstance(liket, T.Tuple):
@@ -402,7 +402,7 @@ class BroadcastLike:
             return t if isinstance(t, T.Scalar) else None
         if isinstance(t, T.Array) and t.ndim > ans.ndim:
             return None
-        return T.Array(_scalar_of(t).dtype, ans.ndim)
+        return T.Array(scalar_of(t).dtype, ans.ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         (t, tt), (ans, anst) = vals
@@ -411,7 +411,7 @@ class BroadcastLike:
         b = L.b
         slot = L.entry_alloca(rtype.llvm())
         if isinstance(tt, T.Array) and tt.ndim == anst.ndim:
-            differs = A._differs(L, A.shape_list(L, t, tt), A.shape_list(L, ans, anst))
+            differs = A.differs(L, A.shape_list(L, t, tt), A.shape_list(L, ans, anst))
         else:
             differs = ll.Constant(T.I1, 1)
         with b.if_else(differs) as (then, otherwise):
@@ -432,7 +432,7 @@ class AddAt:
             return GetitemVjp().type(fn, [g, x, index], kw, loc)
         if not (isinstance(acc, T.Array) and isinstance(x, T.Array) and acc.ndim == x.ndim):
             return None
-        g_elem = _scalar_of(g)
+        g_elem = scalar_of(g)
         if not isinstance(g_elem, T.Scalar) or (g_elem.dtype == "c16" and acc.dtype != "c16"):
             return None
         return acc
@@ -469,7 +469,7 @@ class ClipSelected:
                    for t in types[1:3]):
             return None
         which = getattr(atoms[3], "value", None) if len(atoms) == 4 else None
-        if which not in (0, 1, 2) or _scalar_of(types[0]).dtype == "c16":
+        if which not in (0, 1, 2) or scalar_of(types[0]).dtype == "c16":
             return None
         return T.Array("f8", types[0].ndim) if isinstance(types[0], T.Array) else T.F64T
 

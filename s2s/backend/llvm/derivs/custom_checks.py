@@ -51,7 +51,7 @@ def _same_structure(a, b) -> bool:
 def _check_shapes(L, a, at, b, bt, message):
     """Raise ``ValueError(message)`` at run time where array leaves' shapes differ."""
     if isinstance(at, T.Array) and isinstance(bt, T.Array):
-        differs = A._differs(L, A.shape_list(L, a, at), A.shape_list(L, b, bt))
+        differs = A.differs(L, A.shape_list(L, a, at), A.shape_list(L, b, bt))
         L.check(differs, ValueError, message.replace("{", "{{").replace("}", "}}"))
     elif isinstance(at, T.Tuple):
         for k, (x, y) in enumerate(zip(at.items, bt.items)):

@@ -32,12 +32,12 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ..ops.calls import register
-from ..ops.linalg import _RUNTIME, constant
+from ..ops.linalg import RUNTIME, constant
 
 
 def _consts(name, atoms, types, loc):
     values = [constant(a, t) for a, t in zip(atoms, types)]
-    if any(v is _RUNTIME for v in values):
+    if any(v is RUNTIME for v in values):
         raise UnsupportedSyntaxError(f"jit: {name} with an axis that is not a constant", loc)
     return values
 
@@ -223,7 +223,7 @@ class ConjLower:
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         if kw or len(types) != 2 or not isinstance(types[0], T.Array) or types[0].ndim < 2:
             return None
-        if constant(atoms[1], types[1]) is _RUNTIME:
+        if constant(atoms[1], types[1]) is RUNTIME:
             raise UnsupportedSyntaxError("jit: cholesky with upper= that is not a constant", loc)
         return types[0]
 

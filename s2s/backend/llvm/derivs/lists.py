@@ -27,8 +27,8 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from .adjoints import Unbroadcast
-from ..ops.lists import ListOp, _as_list, _at, _ct, _is_list, _listish, _number
-from ..ops.lists import _wrap as _wrap_list
+from ..ops.lists import (ListOp, as_list, cotangent_type, is_list, is_number, list_at, listish,
+                         overload_lists)
 
 # -- cotangents --------------------------------------------------------------------------------
 class FromArray(ListOp):
@@ -36,7 +36,7 @@ class FromArray(ListOp):
 
     def ltype(self, fn, types, loc):
         g = types[0]
-        return _ct(types[1]) if isinstance(g, T.Array) and g.ndim == 1 else None
+        return cotangent_type(types[1]) if isinstance(g, T.Array) and g.ndim == 1 else None
 
     def llower(self, L, fn, vals, rtype):
         return Li.from_array(L, *vals[0], rtype)
@@ -47,8 +47,8 @@ class Filled(ListOp):
 
     def ltype(self, fn, types, loc):
         if fn is rt.zeros_like:
-            return _ct(types[0])
-        return T.List(T.promote(types[0], _ct(types[1]).elem)) if _number(types[0]) else None
+            return cotangent_type(types[0])
+        return T.List(T.promote(types[0], cotangent_type(types[1]).elem)) if is_number(types[0]) else None
 
     def llower(self, L, fn, vals, rtype):
         like = vals[0] if fn is rt.zeros_like else vals[1]
@@ -88,13 +88,13 @@ class Scatter(ListOp):
 
     def ltype(self, fn, types, loc):
         acc, g, lt, it = ([T.NONE] + types) if fn is rt.getitem_vjp else types
-        if not (_number(it) or isinstance(it, T.Slice)):
+        if not (is_number(it) or isinstance(it, T.Slice)):
             return None
-        ge = Li.elem_of(g) if isinstance(it, T.Slice) and _is_list(g) else g
-        if not _number(ge):
+        ge = Li.elem_of(g) if isinstance(it, T.Slice) and is_list(g) else g
+        if not is_number(ge):
             return None
-        base = _ct(lt) if isinstance(acc, T.NoneType) else acc
-        if not _is_list(base):
+        base = cotangent_type(lt) if isinstance(acc, T.NoneType) else acc
+        if not is_list(base):
             return None
         return T.List(T.promote(Li.elem_of(base), ge))
 
@@ -110,7 +110,7 @@ class Add(ListOp):
         a, c = types
         if isinstance(a, T.NoneType) or isinstance(c, T.NoneType):
             return c if isinstance(a, T.NoneType) else a
-        if not (_is_list(a) and _is_list(c)):
+        if not (is_list(a) and is_list(c)):
             return None
         return T.List(T.promote(Li.elem_of(a), Li.elem_of(c)))
 
@@ -135,19 +135,19 @@ class Densify(ListOp):
     def ltype(self, fn, types, loc):
         ct, like = types
         if isinstance(ct, T.NoneType) or Li.elem_of(like).dtype in ("i8", "b1"):
-            return _ct(like)
-        return _listish(ct)
+            return cotangent_type(like)
+        return listish(ct)
 
     def llower(self, L, fn, vals, rtype):
         (ct, ctt), (like, liket) = vals
         if isinstance(ctt, T.NoneType) or Li.elem_of(liket).dtype in ("i8", "b1"):
             return Filled(None).llower(L, rt.zeros_like, [(like, liket)], rtype)
-        v, t = _as_list(L, ct, ctt)
+        v, t = as_list(L, ct, ctt)
         return v if t == rtype else Li.convert_list(L, v, t, rtype)
 
 
 def _numbers(t):
-    return T.plain_tuple(t) and bool(t.items) and all(map(_number, t.items))
+    return T.plain_tuple(t) and bool(t.items) and all(map(is_number, t.items))
 
 
 class ArrayOfItems(ListOp):
@@ -190,7 +190,7 @@ class ArrayJvp(ListOp):
                 return L.b.extract_value(v, 0), T.F64T
             return v, vt
 
-        if _is_list(tt):
+        if is_list(tt):
             data, _, n = Li.fields(L, t)
             out = A.allocate(L, rtype, [n])
             odata, ostrides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
@@ -215,9 +215,9 @@ class SumOfItems(ListOp):
     def ltype(self, fn, types, loc):
         items = [t for t in types[0].items if not isinstance(t, T.NoneType)]
         if fn is rt.sum_builtin_jvp:
-            return types[1] if _number(types[1]) else None
+            return types[1] if is_number(types[1]) else None
         start = types[1] if len(types) > 1 else T.INT
-        return T.promote(start, *items) if _number(start) else None
+        return T.promote(start, *items) if is_number(start) else None
 
     def llower(self, L, fn, vals, rtype):
         (v, t) = vals[0]
@@ -237,7 +237,7 @@ class EachItem(ListOp):
     def ltype(self, fn, types, loc):
         g, x = types
         items = tuple(Unbroadcast().type(None, [g, it], {}, loc) for it in x.items)
-        return None if not _number(g) or None in items else type(x)(items)
+        return None if not is_number(g) or None in items else type(x)(items)
 
     def llower(self, L, fn, vals, rtype):
         (g, gt), (x, xt) = vals
@@ -335,28 +335,28 @@ class ExtremeCt(ListOp):
 
 
 def _wrap(cls, fn, when, *args):
-    _wrap_list(cls, fn, when, *args, family="list derivatives")
+    overload_lists(cls, fn, when, *args, family="list derivatives")
 
 
-_wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (_is_list(ts[0]) or (
+_wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (is_list(ts[0]) or (
     T.plain_tuple(ts[0]) and ts[0].items
-    and all(_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))))
+    and all(is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))))
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
-_wrap(FromArray, rt.array_vjp, _at(1))
+_wrap(FromArray, rt.array_vjp, list_at(1))
 for _fn in (np.array, np.asarray):
     _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
 _wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))
 _wrap(SumOfItems, rt.sum_builtin_jvp, lambda ts: T.plain_tuple(ts[0]) and bool(ts[0].items) and all(
-    _number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
-_wrap(Filled, rt.sum_builtin_vjp, _at(1))
+    is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
+_wrap(Filled, rt.sum_builtin_vjp, list_at(1))
 _wrap(EachItem, rt.sum_builtin_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
 for _fn in (np.shape, np.size, np.ndim):
     _wrap(ShapeOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
-_wrap(Filled, rt.zeros_like, _at(0))
-_wrap(Scatter, rt.getitem_vjp, _at(1))
-_wrap(Scatter, rt.add_at, _at(2))
-_wrap(Add, rt.add, lambda ts: len(ts) == 2 and (_is_list(ts[0]) or _is_list(ts[1])))
-_wrap(Densify, rt.densify, _at(1))
-_wrap(ToTuple, rt.seq_cast, lambda ts: _is_list(ts[0]) and T.plain_tuple(ts[1]))
-_wrap(Densify, rt.seq_cast, _at(1))
-_wrap(ExtremeCt, rt.extreme_ct, _at(1))
+_wrap(Filled, rt.zeros_like, list_at(0))
+_wrap(Scatter, rt.getitem_vjp, list_at(1))
+_wrap(Scatter, rt.add_at, list_at(2))
+_wrap(Add, rt.add, lambda ts: len(ts) == 2 and (is_list(ts[0]) or is_list(ts[1])))
+_wrap(Densify, rt.densify, list_at(1))
+_wrap(ToTuple, rt.seq_cast, lambda ts: is_list(ts[0]) and T.plain_tuple(ts[1]))
+_wrap(Densify, rt.seq_cast, list_at(1))
+_wrap(ExtremeCt, rt.extreme_ct, list_at(1))

@@ -23,7 +23,7 @@ from ....errors import UnsupportedSyntaxError
 from ..values import arrays as A
 from ..values import scalars as S
 from ..typing import types as T
-from ..numerics.axis import _out_index
+from ..numerics.axis import out_index
 from ..ops.calls import register
 from ..ops.norm import norm_options
 
@@ -67,7 +67,7 @@ class NormDerivative:
             if spec.axis is None:
                 c = S.convert(L, A.element(L, v, vt, [A.ZERO] * vt.ndim), vt.elem, et)
                 return lambda idx: c
-            return lambda idx: S.convert(L, A.element(L, v, vt, _out_index(idx, spec.axis,
+            return lambda idx: S.convert(L, A.element(L, v, vt, out_index(idx, spec.axis,
                                                                              spec.keepdims)),
                                          vt.elem, et)
 
@@ -110,7 +110,7 @@ class NormDerivative:
         data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
 
         def add(idx):
-            ptr = A.element_ptr(L, data, strides, _out_index(idx, spec.axis, spec.keepdims), et)
+            ptr = A.element_ptr(L, data, strides, out_index(idx, spec.axis, spec.keepdims), et)
             A.store(L, b.fadd(A.load(L, ptr, et), b.fmul(c_at(idx), t_at(idx))), ptr, et)
 
         A.loop_nest(L, shape, add)
@@ -144,7 +144,7 @@ def _ties(L, x, xt, ans, anst, ans_at, spec, et):
     data, strides = b.extract_value(counts, 0), A.strides_list(L, counts, ct)
 
     def at(idx):
-        return A.element_ptr(L, data, strides, _out_index(idx, spec.axis, spec.keepdims), et)
+        return A.element_ptr(L, data, strides, out_index(idx, spec.axis, spec.keepdims), et)
 
     A.loop_nest(L, shape, lambda idx: A.store(L, b.fadd(A.load(L, at(idx), et), hit(idx)),
                                               at(idx), et))

@@ -25,7 +25,7 @@ from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..numerics.axis import reduction_axis
 from ..ops.calls import TABLE, register
-from .adjoints import _float_dtype, _scalar_of
+from .adjoints import float_dtype, scalar_of
 
 
 class Products:
@@ -45,7 +45,7 @@ class Products:
             return None
         if which is None or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
             return None
-        return T.Array(T.promote(_scalar_of(g), target.elem).dtype, target.ndim)
+        return T.Array(T.promote(scalar_of(g), target.elem).dtype, target.ndim)
 
     @staticmethod
     def _which(fn, types):
@@ -64,14 +64,14 @@ class Products:
             which = 0 if len(vals) == 3 else int(vals[3][0].constant)
         if which == 0:  # a_bar = g @ b^T (outer product when b is 1-D and a 2-D)
             if ct.ndim == 1:
-                return _outer_or_scale(L, g, gt, c, ct, rtype, at.ndim)
+                return outer_or_scale(L, g, gt, c, ct, rtype, at.ndim)
             return R.dot(L, g, gt, A.transpose(L, c, ct), ct, rtype)
         if at.ndim == 1:  # b_bar = a (outer) g
-            return _outer_or_scale(L, a, at, g, gt, rtype, ct.ndim, left=True)
+            return outer_or_scale(L, a, at, g, gt, rtype, ct.ndim, left=True)
         return R.dot(L, A.transpose(L, a, at), at, g, gt, rtype)
 
 
-def _outer_or_scale(L, u, ut, v, vt, rtype, ndim, left=False):
+def outer_or_scale(L, u, ut, v, vt, rtype, ndim, left=False):
     """``u * v`` (``ndim`` 1: a scalar times a vector) or the outer product ``u v^T``."""
     b = L.b
     st = rtype.elem
@@ -106,7 +106,7 @@ class MaxVjp:
         whole = axis is None and not keepdims
         if whole != isinstance(types[0], T.Scalar) or whole != isinstance(types[1], T.Scalar):
             return None
-        return T.Array(_float_dtype(a.dtype), a.ndim)
+        return T.Array(float_dtype(a.dtype), a.ndim)
 
     @staticmethod
     def _axis(fn, atoms, kw_atoms, ndim, loc):

@@ -51,7 +51,7 @@ def _binary(s):
     return None
 
 
-def _unshared(L, a):
+def unshared(L, a):
     """i1: the array value ``a`` is the only reference to a block the call allocated."""
     b = L.b
     block = b.extract_value(a, 1)
@@ -86,8 +86,8 @@ def fused_accumulation(L, s1, s2):
     x, xt = L.atom(s1.value.args[1])
     idx, it = L.atom(s1.value.args[2])
     a, at = L.atom(s2.target)
-    ok = _unshared(L, a)
-    ok = b.and_(ok, b.not_(A._differs(L, A.shape_list(L, a, at), A.shape_list(L, x, xt))))
+    ok = unshared(L, a)
+    ok = b.and_(ok, b.not_(A.differs(L, A.shape_list(L, a, at), A.shape_list(L, x, xt))))
     with b.if_else(ok) as (fast, slow):
         with fast:
             _add_at(L, a, at, idx, it, g, gt)
@@ -148,7 +148,7 @@ def inplace_add_at(L, s):
         check_shape(L, a, at, xv, xt)
         _add_at(L, a, at, iv, it, gv, gt)
         return
-    ok = b.and_(_unshared(L, a), b.not_(A._differs(L, A.shape_list(L, a, at),
+    ok = b.and_(unshared(L, a), b.not_(A.differs(L, A.shape_list(L, a, at),
                                                       A.shape_list(L, xv, xt))))
     with b.if_else(ok, likely=True) as (fast, slow):
         with fast:
@@ -175,7 +175,7 @@ def inplace_add(L, s):
     op, target, other = _binary(s)
     a, at = L.atom(target)
     c, ct = L.atom(other)
-    ok = _unshared(L, a)
+    ok = unshared(L, a)
     if isinstance(ct, T.Array):
         ashape, cshape = A.shape_list(L, a, at), A.shape_list(L, c, ct)
         for k in range(ct.ndim):

@@ -147,7 +147,7 @@ class _Window:
             self.fixed.append(j)
         for x in self.xs:
             xv, xt = L.atom(ir.Var(x))
-            ok = b.and_(ok, b.not_(A._differs(L, shape, A.shape_list(L, xv, xt))))
+            ok = b.and_(ok, b.not_(A.differs(L, shape, A.shape_list(L, xv, xt))))
         self.slots = [L.entry_alloca(self.at.elem.llvm(), name=f"win.{self.name}.g{self.group}.{c}")
                       for c in range(self.cmin, self.cmax + 1)]
         return ok

@@ -37,7 +37,7 @@ TAGGED_SLOT = 32
 RESERVE_CAP = 1 << 20
 
 
-def _is_push(s, name):
+def is_push(s, name):
     return (isinstance(s, ir.Assign) and s.target.name == name and isinstance(s.value, ir.Call)
             and s.value.fn is build.make_tuple and len(s.value.args) == 2
             and s.value.args[1] == ir.Var(name))
@@ -75,15 +75,15 @@ def find_stacks(func: ir.Function) -> frozenset:
     for s in ir.walk(func.body):
         if isinstance(s, ir.Unpack) and len(s.targets) == 2 and s.targets[1] == s.value:
             candidates.add(s.value.name)
-        if isinstance(s, ir.Assign) and _is_push(s, s.target.name):
+        if isinstance(s, ir.Assign) and is_push(s, s.target.name):
             candidates.add(s.target.name)
     out = set()
     for name in candidates:
         ok = True
         for s in ir.walk(func.body):
-            if _is_push(s, name) or _is_reset(s, name) or is_pop(s, {name}) or \
+            if is_push(s, name) or _is_reset(s, name) or is_pop(s, {name}) or \
                     _is_replay(s, name):
-                if _is_push(s, name) and s.value.args[0] == ir.Var(name):
+                if is_push(s, name) and s.value.args[0] == ir.Var(name):
                     ok = False
                 continue
             if name in {v.name for v in ir.stmt_defs(s)} or \
@@ -95,7 +95,7 @@ def find_stacks(func: ir.Function) -> frozenset:
 
 
 def pushes(func, name):
-    return [s for s in ir.walk(func.body) if _is_push(s, name)]
+    return [s for s in ir.walk(func.body) if is_push(s, name)]
 
 
 def encode_tape(value):
@@ -305,11 +305,11 @@ def _decode(L, where, target_t):
     w1 = b.load(b.gep(words, [ll.Constant(T.I32, 1)]))
     f1 = b.bitcast(w1, T.F64)
     f2 = b.bitcast(b.load(b.gep(words, [ll.Constant(T.I32, 2)])), T.F64)
-    from ..values.scalars import _complex
+    from ..values.scalars import make_complex
     as_int = convert(L, w1, T.INT, target_t)
     as_float = convert(L, f1, T.FLOAT, target_t)
     as_bool = convert(L, b.icmp_signed("!=", w1, ll.Constant(T.I64, 0)), T.BOOL, target_t)
-    as_complex = convert(L, _complex(b, f1, f2), T.COMPLEX, target_t)
+    as_complex = convert(L, make_complex(b, f1, f2), T.COMPLEX, target_t)
     zero = ll.Constant(target_t.llvm(), None)
     out = zero
     for code, v in ((TAG_INT, as_int), (TAG_FLOAT, as_float), (TAG_BOOL, as_bool),

@@ -79,15 +79,15 @@ def owned_in_loop(L, loop) -> list:
 
 def make_owned(L, name):
     """``name`` holds a block of its own: copied when shared or when it has none."""
-    from .inplace import _unshared
+    from .inplace import unshared
     t = L.types[name]
     b = L.b
     value = b.load(L.slots[name])
-    with b.if_then(b.not_(_unshared(L, value)), likely=False):
+    with b.if_then(b.not_(unshared(L, value)), likely=False):
         L.store(name, A.copy(L, value, t), t)
 
 
 def check_shape(L, a, at, x, xt):
     """Raise (an internal error) unless the owned adjoint ``a`` has ``x``'s shape."""
-    L.check(A._differs(L, A.shape_list(L, a, at), A.shape_list(L, x, xt)), RuntimeError,
+    L.check(A.differs(L, A.shape_list(L, a, at), A.shape_list(L, x, xt)), RuntimeError,
             "s2s internal error: an adjoint array of another shape than its value")

@@ -54,7 +54,7 @@ def reduced_ndim(ndim, axis, keepdims):
     return ndim if keepdims else ndim - 1
 
 
-def _out_index(idx, axis, keepdims):
+def out_index(idx, axis, keepdims):
     return idx[:axis] + ([A.ZERO] if keepdims else []) + idx[axis + 1:]
 
 
@@ -78,7 +78,7 @@ def reduce_axis(L, a, t: T.Array, axis, keepdims, op, rtype: T.Array):
         A.fill(L, out, rtype, L.const(1 if op == "prod" else 0, et))
 
     def body(idx):
-        ptr = A.element_ptr(L, data, strides, _out_index(idx, axis, keepdims), et)
+        ptr = A.element_ptr(L, data, strides, out_index(idx, axis, keepdims), et)
         x = S.convert(L, A.element(L, a, t, idx), t.elem, et)
         acc = A.load(L, ptr, et)
         if op in ("max", "min"):
@@ -106,7 +106,7 @@ def spread_axis(L, g, gt: T.Array, a, at: T.Array, axis, keepdims, mean, rtype: 
     count = S.convert(L, shape[axis], T.INT, et)
 
     def body(idx):
-        v = S.convert(L, A.element(L, g, gt, _out_index(idx, axis, keepdims)), gt.elem, et)
+        v = S.convert(L, A.element(L, g, gt, out_index(idx, axis, keepdims)), gt.elem, et)
         if mean:
             v = S.binary(L, "truediv", v, count, et)
         A.store(L, v, A.element_ptr(L, data, strides, idx, et), et)

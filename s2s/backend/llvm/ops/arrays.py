@@ -14,7 +14,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ..numerics.axis import reduce_axis, reduced_ndim, reduction_axis
-from .calls import _elem, _numeric, register
+from .calls import elem_type, all_numeric, register
 
 
 # -- tuples, ranges, shapes ----------------------------------------------------------------
@@ -178,7 +178,7 @@ class GetItem:
             return "tuple"  # resolved with the constant index (type_getitem_tuple)
         if not isinstance(base, T.Array):
             return None
-        parts = _index_types(index)
+        parts = index_types(index)
         if parts is None or len(parts) > base.ndim:
             return None
         kept = base.ndim - sum(1 for p in parts if p == "int")
@@ -191,7 +191,7 @@ class GetItem:
         return A.getitem(L, a, t, idx, it)[0]
 
 
-def _index_types(index):
+def index_types(index):
     items = index.items if isinstance(index, T.Tuple) else (index,)
     out = []
     for t in items:
@@ -208,7 +208,7 @@ class SetItem:
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 3 or not isinstance(types[0], T.Array):
             return None
-        if _index_types(types[1]) is None or not _numeric([types[2]]):
+        if index_types(types[1]) is None or not all_numeric([types[2]]):
             return None
         return T.NONE
 
@@ -293,7 +293,7 @@ class Reduce:
            np.max: "max", np.amax: "max", np.min: "min", np.amin: "min"}
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if not types or not _numeric(types[:1]):
+        if not types or not all_numeric(types[:1]):
             return None
         t = types[0]
         if fn is np.average and (len(types) > 2 or set(kw) - {"axis"}):
@@ -307,7 +307,7 @@ class Reduce:
                 return T.Array(whole.dtype, t.ndim)
             return T.Array(whole.dtype, reduced_ndim(t.ndim, axis, keepdims))
         if fn in (np.mean, np.average):
-            e = _elem(t)
+            e = elem_type(t)
             return T.Scalar("f4" if e.dtype == "f4" else ("c16" if e.dtype == "c16" else "f8"))
         if isinstance(t, T.Scalar):
             return R.sum_type(T.Array(t.dtype, 0)) if fn in (np.sum, np.prod) else T.Scalar(t.dtype)

@@ -11,7 +11,7 @@ from ..values import arrays as A
 from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
-from .calls import _elem, register
+from .calls import elem_type, register
 
 _INTS = ("i8", "b1")
 
@@ -130,13 +130,13 @@ class Outer:
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 2 or not all(isinstance(t, T.Array) and t.ndim == 1 for t in types):
             return None
-        st = T.promote(_elem(types[0]), _elem(types[1]))
+        st = T.promote(elem_type(types[0]), elem_type(types[1]))
         return T.Array(st.dtype, 2)
 
     def lower(self, L, fn, vals, kw, rtype):
-        from ..derivs.products import _outer_or_scale
+        from ..derivs.products import outer_or_scale
         (u, ut), (v, vt) = vals
-        return _outer_or_scale(L, u, ut, v, vt, rtype, 2)
+        return outer_or_scale(L, u, ut, v, vt, rtype, 2)
 
 
 class Reshape:
@@ -177,7 +177,7 @@ class Reshape:
         _ = unknown
         # C-contiguous: a view; otherwise a contiguous copy first
         strides, _n = A.contiguous_strides(L, A.shape_list(L, a, at), at.elem)
-        contiguous = A._differs(L, strides, A.strides_list(L, a, at))
+        contiguous = A.differs(L, strides, A.strides_list(L, a, at))
         slot = L.entry_alloca(at.llvm())
         b.store(a, slot)
         with b.if_then(contiguous):

@@ -238,27 +238,27 @@ def _tuple_item(L, base, atom, rtype):
     return out
 
 
-def _arrays(types):
+def array_types(types):
     return [t for t in types if isinstance(t, T.Array)]
 
 
-def _numeric(types):
+def all_numeric(types):
     return all(isinstance(t, (T.Scalar, T.Array)) for t in types)
 
 
-def _elem(t):
+def elem_type(t):
     return t.elem if isinstance(t, T.Array) else t
 
 
-def _lift(types, scalar_type):
+def lifted_type(types, scalar_type):
     """The type of an elementwise operation: arrays if any operand is one."""
-    arrays = _arrays(types)
+    arrays = array_types(types)
     if not arrays or scalar_type is None:
         return scalar_type
     return T.Array(scalar_type.dtype, max(t.ndim for t in arrays))
 
 
-def _map(L, vals, rtype, scalar_fn, out=None):
+def map_elementwise(L, vals, rtype, scalar_fn, out=None):
     """``scalar_fn(values, types)`` applied elementwise (or once, for scalars)."""
     if not isinstance(rtype, T.Array):
         return scalar_fn([v for v, _ in vals], [t for _, t in vals])

@@ -30,7 +30,7 @@ from ..values import fancy as F
 from ..numerics import reductions as R
 from ..typing import types as T
 from .calls import overload
-from ..derivs.adjoints import Unbroadcast, _float_dtype, _scalar_of
+from ..derivs.adjoints import Unbroadcast, float_dtype, scalar_of
 
 
 class _Fancy:
@@ -85,7 +85,7 @@ class Write(_Fancy):
     def fancy_type(self, types):
         if len(types) != 3 or not _numeric(types[2]) or F.result_type(*types[:2]) is None:
             return None
-        if _scalar_of(types[2]).dtype == "c16" and types[0].dtype != "c16":
+        if scalar_of(types[2]).dtype == "c16" and types[0].dtype != "c16":
             return None
         return T.NONE if self.result == "none" else types[0]
 
@@ -129,7 +129,7 @@ class GetitemVjp(_Fancy):
         g, x, it = types
         if F.result_type(x, it) is None or not _numeric(g):
             return None
-        code = "c16" if _scalar_of(g).dtype == "c16" else _float_dtype(x.dtype)
+        code = "c16" if scalar_of(g).dtype == "c16" else float_dtype(x.dtype)
         return T.Array(code, x.ndim)
 
     def fancy_lower(self, L, vals, rtype):
@@ -150,7 +150,7 @@ class AddAt(_Fancy):
             return GetitemVjp().fancy_type([g, x, it])
         if not (isinstance(acc, T.Array) and acc.ndim == x.ndim) or F.result_type(x, it) is None:
             return None
-        if not _numeric(g) or (_scalar_of(g).dtype == "c16" and acc.dtype != "c16"):
+        if not _numeric(g) or (scalar_of(g).dtype == "c16" and acc.dtype != "c16"):
             return None
         return acc
 

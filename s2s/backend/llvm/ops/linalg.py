@@ -51,7 +51,7 @@ def float_dtype(*types):
 
 def constant(atom, t, default=None):
     """The compile-time value of an operand (``default`` when absent); a run-time
-    value gives the marker ``_RUNTIME``."""
+    value gives the marker ``RUNTIME``."""
     if atom is None:
         return default
     if hasattr(atom, "value"):
@@ -60,10 +60,10 @@ def constant(atom, t, default=None):
         return t.value
     if isinstance(t, T.NoneType):
         return None
-    return _RUNTIME
+    return RUNTIME
 
 
-_RUNTIME = object()
+RUNTIME = object()
 
 
 def refuse(name, why, loc):
@@ -219,7 +219,7 @@ class Cholesky:
         if len(types) != 1 or set(kw) - {"upper"} or _matrix("cholesky", types[0], loc) is None:
             return None
         upper = constant((kw_atoms or {}).get("upper"), kw.get("upper"), False)
-        if upper is _RUNTIME:
+        if upper is RUNTIME:
             raise refuse("cholesky", "upper= that is not a constant", loc)
         return T.Array(float_dtype(types[0]), 2)
 

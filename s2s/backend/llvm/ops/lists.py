@@ -32,26 +32,26 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from .calls import overload
-from ..derivs.adjoints import _float_dtype
+from ..derivs.adjoints import float_dtype
 
 
-def _is_list(t):
+def is_list(t):
     return isinstance(t, T.List)
 
 
-def _number(t):
+def is_number(t):
     return isinstance(t, T.Scalar)
 
 
-def _ct(t: T.List) -> T.List:
+def cotangent_type(t: T.List) -> T.List:
     """The type of a cotangent of list ``t``: float items."""
     e = Li.elem_of(t)
-    return T.List(e if e.dtype in ("f4", "f8", "c16") else T.Scalar(_float_dtype(e.dtype)))
+    return T.List(e if e.dtype in ("f4", "f8", "c16") else T.Scalar(float_dtype(e.dtype)))
 
 
-def _listish(t):
+def listish(t):
     """A list type for ``t`` (a list, ``[]``, a literal tuple of numbers), else None."""
-    if _is_list(t):
+    if is_list(t):
         return t
     return Li.join_list(T.List(None), t) if T.plain_tuple(t) else None
 
@@ -86,17 +86,17 @@ class ListOp:
         return self.inner.lower(L, fn, vals, kw, rtype)
 
 
-def _at(k):
-    return lambda types: len(types) > k and _is_list(types[k])
+def list_at(k):
+    return lambda types: len(types) > k and is_list(types[k])
 
 
-def _as_list(L, v, t):
+def as_list(L, v, t):
     """``(value, list type)`` of a list or a literal tuple of numbers."""
-    lt = _listish(t)
+    lt = listish(t)
     return (v if t == lt else Li.convert_list(L, v, t, lt)), lt
 
 
-def _wrap(cls, fn, when, *args, family="lists"):
+def overload_lists(cls, fn, when, *args, family="lists"):
     overload(family, cls(when, *args), fn)
 
 
@@ -119,14 +119,14 @@ class Display(ListOp):
 
 class Append(ListOp):
     def ltype(self, fn, types, loc):
-        lt, v = _listish(types[0]), types[1]
-        if lt is None or not _number(v):
+        lt, v = listish(types[0]), types[1]
+        if lt is None or not is_number(v):
             raise UnsupportedSyntaxError(
                 f"jit: appending a {v} to a {types[0]} (a list that grows holds numbers)", loc)
         return Li.join_list(lt, T.Tuple((v,)))
 
     def llower(self, L, fn, vals, rtype):
-        (v, vt), (x, xt) = _as_list(L, *vals[0]), vals[1]
+        (v, vt), (x, xt) = as_list(L, *vals[0]), vals[1]
         return Li.append(L, v, vt, x, xt, rtype)
 
 
@@ -134,11 +134,11 @@ class Extend(ListOp):
     """``l.extend(w)`` and ``l + w`` (``seq_concat``): ``w`` a list or a tuple of numbers."""
 
     def ltype(self, fn, types, loc):
-        a, c = _listish(types[0]), _listish(types[1])
+        a, c = listish(types[0]), listish(types[1])
         return None if a is None or c is None else Li.join_list(a, c)
 
     def llower(self, L, fn, vals, rtype):
-        (v, vt), (w, wt) = _as_list(L, *vals[0]), _as_list(L, *vals[1])
+        (v, vt), (w, wt) = as_list(L, *vals[0]), as_list(L, *vals[1])
         b = L.b
         out = Li.copy(L, v, vt, rtype, 0) if fn is rt.seq_concat else v
         ot = rtype if fn is rt.seq_concat else vt
@@ -158,7 +158,7 @@ def _rebuilt(L, v, vt, rtype, n, item):
 def _placed(L, vals, rtype, inserted):
     """A new list: list ``vals[0]`` with ``vals[2]`` at position ``vals[1]`` (normalised),
     inserted there (the items from it on move up one) or replacing the item there."""
-    (v, vt), (p, pt), (x, xt) = _as_list(L, *vals[0]), vals[1], vals[2]
+    (v, vt), (p, pt), (x, xt) = as_list(L, *vals[0]), vals[1], vals[2]
     b = L.b
     data, _, n = Li.fields(L, v)
     p = S.convert(L, p, pt, T.INT)
@@ -220,7 +220,7 @@ class Position(ListOp):
     """``item_index(l, i)`` (checked) and ``insert_index(l, i)`` (clamped)."""
 
     def ltype(self, fn, types, loc):
-        return T.INT if _number(types[1]) else None
+        return T.INT if is_number(types[1]) else None
 
     def llower(self, L, fn, vals, rtype):
         (v, _), (i, it) = vals
@@ -234,7 +234,7 @@ class GetItem(ListOp):
         lt, it = types[0], types[1]
         if isinstance(it, T.Slice):
             return lt
-        return Li.elem_of(lt) if _number(it) and it.dtype in ("i8", "b1") else None
+        return Li.elem_of(lt) if is_number(it) and it.dtype in ("i8", "b1") else None
 
     def llower(self, L, fn, vals, rtype):
         (v, vt), (i, it) = vals[0], vals[1]
@@ -267,7 +267,7 @@ class Sum(ListOp):
 
     def ltype(self, fn, types, loc):
         start = types[1] if len(types) > 1 else T.INT
-        return T.promote(start, Li.elem_of(types[0])) if _number(start) else None
+        return T.promote(start, Li.elem_of(types[0])) if is_number(start) else None
 
     def llower(self, L, fn, vals, rtype):
         (v, vt) = vals[0]
@@ -281,7 +281,7 @@ class SumJvp(ListOp):
     """``sum_builtin_jvp(t, ans)``: the sum of the items' tangents, as ``ans``'s type."""
 
     def ltype(self, fn, types, loc):
-        return types[1] if _number(types[1]) else None
+        return types[1] if is_number(types[1]) else None
 
     def llower(self, L, fn, vals, rtype):
         start = (L.const(0, T.INT), T.INT)
@@ -309,7 +309,7 @@ class ArrayView(ListOp):
         self.copy, self.to_list = copy, to_list
 
     def _types(self, types):
-        return [T.Array(Li.elem_of(t).dtype, 1) if _is_list(t) else t for t in types]
+        return [T.Array(Li.elem_of(t).dtype, 1) if is_list(t) else t for t in types]
 
     def ltype(self, fn, types, loc):
         if self.copy:
@@ -323,7 +323,7 @@ class ArrayView(ListOp):
         return t
 
     def llower(self, L, fn, vals, rtype):
-        vals = [Li.as_array(L, v, t) if _is_list(t) else (v, t) for v, t in vals]
+        vals = [Li.as_array(L, v, t) if is_list(t) else (v, t) for v, t in vals]
         if self.copy:
             return A.copy(L, *vals[0])
         if self.to_list:
@@ -333,28 +333,28 @@ class ArrayView(ListOp):
         return self.inner.lower(L, fn, vals, {}, rtype)
 
 
-_wrap(Display, rt.make_list, lambda types: True)
-_wrap(Append, rt.list_append, lambda ts: _listish(ts[0]) is not None)
-_wrap(Extend, rt.list_extend, lambda ts: _is_list(ts[0]) or _is_list(ts[1]))
-_wrap(Extend, rt.seq_concat, lambda ts: _is_list(ts[0]) or _is_list(ts[1]))
-_wrap(Insert, rt.list_insert, lambda ts: _listish(ts[0]) is not None)
-_wrap(Remove, rt.list_remove, _at(0))
-_wrap(SetItem, rt.list_set, lambda ts: _listish(ts[0]) is not None)
+overload_lists(Display, rt.make_list, lambda types: True)
+overload_lists(Append, rt.list_append, lambda ts: listish(ts[0]) is not None)
+overload_lists(Extend, rt.list_extend, lambda ts: is_list(ts[0]) or is_list(ts[1]))
+overload_lists(Extend, rt.seq_concat, lambda ts: is_list(ts[0]) or is_list(ts[1]))
+overload_lists(Insert, rt.list_insert, lambda ts: listish(ts[0]) is not None)
+overload_lists(Remove, rt.list_remove, list_at(0))
+overload_lists(SetItem, rt.list_set, lambda ts: listish(ts[0]) is not None)
 for _fn in (rt.item_index, rt.insert_index):
-    _wrap(Position, _fn, _at(0))
-_wrap(GetItem, operator.getitem, _at(0))
-_wrap(Length, len, _at(0))
-_wrap(Same, rt.sequence, _at(0))
-_wrap(Sum, builtins.sum, _at(0))
-_wrap(SumJvp, rt.sum_builtin_jvp, _at(0))
+    overload_lists(Position, _fn, list_at(0))
+overload_lists(GetItem, operator.getitem, list_at(0))
+overload_lists(Length, len, list_at(0))
+overload_lists(Same, rt.sequence, list_at(0))
+overload_lists(Sum, builtins.sum, list_at(0))
+overload_lists(SumJvp, rt.sum_builtin_jvp, list_at(0))
 for _fn in (rt.max_of, rt.min_of, builtins.max, builtins.min):
-    _wrap(Extreme, _fn, lambda ts: len(ts) == 1 and _is_list(ts[0]))
+    overload_lists(Extreme, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]))
 for _fn in (np.array, np.asarray):
-    _wrap(ArrayView, _fn, lambda ts: len(ts) == 1 and _is_list(ts[0]), True)
+    overload_lists(ArrayView, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]), True)
 for _fn in (np.sum, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.prod, np.shape,
             np.size, np.ndim, np.dot):
-    _wrap(ArrayView, _fn, lambda ts: any(map(_is_list, ts)))
+    overload_lists(ArrayView, _fn, lambda ts: any(map(is_list, ts)))
 for _fn in (rt.sum_vjp, rt.mean_vjp):
-    _wrap(ArrayView, _fn, _at(1), False, True)
+    overload_lists(ArrayView, _fn, list_at(1), False, True)
 
 from ..derivs import lists as derivs_lists  # noqa: E402,F401  (their cotangents and tangents)

@@ -25,7 +25,7 @@ from ..values import arrays as A
 from ..values import scalars as S
 from ..typing import types as T
 from .calls import register
-from .linalg import _RUNTIME, constant, refuse
+from .linalg import RUNTIME, constant, refuse
 
 _VECTOR_ORDS = (None, 2, 1, 0, math.inf, -math.inf)
 _MATRIX_ORDS = (None, "fro", 1, -1, math.inf, -math.inf)
@@ -61,7 +61,7 @@ def norm_options(name, atoms, kw_atoms, types, kw_types, loc):
     opts = {}
     for k in ("ord", "axis", "keepdims"):
         v = constant(*given[k]) if k in given else None
-        if v is _RUNTIME:
+        if v is RUNTIME:
             raise refuse(name, f"{k}= that is not a constant", loc)
         opts[k] = v
     if xt.dtype == "c16":

@@ -1,5 +1,5 @@
 """Arithmetic, comparisons, unary operators, math functions and casts (numbers, and
-elementwise on arrays through ``calls._map``), the other elementwise functions
+elementwise on arrays through ``calls.map_elementwise``), the other elementwise functions
 (``np.square``, ``np.sign``, ``np.where``, ``np.clip``, ``np.logaddexp``,
 ``math.log(x, base)``, ``np.conjugate``), bitwise operators on flags and ints, ``is``
 tests of None and the identity markers (``stop_gradient``): handlers of ``calls.TABLE``."""
@@ -18,7 +18,7 @@ from ..values import arrays as A
 from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
-from .calls import _arrays, _elem, _lift, _map, _numeric, register
+from .calls import array_types, elem_type, lifted_type, map_elementwise, all_numeric, register
 
 
 # -- arithmetic ------------------------------------------------------------------------
@@ -29,21 +29,21 @@ class Arith:
         self.ops = ops
 
     def type(self, fn, types, kw, loc):
-        if len(types) != 2 or kw or not _numeric(types):
+        if len(types) != 2 or kw or not all_numeric(types):
             return None
         op = self.ops[fn]
-        st = S.arith_type(op, _elem(types[0]), _elem(types[1]))
+        st = S.arith_type(op, elem_type(types[0]), elem_type(types[1]))
         if fn in _INPLACE and isinstance(types[0], T.Array):
             return types[0]
-        return _lift(types, st)
+        return lifted_type(types, st)
 
     def lower(self, L, fn, vals, kw, rtype):
         op = self.ops[fn]
-        st = S.arith_type(op, _elem(vals[0][1]), _elem(vals[1][1]))
+        st = S.arith_type(op, elem_type(vals[0][1]), elem_type(vals[1][1]))
         # Python's errors for an operator on two Python numbers (numpy's inf/nan for numpy
         # scalars and arrays, whose elements are numpy scalars: never checked there)
         python = fn in _PYTHON_OPS and st.weak and not isinstance(rtype, T.Array)
-        ints = all(_elem(t).dtype in ("i8", "b1") for _, t in vals)
+        ints = all(elem_type(t).dtype in ("i8", "b1") for _, t in vals)
 
         def scalar(values, types):
             a, c = (S.convert(L, v, t, st) for v, t in zip(values, types))
@@ -53,7 +53,7 @@ class Arith:
             A.elementwise(L, lambda items: (scalar([v for v, _ in items], [t for _, t in items]),
                                             st), vals, rtype.dtype, out=vals[0])
             return vals[0][0]
-        return _map(L, vals, rtype, scalar)
+        return map_elementwise(L, vals, rtype, scalar)
 
 
 _INPLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
@@ -64,7 +64,7 @@ _PYTHON_OPS = {operator.truediv, operator.floordiv, operator.mod, operator.pow,
                operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow}
 _NP_ARITH = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "truediv",
              np.floor_divide: "floordiv", np.remainder: "mod", np.power: "pow"}
-_ARITH = register(Arith({**S.ARITH, **_NP_ARITH}), *S.ARITH, *_NP_ARITH)
+ARITHMETIC = register(Arith({**S.ARITH, **_NP_ARITH}), *S.ARITH, *_NP_ARITH)
 
 
 class DivMod:
@@ -95,19 +95,19 @@ class Compare:
         self.ops = ops
 
     def type(self, fn, types, kw, loc):
-        if len(types) != 2 or kw or not _numeric(types):
+        if len(types) != 2 or kw or not all_numeric(types):
             return None
-        a, c = _elem(types[0]), _elem(types[1])
-        return _lift(types, T.Scalar("b1", a.weak and c.weak and not _arrays(types)))
+        a, c = elem_type(types[0]), elem_type(types[1])
+        return lifted_type(types, T.Scalar("b1", a.weak and c.weak and not array_types(types)))
 
     def lower(self, L, fn, vals, kw, rtype):
-        st = T.promote(_elem(vals[0][1]), _elem(vals[1][1]))
+        st = T.promote(elem_type(vals[0][1]), elem_type(vals[1][1]))
 
         def scalar(values, types):
             a, c = (S.convert(L, v, t, st) for v, t in zip(values, types))
             return S.compare(L, self.ops[fn], a, c, st)
 
-        return _map(L, vals, rtype, scalar)
+        return map_elementwise(L, vals, rtype, scalar)
 
 
 _NP_COMPARE = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
@@ -119,21 +119,21 @@ class Unary:
     """``-x``, ``+x``, ``abs(x)``, ``not x`` and their numpy forms."""
 
     def type(self, fn, types, kw, loc):
-        if len(types) != 1 or kw or not _numeric(types):
+        if len(types) != 1 or kw or not all_numeric(types):
             return None
-        t = _elem(types[0])
+        t = elem_type(types[0])
         if fn is operator.not_:
-            return None if _arrays(types) else T.BOOL
+            return None if array_types(types) else T.BOOL
         if fn in (abs, np.abs, np.fabs) and t.dtype == "c16":
-            return _lift(types, T.Scalar("f8", t.weak))
+            return lifted_type(types, T.Scalar("f8", t.weak))
         if fn in (operator.neg, np.negative) and t.dtype == "b1":
             return None
         if fn in (operator.neg, operator.pos, abs) and t.dtype == "b1":
             t = T.Scalar("i8", t.weak)
-        return _lift(types, t)
+        return lifted_type(types, t)
 
     def lower(self, L, fn, vals, kw, rtype):
-        et = _elem(rtype)
+        et = elem_type(rtype)
 
         def scalar(values, types):
             v, t = values[0], types[0]
@@ -147,7 +147,7 @@ class Unary:
                 return S.absolute(L, v, t)
             return v
 
-        return _map(L, vals, rtype, scalar)
+        return map_elementwise(L, vals, rtype, scalar)
 
 
 register(Unary(), operator.neg, operator.pos, operator.not_, abs, np.abs, np.fabs,
@@ -172,20 +172,20 @@ _MATH_INT = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
 
 class Math1:
     def type(self, fn, types, kw, loc):
-        if len(types) != 1 or kw or not _numeric(types):
+        if len(types) != 1 or kw or not all_numeric(types):
             return None
-        t = _elem(types[0])
+        t = elem_type(types[0])
         if t.dtype == "c16":
             return None
         if fn in _MATH:
-            return None if _arrays(types) else T.FLOAT
+            return None if array_types(types) else T.FLOAT
         if fn in _MATH_INT:
-            return None if _arrays(types) else T.INT
-        return _lift(types, T.Scalar("f4" if t.dtype == "f4" else "f8"))
+            return None if array_types(types) else T.INT
+        return lifted_type(types, T.Scalar("f4" if t.dtype == "f4" else "f8"))
 
     def lower(self, L, fn, vals, kw, rtype):
         name = _MATH.get(fn) or _NP_MATH.get(fn) or _MATH_INT[fn]
-        ft = T.F64T if fn in _MATH or fn in _MATH_INT else _elem(rtype)
+        ft = T.F64T if fn in _MATH or fn in _MATH_INT else elem_type(rtype)
 
         def scalar(values, types):
             x = S.convert(L, values[0], types[0], ft)
@@ -196,7 +196,7 @@ class Math1:
             y = S.math1(L, name, x, ft)
             return S.int_of_float(L, y, T.F64T) if fn in _MATH_INT else y
 
-        return _map(L, vals, rtype, scalar)
+        return map_elementwise(L, vals, rtype, scalar)
 
 
 # math.log: Elementwise below (one argument or two), which hands it one argument here
@@ -209,20 +209,20 @@ _MATH2 = {math.pow: "pow", math.atan2: "atan2", math.hypot: "hypot", math.copysi
 
 class Math2:
     def type(self, fn, types, kw, loc):
-        if len(types) != 2 or kw or not _numeric(types):
+        if len(types) != 2 or kw or not all_numeric(types):
             return None
-        if any(_elem(t).dtype == "c16" for t in types):
+        if any(elem_type(t).dtype == "c16" for t in types):
             return None
         if fn in (np.maximum, np.minimum):
-            return _lift(types, T.promote(*map(_elem, types)))
+            return lifted_type(types, T.promote(*map(elem_type, types)))
         if fn.__class__ is not np.ufunc:
-            return None if _arrays(types) else T.FLOAT
-        st = T.promote(*map(_elem, types))
-        return _lift(types, T.Scalar("f4" if st.dtype == "f4" else "f8"))
+            return None if array_types(types) else T.FLOAT
+        st = T.promote(*map(elem_type, types))
+        return lifted_type(types, T.Scalar("f4" if st.dtype == "f4" else "f8"))
 
     def lower(self, L, fn, vals, kw, rtype):
         name = _MATH2[fn]
-        ft = _elem(rtype) if fn.__class__ is np.ufunc else T.F64T
+        ft = elem_type(rtype) if fn.__class__ is np.ufunc else T.F64T
 
         def scalar(values, types):
             a, c = (S.convert(L, v, t, ft) for v, t in zip(values, types))
@@ -230,7 +230,7 @@ class Math2:
                 return S.min_max(L, name[:3], a, c, ft, propagate_nan=True)
             return S.math2(L, name, a, c, ft)
 
-        return _map(L, vals, rtype, scalar)
+        return map_elementwise(L, vals, rtype, scalar)
 
 
 register(Math2(), *_MATH2)
@@ -297,27 +297,27 @@ class Elementwise:
     def type(self, fn, types, kw, loc):
         if fn is math.log and len(types) == 1:
             return _MATH1.type(fn, types, kw, loc)
-        if kw or len(types) not in self.ARITY[fn] or not _numeric(types):
+        if kw or len(types) not in self.ARITY[fn] or not all_numeric(types):
             return None
-        if any(_elem(t).dtype == "c16" for t in types):
+        if any(elem_type(t).dtype == "c16" for t in types):
             return None
         if fn is math.log:
-            return None if _arrays(types) else T.FLOAT
+            return None if array_types(types) else T.FLOAT
         if fn is np.where:
-            return _lift(types, T.promote(_elem(types[1]), _elem(types[2])))
-        st = T.promote(*map(_elem, types))
+            return lifted_type(types, T.promote(elem_type(types[1]), elem_type(types[2])))
+        st = T.promote(*map(elem_type, types))
         if fn is np.logaddexp:
             st = T.Scalar("f4" if st.dtype == "f4" else "f8")
         if fn is np.square and st.dtype == "b1":
             return None
         if fn is np.sign and st.dtype == "b1":
             return None
-        return _lift(types, T.Scalar(st.dtype))
+        return lifted_type(types, T.Scalar(st.dtype))
 
     def lower(self, L, fn, vals, kw, rtype):
         if fn is math.log and len(vals) == 1:
             return _MATH1.lower(L, fn, vals, kw, rtype)
-        et = _elem(rtype)
+        et = elem_type(rtype)
         b = L.b
 
         def scalar(values, types):
@@ -353,7 +353,7 @@ class Elementwise:
             return b.select(same, b.fadd(a, ll.Constant(et.llvm(), 0.6931471805599453)),
                             b.fadd(big, tail))
 
-        return _map(L, vals, rtype, scalar)
+        return map_elementwise(L, vals, rtype, scalar)
 
 
 register(Elementwise(), *Elementwise.ARITY)  # math.log(x) and math.log(x, base) too
@@ -398,16 +398,16 @@ register(NoneTest(), operator.is_, operator.is_not)
 
 class Conjugate:
     def type(self, fn, types, kw, loc):
-        return types[0] if len(types) == 1 and not kw and _numeric(types) else None
+        return types[0] if len(types) == 1 and not kw and all_numeric(types) else None
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
-        if _elem(t).dtype != "c16":
+        if elem_type(t).dtype != "c16":
             return v
         def scalar(values, types):
             z = values[0]
             return L.b.insert_value(z, L.b.fneg(L.b.extract_value(z, 1)), 1)
-        return _map(L, vals, rtype, scalar)
+        return map_elementwise(L, vals, rtype, scalar)
 
 
 register(Conjugate(), np.conjugate, np.conj)

@@ -320,7 +320,7 @@ def elementwise(L, fn, inputs, dtype, out=None):
         ndim = out[1].ndim
         shape = shape_list(L, *out)
         target = broadcast_shape(L, [shape] + [shape_list(L, v, t) for v, t in arrays], ndim)
-        L.check(_differs(L, target, shape), ValueError,
+        L.check(differs(L, target, shape), ValueError,
                 "could not broadcast the value into the target (its first dimension: {0})",
                 (shape[0] if shape else ONE,))
         result, out_t = out
@@ -360,7 +360,7 @@ def elementwise(L, fn, inputs, dtype, out=None):
     return result
 
 
-def _differs(L, a, c):
+def differs(L, a, c):
     bad = ll.Constant(T.I1, 0)
     for x, y in zip(a, c):
         bad = L.b.or_(bad, L.b.icmp_signed("!=", x, y))

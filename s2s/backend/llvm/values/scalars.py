@@ -25,7 +25,7 @@ from ....errors import UnsupportedSyntaxError
 from ..typing import types as T
 
 
-def _complex(b, re, im):
+def make_complex(b, re, im):
     z = ll.Constant(T.C128, None)
     return b.insert_value(b.insert_value(z, re, 0), im, 1)
 
@@ -64,7 +64,7 @@ def convert(L, value, src, dst):
         return value
     if d == "c16":
         re = convert(L, value, T.Scalar(s), T.F64T)
-        return _complex(b, re, ll.Constant(T.F64, 0.0))
+        return make_complex(b, re, ll.Constant(T.F64, 0.0))
     if s == "c16":
         if d == "b1":
             re, im = b.extract_value(value, 0), b.extract_value(value, 1)
@@ -320,17 +320,17 @@ def _complex_binary(L, op, a, c):
     b = L.b
     ar, ai, cr, ci = (b.extract_value(v, k) for v in (a, c) for k in (0, 1))
     if op == "add":
-        return _complex(b, b.fadd(ar, cr), b.fadd(ai, ci))
+        return make_complex(b, b.fadd(ar, cr), b.fadd(ai, ci))
     if op == "sub":
-        return _complex(b, b.fsub(ar, cr), b.fsub(ai, ci))
+        return make_complex(b, b.fsub(ar, cr), b.fsub(ai, ci))
     if op == "mul":
-        return _complex(b, b.fsub(b.fmul(ar, cr), b.fmul(ai, ci)),
+        return make_complex(b, b.fsub(b.fmul(ar, cr), b.fmul(ai, ci)),
                         b.fadd(b.fmul(ar, ci), b.fmul(ai, cr)))
     if op == "truediv":
         den = b.fadd(b.fmul(cr, cr), b.fmul(ci, ci))
         re = b.fadd(b.fmul(ar, cr), b.fmul(ai, ci))
         im = b.fsub(b.fmul(ai, cr), b.fmul(ar, ci))
-        return _complex(b, b.fdiv(re, den), b.fdiv(im, den))
+        return make_complex(b, b.fdiv(re, den), b.fdiv(im, den))
     raise UnsupportedSyntaxError(f"jit: the operator {op} on complex numbers", L.loc)
 
 
@@ -353,7 +353,7 @@ def compare(L, op, a, c, t: T.Scalar):
 def negate(L, value, t):
     b = L.b
     if t.dtype == "c16":
-        return _complex(b, b.fneg(b.extract_value(value, 0)), b.fneg(b.extract_value(value, 1)))
+        return make_complex(b, b.fneg(b.extract_value(value, 0)), b.fneg(b.extract_value(value, 1)))
     return b.neg(value) if t.dtype == "i8" else b.fneg(value)
 
 
