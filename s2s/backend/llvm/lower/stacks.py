@@ -55,7 +55,7 @@ def is_pop(s, stacks):
 
 
 def _is_replay(s, name):
-    """``m = tape_mark(tape)`` or ``tape_rewind(tape, m)`` (``jacobian_ops.py``)."""
+    """``m = tape_mark(tape)`` or ``tape_rewind(tape, m)`` (``derivs/jacobian_ops.py``)."""
     from ..derivs.jacobian_ops import tape_mark, tape_rewind
     v = getattr(s, "value", None)
     return (isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(v, ir.Call)

@@ -32,11 +32,11 @@ _OVERLOADS = {}  # fn -> [(family rank, order of registration, handler)]
 
 #: The kinds of operands whose handlers (``overload``) take a call over before the plain
 #: handler of its callable (``register``), in the order they are tried.
-OVERLOAD_FAMILIES = ("tuples",            # add_at into a tuple: ops_tuples
-                     "list derivatives",  # cotangents and tangents of lists: derivs_lists
-                     "lists",             # lists that grow: ops_lists
-                     "dicts",             # dicts with constant keys: ops_dicts
-                     "advanced indices")  # integer-array and mask indices: ops_fancy
+OVERLOAD_FAMILIES = ("tuples",            # add_at into a tuple: derivs/tuples
+                     "list derivatives",  # cotangents and tangents of lists: derivs/lists
+                     "lists",             # lists that grow: ops/lists
+                     "dicts",             # dicts with constant keys: ops/dicts
+                     "advanced indices")  # integer-array and mask indices: ops/fancy
 
 
 def register(handler, *fns):
