@@ -1,4 +1,4 @@
-"""Bounds checks in s2s.jit: loop versioning (``backend/llvm/loop_versions.py``) side by side.
+"""Bounds checks in s2s.jit: loop versioning (``backend/llvm/lower/loop_versions.py``) side by side.
 
 Per kernel of ``jit_kernels.py`` (the sizes of ``bench_jit.py``), the primal and
 its gradient, compiled four ways in one process: Numba (``njit``, which does not
@@ -22,7 +22,7 @@ import jit_kernels as K  # noqa: E402
 from jit_kernels import lstm_args  # noqa: E402
 
 import s2s  # noqa: E402
-from s2s.backend.llvm import loop_versions  # noqa: E402
+from s2s.backend.llvm.lower import loop_versions  # noqa: E402
 
 try:
     import numba

@@ -3,7 +3,7 @@
 Kernels (``tests/jit/stencil_kernels.py``): the 1-D heat stencil of ``jit_kernels.py``
 (128 points, 200 steps), a five-point stencil (offsets -2..2, nonlinear; 128 points,
 100 steps) and a 2-D heat stencil (64 x 64, 20 steps).  Their adjoint loops keep the
-adjoint array's elements in registers (``s2s/backend/llvm/scalar_windows.py``).  Each
+adjoint array's elements in registers (``s2s/backend/llvm/lower/scalar_windows.py``).  Each
 row: the minimum over rounds of the median of repeated calls, after a warm-up call that
 compiles; the gradient is checked against Python mode's first.
 

@@ -225,7 +225,7 @@ from .einsum_ops import (contraction_axis, einsum_jvp, einsum_jvp2, einsum_vjp, 
 __all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2",
             "kron_layout"]
 
-from . import batching, batching_more, batching_products  # noqa: E402  (s2s.vmap: rt.batch_*)
+from . import batching, batching_numpy, batching_products, batching_writes  # noqa: E402  (s2s.vmap: rt.batch_*)
 from . import batching_values  # noqa: E402
 from .batching_values import batch_gathered_value, batch_value  # noqa: E402
 from .batching import (  # noqa: E402
@@ -233,11 +233,13 @@ from .batching import (  # noqa: E402
     batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
     batch_rows, batch_select, batch_select_replayed, batch_setitem, batch_shape, batch_size, batch_size_of,
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
-from .batching_more import (  # noqa: E402
+from .batching_numpy import (  # noqa: E402
     batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
-    batch_hstack, batch_index_set, batch_index_set_vjp_value, batch_inplace, batch_item,
-    batch_read_checked, batch_snapshot, batch_squeeze_axes, batch_sum_items, batch_tile,
+    batch_hstack, batch_item, batch_squeeze_axes, batch_sum_items, batch_tile,
     batch_vstack, batch_solve)
+from .batching_writes import (  # noqa: E402
+    batch_index_set, batch_index_set_vjp_value, batch_inplace, batch_read_checked,
+    batch_snapshot)
 from .batching_products import (  # noqa: E402
     batch_bilinear_vjp, batch_contract, batch_contract_vjp, batch_contract_vjp_jvp,
     batch_contract_vjp_vjp, batch_spec)
@@ -247,8 +249,8 @@ from .batching_lanes import (  # noqa: E402
     BatchedRange, batch_lanes_active, batch_lanes_item, batch_range, batch_reversed_range,
     batch_trips)
 
-__all__ += [n for m in (batching, batching_more, batching_products, batching_lanes,
-                        batching_values)
+__all__ += [n for m in (batching, batching_numpy, batching_products, batching_writes,
+                        batching_lanes, batching_values)
             for n in dir(m) if n.startswith("batch_")]
 
 # numpy reductions and np.split without numpy's Python dispatch (what generated code

@@ -1,6 +1,6 @@
 """Memory that compiled kernels hand back to Python.
 
-A kernel allocates with ``malloc`` (``s2s.backend.llvm.abi``); the blocks of the
+A kernel allocates with ``malloc`` (``s2s.backend.llvm.values.abi``); the blocks of the
 arrays it returns are wrapped here as numpy arrays *without copying*: each
 array's base is a ``NativeBlock`` that calls the C library's ``free`` when the
 last array using the block is gone.  ``array_layout_ok()`` checks, once, that
@@ -15,9 +15,9 @@ import ctypes
 import numpy as np
 
 _libc = ctypes.CDLL(None)
-_free = _libc.free
-_free.argtypes = [ctypes.c_void_p]
-_free.restype = None
+libc_free = _libc.free
+libc_free.argtypes = [ctypes.c_void_p]
+libc_free.restype = None
 
 
 class NativeBlock:
@@ -30,7 +30,7 @@ class NativeBlock:
 
     def __del__(self):
         if self.address:
-            _free(self.address)
+            libc_free(self.address)
             self.address = 0
 
 

@@ -2,7 +2,7 @@
 
 ``jit(f)`` returns a ``Jitted`` callable that specialises on the types of its
 arguments (keyed cheaply: ``_arg_key``; Python numbers and arrays then take a
-direct builtin entry, ``backend/llvm/fastcall.py``) (``backend.llvm.types.value_type``: float64/float32/int64/bool/
+direct builtin entry, ``backend/llvm/driver/fastcall.py``) (``backend.llvm.typing.types.value_type``: float64/float32/int64/bool/
 complex128 scalars, numpy arrays of those dtypes of any ndim and layout,
 tuples of them), compiles the IR s2s makes of ``f`` for each new signature
 (``backend.llvm``) and keeps it in memory.  ``f`` may be a plain function, a
@@ -29,7 +29,7 @@ from .core.protocol import fixed_ir, ir_hook
 from .errors import MisalignedArrayError, UnsupportedSyntaxError
 from .ir.kinds import kind_of
 from .travel import travelling
-from .backend.llvm.statics import is_static
+from .backend.llvm.typing.statics import is_static
 
 
 _FAST_TYPES = (float, int, bool, np.float64, np.ndarray)
@@ -39,7 +39,7 @@ _PLAIN = (float, int, bool, complex)
 def _arg_key(x):
     """What a specialisation depends on, cheaply: the type of a Python number, the dtype
     and ndim of an array (dtype objects hash fast; ``dtype.str`` builds a string), the
-    value of a compile-time constant (``backend/llvm/statics.py``), else ``kind_of``."""
+    value of a compile-time constant (``backend/llvm/typing/statics.py``), else ``kind_of``."""
     t = type(x)
     if t is np.ndarray:
         return (x.dtype, x.ndim)
@@ -174,12 +174,12 @@ class Jitted:
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
         front = front_without_custom_calls(pipeline.expanded(front, arguments), arguments)
         func = indexed_loops(front.func, self.param_names)
-        from .backend.llvm.dict_versions import versioned
+        from .backend.llvm.passes.dict_versions import versioned
         func = versioned(func)  # d['new key'] = v: a new variable per dict type
         return func, _freevar_loader(func, front.freevars, self.param_names)
 
     def _specialise(self, args):
-        from .backend.llvm.compile import compile_signature, lowers
+        from .backend.llvm.driver.compile import compile_signature, lowers
         func, load_free = self.source_ir(args)
         func = pipeline.helper_code(func, lowers)  # helpers without a lowering: their code
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,

@@ -14,7 +14,7 @@
 * ``return_type_of(func, values, freevars, carries)``: the backend type ``func`` returns
   (how the kernels learn the output's tuple structure).
 
-Helpers (``backend/llvm/jacobian_ops.py``) are plain calls in the IR; blocks have
+Helpers (``backend/llvm/derivs/jacobian_ops.py``) are plain calls in the IR; blocks have
 JAX's layout (``_layout``).  Contract of the IR: the params of the kernel are the
 function's own, then its free variables (keyword-only).
 """
@@ -25,7 +25,7 @@ import operator
 import s2s_runtime as rt
 from s2s_runtime import build
 
-from .backend.llvm import jacobian_ops as J
+from .backend.llvm.derivs import jacobian_ops as J
 from .errors import UnsupportedSyntaxError
 from .ir import nodes as ir
 from .ir.kinds import is_inexact_leaf
@@ -118,7 +118,7 @@ def value_shape(value, path=()):
 
 def type_paths(t, what, loc, path=()):
     """``[(path, type)]`` of the leaves of a backend type (real numbers and arrays)."""
-    from .backend.llvm import types as T
+    from .backend.llvm.typing import types as T
     if isinstance(t, T.Tuple):
         return [p for k, i in enumerate(t.items) for p in type_paths(i, what, loc, path + (k,))]
     if isinstance(t, (T.Scalar, T.Array)) and t.dtype in ("f4", "f8"):
@@ -160,7 +160,7 @@ def finish(func: ir.Function, name, params, block, result):
 def jacrev_ir(transform, values, nums, single):
     """``(kernel IR, free variables)``; ``transform`` is ``vjp`` of ``f`` with tuple
     ``argnums`` ``nums``."""
-    from .backend.llvm.stacks import _is_push
+    from .backend.llvm.lower.stacks import is_push
     fwd, bwd, freevars = transform.split_ir(values)
     body = list(fwd.body)
     ret, pair, res = body[-1], body[-2], body[-3]
@@ -181,8 +181,8 @@ def jacrev_ir(transform, values, nums, single):
     b.stmts += primal
     if isinstance(value, ir.Const):
         value = b.call(operator.pos, value)
-    tapes = [n for n in residuals if any(_is_push(s, n) for s in ir.walk(primal))]
-    if any(_is_push(s, n) for n in tapes for s in ir.walk(bwd.body)):
+    tapes = [n for n in residuals if any(is_push(s, n) for s in ir.walk(primal))]
+    if any(is_push(s, n) for n in tapes for s in ir.walk(bwd.body)):
         raise UnsupportedSyntaxError(  # a rewound tape must only be popped
             "jit(jacrev): the adjoint sweep records on the forward sweep's tape; this "
             "function's Jacobian is not compiled (call jacrev without jit)", fwd.loc)
@@ -321,8 +321,8 @@ def return_type_of(func, values, freevars, carries=None):
     """The backend type ``func`` returns for its parameters: ``values``, then (with
     ``carries``) one tangent per carried value, then the free variables by name (the calls
     of custom rules and checkpoints inlined first, as the kernel will have them)."""
-    from .backend.llvm.compile import param_types
-    from .backend.llvm.infer import infer
+    from .backend.llvm.driver.compile import param_types
+    from .backend.llvm.typing.infer import infer
     from .custom_primal import primal_calls_inlined
     from s2s_runtime.tree import tree_map
     vals = list(values)

@@ -26,7 +26,7 @@ from dataclasses import replace
 import s2s_runtime as rt
 from s2s_runtime import build
 
-from .backend.llvm import jacobian_ops as J
+from .backend.llvm.derivs import jacobian_ops as J
 from .ir import nodes as ir
 from .rules.registry import having
 
@@ -81,7 +81,7 @@ def hoist_invariants(loop: ir.For):
 
 def stack_forms(func: ir.Function) -> ir.Function:
     """``func`` with the tape statements that forward mode writes through temporaries put
-    back in the forms ``backend/llvm/stacks.py`` compiles as native stacks: ``t = (v,
+    back in the forms ``backend/llvm/lower/stacks.py`` compiles as native stacks: ``t = (v,
     tape); tape = t`` (``t`` read nowhere else) becomes ``tape = (v, tape)``, and
     ``dtape = rt.zeros_like(tape)`` right after ``tape = ()`` becomes ``dtape = ()`` (the
     tangent of an empty tape).  Nothing else changes."""

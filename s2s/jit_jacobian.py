@@ -2,7 +2,7 @@
 
 For the argument kinds of a call, ``kernel_ir`` builds one IR function (the
 Jacobian kernel, ``jacobian_kernels.py``) that the LLVM backend compiles like any
-other; the helpers it calls are in ``backend/llvm/jacobian_ops.py``.  Layout as JAX's: for each output
+other; the helpers it calls are in ``backend/llvm/derivs/jacobian_ops.py``.  Layout as JAX's: for each output
 leaf, a block of shape ``out.shape + in.shape`` per differentiated input leaf,
 inside the input's tuple tree (a tuple over ``argnums`` when ``argnums`` is a
 tuple), inside the output's tuple tree.
@@ -37,7 +37,7 @@ from .jacobian_kernels import return_type_of, jacfwd_ir, jacrev_ir, leaf_paths
 
 
 def check_kinds(what, args, nums, loc):
-    from .backend.llvm import types as T
+    from .backend.llvm.typing import types as T
     for n in nums:
         for _, v in leaf_paths(args[n]):
             if v is not None and (T.value_type(v) is None or isinstance(v, (dict, list))):
@@ -126,7 +126,7 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
 
 
 def _check_scalar_output(transform, values):
-    from .backend.llvm import types as T
+    from .backend.llvm.typing import types as T
     fwd, _, freevars = transform.split_ir(values)
     body = list(fwd.body)
     value_only = ir.Function(fwd.name, fwd.params,

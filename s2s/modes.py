@@ -59,9 +59,9 @@ class Mode:
 
 
 def _tables():
-    from .backend.llvm import lower  # noqa: F401  (registers every lowering)
-    from .backend.llvm import jacobian_ops  # noqa: F401  (compiled Jacobians' operations)
-    from .backend.llvm.calls import TABLE
+    from .backend.llvm.lower import function as lower  # noqa: F401  (registers every lowering)
+    from .backend.llvm.derivs import jacobian_ops  # noqa: F401  (compiled Jacobians' operations)
+    from .backend.llvm.ops.calls import TABLE
     from .batch import transform  # noqa: F401  (registers every batching rule)
     from .batch.table import batch_rule
     from .rules import lookup

@@ -14,7 +14,7 @@ linear stencil's loop records no values.
 ``scalar_references(adjoint, scalars)``: the adjoint statements with those
 operands replaced (the caller leaves parameters out of ``scalars``: they are
 never recorded, and a gradient keeps their exact scalar type).  The jit does the same with exact types
-(``backend/llvm/lean_tapes.py``).
+(``backend/llvm/passes/lean_tapes.py``).
 """
 from __future__ import annotations
 

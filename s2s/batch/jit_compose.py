@@ -3,14 +3,14 @@
 ``jit(vmap(f, in_axes, out_axes))`` compiles the batched program ``vmap`` makes for
 the argument kinds (``Vmapped.site_ir``: the mapped axes moved to the front, the
 batched code, the result's batch axis moved to ``out_axes``) with the LLVM backend,
-whose table also lowers the batching helpers (``backend/llvm/batching.py``); a
+whose table also lowers the batching helpers (``backend/llvm/batching/``); a
 reduction over every per-example axis (``fn(x, axis=rt.batch_axes(x))``) becomes one
 call of ``reduce_per_example(fn)``, and its cotangent ``rt.sum_vjp(g, x,
 rt.batch_axes(x))`` one of ``sum_vjp_per_example``; the tapes of batched derivative
 code (``vmap(grad(f))``, ``vmap(vjp_fun)``) are written as plain pushes and pops
 (``jit_tapes.native_tapes``) so that they become native stacks.  Batched products
-compile as einsum loop nests (``backend/llvm/contractions.py``), batched writes and
-gathers as loops over the examples (``backend/llvm/batch_indexing.py``).  The result
+compile as einsum loop nests (``backend/llvm/batching/contractions.py``), batched writes and
+gathers as loops over the examples (``backend/llvm/batching/indexing.py``).  The result
 is one native function over the whole batch.  A helper or construct outside the compiled subset raises the jit's
 ``UnsupportedSyntaxError`` naming it (with the line); it never falls back to Python.
 
@@ -143,15 +143,15 @@ def _axes_of(body):
 def _cotangents(sum_vjp_per_example):
     """``(helper, position of x, the defaults after the axis, per-example form)`` of the
     reductions' cotangents ``helper(..., x, axis=batch_axes(x), keepdims=False, ...)``."""
-    from ..backend.llvm.batching_more import max_vjp_per_example, mean_vjp_per_example
+    from ..backend.llvm.batching.per_example import max_vjp_per_example, mean_vjp_per_example
     return ((rt.sum_vjp, 1, (False, True), sum_vjp_per_example),
             (rt.mean_vjp, 1, (False, True), mean_vjp_per_example),
             (rt.max_vjp, 2, (False, None, True), max_vjp_per_example))
 
 
 def _per_example_reductions(body, axes_of):
-    from ..backend.llvm.batching import reduce_per_example, sum_vjp_per_example
-    from ..backend.llvm.batching_more import transpose_per_example
+    from ..backend.llvm.batching.per_example import reduce_per_example, sum_vjp_per_example
+    from ..backend.llvm.batching.axes import transpose_per_example
     import numpy as np
     out = []
     for s in body:

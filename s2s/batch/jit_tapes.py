@@ -2,7 +2,7 @@
 
 Reverse mode records on a tape that is a chain of pairs (``tape = (x, tape)`` pushes,
 ``x, tape = tape`` pops); the LLVM backend keeps such a tape in native memory
-(``backend/llvm/stacks.py``).  Batching leaves the chain as it is -- its items are
+(``backend/llvm/lower/stacks.py``).  Batching leaves the chain as it is -- its items are
 batched values -- but writes it with helpers that are identities on it:
 
 * ``tape = rt.batch_lift((), n)`` (and ``t = rt.batch_lift(None, n)``, a slot not yet

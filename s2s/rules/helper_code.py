@@ -9,10 +9,10 @@ listed here when reading it as code was measured to work in the transforms that
 lack a rule (``tests/unit/test_helper_code.py``: each against a loop over the
 batch, the Python result, finite differences).
 """
-from s2s_runtime import batching, batching_more, linalg
+from s2s_runtime import batching, batching_numpy, linalg
 
 from .registry import definline
 
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
-          batching_more.batch_solve, batching_more.batch_diag)
+          batching_numpy.batch_solve, batching_numpy.batch_diag)
 definline(batching.batch_setitem, batching.batch_index)

@@ -19,7 +19,7 @@ import types
 import llvmlite.binding as llvm
 import numpy as np
 
-from s2s.backend.llvm import engine
+from s2s.backend.llvm.driver import engine
 
 _ENGINES = {}
 

@@ -210,7 +210,7 @@ def test_like_of_a_failing_size_never_runs(kernels):
 def test_size_text_is_numpys():
     """The MemoryError message's size is worded as numpy's _ArrayMemoryError words it."""
     import numpy as np
-    from s2s.backend.llvm.abi import size_text
+    from s2s.backend.llvm.values.abi import size_text
     rng = np.random.default_rng(0)
     sizes = [0, 1, 1023, 1024, 10 ** 6, 2 ** 30 - 1, 4 * 10 ** 9 * 8, 10 ** 13 * 8, 2 ** 62]
     sizes += [int(x) for x in rng.integers(0, 2 ** 62, 50)]

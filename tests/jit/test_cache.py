@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 import s2s
-from s2s.backend.llvm import compile as jit_compile
-from s2s.backend.llvm import disk_cache
+from s2s.backend.llvm.driver import compile as jit_compile
+from s2s.backend.llvm.driver import disk_cache
 
 from . import kernels as K
 

@@ -9,9 +9,9 @@ import pytest
 
 import s2s
 from s2s.api_jit import Jitted
-from s2s.backend.llvm import engine
-from s2s.backend.llvm.compile import param_types
-from s2s.backend.llvm.module import build_module
+from s2s.backend.llvm.driver import engine
+from s2s.backend.llvm.driver.compile import param_types
+from s2s.backend.llvm.driver.module import build_module
 from tests.grad.oracles import assert_tree_close, fd_grad
 
 RNG = np.random.default_rng(3)

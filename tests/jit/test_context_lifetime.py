@@ -24,7 +24,7 @@ import textwrap
 import pytest
 
 import s2s
-from s2s.backend.llvm import abi
+from s2s.backend.llvm.values import abi
 
 CHILD = textwrap.dedent("""
     import gc, math, sys

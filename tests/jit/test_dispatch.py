@@ -1,11 +1,11 @@
-"""The jit's call table (``s2s.backend.llvm.calls``): one plain handler per callable, and
+"""The jit's call table (``s2s.backend.llvm.ops.calls``): one plain handler per callable, and
 overloads for kinds of operands chained before it in ``OVERLOAD_FAMILIES`` order, whatever
 the order in which modules register them."""
 from __future__ import annotations
 
 import pytest
 
-from s2s.backend.llvm import calls
+from s2s.backend.llvm.ops import calls
 
 
 class _Plain:

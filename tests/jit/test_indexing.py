@@ -1,4 +1,4 @@
-"""Integer-array and boolean-mask indexing under jit (backend/llvm/fancy.py): reads and
+"""Integer-array and boolean-mask indexing under jit (backend/llvm/values/fancy.py): reads and
 writes against numpy running the same Python function, gradients (jit(grad),
 jit(value_and_grad), jit(vjp_fun)) against central finite differences and the
 dot-product test, bounds errors, and deterministic, verified LLVM IR."""
@@ -9,9 +9,9 @@ import pytest
 
 import s2s
 from s2s.api_jit import Jitted
-from s2s.backend.llvm import engine
-from s2s.backend.llvm.compile import param_types
-from s2s.backend.llvm.module import build_module
+from s2s.backend.llvm.driver import engine
+from s2s.backend.llvm.driver.compile import param_types
+from s2s.backend.llvm.driver.module import build_module
 from tests.grad.oracles import fd_grad
 
 RNG = np.random.default_rng(7)

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import numpy as np
 
-from s2s.backend.llvm import engine
-from s2s.backend.llvm.compile import param_types
-from s2s.backend.llvm.module import build_module
+from s2s.backend.llvm.driver import engine
+from s2s.backend.llvm.driver.compile import param_types
+from s2s.backend.llvm.driver.module import build_module
 from s2s.api_jit import Jitted
 from s2s.cli import main
 

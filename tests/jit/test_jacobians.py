@@ -8,7 +8,7 @@ import pytest
 
 import s2s
 from s2s.api_jit import Jitted
-from s2s.backend.llvm import jacobian_ops
+from s2s.backend.llvm.derivs import jacobian_ops
 
 from . import jacobian_kernels as K
 

@@ -1,4 +1,4 @@
-"""Compiled gradients record only what the adjoint reads (backend/llvm/lean_tapes.py)
+"""Compiled gradients record only what the adjoint reads (backend/llvm/passes/lean_tapes.py)
 and update adjoint arrays in place (inplace.py, unique_adjoints.py): gradients against central finite differences in
 float64 (tests.grad.oracles), and the tapes left balanced -- every name pushed on a
 tape is popped from it and the other way round -- on paths with break, continue, an
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.backend.llvm.compile import param_types
-from s2s.backend.llvm.infer import infer
-from s2s.backend.llvm.lean_tapes import lean_tapes, scalar_stand_in
-from s2s.backend.llvm import types as T
-from s2s.backend.llvm.stacks import find_stacks, is_pop
+from s2s.backend.llvm.driver.compile import param_types
+from s2s.backend.llvm.typing.infer import infer
+from s2s.backend.llvm.passes.lean_tapes import lean_tapes, scalar_stand_in
+from s2s.backend.llvm.typing import types as T
+from s2s.backend.llvm.lower.stacks import find_stacks, is_pop
 from s2s.ir import nodes as ir
 from tests.grad.oracles import assert_tree_close, fd_grad
 

@@ -1,4 +1,4 @@
-"""Loop versioning under jit (backend/llvm/loop_versions.py): range loops whose accesses
+"""Loop versioning under jit (backend/llvm/lower/loop_versions.py): range loops whose accesses
 have affine indices run a copy without per-access bounds checks when one precheck at the
 preheader passes, else the fully checked loop.  Oracles: Python running the same function
 (values, the IndexError message, the partial writes left in an input array), jit with
@@ -15,9 +15,10 @@ import pytest
 
 import s2s
 from s2s.api_jit import Jitted
-from s2s.backend.llvm import engine, loop_versions
-from s2s.backend.llvm.compile import param_types
-from s2s.backend.llvm.module import build_module
+from s2s.backend.llvm.driver import engine
+from s2s.backend.llvm.lower import loop_versions
+from s2s.backend.llvm.driver.compile import param_types
+from s2s.backend.llvm.driver.module import build_module
 from tests.grad import progen
 from tests.grad.oracles import fd_grad
 from tests.jit.loop_kernels import heat as stencil, lstm

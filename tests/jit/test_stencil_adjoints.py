@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.backend.llvm.dump import llvm_text
+from s2s.backend.llvm.driver.dump import llvm_text
 from tests.grad import progen
 from tests.grad.oracles import fd_grad
 
@@ -166,7 +166,7 @@ def test_in_place_writes_do_not_rebind():
     ``rt.index_set(y, i, v)`` (no reference counting per write), ``y = index_set(y, ...)``
     too; a temporary read again keeps its assignment."""
     import s2s_runtime as rt
-    from s2s.backend.llvm.write_statements import write_statements
+    from s2s.backend.llvm.passes.write_statements import write_statements
     from s2s.ir import nodes as ir
 
     y, t, u, i, v = (ir.Var(n) for n in ("y", "t", "u", "i", "v"))

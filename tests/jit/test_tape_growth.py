@@ -1,4 +1,4 @@
-"""Tapes of compiled gradients grow geometrically (``backend/llvm/stacks.py``).
+"""Tapes of compiled gradients grow geometrically (``backend/llvm/lower/stacks.py``).
 
 A loop nest reserves room on its tapes before every inner loop; the capacity it
 asks for is at least twice the old one, so a first call at a new size
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.backend.llvm import abi
+from s2s.backend.llvm.values import abi
 
 
 def _nest(x):

@@ -1,5 +1,5 @@
 """The systematic table, part 3: the rules of ``elementwise_more``, ``reductions_more``,
-``shape_more`` and ``products_more`` (domains ``N``/``D``/``Z``: with NaNs)."""
+``manipulation`` and ``products_more`` (domains ``N``/``D``/``Z``: with NaNs)."""
 from __future__ import annotations
 
 import numpy as np

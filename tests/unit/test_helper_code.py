@@ -13,7 +13,7 @@ import pytest
 import s2s
 from s2s import modes
 from s2s.rules.registry import inlined
-from s2s_runtime import batching, batching_more, linalg
+from s2s_runtime import batching, batching_numpy, linalg
 
 
 def f_linalg(x):
@@ -95,9 +95,9 @@ def test_jit_compiles_is_none_from_the_types():
 
 def test_the_helpers_are_marked_and_the_inventory_says_so():
     for fn in (linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
-               batching.batch_setitem, batching_more.batch_solve):
+               batching.batch_setitem, batching_numpy.batch_solve):
         assert inlined(fn)
-    m = modes.modes(batching_more.batch_solve)
+    m = modes.modes(batching_numpy.batch_solve)
     assert m["vjp"].status == "inlined" and m["jvp"].status == "inlined"
     assert modes.modes(linalg.as_columns)["vmap"].status == "inlined"
 

@@ -69,7 +69,7 @@ def test_forms_made_on_first_use_carry_their_reasons():
     import numpy as np
 
     from s2s import modes
-    from s2s.backend.llvm.batching import reduce_per_example
+    from s2s.backend.llvm.batching.per_example import reduce_per_example
     m = modes.modes(reduce_per_example(np.prod))
     assert m["jit"].status != "no" and all(m[k].ok and m[k].why for k in ("jvp", "vjp", "vmap"))
 
@@ -93,7 +93,7 @@ def test_properties_live_in_the_records():
     import numpy as np
 
     from s2s.ad.inplace import VIEW_OPS
-    from s2s.backend.llvm import writes
+    from s2s.backend.llvm.passes import writes
     from s2s.rules.registry import has
     assert has(np.reshape, "view") and np.reshape in VIEW_OPS and np.reshape in writes._VIEWS
     assert np.swapaxes in writes._VIEWS  # the LLVM write check sees every view

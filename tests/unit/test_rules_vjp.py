@@ -422,7 +422,7 @@ TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.runtime_rules_second",
                     "s2s.rules.special",
                     # tests/unit/test_systematic.py (every numpy rule has a row there)
                     "s2s.rules.elementwise_more", "s2s.rules.reductions_more",
-                    "s2s.rules.shape_more", "s2s.rules.products_more", "s2s.rules.linear_rules",
+                    "s2s.rules.manipulation", "s2s.rules.products_more", "s2s.rules.linear_rules",
                     "s2s.rules.float_parts",  # and its builtins and math (systematic_table_builtins)
                     "s2s.batch.helper_rules",  # tests/batch/test_helper_rules.py
                     "s2s.batch.value_reads"}  # tests/batch/test_vmap_value_reads.py

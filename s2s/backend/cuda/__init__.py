@@ -9,7 +9,7 @@ Modules:
 * ``libdevice`` -- math calls (``llvm.sin.f64``, ``tanh``...) as libdevice's
   ``__nv_*`` functions, linked in with the NVVM reflect setting;
 * ``kernel``   -- the elementwise kernel around a device function lowered by
-  ``backend.llvm.lower.FunctionLowering`` (thread index, bounds check, loads,
+  ``backend.llvm.lower.function.FunctionLowering`` (thread index, bounds check, loads,
   stores, error word, ``nvvm.annotations``);
 * ``indexed``  -- the index form: a kernel body that reads ``s2s.cuda.grid(1)``
   and writes arrays in place;

@@ -23,9 +23,9 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from ...errors import UnsupportedSyntaxError
-from ..llvm import types as T
-from ..llvm.calls import register
-from ..llvm.lower import FunctionLowering
+from ..llvm.typing import types as T
+from ..llvm.ops.calls import register
+from ..llvm.lower.function import FunctionLowering
 from .kernel import (KernelText, _param_llvm, _scalar_value, global_index, mark_kernel,
                      new_ctx, new_module, record_error)
 from .target import DEFAULT_ARCH, TRIPLE

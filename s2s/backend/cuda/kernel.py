@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from llvmlite import ir as ll
 
 from ...errors import UnsupportedSyntaxError
-from ..llvm import abi
-from ..llvm import types as T
-from ..llvm.lower import FunctionLowering
+from ..llvm.values import abi
+from ..llvm.typing import types as T
+from ..llvm.lower.function import FunctionLowering
 from .target import DEFAULT_ARCH, TRIPLE, data_layout
 
 _SREG = ("tid", "ntid", "ctaid", "nctaid")
@@ -69,7 +69,7 @@ def new_module(name: str, arch: str = DEFAULT_ARCH, cpu: bool = False):
     """An empty kernel module for ``arch`` (``cpu``: for the host, see ``build_elementwise``)."""
     module = ll.Module(name=name)
     if cpu:
-        from ..llvm.engine import triple_and_layout
+        from ..llvm.driver.engine import triple_and_layout
         module.triple, module.data_layout = triple_and_layout()
         return module
     module.triple = TRIPLE

@@ -22,8 +22,8 @@ import hashlib
 
 import numpy as np
 
-from ..llvm import types as T
-from ..llvm.compile import param_types
+from ..llvm.typing import types as T
+from ..llvm.driver.compile import param_types
 from . import compile as ptx_compile
 from .indexed import build_indexed
 from .target import DEFAULT_ARCH, check_arch

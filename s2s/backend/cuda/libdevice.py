@@ -1,7 +1,7 @@
 """Math on the GPU: LLVM math intrinsics and libm calls as libdevice's ``__nv_*``.
 
 The NVPTX backend cannot lower ``llvm.sin.f64``, ``tanh`` and friends.  The
-CPU lowering (``backend.llvm.scalars``) emits LLVM intrinsics and C library
+CPU lowering (``backend.llvm.values.scalars``) emits LLVM intrinsics and C library
 calls; ``resolve(module)`` renames each declaration of such a function to
 its libdevice name (``llvm.sin.f64`` / ``sin`` -> ``__nv_sin``, ``llvm.sin.f32`` /
 ``sinf`` -> ``__nv_sinf``, ``llvm.powi.f64.i32`` -> ``__nv_powi``), links

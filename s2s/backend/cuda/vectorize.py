@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 
-from ..llvm import types as T
-from ..llvm.compile import param_types
+from ..llvm.typing import types as T
+from ..llvm.driver.compile import param_types
 from . import compile as ptx_compile
 from .kernel import build_elementwise
 from .target import DEFAULT_ARCH, check_arch

@@ -1,0 +1,111 @@
+"""Batched forms of numpy functions whose batched form depends on the per-example rank
+(``s2s.vmap``; see ``batching.py``): squeeze, item, builtin sum, hstack/vstack,
+broadcast_to, diag, tile, ``np.linalg.solve``, and ``np.array`` of nested lists of
+batched items (whose batch axis comes after the list levels) with its JVP and VJP.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .batching import batch_align, _depth
+
+
+# -- functions whose batched form depends on the per-example rank ----------------------
+def batch_squeeze_axes(x):
+    """The per-example axes of size 1 of batched ``x`` (what ``np.squeeze`` removes)."""
+    return tuple(i for i in range(1, np.ndim(x)) if np.shape(x)[i] == 1)
+
+
+def batch_item(x):
+    """``x.item()`` of every example: one number per example, shape ``(n,)``."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[0], -1)[:, 0]
+
+
+def batch_sum_items(x, start=0):
+    """Builtin ``sum(x, start)`` of every example: over the rows of an array (axis 1),
+    over the items of a container (which are batched); ``start`` is added once."""
+    if isinstance(x, np.ndarray):
+        total = np.sum(x, axis=1)
+        return total if start is None or (type(start) is int and start == 0) else total + start
+    return sum(x, 0 if start is None else start)
+
+
+def batch_hstack(xs):
+    """``np.hstack`` of every example: per-example 1-D items join on their only axis,
+    others on their second."""
+    nd = min(np.ndim(x) for x in xs) - 1
+    return np.concatenate(list(xs), axis=1 if nd <= 1 else 2)
+
+
+def batch_vstack(xs):
+    """``np.vstack`` of every example: per-example 1-D items become rows."""
+    items = [np.asarray(x) for x in xs]
+    items = [x.reshape(x.shape[:1] + (1,) * (3 - x.ndim) + x.shape[1:]) if x.ndim < 3 else x
+             for x in items]
+    return np.concatenate(items, axis=1)
+
+
+def batch_broadcast_to(x, shape):
+    """``np.broadcast_to(x, shape)`` of every example of batched ``x``."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    x = batch_align(x, np.empty(shape, dtype=bool), False)
+    return np.broadcast_to(x, x.shape[:1] + shape)
+
+
+def batch_diag(v, k=0):
+    """``np.diag`` of every example: a 1-D example becomes a diagonal matrix, a 2-D one
+    gives its diagonal."""
+    v = np.asarray(v)
+    if v.ndim == 2:
+        n = v.shape[1] + abs(k)
+        out = np.zeros((v.shape[0], n, n), dtype=v.dtype)
+        i = np.arange(v.shape[1])
+        out[:, i + max(-k, 0), i + max(k, 0)] = v
+        return out
+    return np.diagonal(v, offset=k, axis1=1, axis2=2).copy()
+
+
+def batch_tile(x, reps):
+    """``np.tile(x, reps)`` of every example."""
+    x = np.asarray(x)
+    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    nd = max(x.ndim - 1, len(reps))
+    x = x.reshape(x.shape[:1] + (1,) * (nd - (x.ndim - 1)) + x.shape[1:])
+    return np.tile(x, (1,) + (1,) * (nd - len(reps)) + reps)
+
+
+def batch_array(fn, x, *args, **kwargs):
+    """``np.array(x)`` (or ``fn``: ``np.asarray``, ``array_jvp``...) of every example of a
+    batched value: nested lists of batched items give the batch on the axis after the
+    list levels, moved to the front; a batched array is converted as it is."""
+    d = _depth(x)
+    out = np.asarray(fn(x, *args, **kwargs))
+    return np.moveaxis(out, d, 0) if d else out
+
+
+def batch_array_jvp(t, ans, obj, *args):
+    """``array_jvp`` of every example (``t``: nested lists of batched tangents)."""
+    from .jvps_arrays import array_jvp
+    d = _depth(obj)
+    if not d:
+        return array_jvp(t, ans, obj, *args)
+    out = array_jvp(t, np.moveaxis(np.asarray(ans), 0, d), obj, *args)
+    return np.moveaxis(np.asarray(out), d, 0)
+
+
+def batch_array_vjp(g, x):
+    """``array_vjp`` of every example: the batched cotangent of ``np.array(x)`` split back
+    into ``x``'s nested lists (each item batched)."""
+    from .adjoint_arrays import array_vjp
+    d = _depth(x)
+    return array_vjp(np.moveaxis(np.asarray(g), 0, d) if d else g, x)
+
+
+def batch_solve(a, b, a_batched, b_batched):
+    """``np.linalg.solve(a, b)`` in every example (numpy broadcasts stacked matrices; a
+    per-example vector ``b`` becomes a one-column matrix so it is not read as a stack)."""
+    vector = np.ndim(b) - (1 if b_batched else 0) == 1
+    if vector:
+        return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
+    return np.linalg.solve(a, b)

@@ -1,0 +1,10 @@
+"""The run-time helpers of ``vmap``'s batched code (``s2s_runtime.batching``) in LLVM IR,
+so that ``jit(vmap(f))`` compiles the batched program (``s2s/batch/jit_compose.py``).
+
+``axes`` (where the batch axis is: sizes, shapes, views, reshapes, moves, stacking),
+``masks`` (masks and selection of batched branches and loops, logical functions),
+``per_example`` (reductions over each example and their cotangents), ``indexing``
+(writes and reads whose index differs per example), ``values`` (``batch_value``: a
+batched read made a value), ``contractions`` (batched products and two-operand einsum
+as loop nests).
+"""

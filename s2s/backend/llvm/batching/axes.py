@@ -1,0 +1,419 @@
+"""Where the batch axis is, in LLVM IR: ``vmap``'s run-time helpers (``s2s_runtime.batching``)
+that size, view, reshape, move and stack batched values, for ``jit(vmap(f))``
+(``s2s/batch/jit_compose.py``).
+
+Batched values carry the batch on axis 0.  Lowered here (same results as the Python
+helpers, for the types below; any other use stays refused by the call table, naming
+the helper and its argument types):
+
+* ``batch_size(x, ...)``: ``x.shape[0]`` of the first array leaf (tuples searched);
+* ``batch_lift(x, n)``: ``n`` copies of a number or array stacked on a new axis 0;
+* ``batch_view(x, n)``: ``x`` (a number or an array) seen ``n`` times along a new
+  axis 0 -- a view with stride 0 on that axis (Python's is a read-only broadcast);
+* ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
+  batch axis until its per-example rank reaches ``other``'s (a view: stride 0 axes);
+* ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``, ``index``
+  for a tuple;
+* ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x`` (``(len,) + shape[1:]`` for a
+  tuple of batched arrays of one shape); ``batch_axes(x)``:
+  ``(1, ..., x.ndim - 1)``;
+* ``batch_len(x)``/``batch_ndim(x)``/``batch_size_of(x)``: ``len``, ``np.ndim`` and
+  ``np.size`` of one example of an array ``x`` (``len`` of a tuple: its length);
+* ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
+  ``in_axes``/``out_axes`` other than 0 use;
+* ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view), a
+  tuple as it is;
+* ``batch_flat(x)``: each example of ``x`` flattened, ``x.reshape(n, -1)``;
+* ``batch_reshape_arg(x, shape)``: ``(x.shape[0],) + shape`` for ``np.reshape``;
+* ``transpose_per_example(x)`` (``np.transpose(x, batch_transpose_axes(x, None))``,
+  ``x.T`` of each example): the axes after the batch axis reversed, a view;
+* ``batch_snapshot(x)``: a copy of an array, a number as it is;
+* ``batch_array(np.array or np.asarray, (x_0, ..., x_m-1))`` of batched arrays of one
+  rank: ``out[:, j] = x_j``, shape ``(n, m) + x_0.shape[1:]`` (shapes checked).
+"""
+from __future__ import annotations
+
+import numpy as np
+import s2s_runtime as rt
+from llvmlite import ir as ll
+
+from ..values import arrays as A
+from ..values import scalars as S
+from ..typing import types as T
+from ..numerics import reductions as R
+from ..ops.build import Reshape
+from ..ops.calls import register, register_compiled_form
+
+
+def restrided(L, rtype, x, shape, strides):
+    """A view of array ``x``'s data (its data and block pointers) as ``rtype`` with these
+    shape and strides (lists of i64 values): no copy."""
+    return A.make(L, rtype, L.b.extract_value(x, 0), L.b.extract_value(x, 1), shape, strides)
+
+
+def int_tuple(L, values):
+    """``(value, Tuple of ints)`` holding the i64 ``values`` (a shape, an axes tuple)."""
+    t = T.Tuple((T.INT,) * len(values))
+    out = ll.Constant(t.llvm(), None)
+    for k, v in enumerate(values):
+        out = L.b.insert_value(out, v, k)
+    return out, t
+
+
+class BatchView:
+    """``batch_view(x, n)``: ``x`` seen ``n`` times along a new axis 0 (stride 0)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not (isinstance(types[1], T.Scalar)
+                                         and types[1].dtype in ("i8", "b1")):
+            return None
+        x = types[0]
+        if isinstance(x, T.Scalar):
+            return T.Array(x.dtype, 1)
+        return T.Array(x.dtype, x.ndim + 1) if isinstance(x, T.Array) else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (n, nt) = vals
+        n = S.convert(L, n, nt, T.INT)
+        if isinstance(xt, T.Scalar):  # one element, read n times
+            one = A.allocate(L, T.Array(xt.dtype, 1), [A.ONE])
+            A.fill(L, one, T.Array(xt.dtype, 1), x)
+            return restrided(L, rtype, one, [n], [A.ZERO])
+        return restrided(L, rtype, x, [n] + A.shape_list(L, x, xt),
+                         [A.ZERO] + A.strides_list(L, x, xt))
+
+
+class BatchSize:
+    """``batch_size(*xs)``: axis 0 of the first array leaf (tuples searched in order)."""
+
+    def type(self, fn, types, kw, loc):
+        first = next((t for t in _leaf_types(types) if isinstance(t, T.Array) and t.ndim), None)
+        return T.INT if first is not None and not kw else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        a, t = next((v, t) for v, t in _leaves(L, vals) if isinstance(t, T.Array) and t.ndim)
+        return A.shape_of(L, a, 0)
+
+
+def _leaf_types(types):
+    for t in types:
+        if isinstance(t, T.Tuple):
+            yield from _leaf_types(t.items)
+        else:
+            yield t
+
+
+def _leaves(L, vals):
+    for v, t in vals:
+        if isinstance(t, T.Tuple):
+            yield from _leaves(L, [(L.b.extract_value(v, k), it) for k, it in enumerate(t.items)])
+        else:
+            yield v, t
+
+
+class BatchLift(BatchView):
+    """``batch_lift(x, n)``: ``x`` repeated ``n`` times along a new axis 0, a new array
+    (``batch_view``'s view, copied)."""
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (n, nt) = vals
+        if isinstance(xt, T.Scalar):
+            return R.create(L, rtype, [S.convert(L, n, nt, T.INT)], (x, xt))
+        return A.copy(L, super().lower(L, fn, vals, kw, rtype), rtype)
+
+
+def _pad(types, atoms):
+    x, other = types[0], types[1]
+    flag = getattr(atoms[2], "value", None) if len(atoms) == 3 else None
+    if not isinstance(x, T.Array) or not x.ndim or not isinstance(flag, bool):
+        return None
+    if not isinstance(other, (T.Array, T.Scalar)):
+        return None
+    per = getattr(other, "ndim", 0) - (1 if flag else 0)
+    return max(per - (x.ndim - 1), 0)
+
+
+class BatchAlign:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        pad = None if kw or len(types) != 3 else _pad(types, atoms)
+        return None if pad is None else T.Array(types[0].dtype, types[0].ndim + pad)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        pad = rtype.ndim - xt.ndim
+        if not pad:
+            return x
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        return restrided(L, rtype, x, shape[:1] + [A.ONE] * pad + shape[1:],
+                         strides[:1] + [A.ZERO] * pad + strides[1:])
+
+
+class BatchIndex:
+    def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 2 and isinstance(types[0], T.Tuple):
+            return types[1]  # a container is indexed as it is
+        if kw or len(types) != 2 or not isinstance(types[0], T.Array):
+            return None
+        index = types[1]
+        items = index.items if isinstance(index, T.Tuple) else (index,)
+        return T.Tuple((T.Slice((False, False, False)),) + tuple(items))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        (idx, it) = vals[1]
+        if isinstance(vals[0][1], T.Tuple):
+            return idx
+        out = ll.Constant(rtype.llvm(), None)
+        out = b.insert_value(out, ll.Constant(rtype.items[0].llvm(), None), 0)
+        parts = [b.extract_value(idx, k) for k in range(len(it.items))] \
+            if isinstance(it, T.Tuple) else [idx]
+        for k, p in enumerate(parts):
+            out = b.insert_value(out, p, k + 1)
+        return out
+
+
+class BatchShape:
+    """``batch_shape(x)``: ``x.shape[1:]`` of an array; of a tuple of batched arrays of
+    one shape (numpy's array of them has the batch on axis 1): ``(len,) + shape[1:]``."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1:
+            return None
+        x = types[0]
+        if isinstance(x, T.Tuple) and x.items and all(
+                isinstance(t, T.Array) and t.ndim == x.items[0].ndim >= 1 for t in x.items):
+            return T.Tuple((T.INT,) * x.items[0].ndim)
+        if not isinstance(x, T.Array) or not x.ndim:
+            return None
+        return T.Tuple((T.INT,) * (x.ndim - 1))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            items = list(_leaves(L, [(x, xt)]))
+            dims = A.shape_list(L, *items[0])
+            for v, t in items[1:]:
+                L.check(A.differs(L, A.shape_list(L, v, t), dims), ValueError,
+                        "vmap: the shape of a tuple of arrays of different shapes")
+            dims = [A.i64(len(items))] + dims[1:]
+        else:
+            dims = A.shape_list(L, x, xt)[1:]
+        return int_tuple(L, dims)[0]
+
+
+class BatchAxes:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array):
+            return None
+        return T.Tuple((T.INT,) * max(types[0].ndim - 1, 0))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return int_tuple(L, [A.i64(k + 1) for k in range(len(rtype.items))])[0]
+
+
+class MoveAxis:
+    """``np.moveaxis(a, source, destination)`` for constant integer axes: a view."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        axes = _move_axes(types, atoms)
+        return None if kw or axes is None else types[0]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        order = _move_axes([xt], L.call_atoms[0])
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        return restrided(L, xt, x, [shape[k] for k in order], [strides[k] for k in order])
+
+
+def _move_axes(types, atoms):
+    """The order of the axes after ``np.moveaxis`` (None unless constant and in range)."""
+    if len(atoms) != 3 or not isinstance(types[0], T.Array):
+        return None
+    src, dst = (getattr(a, "value", None) for a in atoms[1:])
+    nd = types[0].ndim
+    if not all(type(v) is int and -nd <= v < nd for v in (src, dst)):
+        return None
+    order = [k for k in range(nd) if k != src % nd]
+    order.insert(dst % nd, src % nd)
+    return order
+
+
+class BatchRows:
+    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view; of a tuple: the
+    tuple itself."""
+
+    def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 1 and isinstance(types[0], T.Tuple):
+            return types[0]
+        ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim > 1
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            return x
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        return restrided(L, xt, x, [shape[1], shape[0]] + shape[2:],
+                         [strides[1], strides[0]] + strides[2:])
+
+
+class BatchFlat:
+    """``batch_flat(x)``: ``x.reshape(x.shape[0], -1)``."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim
+        return T.Array(types[0].dtype, 2) if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        dims = int_tuple(L, [A.shape_of(L, x, 0), L.b.neg(A.ONE)])
+        return Reshape().lower(L, np.reshape, [(x, xt), dims], {}, rtype)
+
+
+class BatchReshapeArg:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not isinstance(types[0], T.Array) or not types[0].ndim:
+            return None
+        shape = types[1]
+        items = list(shape.items) if isinstance(shape, T.Tuple) else [shape]
+        if not all(isinstance(t, T.Scalar) and t.dtype in ("i8", "b1") for t in items):
+            return None
+        return T.Tuple((T.INT,) * (len(items) + 1))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (shape, st) = vals
+        items = [L.b.extract_value(shape, k) for k in range(len(st.items))] \
+            if isinstance(st, T.Tuple) else [shape]
+        types = list(st.items) if isinstance(st, T.Tuple) else [st]
+        return int_tuple(L, [A.shape_of(L, x, 0)] +
+                     [S.convert(L, v, t, T.INT) for v, t in zip(items, types)])[0]
+
+
+class PerExampleShape:
+    """``batch_len``, ``batch_ndim``, ``batch_size_of`` of an array (a tuple's length)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1:
+            return None
+        x = types[0]
+        if fn is rt.batch_len and isinstance(x, T.Tuple):
+            return T.INT
+        ok = isinstance(x, T.Array) and x.ndim >= (2 if fn is rt.batch_len else 1)
+        return T.INT if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        if isinstance(xt, T.Tuple):
+            return A.i64(len(xt.items))
+        if fn is rt.batch_len:
+            return A.shape_of(L, x, 1)
+        if fn is rt.batch_ndim:
+            return A.i64(xt.ndim - 1)
+        n = A.ONE
+        for d in A.shape_list(L, x, xt)[1:]:
+            n = L.b.mul(n, d)
+        return n
+
+
+class TransposePerExample:
+    """``transpose_per_example(x)``, and ``(g, x)``: the cotangent (the same
+    permutation, its own inverse), the real part where ``x`` is real."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) in (1, 2) and isinstance(types[0], T.Array) and \
+            types[0].ndim and (len(types) == 1 or getattr(types[1], "ndim", -1) == types[0].ndim)
+        if ok and len(types) == 2 and types[0].dtype == "c16" and types[1].dtype != "c16":
+            return T.Array("f8", types[0].ndim)
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        out = restrided(L, xt, x, shape[:1] + shape[:0:-1], strides[:1] + strides[:0:-1])
+        return out if rtype == xt else A.copy(L, out, xt, rtype.dtype)
+
+
+class TransposeAxes:
+    """``batch_transpose_axes(x, None)``: ``(0, ndim - 1, ..., 1)``."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) in (1, 2) and isinstance(types[0], T.Array) and \
+            (len(types) == 1 or isinstance(types[1], T.NoneType))
+        return T.Tuple((T.INT,) * types[0].ndim) if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        nd = len(rtype.items)
+        return int_tuple(L, [A.i64(0)] + [A.i64(k) for k in range(nd - 1, 0, -1)])[0]
+
+
+def transpose_per_example(x, like=None):
+    """``np.transpose(x, rt.batch_transpose_axes(x, None))``; with ``like``, the cotangent
+    ``rt.transpose_vjp(x, like, rt.batch_transpose_axes(like, None))``."""
+    if like is not None:
+        return rt.transpose_vjp(x, like, rt.batch_transpose_axes(like, None))
+    return np.transpose(x, rt.batch_transpose_axes(x, None))
+
+
+class BatchSnapshot:
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], (T.Array, T.Scalar))
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        return A.copy(L, x, xt) if isinstance(xt, T.Array) else x
+
+
+class BatchArray:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 2 or getattr(atoms[0], "value", None) not in (np.array,
+                                                                             np.asarray):
+            return None
+        items = getattr(types[1], "items", None)
+        if not items or not all(isinstance(t, T.Array) and t.ndim == items[0].ndim >= 1
+                                for t in items):
+            return None
+        st = T.promote(*(t.elem for t in items))
+        return T.Array(st.dtype, items[0].ndim + 1)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        tup, tt = vals[1]
+        items = [(b.extract_value(tup, j), t) for j, t in enumerate(tt.items)]
+        shape = A.shape_list(L, *items[0])
+        for v, t in items[1:]:
+            L.check(A.differs(L, A.shape_list(L, v, t), shape), ValueError,
+                    "vmap: np.array of items of different shapes")
+        out = A.allocate(L, rtype, shape[:1] + [A.i64(len(items))] + shape[1:])
+        for j, (v, t) in enumerate(items):
+            row_t = T.Array(rtype.dtype, rtype.ndim - 1)
+            strides = A.strides_list(L, out, rtype)
+            data = b.gep(b.extract_value(out, 0), [b.mul(A.i64(j), strides[1])])
+            row = A.make(L, row_t, data, b.extract_value(out, 1), shape,
+                         strides[:1] + strides[2:])
+            A.elementwise(L, lambda vs: vs[0], [(v, t)], rtype.dtype, out=(row, row_t))
+        return out
+
+
+register(BatchSize(), rt.batch_size)
+register(BatchLift(), rt.batch_lift)
+register(BatchAlign(), rt.batch_align)
+register(BatchIndex(), rt.batch_index)
+register(BatchShape(), rt.batch_shape)
+register(BatchAxes(), rt.batch_axes)
+register(BatchRows(), rt.batch_rows)
+register(MoveAxis(), np.moveaxis)
+register_compiled_form(TransposePerExample(), transpose_per_example)
+register(TransposeAxes(), rt.batch_transpose_axes)
+register(PerExampleShape(), rt.batch_len, rt.batch_ndim, rt.batch_size_of)
+register(BatchSnapshot(), rt.batch_snapshot)
+register(BatchArray(), rt.batch_array)
+register(BatchView(), rt.batch_view)
+register(BatchFlat(), rt.batch_flat)
+register(BatchReshapeArg(), rt.batch_reshape_arg)

@@ -1,0 +1,160 @@
+"""Batched control flow in LLVM IR: the masks of batched branches and loops, for
+``jit(vmap(f))`` (``s2s_runtime.batching``; same results as the Python helpers for the
+types below, any other use refused by the call table with the helper's name and
+argument types):
+
+* ``batch_mask(c)`` of a boolean vector; ``batch_select(c, a, b)``: ``np.where`` with
+  ``c`` viewed as ``(n, 1, ..., 1)`` (``b`` None: ``a``), for numbers and arrays;
+* ``np.logical_and``/``logical_or``/``logical_xor``/``logical_not`` on booleans,
+  numbers and arrays (elementwise, broadcasting; the masks of batched branches);
+  ``np.any``/``np.all`` of a whole array (the test of a batched ``while``);
+* ``batch_inplace(op, plain, x, y)``: ``x op= y`` in place where ``x`` is an array of
+  rank >= 2 (each example an array), else ``plain(x, y)``, a new value.
+"""
+from __future__ import annotations
+
+import numpy as np
+import s2s_runtime as rt
+from llvmlite import ir as ll
+
+from ..values import arrays as A
+from ..values import scalars as S
+from ..typing import types as T
+from ..ops.numbers import Elementwise
+from ..ops.calls import TABLE, register
+from .axes import restrided
+
+
+class BatchMask:
+    """``batch_mask(c)``: a boolean vector over the batch (comparisons make one)."""
+
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and types[0] == T.Array("b1", 1)
+        return types[0] if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+class BatchSelect:
+    """``batch_select(c, a, b)``: ``np.where`` with ``c`` viewed as ``(n, 1, ..., 1)``
+    (numbers and arrays; ``b`` None -- also an array variable still holding the None it
+    started as, a null data pointer -- selects ``a``)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 3 or not isinstance(types[0], T.Array) or types[0].ndim != 1:
+            return None
+        c, a, b_ = types
+        if isinstance(b_, T.NoneType):
+            return a
+        if not all(isinstance(t, (T.Array, T.Scalar)) for t in (a, b_)):
+            return None
+        return Elementwise().type(np.where, [_mask_type(c, a, b_), a, b_], {}, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (c, ct), a, b_ = vals
+        if isinstance(b_[1], T.NoneType):
+            return a[0]
+        if isinstance(b_[1], T.Array) and a[1] == rtype:
+            # ``b`` may still hold the None it started as (a name a loop assigns later,
+            # typed as the array it becomes: a null array): then ``a``, as in Python
+            bld = L.b
+            is_none = bld.icmp_unsigned("==", bld.ptrtoint(bld.extract_value(b_[0], 0), T.I64),
+                                        A.ZERO)
+            with bld.if_else(is_none) as (then, otherwise):
+                with then:
+                    then_end = bld.block
+                with otherwise:
+                    picked = self._where(L, c, ct, a, b_, rtype)
+                    else_end = bld.block
+            out = bld.phi(rtype.llvm())
+            out.add_incoming(a[0], then_end)
+            out.add_incoming(picked, else_end)
+            return out
+        return self._where(L, c, ct, a, b_, rtype)
+
+    @staticmethod
+    def _where(L, c, ct, a, b_, rtype):
+        mt = _mask_type(ct, a[1], b_[1])
+        pad = mt.ndim - 1
+        mask = restrided(L, mt, c, [A.shape_of(L, c, 0)] + [A.ONE] * pad,
+                         [A.stride_of(L, c, 0)] + [A.ZERO] * pad)
+        return Elementwise().lower(L, np.where, [(mask, mt), a, b_], {}, rtype)
+
+
+def _mask_type(c, a, b):
+    return T.Array(c.dtype, max(getattr(a, "ndim", 0), getattr(b, "ndim", 0), 1))
+
+
+class BatchInplace:
+    """``batch_inplace(op, plain, x, y)``: the handler of ``op`` (in place) or ``plain``."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 4 or not all(hasattr(a, "value") for a in atoms[:2]):
+            return None
+        op = self._pick(atoms, types[2])
+        handler = TABLE.get(op)
+        if handler is None or getattr(handler, "wants_atoms", False):
+            return None
+        return handler.type(op, types[2:], {}, loc)
+
+    @staticmethod
+    def _pick(atoms, x):
+        return atoms[0].value if isinstance(x, T.Array) and x.ndim >= 2 else atoms[1].value
+
+    def lower(self, L, fn, vals, kw, rtype):
+        op = self._pick(L.call_atoms[0], vals[2][1])
+        L.call_atoms = (L.call_atoms[0][2:], {})
+        return TABLE[op].lower(L, op, vals[2:], {}, rtype)
+
+
+class Logical:
+    """numpy's logical functions: truth values of numbers, elementwise on arrays."""
+
+    OPS = {np.logical_and: "and", np.logical_or: "or", np.logical_xor: "xor",
+           np.logical_not: "not"}
+
+    def type(self, fn, types, kw, loc):
+        arity = 1 if fn is np.logical_not else 2
+        if kw or len(types) != arity or not all(isinstance(t, (T.Scalar, T.Array))
+                                                for t in types):
+            return None
+        arrays = [t.ndim for t in types if isinstance(t, T.Array)]
+        return T.Array("b1", max(arrays)) if arrays else T.Scalar("b1")
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b, op = L.b, self.OPS[fn]
+
+        def combine(items):
+            x = [S.truth(L, v, t) for v, t in items]
+            if op == "not":
+                return b.not_(x[0]), T.BOOL
+            return getattr(b, op + "_")(x[0], x[1]), T.BOOL
+
+        if isinstance(rtype, T.Scalar):
+            return combine(vals)[0]
+        return A.elementwise(L, combine, vals, "b1")
+
+
+class AnyAll:
+    def type(self, fn, types, kw, loc):
+        ok = not kw and len(types) == 1 and isinstance(types[0], (T.Array, T.Scalar))
+        return T.Scalar("b1") if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        if isinstance(xt, T.Scalar):
+            return S.truth(L, x, xt)
+        op = L.b.or_ if fn is np.any else L.b.and_
+        init = ll.Constant(T.I1, 0 if fn is np.any else 1)
+        return A.reduce_all(L, x, xt, lambda acc, v: op(acc, S.truth(L, v, xt.elem)),
+                            init, T.Scalar("b1"))
+
+
+register(BatchMask(), rt.batch_mask)
+register(BatchSelect(), rt.batch_select)
+register(BatchInplace(), rt.batch_inplace)
+register(Logical(), *Logical.OPS)
+register(AnyAll(), np.any, np.all)

@@ -1,0 +1,317 @@
+"""The numpy calls and ``s2s_runtime`` helpers of ``np.linalg``'s derivative rules, in LLVM IR.
+
+The rules (``s2s/rules/linalg.py``, ``reductions.py``) are numpy templates; their
+generated code needs, for real 1-d/2-d operands:
+
+* ``np.swapaxes(x, i, j)``: a view with two axes exchanged;
+* ``np.expand_dims(x, axis)`` (an int or a tuple of constant ints): a view with
+  length-1 axes inserted; of a scalar, a fresh array of shape ``(1,) * len(axis)``;
+* ``np.real``/``np.imag`` of numbers and arrays (of a real value: itself / zeros);
+* ``np.trace(x, offset, i, j)`` of a matrix: the sum of a diagonal; ``trace_vjp(g, x,
+  offset, i, j)``: zeros with ``g`` on it;
+* ``as_columns(v, b)`` (``v[..., None]`` when ``b`` is 1-d), ``from_columns(v, b)``
+  (``v[..., 0]`` when ``b`` is 1-d): views; ``conj_lower(x, upper)``: ``x``, or its
+  transpose for ``upper=True``; ``half_lower_mask(x)``: 1 below the diagonal, 1/2
+  on it, 0 above (float64, ``x``'s last two lengths);
+* ``cast_vjp(g, x)`` / ``cast_jvp(t, ans)``: ``g`` in ``x``'s float dtype (the real
+  part for a real ``x``); ``record_like(like, fields)`` of a tuple of numbers (the
+  tangent of ``slogdet``): ``fields`` in ``like``'s types.
+
+``norm_vjp``/``norm_jvp`` are in ``derivs/norm.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir as ll
+
+import s2s_runtime as rt
+
+from ....errors import UnsupportedSyntaxError
+from ..values import arrays as A
+from ..numerics import reductions as R
+from ..values import scalars as S
+from ..typing import types as T
+from ..ops.calls import register
+from ..ops.linalg import RUNTIME, constant
+
+
+def _consts(name, atoms, types, loc):
+    values = [constant(a, t) for a, t in zip(atoms, types)]
+    if any(v is RUNTIME for v in values):
+        raise UnsupportedSyntaxError(f"jit: {name} with an axis that is not a constant", loc)
+    return values
+
+
+def _axes(value, ndim, name, loc):
+    items = value if isinstance(value, tuple) else (value,)
+    if not all(type(a) is int and -ndim <= a < ndim for a in items):
+        raise UnsupportedSyntaxError(f"jit: {name} with axis {value!r} ({ndim} axes)", loc)
+    out = sorted(a % ndim for a in items)
+    if len(set(out)) != len(out):
+        raise UnsupportedSyntaxError(f"jit: {name} with a repeated axis {value!r}", loc)
+    return out
+
+
+class SwapAxes:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 3 or not isinstance(types[0], T.Array):
+            return None
+        i, j = _consts("np.swapaxes", atoms[1:], types[1:], loc)
+        _axes((i, j) if i != j else i, types[0].ndim, "np.swapaxes", loc)
+        return types[0]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (_, it), (_, jt) = vals
+        i, j = (v % xt.ndim for v in _consts("np.swapaxes", L.call_atoms[0][1:], [it, jt], L.loc))
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        shape[i], shape[j] = shape[j], shape[i]
+        strides[i], strides[j] = strides[j], strides[i]
+        return A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1), shape, strides)
+
+
+def inserted_axes(L, x, xt, axes, out_t):
+    """A view of ``x`` with length-1 axes at the (sorted) positions ``axes`` of the result."""
+    shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+    for a in axes:
+        shape.insert(a, A.ONE)
+        strides.insert(a, A.i64(T.itemsize(xt.dtype)))
+    return A.make(L, out_t, L.b.extract_value(x, 0), L.b.extract_value(x, 1), shape, strides)
+
+
+class ExpandDims:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 2 or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        axis, = _consts("np.expand_dims", atoms[1:], types[1:], loc)
+        n = len(axis) if isinstance(axis, tuple) else 1
+        ndim = getattr(types[0], "ndim", 0) + n
+        _axes(axis, ndim, "np.expand_dims", loc)
+        return T.Array(types[0].dtype, ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (_, at) = vals
+        axis, = _consts("np.expand_dims", L.call_atoms[0][1:], [at], L.loc)
+        axes = _axes(axis, rtype.ndim, "np.expand_dims", L.loc)
+        if isinstance(xt, T.Scalar):
+            return R.create(L, rtype, [A.ONE] * rtype.ndim, (x, xt))
+        return inserted_axes(L, x, xt, axes, rtype)
+
+
+class RealImag:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        t = types[0]
+        if t.dtype != "c16":
+            return t
+        return T.Array("f8", t.ndim) if isinstance(t, T.Array) else T.Scalar("f8", t.weak)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), = vals
+        part = 0 if fn is np.real else 1
+        if xt.dtype != "c16":
+            if part == 0:
+                return x
+            if isinstance(xt, T.Scalar):
+                return L.const(0, xt)
+            return R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, xt.elem), xt.elem))
+        if isinstance(xt, T.Scalar):
+            return L.b.extract_value(x, part)
+        return A.elementwise(L, lambda v: (L.b.extract_value(v[0][0], part), T.F64T),
+                             [(x, xt)], "f8")
+
+
+def _trace_args(name, atoms, types, ndim_of, loc, first=1):
+    """The constant ``offset`` of ``np.trace(a, offset, axis1, axis2)`` of a matrix (or of
+    ``trace_vjp(g, a, offset, axis1, axis2)``); other layouts are refused by name."""
+    values = _consts(name, atoms[first + 1:], types[first + 1:], loc)
+    offset, *axes = values + [0, 0, 1][len(values):]
+    if ndim_of != 2 or type(offset) is not int or \
+            sorted(a % 2 for a in axes if type(a) is int) != [0, 1]:
+        raise UnsupportedSyntaxError(
+            f"jit: {name} of a {ndim_of}-d array with offset {offset!r}, axes {tuple(axes)!r} "
+            "(jit compiles the diagonal sum of a matrix)", loc)
+    return offset if axes[0] % 2 == 0 else -offset
+
+
+def _diagonal(L, x, offset, body):
+    """``body(i, j)`` for the entries ``(i, j = i + offset)`` of the matrix ``x``."""
+    b = L.b
+    rows, cols = A.shape_of(L, x, 0), A.shape_of(L, x, 1)
+    r0, c0 = A.i64(max(0, -offset)), A.i64(max(0, offset))
+    nr, nc = b.sub(rows, r0), b.sub(cols, c0)
+    n = b.select(b.icmp_signed("<", nr, nc), nr, nc)
+    n = b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)
+    A.loop(L, n, lambda k: body(b.add(k, r0), b.add(k, c0)))
+
+
+class Trace:
+    """``np.trace(a, offset, axis1, axis2)`` of a matrix, and ``trace_vjp(g, a, offset,
+    axis1, axis2)``: zeros shaped like ``a`` with ``g`` on that diagonal."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        first = 1 if fn is rt.trace_vjp else 0
+        if kw or len(types) < first + 1 or not isinstance(types[first], T.Array):
+            return None
+        _trace_args(self._name(fn), atoms, types, types[first].ndim, loc, first)
+        if fn is rt.trace_vjp:
+            if not isinstance(types[0], T.Scalar):
+                return None
+            return T.Array(T.promote(T.Scalar(types[0].dtype), types[1].elem,
+                                     T.Scalar("f8", True)).dtype, 2)
+        return R.sum_type(types[0])
+
+    @staticmethod
+    def _name(fn):
+        return "trace_vjp" if fn is rt.trace_vjp else "np.trace"
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        first = 1 if fn is rt.trace_vjp else 0
+        x, xt = vals[first]
+        offset = _trace_args(self._name(fn), L.call_atoms[0], [t for _, t in vals], 2, L.loc,
+                             first)
+        if fn is rt.trace_vjp:
+            g = S.convert(L, vals[0][0], vals[0][1], rtype.elem)
+            out = R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, rtype.elem), rtype.elem))
+            data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+            _diagonal(L, x, offset, lambda i, j: A.store(
+                L, g, A.element_ptr(L, data, strides, [i, j], rtype.elem), rtype.elem))
+            return out
+        slot = L.entry_alloca(rtype.llvm())
+        b.store(L.const(0, rtype), slot)
+        _diagonal(L, x, offset, lambda i, j: b.store(S.binary(L, "add", b.load(slot), S.convert(
+            L, A.element(L, x, xt, [i, j]), xt.elem, rtype), rtype), slot))
+        return b.load(slot)
+
+
+class Columns:
+    """``as_columns(v, b)`` / ``from_columns(v, b)``: views for a 1-d ``b``, else ``v``."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not isinstance(types[0], T.Array):
+            return None
+        v, c = types
+        if not isinstance(c, T.Array) or c.ndim != 1:
+            return v
+        if fn is rt.from_columns:
+            return T.Array(v.dtype, v.ndim - 1) if v.ndim >= 1 else None
+        return T.Array(v.dtype, v.ndim + 1)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (v, vt), (_, ct) = vals
+        if rtype == vt:
+            return v
+        if fn is rt.as_columns:
+            return inserted_axes(L, v, vt, [vt.ndim], rtype)
+        shape, strides = A.shape_list(L, v, vt), A.strides_list(L, v, vt)
+        L.check(L.b.icmp_signed("==", shape[-1], A.ZERO), IndexError,
+                "index 0 is out of bounds for axis {0} with size 0", (A.i64(vt.ndim - 1),))
+        return A.make(L, rtype, L.b.extract_value(v, 0), L.b.extract_value(v, 1),
+                      shape[:-1], strides[:-1])
+
+
+class ConjLower:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 2 or not isinstance(types[0], T.Array) or types[0].ndim < 2:
+            return None
+        if constant(atoms[1], types[1]) is RUNTIME:
+            raise UnsupportedSyntaxError("jit: cholesky with upper= that is not a constant", loc)
+        return types[0]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (_, ut) = vals
+        if not constant(L.call_atoms[0][1], ut):
+            return x
+        shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+        view = A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1), shape, strides)
+        if xt.dtype != "c16":
+            return view
+        return A.elementwise(L, lambda v: (L.b.insert_value(v[0][0], L.b.fneg(
+            L.b.extract_value(v[0][0], 1)), 1), xt.elem), [(view, xt)], "c16")
+
+
+class HalfLowerMask:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array) or types[0].ndim < 2:
+            return None
+        return T.Array("f8", 2)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), = vals
+        b = L.b
+        rows, cols = A.shape_of(L, x, xt.ndim - 2), A.shape_of(L, x, xt.ndim - 1)
+        out = A.allocate(L, rtype, [rows, cols])
+        data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        one, half, zero = (ll.Constant(T.F64, v) for v in (1.0, 0.5, 0.0))
+
+        def body(idx):
+            i, j = idx
+            v = b.select(b.icmp_signed(">", i, j), one,
+                         b.select(b.icmp_signed("==", i, j), half, zero))
+            A.store(L, v, A.element_ptr(L, data, strides, idx, T.F64T), T.F64T)
+
+        A.loop_nest(L, [rows, cols], body)
+        return out
+
+
+class Cast:
+    """``cast_vjp(g, x)`` and ``cast_jvp(t, ans)``: the first operand in the second's
+    float dtype (its real part when the second is real), shaped like the first."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2:
+            return None
+        g, x = types
+        if not isinstance(g, (T.Scalar, T.Array)) or not isinstance(x, (T.Scalar, T.Array)):
+            return None
+        dtype = x.dtype if x.dtype in ("f4", "f8", "c16") else \
+            ("f8" if g.dtype == "c16" else g.dtype)
+        if isinstance(g, T.Array):
+            return T.Array(dtype, g.ndim)
+        weak = isinstance(x, T.Scalar) and x.weak and x.dtype in ("f8", "c16")
+        return T.Scalar(dtype, weak)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, gt), _ = vals
+        if gt == rtype:
+            return g
+        return S.convert(L, g, gt, rtype)
+
+
+class RecordLike:
+    """``record_like(like, fields)`` of a tuple ``like`` (``slogdet``'s result, compiled as
+    a plain tuple): ``fields`` in ``like``'s item types (a tuple has no other fields)."""
+
+    def type(self, fn, types, kw, loc):
+        like, fields = types if len(types) == 2 else (None, None)
+        if kw or not isinstance(like, T.Tuple) or not isinstance(fields, T.Tuple) \
+                or len(like.items) != len(fields.items):
+            return None
+        if not all(isinstance(t, T.Scalar) and isinstance(f, T.Scalar)
+                   for t, f in zip(like.items, fields.items)):
+            return None
+        return like
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return S.convert(L, vals[1][0], vals[1][1], rtype)
+
+
+register(RecordLike(), rt.record_like)
+register(SwapAxes(), np.swapaxes)
+register(ExpandDims(), np.expand_dims)
+register(RealImag(), np.real, np.imag)
+register(Trace(), np.trace, rt.trace_vjp)
+register(Columns(), rt.as_columns, rt.from_columns)
+register(ConjLower(), rt.conj_lower)
+register(HalfLowerMask(), rt.half_lower_mask)
+register(Cast(), rt.cast_vjp, rt.cast_jvp)

@@ -1,0 +1,362 @@
+"""Cotangents and tangents of lists of numbers (``lists.py``), and numpy's reading of a
+list display of numbers as an array: handlers of ``calls.TABLE`` (``ops.lists.ListOp``,
+each deferring to the handler registered before it unless its operand is a list).
+
+Maths (``s2s_runtime.containers``, ``adjoint`` and ``jvps_arrays``, the same semantics):
+a list's cotangent is a list of its length -- ``getitem_vjp(g, l, i)`` (zeros with ``g``
+at ``i``, or ``g``'s items along a slice), ``add_at`` (that added to ``acc``), ``add``
+(item by item), ``zeros_like``, ``densify``, ``seq_cast`` (a tuple's cotangent from a
+list of its length), ``array_vjp(g, l)`` (the items of the 1-D array ``g``),
+``sum_builtin_vjp(g, l)`` (``g`` for every item), ``extreme_ct(g, l, m)`` (``g`` at the
+first item equal to ``m``); ``array_jvp`` (the tangents as an array of the result's
+dtype).  A display ``[a, b, ...]`` of numbers: ``np.array``/``np.asarray`` (a 1-D array
+of the promoted dtype), ``np.shape``/``size``/``ndim``, and ``array_vjp`` into it.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+from llvmlite import ir as ll
+
+import s2s_runtime as rt
+
+from ..values import arrays as A
+from ..values import lists as Li
+from ..numerics import reductions as R
+from ..values import scalars as S
+from ..typing import types as T
+from .adjoints import Unbroadcast
+from ..ops.lists import (ListOp, as_list, cotangent_type, is_list, is_number, list_at, listish,
+                         overload_lists)
+
+# -- cotangents --------------------------------------------------------------------------------
+class FromArray(ListOp):
+    """``array_vjp(g, l)``: the items of the 1-D array ``g``."""
+
+    def ltype(self, fn, types, loc):
+        g = types[0]
+        return cotangent_type(types[1]) if isinstance(g, T.Array) and g.ndim == 1 else None
+
+    def llower(self, L, fn, vals, rtype):
+        return Li.from_array(L, *vals[0], rtype)
+
+
+class Filled(ListOp):
+    """``sum_builtin_vjp(g, l)``: ``g`` for every item; ``zeros_like(l)``: zeros."""
+
+    def ltype(self, fn, types, loc):
+        if fn is rt.zeros_like:
+            return cotangent_type(types[0])
+        return T.List(T.promote(types[0], cotangent_type(types[1]).elem)) if is_number(types[0]) else None
+
+    def llower(self, L, fn, vals, rtype):
+        like = vals[0] if fn is rt.zeros_like else vals[1]
+        n = Li.fields(L, like[0])[2]
+        g = (ll.Constant(T.I64, 0), T.INT) if fn is rt.zeros_like else vals[0]
+        return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: g)
+
+
+def _scattered(L, acc, at, g, gt, index, it, rtype):
+    """A copy of list ``acc`` (None: zeros) with ``g`` added at ``index`` (a position, or a
+    slice along which ``g``'s items go)."""
+    b = L.b
+    like_n = Li.fields(L, acc[0])[2]
+    data = Li.fields(L, acc[0])[0]
+    out = Li.fresh(L, rtype, like_n, Li.room(L, like_n),
+                   lambda i: (Li.load(L, data, i, at), Li.elem_of(at)) if at.elem is not None
+                   else (ll.Constant(T.I64, 0), T.INT))
+    odata = Li.fields(L, out)[0]
+    e = rtype.elem
+
+    def add_at(p, x, xt):
+        old = Li.load(L, odata, p, rtype)
+        Li.store(L, S.binary(L, "add", old, S.convert(L, x, xt, e), e), e, odata, p, rtype)
+
+    if isinstance(it, T.Slice):
+        start, step, length = A.slice_bounds(L, index, it.present, like_n)
+        gdata = Li.fields(L, g)[0]
+        A.loop(L, length, lambda i: add_at(b.add(start, b.mul(i, step)),
+                                           Li.load(L, gdata, i, gt), Li.elem_of(gt)))
+    else:
+        add_at(Li.item_position(L, index, it, like_n), g, gt)
+    return out
+
+
+class Scatter(ListOp):
+    """``getitem_vjp(g, l, i)`` and ``add_at(acc, g, l, i)``."""
+
+    def ltype(self, fn, types, loc):
+        acc, g, lt, it = ([T.NONE] + types) if fn is rt.getitem_vjp else types
+        if not (is_number(it) or isinstance(it, T.Slice)):
+            return None
+        ge = Li.elem_of(g) if isinstance(it, T.Slice) and is_list(g) else g
+        if not is_number(ge):
+            return None
+        base = cotangent_type(lt) if isinstance(acc, T.NoneType) else acc
+        if not is_list(base):
+            return None
+        return T.List(T.promote(Li.elem_of(base), ge))
+
+    def llower(self, L, fn, vals, rtype):
+        acc, g, like, idx = ([(None, T.NONE)] + vals) if fn is rt.getitem_vjp else vals
+        if isinstance(acc[1], T.NoneType):
+            acc = (like[0], T.List(None))  # zeros of ``like``'s length
+        return _scattered(L, acc, acc[1], g[0], g[1], idx[0], idx[1], rtype)
+
+
+class Add(ListOp):
+    def ltype(self, fn, types, loc):
+        a, c = types
+        if isinstance(a, T.NoneType) or isinstance(c, T.NoneType):
+            return c if isinstance(a, T.NoneType) else a
+        if not (is_list(a) and is_list(c)):
+            return None
+        return T.List(T.promote(Li.elem_of(a), Li.elem_of(c)))
+
+    def llower(self, L, fn, vals, rtype):
+        (a, at), (c, ct) = vals
+        if isinstance(at, T.NoneType) or isinstance(ct, T.NoneType):
+            return c if isinstance(at, T.NoneType) else a
+        b = L.b
+        adata, _, n = Li.fields(L, a)
+        cdata, _, m = Li.fields(L, c)
+        L.check(b.icmp_signed("!=", n, m), ValueError,
+                "s2s: adding cotangents of lists of lengths {0} and {1}", (n, m))
+        e = rtype.elem
+        return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: (S.binary(
+            L, "add", S.convert(L, Li.load(L, adata, i, at), Li.elem_of(at), e),
+            S.convert(L, Li.load(L, cdata, i, ct), Li.elem_of(ct), e), e), e))
+
+
+class Densify(ListOp):
+    """``densify(ct, l)``; ``seq_cast(items, l)`` (``items`` already a list)."""
+
+    def ltype(self, fn, types, loc):
+        ct, like = types
+        if isinstance(ct, T.NoneType) or Li.elem_of(like).dtype in ("i8", "b1"):
+            return cotangent_type(like)
+        return listish(ct)
+
+    def llower(self, L, fn, vals, rtype):
+        (ct, ctt), (like, liket) = vals
+        if isinstance(ctt, T.NoneType) or Li.elem_of(liket).dtype in ("i8", "b1"):
+            return Filled(None).llower(L, rt.zeros_like, [(like, liket)], rtype)
+        v, t = as_list(L, ct, ctt)
+        return v if t == rtype else Li.convert_list(L, v, t, rtype)
+
+
+def _numbers(t):
+    return T.plain_tuple(t) and bool(t.items) and all(map(is_number, t.items))
+
+
+class ArrayOfItems(ListOp):
+    """``np.array([a, b, ...])`` of numbers: a 1-D array of their promoted dtype."""
+
+    def ltype(self, fn, types, loc):
+        return T.Array(T.promote(*types[0].items).dtype, 1) if len(types) == 1 else None
+
+    def llower(self, L, fn, vals, rtype):
+        v, t = vals[0]
+        out = A.allocate(L, rtype, [A.i64(len(t.items))])
+        data = L.b.extract_value(out, 0)
+        for k, it in enumerate(t.items):
+            A.store(L, S.convert(L, L.b.extract_value(v, k), it, rtype.elem),
+                    A.element_ptr(L, data, [A.i64(T.itemsize(rtype.dtype))], [A.i64(k)],
+                                  rtype.elem), rtype.elem)
+        return out
+
+
+class ArrayJvp(ListOp):
+    """``array_jvp(t, ans, object, copy, ndmin=0)`` for a list (or a display of numbers,
+    None items as zeros) of tangents: them as a 1-D array of ``ans``'s dtype (the real
+    part for a real ``ans``)."""
+
+    reads_atoms = True
+
+    def ltype(self, fn, types, loc):
+        atoms = self.atoms[0] if self.atoms else ()
+        ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
+        ans = types[1]
+        ok = isinstance(ans, T.Array) and ans.ndim == 1 and ndmin in (0, 1)
+        return ans if ok and ans.dtype in ("f4", "f8", "c16") else None
+
+    def llower(self, L, fn, vals, rtype):
+        (t, tt) = vals[0]
+        e = rtype.elem
+
+        def real(v, vt):
+            if vt.dtype == "c16" and e.dtype != "c16":
+                return L.b.extract_value(v, 0), T.F64T
+            return v, vt
+
+        if is_list(tt):
+            data, _, n = Li.fields(L, t)
+            out = A.allocate(L, rtype, [n])
+            odata, ostrides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+            A.loop(L, n, lambda i: A.store(L, S.convert(L, *real(Li.load(L, data, i, tt),
+                                                                  Li.elem_of(tt)), e),
+                                           A.element_ptr(L, odata, ostrides, [i], e), e))
+            return out
+        out = R.create(L, rtype, [A.i64(len(tt.items))], (L.const(0, T.INT), T.INT))
+        odata, ostrides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        for k, it in enumerate(tt.items):
+            if isinstance(it, T.NoneType):
+                continue
+            A.store(L, S.convert(L, *real(L.b.extract_value(t, k), it), e),
+                    A.element_ptr(L, odata, ostrides, [A.i64(k)], e), e)
+        return out
+
+
+class SumOfItems(ListOp):
+    """Python's ``sum(t, start=0)`` of a tuple or display of numbers; ``sum_builtin_jvp``
+    of such a tuple of tangents (None items are zeros) as ``ans``'s type."""
+
+    def ltype(self, fn, types, loc):
+        items = [t for t in types[0].items if not isinstance(t, T.NoneType)]
+        if fn is rt.sum_builtin_jvp:
+            return types[1] if is_number(types[1]) else None
+        start = types[1] if len(types) > 1 else T.INT
+        return T.promote(start, *items) if is_number(start) else None
+
+    def llower(self, L, fn, vals, rtype):
+        (v, t) = vals[0]
+        acc = S.convert(L, *(vals[1] if len(vals) > 1 and fn is not rt.sum_builtin_jvp
+                             else (L.const(0, T.INT), T.INT)), rtype)
+        for k, it in enumerate(t.items):
+            if not isinstance(it, T.NoneType):
+                item = S.convert(L, L.b.extract_value(v, k), it, rtype)
+                acc = S.binary(L, "add", acc, item, rtype)
+        return acc
+
+
+class EachItem(ListOp):
+    """``sum_builtin_vjp(g, t)`` for a tuple or display of numbers: ``g`` for every item
+    (as each item's cotangent)."""
+
+    def ltype(self, fn, types, loc):
+        g, x = types
+        items = tuple(Unbroadcast().type(None, [g, it], {}, loc) for it in x.items)
+        return None if not is_number(g) or None in items else type(x)(items)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (x, xt) = vals
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (it, rt_k) in enumerate(zip(xt.items, rtype.items)):
+            item = Unbroadcast().lower(L, None, [(g, gt), (L.b.extract_value(x, k), it)], {},
+                                       rt_k)
+            out = L.b.insert_value(out, item, k)
+        return out
+
+
+class ShapeOfItems(ListOp):
+    """``np.shape``/``np.size``/``np.ndim`` of a tuple or list display of numbers."""
+
+    def ltype(self, fn, types, loc):
+        return T.Tuple((T.INT,)) if fn is np.shape else T.INT
+
+    def llower(self, L, fn, vals, rtype):
+        n = len(vals[0][1].items)
+        if fn is np.shape:
+            return ll.Constant(rtype.llvm(), [ll.Constant(T.I64, n)])
+        return ll.Constant(T.I64, 1 if fn is np.ndim else n)
+
+
+class ItemsOfArray(ListOp):
+    """``array_vjp(g, (a, b, ...))``: ``g``'s items, each as the cotangent of its number."""
+
+    def ltype(self, fn, types, loc):
+        g, x = types
+        if not (isinstance(g, T.Array) and g.ndim == 1):
+            return None
+        items = tuple(Unbroadcast().type(None, [g.elem, it], {}, loc) for it in x.items)
+        return None if None in items else type(x)(items)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (x, xt) = vals
+        L.check(L.b.icmp_signed("!=", A.shape_of(L, g, 0), A.i64(len(xt.items))), ValueError,
+                "s2s: a cotangent of {0} items for {1} numbers",
+                (A.shape_of(L, g, 0), A.i64(len(xt.items))))
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (it, rt_k) in enumerate(zip(xt.items, rtype.items)):
+            item = Unbroadcast().lower(L, None, [(A.element(L, g, gt, [A.i64(k)]), gt.elem),
+                                                 (L.b.extract_value(x, k), it)], {}, rt_k)
+            out = L.b.insert_value(out, item, k)
+        return out
+
+
+class ToTuple(ListOp):
+    """``seq_cast(items, like)`` for a tuple ``like`` and a list ``items`` of its length:
+    the tuple of the items."""
+
+    def ltype(self, fn, types, loc):
+        items, like = types
+        if not T.plain_tuple(like):
+            return None
+        return type(like)(tuple(Li.elem_of(items) for _ in like.items))
+
+    def llower(self, L, fn, vals, rtype):
+        (v, vt), (_, like) = vals
+        data, _, n = Li.fields(L, v)
+        L.check(L.b.icmp_signed("!=", n, A.i64(len(like.items))), ValueError,
+                "s2s: a cotangent list of {0} items for a tuple of {1}",
+                (n, A.i64(len(like.items))))
+        out = ll.Constant(rtype.llvm(), None)
+        for k in range(len(like.items)):
+            out = L.b.insert_value(out, Li.load(L, data, A.i64(k), vt), k)
+        return out
+
+
+class ExtremeCt(ListOp):
+    """``extreme_ct(g, l, m)``: ``g`` at the first item of ``l`` equal to ``m``."""
+
+    def ltype(self, fn, types, loc):
+        return Scatter.ltype(self, rt.getitem_vjp, [types[0], types[1], T.INT], loc)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (v, vt), (m, mt) = vals
+        b = L.b
+        data, _, n = Li.fields(L, v)
+        where = L.entry_alloca(T.I64)
+        b.store(n, where)
+
+        def look(i):
+            ct = T.promote(Li.elem_of(vt), mt)
+            hit = S.compare(L, "==", S.convert(L, Li.load(L, data, i, vt), Li.elem_of(vt), ct),
+                            S.convert(L, m, mt, ct), ct)
+            first = b.icmp_signed("==", b.load(where), n)
+            with b.if_then(b.and_(hit, first)):
+                b.store(i, where)
+
+        A.loop(L, n, look)
+        p = b.load(where)
+        p = b.select(b.icmp_signed("==", p, n), A.ZERO, p)
+        return _scattered(L, (v, T.List(None)), T.List(None), g, gt, p, T.INT, rtype)
+
+
+def _wrap(cls, fn, when, *args):
+    overload_lists(cls, fn, when, *args, family="list derivatives")
+
+
+_wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (is_list(ts[0]) or (
+    T.plain_tuple(ts[0]) and ts[0].items
+    and all(is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))))
+_wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
+_wrap(FromArray, rt.array_vjp, list_at(1))
+for _fn in (np.array, np.asarray):
+    _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
+_wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))
+_wrap(SumOfItems, rt.sum_builtin_jvp, lambda ts: T.plain_tuple(ts[0]) and bool(ts[0].items) and all(
+    is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
+_wrap(Filled, rt.sum_builtin_vjp, list_at(1))
+_wrap(EachItem, rt.sum_builtin_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
+for _fn in (np.shape, np.size, np.ndim):
+    _wrap(ShapeOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
+_wrap(Filled, rt.zeros_like, list_at(0))
+_wrap(Scatter, rt.getitem_vjp, list_at(1))
+_wrap(Scatter, rt.add_at, list_at(2))
+_wrap(Add, rt.add, lambda ts: len(ts) == 2 and (is_list(ts[0]) or is_list(ts[1])))
+_wrap(Densify, rt.densify, list_at(1))
+_wrap(ToTuple, rt.seq_cast, lambda ts: is_list(ts[0]) and T.plain_tuple(ts[1]))
+_wrap(Densify, rt.seq_cast, list_at(1))
+_wrap(ExtremeCt, rt.extreme_ct, list_at(1))

@@ -1,0 +1,99 @@
+"""``add_at(acc, g, x, k)`` for a tuple ``x`` (reverse mode's accumulation of the adjoint
+of a read ``x[k]``), natively: a handler of ``calls.TABLE``.
+
+Maths (``s2s_runtime.add_at``): ``acc`` with ``g`` added to item ``k``, a None item of
+``acc`` (no adjoint yet) read as zeros like the item of ``x``.  ``k`` is a constant, or
+a variable when the tuple's items have one type (a loop over a tuple): then the item
+is chosen at run time, each candidate updated only on its own branch.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+import s2s_runtime as rt
+
+from ..values import arrays as A
+from ..values import scalars as S
+from ..typing import types as T
+from ..ops.calls import overload
+from ..ops.dicts import Ctx
+
+
+def _items(c, acc, x):
+    """``acc``'s items, None ones as zeros like ``x``'s: ``[(value, type)]``."""
+    out = []
+    for k, (at, xt) in enumerate(zip(acc[1].items, x[1].items)):
+        v = None if c.L is None else c.L.b.extract_value(acc[0], k)
+        xv = None if c.L is None else c.L.b.extract_value(x[0], k)
+        out.append(c.zeros((xv, xt)) if isinstance(at, T.NoneType) else (v, at))
+    return out
+
+
+def _joined(c, items, g, k):
+    """The type of every item after adding ``g`` to item ``k`` (None: every item may)."""
+    types = [t for _, t in items]
+    for j in (range(len(items)) if k is None else [k]):
+        types[j] = T.join(types[j], c.add((None, types[j]), (None, g[1]))[1])
+    return types
+
+
+class TupleAddAt:
+    """Takes ``add_at`` over for a tuple ``x`` and ``acc``; else defers to ``inner``."""
+
+    wants_atoms = True
+    inner = None  # the next handler of add_at (calls.overload)
+
+    def _mine(self, types):
+        acc, x = types[0], types[2]
+        return T.plain_tuple(x) and T.plain_tuple(acc) and len(acc.items) == len(x.items)
+
+    def _index(self, atom, it, n):
+        k = getattr(atom, "value", None)
+        if type(k) is int and -n <= k < n:
+            return k % n
+        return "variable" if isinstance(it, T.Scalar) and it.dtype in ("i8", "b1") else None
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if len(types) == 4 and self._mine(types) and not kw:
+            k = self._index(atoms[3] if len(atoms) > 3 else None, types[3], len(types[2].items))
+            if k is None:
+                return None
+            c = Ctx(None, loc)
+            items = _items(c, (None, types[0]), (None, types[2]))
+            out = _joined(c, items, (None, types[1]), None if k == "variable" else k)
+            return None if None in out else T.Tuple(tuple(out))
+        return self.inner.type(fn, types, kw, loc, atoms, kw_atoms) \
+            if getattr(self.inner, "wants_atoms", False) else self.inner.type(fn, types, kw, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        if not self._mine([t for _, t in vals]):
+            return self.inner.lower(L, fn, vals, kw, rtype)
+        acc, g, x, (i, it) = vals
+        b = L.b
+        c = Ctx(L, L.loc)
+        items = _items(c, acc, x)
+        slot = L.entry_alloca(rtype.llvm())
+        out = ll.Constant(rtype.llvm(), None)
+        for j, ((v, t), rt_j) in enumerate(zip(items, rtype.items)):
+            out = b.insert_value(out, S.convert(L, v, t, rt_j), j)
+        b.store(out, slot)
+        k = self._index(L.call_atoms[0][3], it, len(items))
+        if k == "variable":
+            k_value = A.wrap_index(L, S.convert(L, i, it, T.INT), A.i64(len(items)), 0)
+        for j, ((v, t), rt_j) in enumerate(zip(items, rtype.items)):
+            if k != "variable" and j != k:
+                continue
+
+            def update(j=j, v=v, t=t, rt_j=rt_j):
+                new, nt = c.add((v, t), g)
+                b.store(b.insert_value(b.load(slot), S.convert(L, new, nt, rt_j), j), slot)
+
+            if k == "variable":
+                with b.if_then(b.icmp_signed("==", k_value, A.i64(j))):
+                    update()
+            else:
+                update()
+        return b.load(slot)
+
+
+overload("tuples", TupleAddAt(), rt.add_at)

@@ -1,0 +1,7 @@
+"""Numeric loops over whole arrays in LLVM IR.
+
+``reductions`` (creation, copies, whole-array reductions, ``dot``), ``axis``
+(reductions along one axis and their cotangents), ``products`` (matrix products in
+cache-friendly loop orders), ``linalg`` (native dense linear algebra kernels: LU with partial
+pivoting, triangular solves, Cholesky).
+"""

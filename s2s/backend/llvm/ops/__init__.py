@@ -1,0 +1,11 @@
+"""Which calls the jit compiles: the call table and its handlers for Python and numpy.
+
+``calls`` (the table: one type rule and lowering per callable, overloads by operand
+kind, the refusal naming the call), and the handlers it registers: ``numbers``
+(arithmetic, comparisons, math and other elementwise functions, casts, bitwise
+operators, identity markers), ``arrays`` (tuples, ranges, slices, shapes, indexing,
+creation, copies, reductions, products), ``build`` (arange, linspace, full, eye,
+reshape, ravel), ``fancy`` (advanced-index reads, writes and their derivative
+helpers), ``lists`` (lists that grow), ``dicts`` (dicts with constant keys),
+``linalg`` and ``norm`` (``numpy.linalg``), ``printing`` (``print`` at run time).
+"""

@@ -1,0 +1,375 @@
+"""Tuples, ranges (and ``reversed`` of one), slices, shapes, indexing, array creation,
+copies, reductions and products: handlers of ``calls.TABLE``."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from llvmlite import ir as ll
+
+import s2s_runtime as rt
+
+from ..values import arrays as A
+from ..numerics import reductions as R
+from ..values import scalars as S
+from ..typing import types as T
+from ..numerics.axis import reduce_axis, reduced_ndim, reduction_axis
+from .calls import elem_type, all_numeric, register
+
+
+# -- tuples, ranges, shapes ----------------------------------------------------------------
+class MakeTuple:
+    def type(self, fn, types, kw, loc):
+        return None if kw or any(isinstance(t, T.Static) for t in types) else T.Tuple(tuple(types))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (v, _) in enumerate(vals):
+            out = L.b.insert_value(out, v, k)
+        return out
+
+
+register(MakeTuple(), rt.make_tuple, rt.make_list)  # a list literal: read, never grown
+
+
+class Sequence:
+    """``rt.sequence(x)`` (what a loop over ``x`` iterates): ``x`` itself for an array or
+    tuple."""
+
+    def type(self, fn, types, kw, loc):
+        return types[0] if len(types) == 1 and isinstance(types[0], (T.Array, T.Tuple)) \
+            else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+register(Sequence(), rt.sequence)
+
+
+class RangeItem:
+    """``r[i]`` of a range: ``start + i * step`` (negative ``i`` from the end, checked)."""
+
+    def type(self, fn, types, kw, loc):
+        r, i = types
+        return T.INT if isinstance(r, T.Range) and isinstance(i, T.Scalar) and \
+            i.dtype in ("i8", "b1") else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (r, _), (i, it) = vals
+        b = L.b
+        j = A.wrap_index(L, S.convert(L, i, it, T.INT), _range_len(L, r), 0)
+        return b.add(b.extract_value(r, 0), b.mul(j, b.extract_value(r, 2)))
+
+
+class MakeRange:
+    def type(self, fn, types, kw, loc):
+        ok = 1 <= len(types) <= 3 and not kw and all(
+            isinstance(t, T.Scalar) and t.dtype in ("i8", "b1") for t in types)
+        return T.Range() if ok else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        ints = [S.convert(L, v, t, T.INT) for v, t in vals]
+        if len(ints) == 1:
+            ints = [A.ZERO] + ints
+        if len(ints) == 2:
+            ints.append(A.ONE)
+        out = ll.Constant(rtype.llvm(), None)
+        for k, v in enumerate(ints):
+            out = L.b.insert_value(out, v, k)
+        return out
+
+
+register(MakeRange(), range)
+
+
+class Reversed:
+    """``reversed(range(...))``: the same numbers, last first."""
+
+    def type(self, fn, types, kw, loc):
+        return T.Range() if not kw and len(types) == 1 and isinstance(types[0], T.Range) else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        r = vals[0][0]
+        start, stop, step = (b.extract_value(r, k) for k in range(3))
+        up = b.icmp_signed(">", step, A.ZERO)
+        span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+        mag = b.select(up, step, b.neg(step))
+        n = b.sdiv(b.add(span, b.sub(mag, A.ONE)), mag)
+        n = b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)
+        last = b.add(start, b.mul(b.sub(n, A.ONE), step))
+        new_stop = b.sub(last, b.mul(n, step))
+        out = ll.Constant(rtype.llvm(), None)
+        for k, v in enumerate((last, new_stop, b.neg(step))):
+            out = b.insert_value(out, v, k)
+        return out
+
+
+register(Reversed(), reversed)
+
+
+class MakeSlice:
+    def type(self, fn, types, kw, loc):
+        ok = 1 <= len(types) <= 3 and not kw and all(
+            isinstance(t, T.NoneType) or isinstance(t, T.Scalar) and t.dtype in ("i8", "b1")
+            for t in types)
+        if not ok:
+            return None
+        parts = list(types) if len(types) > 1 else [T.NONE] + list(types)
+        parts += [T.NONE] * (3 - len(parts))
+        return T.Slice(tuple(not isinstance(t, T.NoneType) for t in parts))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        parts = list(vals) if len(vals) > 1 else [(None, T.NONE)] + list(vals)
+        parts += [(None, T.NONE)] * (3 - len(parts))
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (v, t) in enumerate(parts):
+            if not isinstance(t, T.NoneType):
+                out = L.b.insert_value(out, S.convert(L, v, t, T.INT), k)
+        return out
+
+
+register(MakeSlice(), slice)
+
+
+class Shape:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array):
+            if fn is len and len(types) == 1 and isinstance(types[0], (T.Tuple, T.Range)):
+                return T.INT
+            return None
+        t = types[0]
+        if fn is np.shape:
+            return T.Tuple((T.INT,) * t.ndim)
+        if fn is len:
+            return T.INT if t.ndim else None
+        return T.INT  # np.size, np.ndim
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if isinstance(t, T.Tuple):
+            return A.i64(len(t.items))
+        if isinstance(t, T.Range):
+            return _range_len(L, v)
+        if fn is np.shape:
+            out = ll.Constant(rtype.llvm(), None)
+            for k in range(t.ndim):
+                out = L.b.insert_value(out, A.shape_of(L, v, k), k)
+            return out
+        if fn is len:
+            return A.shape_of(L, v, 0)
+        if fn is np.ndim:
+            return A.i64(t.ndim)
+        return A.size(L, v, t)
+
+
+register(Shape(), np.shape, len, np.size, np.ndim)
+
+
+class GetItem:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2:
+            return None
+        base, index = types
+        if isinstance(base, T.Range):
+            return RangeItem().type(fn, types, kw, loc)
+        if isinstance(base, T.Tuple):
+            return "tuple"  # resolved with the constant index (type_getitem_tuple)
+        if not isinstance(base, T.Array):
+            return None
+        parts = index_types(index)
+        if parts is None or len(parts) > base.ndim:
+            return None
+        kept = base.ndim - sum(1 for p in parts if p == "int")
+        return base.elem if kept == 0 else T.Array(base.dtype, kept)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (a, t), (idx, it) = vals
+        if isinstance(t, T.Range):
+            return RangeItem().lower(L, fn, vals, kw, rtype)
+        return A.getitem(L, a, t, idx, it)[0]
+
+
+def index_types(index):
+    items = index.items if isinstance(index, T.Tuple) else (index,)
+    out = []
+    for t in items:
+        if isinstance(t, T.Scalar) and t.dtype in ("i8", "b1"):
+            out.append("int")
+        elif isinstance(t, T.Slice):
+            out.append("slice")
+        else:
+            return None
+    return out
+
+
+class SetItem:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 3 or not isinstance(types[0], T.Array):
+            return None
+        if index_types(types[1]) is None or not all_numeric([types[2]]):
+            return None
+        return T.NONE
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (a, t), (idx, it), (v, vt) = vals
+        A.setitem(L, a, t, idx, it, v, vt)
+        return ll.Constant(T.NONE.llvm(), None)
+
+
+register(SetItem(), operator.setitem)
+_GETITEM = register(GetItem(), operator.getitem)
+
+
+# -- creation, copies, reductions, products ------------------------------------------------
+def _dtype_of(kw, default):
+    if "dtype" not in kw:
+        return default
+    t = kw["dtype"]
+    if isinstance(t, T.NoneType):
+        return default
+    if not isinstance(t, T.Static):
+        return None
+    return T.dtype_code(t.value)
+
+
+class Create:
+    FILL = {np.zeros: 0, np.ones: 1, np.empty: None, np.zeros_like: 0, np.ones_like: 1,
+            np.empty_like: None}
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 1 or set(kw) - {"dtype"}:
+            return None
+        if fn in (np.zeros, np.ones, np.empty):
+            t = types[0]
+            dims = [t] if isinstance(t, T.Scalar) else list(getattr(t, "items", [None]))
+            if not all(isinstance(d, T.Scalar) and d.dtype in ("i8", "b1") for d in dims):
+                return None
+            code = _dtype_of(kw, "f8")
+            return T.Array(code, len(dims)) if code else None
+        if not isinstance(types[0], T.Array):
+            return None
+        code = _dtype_of(kw, types[0].dtype)
+        return T.Array(code, types[0].ndim) if code else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        shape = R.shape_values(L, v, t) if fn in (np.zeros, np.ones, np.empty) \
+            else A.shape_list(L, v, t)
+        fill = self.FILL[fn]
+        return R.create(L, rtype, shape, None if fill is None else (L.const(fill, T.INT), T.INT))
+
+
+register(Create(), *Create.FILL)
+
+
+class Copy:
+    def type(self, fn, types, kw, loc):
+        if fn is np.transpose and len(types) == 2 and types[1] == T.NONE:  # axes=None
+            types = types[:1]
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array):
+            return types[0] if len(types) == 1 and isinstance(types[0], T.Scalar) \
+                and not kw and fn is np.copy else None
+        return types[0]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if isinstance(t, T.Scalar):
+            return v
+        if fn is np.transpose:
+            return A.transpose(L, v, t)
+        return A.copy(L, v, t)
+
+
+register(Copy(), np.copy, np.transpose, np.ascontiguousarray)
+
+
+class Reduce:
+    """Whole-array reductions, and along one axis (``axis.py``)."""
+
+    wants_atoms = True
+    OPS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.average: "mean",
+           np.max: "max", np.amax: "max", np.min: "min", np.amin: "min"}
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if not types or not all_numeric(types[:1]):
+            return None
+        t = types[0]
+        if fn is np.average and (len(types) > 2 or set(kw) - {"axis"}):
+            return None
+        axis, keepdims = reduction_axis(fn, atoms, kw_atoms or {}, getattr(t, "ndim", 0), loc)
+        if axis is not None or keepdims:
+            whole = self.type(fn, types[:1], {}, loc, atoms[:1], {})
+            if whole is None or not isinstance(t, T.Array):
+                return None
+            if axis is None:  # keepdims of a whole-array reduction
+                return T.Array(whole.dtype, t.ndim)
+            return T.Array(whole.dtype, reduced_ndim(t.ndim, axis, keepdims))
+        if fn in (np.mean, np.average):
+            e = elem_type(t)
+            return T.Scalar("f4" if e.dtype == "f4" else ("c16" if e.dtype == "c16" else "f8"))
+        if isinstance(t, T.Scalar):
+            return R.sum_type(T.Array(t.dtype, 0)) if fn in (np.sum, np.prod) else T.Scalar(t.dtype)
+        if fn in (np.sum, np.prod):
+            return R.sum_type(t)
+        return None if t.dtype == "c16" else t.elem
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if isinstance(rtype, T.Array):
+            args, kwargs = L.call_atoms
+            axis, keepdims = reduction_axis(fn, args, kwargs, t.ndim, L.loc)
+            if axis is None:  # keepdims=True of a whole-array reduction
+                total = self.lower_all(L, fn, v, t, rtype.elem)
+                return R.create(L, rtype, [A.ONE] * t.ndim, (total, rtype.elem))
+            return reduce_axis(L, v, t, axis, keepdims, self.OPS[fn], rtype)
+        return self.lower_all(L, fn, v, t, rtype)
+
+    def lower_all(self, L, fn, v, t, rtype):
+        if isinstance(t, T.Scalar):
+            return S.convert(L, v, t, rtype)
+        if fn in (np.sum, np.prod):
+            return R.sum_all(L, v, t, "add" if fn is np.sum else "mul")
+        if fn in (np.mean, np.average):
+            return R.mean_all(L, v, t)
+        return R.min_max_all(L, v, t, "max" if fn in (np.max, np.amax) else "min")
+
+
+register(Reduce(), np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.mean, np.average)
+
+
+class Dot:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2:
+            return None
+        a, c = types
+        if fn is np.dot and isinstance(a, T.Scalar) and isinstance(c, T.Scalar):
+            return S.arith_type("mul", a, c)
+        if not (isinstance(a, T.Array) and isinstance(c, T.Array)):
+            return None
+        if not (1 <= a.ndim <= 2 and 1 <= c.ndim <= 2):
+            return None
+        st = T.promote(a.elem, c.elem)
+        st = T.Scalar("i8") if st.dtype == "b1" else st
+        ndim = (a.ndim - 1) + (c.ndim - 1)
+        return st if ndim == 0 else T.Array(st.dtype, ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (a, ta), (c, tc) = vals
+        if isinstance(ta, T.Scalar):
+            return S.binary(L, "mul", S.convert(L, a, ta, rtype), S.convert(L, c, tc, rtype), rtype)
+        return R.dot(L, a, ta, c, tc, rtype)
+
+
+register(Dot(), np.dot, np.matmul, operator.matmul)
+
+
+def _range_len(L, r):
+    b = L.b
+    start, stop, step = (b.extract_value(r, k) for k in range(3))
+    up = b.icmp_signed(">", step, A.ZERO)
+    span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+    mag = b.select(up, step, b.neg(step))
+    n = b.sdiv(b.add(span, b.sub(mag, A.ONE)), mag)
+    return b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)

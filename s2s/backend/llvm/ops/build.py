@@ -1,0 +1,258 @@
+"""Array builders and reshapes: ``np.arange``, ``np.linspace``, ``np.full``, ``np.eye``,
+``np.outer``, ``np.reshape``/``np.ravel`` (``a.reshape``, ``a.ravel()``): handlers of
+``calls.TABLE``, numpy's semantics (a reshape is a view of a C-contiguous array and a
+copy otherwise; a size mismatch raises ``ValueError``)."""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir as ll
+
+from ..values import arrays as A
+from ..numerics import reductions as R
+from ..values import scalars as S
+from ..typing import types as T
+from .calls import elem_type, register
+
+_INTS = ("i8", "b1")
+
+
+def _number(t):
+    return isinstance(t, T.Scalar) and t.dtype != "c16"
+
+
+class Arange:
+    def type(self, fn, types, kw, loc):
+        if set(kw) - {"dtype"} or not 1 <= len(types) <= 3 or not all(map(_number, types)):
+            return None
+        if "dtype" in kw:
+            return None
+        ints = all(t.dtype in _INTS for t in types)
+        return T.Array("i8" if ints else "f8", 1)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        et = rtype.elem
+        parts = [S.convert(L, v, t, et) for v, t in vals]
+        if len(parts) == 1:
+            parts = [L.const(0, et)] + parts
+        if len(parts) == 2:
+            parts.append(L.const(1, et))
+        start, stop, step = parts
+        if et.dtype == "i8":
+            L.check(b.icmp_signed("==", step, A.ZERO), ZeroDivisionError, "arange: step is 0")
+            span = b.sub(stop, start)
+            n = b.sdiv(b.add(span, b.sub(step, b.select(b.icmp_signed(">", step, A.ZERO),
+                                                         A.ONE, b.neg(A.ONE)))), step)
+        else:
+            L.check(b.fcmp_ordered("==", step, ll.Constant(T.F64, 0.0)), ZeroDivisionError,
+                    "arange: step is 0")
+            count = S.math1(L, "ceil", b.fdiv(b.fsub(stop, start), step), et)
+            L.check(b.fcmp_unordered("!=", count, count), ValueError,
+                    "arange: cannot compute length")
+            L.check(b.fcmp_ordered(">=", count, ll.Constant(count.type, 2.0 ** 63)), ValueError,
+                    "Maximum allowed size exceeded")
+            n = b.fptosi(b.select(b.fcmp_ordered("<", count, ll.Constant(count.type, 0.0)),
+                                  ll.Constant(count.type, 0.0), count), T.I64)
+        n = b.select(b.icmp_signed("<", n, A.ZERO), A.ZERO, n)
+        out = A.allocate(L, rtype, [n])
+        data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+
+        def body(i):
+            k = S.convert(L, i, T.INT, et)
+            A.store(L, S.binary(L, "add", start, S.binary(L, "mul", k, step, et), et),
+                    A.element_ptr(L, data, strides, [i], et), et)
+
+        A.loop(L, n, body)
+        return out
+
+
+class Linspace:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 3 or not all(map(_number, types)) or types[2].dtype not in _INTS:
+            return None
+        return T.Array("f8", 1)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        et = T.F64T
+        start, stop = (S.convert(L, v, t, et) for v, t in vals[:2])
+        n = S.convert(L, vals[2][0], vals[2][1], T.INT)
+        L.check(b.icmp_signed("<", n, A.ZERO), ValueError,
+                "Number of samples, {0}, must be non-negative.", (n,))
+        out = A.allocate(L, rtype, [n])
+        data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        div = b.select(b.icmp_signed(">", n, A.ONE), b.sub(n, A.ONE), A.ONE)
+        step = b.fdiv(b.fsub(stop, start), b.sitofp(div, T.F64))
+
+        def body(i):
+            v = b.fadd(start, b.fmul(b.sitofp(i, T.F64), step))
+            last = b.and_(b.icmp_signed("==", i, b.sub(n, A.ONE)),
+                          b.icmp_signed(">", n, A.ONE))
+            A.store(L, b.select(last, stop, v), A.element_ptr(L, data, strides, [i], et), et)
+
+        A.loop(L, n, body)
+        return out
+
+
+class Full:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not _number(types[1]):
+            return None
+        dims = [types[0]] if isinstance(types[0], T.Scalar) else list(getattr(types[0], "items", [None]))
+        if not all(isinstance(d, T.Scalar) and d.dtype in _INTS for d in dims):
+            return None
+        code = types[1].dtype if not types[1].weak else {"b1": "b1", "i8": "i8"}.get(
+            types[1].dtype, "f8")
+        return T.Array(code, len(dims))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (shape, st), (v, vt) = vals
+        return R.create(L, rtype, R.shape_values(L, shape, st), (v, vt))
+
+
+class Eye:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not (isinstance(types[0], T.Scalar) and types[0].dtype in _INTS):
+            return None
+        return T.Array("f8", 2)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        n = S.convert(L, vals[0][0], vals[0][1], T.INT)
+        out = R.create(L, rtype, [n, n], (L.const(0, T.INT), T.INT))
+        data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        A.loop(L, n, lambda i: A.store(L, L.const(1.0, rtype.elem),
+                                       A.element_ptr(L, data, strides, [i, i], rtype.elem),
+                                       rtype.elem))
+        return out
+
+
+class Outer:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not all(isinstance(t, T.Array) and t.ndim == 1 for t in types):
+            return None
+        st = T.promote(elem_type(types[0]), elem_type(types[1]))
+        return T.Array(st.dtype, 2)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        from ..derivs.products import outer_or_scale
+        (u, ut), (v, vt) = vals
+        return outer_or_scale(L, u, ut, v, vt, rtype, 2)
+
+
+class Reshape:
+    """``np.reshape(a, shape)`` (one dimension may be -1) and ``np.ravel(a)``."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or not types or not isinstance(types[0], T.Array):
+            return None
+        if fn is np.ravel:
+            return T.Array(types[0].dtype, 1) if len(types) == 1 else None
+        if len(types) != 2:
+            return None
+        shape = types[1]
+        dims = [shape] if isinstance(shape, T.Scalar) else list(getattr(shape, "items", [None]))
+        if not all(isinstance(d, T.Scalar) and d.dtype in _INTS for d in dims):
+            return None
+        return T.Array(types[0].dtype, len(dims))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        a, at = vals[0]
+        dims = [A.size(L, a, at)] if fn is np.ravel else R.shape_values(L, *vals[1])
+        size = A.size(L, a, at)
+        known, unknown = A.ONE, None
+        for d in dims:
+            is_free = b.icmp_signed("==", d, b.neg(A.ONE))
+            known = b.mul(known, b.select(is_free, A.ONE, d))
+        fixed = []
+        for d in dims:
+            is_free = b.icmp_signed("==", d, b.neg(A.ONE))
+            guess = b.select(b.icmp_signed("==", known, A.ZERO), A.ZERO, b.sdiv(size, known))
+            fixed.append(b.select(is_free, guess, d))
+        total = A.ONE
+        for d in fixed:
+            total = b.mul(total, d)
+        L.check(b.icmp_signed("!=", total, size), ValueError,
+                "cannot reshape array of size {0} into a shape of size {1}", (size, total))
+        _ = unknown
+        # C-contiguous: a view; otherwise a contiguous copy first
+        strides, _n = A.contiguous_strides(L, A.shape_list(L, a, at), at.elem)
+        contiguous = A.differs(L, strides, A.strides_list(L, a, at))
+        slot = L.entry_alloca(at.llvm())
+        b.store(a, slot)
+        with b.if_then(contiguous):
+            b.store(A.copy(L, a, at), slot)
+        src = b.load(slot)
+        new_strides, _n = A.contiguous_strides(L, fixed, at.elem)
+        return A.make(L, rtype, b.extract_value(src, 0), b.extract_value(src, 1), fixed,
+                      new_strides)
+
+
+register(Arange(), np.arange)
+register(Linspace(), np.linspace)
+register(Full(), np.full)
+register(Eye(), np.eye)
+register(Outer(), np.outer)
+register(Reshape(), np.reshape, np.ravel)
+
+
+class ShapeVjps:
+    """``reshape_vjp(g, a)``: ``g`` reshaped to ``a``'s shape; ``transpose_vjp(g, a)``
+    (no axes): ``g`` transposed; ``clip_inside(a, lo, hi)``: 1.0 inside the bounds."""
+
+    def type(self, fn, types, kw, loc):
+        import s2s_runtime as rt
+        if fn is rt.clip_inside:
+            if kw or len(types) != 3 or not isinstance(types[0], (T.Array, T.Scalar)):
+                return None
+            if not all(isinstance(t, T.NoneType) or _number(t) for t in types[1:]):
+                return None
+            return T.Array("f8", types[0].ndim) if isinstance(types[0], T.Array) else T.FLOAT
+        if kw or len(types) not in (2, 3) or not isinstance(types[0], T.Array) \
+                or not isinstance(types[1], T.Array):
+            return None
+        if len(types) == 3:  # order="C" (reshape_vjp) / axes=None (transpose_vjp)
+            extra = types[2]
+            ok = isinstance(extra, T.NoneType) or (
+                fn is rt.reshape_vjp and isinstance(extra, T.Static)
+                and extra.value in ("C", "A", "K"))
+            if not ok:
+                return None
+        return T.Array(types[0].dtype, types[1].ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        import s2s_runtime as rt
+        b = L.b
+        if fn is rt.clip_inside:
+            (a, at) = vals[0]
+
+            def scalar(x, xt):
+                inside = ll.Constant(T.I1, 1)
+                for (v, vt), op in zip(vals[1:], (">=", "<=")):
+                    if isinstance(vt, T.NoneType):
+                        continue
+                    ct = T.promote(xt, vt)
+                    inside = b.and_(inside, S.compare(L, op, S.convert(L, x, xt, ct),
+                                                      S.convert(L, v, vt, ct), ct))
+                return S.convert(L, inside, T.BOOL, T.F64T)
+
+            if isinstance(at, T.Scalar):
+                return scalar(a, at)
+            return A.elementwise(L, lambda xs: (scalar(*xs[0]), T.F64T), [(a, at)], "f8")
+        (g, gt), (a, at) = vals[:2]
+        if fn is rt.transpose_vjp:
+            return A.transpose(L, g, gt)
+        shape = A.shape_list(L, a, at)
+        dims = ll.Constant(T.Tuple((T.INT,) * at.ndim).llvm(), None)
+        for k, d in enumerate(shape):
+            dims = b.insert_value(dims, d, k)
+        return Reshape().lower(L, np.reshape, [(g, gt), (dims, T.Tuple((T.INT,) * at.ndim))],
+                               {}, rtype)
+
+
+def _register_shape_vjps():
+    import s2s_runtime as rt
+    register(ShapeVjps(), rt.reshape_vjp, rt.transpose_vjp, rt.clip_inside)
+
+
+_register_shape_vjps()

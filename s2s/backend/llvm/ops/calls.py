@@ -1,0 +1,281 @@
+"""Which calls the LLVM backend compiles: one table, type rule and lowering per callable.
+
+Contract: ``type_call(fn, args, kwargs, loc)`` gives the result type of a call
+whose operands have these types (``args``: ``(atom, type)`` pairs), and
+``lower_call(L, call)`` emits it; both raise ``UnsupportedSyntaxError`` naming
+the callable, the operand types and the user's line for a call outside the
+table.  Arithmetic, comparisons and math functions apply elementwise to
+arrays with numpy's broadcasting (``arrays.elementwise``), one scalar rule per
+operation serving both.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from llvmlite import ir as ll
+
+
+from ....errors import UnsupportedSyntaxError
+from ....ir import nodes as ir
+from ..values import scalars as S
+from ..values import arrays as A
+from ..typing import types as T
+from ..typing.statics import is_static
+
+#: fn -> the handler a call of ``fn`` meets first (an object with ``.type(fn, types, kw, loc)``
+#: and ``.lower(L, fn, vals, kw, rtype)``): its first overload, else its plain handler.
+#: Written only by ``register`` and ``overload``.
+TABLE = {}
+_PLAIN = {}      # fn -> its handler for operands of no special kind
+_OVERLOADS = {}  # fn -> [(family rank, order of registration, handler)]
+
+#: The kinds of operands whose handlers (``overload``) take a call over before the plain
+#: handler of its callable (``register``), in the order they are tried.
+OVERLOAD_FAMILIES = ("tuples",            # add_at into a tuple: derivs/tuples
+                     "list derivatives",  # cotangents and tangents of lists: derivs/lists
+                     "lists",             # lists that grow: ops/lists
+                     "dicts",             # dicts with constant keys: ops/dicts
+                     "advanced indices")  # integer-array and mask indices: ops/fancy
+
+
+def register(handler, *fns):
+    """Make ``handler`` the plain handler of calls of ``fns``; one per callable: a second
+    registration is a programming error (modules would silently override each other)."""
+    for fn in fns:
+        old = _PLAIN.get(fn)
+        if old is not None and old is not handler:
+            raise RuntimeError(f"s2s internal error: two jit lowerings of {name_of(fn)} "
+                               f"({type(old).__name__} and {type(handler).__name__})")
+        _PLAIN[fn] = handler
+        _link(fn)
+    return handler
+
+
+#: why a compiled-only form has no jvp/vjp/vmap (``s2s rules`` shows it)
+COMPILED_FORM = ("a form the LLVM backend's rewrites make of a helper call (batch/jit_compose); "
+                 "no transform meets it")
+
+
+def register_compiled_form(handler, *fns):
+    """``register`` for functions that exist only as the LLVM backend's own rewrite of a
+    helper call: they get a lowering and a stated reason for having no other mode."""
+    from ....rules.registry import defno_mode
+    for mode in ("jvp", "vjp", "vmap"):
+        defno_mode(mode, COMPILED_FORM, *fns)
+    return register(handler, *fns)
+
+
+def overload(family, handler, fn):
+    """Let ``handler`` take over calls of ``fn`` whose operands are of ``family``'s kind
+    (one of ``OVERLOAD_FAMILIES``); it hands every other call to ``handler.inner``.
+
+    ``inner`` is set here, whatever the order modules register in: the next overload of
+    ``fn`` (by family in ``OVERLOAD_FAMILIES`` order; within a family, in the order
+    registered), else the plain handler of ``fn``, else None (no handler: refuse).  A
+    handler object serves one callable (its ``inner`` depends on it)."""
+    if any(h is handler for entries in _OVERLOADS.values() for _, _, h in entries):
+        raise RuntimeError(f"s2s internal error: {type(handler).__name__} overloads two callables")
+    entries = _OVERLOADS.setdefault(fn, [])
+    entries.append((OVERLOAD_FAMILIES.index(family), len(entries), handler))
+    _link(fn)
+    return handler
+
+
+def _link(fn):
+    """Chain ``fn``'s overloads and plain handler through ``inner``; ``TABLE[fn]`` its head."""
+    chain = [h for _, _, h in sorted(_OVERLOADS.get(fn, ()), key=lambda e: e[:2])]
+    chain.append(_PLAIN.get(fn))
+    for handler, after in zip(chain, chain[1:]):
+        handler.inner = after
+    TABLE[fn] = chain[0]
+
+
+def name_of(fn) -> str:
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", repr(fn))
+    if mod == "numpy.linalg":
+        return f"np.linalg.{name}"
+    if isinstance(fn, np.ufunc) or mod.startswith("numpy"):
+        return f"np.{name}"
+    if mod == "math":
+        return f"math.{name}"
+    if mod in ("_operator", "operator"):
+        return f"operator.{name}"
+    return name
+
+
+def unsupported(fn, types, loc, why=""):
+    shown = ", ".join(map(str, types))
+    return UnsupportedSyntaxError(
+        f"jit does not compile {name_of(fn)}({shown})" + (f": {why}" if why else ""), loc)
+
+
+def _lookup(fn):
+    try:
+        return TABLE.get(fn)
+    except TypeError:
+        return None
+
+
+#: calls folded at compile time when an operand is a compile-time constant that is not
+#: a number (a string, None, a tuple of them: ``statics.py``) and every operand is constant
+_FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
+             operator.contains, operator.getitem, operator.add, operator.mod, len, str,
+             operator.lt, operator.le, operator.gt, operator.ge, operator.truth}
+
+
+def _folded(fn, args, kwargs):
+    """``(True, value)`` of a call folded at compile time (see ``_FOLDABLE``), else
+    ``(False, None)``."""
+    if fn in (operator.is_, operator.is_not) and len(args) == 2 and not kwargs:
+        # x is None for an x of a run-time type (a number, an array): known when compiling
+        (a, ta), (b, tb) = args
+        for (c, _), (_, t) in (((a, ta), (b, tb)), ((b, tb), (a, ta))):
+            if isinstance(c, ir.Const) and c.value is None and \
+                    isinstance(t, (T.Scalar, T.Array, T.Tuple)):
+                return True, fn is operator.is_not
+    if fn not in _FOLDABLE or kwargs or not args or \
+            not all(isinstance(a, ir.Const) for a, _ in args) or \
+            not any(is_static(a.value) for a, _ in args):
+        return False, None
+    try:
+        value = fn(*[a.value for a, _ in args])
+    except Exception:  # the run-time error is reported where it happens (not folded)
+        return False, None
+    if is_static(value) or T.value_type(value) in (T.BOOL, T.INT, T.FLOAT):
+        return True, value
+    return False, None
+
+
+def type_call(fn, args, kwargs, loc):
+    if isinstance(fn, type) and issubclass(fn, BaseException) and not kwargs:
+        return exception_instance(fn, args, loc)
+    folded, value = _folded(fn, args, kwargs)
+    if folded:
+        return T.Static(value) if is_static(value) else T.value_type(value)
+    handler = _lookup(fn)
+    types = [t for _, t in args]
+    kw = {k: t for k, (_, t) in kwargs.items()}
+    if handler is None:
+        raise unsupported(fn, types, loc)
+    if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple) \
+            and not isinstance(types[0], T.Dict):
+        return _tuple_item_type(args, loc)
+    if getattr(handler, "wants_atoms", False):
+        t = handler.type(fn, types, kw, loc, [a for a, _ in args],
+                         {k: a for k, (a, _) in kwargs.items()})
+    else:
+        t = handler.type(fn, types, kw, loc)
+    if t is None:
+        raise unsupported(fn, types + [f"{k}={v}" for k, v in kw.items()], loc)
+    return t
+
+
+def lower_call(L, call):
+    vals = [L.atom(a) for a in call.args]
+    kw = {k: L.atom(a) for k, a in call.kwargs}
+    rtype = type_call(call.fn, [(a, t) for a, (_, t) in zip(call.args, vals)],
+                      {k: (a, kw[k][1]) for k, a in call.kwargs}, L.loc)
+    if isinstance(rtype, T.Static):
+        return ll.Constant(rtype.llvm(), None), rtype
+    folded, value = _folded(call.fn, list(zip(call.args, [t for _, t in vals])), call.kwargs)
+    if folded:
+        return L.atom(ir.Const(value))[0], rtype
+    if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple) \
+            and not isinstance(vals[0][1], T.Dict):
+        return _tuple_item(L, vals[0], call.args[1], rtype), rtype
+    L.call_atoms = (call.args, dict(call.kwargs))  # constants some handlers read (axis=)
+    value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)
+    return value, rtype
+
+
+def _homogeneous(t):
+    return bool(t.items) and all(i == t.items[0] for i in t.items)
+
+
+def _tuple_index(args, loc):
+    (_, base), (atom, it) = args
+    index = getattr(atom, "value", None)
+    if isinstance(atom, ir.Var) and _homogeneous(base) and isinstance(it, T.Scalar) \
+            and it.dtype in ("i8", "b1"):
+        return "variable"
+    if type(index) is int and -len(base.items) <= index < len(base.items):
+        return index % len(base.items)
+    if type(index) is slice:
+        return range(*index.indices(len(base.items)))
+    raise UnsupportedSyntaxError(
+        f"jit: indexing a tuple {base} with {'a variable' if index is None else repr(index)} "
+        "(a tuple index must be a constant in range)", loc)
+
+
+def _tuple_item_type(args, loc):
+    k = _tuple_index(args, loc)
+    items = args[0][1].items
+    if k == "variable":
+        return items[0]
+    return T.Tuple(tuple(items[j] for j in k)) if isinstance(k, range) else items[k]
+
+
+def _tuple_item(L, base, atom, rtype):
+    value, t = base
+    k = _tuple_index([(None, t), (atom, L.atom(atom)[1])], L.loc)
+    if k == "variable":  # a homogeneous tuple indexed by a number: a chain of selects
+        from ..values.arrays import wrap_index
+        i, it = L.atom(atom)
+        n = len(t.items)
+        j = wrap_index(L, S.convert(L, i, it, T.INT), ll.Constant(T.I64, n), 0)
+        out = L.b.extract_value(value, 0)
+        for m in range(1, n):
+            hit = L.b.icmp_signed("==", j, ll.Constant(T.I64, m))
+            out = L.b.select(hit, L.b.extract_value(value, m), out)
+        return out
+    if not isinstance(k, range):
+        return L.b.extract_value(value, k)
+    out = ll.Constant(rtype.llvm(), None)
+    for pos, j in enumerate(k):
+        out = L.b.insert_value(out, L.b.extract_value(value, j), pos)
+    return out
+
+
+def array_types(types):
+    return [t for t in types if isinstance(t, T.Array)]
+
+
+def all_numeric(types):
+    return all(isinstance(t, (T.Scalar, T.Array)) for t in types)
+
+
+def elem_type(t):
+    return t.elem if isinstance(t, T.Array) else t
+
+
+def lifted_type(types, scalar_type):
+    """The type of an elementwise operation: arrays if any operand is one."""
+    arrays = array_types(types)
+    if not arrays or scalar_type is None:
+        return scalar_type
+    return T.Array(scalar_type.dtype, max(t.ndim for t in arrays))
+
+
+def map_elementwise(L, vals, rtype, scalar_fn, out=None):
+    """``scalar_fn(values, types)`` applied elementwise (or once, for scalars)."""
+    if not isinstance(rtype, T.Array):
+        return scalar_fn([v for v, _ in vals], [t for _, t in vals])
+    return A.elementwise(L, lambda items: (scalar_fn([v for v, _ in items],
+                                                     [t for _, t in items]), rtype.elem),
+                         vals, rtype.dtype, out=out)
+
+
+def exception_instance(fn, args, loc):
+    """``ValueError("message")`` with constant arguments: a constant to ``raise``."""
+    if not all(hasattr(a, "value") for a, _ in args):
+        raise UnsupportedSyntaxError(
+            f"jit: {fn.__name__}(...) with arguments that are not constants", loc)
+    return T.Static(fn(*[a.value for a, _ in args]))
+
+
+# the handlers register themselves in TABLE
+from . import numbers, arrays, build, linalg, norm, printing  # noqa: E402,F401
+from ..batching import axes, masks, per_example, indexing, values  # noqa: E402,F401
+from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers

@@ -1,0 +1,360 @@
+"""Lists of numbers that grow (``lists.py``) under jit: handlers of ``calls.TABLE``.
+
+Each handler is an overload (``calls.overload``, family "lists"): it takes over
+when an operand is a ``types.List`` (``[]`` is one whose element type is not known
+yet) and otherwise defers to the callable's next handler.  Maths (``s2s_runtime.containers`` and ``adjoint``, the
+same semantics):
+
+* ``[]``, ``l.append(v)``, ``l.extend(w)``, ``l.insert(i, v)``, ``l.pop(i)``,
+  ``l[i] = v``, ``l[i]``, ``l[a:b:c]``, ``len(l)``, ``sum(l)`` (Python's, from 0),
+  ``max(l)``/``min(l)``, ``l + w``, ``for x in l``; numpy functions of a list
+  (``np.array``/``np.asarray`` copy it; ``np.sum``, ``np.mean``, ``np.max``,
+  ``np.shape``, ... read it as a 1-D array);
+* cotangents and tangents of lists: ``derivs/lists.py``.
+
+Items are numbers: appending an array, or a list of lists, is refused naming
+the construct and the line.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+from llvmlite import ir as ll
+
+import s2s_runtime as rt
+
+from ....errors import UnsupportedSyntaxError
+from ..values import arrays as A
+from ..values import lists as Li
+from ..numerics import reductions as R
+from ..values import scalars as S
+from ..typing import types as T
+from .calls import overload
+from ..derivs.adjoints import float_dtype
+
+
+def is_list(t):
+    return isinstance(t, T.List)
+
+
+def is_number(t):
+    return isinstance(t, T.Scalar)
+
+
+def cotangent_type(t: T.List) -> T.List:
+    """The type of a cotangent of list ``t``: float items."""
+    e = Li.elem_of(t)
+    return T.List(e if e.dtype in ("f4", "f8", "c16") else T.Scalar(float_dtype(e.dtype)))
+
+
+def listish(t):
+    """A list type for ``t`` (a list, ``[]``, a literal tuple of numbers), else None."""
+    if is_list(t):
+        return t
+    return Li.join_list(T.List(None), t) if T.plain_tuple(t) else None
+
+
+class ListOp:
+    """``op.ltype(types)`` / ``op.llower(L, vals, rtype)`` when ``when(types)``, else defer
+    to ``inner``, the callable's next handler (``calls.overload``; None: refuse)."""
+
+    inner = None
+    reads_atoms = False  # True: a handler whose ltype reads self.atoms itself
+
+    def __init__(self, when):
+        self.when = when
+
+    @property
+    def wants_atoms(self):
+        return self.reads_atoms or getattr(self.inner, "wants_atoms", False)
+
+    def type(self, fn, types, kw, loc, *atoms):
+        if self.when(types):
+            if kw:
+                return None
+            self.atoms = atoms  # (atoms, keyword atoms) for an inner handler that reads them
+            return self.ltype(fn, list(types), loc)
+        if self.inner is None:
+            return None
+        return self.inner.type(fn, types, kw, loc, *atoms)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        if self.when([t for _, t in vals]):
+            return self.llower(L, fn, list(vals), rtype)
+        return self.inner.lower(L, fn, vals, kw, rtype)
+
+
+def list_at(k):
+    return lambda types: len(types) > k and is_list(types[k])
+
+
+def as_list(L, v, t):
+    """``(value, list type)`` of a list or a literal tuple of numbers."""
+    lt = listish(t)
+    return (v if t == lt else Li.convert_list(L, v, t, lt)), lt
+
+
+def overload_lists(cls, fn, when, *args, family="lists"):
+    overload(family, cls(when, *args), fn)
+
+
+# -- building --------------------------------------------------------------------------------
+class Display(ListOp):
+    """``[]`` (a list that will grow) and ``[a, b, ...]`` (a ``ListLiteral``: read as a
+    tuple until it grows, ``lists.convert_list``)."""
+
+    def ltype(self, fn, types, loc):
+        if not types:
+            return T.List(None)
+        t = self.inner.type(fn, types, {}, loc)
+        return None if t is None else T.ListLiteral(t.items)
+
+    def llower(self, L, fn, vals, rtype):
+        if not vals:
+            return ll.Constant(rtype.llvm(), None)
+        return self.inner.lower(L, fn, vals, {}, rtype)
+
+
+class Append(ListOp):
+    def ltype(self, fn, types, loc):
+        lt, v = listish(types[0]), types[1]
+        if lt is None or not is_number(v):
+            raise UnsupportedSyntaxError(
+                f"jit: appending a {v} to a {types[0]} (a list that grows holds numbers)", loc)
+        return Li.join_list(lt, T.Tuple((v,)))
+
+    def llower(self, L, fn, vals, rtype):
+        (v, vt), (x, xt) = as_list(L, *vals[0]), vals[1]
+        return Li.append(L, v, vt, x, xt, rtype)
+
+
+class Extend(ListOp):
+    """``l.extend(w)`` and ``l + w`` (``seq_concat``): ``w`` a list or a tuple of numbers."""
+
+    def ltype(self, fn, types, loc):
+        a, c = listish(types[0]), listish(types[1])
+        return None if a is None or c is None else Li.join_list(a, c)
+
+    def llower(self, L, fn, vals, rtype):
+        (v, vt), (w, wt) = as_list(L, *vals[0]), as_list(L, *vals[1])
+        b = L.b
+        out = Li.copy(L, v, vt, rtype, 0) if fn is rt.seq_concat else v
+        ot = rtype if fn is rt.seq_concat else vt
+        slot = L.entry_alloca(rtype.llvm())
+        b.store(Li.convert_list(L, out, ot, rtype) if ot != rtype else out, slot)
+        wdata, _, wn = Li.fields(L, w)
+        A.loop(L, wn, lambda i: b.store(Li.append(L, b.load(slot), rtype, Li.load(L, wdata, i, wt),
+                                                  Li.elem_of(wt), rtype), slot))
+        return b.load(slot)
+
+
+def _rebuilt(L, v, vt, rtype, n, item):
+    """A new list of ``n`` items ``item(i) -> (value, type)``."""
+    return Li.fresh(L, rtype, n, Li.room(L, n), item)
+
+
+def _placed(L, vals, rtype, inserted):
+    """A new list: list ``vals[0]`` with ``vals[2]`` at position ``vals[1]`` (normalised),
+    inserted there (the items from it on move up one) or replacing the item there."""
+    (v, vt), (p, pt), (x, xt) = as_list(L, *vals[0]), vals[1], vals[2]
+    b = L.b
+    data, _, n = Li.fields(L, v)
+    p = S.convert(L, p, pt, T.INT)
+
+    def item(i):
+        j = i
+        if inserted:  # the old item i - 1 from p on (never read at p itself)
+            j = b.select(b.icmp_signed("<", i, p), i, b.sub(i, A.ONE))
+            j = b.select(b.icmp_signed("<", j, A.ZERO), A.ZERO, j)
+        old = S.convert(L, Li.load(L, data, j, vt), Li.elem_of(vt), rtype.elem)
+        return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
+            rtype.elem
+
+    return _rebuilt(L, v, vt, rtype, b.add(n, A.ONE) if inserted else n, item)
+
+
+class Insert(ListOp):
+    def ltype(self, fn, types, loc):
+        return Append.ltype(self, fn, [types[0], types[2]], loc)
+
+    def llower(self, L, fn, vals, rtype):
+        return _placed(L, vals, rtype, inserted=True)
+
+
+class Remove(ListOp):
+    """``list_remove(l, p, item)``: the last item dropped is a view; others copy."""
+
+    def ltype(self, fn, types, loc):
+        return types[0]
+
+    def llower(self, L, fn, vals, rtype):
+        (v, vt), (p, pt) = vals[0], vals[1]
+        b = L.b
+        data, block, n = Li.fields(L, v)
+        p = S.convert(L, p, pt, T.INT)
+        last = b.sub(n, A.ONE)
+        slot = L.entry_alloca(rtype.llvm())
+        with b.if_else(b.icmp_signed("==", p, last)) as (tail, inner):
+            with tail:
+                b.store(Li.make(L, rtype, data, block, last), slot)
+            with inner:
+                b.store(_rebuilt(L, v, vt, rtype, last, lambda i: (Li.load(
+                    L, data, b.select(b.icmp_signed("<", i, p), i, b.add(i, A.ONE)), vt),
+                    Li.elem_of(vt))), slot)
+        return b.load(slot)
+
+
+class SetItem(ListOp):
+    """``list_set(l, p, v, old)``: a copy with ``v`` at the normalised position ``p``."""
+
+    def ltype(self, fn, types, loc):
+        return Append.ltype(self, fn, [types[0], types[2]], loc)
+
+    def llower(self, L, fn, vals, rtype):
+        return _placed(L, vals, rtype, inserted=False)
+
+
+class Position(ListOp):
+    """``item_index(l, i)`` (checked) and ``insert_index(l, i)`` (clamped)."""
+
+    def ltype(self, fn, types, loc):
+        return T.INT if is_number(types[1]) else None
+
+    def llower(self, L, fn, vals, rtype):
+        (v, _), (i, it) = vals
+        n = Li.fields(L, v)[2]
+        return (Li.item_position if fn is rt.item_index else Li.insert_position)(L, i, it, n)
+
+
+# -- reading -----------------------------------------------------------------------------------
+class GetItem(ListOp):
+    def ltype(self, fn, types, loc):
+        lt, it = types[0], types[1]
+        if isinstance(it, T.Slice):
+            return lt
+        return Li.elem_of(lt) if is_number(it) and it.dtype in ("i8", "b1") else None
+
+    def llower(self, L, fn, vals, rtype):
+        (v, vt), (i, it) = vals[0], vals[1]
+        if isinstance(it, T.Slice):
+            return Li.sliced(L, v, vt, i, it)
+        data, _, n = Li.fields(L, v)
+        return Li.load(L, data, Li.item_position(L, i, it, n), vt)
+
+
+class Length(ListOp):
+    def ltype(self, fn, types, loc):
+        return T.INT
+
+    def llower(self, L, fn, vals, rtype):
+        return Li.fields(L, vals[0][0])[2]
+
+
+class Same(ListOp):
+    """``rt.sequence(l)``: the list itself."""
+
+    def ltype(self, fn, types, loc):
+        return types[0]
+
+    def llower(self, L, fn, vals, rtype):
+        return vals[0][0]
+
+
+class Sum(ListOp):
+    """Python's ``sum(l, start=0)``."""
+
+    def ltype(self, fn, types, loc):
+        start = types[1] if len(types) > 1 else T.INT
+        return T.promote(start, Li.elem_of(types[0])) if is_number(start) else None
+
+    def llower(self, L, fn, vals, rtype):
+        (v, vt) = vals[0]
+        start = vals[1] if len(vals) > 1 else (ll.Constant(T.I64, 0), T.INT)
+        view, at = Li.as_array(L, v, vt)
+        return A.reduce_all(L, view, at, lambda acc, x: S.binary(L, "add", acc, x, rtype),
+                            S.convert(L, start[0], start[1], rtype), rtype)
+
+
+class SumJvp(ListOp):
+    """``sum_builtin_jvp(t, ans)``: the sum of the items' tangents, as ``ans``'s type."""
+
+    def ltype(self, fn, types, loc):
+        return types[1] if is_number(types[1]) else None
+
+    def llower(self, L, fn, vals, rtype):
+        start = (L.const(0, T.INT), T.INT)
+        return Sum(None).llower(L, builtins.sum, [vals[0], start], rtype)
+
+
+class Extreme(ListOp):
+    """``max(l)``/``min(l)`` (``ValueError`` when empty)."""
+
+    def ltype(self, fn, types, loc):
+        return Li.elem_of(types[0]) if len(types) == 1 else None
+
+    def llower(self, L, fn, vals, rtype):
+        view, at = Li.as_array(L, *vals[0])
+        which = "max" if fn in (rt.max_of, builtins.max) else "min"
+        return R.min_max_all(L, view, at, which)
+
+
+class ArrayView(ListOp):
+    """A numpy function of a list: the list read as a 1-D array (``np.array`` copies it;
+    ``sum_vjp``/``mean_vjp`` of a list give a list)."""
+
+    def __init__(self, when, copy=False, to_list=False):
+        super().__init__(when)
+        self.copy, self.to_list = copy, to_list
+
+    def _types(self, types):
+        return [T.Array(Li.elem_of(t).dtype, 1) if is_list(t) else t for t in types]
+
+    def ltype(self, fn, types, loc):
+        if self.copy:
+            return T.Array(Li.elem_of(types[0]).dtype, 1)
+        inner = self.inner
+        if inner is None:
+            return None
+        t = inner.type(fn, self._types(types), {}, loc, *self.atoms)
+        if self.to_list and isinstance(t, T.Array) and t.ndim == 1:
+            return T.List(t.elem)
+        return t
+
+    def llower(self, L, fn, vals, rtype):
+        vals = [Li.as_array(L, v, t) if is_list(t) else (v, t) for v, t in vals]
+        if self.copy:
+            return A.copy(L, *vals[0])
+        if self.to_list:
+            at = T.Array(rtype.elem.dtype, 1)
+            out = self.inner.lower(L, fn, vals, {}, at)
+            return Li.from_array(L, out, at, rtype)
+        return self.inner.lower(L, fn, vals, {}, rtype)
+
+
+overload_lists(Display, rt.make_list, lambda types: True)
+overload_lists(Append, rt.list_append, lambda ts: listish(ts[0]) is not None)
+overload_lists(Extend, rt.list_extend, lambda ts: is_list(ts[0]) or is_list(ts[1]))
+overload_lists(Extend, rt.seq_concat, lambda ts: is_list(ts[0]) or is_list(ts[1]))
+overload_lists(Insert, rt.list_insert, lambda ts: listish(ts[0]) is not None)
+overload_lists(Remove, rt.list_remove, list_at(0))
+overload_lists(SetItem, rt.list_set, lambda ts: listish(ts[0]) is not None)
+for _fn in (rt.item_index, rt.insert_index):
+    overload_lists(Position, _fn, list_at(0))
+overload_lists(GetItem, operator.getitem, list_at(0))
+overload_lists(Length, len, list_at(0))
+overload_lists(Same, rt.sequence, list_at(0))
+overload_lists(Sum, builtins.sum, list_at(0))
+overload_lists(SumJvp, rt.sum_builtin_jvp, list_at(0))
+for _fn in (rt.max_of, rt.min_of, builtins.max, builtins.min):
+    overload_lists(Extreme, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]))
+for _fn in (np.array, np.asarray):
+    overload_lists(ArrayView, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]), True)
+for _fn in (np.sum, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.prod, np.shape,
+            np.size, np.ndim, np.dot):
+    overload_lists(ArrayView, _fn, lambda ts: any(map(is_list, ts)))
+for _fn in (rt.sum_vjp, rt.mean_vjp):
+    overload_lists(ArrayView, _fn, list_at(1), False, True)
+
+from ..derivs import lists as derivs_lists  # noqa: E402,F401  (their cotangents and tangents)

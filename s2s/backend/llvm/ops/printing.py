@@ -1,0 +1,105 @@
+"""``print(...)`` inside ``s2s.jit``: printed when the compiled code runs (as Numba does).
+
+Contract: a call ``print(*values, sep=' ', end='\\n')`` whose values are numbers
+(float64/float32/int64/bool) or compile-time strings (constants, ``None``) compiles to a
+call of one process-wide Python callback (``ctypes``, which takes the GIL; linked as
+the symbol ``s2s.print_values``) with the
+call's layout key and the numbers packed in 64-bit words; the callback rebuilds
+the values (a float prints as Python prints it) and calls ``print``, so the output
+interleaves with the Python program's.  Arrays, tuples and ``file=``/``flush=`` are
+refused by name.  The result is ``None``.
+"""
+from __future__ import annotations
+
+import builtins
+import ctypes
+import hashlib
+import struct
+import sys
+
+from llvmlite import binding
+from llvmlite import ir as ll
+
+from ....errors import UnsupportedSyntaxError
+from ..typing import types as T
+from .calls import register
+
+#: layout key -> (parts, sep, end); a part is ("text", str) or ("f8"|"f4"|"i8"|"b1", None).
+#: The key is a hash of the layout, the same in every process (object code cached on disk
+#: finds its layout again: compiling the module, which the cache key needs, registers it)
+_LAYOUTS = {}
+_CALLBACK_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64))
+
+
+def _show(layout, words):
+    parts, sep, end = _LAYOUTS[layout]
+    values, k = [], 0
+    for kind, text in parts:
+        if kind == "text":
+            values.append(text)
+            continue
+        w = words[k]
+        k += 1
+        if kind in ("f8", "f4"):
+            values.append(struct.unpack("<d", struct.pack("<q", w))[0])
+        elif kind == "b1":
+            values.append(bool(w))
+        else:
+            values.append(int(w))
+    builtins.print(*values, sep=sep, end=end, file=sys.stdout)
+
+
+_CALLBACK = _CALLBACK_TYPE(_show)
+_SYMBOL = "s2s.print_values"
+binding.add_symbol(_SYMBOL, ctypes.cast(_CALLBACK, ctypes.c_void_p).value)
+_SCALARS = ("f8", "f4", "i8", "b1")
+
+
+def _static_text(t):
+    return isinstance(t, T.Static) and (t.value is None or isinstance(t.value, str))
+
+
+class Print:
+    def type(self, fn, types, kw, loc):
+        if set(kw) - {"sep", "end"} or not all(_static_text(t) for t in kw.values()):
+            return None
+        for t in types:
+            if not (_static_text(t) or t == T.NONE or
+                    isinstance(t, T.Scalar) and t.dtype in _SCALARS):
+                return None
+        return T.NONE
+
+    def lower(self, L, fn, vals, kw, rtype):
+        if "nvptx" in (L.b.module.triple or ""):
+            raise UnsupportedSyntaxError("print in a GPU kernel (s2s.cuda): it prints only in "
+                                         "CPU code compiled by s2s.jit", L.loc)
+        atoms, kw_atoms = L.call_atoms
+        parts, words = [], []
+        for atom, (v, t) in zip(atoms, vals):
+            if isinstance(t, (T.Static, T.NoneType)):
+                parts.append(("text", str(getattr(atom, "value", None))))
+                continue
+            parts.append((t.dtype, None))
+            if t.dtype in ("f8", "f4"):
+                d = v if t.dtype == "f8" else L.b.fpext(v, T.F64)
+                words.append(L.b.bitcast(d, T.I64))
+            elif t.dtype == "b1":
+                words.append(L.b.zext(v, T.I64))
+            else:
+                words.append(v)
+        sep = getattr(kw_atoms.get("sep"), "value", None)
+        end = getattr(kw_atoms.get("end"), "value", None)
+        entry = (tuple(parts), " " if sep is None else sep, "\n" if end is None else end)
+        layout = int(hashlib.sha1(repr(entry).encode()).hexdigest()[:15], 16)
+        _LAYOUTS[layout] = entry
+        buf = L.b.alloca(T.I64, size=max(len(words), 1))
+        for k, w in enumerate(words):
+            L.b.store(w, L.b.gep(buf, [ll.Constant(T.I64, k)]))
+        module = L.b.module
+        callee = module.globals.get(_SYMBOL) or ll.Function(
+            module, ll.FunctionType(ll.VoidType(), [T.I64, T.I64.as_pointer()]), _SYMBOL)
+        L.b.call(callee, [ll.Constant(T.I64, layout), buf])
+        return ll.Constant(T.NONE.llvm(), None)
+
+
+register(Print(), builtins.print)

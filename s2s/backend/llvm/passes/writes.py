@@ -1,0 +1,72 @@
+"""Which array parameters a kernel may write into (so read-only arrays can be refused).
+
+Contract: ``written_params(func, types)`` returns the names of array parameters
+that a ``setitem``, ``rt.index_set`` or in-place operator may reach: the
+parameter itself or a value that may share its memory (plain copies, views made
+by indexing/transposing/reshaping, tuples holding it, items unpacked or popped
+from them) -- an over-approximation.  The entry points check numpy's WRITEABLE
+flag of those arguments and raise numpy's ``ValueError`` ("assignment
+destination is read-only") before running the kernel.
+"""
+from __future__ import annotations
+
+import operator
+
+import s2s_runtime as rt
+
+from ....ir import nodes as ir
+from ....rules.registry import having
+from ..typing import types as T
+
+#: calls whose result may be (a view of, or hold) an operand, and calls that write into
+#: their first argument: the ``view``, ``aliases`` and ``in_place`` properties of the
+#: primitives' records (``s2s/rules``)
+_VIEWS = having("view") | having("aliases")
+_WRITES = having("in_place")
+
+
+def _aliases(func, name):
+    seen = {name}
+    changed = True
+    while changed:
+        changed = False
+        for s in ir.walk(func.body):
+            new = []
+            if isinstance(s, ir.Assign):
+                v = s.value
+                if isinstance(v, ir.Var) and v.name in seen:
+                    new = [s.target.name]
+                elif isinstance(v, ir.Call) and v.fn in _VIEWS and any(
+                        isinstance(a, ir.Var) and a.name in seen for a in v.args):
+                    new = [s.target.name]
+            elif isinstance(s, (ir.Unpack,)) and isinstance(s.value, ir.Var) \
+                    and s.value.name in seen:
+                new = [t.name for t in s.targets]
+            elif isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and s.iter.name in seen:
+                new = [s.target.name]
+            for n in new:
+                if n not in seen:
+                    seen.add(n)
+                    changed = True
+    return seen
+
+
+def written_params(func, types) -> set:
+    """(In SSA form, so that ``u = u.copy(); u[i] = v`` writes the copy, not ``u``.)"""
+    from ....passes.ssa import to_ssa
+    try:
+        func = to_ssa(func)
+    except Exception:  # a shape the renaming does not take: the name-based answer
+        pass
+    writes = set()
+    for s in ir.walk(func.body):
+        v = getattr(s, "value", None)
+        if isinstance(v, ir.Call) and v.fn is rt.batch_inplace and len(v.args) == 4:
+            v = ir.Call(operator.iadd, v.args[2:])  # x op= y (jit(vmap(f)), in place)
+        if isinstance(v, ir.Call) and v.fn in _WRITES and v.args and isinstance(v.args[0], ir.Var):
+            writes.add(v.args[0].name)
+    out = set()
+    for p, t in zip((p.var.name for p in func.params), types):
+        if isinstance(t, (T.Array, T.Tuple)) and _aliases(func, p) & writes:
+            out.add(p)
+    return out

@@ -1,0 +1,76 @@
+"""Compile-time constants among a compiled function's parameters.
+
+Contract: ``static_values(values)`` says which argument values are constants the
+compiled code is specialised on rather than run-time values: ``None``, strings and
+tuples of those (Numba treats them alike).  ``with_statics(func, statics)`` returns
+``func`` with every read of such a parameter (``statics``: name -> value; the free
+variables a function reads from its globals and closures are parameters here)
+replaced by the constant, so the backend sees ``Const('fast')`` where the user wrote
+``mode``; a parameter the body assigns to keeps its reads.  A local assigned such a
+constant once, outside loops and branches (an inlined call's ``axis=None`` or
+``axis=0``, ``keepdims=False``),
+is replaced the same way.  The parameter stays (the
+calling convention does not change) with the type ``Static(value)``, which passes
+nothing at run time.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from ....ir import nodes as ir
+
+
+def is_static(value) -> bool:
+    """``None``, a ``str``, or a tuple of those (nested)."""
+    if value is None or type(value) is str:
+        return True
+    return type(value) is tuple and bool(value) and all(map(is_static, value))
+
+
+def _foldable_local(value) -> bool:
+    """A constant whose reads may take its place: static, a flag, an int or a tuple of
+    ints (axes)."""
+    if is_static(value) or type(value) in (bool, int):
+        return True
+    return type(value) is tuple and all(type(v) is int for v in value)
+
+
+def static_values(values):
+    """The positions of ``values`` that are compile-time constants (``is_static``)."""
+    return [k for k, v in enumerate(values) if is_static(v)]
+
+
+#: fields of statements that define names (never replaced)
+_DEFINITIONS = ("target", "targets", "name", "var")
+
+
+def _substitute(node, consts):
+    if isinstance(node, ir.Var):
+        return consts.get(node.name, node)
+    if isinstance(node, tuple):
+        return tuple(_substitute(n, consts) for n in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, (ir.Const, ir.Loc)):
+        changes = {}
+        for f in dataclasses.fields(node):
+            if f.name in _DEFINITIONS:
+                continue
+            old = getattr(node, f.name)
+            new = _substitute(old, consts)
+            if new is not old:
+                changes[f.name] = new
+        return dataclasses.replace(node, **changes) if changes else node
+    return node
+
+
+def with_statics(func: ir.Function, statics: dict) -> ir.Function:
+    defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
+    consts = {name: ir.Const(value) for name, value in statics.items() if not defs[name]}
+    for s in func.body:  # x = None / 'mode' once, outside loops and branches (defaults)
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Const) and \
+                _foldable_local(s.value.value) and \
+                defs[s.target.name] == 1:
+            consts[s.target.name] = s.value
+    if not consts:
+        return func
+    return func.with_body(_substitute(func.body, consts))

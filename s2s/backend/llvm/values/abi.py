@@ -1,0 +1,334 @@
+"""The kernel's context block and its memory: what native code and the Python wrapper share.
+
+``ctx`` is an array of 64-bit words owned by the wrapper (one per compiled
+signature):
+
+* word ``STATUS``: 0, or the error site number (``FunctionLowering.sites``),
+  words ``STATUS+1..+3``: integers for the error message (index, axis, size);
+* word ``HEAD``: the list of blocks the kernel allocated in this call;
+* word ``GROWTHS``: how many times a tape's buffer was reallocated, over all calls
+  (a debug counter: a tape grows geometrically, so a few times per size reached);
+* words ``TAPES..RESULT-1``: the buffers of the kernel's tapes, kept from one call
+  to the next (a tape's memory is touched once, not faulted in at every call);
+  freed with the context block (``callpath.context_block``);
+* words from ``RESULT``: the returned value, flattened (``result_layout``):
+  a scalar in one word (complex in two), an array as data, block, shape, strides.
+
+Allocations (``alloc``) are ``malloc``'d (``calloc``'d when zeroed) blocks with a 32-byte header
+``{next, prev, kept, references}`` in a doubly linked list at ``HEAD``.
+Variables and tapes holding an array count as references (``retain``/
+``release``, called by ``FunctionLowering.store`` and the tape pops): a block
+no variable holds any more is freed at once, so a loop that makes a new
+array per iteration runs in constant memory.  On return the blocks of the
+arrays returned are marked kept and handed to the caller
+(``s2s_runtime.native`` frees them with the numpy array that owns them);
+every other block still listed is freed (``free_all``), on the error path too.
+
+Sizes never wrap and allocations never fail silently: ``byte_count`` computes a
+product of counts with an overflow flag, ``alloc`` raises numpy's ``ValueError``
+(``array is too big``) for a byte count over ``2**63 - 1`` and ``MemoryError``
+when ``malloc`` returns NULL, before anything is written to the block.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from ..typing import types as T
+
+STATUS, HEAD, TAPES, RESULT = 0, 4, 6, 16
+#: a debug counter: how many times the kernel's tapes grew since the block was made
+GROWTHS = HEAD + 1
+MESSAGE_INTS = HEAD - STATUS - 1  # the integers an error message may carry
+#: tape buffers kept between calls (pointer, capacity per tape; stacks.py)
+CACHED_TAPES = (RESULT - TAPES) // 2
+HEADER = 32
+
+
+def ctx_slot(L, k):
+    return L.b.gep(L.ctx, [ll.Constant(T.I32, k)])
+
+
+def _runtime(module, name):
+    """The module's runtime helper ``name`` (defined once per module)."""
+    if name in module.globals:
+        return module.globals[name]
+    malloc = module.globals.get("malloc") or ll.Function(
+        module, ll.FunctionType(T.PTR, [T.I64]), "malloc")
+    free = module.globals.get("free") or ll.Function(
+        module, ll.FunctionType(ll.VoidType(), [T.PTR]), "free")
+    ctxp = T.I64.as_pointer()
+    if name == "s2s.alloc":  # (ctx, bytes, zeroed): the block, or NULL (nothing linked)
+        calloc = module.globals.get("calloc") or ll.Function(
+            module, ll.FunctionType(T.PTR, [T.I64, T.I64]), "calloc")
+        fn = ll.Function(module, ll.FunctionType(T.PTR, [ctxp, T.I64, T.I1]), name)
+        fn.linkage = "internal"
+        b = ll.IRBuilder(fn.append_basic_block())
+        ctx, n, zeroed = fn.args
+        total = b.add(n, ll.Constant(T.I64, HEADER))
+        with b.if_else(zeroed) as (then, other):
+            with then:
+                by_calloc = b.call(calloc, [ll.Constant(T.I64, 1), total])
+                then_end = b.block
+            with other:
+                by_malloc = b.call(malloc, [total])
+                other_end = b.block
+        block = b.phi(T.PTR)
+        block.add_incoming(by_calloc, then_end)
+        block.add_incoming(by_malloc, other_end)
+        got = fn.append_basic_block("got")
+        failed = fn.append_basic_block("failed")
+        b.cbranch(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)),
+                  failed, got)
+        b.position_at_end(failed)
+        b.ret(block)
+        b.position_at_end(got)
+        words = b.bitcast(block, ctxp)
+        head = b.gep(ctx, [ll.Constant(T.I32, HEAD)])
+        old = b.load(head)
+        b.store(old, words)
+        for k in (1, 2, 3):  # prev, kept, references
+            b.store(ll.Constant(T.I64, 0), b.gep(words, [ll.Constant(T.I32, k)]))
+        with b.if_then(b.icmp_unsigned("!=", old, ll.Constant(T.I64, 0))):
+            b.store(b.ptrtoint(block, T.I64),
+                    b.gep(b.inttoptr(old, ctxp), [ll.Constant(T.I32, 1)]))
+        b.store(b.ptrtoint(block, T.I64), head)
+        b.ret(block)
+        return fn
+    if name == "s2s.release":  # one reference fewer; unlink and free at zero
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ctxp, T.PTR]), name)
+        fn.linkage = "internal"
+        ctx, block = fn.args
+        b = ll.IRBuilder(fn.append_basic_block())
+        done = fn.append_basic_block("done")
+        work = fn.append_basic_block("work")
+        b.cbranch(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)),
+                  done, work)
+        b.position_at_end(work)
+        words = b.bitcast(block, ctxp)
+        refs_p = b.gep(words, [ll.Constant(T.I32, 3)])
+        refs = b.sub(b.load(refs_p), ll.Constant(T.I64, 1))
+        b.store(refs, refs_p)
+        kept = b.load(b.gep(words, [ll.Constant(T.I32, 2)]))
+        dead = b.and_(b.icmp_signed("<=", refs, ll.Constant(T.I64, 0)),
+                      b.icmp_unsigned("==", kept, ll.Constant(T.I64, 0)))
+        with b.if_then(dead):
+            nxt, prev = b.load(words), b.load(b.gep(words, [ll.Constant(T.I32, 1)]))
+            zero = ll.Constant(T.I64, 0)
+            with b.if_else(b.icmp_unsigned("!=", prev, zero)) as (has_prev, first):
+                with has_prev:
+                    b.store(nxt, b.inttoptr(prev, ctxp))
+                with first:
+                    b.store(nxt, b.gep(ctx, [ll.Constant(T.I32, HEAD)]))
+            with b.if_then(b.icmp_unsigned("!=", nxt, zero)):
+                b.store(prev, b.gep(b.inttoptr(nxt, ctxp), [ll.Constant(T.I32, 1)]))
+            b.call(free, [block])
+        b.branch(done)
+        b.position_at_end(done)
+        b.ret_void()
+        return fn
+    if name == "s2s.free_all":
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ctxp, T.I1]), name)
+        fn.linkage = "internal"
+        ctx, keep = fn.args
+        entry, loop, body, done = (fn.append_basic_block(n) for n in ("e", "l", "b", "d"))
+        b = ll.IRBuilder(entry)
+        head = b.gep(ctx, [ll.Constant(T.I32, HEAD)])
+        first = b.load(head)
+        b.store(ll.Constant(T.I64, 0), head)
+        b.branch(loop)
+        b.position_at_end(loop)
+        cur = b.phi(T.I64)
+        cur.add_incoming(first, entry)
+        b.cbranch(b.icmp_unsigned("==", cur, ll.Constant(T.I64, 0)), done, body)
+        b.position_at_end(body)
+        words = b.inttoptr(cur, ctxp)
+        nxt = b.load(words)
+        kept = b.icmp_unsigned("!=", b.load(b.gep(words, [ll.Constant(T.I32, 2)])),
+                               ll.Constant(T.I64, 0))
+        with b.if_then(b.not_(b.and_(keep, kept))):
+            b.call(free, [b.bitcast(words, T.PTR)])
+        cur.add_incoming(nxt, b.block)
+        b.branch(loop)
+        b.position_at_end(done)
+        b.ret_void()
+        return fn
+    raise KeyError(name)
+
+
+def libc(module, name):
+    """``malloc`` or ``free`` declared in ``module``."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fnty = ll.FunctionType(T.PTR, [T.I64]) if name == "malloc" else \
+            ll.FunctionType(ll.VoidType(), [T.PTR])
+        fn = ll.Function(module, fnty, name)
+    return fn
+
+
+#: numpy's message for a byte count over ``2**63 - 1`` (``arr.nbytes`` overflows ``intp``)
+TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+           "possible size.")
+
+
+def byte_count(L, counts, size):
+    """``(product, overflowed)``: ``size * prod(counts)`` (i64 values, each >= 0) and an
+    i1 that is true when the product does not fit in a signed 64-bit integer.  A zero
+    count makes the product 0 but, as numpy, the other counts are still checked (the
+    product of the counts that are not zero must fit)."""
+    b = L.b
+    zero, one = ll.Constant(T.I64, 0), ll.Constant(T.I64, 1)
+    acc = ll.Constant(T.I64, size) if isinstance(size, int) else size
+    over, empty = ll.Constant(T.I1, 0), ll.Constant(T.I1, 0)
+    for n in counts:
+        is_zero = b.icmp_signed("==", n, zero)
+        empty = b.or_(empty, is_zero)
+        pair = b.smul_with_overflow(acc, b.select(is_zero, one, n))
+        acc = b.extract_value(pair, 0)
+        over = b.or_(over, b.extract_value(pair, 1))
+    return b.select(empty, zero, acc), over
+
+
+def checked_sum(L, a, c, over):
+    """``(a + c, over or the sum overflowed)`` for i64 values."""
+    pair = L.b.sadd_with_overflow(a, c)
+    return L.b.extract_value(pair, 0), L.b.or_(over, L.b.extract_value(pair, 1))
+
+
+def alloc(L, nbytes, zeroed=False, overflow=None, too_big=(ValueError, TOO_BIG),
+          out_of_memory=None):
+    """``(block, data)``: a fresh allocation of ``nbytes`` (i64) owned by this call, its
+    bytes zero when ``zeroed`` (``calloc``: untouched pages stay unmapped, as numpy's
+    ``np.zeros``).  Raises ``too_big`` (class, message) when the i1 ``overflow`` is true
+    or ``nbytes`` is negative (the count wrapped), and ``out_of_memory`` (class, message
+    template or a function of the message integers; default: ``MemoryError`` with the
+    byte count) when ``malloc`` returns NULL."""
+    b = L.b
+    bad = b.icmp_signed("<", nbytes, ll.Constant(T.I64, 0))
+    if overflow is not None:
+        bad = b.or_(bad, overflow)
+    L.check(bad, *too_big)
+    block = b.call(_runtime(L.module, "s2s.alloc"), [L.ctx, nbytes, ll.Constant(T.I1, int(zeroed))])
+    exc, message, ints = out_of_memory or (MemoryError, unable_to_allocate(None), [nbytes])
+    L.check(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)),
+            exc, message, ints)
+    return block, b.gep(block, [ll.Constant(T.I32, HEADER)])
+
+
+def size_text(nbytes: int) -> str:
+    """numpy's ``_ArrayMemoryError`` wording of a byte count (``72.8 TiB``, ``4.00 EiB``)."""
+    units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    if nbytes < 1024:
+        return f"{nbytes} bytes"
+    k = min(len(units) - 1, (nbytes.bit_length() - 1) // 10)
+    value = nbytes / (1 << (10 * k))
+    if round(value, 2) >= 1024 and k + 1 < len(units):
+        k, value = k + 1, value / 1024
+    text = f"{value:.0f}." if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+    return f"{text} {units[k]}"
+
+
+def unable_to_allocate(dtype, ndim=None, itemsize=None):
+    """The message of a failed allocation, as numpy words it: a function of the message
+    integers (the shape when ``ndim`` is at most ``MESSAGE_INTS``, else the byte count)."""
+    def message(*ints):
+        if ndim is not None and ndim <= MESSAGE_INTS:
+            shape = tuple(ints[:ndim])
+            nbytes = itemsize
+            for n in shape:
+                nbytes *= n
+            return (f"Unable to allocate {size_text(nbytes)} for an array with shape "
+                    f"{shape} and data type {dtype}")
+        what = f" for an array of data type {dtype}" if dtype else ""
+        return f"Unable to allocate {size_text(ints[0])}{what}"
+    return message
+
+
+def array_blocks(L, value, t):
+    """The block pointers of the arrays in a value of type ``t`` (tuples searched)."""
+    if isinstance(t, (T.Array, T.List)):  # a list's storage is a block too (lists.py)
+        return [L.b.extract_value(value, 1)]
+    if isinstance(t, T.Tuple):
+        return [blk for k, it in enumerate(t.items)
+                for blk in array_blocks(L, L.b.extract_value(value, k), it)]
+    return []
+
+
+def holds_arrays(t) -> bool:
+    return isinstance(t, (T.Array, T.List)) or isinstance(t, T.Tuple) and \
+        any(map(holds_arrays, t.items))
+
+
+def retain(L, value, t):
+    """One more reference to the blocks of ``value`` (a variable or a tape now holds it)."""
+    b = L.b
+    for block in array_blocks(L, value, t):
+        with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0))):
+            refs = b.gep(b.bitcast(block, T.I64.as_pointer()), [ll.Constant(T.I32, 3)])
+            b.store(b.add(b.load(refs), ll.Constant(T.I64, 1)), refs)
+
+
+def release(L, value, t):
+    """One reference fewer to the blocks of ``value``; a block nobody holds is freed."""
+    for block in array_blocks(L, value, t):
+        L.b.call(_runtime(L.module, "s2s.release"), [L.ctx, block])
+
+
+def free_all(L, keep):
+    L.b.call(_runtime(L.module, "s2s.free_all"), [L.ctx, ll.Constant(T.I1, int(keep))])
+
+
+def result_layout(t):
+    """The number of words of the flattened result of type ``t``."""
+    if isinstance(t, T.Scalar):
+        return 2 if t.dtype == "c16" else 1
+    if isinstance(t, T.Array):
+        return 2 + 2 * t.ndim
+    if isinstance(t, T.List):  # as a 1-D array over its storage (lists.py)
+        return 4
+    if isinstance(t, T.Tuple):
+        return sum(result_layout(i) for i in t.items)
+    if isinstance(t, T.NoneType):
+        return 0
+    raise TypeError(t)
+
+
+def store_result(L, value, t, rt):
+    """Write ``value`` (of type ``t``, returned as ``rt``) to the result words."""
+    from .scalars import convert
+    value = convert(L, value, t, rt)
+    _store(L, value, rt, [RESULT])
+
+
+def _store(L, value, t, pos):
+    b = L.b
+
+    def word(v, ty):
+        slot = b.bitcast(ctx_slot(L, pos[0]), ty.as_pointer())
+        b.store(v, slot)
+        pos[0] += 1
+
+    if isinstance(t, T.List):
+        from .lists import as_array
+        value, t = as_array(L, value, t)
+    if isinstance(t, T.Scalar):
+        if t.dtype == "c16":
+            word(b.extract_value(value, 0), T.F64)
+            word(b.extract_value(value, 1), T.F64)
+        elif t.dtype == "b1":
+            word(b.zext(value, T.I64), T.I64)
+        else:
+            word(value, t.llvm())
+    elif isinstance(t, T.Array):
+        from .arrays import owned
+        value = owned(L, value, t)
+        block = b.extract_value(value, 1)
+        kept = b.gep(b.bitcast(block, T.I64.as_pointer()), [ll.Constant(T.I32, 2)])
+        b.store(ll.Constant(T.I64, 1), kept)
+        word(b.extract_value(value, 0), T.PTR)
+        word(block, T.PTR)
+        for part in (2, 3):
+            for k in range(t.ndim):
+                word(b.extract_value(value, [part, k]), T.I64)
+    elif isinstance(t, T.Tuple):
+        for k, it in enumerate(t.items):
+            _store(L, b.extract_value(value, k), it, pos)

@@ -1,0 +1,325 @@
+"""Advanced (numpy "fancy") indexing in LLVM IR: one integer array or boolean mask.
+
+An index is *advanced* here when it is, or is a tuple holding, exactly one
+1-D ``int64`` array or one boolean array (a mask of ``k`` dimensions covering
+``k`` axes) -- or a list of integers or booleans standing for one (a display
+``[0, 2]``, made an array for the read; a grown list or a list argument, read in
+place) -- beside any number of integers and slices.  Contract, numpy's
+semantics:
+
+* the selected places are the entries of the integer array (negative ones wrap,
+  out-of-range ones raise ``IndexError`` naming the index, the axis and its
+  size unless ``boundscheck=False``) or the positions where the mask is true, in
+  C order (a mask whose shape differs from the axes it covers raises
+  ``IndexError``);
+* the result has one axis of ``count`` (the number of places) where the
+  advanced group (the array and the integers) stands when that group is
+  contiguous in the index, else first; the slices' axes keep their order;
+* ``gather`` reads ``a[index]`` into a fresh array (a copy, never a view);
+  ``scatter`` writes a value broadcast to the selection's shape -- ``"set"``
+  (a repeated place keeps the last write, numpy's order) or ``"add"`` (repeated
+  places accumulate: ``np.add.at``); ``last_writes_only`` zeroes in a gather
+  every entry whose place a later entry writes again (the cotangent of a
+  value written by ``y[idx] = v``).
+
+No scratch buffers: the places are recomputed on each pass (a mask is read
+twice, once to count), except ``last_writes_only``'s winner table, released
+at once.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from . import abi
+from . import arrays as A
+from . import scalars as S
+from ..typing import types as T
+
+
+# -- types ----------------------------------------------------------------------------
+def _part_kind(t):
+    if isinstance(t, T.Scalar) and t.dtype in ("i8", "b1"):
+        return "int"
+    if isinstance(t, T.Slice):
+        return "slice"
+    if isinstance(t, T.Array) and t.dtype == "b1" and t.ndim >= 1:
+        return "mask"
+    if isinstance(t, T.Array) and t.dtype == "i8" and t.ndim == 1:
+        return "array"
+    if isinstance(t, T.ListLiteral) and all(isinstance(i, T.Scalar) and i.dtype in ("i8", "b1")
+                                            for i in t.items):  # numpy: a list is an array
+        return "mask" if t.items and all(i.dtype == "b1" for i in t.items) else "array"
+    if isinstance(t, T.List) and t.elem is not None and t.elem.dtype in ("i8", "b1"):
+        return "mask" if t.elem.dtype == "b1" else "array"  # a grown list (lists.py)
+    return None
+
+
+def index_items(it):
+    return list(it.items) if type(it) is T.Tuple else [it]
+
+
+def is_advanced(it) -> bool:
+    """Whether an index type holds an array (integer or boolean) or a list display."""
+    return any(isinstance(t, (T.Array, T.ListLiteral, T.List)) for t in index_items(it))
+
+
+def _as_array(L, v, t, kind):
+    """A list display index as a 1-D array (freshly allocated), else ``(v, t)``."""
+    if isinstance(t, T.List):  # its numbers, read in place
+        from .lists import as_array
+        return (*as_array(L, v, t), None)
+    if not isinstance(t, T.ListLiteral):
+        return v, t, None
+    at = T.Array("b1" if kind == "mask" else "i8", 1)
+    a = A.allocate(L, at, [A.i64(len(t.items))])
+    data = L.b.extract_value(a, 0)
+    for k, it in enumerate(t.items):
+        A.store(L, S.convert(L, L.b.extract_value(v, k), it, at.elem),
+                A.element_ptr(L, data, [A.i64(T.itemsize(at.dtype))], [A.i64(k)], at.elem),
+                at.elem)
+    return a, at, a
+
+
+def _layout(base: T.Array, it):
+    """``(kinds, result ndim, placement)`` of an advanced index on ``base``, or None."""
+    items = index_items(it)
+    kinds = [_part_kind(t) for t in items]
+    if None in kinds or sum(k in ("array", "mask") for k in kinds) != 1:
+        return None
+    covered = sum(getattr(t, "ndim", 1) if k == "mask" else 1 for k, t in zip(kinds, items))
+    if covered > base.ndim:
+        return None
+    adv = [k for k, kind in enumerate(kinds) if kind != "slice"]
+    contiguous = adv == list(range(adv[0], adv[-1] + 1))
+    # the slices' axes and the axes the index does not name
+    kept = sum(k == "slice" for k in kinds) + base.ndim - covered
+    place = sum(1 for k in kinds[:adv[0]] if k == "slice") if contiguous else 0
+    return kinds, kept + 1, place
+
+
+def result_type(base, it):
+    """The type of ``base[it]`` for an advanced index (None: not compiled)."""
+    if not isinstance(base, T.Array):
+        return None
+    lay = _layout(base, it)
+    return None if lay is None else T.Array(base.dtype, lay[1])
+
+
+# -- the selection ----------------------------------------------------------------------
+class Selection:
+    """The places ``a[index]`` names: a base pointer, the kept axes (``rest``) and the
+    advanced axis (``count`` places, each a byte offset from the base)."""
+
+    def __init__(self, L, a, t: T.Array, idx, it):
+        self.L, self.t = L, t
+        b = L.b
+        kinds, ndim, self.place = _layout(t, it)
+        items = index_items(it)
+        values = [b.extract_value(idx, k) for k in range(len(items))] \
+            if type(it) is T.Tuple else [idx]
+        data = b.extract_value(a, 0)
+        offset, self.rest_shape, self.rest_strides = A.ZERO, [], []
+        axis = 0
+        for kind, v, vt in zip(kinds, values, items):
+            if kind == "int":
+                n, st = A.shape_of(L, a, axis), A.stride_of(L, a, axis)
+                j = A.wrap_index(L, S.convert(L, v, vt, T.INT), n, axis)
+                offset = b.add(offset, b.mul(j, st))
+                axis += 1
+            elif kind == "slice":
+                n, st = A.shape_of(L, a, axis), A.stride_of(L, a, axis)
+                start, step, length = A.slice_bounds(L, v, vt.present, n)
+                offset = b.add(offset, b.mul(start, st))
+                self.rest_shape.append(length)
+                self.rest_strides.append(b.mul(st, step))
+                axis += 1
+            else:
+                v, vt, self.temp = _as_array(L, v, vt, kind)
+                width = vt.ndim if kind == "mask" else 1
+                self.kind, self.index, self.index_t = kind, v, vt
+                self.axes = [(A.shape_of(L, a, axis + m), A.stride_of(L, a, axis + m), axis + m)
+                             for m in range(width)]
+                axis += width
+        for k in range(axis, t.ndim):
+            self.rest_shape.append(A.shape_of(L, a, k))
+            self.rest_strides.append(A.stride_of(L, a, k))
+        self.base = b.gep(data, [offset])
+        if self.kind == "mask":
+            self._check_mask_shape()
+        self.count = self._count()
+
+    def _check_mask_shape(self):
+        L = self.L
+        for m, (n, _, axis) in enumerate(self.axes):
+            size = A.shape_of(L, self.index, m)
+            L.check(L.b.icmp_signed("!=", size, n), IndexError,
+                    "boolean index did not match indexed array along axis {0}; size of axis "
+                    "is {1} but size of corresponding boolean axis is {2}",
+                    (A.i64(axis), n, size))
+
+    def _count(self):
+        L, b = self.L, self.L.b
+        if self.kind == "array":
+            return A.shape_of(L, self.index, 0)
+        slot = L.entry_alloca(T.I64)
+        b.store(A.ZERO, slot)
+
+        def body(pos):
+            hit = A.element(L, self.index, self.index_t, pos)
+            b.store(b.add(b.load(slot), b.zext(hit, T.I64)), slot)
+
+        A.loop_nest(L, A.shape_list(L, self.index, self.index_t), body)
+        return b.load(slot)
+
+    def done(self):
+        """Free the array made of a list display index (if any)."""
+        if self.temp is not None:
+            abi.release(self.L, self.temp, self.index_t)
+
+    def shape(self):
+        """The shape of ``a[index]``."""
+        r, p = self.rest_shape, self.place
+        return r[:p] + [self.count] + r[p:]
+
+    def each_place(self, body):
+        """``body(j, offset)`` for each place, in order (``offset``: bytes from the base)."""
+        L, b = self.L, self.L.b
+        if self.kind == "array":
+            (n, st, axis), = self.axes
+
+            def one(j):
+                i = A.element(L, self.index, self.index_t, [j])
+                body(j, b.mul(A.wrap_index(L, i, n, axis), st))
+
+            A.loop(L, self.count, one)
+            return
+        slot = L.entry_alloca(T.I64)
+        b.store(A.ZERO, slot)
+
+        def visit(pos):
+            with b.if_then(A.element(L, self.index, self.index_t, pos)):
+                offset = A.ZERO
+                for p, (_, st, _) in zip(pos, self.axes):
+                    offset = b.add(offset, b.mul(p, st))
+                j = b.load(slot)
+                body(j, offset)
+                b.store(b.add(j, A.ONE), slot)
+
+        A.loop_nest(L, A.shape_list(L, self.index, self.index_t), visit)
+
+    def each_element(self, body):
+        """``body(result index, element pointer)`` over every element selected."""
+        L, b, p = self.L, self.L.b, self.place
+
+        def place(j, offset):
+            def inner(ridx):
+                off = offset
+                for i, st in zip(ridx, self.rest_strides):
+                    off = b.add(off, b.mul(i, st))
+                ptr = b.bitcast(b.gep(self.base, [off]), T.memory_llvm(self.t.elem).as_pointer())
+                body(list(ridx[:p]) + [j] + list(ridx[p:]), ptr)
+            A.loop_nest(L, self.rest_shape, inner)
+
+        self.each_place(place)
+
+
+# -- operations ---------------------------------------------------------------------------
+def gather(L, a, t: T.Array, idx, it):
+    """``a[idx]``: a fresh C-contiguous array."""
+    sel = Selection(L, a, t, idx, it)
+    out_t = T.Array(t.dtype, len(sel.rest_shape) + 1)
+    out = A.allocate(L, out_t, sel.shape())
+    data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, out_t)
+    sel.each_element(lambda ridx, ptr: A.store(
+        L, A.load(L, ptr, t.elem), A.element_ptr(L, data, strides, ridx, t.elem), t.elem))
+    sel.done()
+    return out
+
+
+def _value_reader(L, value, vt, shape):
+    """``read(result index) -> (element, type)`` of ``value`` broadcast to ``shape``."""
+    b = L.b
+    if not isinstance(vt, T.Array):
+        return lambda idx: (value, vt)
+    if vt.ndim > len(shape):
+        from ....errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"jit: writing a {vt} into a selection of {len(shape)} dimensions", L.loc)
+    strides = []
+    off = len(shape) - vt.ndim
+    for d in range(vt.ndim):
+        n, target = A.shape_of(L, value, d), shape[off + d]
+        bad = b.and_(b.icmp_signed("!=", n, A.ONE), b.icmp_signed("!=", n, target))
+        L.check(bad, ValueError, "shape mismatch: value array of dimension {0} could not be "
+                "broadcast to indexing result of dimension {1}", (n, target))
+        strides.append(b.select(b.icmp_signed("==", n, A.ONE), A.ZERO, A.stride_of(L, value, d)))
+    data = b.extract_value(value, 0)
+
+    def read(idx):
+        ptr = A.element_ptr(L, data, strides, idx[off:], vt.elem)
+        return A.load(L, ptr, vt.elem), vt.elem
+
+    return read
+
+
+def scatter(L, a, t: T.Array, idx, it, value, vt, mode="set"):
+    """``a[idx] = value`` (``mode="set"``) or ``np.add.at(a, idx, value)`` (``"add"``),
+    in place, ``value`` broadcast to the selection's shape."""
+    from .overlap import guarded  # a value sharing memory with ``a`` is read from a copy
+    return guarded(L, a, t, value, vt, lambda v: _scatter(L, a, t, idx, it, v, vt, mode))
+
+
+def _scatter(L, a, t, idx, it, value, vt, mode):
+    sel = Selection(L, a, t, idx, it)
+    read = _value_reader(L, value, vt, sel.shape())
+
+    def write(ridx, ptr):
+        v, et = read(ridx)
+        if mode == "add":
+            old = A.load(L, ptr, t.elem)
+            st = S.arith_type("add", t.elem, et)
+            v = S.binary(L, "add", S.convert(L, old, t.elem, st), S.convert(L, v, et, st), st)
+            et = st
+        A.store(L, S.convert(L, v, et, t.elem), ptr, t.elem)
+
+    sel.each_element(write)
+    sel.done()
+
+
+def last_writes_only(L, g, gt: T.Array, idx, it):
+    """``g[idx]`` with zeros where a later entry of an integer index names the same place
+    (only the last of repeated writes ``y[idx] = v`` reaches ``y``)."""
+    out = gather(L, g, gt, idx, it)
+    sel = Selection(L, g, gt, idx, it)
+    if sel.kind == "mask":
+        sel.done()
+        return out
+    b = L.b
+    (n, _, _), = sel.axes
+    table_t = T.Array("i8", 1)
+    table = A.allocate(L, table_t, [n])
+    A.fill(L, table, table_t, ll.Constant(T.I64, -1))
+    tdata = b.extract_value(table, 0)
+
+    def position(j):
+        i = A.element(L, sel.index, sel.index_t, [j])
+        k = A.wrap_index(L, i, n, sel.axes[0][2])
+        return b.bitcast(b.gep(tdata, [b.mul(k, A.i64(8))]), T.I64.as_pointer())
+
+    A.loop(L, sel.count, lambda j: b.store(j, position(j)))
+    out_t = T.Array(gt.dtype, len(sel.rest_shape) + 1)
+    odata, ostrides = b.extract_value(out, 0), A.strides_list(L, out, out_t)
+    p = sel.place
+
+    def clear(j):
+        with b.if_then(b.icmp_signed("!=", b.load(position(j)), j)):
+            def zero(ridx):
+                full = list(ridx[:p]) + [j] + list(ridx[p:])
+                A.store(L, ll.Constant(gt.elem.llvm(), None),
+                        A.element_ptr(L, odata, ostrides, full, gt.elem), gt.elem)
+            A.loop_nest(L, sel.rest_shape, zero)
+
+    A.loop(L, sel.count, clear)
+    abi.release(L, table, table_t)
+    sel.done()
+    return out
