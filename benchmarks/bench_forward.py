@@ -58,7 +58,7 @@ import fixtures  # noqa: E402
 from bench_mlp import make_data, manual_grad  # noqa: E402
 
 import s2s  # noqa: E402
-from s2s.api_forward import _forward_of  # noqa: E402
+from s2s.core.forward import _forward_of  # noqa: E402
 from s2s.tree_util import tree_leaves  # noqa: E402
 
 ROUNDS = 20          # parts 1-2: best of ROUNDS interleaved rounds
@@ -368,7 +368,7 @@ sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
 from s2s import pipeline
-from s2s.api_forward import _forward_of
+from s2s.core.forward import _forward_of
 import fixtures
 
 x4 = np.linspace(0.1, 1.0, 4)

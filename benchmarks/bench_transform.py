@@ -61,7 +61,7 @@ if {stages!r}:
     print(t1 - t0, t2 - t1, t3 - t2, len(emitted.source.splitlines()))
 else:
     # s2s shares transforms and generated code between equal functions
-    # (s2s.api.memo, pipeline._front_of_sibling): check that the timed call
+    # (s2s.core.specialise.memo, pipeline._front_of_sibling): check that the timed call
     # really lowers and compiles straight50, not reuses earlier work
     compiled = []
     compile_function = pipeline.compile_function

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 def vectorize(fn=None, *, boundscheck: bool = True, arch: str = None):
     """``@s2s.cuda.vectorize``: map a scalar function over arrays on an NVIDIA GPU
-    (see ``s2s.backend.cuda.vectorize``)."""
-    from .backend.cuda.vectorize import vectorize as _vectorize
+    (see ``s2s.core.cuda_vectorize``)."""
+    from .core.cuda_vectorize import vectorize as _vectorize
     return _vectorize(fn, boundscheck=boundscheck, arch=arch)
 
 
 def kernel(fn=None, *, boundscheck: bool = True, arch: str = None):
     """``@s2s.cuda.kernel``: a function that reads ``grid(1)`` and writes arrays in place
-    (see ``s2s.backend.cuda.kernel_api``)."""
-    from .backend.cuda.kernel_api import kernel as _kernel
+    (see ``s2s.core.cuda_kernel``)."""
+    from .core.cuda_kernel import kernel as _kernel
     return _kernel(fn, boundscheck=boundscheck, arch=arch)
 
 

@@ -60,7 +60,7 @@ class NameResolutionError(S2SError):
 class MisalignedArrayError(TypeError):
     """A compiled function met an array whose data is not aligned for its dtype (the
     entry point checks before running anything; ``jit`` then calls again with aligned
-    copies of its array arguments, ``api_jit.py``)."""
+    copies of its array arguments, ``core/jit.py``)."""
 
 
 def unsupported(construct: str, loc, hint: Optional[str] = None) -> UnsupportedSyntaxError:

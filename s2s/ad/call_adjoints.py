@@ -9,7 +9,7 @@ relevant operands of ``s.value``, through ``accumulate``:
 * ``params['w']`` of a dict parameter, outside loops and branches: the entry's
   adjoint is collected by key (the gradient becomes a dict literal, ``dict_reads.py``);
 * a ``custom_vjp``/``custom_jvp`` function: the user's rule (``custom_rules.py``); a
-  checkpointed call: recomputed in the adjoint (``remat.py``);
+  checkpointed call: recomputed in the adjoint (``core/remat.py``);
 * any other call ``f(args)``: the VJP template of ``f``'s rule for each relevant
   argument, instantiated with ``(g, x, *args)`` (``rules.templates.instantiate``); a
   non-differentiable rule contributes nothing.

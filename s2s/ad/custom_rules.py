@@ -42,7 +42,7 @@ def is_custom(fn) -> bool:
 
 
 def _error(message, loc):
-    from ..custom import CustomRuleError
+    from ..core.custom import CustomRuleError
 
     return CustomRuleError(message, loc)
 

@@ -3,13 +3,13 @@
 Contract: ``checkpointed_loops(fn, marker)`` accepts an IR function after
 ``inline_calls``, ``single_exit`` and ``writes_as_values`` (not yet SSA) and
 returns it with every loop ``for i in t:`` whose ``t = marker(r, levels=L)``
-(``s2s.checkpoint_loop``, ``remat_loop.py``) replaced by
+(``s2s.checkpoint_loop``, ``core/remat_loop.py``) replaced by
 
     lo, hi, st, levels = range_bounds(r, L)
     t9 = checkpoint_loop_f_12(lo, hi, st, levels, *state, *reads)
     s, v, acc, t10, t11 = t9         # the state, then the reads passed through
 
-where ``checkpoint_loop_f_12`` is a ``LoopRemat`` (``remat_loop.py``) whose
+where ``checkpoint_loop_f_12`` is a ``LoopRemat`` (``core/remat_loop.py``) whose
 segment function is the loop over ``range(lo, hi, st)``:
 
 * ``state``: the names the body assigns that an iteration reads before
@@ -39,7 +39,7 @@ from ..ad.loops import _read_first
 from ..errors import unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from ..remat_loop import LoopRemat, checkpoint_loop, range_bounds
+from ..core.remat_loop import LoopRemat, checkpoint_loop, range_bounds
 from .replay import check_replayable
 
 

@@ -134,7 +134,7 @@ def identity_primitives():
 
 def defopaque(fn, container_result=True, signature=None):
     """Register ``fn`` as a pure primitive without templates whose derivatives the
-    transforms build themselves (a checkpointed call, ``s2s/remat.py``); ``signature``
+    transforms build themselves (a checkpointed call, ``s2s/core/remat.py``); ``signature``
     (``(g, ans, *params)`` like a template's) lets a transform take ``fn`` directly."""
     _RULES[_key(fn)] = Rule(fn, (), nondiff=False, container_result=container_result,
                             signature=signature)

@@ -488,8 +488,8 @@ def test_outside_reverse_mode_a_checkpointed_loop_runs_as_written():
 
 
 def test_generated_code_is_deterministic():
-    from s2s import pipeline
-    from s2s.api import _ReverseTransform
+    from s2s.core import pipeline
+    from s2s.core.reverse import _ReverseTransform
     from s2s.emit.python import emit_function
 
     def text(fn, values):

@@ -11,7 +11,7 @@ import pytest
 
 import s2s
 from s2s import api
-from s2s import pipeline
+from s2s.core import pipeline
 
 
 def square_sum(x):

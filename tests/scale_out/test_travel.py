@@ -142,7 +142,7 @@ def test_lambdas_and_closures_travel_by_cloudpickle(other, name):
 
 def _plain_pickle_fails(fn):
     """Without cloudpickle in the picture a lambda cannot be pickled by value."""
-    import s2s.travel as travel
+    import s2s.core.travel as travel
     saved = travel._recording_pickler
     travel._recording_pickler = lambda: None
     try:

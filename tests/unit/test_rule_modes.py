@@ -32,7 +32,7 @@ def test_the_check_can_fail():
     assert not broken.nondiff and not broken.jvps
 
 
-# --- the four modes of every primitive (``s2s rules``, ``s2s/modes.py``) -------------------
+# --- the four modes of every primitive (``s2s rules``, ``s2s/cli/modes.py``) -------------------
 #: primitives missing a mode without a stated reason when this ratchet was set; it may only
 #: go down (close a gap, or state in the record why the mode does not exist)
 GAPS_AT_MOST = 575  # 554 before the scipy.special, float-parts and stop_gradient records
@@ -68,14 +68,14 @@ def test_forms_made_on_first_use_carry_their_reasons():
     gap: it says why it has no derivative or batching rule."""
     import numpy as np
 
-    from s2s import modes
+    from s2s.cli import modes
     from s2s.backend.llvm.batching import reduce_per_example
     m = modes.modes(reduce_per_example(np.prod))
     assert m["jit"].status != "no" and all(m[k].ok and m[k].why for k in ("jvp", "vjp", "vmap"))
 
 
 def test_a_stated_reason_closes_a_gap():
-    from s2s import modes
+    from s2s.cli import modes
     from s2s.rules.registry import defno_mode, no_mode
 
     def probe(x):  # a stand-in primitive, registered for this test only

@@ -1,5 +1,5 @@
 """The run-time helpers of ``vmap``'s batched code (``s2s_runtime.batching``) in LLVM IR,
-so that ``jit(vmap(f))`` compiles the batched program (``s2s/batch/jit_compose.py``).
+so that ``jit(vmap(f))`` compiles the batched program (``s2s/core/vmap_jit.py``).
 
 Batched values carry the batch on axis 0.  Lowered here (same results as the Python
 helpers, for the types below; any other use stays refused by the call table, naming
@@ -22,9 +22,9 @@ the helper and its argument types):
   tuple as it is;
 * ``batch_unbroadcast(g, x, True, x_batched)``: each example of ``g`` summed to the
   per-example shape of ``x`` (``contractions.einsum2`` with the summed letters);
-  ``sum_vjp_per_example(g, x)`` (``jit_compose``'s form of ``sum_vjp(g, x,
+  ``sum_vjp_per_example(g, x)`` (``core/vmap_jit.py``'s form of ``sum_vjp(g, x,
   batch_axes(x))``): ``g[b]`` spread over example ``b`` of ``x``;
-* ``reduce_per_example(fn)(x)`` (what ``jit_compose`` makes of ``fn(x, axis=batch_axes(x))``):
+* ``reduce_per_example(fn)(x)`` (what ``core/vmap_jit.py`` makes of ``fn(x, axis=batch_axes(x))``):
   the reduction ``fn`` (sum, prod, mean, max, min) of each example: ``x`` as
   ``(n, -1)``, reduced over axis 1.
 """
@@ -369,7 +369,7 @@ class SumVjpPerExample:
 
 
 def sum_vjp_per_example(g, x):
-    """``rt.sum_vjp(g, x, rt.batch_axes(x))`` (what ``jit_compose`` makes of that call)."""
+    """``rt.sum_vjp(g, x, rt.batch_axes(x))`` (what ``core/vmap_jit.py`` makes of that call)."""
     return rt.sum_vjp(g, x, rt.batch_axes(x))
 
 

@@ -11,7 +11,7 @@ use refused by the call table with the helper's name and argument types:
 * ``batch_len(x)``/``batch_ndim(x)``/``batch_size_of(x)``: ``len``, ``np.ndim`` and
   ``np.size`` of one example of an array ``x`` (``len`` of a tuple: its length);
 * ``mean_vjp_per_example(g, x)``, ``max_vjp_per_example(g, ans, x)``: ``rt.mean_vjp``
-  and ``rt.max_vjp`` with ``axis=batch_axes(x)`` (what ``jit_compose`` makes of them):
+  and ``rt.max_vjp`` with ``axis=batch_axes(x)`` (what ``core/vmap_jit.py`` makes of them):
   ``g[b]`` spread over example ``b`` divided by its size; ``g[b]`` shared by the
   elements of example ``b`` equal to ``ans[b]`` (``x`` seen as ``(n, -1)``);
 * ``transpose_per_example(x)`` (``np.transpose(x, batch_transpose_axes(x, None))``,

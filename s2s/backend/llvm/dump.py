@@ -14,8 +14,8 @@ from .module import build_module
 
 
 def llvm_text(fn, values, grad_argnums=None, stage="opt", asm=False, boundscheck=True) -> str:
-    from ...api import grad
-    from ...api_jit import Jitted
+    from ...api.gradients import grad
+    from ...core.jit import Jitted
 
     target = grad(fn, argnums=grad_argnums) if grad_argnums is not None else fn
     j = Jitted(target, boundscheck=boundscheck)
