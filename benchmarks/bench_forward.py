@@ -316,7 +316,7 @@ import sys, time
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 import fixtures
 
 compiled = []
@@ -367,7 +367,7 @@ import sys, time
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 from s2s.core.forward import _forward_of
 import fixtures
 

@@ -43,7 +43,7 @@ import sys, time
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 import fixtures
 x = np.linspace(0.1, 1.0, 4)
 f = fixtures.straight50

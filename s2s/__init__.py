@@ -16,7 +16,7 @@ from .api.checkpointing import checkpoint, checkpoint_loop, checkpoint_policies,
 from .errors import (NameResolutionError, NoRuleError, S2SError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian", "vmap",
            "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat", "checkpoint_loop",

@@ -67,7 +67,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ..core.remat import Remat
-from ..core.remat_loop import checkpoint_loop  # noqa: F401  (public)
+from s2s_runtime.markers import checkpoint_loop  # noqa: F401  (public)
 from ..rules import lookup
 
 

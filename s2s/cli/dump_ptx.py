@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend.cuda.target import DEFAULT_ARCH
+from ..api.gradients import grad
 from ..core.cuda_vectorize import vectorize
 
 _PY = {float: np.float64, int: np.int64, bool: np.bool_, complex: np.complex128}
@@ -31,7 +32,6 @@ def element_type(value):
 
 
 def ptx_text(fn, values, grad_argnums=None, arch=DEFAULT_ARCH) -> str:
-    from ..api.gradients import grad
     if any(isinstance(v, np.ndarray) for v in values):  # arrays: the index form
         if grad_argnums is not None:
             raise TypeError("--mode ptx --grad makes the gradient of an elementwise kernel: "

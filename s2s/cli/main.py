@@ -201,7 +201,7 @@ def generate(args):
     if args.mode in ("jvp", "hvp"):
         return _jvp_source(fn, module, args)
     if args.mode in ("llvm", "asm"):  # the LLVM backend's module (s2s.jit)
-        from ..backend.llvm.dump import llvm_text
+        from .dump_llvm import llvm_text
         values = example_values(fn, module, args.args, args.signature)
         try:
             return llvm_text(fn, values, parse_argnums(args.argnums) if args.grad else None,

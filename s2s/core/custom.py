@@ -61,17 +61,13 @@ import inspect
 import linecache
 from dataclasses import replace
 
-from ..errors import S2SError
+from ..errors import CustomRuleError
 from ..frontend.registered import register as register_source
 from ..frontend.shipped import filename_of
 from ..ir import nodes as ir
 from .travel import travelling
 
 _P = inspect.Parameter
-
-
-class CustomRuleError(S2SError, TypeError):
-    """Misuse of ``custom_jvp``/``custom_vjp`` (a ``TypeError``, as in JAX)."""
 
 
 def _loc_of(fn) -> ir.Loc:

@@ -24,6 +24,7 @@ from ..frontend.lower import lower_with_statics, statics_unchanged
 from ..frontend.scope import FreeVar
 from ..ir import nodes as ir
 from ..passes.checkpoint_loops import checkpointed_loops
+from . import remat_loop  # noqa: F401  (sets the LoopRemat checkpointed_loops makes)
 from ..passes.containers import functional_containers
 from ..passes.copyprop import copy_propagate
 from ..passes.negations import fold_negations

@@ -31,23 +31,7 @@ import s2s_runtime as rt
 
 from ..errors import S2SError
 from .remat import Remat, RematPullback, _FixedFunction, _has_none, _kinds, ir_callable
-from ..rules.registry import defnondiff
-
-
-def checkpoint_loop(r, levels=2):
-    """``r`` itself: ``for i in checkpoint_loop(range(n)):`` runs as ``for i in range(n):``;
-    reverse mode checkpoints the loop (see ``s2s.checkpoint``)."""
-    range_bounds(r, levels)
-    return r
-
-
-def range_bounds(r, levels=2):
-    """``(start, stop, step, levels)`` of a checkpointed loop, checked."""
-    if type(r) is not range:
-        raise TypeError(f"checkpoint_loop runs over a range, got {type(r).__name__}")
-    if not (levels == "log" or (type(levels) is int and levels >= 1)):
-        raise ValueError(f"checkpoint_loop: levels must be an int >= 1 or 'log', got {levels!r}")
-    return r.start, r.stop, r.step, levels
+from ..passes.checkpoint_loops import set_loop_factory
 
 
 class LoopRemat(_FixedFunction, Remat):
@@ -145,4 +129,4 @@ class _Schedule:
         return ct[:k], ct[k:]
 
 
-defnondiff(checkpoint_loop, range_bounds)
+set_loop_factory(LoopRemat)  # passes/checkpoint_loops.py makes one per checkpointed loop

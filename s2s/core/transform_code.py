@@ -160,18 +160,34 @@ def _vjp_text(nargs, layout) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the public transforms the code written here calls (``grad``, ``jvp``, ``jacrev``): it is
+#: code at the user's level, run by the transforms above this layer, which register
+#: them when ``s2s.api`` is imported (``register_public``)
+PUBLIC: dict = {}
+
+
+def register_public(**transforms) -> None:
+    """Name the public transforms (``grad=``, ``jvp=``, ``jacrev=``) the code calls."""
+    PUBLIC.update(transforms)
+
+
+def _public(name: str):
+    fn = PUBLIC.get(name)
+    if fn is None:
+        raise RuntimeError(f"transform code needs s2s.{name} (import s2s)")
+    return fn
+
+
 def jacrev_fun(fun, argnums):
-    from ..api.jacobians import jacrev
-    return jacrev(fun, argnums)
+    return _public("jacrev")(fun, argnums)
 
 
 def _load(text: str, name: str, fun):
-    from ..api.gradients import grad
-    from ..api.tangents import jvp
     digest = hashlib.sha1(text.encode()).hexdigest()[:12]
     filename = f"<s2s-jacobian {name} {digest}>"
     register_source(filename, text)
-    namespace = {"np": np, "jvp": jvp, "grad": grad, "fun": fun, "__name__": "s2s_generated"}
+    namespace = {"np": np, "jvp": _public("jvp"), "grad": _public("grad"), "fun": fun,
+                 "__name__": "s2s_generated"}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
 

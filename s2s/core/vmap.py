@@ -40,7 +40,7 @@ from .reverse import _ReverseTransform
 from .specialise import _signature, _Specialising, memo
 from .varargs import Adapter, adapter, wants_adapter
 from .jit import Jitted
-from ..api.pullbacks import VJPFunction
+from .pullbacks import VJPFunction
 from .vmap_jit import jit_ir, jit_signature, vmap_of_jitted
 from ..batch.out_axes import leaf_axes as _leaf_axes, place_out
 from ..batch.table import batch_rule

@@ -84,7 +84,7 @@ import sys
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 from s2s.frontend.lower import lower
 from s2s.emit.python import emit_function
 from s2s.emit.printer import format_ir

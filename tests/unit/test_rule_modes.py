@@ -41,7 +41,7 @@ GAPS_AT_MOST = 575  # 554 before the scipy.special, float-parts and stop_gradien
 #: process registered before (their own functions, forms made on first use)
 _COUNT_GAPS = """
 import json
-from s2s import modes
+from s2s.cli import modes
 own = ("numpy", "math", "builtins", "operator", "_operator", "s2s", "s2s_runtime", "cmath")
 fns = [fn for fn in modes.inventory()
        if (getattr(fn, "__module__", None) or "numpy").split(".")[0] in own]

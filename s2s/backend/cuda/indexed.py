@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+from s2s_runtime import cuda
+
 from ...errors import UnsupportedSyntaxError
 from ..llvm import types as T
 from ..llvm.calls import register
@@ -64,7 +66,6 @@ _GRID = _GridIndex()
 
 def register_grid_functions():
     """Register the lowering of ``cuda.grid``/``cuda.gridsize`` (idempotent)."""
-    from ... import cuda
     register(_GRID, cuda.grid, cuda.gridsize)
 
 
