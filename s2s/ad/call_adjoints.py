@@ -34,7 +34,7 @@ from . import custom_rules
 from .remat import is_remat_call, remat_adjoint
 
 #: the displays whose adjoint takes the cotangent apart item by item
-_STRUCT = (build.make_tuple, build.make_list, build.make_dict)
+STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
 
 class CallAdjoints:
@@ -55,7 +55,7 @@ class CallAdjoints:
             # entry's adjoint by key; the gradient is assembled as a dict literal at the end
             self.entries.setdefault(v.args[0].name, []).append((v.args[1], g))
             return
-        if v.fn in _STRUCT:
+        if v.fn in STRUCT:
             items = v.args if v.fn is not build.make_dict else v.args[1::2]
             keys = range(len(items)) if v.fn is not build.make_dict else v.args[0::2]
             for key, a in zip(keys, items):

@@ -110,13 +110,13 @@ def jacfwd_batched(fun, args, nums, single):
     _, offsets, total = _identity_blocks(all_leaves, flat_keep, (0, 0))
     if total == 0:
         return None
-    from ..core.forward import _forward_of
+    from ..core.forward import forward_of
     from ..core.varargs import adapter, wants_adapter
-    from ..core.vmap import _vmap_of
+    from ..core.vmap import vmap_of
 
     try:
         f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun
-        transform = _forward_of(f, False)
+        transform = forward_of(f, False)
         values, kw = transform._bind(list(args), None)
         carries = transform._carries(values, len(args))
         gen, free = transform.generated(values, carries, kw)
@@ -124,7 +124,7 @@ def jacfwd_batched(fun, args, nums, single):
         return None
     in_axes = [None] * len(values) + [0 if any(keep_args[i]) else None
                                       for i in range(len(leaves_of)) if carries[i]]
-    batched = _vmap_of(gen, None, tuple(in_axes))
+    batched = vmap_of(gen, None, tuple(in_axes))
 
     def run(r0, r1):
         basis = _identity_blocks(all_leaves, flat_keep, (r0, r1))[0]
@@ -179,7 +179,7 @@ def hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree, ins
     ``d/dx_l (J^T e_k)``.  ``blocks[o][a][i][b][j]`` has shape
     ``out_o.shape + in(a, i).shape + in(b, j).shape``; None when the code cannot be
     batched."""
-    from ..core.vmap import _vmap_of
+    from ..core.vmap import vmap_of
 
     out_basis, out_off, K = _identity_blocks(out_leaves, [True] * len(out_leaves))
     in_leaves = [v for leaves, _ in ins for v in leaves]
@@ -213,7 +213,7 @@ def hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree, ins
             dots.append(tree_map(lambda x: np.zeros(np.shape(x), dtype=_dtype(x)), v))
             dot_axes.append(None)
     try:
-        res = _vmap_of(fgen, None, tuple(axes + dot_axes))(*args, *dots, **free2, **kw)
+        res = vmap_of(fgen, None, tuple(axes + dot_axes))(*args, *dots, **free2, **kw)
     except S2SError:
         return None
     dcts = res[1][1]

@@ -6,7 +6,7 @@ configuration (one per function and configuration, ``core.specialise.memo``).
 from __future__ import annotations
 
 from typing import Sequence, Union
-from ..core.reverse import _reverse_transform
+from ..core.reverse import reverse_transform
 
 
 def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False,
@@ -18,7 +18,7 @@ def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False
     """
     if fun is None:
         return lambda f: grad(f, argnums, has_aux, holomorphic)
-    return _reverse_transform(fun, argnums, has_aux, holomorphic, "grad")
+    return reverse_transform(fun, argnums, has_aux, holomorphic, "grad")
 
 
 grad._s2s_static_factory = True  # grad(f) with constant arguments is made while lowering
@@ -29,7 +29,7 @@ def value_and_grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bo
     """``(fun(*args), grad(fun)(*args))`` in one pass (JAX's ``value_and_grad``)."""
     if fun is None:
         return lambda f: value_and_grad(f, argnums, has_aux, holomorphic)
-    return _reverse_transform(fun, argnums, has_aux, holomorphic, "value_and_grad")
+    return reverse_transform(fun, argnums, has_aux, holomorphic, "value_and_grad")
 
 
 value_and_grad._s2s_static_factory = True

@@ -14,11 +14,11 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
-from ..core.specialise import (_normalise_argnums, check_argnums, check_argnums_range,
+from ..core.specialise import (normalise_argnums, check_argnums, check_argnums_range,
                                check_callable)
-from ..core.reverse import _reverse_transform
+from ..core.reverse import reverse_transform
 from ..core.varargs import adapter, wants_adapter
-from ..core.forward import _forward_of, zero_tangent
+from ..core.forward import forward_of, zero_tangent
 from .tangents import jvp
 from .pullbacks import vjp
 from ..core.dtype_checks import check_inputs, check_outputs
@@ -53,7 +53,7 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacfwd")
 
     def jacfun(*args):
-        nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        nums, single = normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
         if not has_aux and not holomorphic:  # one batched JVP over the whole basis
             batched = jacfwd_batched(fun, args, nums, single)  # (s2s/api/batched_jacobians.py)
@@ -107,7 +107,7 @@ def _compiled_as(jacfun, what, fun, argnums, has_aux, holomorphic):
     # what vmap(jacfwd(f)) checks first: JAX's dtype rules (the dtypes are the examples')
     label = "jacfwd" if what == "hessian" else what
     out._s2s_check_args = lambda args: check_inputs(
-        label, holomorphic, args, _normalise_argnums(argnums, len(args), getattr(
+        label, holomorphic, args, normalise_argnums(argnums, len(args), getattr(
             fun, "__name__", "f"))[0], getattr(fun, "__name__", None))
     return out
 
@@ -120,7 +120,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacrev")
 
     def jacfun(*args):
-        nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        nums, single = normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacrev", holomorphic, args, nums, getattr(fun, "__name__", None))
         if not has_aux:  # one batched VJP over the whole basis (s2s/api/batched_jacobians.py)
             batched = jacrev_batched(fun, args, nums, single,
@@ -169,10 +169,10 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
     check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "hessian")
 
     def hessfun(*args):
-        nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+        nums, single = normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
         check_inputs("jacfwd", holomorphic, args, nums, getattr(fun, "__name__", None))
         f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun  # *args: core.varargs
-        transform = _reverse_transform(f, nums, has_aux, False, "vjp")
+        transform = reverse_transform(f, nums, has_aux, False, "vjp")
         values = transform._bind(args, {})
         gen, free = transform.generated(values)
         n = transform.n_positional
@@ -188,7 +188,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
         check_outputs("jacrev", holomorphic, out)
         out_leaves, out_tree = tree_flatten(out)
         ins = [tree_flatten(args[i]) for i in nums]  # (leaves, tree) per differentiated arg
-        push = _forward_of(gen, False)
+        push = forward_of(gen, False)
         zero_args = [zero_tangent(v) for v in values]
         per_out = []
         # one batched call over every (output, input) basis pair (s2s/api/batched_jacobians.py)

@@ -12,7 +12,7 @@ from ..core.reverse import depends_on_kinds
 from ..core.varargs import adapter, wants_adapter
 from ..ir import nodes as ir
 from ..passes.sites import IRCallable
-from ..core.forward import _check_pairs, _forward_of
+from ..core.forward import check_pairs, forward_of
 
 
 def jvp(fun, primals, tangents, has_aux=False):
@@ -24,7 +24,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     """
     if (wants_adapter(fun) or depends_on_kinds(fun)) and isinstance(primals, (tuple, list)):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
-    return _forward_of(fun, has_aux)(primals, tangents)
+    return forward_of(fun, has_aux)(primals, tangents)
 
 
 def _jvp_ir(args=None, kwargs=None):
@@ -37,10 +37,10 @@ def _jvp_ir(args=None, kwargs=None):
     bound.apply_defaults()
     fun, primals, tangents, has_aux = (bound.arguments[n] for n in
                                        ("fun", "primals", "tangents", "has_aux"))
-    primals, tangents = _check_pairs(primals, tangents, fun)
+    primals, tangents = check_pairs(primals, tangents, fun)
     if wants_adapter(fun) or depends_on_kinds(fun):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
-    transform = _forward_of(fun, has_aux)
+    transform = forward_of(fun, has_aux)
     values, kw = transform._bind(primals, None)
     carries = transform._carries(values, len(primals))
     fwd_ir, free = transform.site_ir(values, carries, kw)

@@ -255,7 +255,7 @@ def generate(args):
 
 def _jvp_source(fn, module, args) -> str:
     """The tangent code: every argument with a float/complex leaf carries a tangent."""
-    from ..core.forward import _forward_of
+    from ..core.forward import forward_of
     from ..core import pipeline
     from ..ir.kinds import is_inexact_leaf
     from s2s_runtime.tree import tree_leaves
@@ -269,7 +269,7 @@ def _jvp_source(fn, module, args) -> str:
 
         fn, _ = api.grad(fn, argnums=parse_argnums(args.argnums)).generated(values)
         values = values[:len(carries)]
-    transform = _forward_of(fn, args.has_aux)
+    transform = forward_of(fn, args.has_aux)
     return pipeline.emit(transform.specialised(values, carries)).source
 
 

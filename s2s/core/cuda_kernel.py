@@ -27,7 +27,7 @@ from ..backend.llvm.compile import param_types
 from ..backend.cuda import compile as ptx_compile
 from ..backend.cuda.indexed import build_indexed
 from ..backend.cuda.target import DEFAULT_ARCH, check_arch
-from .cuda_vectorize import _ptx_arch, raise_kernel_error, scalar_params
+from .cuda_vectorize import ptx_arch, raise_kernel_error, scalar_params
 
 
 def _example(x, where):
@@ -114,7 +114,7 @@ class Kernel:
                 [("i64", s) for s in strides]
         err = rt.to_device(np.zeros(4, np.int64))
         params.append(("ptr", err.ptr))
-        arch = self.arch or _ptx_arch(ctx.arch)
+        arch = self.arch or ptx_arch(ctx.arch)
         fn = rt.load(ptx_compile.ptx(kt.text, [kt.name], arch), kt.name)
         rt.launch_grid(fn, blocks, threads, params)
         for host, dev in copies:

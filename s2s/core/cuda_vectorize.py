@@ -146,7 +146,7 @@ class Vectorized:
         params += [("ptr", o.ptr) for o in outs]
         err = rt.to_device(np.zeros(4, np.int64))
         params.append(("ptr", err.ptr))
-        arch = self.arch or _ptx_arch(ctx.arch)
+        arch = self.arch or ptx_arch(ctx.arch)
         fn = rt.load(ptx_compile.ptx(kt.text, [kt.name], arch), kt.name)
         rt.launch(fn, n, params, block=block)
         raise_kernel_error(err.copy_to_host(), kt.sites)
@@ -171,7 +171,7 @@ def _pack(outs, t):
     return build(t)
 
 
-def _ptx_arch(device_arch: str) -> str:
+def ptx_arch(device_arch: str) -> str:
     """The PTX target for a device: its own architecture (``sm_90`` for an H200)."""
     try:
         return check_arch(device_arch)

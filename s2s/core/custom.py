@@ -70,7 +70,7 @@ from .travel import travelling
 _P = inspect.Parameter
 
 
-def _loc_of(fn) -> ir.Loc:
+def loc_of(fn) -> ir.Loc:
     """Where ``fn`` is defined (its ``def`` line, after any decorators), for the
     comments of generated code and for errors."""
     code = getattr(fn, "__code__", None)
@@ -139,7 +139,7 @@ class _Custom:
                 default = None if p.default is _P.empty else ir.Const(p.default)
                 params.append(ir.Param(ir.Var(p.name), default))
             out = ir.Var(_fresh({p.var.name for p in params}, "out"))
-            loc = _loc_of(self.fun)
+            loc = loc_of(self.fun)
             body = (ir.Assign(out, ir.Call(self.call, tuple(p.var for p in params)), loc),
                     ir.Return(out, loc))
             self._ir = (ir.Function(self.name, tuple(params), body, loc,

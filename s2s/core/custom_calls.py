@@ -67,9 +67,9 @@ class _RuleCall:
 
 
 def _loc_tuple(fn):
-    from .custom import _loc_of
+    from .custom import loc_of
 
-    loc = _loc_of(fn)
+    loc = loc_of(fn)
     return loc.file, loc.line, loc.col, loc.text
 
 

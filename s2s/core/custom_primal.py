@@ -121,12 +121,12 @@ def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit:
     rule, ``<f_transpose>``, in gradient code) are expanded too (``passes/sites.py``)."""
     from ..passes.inline import inline_calls
     from ..passes.single_exit import single_exit
-    from .pipeline import _lowered_full
+    from .pipeline import lowered_full
 
     statics = [] if statics is None else statics
 
     def lowered(f):
-        fn, fv, st = _lowered_full(f)
+        fn, fv, st = lowered_full(f)
         statics.extend(st)
         return fn, fv
 

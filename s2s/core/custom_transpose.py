@@ -72,11 +72,11 @@ def transpose_ir(tr, args):
     hit = tr.cache.get(key)
     if hit is not None:
         return hit
-    from .reverse import _reverse_transform
+    from .reverse import reverse_transform
 
     owner = tr.owner
     n, k = owner.n, len(owner.diff_argnums)
-    transform = _reverse_transform(_tangent_map(owner), tuple(range(n, n + k)), False, False,
+    transform = reverse_transform(_tangent_map(owner), tuple(range(n, n + k)), False, False,
                                    "vjp")
     zeros = [zeros_like(args[i]) for i in owner.diff_argnums]
     func, free = transform.site_ir(list(args) + zeros)

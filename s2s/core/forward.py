@@ -13,12 +13,12 @@ import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 from . import pipeline
-from .reverse import _ReverseTransform, transformed_target
-from .specialise import _signature, _Specialising, memo, raise_if_not_a_pair
+from .reverse import ReverseTransform, transformed_target
+from .specialise import signature_of, Specialising, memo, raise_if_not_a_pair
 from ..ir.kinds import is_inexact_leaf, kind_of
 
 
-class _ForwardTransform(_Specialising):
+class ForwardTransform(Specialising):
     """The JVP of one function, specialised per argument kinds."""
 
     def __init__(self, fn, has_aux=False):
@@ -27,7 +27,7 @@ class _ForwardTransform(_Specialising):
         self.fn = fn
         self.has_aux = has_aux
         self.config = ("jvp", bool(has_aux))
-        self.sig = pipeline.primitive_signature(fn) or _signature(fn)
+        self.sig = pipeline.primitive_signature(fn) or signature_of(fn)
         self.param_names = [p.name for p in self.sig.parameters.values()
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.kwonly_names = [p.name for p in self.sig.parameters.values()
@@ -38,12 +38,12 @@ class _ForwardTransform(_Specialising):
         """``kwonly``: keyword-only arguments (no tangents), e.g. the free variables of a
         generated function being transformed again; ``checked``: the pairs were checked."""
         if not checked:
-            primals, tangents = _check_pairs(primals, tangents, self.fn)
+            primals, tangents = check_pairs(primals, tangents, self.fn)
         values, kw = self._bind(primals, kwonly)
-        if isinstance(self.fn, _ReverseTransform):
+        if isinstance(self.fn, ReverseTransform):
             # jvp(grad(f)): the forward mode of the code grad(f) generated for these kinds
             inner, free = self.fn.generated(values + list(kw.values()))
-            return _forward_of(inner, self.has_aux)(primals, tangents, {**kw, **free}, True)
+            return forward_of(inner, self.has_aux)(primals, tangents, {**kw, **free}, True)
         carries = self._carries(values, len(primals))
         gen, free = self.generated(values, carries, kw)
         dots = [rt.densify(t, p) for t, p, c in zip(tangents, primals, carries) if c]
@@ -107,10 +107,10 @@ class _ForwardTransform(_Specialising):
     def site_ir(self, values, carries, kw):
         """``(ir, freevars)``: the JVP function for these kinds as IR, and the free
         variables its free-variable parameters read (``passes/sites.py``)."""
-        if isinstance(self.fn, _ReverseTransform):
+        if isinstance(self.fn, ReverseTransform):
             inner, free = self.fn.generated(values + list(kw.values()))
             inner_free = self.fn.gen_freevars(values + list(kw.values()))
-            func, more = _forward_of(inner, self.has_aux).site_ir(
+            func, more = forward_of(inner, self.has_aux).site_ir(
                 values, carries, {**kw, **free})
             return func, {**inner_free, **more}
         front = self.front_for({**dict(zip(self.param_names, values)), **kw,
@@ -155,7 +155,7 @@ def _check_tangent_dtype(i, primal, tangent, what):
                             "3)" if pd.kind not in "fc" else ""))
 
 
-def _check_pairs(primals, tangents, fn, what="jvp", dtypes=True):
+def check_pairs(primals, tangents, fn, what="jvp", dtypes=True):
     """JAX's checks: tuples/lists of equal length, tangents shaped like the primals, of
     matching dtypes (``_check_tangent_dtype``; ``dtypes=False`` skips it)."""
     for role, v in (("primals", primals), ("tangents", tangents)):
@@ -191,6 +191,6 @@ def _check_pairs(primals, tangents, fn, what="jvp", dtypes=True):
     return tuple(primals), tuple(checked)
 
 
-def _forward_of(fun, has_aux):
+def forward_of(fun, has_aux):
     fun = transformed_target(fun)
-    return memo(fun, ("jvp", bool(has_aux)), lambda: _ForwardTransform(fun, has_aux))
+    return memo(fun, ("jvp", bool(has_aux)), lambda: ForwardTransform(fun, has_aux))

@@ -32,7 +32,7 @@ from ..ir.kinds import is_inexact_leaf
 from ..ir.names import NameGen
 from .jit_hoist import hoist_invariants, stack_forms
 from ..passes.single_exit import single_exit
-from ..passes.ssa import _rename_all
+from ..passes.ssa import rename_all
 
 
 class _Block:
@@ -94,8 +94,8 @@ def inline(block: _Block, func: ir.Function, bindings: dict, direct=()) -> ir.At
             if v.name not in env:
                 env[v.name] = block.names.temp() if v.name in func.temps else \
                     block.names.fresh(v.name)
-    block.stmts += [_rename_all(s, env) for s in body]
-    return _rename_all(ret, env).value
+    block.stmts += [rename_all(s, env) for s in body]
+    return rename_all(ret, env).value
 
 
 def leaf_paths(value, path=()):
@@ -160,7 +160,7 @@ def finish(func: ir.Function, name, params, block, result):
 def jacrev_ir(transform, values, nums, single):
     """``(kernel IR, free variables)``; ``transform`` is ``vjp`` of ``f`` with tuple
     ``argnums`` ``nums``."""
-    from ..backend.llvm.stacks import _is_push
+    from ..backend.llvm.stacks import is_push
     fwd, bwd, freevars = transform.split_ir(values)
     body = list(fwd.body)
     ret, pair, res = body[-1], body[-2], body[-3]
@@ -181,8 +181,8 @@ def jacrev_ir(transform, values, nums, single):
     b.stmts += primal
     if isinstance(value, ir.Const):
         value = b.call(operator.pos, value)
-    tapes = [n for n in residuals if any(_is_push(s, n) for s in ir.walk(primal))]
-    if any(_is_push(s, n) for n in tapes for s in ir.walk(bwd.body)):
+    tapes = [n for n in residuals if any(is_push(s, n) for s in ir.walk(primal))]
+    if any(is_push(s, n) for n in tapes for s in ir.walk(bwd.body)):
         raise UnsupportedSyntaxError(  # a rewound tape must only be popped
             "jit(jacrev): the adjoint sweep records on the forward sweep's tape; this "
             "function's Jacobian is not compiled (call jacrev without jit)", fwd.loc)

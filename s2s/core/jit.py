@@ -24,8 +24,8 @@ from s2s_runtime.tree import tree_map
 
 from . import pipeline
 from .custom_primal import front_without_custom_calls, primal_calls_inlined
-from .reverse import _ReverseTransform
-from .specialise import _signature
+from .reverse import ReverseTransform
+from .specialise import signature_of
 from .protocol import fixed_ir, ir_hook
 from ..errors import MisalignedArrayError, UnsupportedSyntaxError
 from ..ir.kinds import kind_of
@@ -66,9 +66,9 @@ class Jitted:
         jit_sig = getattr(fn, "_s2s_jit_signature", None)  # jit(vmap(f)): core/vmap_jit.py
         # a primitive (jit(np.sin)): the parameters its rule has (numpy's out=, where=...
         # are not compiled), as grad(np.sin) takes them
-        self.sig = fn.sig if isinstance(fn, _ReverseTransform) else \
+        self.sig = fn.sig if isinstance(fn, ReverseTransform) else \
             jit_sig() if jit_sig is not None else \
-            pipeline.primitive_signature(fn) or _signature(fn)
+            pipeline.primitive_signature(fn) or signature_of(fn)
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if len(self.param_names) != len(self.sig.parameters):
@@ -160,7 +160,7 @@ class Jitted:
         fn = self.fn
         if hasattr(fn, "_s2s_jit_ir"):  # jit(vmap(f)): the batched program
             return fn._s2s_jit_ir(args)
-        if isinstance(fn, _ReverseTransform):
+        if isinstance(fn, ReverseTransform):
             gen, free = fn.generated(list(args))
             func, fv = gen.__s2s_ir__()
             values = {**dict(free), **dict(zip([p.var.name for p in func.params], args))}
@@ -169,7 +169,7 @@ class Jitted:
         fixed = fixed_ir(fn)
         if fixed is not None:
             func, freevars = primal_calls_inlined(*fixed)
-            return func, _freevar_loader(func, freevars, self.param_names)
+            return func, freevar_loader(func, freevars, self.param_names)
         front = pipeline.front(fn)
         arguments = dict(zip(self.param_names, args))
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
@@ -177,7 +177,7 @@ class Jitted:
         func = indexed_loops(front.func, self.param_names)
         from ..backend.llvm.dict_versions import versioned
         func = versioned(func)  # d['new key'] = v: a new variable per dict type
-        return func, _freevar_loader(func, front.freevars, self.param_names)
+        return func, freevar_loader(func, front.freevars, self.param_names)
 
     def _specialise(self, args):
         from ..backend.llvm.compile import compile_signature, lowers
@@ -214,7 +214,7 @@ def indexed_loops(func, params):
     return replace(func, body=tuple(body), temps=frozenset(temps))
 
 
-def _freevar_loader(func, freevars, param_names):
+def freevar_loader(func, freevars, param_names):
     """The values of ``func``'s parameters after the user's (its free variables)."""
     names = [p.var.name for p in func.params]
     if names[:len(param_names)] != list(param_names):

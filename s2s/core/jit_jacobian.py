@@ -60,22 +60,22 @@ def check_kinds(what, args, nums, loc):
 # -- the entry point jit uses -----------------------------------------------------------
 def jit_signature(fun):
     """The signature ``jit`` binds a Jacobian function's arguments with: ``fun``'s."""
-    from .reverse import _ReverseTransform
-    from .specialise import _signature
+    from .reverse import ReverseTransform
+    from .specialise import signature_of
     if hasattr(fun, "_s2s_jit_ir"):
         raise UnsupportedSyntaxError(
             "jit of a jacfwd/jacrev/hessian of a jacfwd, jacrev, hessian or vmap function is "
             "not compiled (jit(hessian(f)) compiles jacfwd(jacrev(f)); call the nested "
             "Jacobian without jit)")
-    return fun.sig if isinstance(fun, _ReverseTransform) else _signature(fun)
+    return fun.sig if isinstance(fun, ReverseTransform) else signature_of(fun)
 
 
 def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
     """``(kernel IR, free values loader)`` of ``jit(<what>(fun, argnums))`` for ``args``
     (``what``: "jacrev", "jacfwd" or "hessian")."""
-    from .specialise import _normalise_argnums
-    from .reverse import _reverse_transform, _ReverseTransform
-    from .forward import _forward_of
+    from .specialise import normalise_argnums
+    from .reverse import reverse_transform, ReverseTransform
+    from .forward import forward_of
     from .varargs import adapter, wants_adapter
     from .custom_primal import primal_calls_inlined
     name = getattr(fun, "__name__", "f")
@@ -83,18 +83,18 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
         if on:
             raise UnsupportedSyntaxError(f"jit({what}(f, {flag}=True)) is not compiled; "
                                          f"call {what}(f, {flag}=True) without jit")
-    nums, single = _normalise_argnums(argnums, len(args), name)
+    nums, single = normalise_argnums(argnums, len(args), name)
     check_kinds(what, args, nums, None)
     f = adapter(fun, len(args), ()) if wants_adapter(fun) else fun
     inner_free = {}
-    if isinstance(f, _ReverseTransform):  # jacrev(grad(f)): the vjp of the code grad made
+    if isinstance(f, ReverseTransform):  # jacrev(grad(f)): the vjp of the code grad made
         positional = f._bind(list(args), {})
         gen, gen_free = f.generated(positional)
         inner_free = f.gen_freevars(positional)
-        vjp_t = _reverse_transform(gen, nums, False, False, "vjp")
+        vjp_t = reverse_transform(gen, nums, False, False, "vjp")
         values = vjp_t._bind(list(args), gen_free)
     else:
-        vjp_t = _reverse_transform(f, nums, False, False, "vjp")
+        vjp_t = reverse_transform(f, nums, False, False, "vjp")
         if vjp_t.kwonly_names:
             raise UnsupportedSyntaxError(f"jit({what}(f)): {name} has keyword-only "
                                          f"parameters ({', '.join(vjp_t.kwonly_names)})")
@@ -105,9 +105,9 @@ def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
     else:
         if what == "hessian":
             _check_scalar_output(vjp_t, values)
-        target = f if what == "jacfwd" else _reverse_transform(
+        target = f if what == "jacfwd" else reverse_transform(
             f, argnums if single else nums, False, False, "grad")
-        fwd_t = _forward_of(target, False)
+        fwd_t = forward_of(target, False)
         values = values[:npos]
         carries = fwd_t._carries(values, len(values))
         jvp, freevars = fwd_t.site_ir(values, carries, {})

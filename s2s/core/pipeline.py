@@ -88,7 +88,7 @@ _FRONT = weakref.WeakKeyDictionary()
 
 
 @compiling
-def _lowered_full(fn):
+def lowered_full(fn):
     fn = implementation(fn) or fn  # a library function s2s reads as its implementation
     fixed = fixed_ir(fn)
     if fixed is not None:  # a callable that carries its IR (a vjp closure, ...)
@@ -103,7 +103,7 @@ def _lowered_full(fn):
 
 def lowered(fn):
     """``(ir_function, freevars)`` of ``fn`` from the frontend, cached per function."""
-    return _lowered_full(fn)[:2]
+    return lowered_full(fn)[:2]
 
 
 _PRIMITIVE_FRONT: Dict[int, Front] = {}
@@ -188,7 +188,7 @@ def front(fn) -> Front:
         statics = []
 
         def lowered(f):
-            func, freevars, st = _lowered_full(f)
+            func, freevars, st = lowered_full(f)
             statics.extend(st)
             return func, freevars
 
@@ -264,7 +264,7 @@ def expanded(fr: Front, arguments: Dict) -> Front:
     statics = []
 
     def lowered(f):
-        func, freevars, st = _lowered_full(f)
+        func, freevars, st = lowered_full(f)
         statics.extend(st)
         return func, freevars
 

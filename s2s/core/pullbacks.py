@@ -19,9 +19,9 @@ import numpy as np
 from s2s_runtime.tree import tree_flatten, tree_structure
 
 from . import pipeline
-from .reverse import _reverse_transform, _ReverseTransform
+from .reverse import reverse_transform, ReverseTransform
 from .specialise import raise_if_not_a_pair
-from .forward import _check_pairs, _forward_of
+from .forward import check_pairs, forward_of
 from .varargs import adapter, wants_adapter
 from ..frontend.scope import FreeVar
 from ..ir import nodes as ir
@@ -91,11 +91,11 @@ def vjp_of(fun, primals, has_aux=False):
         raise TypeError("vjp needs at least one primal argument")
     given = fun
     kwonly = {}
-    if isinstance(fun, _ReverseTransform):  # vjp(grad(f)): the vjp of the code grad(f) generated
+    if isinstance(fun, ReverseTransform):  # vjp(grad(f)): the vjp of the code grad(f) generated
         fun, kwonly = fun.generated(fun._bind(primals, {}))
     if wants_adapter(fun):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
-    transform = _reverse_transform(fun, tuple(range(len(primals))), has_aux, False, "vjp")
+    transform = reverse_transform(fun, tuple(range(len(primals))), has_aux, False, "vjp")
     values = transform._bind(primals, kwonly)
     free = transform.free_values()
     cache_key = ("split",) + tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
@@ -144,7 +144,7 @@ class LinearizedFunction:
         if wants_adapter(fun):  # *args, or a jacfwd... function: one parameter per primal
             fun = adapter(fun, len(primals), ())
         self._fun, self._primals = fun, tuple(primals)
-        self._forward = _forward_of(fun, False)
+        self._forward = forward_of(fun, False)
         name = "".join(ch if ch.isalnum() else "_" for ch in getattr(fun, "__name__", "f"))
         self.__name__ = self.__qualname__ = f"jvp_{name.strip('_') or 'f'}"
         self._ir = self._make_ir()
@@ -153,7 +153,7 @@ class LinearizedFunction:
             for p in self._ir[0].params if not p.kwonly])
 
     def __call__(self, *tangents):
-        primals, tangents = _check_pairs(self._primals, tangents, self._fun,
+        primals, tangents = check_pairs(self._primals, tangents, self._fun,
                                          "the linearized function")
         return self._forward(primals, tangents, checked=True)[1]
 
@@ -165,7 +165,7 @@ class LinearizedFunction:
 
     def _make_ir(self):
         forward = self._forward
-        primals, _ = _check_pairs(self._primals, self._primals, self._fun, dtypes=False)
+        primals, _ = check_pairs(self._primals, self._primals, self._fun, dtypes=False)
         values, kw = forward._bind(primals, None)
         carries = forward._carries(values, len(primals))
         func, free = forward.site_ir(values, carries, kw)

@@ -35,17 +35,17 @@ from ..rules.registry import defopaque
 from .travel import travelling
 
 
-def _has_none(ct) -> bool:
+def has_none(ct) -> bool:
     if ct is None:
         return True
     if isinstance(ct, (tuple, list)):
-        return any(map(_has_none, ct))
+        return any(map(has_none, ct))
     if isinstance(ct, dict):
-        return any(map(_has_none, ct.values()))
+        return any(map(has_none, ct.values()))
     return False
 
 
-def _kinds(values) -> tuple:
+def kinds_of(values) -> tuple:
     return tuple(map(kind_of, values))
 
 
@@ -134,15 +134,15 @@ class Remat:
     def vjp_transform(self, args):
         """``(transform, values)``: the vjp of what this stands for at ``args`` (all
         non-static positional arguments differentiated) and the values to run it on."""
-        from .reverse import _reverse_transform
+        from .reverse import reverse_transform
 
         fixed = self._fixed.get(len(args))  # the function is the same at any kinds
         if fixed is not None:
             return fixed[0], list(args), fixed[1]
         fun, kw = self.resolve(args)
         nums = self.argnums(len(args))
-        t = _reverse_transform(fun, nums, False, False, "vjp") if nums else None
-        if type(self) is Remat or isinstance(self, _FixedFunction):
+        t = reverse_transform(fun, nums, False, False, "vjp") if nums else None
+        if type(self) is Remat or isinstance(self, FixedFunction):
             self._fixed[len(args)] = (t, nums)
         return t, list(args) + list(kw.values()), nums
 
@@ -152,7 +152,7 @@ class Remat:
         t, values, nums = self.vjp_transform(args)
         if not nums:
             return (None,) * len(args)
-        if _has_none(ct):  # a part of the output nobody used: its cotangent is zero
+        if has_none(ct):  # a part of the output nobody used: its cotangent is zero
             ct = rt.densify(ct, self(*args))
         _, grads = t.run(values, extra=(ct,))
         out = [None] * len(args)
@@ -161,15 +161,15 @@ class Remat:
         return tuple(out)
 
     def jvp_call(self, args, tangents):
-        from .forward import _forward_of, zero_tangent
+        from .forward import forward_of, zero_tangent
 
         fun, kw = self.resolve(args)
         tangents = [zero_tangent(a) if i in self.static_argnums else t
                     for i, (a, t) in enumerate(zip(args, tangents))]
-        return _forward_of(fun, False)(tuple(args), tuple(tangents), kwonly=kw or None)
+        return forward_of(fun, False)(tuple(args), tuple(tangents), kwonly=kw or None)
 
 
-class _FixedFunction:
+class FixedFunction:
     """Marks a ``Remat`` subclass whose ``resolve`` gives the same function at any kinds."""
 
 
@@ -192,7 +192,7 @@ class RematPullback(Remat):
 
     def resolve(self, args):
         primal = tuple(args[:-1])
-        key = _kinds(primal)
+        key = kinds_of(primal)
         hit = self._by_kinds.get(key)
         if hit is None:
             hit = self._by_kinds[key] = self._ir_for(primal)
@@ -252,15 +252,15 @@ class RematPushforward(Remat):
             else ()
 
     def resolve(self, args):
-        from .forward import _forward_of
+        from .forward import forward_of
 
         n = len(args) // 2
         primal = tuple(args[:n])
         fun, kw = self.base.resolve(primal)
-        transform = _forward_of(fun, False)
+        transform = forward_of(fun, False)
         values, kwv = transform._bind(primal, kw or None)
         carries = transform._carries(values, n)
-        key = (_kinds(primal), tuple(carries))
+        key = (kinds_of(primal), tuple(carries))
         hit = self._by_kinds.get(key)
         gen, free = transform.generated(values, carries, kwv)
         if hit is None:

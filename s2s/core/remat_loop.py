@@ -30,11 +30,11 @@ import math
 import s2s_runtime as rt
 
 from ..errors import S2SError
-from .remat import Remat, RematPullback, _FixedFunction, _has_none, _kinds, ir_callable
+from .remat import Remat, RematPullback, FixedFunction, has_none, kinds_of, ir_callable
 from ..passes.checkpoint_loops import set_loop_factory
 
 
-class LoopRemat(_FixedFunction, Remat):
+class LoopRemat(FixedFunction, Remat):
     """``(lo, hi, step, levels, *state, *reads) -> (*state, *reads)`` of one
     checkpointed loop."""
 
@@ -80,7 +80,7 @@ class LoopPullback(RematPullback):
             width = max(2, math.ceil(n ** (1.0 / levels) - 1e-9))
         run = _Schedule(base, r, levels, reads, width)
         ct_state = tuple(ct[:k])
-        if _has_none(ct_state):  # the final state of carried values nobody read later
+        if has_none(ct_state):  # the final state of carried values nobody read later
             ct_state = rt.densify(ct_state, run.sweep(0, n, state))
         ct_reads = rt.densify(tuple(ct[k:]), reads)  # the seeds of the reads' adjoints
         state_ct, reads_ct = run.reverse(0, n, state, ct_state + ct_reads, levels)
@@ -101,7 +101,7 @@ class _Schedule:
     def sweep(self, p0: int, p1: int, state: tuple) -> tuple:
         """The state after positions ``p0 .. p1 - 1``, nothing recorded."""
         out = tuple(self.base(*self.bounds(p0, p1), *state, *self.reads)[:self.k])
-        self.kinds.add(_kinds(out))
+        self.kinds.add(kinds_of(out))
         if len(self.kinds) > 2:  # each kind of state is code of its own
             raise S2SError(
                 "the values a checkpointed loop carries from one iteration to the next "

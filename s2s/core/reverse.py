@@ -22,21 +22,21 @@ from .protocol import fixed_ir, has_ir
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 from ..ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
 from .travel import travelling
-from .specialise import (_dict_paths, _normalise_argnums, _scalar_items, _signature,
-                         _Specialising, _trailing_defaults, check_argnums, check_callable, memo,
+from .specialise import (dict_paths, normalise_argnums, scalar_items, signature_of,
+                         Specialising, trailing_defaults, check_argnums, check_callable, memo,
                          raise_if_not_a_pair)
 
 
-class _ReverseTransform(_Specialising):
+class ReverseTransform(Specialising):
     """``grad``/``value_and_grad``/``vjp`` of one function, specialised per argument kinds."""
 
     def __init__(self, fn, argnums, has_aux, holomorphic, returns):
         if not callable(fn):
             raise TypeError(f"{returns} expects a callable, got {type(fn).__name__}")
         self.fn = fn
-        self.sig = pipeline.primitive_signature(fn) or _signature(fn)
+        self.sig = pipeline.primitive_signature(fn) or signature_of(fn)
         if self.sig is not None and not hasattr(fn, "__code__") \
-                and not isinstance(fn, _Specialising) and not has_ir(fn) \
+                and not isinstance(fn, Specialising) and not has_ir(fn) \
                 and pipeline.primitive_signature(fn) is None:
             raise SourceUnavailableError(
                 f"cannot transform {getattr(fn, '__name__', fn)!r}: it is not a Python function "
@@ -48,14 +48,14 @@ class _ReverseTransform(_Specialising):
         self.n_positional = len(positional)
         self.kwonly_names = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
         #: the defaults of the trailing positional parameters, for ``_bind``'s fast path
-        self._tail_defaults = _trailing_defaults(positional) if not self.kwonly_names else []
+        self._tail_defaults = trailing_defaults(positional) if not self.kwonly_names else []
         #: ``*args``/``**kwargs``: transformed per call shape (``core/varargs.py``)
         self.varargs = has_var_params(self.sig) and fixed_ir(fn) is None or \
             depends_on_kinds(fn)
         if self.varargs:
             self.argnums, self.single = argnums, isinstance(argnums, int)
         else:
-            self.argnums, self.single = _normalise_argnums(argnums, len(positional),
+            self.argnums, self.single = normalise_argnums(argnums, len(positional),
                                                            fn.__name__)
         self.has_aux = has_aux
         self.holomorphic = holomorphic
@@ -73,7 +73,7 @@ class _ReverseTransform(_Specialising):
 
     def __reduce__(self):  # the transform, its function and its configuration (core/travel.py)
         argnums = self.argnums if self.varargs or not self.single else self.argnums[0]
-        return travelling(self, _reverse_transform, (self.fn, argnums, self.has_aux,
+        return travelling(self, reverse_transform, (self.fn, argnums, self.has_aux,
                                                      self.holomorphic, self.returns))
 
     def _bind(self, args, kwargs):
@@ -96,13 +96,13 @@ class _ReverseTransform(_Specialising):
     def for_shape(self, args, kwargs):
         """This transform of ``fn``'s adapter for the shape of this call (``fn`` has
         ``*args`` or ``**kwargs``; see ``core/varargs.py``)."""
-        return _reverse_transform(adapter(self.fn, len(args), kwargs), self.argnums,
+        return reverse_transform(adapter(self.fn, len(args), kwargs), self.argnums,
                                   self.has_aux, self.holomorphic, self.returns)
 
     def generated(self, values):
         """``(gen, free)``: the generated function for these values' kinds (compiled once,
         cached) and the free-variable values to pass it as keywords."""
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, Specialising):
             return self._composed(values).generated(self._with_inner_free(values))
         free = self.free_values()
         key = tuple(map(kind_of, values)) + tuple(map(kind_of, free.values()))
@@ -133,7 +133,7 @@ class _ReverseTransform(_Specialising):
     def run(self, values, extra=()):
         """Call the generated function on bound ``values`` (plus ``extra`` positional
         arguments after the primal ones, e.g. the cotangent of ``vjp``)."""
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, Specialising):
             return self._composed(values).run(self._with_inner_free(values), extra)
         gen, free = self.generated(values)
         if self.kwonly_names:
@@ -153,10 +153,10 @@ class _ReverseTransform(_Specialising):
             leaves, tree = tree_flatten(v)
             info[name] = ParamInfo(any(map(is_inexact_leaf, leaves)),
                                    len(leaves) == 1 and leaves[0] is v,
-                                   is_real_scalar(v), type(v) is dict, _scalar_items(v),
+                                   is_real_scalar(v), type(v) is dict, scalar_items(v),
                                    type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind in "fiu",
-                                   isinstance(v, (tuple, list)) and len(_scalar_items(v)) == len(v),
-                                   _dict_paths(v))
+                                   isinstance(v, (tuple, list)) and len(scalar_items(v)) == len(v),
+                                   dict_paths(v))
         for i in self.argnums:
             name, v = self.param_names[i], values[i]
             leaves = tree_leaves(v)
@@ -223,7 +223,7 @@ class _ReverseTransform(_Specialising):
     def site_ir(self, values):
         """``(ir, freevars)``: the generated function for these values as IR, and the
         free variables its free-variable parameters read."""
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, Specialising):
             func, free = self._composed(values).site_ir(self._with_inner_free(values))
             return func, {**self.fn.gen_freevars(values), **free}
         front = self.front_for(self._arguments(values, self.free_values()))
@@ -231,7 +231,7 @@ class _ReverseTransform(_Specialising):
 
     def gen_freevars(self, values) -> dict:
         """The free variables read by the keyword-only parameters of ``generated``."""
-        if isinstance(self.fn, _Specialising):
+        if isinstance(self.fn, Specialising):
             outer = self._composed(values)
             return {**self.fn.gen_freevars(values),
                     **outer.gen_freevars(self._with_inner_free(values))}
@@ -242,7 +242,7 @@ def depends_on_kinds(fun) -> bool:
     """A transformed function whose IR depends on its arguments' kinds (``__s2s_ir__``)
     that is not a ``grad``-like transform: another transform reads it through a one-call
     adapter (``core.varargs.adapter``), whose call is expanded when specialised."""
-    return has_ir(fun) and not isinstance(fun, _ReverseTransform) and fixed_ir(fun) is None
+    return has_ir(fun) and not isinstance(fun, ReverseTransform) and fixed_ir(fun) is None
 
 
 def transformed_target(fun):
@@ -252,10 +252,10 @@ def transformed_target(fun):
     return getattr(fun, "_s2s_transform_target", fun)
 
 
-def _reverse_transform(fun, argnums, has_aux, holomorphic, returns):
+def reverse_transform(fun, argnums, has_aux, holomorphic, returns):
     """The transform, shared by every call with the same arguments (and its cache)."""
     check_callable(fun, returns)
     fun = transformed_target(fun)
     nums = argnums = check_argnums(argnums, returns)
     return memo(fun, (returns, nums, bool(has_aux), bool(holomorphic)),
-                lambda: _ReverseTransform(fun, argnums, has_aux, holomorphic, returns))
+                lambda: ReverseTransform(fun, argnums, has_aux, holomorphic, returns))

@@ -19,7 +19,7 @@ from ..ir import nodes as ir
 from ..ir.kinds import is_real_scalar, kind_of
 
 
-def _normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
+def normalise_argnums(argnums, nparams, fname) -> Tuple[Tuple[int, ...], bool]:
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
     if not nums:
@@ -100,7 +100,7 @@ def raise_if_not_a_pair(exc, transform: str, fun) -> None:
     raise new from exc
 
 
-def _scalar_items(v) -> frozenset:
+def scalar_items(v) -> frozenset:
     """Keys (dict) or indices (tuple, list) of ``v``'s direct children that are real scalars."""
     if type(v) is dict:
         return frozenset(k for k, x in v.items() if is_real_scalar(x))
@@ -109,18 +109,18 @@ def _scalar_items(v) -> frozenset:
     return frozenset()
 
 
-def _dict_paths(v, prefix=()) -> frozenset:
+def dict_paths(v, prefix=()) -> frozenset:
     """The key paths of the entries of a plain dict, nested plain dicts included."""
     if type(v) is not dict:
         return frozenset()
     out = set()
     for k, x in v.items():
         out.add(prefix + (k,))
-        out |= _dict_paths(x, prefix + (k,))
+        out |= dict_paths(x, prefix + (k,))
     return frozenset(out)
 
 
-def _signature(fn):
+def signature_of(fn):
     if inspect.ismethod(fn):  # the IR is its function's, with self: not this signature
         raise UnsupportedSyntaxError(
             f"transforming the bound method {fn.__qualname__} (its object's attributes are "
@@ -145,7 +145,7 @@ def memo(fun, key, make):
     itself (so it lives exactly as long as ``fun``); made afresh when ``fun`` has no
     attribute dictionary of its own (a builtin; a bound method, whose ``__dict__`` is
     its function's, shared by every instance)."""
-    if not (inspect.isfunction(fun) or isinstance(fun, _Specialising)
+    if not (inspect.isfunction(fun) or isinstance(fun, Specialising)
             or has_ir(fun)):
         return make()
     try:
@@ -169,7 +169,7 @@ class TransformCache(dict):
         return TransformCache, ()
 
 
-class _Specialising:
+class Specialising:
     """A transform of ``self.fn`` whose generated functions live in ``self.cache``,
     keyed by argument kinds; the frontend's IR is rebuilt (and the cache
     emptied) when a function or class the code refers to was rebound."""
@@ -231,7 +231,7 @@ class _Specialising:
         return {n: fv for n, fv in front.freevars.items() if n not in self.front.freevars}
 
 
-def _trailing_defaults(positional) -> list:
+def trailing_defaults(positional) -> list:
     """The default values of the positional parameters after the last one without a
     default (in order)."""
     out = []

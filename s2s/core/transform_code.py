@@ -63,14 +63,14 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
     """``(ir.Function, freevars)`` of ``<what>(fun, argnums)`` for calls with arguments of
     the kinds of ``args`` (the ``__s2s_ir__`` of a Jacobian function)."""
     from . import pipeline
-    from .specialise import _normalise_argnums
+    from .specialise import normalise_argnums
 
     label = f"{what}(f) inside transformed code or transformed again"
     if kwargs:
         raise UnsupportedSyntaxError(f"{label}: keyword arguments (pass them positionally)")
     if has_aux or holomorphic:
         raise UnsupportedSyntaxError(f"{label}: has_aux=True or holomorphic=True")
-    nums, single = _normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+    nums, single = normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
     for i, a in enumerate(args):
         if not _leaf(a):
             raise UnsupportedSyntaxError(

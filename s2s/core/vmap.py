@@ -36,8 +36,8 @@ from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
 from .custom_primal import front_without_custom_calls
-from .reverse import _ReverseTransform
-from .specialise import _signature, _Specialising, memo
+from .reverse import ReverseTransform
+from .specialise import signature_of, Specialising, memo
 from .varargs import Adapter, adapter, wants_adapter
 from .jit import Jitted
 from .pullbacks import VJPFunction
@@ -52,11 +52,11 @@ from ..passes.dce import dce
 from .travel import travelling
 
 
-class Vmapped(_Specialising):
+class Vmapped(Specialising):
     """``vmap(fun, in_axes, out_axes)``: ``fun`` over a batch, specialised per kinds."""
 
     #: keyword arguments mapped on axis 0 (JAX's rule); False for the vmaps s2s makes of
-    #: generated code (``_vmap_of``), whose keyword arguments are free values
+    #: generated code (``vmap_of``), whose keyword arguments are free values
     map_keywords = True
 
     def __init__(self, fun, in_axes=0, out_axes=0, fallback=None, axis_size=None):
@@ -174,7 +174,7 @@ class Vmapped(_Specialising):
             # as JAX: in_axes covers the positional arguments; arguments passed by keyword
             # (keyword-only ones too) are mapped on axis 0
             sig = self.__dict__.get("_sig") or self.__dict__.setdefault(
-                "_sig", _signature(self.fn))
+                "_sig", signature_of(self.fn))
             bound = sig.bind(*args, **kwargs)
             axes = self._arg_axes(args) + [0] * (len(bound.args) - len(args))
             args = tuple(bound.args)
@@ -228,7 +228,7 @@ class Vmapped(_Specialising):
         if len(args) != 1:
             raise TypeError(f"a vjp function takes one cotangent, got {len(args)} arguments")
         axes = self._arg_axes(args)
-        inner = _vmap_of(fun._bwd, self.fallback, (None,) * len(fun._residuals) + tuple(axes),
+        inner = vmap_of(fun._bwd, self.fallback, (None,) * len(fun._residuals) + tuple(axes),
                          self.out_axes)
         return inner(*fun._residuals, *args)
 
@@ -237,7 +237,7 @@ class Vmapped(_Specialising):
         params = self.__dict__.get("_positional")
         if params is None:
             try:
-                sig = _signature(self.fn)
+                sig = signature_of(self.fn)
                 params = [p for p in sig.parameters.values()
                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
             except Exception:
@@ -273,11 +273,11 @@ class Vmapped(_Specialising):
         """``(gen, free, out_batched)`` for these values' kinds and batched flags
         (``static``: keyword-only arguments, those named in ``kw_batched`` batched)."""
         static = static or {}
-        if isinstance(self.fn, _ReverseTransform):  # vmap(grad(f)): batch the code grad made
+        if isinstance(self.fn, ReverseTransform):  # vmap(grad(f)): batch the code grad made
             example = self._example(values, flags)
             inner, free = self.fn.generated(self.fn._bind(
                 example, self._example_kw(static, kw_batched)))
-            gen, more, out_b = _vmap_of(inner, self.fallback).generated(
+            gen, more, out_b = vmap_of(inner, self.fallback).generated(
                 values, flags, {**free, **static}, kw_batched)
             return gen, {**free, **more}, out_b
         free = self.free_values()
@@ -365,12 +365,12 @@ class Vmapped(_Specialising):
         if isinstance(self.fn, Vmapped):
             raise UnsupportedSyntaxError("nested vmap inside transformed code")
         if wants_adapter(self.fn):  # *args, or a jacfwd... function: one call's shape
-            inner = _vmap_of(adapter(self.fn, len(values), ()), self.fallback)
+            inner = vmap_of(adapter(self.fn, len(values), ()), self.fallback)
             func, front, out_b = inner.batched_ir(values, flags)
-        elif isinstance(self.fn, _ReverseTransform):
+        elif isinstance(self.fn, ReverseTransform):
             example = self._example(values, flags)
             inner, free = self.fn.generated(self.fn._bind(example, {}))
-            func, front, out_b = _vmap_of(inner, self.fallback).batched_ir(values, flags)
+            func, front, out_b = vmap_of(inner, self.fallback).batched_ir(values, flags)
         else:
             func, front, out_b = self.batched_ir(values, flags)
         from .vmap_nested import with_axes
@@ -386,7 +386,7 @@ def _is_primitive(fn) -> bool:
         return False
 
 
-def _vmap_of(fun, fallback, in_axes=0, out_axes=0):
+def vmap_of(fun, fallback, in_axes=0, out_axes=0):
     """The ``vmap`` of ``fun`` kept on ``fun`` (its cache lives as long as ``fun``)."""
     def make():
         inner = Vmapped(fun, in_axes, out_axes, fallback)

@@ -41,18 +41,18 @@ def _reductions():
 
 def jit_signature(vmapped):
     """The signature ``jit`` binds arguments with: the mapped function's."""
-    from .reverse import _ReverseTransform
-    from .specialise import _signature
+    from .reverse import ReverseTransform
+    from .specialise import signature_of
     fn = vmapped.fn
     jit_sig = getattr(fn, "_s2s_jit_signature", None)  # a Jacobian function: its fun's
     if jit_sig is not None:
         return jit_sig()
-    return fn.sig if isinstance(fn, _ReverseTransform) else _signature(fn)
+    return fn.sig if isinstance(fn, ReverseTransform) else signature_of(fn)
 
 
 def jit_ir(vmapped, args):
     """``(ir function, free values loader)`` of ``vmapped`` for ``args``, for ``jit``."""
-    from .jit import _freevar_loader
+    from .jit import freevar_loader
     if any(isinstance(a, dict) for a in args):
         raise UnsupportedSyntaxError("jit(vmap(f)): dict arguments are not compiled")
     axes = vmapped.in_axes
@@ -66,7 +66,7 @@ def jit_ir(vmapped, args):
     func = replace(func, body=native_tapes(_per_example_reductions(body, _axes_of(body))))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]
     freevars = {**_generated_free(vmapped, args, func, freevars), **freevars}
-    return func, _freevar_loader(func, freevars, names)
+    return func, freevar_loader(func, freevars, names)
 
 
 class _GeneratedFree:
@@ -82,8 +82,8 @@ class _GeneratedFree:
 
 
 def _generated_free(vmapped, args, func, known):
-    from .specialise import _Specialising
-    if not isinstance(vmapped.fn, _Specialising):
+    from .specialise import Specialising
+    if not isinstance(vmapped.fn, Specialising):
         return {}
     missing = [p.var.name for p in func.params[len(args):] if p.var.name not in known]
     if not missing:

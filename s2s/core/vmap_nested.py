@@ -12,11 +12,12 @@ from s2s_runtime.tree import tree_flatten, tree_unflatten
 
 from ..errors import UnsupportedSyntaxError
 from ..ir import nodes as ir
+from ..batch.out_axes import leaf_axes
 from ..ir.names import NameGen
 
 
 def nested_call(self, args):
-    from .vmap import Vmapped, _leaf_axes
+    from .vmap import Vmapped
 
     """``vmap(vmap(f, in_a, out_a), in_b, out_b)``: ``f`` mapped once over both batch
     axes, flattened into one of size ``n_outer * n_inner`` (exact, since ``f`` is
@@ -28,7 +29,7 @@ def nested_call(self, args):
     for i, (v, ia) in enumerate(zip(values, inner._arg_axes(args))):
         leaves, tree = tree_flatten(v)
         example = tree_unflatten(tree, [x[0] for x in leaves]) if flags[i] else v
-        per_arg.append((tree, leaves, _leaf_axes(ia, example, f"in_axes entry {i}")))
+        per_arg.append((tree, leaves, leaf_axes(ia, example, f"in_axes entry {i}")))
     sizes = set()
     moved = []
     for i, (tree, leaves, axes) in enumerate(per_arg):
@@ -70,7 +71,7 @@ def nested_call(self, args):
     out = Vmapped(inner.fn, tuple(flat_axes), 0, inner.fallback or self.fallback)(*merged)
     leaves, tree = tree_flatten(out)
     split = [np.reshape(x, (n2, n1) + np.shape(x)[1:]) for x in leaves]
-    inner_out = _leaf_axes(inner.out_axes, tree_unflatten(tree, [x[0, 0] for x in split]),
+    inner_out = leaf_axes(inner.out_axes, tree_unflatten(tree, [x[0, 0] for x in split]),
                            "out_axes")
     placed = []
     for x, k in zip(split, inner_out):

@@ -36,7 +36,7 @@ from s2s_runtime import build
 from s2s_runtime.markers import checkpoint_loop, range_bounds
 
 from ..ad.analysis import defined_before
-from ..ad.loops import _read_first
+from ..ad.tape_recording import read_first
 from ..errors import unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
@@ -140,7 +140,7 @@ class _Extraction:
         defs = _defs(body) - {s.target.name}
         inside = ir.use_counts([s])
         outside = {n for n, c in self.counts.items() if c > inside.get(n, 0)}
-        state = sorted(defs & (_read_first(body) | outside))
+        state = sorted(defs & (read_first(body) | outside))
         if not state:
             raise unsupported(f"{what} that carries no value from one iteration to the "
                               "next or out of the loop", loc)

@@ -28,7 +28,7 @@ from ...errors import UnsupportedSyntaxError
 from ..llvm import types as T
 from ..llvm.calls import register
 from ..llvm.lower import FunctionLowering
-from .kernel import (KernelText, _param_llvm, _scalar_value, global_index, mark_kernel,
+from .kernel import (KernelText, param_llvm, scalar_value, global_index, mark_kernel,
                      new_ctx, new_module, record_error)
 from .target import DEFAULT_ARCH, TRIPLE
 
@@ -74,7 +74,7 @@ def _params(t, where):
     if isinstance(t, T.Array):
         return [T.memory_llvm(t.elem).as_pointer()] + [T.I64] * (2 * t.ndim)
     if isinstance(t, T.Scalar):
-        return _param_llvm("scalar", t)
+        return param_llvm("scalar", t)
     raise UnsupportedSyntaxError(
         f"cuda.kernel: the parameter {where} is a {t}; kernels take numpy/device arrays "
         "and numbers", None)
@@ -112,7 +112,7 @@ def build_indexed(func, types, name, boundscheck=True, arch=DEFAULT_ARCH, cpu=Fa
     b = ll.IRBuilder(kernel.append_basic_block("entry"))
     n = kernel.args[0]
     args = iter(kernel.args[1:])
-    values = [_array_value(b, args, t) if isinstance(t, T.Array) else _scalar_value(b, args, t)
+    values = [_array_value(b, args, t) if isinstance(t, T.Array) else scalar_value(b, args, t)
               for t in types]
     err = next(args)
     ctx = new_ctx(b, T.NONE)

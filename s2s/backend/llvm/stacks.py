@@ -37,7 +37,7 @@ TAGGED_SLOT = 32
 RESERVE_CAP = 1 << 20
 
 
-def _is_push(s, name):
+def is_push(s, name):
     return (isinstance(s, ir.Assign) and s.target.name == name and isinstance(s.value, ir.Call)
             and s.value.fn is build.make_tuple and len(s.value.args) == 2
             and s.value.args[1] == ir.Var(name))
@@ -75,15 +75,15 @@ def find_stacks(func: ir.Function) -> frozenset:
     for s in ir.walk(func.body):
         if isinstance(s, ir.Unpack) and len(s.targets) == 2 and s.targets[1] == s.value:
             candidates.add(s.value.name)
-        if isinstance(s, ir.Assign) and _is_push(s, s.target.name):
+        if isinstance(s, ir.Assign) and is_push(s, s.target.name):
             candidates.add(s.target.name)
     out = set()
     for name in candidates:
         ok = True
         for s in ir.walk(func.body):
-            if _is_push(s, name) or _is_reset(s, name) or is_pop(s, {name}) or \
+            if is_push(s, name) or _is_reset(s, name) or is_pop(s, {name}) or \
                     _is_replay(s, name):
-                if _is_push(s, name) and s.value.args[0] == ir.Var(name):
+                if is_push(s, name) and s.value.args[0] == ir.Var(name):
                     ok = False
                 continue
             if name in {v.name for v in ir.stmt_defs(s)} or \
@@ -95,7 +95,7 @@ def find_stacks(func: ir.Function) -> frozenset:
 
 
 def pushes(func, name):
-    return [s for s in ir.walk(func.body) if _is_push(s, name)]
+    return [s for s in ir.walk(func.body) if is_push(s, name)]
 
 
 def encode_tape(value):
