@@ -1,8 +1,9 @@
-"""``jvp`` (JAX's semantics): the forward-mode transform (``ad/forward.py``),
-specialised per argument kinds and cached like ``grad``.
+"""The forward-mode transformed function behind ``jvp`` (JAX's semantics, ``api/tangents.py``):
+``ForwardTransform`` (``ad/forward.py``), specialised per argument kinds and cached like
+``grad`` (``forward_of``), and the checks of primal/tangent pairs (``check_pairs``).
 
 ``jvp(f, primals, tangents)`` called inside code that is itself transformed
-(reverse over forward) expands to the JVP function's IR (``_jvp_ir``).
+(reverse over forward) expands to the JVP function's IR (``api/tangents.py``).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``s2s.jit``: compile a function (or a generated derivative) to native code.
+"""The compiled function ``s2s.jit`` returns (``Jitted``; ``api/compiling.py``): a function
+(or a generated derivative) compiled to native code.
 
 ``jit(f)`` returns a ``Jitted`` callable that specialises on the types of its
 arguments (keyed cheaply: ``_arg_key``; Python numbers and arrays then take a

@@ -1,9 +1,10 @@
-"""The public transforms: ``grad`` and ``value_and_grad`` (JAX's semantics).
+"""The reverse-mode transformed function: what ``grad``, ``value_and_grad`` and ``vjp``
+return (``ReverseTransform``, one per function and configuration: ``reverse_transform``).
 
-A transformed function is specialised on the *kinds* of its arguments and
-free variables (``ir.kinds``) and caches the generated function per kind:
-a second call with the same kinds only computes the key and calls the
-generated code.
+It is specialised on the *kinds* of its arguments and free variables (``ir.kinds``,
+``core/specialise.py``) and caches the generated function per kind: a second call with
+the same kinds only computes the key and calls the generated code.  The public functions
+are in ``api/gradients.py``.
 """
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""``vmap`` (JAX's semantics): the batching transform (``s2s/batch/``), specialised per
-argument kinds and which arguments are batched, cached like ``grad``.
+"""The batched function ``vmap`` returns (JAX's semantics; ``Vmapped``; ``api/batching.py``):
+the batching transform (``s2s/batch/``), specialised per argument kinds and which
+arguments are batched, cached like ``grad``.
 
 ``vmap(f, in_axes=0, out_axes=0)(*args)``: ``in_axes`` is an int, None, or a
 tuple with one entry per positional argument, each an int, None or a pytree
