@@ -58,7 +58,7 @@ import fixtures  # noqa: E402
 from bench_mlp import make_data, manual_grad  # noqa: E402
 
 import s2s  # noqa: E402
-from s2s.api_forward import _forward_of  # noqa: E402
+from s2s.core.forward import forward_of  # noqa: E402
 from s2s.tree_util import tree_leaves  # noqa: E402
 
 ROUNDS = 20          # parts 1-2: best of ROUNDS interleaved rounds
@@ -171,7 +171,7 @@ def make_cases():
 
 def direct_jvp(fn, primals, tangents, kwonly=None):
     """A thunk calling the generated JVP function of ``fn`` directly."""
-    tr = _forward_of(fn, False)
+    tr = forward_of(fn, False)
     values, kw = tr._bind(primals, kwonly)
     carries = tr._carries(values, len(primals))
     gen, free = tr.generated(values, carries, kw)
@@ -316,7 +316,7 @@ import sys, time
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 import fixtures
 
 compiled = []
@@ -367,8 +367,8 @@ import sys, time
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
-from s2s.api_forward import _forward_of
+from s2s.core import pipeline
+from s2s.core.forward import forward_of
 import fixtures
 
 x4 = np.linspace(0.1, 1.0, 4)
@@ -380,7 +380,7 @@ t1 = P(); ir = s2s.grad(f).specialised([x], fr)
 t2 = P(); gen, em1 = pipeline.compile_function(ir)
 t3 = P()
 inner, free = s2s.grad(f).generated([x])
-tr = _forward_of(inner, False)
+tr = forward_of(inner, False)
 t4 = P(); fr2 = pipeline.front(inner)
 t5 = P(); ir2 = tr.specialised([x], [True], fr2)
 t6 = P(); gen2, em2 = pipeline.compile_function(ir2)

@@ -43,7 +43,7 @@ import sys, time
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 import fixtures
 x = np.linspace(0.1, 1.0, 4)
 f = fixtures.straight50
@@ -61,7 +61,7 @@ if {stages!r}:
     print(t1 - t0, t2 - t1, t3 - t2, len(emitted.source.splitlines()))
 else:
     # s2s shares transforms and generated code between equal functions
-    # (s2s.api.memo, pipeline._front_of_sibling): check that the timed call
+    # (s2s.core.specialise.memo, pipeline._front_of_sibling): check that the timed call
     # really lowers and compiles straight50, not reuses earlier work
     compiled = []
     compile_function = pipeline.compile_function

@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import s2s  # noqa: E402
-from s2s.api_jit import Jitted  # noqa: E402
+from s2s.core.jit import Jitted  # noqa: E402
 from s2s.backend.llvm.driver import engine  # noqa: E402
 from s2s.backend.llvm.driver.compile import param_types  # noqa: E402
 from s2s.backend.llvm.driver.module import build_module  # noqa: E402

@@ -307,3 +307,18 @@ def launch_grid(function, grid: int, block: int, params, sync: bool = True):
     if sync:
         check(d.cuCtxSynchronize(), "cuCtxSynchronize (the kernel's execution)")
     del keep
+
+
+# ``s2s.cuda.grid``/``s2s.cuda.gridsize``: markers the GPU lowering replaces with the
+# thread's index (``s2s/backend/cuda/indexed.py``); called from Python they raise.
+
+def grid(ndim: int) -> int:
+    """Inside an ``s2s.cuda.kernel``: the thread's global index (``ndim`` must be 1)."""
+    raise RuntimeError("s2s.cuda.grid(1) is only defined inside an @s2s.cuda.kernel "
+                       "function compiled for the GPU")
+
+
+def gridsize(ndim: int) -> int:
+    """Inside an ``s2s.cuda.kernel``: the number of threads launched (``ndim`` must be 1)."""
+    raise RuntimeError("s2s.cuda.gridsize(1) is only defined inside an @s2s.cuda.kernel "
+                       "function compiled for the GPU")

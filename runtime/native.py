@@ -15,9 +15,9 @@ import ctypes
 import numpy as np
 
 _libc = ctypes.CDLL(None)
-libc_free = _libc.free
-libc_free.argtypes = [ctypes.c_void_p]
-libc_free.restype = None
+free_block = _libc.free
+free_block.argtypes = [ctypes.c_void_p]
+free_block.restype = None
 
 
 class NativeBlock:
@@ -30,7 +30,7 @@ class NativeBlock:
 
     def __del__(self):
         if self.address:
-            libc_free(self.address)
+            free_block(self.address)
             self.address = 0
 
 

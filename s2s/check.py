@@ -30,7 +30,7 @@ import numpy as np
 
 from s2s_runtime.tree import tree_flatten, tree_leaves, tree_unflatten
 
-from . import api, api_forward, api_jit, api_vjp
+from . import api
 from .errors import S2SError
 
 STEP = 6e-6
@@ -210,7 +210,7 @@ def _jvp_rows(fn, args, argnums, rtol, atol, rng):
         tangents.append(tree_unflatten(treedef, [
             (_random_like(leaf, rng) if k in nums else _like(leaf, np.zeros(np.shape(leaf))))
             if _inexact(leaf) else np.zeros_like(leaf) for leaf in leaves]))
-    out, tangent = api_forward.jvp(fn, tuple(args), tuple(tangents))
+    out, tangent = api.jvp(fn, tuple(args), tuple(tangents))
     scale = max([1.0] + [float(np.max(np.abs(_as_float64(leaf)))) for k in nums
                          for leaf in tree_leaves(args[k]) if _inexact(leaf)
                          and np.size(leaf)])
@@ -241,7 +241,7 @@ def _jvp_rows(fn, args, argnums, rtol, atol, rng):
         return rows
     u_leaves = [_random_like(x, rng) if _inexact(x) else np.zeros(np.shape(x))
                 for x in out_leaves]
-    _, pullback = api_vjp.vjp(fn, *args)
+    _, pullback = api.vjp(fn, *args)
     u = tree_unflatten(tree_flatten(out)[1], u_leaves)
     cotangents = pullback(u)
     lhs = sum(float(np.sum(np.asarray(ul) * np.asarray(tl)))
@@ -274,7 +274,7 @@ def check(fn, args: Sequence, argnums=0, mode="grad", names=None, rtol=1e-5, ato
     name = getattr(fn, "__name__", "the function")
     try:  # s2s first: it names unsupported code with its line
         gradient = api.grad(fn, argnums=argnums)
-        grads = (api_jit.jit(gradient) if mode == "jit" else gradient)(*args)
+        grads = (api.jit(gradient) if mode == "jit" else gradient)(*args)
     except S2SError:
         raise
     except Exception:
@@ -282,7 +282,7 @@ def check(fn, args: Sequence, argnums=0, mode="grad", names=None, rtol=1e-5, ato
         raise
     value = _scalar(fn(*args), name)
     if mode == "jit":
-        report.rows.append(_compare("value", [api_jit.jit(fn)(*args)], [value], rtol, atol,
+        report.rows.append(_compare("value", [api.jit(fn)(*args)], [value], rtol, atol,
                                     "s2s.jit(f) against f in Python", "scalar"))
     report.rows += _grad_rows(fn, grads, args, argnums, names, rtol, atol, max_entries,
                               directions, rng)

@@ -17,31 +17,22 @@ NVIDIA driver and a GPU.  Importing this module loads neither.
 """
 from __future__ import annotations
 
+from s2s_runtime.cuda import grid, gridsize  # noqa: F401  (markers a kernel reads its index with)
+
+
 
 def vectorize(fn=None, *, boundscheck: bool = True, arch: str = None):
     """``@s2s.cuda.vectorize``: map a scalar function over arrays on an NVIDIA GPU
-    (see ``s2s.backend.cuda.vectorize``)."""
-    from .backend.cuda.vectorize import vectorize as _vectorize
+    (see ``s2s.core.cuda_vectorize``)."""
+    from .core.cuda_vectorize import vectorize as _vectorize
     return _vectorize(fn, boundscheck=boundscheck, arch=arch)
 
 
 def kernel(fn=None, *, boundscheck: bool = True, arch: str = None):
     """``@s2s.cuda.kernel``: a function that reads ``grid(1)`` and writes arrays in place
-    (see ``s2s.backend.cuda.kernel_api``)."""
-    from .backend.cuda.kernel_api import kernel as _kernel
+    (see ``s2s.core.cuda_kernel``)."""
+    from .core.cuda_kernel import kernel as _kernel
     return _kernel(fn, boundscheck=boundscheck, arch=arch)
-
-
-def grid(ndim: int) -> int:
-    """Inside an ``s2s.cuda.kernel``: the thread's global index (``ndim`` must be 1)."""
-    raise RuntimeError("s2s.cuda.grid(1) is only defined inside an @s2s.cuda.kernel "
-                       "function compiled for the GPU")
-
-
-def gridsize(ndim: int) -> int:
-    """Inside an ``s2s.cuda.kernel``: the number of threads launched (``ndim`` must be 1)."""
-    raise RuntimeError("s2s.cuda.gridsize(1) is only defined inside an @s2s.cuda.kernel "
-                       "function compiled for the GPU")
 
 
 def assemble(ptx: str, arch: str = "sm_80"):

@@ -12,7 +12,7 @@ where the block lives::
 Each step sends ``params`` once to every worker (``client.scatter(...,
 broadcast=True)``), runs ``vg(params, *block)`` on the worker holding the
 block (the jitted function travels as ``jit(value_and_grad(loss))`` and is
-compiled once per worker process, ``s2s/travel.py``), and sums the results by
+compiled once per worker process, ``s2s/core/travel.py``), and sums the results by
 a tree of sums (``split_every`` at a time, on the workers), so the client
 receives one ``(value, grad)``.  Nothing here imports Dask: ``client`` is a
 ``dask.distributed.Client`` (anything with its ``scatter``, ``submit`` and

@@ -57,10 +57,14 @@ class NameResolutionError(S2SError):
     """A free name that is neither a global, a closure cell nor a builtin."""
 
 
+class CustomRuleError(S2SError, TypeError):
+    """Misuse of ``custom_jvp``/``custom_vjp`` (a ``TypeError``, as in JAX)."""
+
+
 class MisalignedArrayError(TypeError):
     """A compiled function met an array whose data is not aligned for its dtype (the
     entry point checks before running anything; ``jit`` then calls again with aligned
-    copies of its array arguments, ``api_jit.py``)."""
+    copies of its array arguments, ``core/jit.py``)."""
 
 
 def unsupported(construct: str, loc, hint: Optional[str] = None) -> UnsupportedSyntaxError:

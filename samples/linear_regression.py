@@ -91,7 +91,7 @@ def main():
     print(float(LinearRegressor(params['w'], params['b']).predict(42.)))   # 500.1102
 
     # What s2s wrote: the gradient code of the dict-params loss.
-    from s2s import pipeline
+    from s2s.core import pipeline
 
     ir = s2s.grad(loss_fn).specialised([params, xs, ys])
     print()

@@ -9,7 +9,7 @@ relevant operands of ``s.value``, through ``accumulate``:
 * ``params['w']`` of a dict parameter, outside loops and branches: the entry's
   adjoint is collected by key (the gradient becomes a dict literal, ``dict_reads.py``);
 * a ``custom_vjp``/``custom_jvp`` function: the user's rule (``custom_rules.py``); a
-  checkpointed call: recomputed in the adjoint (``remat.py``);
+  checkpointed call: recomputed in the adjoint (``core/remat.py``);
 * any other call ``f(args)``: the VJP template of ``f``'s rule for each relevant
   argument, instantiated with ``(g, x, *args)`` (``rules.templates.instantiate``); a
   non-differentiable rule contributes nothing.
@@ -34,7 +34,7 @@ from . import custom_rules
 from .remat import is_remat_call, remat_adjoint
 
 #: the displays whose adjoint takes the cotangent apart item by item
-_STRUCT = (build.make_tuple, build.make_list, build.make_dict)
+STRUCT = (build.make_tuple, build.make_list, build.make_dict)
 
 
 class CallAdjoints:
@@ -55,7 +55,7 @@ class CallAdjoints:
             # entry's adjoint by key; the gradient is assembled as a dict literal at the end
             self.entries.setdefault(v.args[0].name, []).append((v.args[1], g))
             return
-        if v.fn in _STRUCT:
+        if v.fn in STRUCT:
             items = v.args if v.fn is not build.make_dict else v.args[1::2]
             keys = range(len(items)) if v.fn is not build.make_dict else v.args[0::2]
             for key, a in zip(keys, items):

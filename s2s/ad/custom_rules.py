@@ -31,7 +31,7 @@ from typing import List
 
 import s2s_runtime as rt
 
-from ..errors import S2SError
+from ..errors import CustomRuleError, S2SError
 from ..ir import nodes as ir
 from .common import is_in
 
@@ -42,8 +42,6 @@ def is_custom(fn) -> bool:
 
 
 def _error(message, loc):
-    from ..custom import CustomRuleError
-
     return CustomRuleError(message, loc)
 
 

@@ -31,7 +31,7 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..ir import nodes as ir
-from ..passes.ssa import _rename_all
+from ..passes.ssa import rename_all
 
 
 def hoist_entry_reads(body, dict_paths: Dict[str, frozenset], names) -> Tuple[List, Set[str]]:
@@ -87,7 +87,7 @@ def _one_round(body, dict_paths, names):
         return body, valid, False
     out = [r for p in dict_paths for r in new_reads.get(p, ())]
     for s in body:
-        out.append(_rename_all(s, rename) if rename else s)
+        out.append(rename_all(s, rename) if rename else s)
         for t in ir.stmt_defs(s):
             out += new_reads.get(t.name, ())
     return out, valid, True

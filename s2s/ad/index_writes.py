@@ -60,7 +60,7 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
     ``NameGen`` for new variables), and the names that
     hold one array throughout (made outside every loop, written in place only, never
     copied): a loop tape need not record them, restoring would give the same object."""
-    active = _activity(body, set(wrt))
+    active = activity(body, set(wrt))
     body, operators = _operators_as_writes(body, active, names)
     writes = [s for s in ir.walk(body) if _is_write(s)]
     same_object: Set[str] = set()
@@ -101,7 +101,7 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
                 isinstance(a, ir.Var) and a.name in active for s in fam_writes for a in s.value.args):
             # no derivative flows through the array, but its values may reach the
             # adjoint (``y * x``): that reads a snapshot taken where it was used
-            _snapshot_exposed(body, members, fam_writes, pos, active, replace_stmt, names)
+            snapshot_exposed(body, members, fam_writes, pos, active, replace_stmt, names)
             continue
         kind = _family_kind(body, members, params, fam_writes)
         if kind == "container":
@@ -120,10 +120,10 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
                      for w in fam_writes if id(w) in replace_stmt)
         if not copies and not any(pos.site[id(d)].loops for d in _roots(body, members)):
             same_object |= members
-    return _rewrite(body, replace_stmt), same_object
+    return rewrite_writes(body, replace_stmt), same_object
 
 
-def _snapshot_exposed(body, members, fam_writes, pos, active, replace_stmt, names) -> None:
+def snapshot_exposed(body, members, fam_writes, pos, active, replace_stmt, names) -> None:
     """Before each differentiated statement that reads the values of the array (or of
     a read or view of it) and after which a write may come, a copy of that operand
     (``rt.owned``) for the statement to read: Python's aliasing is kept, and the
@@ -186,7 +186,7 @@ def _operators_as_writes(body, active, names):
     return block(body), originals
 
 
-def _activity(body, active: Set[str]) -> Set[str]:
+def activity(body, active: Set[str]) -> Set[str]:
     """Names that may depend on ``active`` ones (loops to a fixed point)."""
     while True:
         before = len(active)
@@ -329,7 +329,7 @@ def _exposes(s, handles, active) -> bool:
         a.name in handles for a in _value_uses(s))
 
 
-def _rewrite(stmts, table):
+def rewrite_writes(stmts, table):
     """``stmts`` with each statement whose id is in ``table`` replaced by its list."""
     out = []
     for s in stmts:
@@ -338,6 +338,6 @@ def _rewrite(stmts, table):
             continue
         blocks = ir.sub_blocks(s)
         if blocks:
-            s = ir.with_blocks(s, [_rewrite(b, table) for b in blocks])
+            s = ir.with_blocks(s, [rewrite_writes(b, table) for b in blocks])
         out.append(s)
     return out

@@ -158,7 +158,7 @@ def _assign(s: ir.Assign, st: _State) -> ir.Assign:
             st.share((a, s.target))
             st.share(v.args[1:])
             return s
-    if _number_op(v, st.scalars) or _scalar_item(v, st.info):
+    if _number_op(v, st.scalars) or scalar_item_of(v, st.info):
         st.scalars.add(t)
     if v.fn is build.make_tuple:
         st.tuples[t] = v.args
@@ -180,8 +180,8 @@ def _assign(s: ir.Assign, st: _State) -> ir.Assign:
     return s
 
 
-def _scalar_item(v: ir.Call, info) -> bool:
-    from .reverse import _scalar_item as item  # one definition, shared with reverse mode
+def scalar_item_of(v: ir.Call, info) -> bool:
+    from .reverse import scalar_item_of as item  # one definition, shared with reverse mode
 
     return item(v, info)
 

@@ -56,7 +56,7 @@ from ..ir import nodes as ir
 from ..passes.loop_jumps import has_jump, without_jumps
 from ..passes.argument_loops import argument_loops
 from ..passes.loop_ranges import is_range, range_loops, single_defs
-from .tape_recording import _LOOPS, TapeRecording, _loop_stmts, _read_first
+from .tape_recording import LOOPS, TapeRecording, loop_stmts, read_first
 
 
 def _defs(stmts) -> Set[str]:
@@ -89,7 +89,7 @@ class LoopAdjoints(TapeRecording):
     def _prepare_block(self, stmts, in_loop) -> List:
         out = []
         for s in stmts:
-            if isinstance(s, _LOOPS) and has_jump(_loop_stmts(s)):
+            if isinstance(s, LOOPS) and has_jump(loop_stmts(s)):
                 before, s = without_jumps(s, self.names, self.temps)
                 out += before
             if isinstance(s, ir.For):
@@ -145,7 +145,7 @@ class LoopAdjoints(TapeRecording):
 
     # -- the adjoint loop ----------------------------------------------------------------
     def adjoint_loop(self, s, have: Set[str], out: List, loc) -> None:
-        stmts = _loop_stmts(s)
+        stmts = loop_stmts(s)
         defs = _defs(stmts) | ({s.target.name} if isinstance(s, ir.For) else set())
         if not self.loop_stack and not (defs & self.relevant):
             return  # a loop no derivative flows through (its values are final)
@@ -199,7 +199,7 @@ class LoopAdjoints(TapeRecording):
         outside = {n for n, c in self.use_counts.items() if c > inside.get(n, 0)}
         outside |= self.returned  # read by the return, which the body no longer holds
         target = {s.target.name} if isinstance(s, ir.For) else set()
-        return defs - _read_first(_loop_stmts(s)) - outside - target
+        return defs - read_first(loop_stmts(s)) - outside - target
 
     def pops(self, stmts) -> List:
         """Pops restoring what the assignments of ``stmts`` (straight-line) overwrote."""

@@ -29,11 +29,11 @@ from .snapshots import snapshot_mutated_constants
 
 class BodyPreparation:
     def prepare_body(self, body) -> List:
-        from .reverse import _scalar_item  # one definition, shared with inplace.py
+        from .reverse import scalar_item_of  # one definition, shared with inplace.py
 
         info = self.info
         wrt = [p for p in self.wrt if info[p].differentiable]
-        scalar_item = lambda v: _scalar_item(v, info)  # noqa: E731
+        scalar_item = lambda v: scalar_item_of(v, info)  # noqa: E731
         vectors = {p for p, i in info.items() if i.real_vector}
         self.scalar_seqs = {p for p, i in info.items() if i.all_items_scalar}
         body = resolve_inplace(

@@ -1,4 +1,4 @@
-"""Calls of checkpointed functions (``s2s/remat.py``) in both modes.
+"""Calls of checkpointed functions (``s2s/core/remat.py``) in both modes.
 
 Reverse mode: ``y = f_ckpt(a, b)`` stays in the primal sweep as it is (it
 runs ``f`` and records nothing of its internals); its adjoint is

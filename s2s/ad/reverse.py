@@ -38,7 +38,7 @@ from ..rules import lookup
 from .common import check_no_opaque_mutation, expr_active, is_in
 from . import custom_rules
 from .analysis import backward_needed, defined_before, may_be_none
-from .call_adjoints import _STRUCT, CallAdjoints
+from .call_adjoints import STRUCT, CallAdjoints
 from .dict_reads import EntryAdjoints
 from .prepare import BodyPreparation
 from .references import scalar_references
@@ -90,7 +90,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
                     active.add(s.target.name)
                 if isinstance(s.value, ir.Call):
                     rule = lookup(s.value.fn)
-                    if rule is not None and not rule.container_result and s.value.fn not in _STRUCT:
+                    if rule is not None and not rule.container_result and s.value.fn not in STRUCT:
                         # an item, or zeros, of a container is no number
                         if s.value.fn not in (operator.getitem, rt.zeros_like) \
                                 or is_in(s.value.args[0], self.numeric):
@@ -365,7 +365,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
                        docstring=None, temps=frozenset(self.temps))
 
 
-def _scalar_item(v, info) -> bool:
+def scalar_item_of(v, info) -> bool:
     """``p[k]`` of a parameter whose item ``k`` is a real scalar."""
     return (isinstance(v, ir.Call) and v.fn is operator.getitem
             and isinstance(v.args[0], ir.Var) and v.args[0].name in info

@@ -26,7 +26,8 @@ from s2s_runtime import build
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from ..rules import lookup
-from .index_writes import _Positions, _activity, _rewrite, _snapshot_exposed
+from .index_writes import activity, rewrite_writes, snapshot_exposed
+from .positions import Positions
 from .inplace import VIEW_OPS
 
 #: callables without a rule that never change their arguments
@@ -76,15 +77,15 @@ def snapshot_mutated_constants(body, wrt, names):
             mutations.append(s)
     if not mutations:
         return body
-    active = _activity(body, set(wrt))
+    active = activity(body, set(wrt))
     groups: Dict[str, Set[str]] = {}
     for s in ir.walk(body):
         for v in ir.stmt_defs(s) + tuple(a for a in ir.stmt_uses(s) if isinstance(a, ir.Var)):
             groups.setdefault(find(v.name), set()).add(v.name)
-    pos = _Positions(body)
+    pos = Positions(body)
     table: Dict[int, List] = {}
     for root, members in sorted(groups.items()):
         sites = [s for s in mutations if {find(n) for n in changed[id(s)]} & {root}]
         if sites and not (members & active):
-            _snapshot_exposed(body, members, sites, pos, active, table, names)
-    return _rewrite(body, table) if table else body
+            snapshot_exposed(body, members, sites, pos, active, table, names)
+    return rewrite_writes(body, table) if table else body

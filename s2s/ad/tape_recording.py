@@ -21,10 +21,10 @@ from ..errors import unsupported
 from ..ir import nodes as ir
 from .tape_reads import unneeded_pops
 
-_LOOPS = (ir.For, ir.While)
+LOOPS = (ir.For, ir.While)
 
 
-def _loop_stmts(s) -> list:
+def loop_stmts(s) -> list:
     """The statements a loop runs each iteration (its ``else`` runs once, after it)."""
     return list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)
 
@@ -71,7 +71,7 @@ class TapeRecording:
     def _instrument(self, stmts, read: Set[str], in_loop: bool) -> List:
         out = []
         for s in stmts:
-            if isinstance(s, _LOOPS):
+            if isinstance(s, LOOPS):
                 new = self._instrument_loop(s, read, in_loop)
                 if in_loop is not True:  # outermost: what the loop pushes must exist before it
                     may, must = self._defined_before.get(id(s), (set(), set()))
@@ -126,8 +126,8 @@ class TapeRecording:
 
     def _check_no_inplace(self, primal, read) -> None:
         for x in ir.walk(primal):
-            if isinstance(x, _LOOPS) and _pushed([x], self.tapes):
-                for y in ir.walk(_loop_stmts(x)):
+            if isinstance(x, LOOPS) and _pushed([x], self.tapes):
+                for y in ir.walk(loop_stmts(x)):
                     v = getattr(y, "value", None)
                     if isinstance(v, ir.Call) and v.args and isinstance(v.args[0], ir.Var) \
                             and v.args[0].name in read and (
@@ -182,7 +182,7 @@ def _pushed(stmts, tapes) -> Set[str]:
     return out
 
 
-def _read_first(stmts) -> Set[str]:
+def read_first(stmts) -> Set[str]:
     """Names ``stmts`` may read before assigning them (in one run of the block)."""
     read: Set[str] = set()
 
@@ -194,10 +194,10 @@ def _read_first(stmts) -> Set[str]:
                 defined |= both
             elif isinstance(x, ir.For):
                 read.update(_reads(x) - defined)
-                read.update(_read_first(x.body) - defined - {x.target.name})
+                read.update(read_first(x.body) - defined - {x.target.name})
                 scan(x.orelse, set(defined))
             elif isinstance(x, ir.While):
-                read.update(_read_first(list(x.test_body) + list(x.body)) - defined)
+                read.update(read_first(list(x.test_body) + list(x.body)) - defined)
                 scan(x.orelse, set(defined))
             elif isinstance(x, ir.Try):
                 read.update(_reads(x) - defined)

@@ -39,7 +39,7 @@ import s2s_runtime as rt
 from ..ir import nodes as ir
 
 
-def _defs(stmts, tr=None, whole=None) -> List[str]:
+def defs_of(stmts, tr=None, whole=None) -> List[str]:
     """Names assigned anywhere in ``stmts``, in order, without repeats; with ``tr``, only
     those read outside ``whole`` (the ``if`` or ``while`` statement) or not compiler
     temporaries (a temporary made and read inside needs no selecting)."""
@@ -76,7 +76,7 @@ def _and(tr, out, a, b, loc) -> ir.Var:
     return t
 
 
-def _mutated(stmts) -> set:
+def mutated_names(stmts) -> set:
     """Names changed in place by an operator in ``stmts`` (``x += v``; writes
     ``x[i] = v`` are masked where they happen and need no selecting)."""
     from ..frontend.desugar import PLAIN_OF_INPLACE
@@ -89,7 +89,7 @@ def _mutated(stmts) -> set:
     return out
 
 
-def _save(tr, name, mutated, loc) -> ir.Assign:
+def save_values(tr, name, mutated, loc) -> ir.Assign:
     """``saved = name``: a copy when ``name`` is changed in place before it is selected."""
     t = tr.temp()
     value = ir.Call(rt.batch_snapshot, (ir.Var(name),)) if name in mutated else ir.Var(name)
@@ -106,7 +106,7 @@ def _needs_mask(stmts) -> bool:
         and x.value.fn in (operator.getitem, rt.index_set)) for x in ir.walk(stmts))
 
 
-def _select(tr, mask, a, b, loc, name=None) -> ir.Call:
+def select_values(tr, mask, a, b, loc, name=None) -> ir.Call:
     """``name`` (the name selected) replayed from a tape: its None selects the other."""
     if name in tr.replayed:
         return ir.Call(rt.batch_select_replayed, (mask, a, b))
@@ -128,14 +128,14 @@ def select_if(tr, s: ir.If, loc, ordered=False) -> List:
     mask = tr.temp()
     tr.batched.add(mask.name)
     out.append(ir.Assign(mask, ir.Call(rt.batch_mask, (s.test,)), loc))
-    then_defs, else_defs = _defs(s.body, tr, s), _defs(s.orelse, tr, s)
+    then_defs, else_defs = defs_of(s.body, tr, s), defs_of(s.orelse, tr, s)
     names = then_defs + [n for n in else_defs if n not in then_defs]
     before = set(tr.defined)
     saved = {}
-    mutated = _mutated(s.body + s.orelse)
+    mutated = mutated_names(s.body + s.orelse)
     for n in names:
         if n in before:
-            saved[n], stmt = _save(tr, n, mutated, loc)
+            saved[n], stmt = save_values(tr, n, mutated, loc)
             out.append(stmt)
     outer = tr.mask
     if _needs_mask(s.body):
@@ -160,10 +160,10 @@ def select_if(tr, s: ir.If, loc, ordered=False) -> List:
         var = ir.Var(n)
         if n in then_defs:
             other = var if (n in else_defs or n in saved) else None
-            value = _select(tr, mask, then_vals[n], other, loc, n) if other is not None \
+            value = select_values(tr, mask, then_vals[n], other, loc, n) if other is not None \
                 else then_vals[n]
         elif n in saved:  # assigned in the else branch only
-            value = _select(tr, mask, saved[n], var, loc, n)
+            value = select_values(tr, mask, saved[n], var, loc, n)
         else:
             continue
         out.append(ir.Assign(var, value, loc))
@@ -174,9 +174,9 @@ def select_if(tr, s: ir.If, loc, ordered=False) -> List:
 
 def masked_while(tr, s: ir.While, loc) -> List:
     what = "in a 'while' loop whose condition differs per example"
-    _check_jumps(tr, s.test_body + s.body, what)
+    check_jumps(tr, s.test_body + s.body, what)
     out: List = []
-    loop_defs = _defs(s.test_body + s.body, tr, s)
+    loop_defs = defs_of(s.test_body + s.body, tr, s)
     for n in loop_defs:
         if n not in tr.defined:  # first assigned in the loop: no value before it
             out.append(ir.Assign(ir.Var(n), ir.Const(None), loc))
@@ -188,16 +188,16 @@ def masked_while(tr, s: ir.While, loc) -> List:
     out.append(ir.Assign(active, start, loc))
     outer = tr.mask
     head: List = []
-    mutated = {n for n in _mutated(s.test_body + s.body) if n in tr.defined}
-    test_defs = _defs(s.test_body, tr, s)
-    test_defs += sorted(n for n in mutated & _mutated(s.test_body) if n not in test_defs)
+    mutated = {n for n in mutated_names(s.test_body + s.body) if n in tr.defined}
+    test_defs = defs_of(s.test_body, tr, s)
+    test_defs += sorted(n for n in mutated & mutated_names(s.test_body) if n not in test_defs)
     saved = {}
     for n in test_defs:
-        saved[n], stmt = _save(tr, n, mutated, loc)
+        saved[n], stmt = save_values(tr, n, mutated, loc)
         head.append(stmt)
     tr.mask = active
     head += tr.block(s.test_body)
-    head += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc, n), loc)
+    head += [ir.Assign(ir.Var(n), select_values(tr, active, ir.Var(n), saved[n], loc, n), loc)
              for n in test_defs]
     cond = tr.temp()
     tr.batched.add(cond.name)
@@ -205,14 +205,14 @@ def masked_while(tr, s: ir.While, loc) -> List:
     head.append(ir.Assign(active, ir.Call(np.logical_and, (active, cond)), loc))
     going = tr.temp()
     head.append(ir.Assign(going, ir.Call(np.any, (active,)), loc))
-    body_defs = _defs(s.body, tr, s)
-    body_defs += sorted(n for n in mutated & _mutated(s.body) if n not in body_defs)
+    body_defs = defs_of(s.body, tr, s)
+    body_defs += sorted(n for n in mutated & mutated_names(s.body) if n not in body_defs)
     saved, body = {}, []
     for n in body_defs:
-        saved[n], stmt = _save(tr, n, mutated, loc)
+        saved[n], stmt = save_values(tr, n, mutated, loc)
         body.append(stmt)
     body += tr.block(s.body)
-    body += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc, n), loc)
+    body += [ir.Assign(ir.Var(n), select_values(tr, active, ir.Var(n), saved[n], loc, n), loc)
              for n in body_defs]
     tr.mask = outer
     out.append(ir.While(tuple(head), going, tuple(body), (), s.loc))
@@ -220,7 +220,7 @@ def masked_while(tr, s: ir.While, loc) -> List:
     return out
 
 
-def _check_jumps(tr, stmts, what, loop_depth=0) -> None:
+def check_jumps(tr, stmts, what, loop_depth=0) -> None:
     """No ``break``/``continue`` of this loop, ``return`` or ``raise`` inside it."""
     for s in stmts:
         if isinstance(s, (ir.Return, ir.Raise)) or (
@@ -228,7 +228,7 @@ def _check_jumps(tr, stmts, what, loop_depth=0) -> None:
             raise tr.error(f"'{type(s).__name__.lower()}' {what}", s.loc)
         inner = loop_depth + isinstance(s, (ir.For, ir.While))
         for block in ir.sub_blocks(s):
-            _check_jumps(tr, block, what, inner)
+            check_jumps(tr, block, what, inner)
 
 
 def ranges_as_whiles(body, is_batched_range, fresh):

@@ -183,12 +183,12 @@ def aligned_for(tr, s: ir.For, loc) -> List:
     """``for i in r`` over a ``BatchedRange``: ``M`` batch iterations, the examples active
     in theirs (aligned as the module docstring says), every name the body assigns
     selected with the active examples."""
-    from .control import _check_jumps, _defs, _mutated, _save, _select
+    from .control import check_jumps, defs_of, mutated_names, save_values, select_values
     what = "in a 'for' loop whose trip count differs per example"
-    _check_jumps(tr, s.body, what)
+    check_jumps(tr, s.body, what)
     right = replays(tr, s.body, "a 'for' loop whose trip count differs per example", loc)
     out: List = []
-    body_defs = [s.target.name] + [n for n in _defs(s.body, tr, s) if n != s.target.name]
+    body_defs = [s.target.name] + [n for n in defs_of(s.body, tr, s) if n != s.target.name]
     for n in body_defs:
         if n not in tr.defined:  # first assigned in the loop: no value before it
             out.append(ir.Assign(ir.Var(n), ir.Const(None), loc))
@@ -203,18 +203,18 @@ def aligned_for(tr, s: ir.For, loc) -> List:
     right_c = ir.Const(right)
     body: List = [ir.Assign(active, ir.Call(rt.batch_lanes_active,
                                             (s.iter, j, trips, right_c) + mask), loc)]
-    mutated = {n for n in _mutated(s.body) if n in tr.defined}
+    mutated = {n for n in mutated_names(s.body) if n in tr.defined}
     body_defs += sorted(n for n in mutated if n not in body_defs)
     saved = {}
     for n in body_defs:
-        saved[n], stmt = _save(tr, n, mutated, loc)
+        saved[n], stmt = save_values(tr, n, mutated, loc)
         body.append(stmt)
     body.append(ir.Assign(s.target, ir.Call(rt.batch_lanes_item, (s.iter, j, trips, right_c)),
                           loc))
     tr.mask = active
     body += tr.block(s.body)
     tr.mask = outer
-    body += [ir.Assign(ir.Var(n), _select(tr, active, ir.Var(n), saved[n], loc, n), loc)
+    body += [ir.Assign(ir.Var(n), select_values(tr, active, ir.Var(n), saved[n], loc, n), loc)
              for n in body_defs]
     out.append(ir.For(j, rng, tuple(body), (), s.loc))
     out += tr.block(s.orelse)

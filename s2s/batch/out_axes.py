@@ -1,5 +1,5 @@
 """``in_axes``/``out_axes`` prefix trees, and placing a batched result on ``out_axes``
-(``api_vmap.py``), with ``out_axes=None`` for an unmapped part of the result as JAX
+(``core/vmap.py``), with ``out_axes=None`` for an unmapped part of the result as JAX
 allows it.
 
 ``result_tree(tr, body, atom)``: the returned atom followed back through the

@@ -176,15 +176,15 @@ def axis_rule(axis_param="axis", none="all", arrays=("a",), axes_of=None,
         axis = site.arg(axis_param, ir.Const(default))
         if isinstance(axis, ir.Const) and axis.value is None:
             if none == "all":
-                subj = _current(site, call, axes_of or arrays[0])
+                subj = current_batch(site, call, axes_of or arrays[0])
                 call = site.with_arg(call, axis_param, site.rt(rt.batch_axes, subj))
             elif none == "flat":
-                subj = _current(site, call, axes_of or arrays[0])
+                subj = current_batch(site, call, axes_of or arrays[0])
                 flat = site.rt(rt.batch_flat, subj, batched=True)
                 call = site.with_arg(call, axes_of or arrays[0], flat)
                 call = site.with_arg(call, axis_param, ir.Const(1))
         elif none == "all" and isinstance(axis, ir.Var):  # None is possible at run time
-            subj = _current(site, call, axes_of or arrays[0])
+            subj = current_batch(site, call, axes_of or arrays[0])
             call = site.with_arg(call, axis_param, site.rt(rt.batch_axis_of, axis, subj))
         else:
             call = site.with_arg(call, axis_param, _shift(site, axis))
@@ -199,7 +199,7 @@ def axis_rule(axis_param="axis", none="all", arrays=("a",), axes_of=None,
 _DEFAULT_AXES = {"axis1": 0, "axis2": 1}
 
 
-def _current(site, call, name):
+def current_batch(site, call, name):
     """The atom ``call`` now passes for parameter ``name``."""
     kw = dict(call.kwargs)
     if name in kw:

@@ -141,10 +141,10 @@ def flat_when_none(arrays, flatten, reshape_like=None):
             return site.with_arg(call, "axis", ir.Const(rt.batch_axis(axis.value))
                                  if isinstance(axis, ir.Const) else
                                  site.rt(rt.batch_axis, axis))
-        from .rules_core import _current
-        shape_of = _current(site, call, reshape_like) if reshape_like else None
+        from .rules_core import current_batch
+        shape_of = current_batch(site, call, reshape_like) if reshape_like else None
         for p in flatten:
-            flat = site.rt(rt.batch_flat, _current(site, call, p), batched=True)
+            flat = site.rt(rt.batch_flat, current_batch(site, call, p), batched=True)
             call = site.with_arg(call, p, flat)
         call = site.with_arg(call, "axis", ir.Const(1))
         if shape_of is None:

@@ -14,6 +14,8 @@ import numpy as np
 
 from s2s_runtime import build
 
+from ..rules.containers import contains, not_contains  # what ``in`` / ``not in`` become
+
 BINARY_OPS = {
     cst.Add: operator.add,
     cst.Subtract: operator.sub,
@@ -84,16 +86,6 @@ COMPARE_OPS = {
     cst.Is: operator.is_,
     cst.IsNot: operator.is_not,
 }
-
-
-def contains(container, item):
-    """``item in container``"""
-    return item in container
-
-
-def not_contains(container, item):
-    """``item not in container``"""
-    return item not in container
 
 
 #: membership tests call these with the operands swapped: ``contains(b, a)``

@@ -34,6 +34,7 @@ from s2s_runtime import build
 from ..errors import unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
+from ..rules.templates import set_template_lowering
 from .assignments import AssignmentLowering
 from .scope import FreeVar, assigned_names
 from .expressions import ExpressionLowering
@@ -378,3 +379,6 @@ def statics_unchanged(statics) -> bool:
         elif holder.get(name, _MISSING) is not value:
             return False
     return True
+
+
+set_template_lowering(lower)  # rule templates are read like user code

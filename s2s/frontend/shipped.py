@@ -4,7 +4,7 @@ cloudpickle (which Dask uses) pickles a function that cannot be imported by
 name - a lambda, a closure, a function of ``__main__`` or of a notebook - by
 value, and replaces the file name of its code by ``"<dynamic-code>"``; the
 receiving process then has neither the file name nor the source, which is
-all s2s reads.  A transformed function that travels (``s2s/travel.py``)
+all s2s reads.  A transformed function that travels (``s2s/core/travel.py``)
 therefore takes along, for each function pickled by value with it, the key
 of its code and the lines of the file it came from; the receiving process
 registers them here and the frontend finds the source through them.

@@ -42,7 +42,7 @@ from collections import OrderedDict
 import numpy as np
 
 import s2s
-from ..api_jit import Jitted
+from ..core.jit import Jitted
 from ..errors import S2SError
 from ..frontend.registered import register as register_source
 

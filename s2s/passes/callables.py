@@ -17,7 +17,7 @@ from typing import List
 from ..errors import unsupported
 from ..frontend.scope import DefaultSlot
 from ..ir import nodes as ir
-from .local_callables import (_NOTHING, BoundMethod, Closure, Value, VirtualObject,
+from .local_callables import (NOTHING, BoundMethod, Closure, Value, VirtualObject,
                               is_user_function, is_user_object, known_of_value)
 
 #: deepest unrolled recursion (Python's own limit is 1000 frames)
@@ -34,7 +34,7 @@ class CallableCalls:
         if isinstance(known, Closure):
             return self.inline_closure(s, known, args, kwargs)
         if isinstance(known, BoundMethod):
-            return self.inline(_with_call(s, known.func, (known.receiver,) + tuple(args),
+            return self.inline(with_call(s, known.func, (known.receiver,) + tuple(args),
                                           kwargs), known.func)
         if isinstance(known, VirtualObject) or (isinstance(known, Value)
                                                 and is_user_object(known.value)):
@@ -46,10 +46,10 @@ class CallableCalls:
             v = known.value
             if inspect.ismethod(v) and is_user_function(v.__func__):
                 out, receiver = self.method_self(atom, v, s.loc)
-                return out + self.inline(_with_call(s, v.__func__, (receiver,) + tuple(args),
+                return out + self.inline(with_call(s, v.__func__, (receiver,) + tuple(args),
                                                     kwargs), v.__func__)
             if callable(v):
-                s = _with_call(s, v, args, kwargs)
+                s = with_call(s, v, args, kwargs)
                 handled = self.call_static(s, v, args, kwargs)
                 return handled if handled is not None else self.plain(s)
         return self.plain(s)  # not callable: Python raises at run time
@@ -101,7 +101,7 @@ class CallableCalls:
             p.replace(default=closure.defaults[p.default.index])
             if isinstance(p.default, DefaultSlot) else p
             for p in local.signature.parameters.values()])
-        call = _with_call(s, local, args, kwargs)
+        call = with_call(s, local, args, kwargs)
         return self.inline(call, local, sig=sig, func=(local.func, local.freevars),
                            env=dict(closure.env))
 
@@ -109,12 +109,12 @@ class CallableCalls:
         """The constant arguments of this call of ``callee``; an error if it recurses
         without them changing, or too deep."""
         key = tuple((name, v) for name, v in
-                    ((name, self.constant(a) if isinstance(a, (ir.Var, ir.Const)) else _NOTHING)
-                     for name, a in arguments.items()) if v is not _NOTHING)
+                    ((name, self.constant(a) if isinstance(a, (ir.Var, ir.Const)) else NOTHING)
+                     for name, a in arguments.items()) if v is not NOTHING)
         frames = [k for c, k in self.active if c is callee]
         if not frames:
             return key
-        name = _callee_name(callee)
+        name = callee_name(callee)
         hint = ("s2s unrolls recursion whose depth constant arguments fix (e.g. an int "
                 "written at the call site); write the recursion as a loop otherwise")
         if not key or key in frames:
@@ -130,7 +130,7 @@ class CallableCalls:
         return key
 
 
-def _with_call(s, fn, args, kwargs):
+def with_call(s, fn, args, kwargs):
     return replace(s, value=ir.Call(fn, tuple(args), tuple(kwargs)))
 
 
@@ -139,7 +139,7 @@ def _short_name(value) -> str:
     return "".join(ch for ch in name if ch.isalnum() or ch == "_") or "obj"
 
 
-def _callee_name(callee) -> str:
+def callee_name(callee) -> str:
     name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
     if name is None and hasattr(callee, "captured"):  # a LocalFunction
         name = "the lambda" if callee.name == "lambda_" else callee.name

@@ -3,13 +3,13 @@
 Contract: ``checkpointed_loops(fn, marker)`` accepts an IR function after
 ``inline_calls``, ``single_exit`` and ``writes_as_values`` (not yet SSA) and
 returns it with every loop ``for i in t:`` whose ``t = marker(r, levels=L)``
-(``s2s.checkpoint_loop``, ``remat_loop.py``) replaced by
+(``s2s.checkpoint_loop``, ``core/remat_loop.py``) replaced by
 
     lo, hi, st, levels = range_bounds(r, L)
     t9 = checkpoint_loop_f_12(lo, hi, st, levels, *state, *reads)
     s, v, acc, t10, t11 = t9         # the state, then the reads passed through
 
-where ``checkpoint_loop_f_12`` is a ``LoopRemat`` (``remat_loop.py``) whose
+where ``checkpoint_loop_f_12`` is a ``LoopRemat`` (``core/remat_loop.py``) whose
 segment function is the loop over ``range(lo, hi, st)``:
 
 * ``state``: the names the body assigns that an iteration reads before
@@ -33,14 +33,25 @@ from typing import Dict, List, Set
 
 import s2s_runtime as rt
 from s2s_runtime import build
+from s2s_runtime.markers import checkpoint_loop, range_bounds
 
 from ..ad.analysis import defined_before
-from ..ad.loops import _read_first
+from ..ad.tape_recording import read_first
 from ..errors import unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from ..remat_loop import LoopRemat, checkpoint_loop, range_bounds
 from .replay import check_replayable
+
+#: makes the run-time callable of one checkpointed loop, ``factory(segment, n_state, name)``:
+#: ``core/remat_loop.py``'s ``LoopRemat`` (its pullback runs the transforms of the layer
+#: above this one), set when that module is imported (``s2s`` imports it)
+_loop_factory = None
+
+
+def set_loop_factory(factory) -> None:
+    """Register what ``checkpointed_loops`` makes of each loop (``core.remat_loop.LoopRemat``)."""
+    global _loop_factory
+    _loop_factory = factory
 
 
 def checkpointed_loops(fn: ir.Function) -> ir.Function:
@@ -129,7 +140,7 @@ class _Extraction:
         defs = _defs(body) - {s.target.name}
         inside = ir.use_counts([s])
         outside = {n for n, c in self.counts.items() if c > inside.get(n, 0)}
-        state = sorted(defs & (_read_first(body) | outside))
+        state = sorted(defs & (read_first(body) | outside))
         if not state:
             raise unsupported(f"{what} that carries no value from one iteration to the "
                               "next or out of the loop", loc)
@@ -181,7 +192,9 @@ class _Extraction:
 
     def call(self, s, mark, segment, state, reads, levels) -> List:
         loc = s.loc
-        remat = LoopRemat(segment, len(state), segment.name)
+        if _loop_factory is None:
+            raise RuntimeError("checkpointed loops need s2s.core.remat_loop (import s2s)")
+        remat = _loop_factory(segment, len(state), segment.name)
         b, t = ir.Var(self.names.temp()), ir.Var(self.names.temp())
         bounds = [ir.Var(self.names.fresh(n)) for n in ("lo", "hi", "st", "levels")]
         return [ir.Assign(b, ir.Call(range_bounds, (mark.value.args[0], levels)), loc),

@@ -17,7 +17,7 @@ from dataclasses import replace
 from s2s_runtime import build
 
 from ..ir import nodes as ir
-from .ssa import _rename_all
+from .ssa import rename_all
 
 
 def _item_of_tuple(value, tuples, subst):
@@ -67,7 +67,7 @@ def copy_propagate(fn: ir.Function) -> ir.Function:
                 continue
             if isinstance(s, ir.If):
                 s = replace(s, body=tuple(rewrite(s.body)), orelse=tuple(rewrite(s.orelse)))
-            out.append(_rename_all(s, subst))
+            out.append(rename_all(s, subst))
         return out
 
     return fn.with_body(rewrite(fn.body))

@@ -53,9 +53,9 @@ from ..frontend.desugar import ATTRIBUTE_OF, METHOD_OF
 from ..frontend.scope import make_closure
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from .callables import MAX_RECURSION, CallableCalls, _with_call
+from .callables import MAX_RECURSION, CallableCalls, with_call
 from .inline_bodies import InlineBodies, ir_signature
-from .local_callables import (_NOTHING, Bindings, Constant, Items, Pack, Value, VirtualObject,
+from .local_callables import (NOTHING, Bindings, Constant, Items, Pack, Value, VirtualObject,
                               fold,
                               is_user_class, is_user_function, is_user_object,
                               known_of_const, known_of_value, useful)
@@ -123,7 +123,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         """``s`` kept (its nested blocks processed); what it assigns is now known or not."""
         if isinstance(s, ir.If):
             test = self.constant(s.test)
-            if test is not _NOTHING:  # the branch taken is known: only it is kept
+            if test is not NOTHING:  # the branch taken is known: only it is kept
                 return self.block(s.body if test else s.orelse)
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var):
             alias = self.known.get(s.value.name)
@@ -161,7 +161,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             if item is not None:  # for p in [(a, b), (c, d)]: p holds two items
                 return [replace(s, body=tuple(self.nested_block(s.body, (s.target, item))),
                                 orelse=tuple(self.nested_block(s.orelse)))]
-            return [_map_blocks(s, self.nested_block)]
+            return [map_blocks(s, self.nested_block)]
         finally:
             if loop:
                 self.loops.pop()
@@ -237,9 +237,9 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             return s, known_of_const(v.value)
         if isinstance(v, ir.Call):
             values = [self.constant(a) for a in v.operands()]
-            if not v.kwargs and _NOTHING not in values:
+            if not v.kwargs and NOTHING not in values:
                 out = fold(v.fn, values)
-                if out is not _NOTHING:
+                if out is not NOTHING:
                     return replace(s, value=ir.Const(out)), Constant(out)
             if v.fn in (build.make_tuple, build.make_list):  # what *s unpacks
                 return s, Items(len(v.args), item=self.common_item(v.args))
@@ -251,12 +251,12 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         return s, None
 
     def constant(self, a):
-        """The constant scalar ``a`` is known to be, or ``_NOTHING``."""
+        """The constant scalar ``a`` is known to be, or ``NOTHING``."""
         if isinstance(a, ir.Const):
             k = known_of_const(a.value)
         else:
             k = self.known.get(a.name)
-        return k.value if isinstance(k, Constant) else _NOTHING
+        return k.value if isinstance(k, Constant) else NOTHING
 
     def known_of(self, a):
         if isinstance(a, ir.Const):
@@ -312,7 +312,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 return self.pack_item(s.target, recv.items[index], s.loc)
         if fn is operator.getitem and isinstance(recv, Value) and isinstance(s, ir.Assign):
             index = self.constant(args[1])
-            if index is not _NOTHING:
+            if index is not NOTHING:
                 return self.item(s, recv, index)
         return self.call_static(s, fn, args, c.kwargs)
 
@@ -325,10 +325,10 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             init = ir.Call(fn.__init__, (s.target,) + tuple(args), kwargs)
             return self.inline(ir.ExprStmt(init, s.loc), fn.__init__)
         if is_user_function(fn):
-            return self.inline(_with_call(s, fn, args, kwargs), fn)
+            return self.inline(with_call(s, fn, args, kwargs), fn)
         if inspect.ismethod(fn) and is_user_function(fn.__func__):
             out, receiver = self.const_atom(fn.__self__, s.loc)
-            return out + self.inline(_with_call(s, fn.__func__, (receiver,) + tuple(args),
+            return out + self.inline(with_call(s, fn.__func__, (receiver,) + tuple(args),
                                                 kwargs), fn.__func__)
         if is_user_object(fn):  # a program object called: its __call__
             out, receiver = self.const_atom(fn, s.loc)
@@ -339,10 +339,10 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         fixed = hook()
         if fixed is not None:  # its IR, the same for every call (vjp closures, ...)
             self.check_uses(s)
-            return self.inline_ir(_with_call(s, fn, args, kwargs), fn, *fixed)
+            return self.inline_ir(with_call(s, fn, args, kwargs), fn, *fixed)
         if True:  # its IR depends on the arguments' kinds: a site
             self.check_uses(s)
-            return self.site(_with_call(s, fn, args, kwargs), fn)
+            return self.site(with_call(s, fn, args, kwargs), fn)
         return None
 
     def site(self, s, fn) -> List:
@@ -390,7 +390,7 @@ def _objectlike(known) -> bool:
                                                 and is_user_object(known.value))
 
 
-def _map_blocks(s, f):
+def map_blocks(s, f):
     if isinstance(s, ir.If):
         return replace(s, body=tuple(f(s.body)), orelse=tuple(f(s.orelse)))
     if isinstance(s, ir.For):

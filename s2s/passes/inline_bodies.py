@@ -25,9 +25,9 @@ from s2s_runtime import build
 from ..errors import unsupported
 from ..frontend.scope import make_closure
 from ..ir import nodes as ir
-from .callables import _callee_name
+from .callables import callee_name
 from .single_exit import single_exit
-from .ssa import _rename_all
+from .ssa import rename_all
 
 _P = inspect.Parameter
 
@@ -41,7 +41,7 @@ class InlineBodies:
         try:
             bound = sig.bind(*call.args, **dict(call.kwargs))
         except TypeError as exc:
-            raise unsupported(f"call of {_callee_name(callee)}: {exc}", s.loc) from None
+            raise unsupported(f"call of {callee_name(callee)}: {exc}", s.loc) from None
         bound.apply_defaults()
         key = self.check_recursion(s, callee, bound.arguments)
         func, callee_free = func or self.lower(callee)
@@ -57,7 +57,7 @@ class InlineBodies:
         try:
             bound = sig.bind(*call.args, **dict(call.kwargs))
         except TypeError as exc:
-            raise unsupported(f"call of {_callee_name(callee)}: {exc}", s.loc) from None
+            raise unsupported(f"call of {callee_name(callee)}: {exc}", s.loc) from None
         bound.apply_defaults()
         return self.inline_body(s, callee, func, callee_free, bound.arguments, sig)
 
@@ -69,7 +69,7 @@ class InlineBodies:
         body = list(func.body)
         ret = body.pop()
         if any(isinstance(x, ir.Return) for x in ir.walk(body)):
-            raise unsupported(f"'return' inside a loop or try in {_callee_name(callee)}", s.loc)
+            raise unsupported(f"'return' inside a loop or try in {callee_name(callee)}", s.loc)
         assigned = {v.name for x in ir.walk(body) for v in ir.stmt_defs(x)}
         captured = _captured(body)
         out = []
@@ -95,13 +95,13 @@ class InlineBodies:
                         self.temps.add(env[v.name])
                     else:
                         env[v.name] = self.names.fresh(v.name)
-        body = [_rename_all(x, env) for x in body]
+        body = [rename_all(x, env) for x in body]
         self.active.append((callee, key))
         try:
             out += self.block(body)
         finally:
             self.active.pop()
-        value = _rename_all(ret, env).value
+        value = rename_all(ret, env).value
         if isinstance(s, ir.Assign):
             out += self.stmt(ir.Assign(s.target, value, s.loc))
         return out

@@ -218,18 +218,18 @@ FOLDABLE = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, ope
             operator.isub, operator.imul, operator.ifloordiv, operator.imod, operator.getitem,
             operator.contains, abs, len, min, max, bool, int}
 
-_NOTHING = object()
+NOTHING = object()
 
 
 def fold(fn, values):
-    """``fn(*values)`` when that is a constant scalar computed now; else ``_NOTHING``."""
+    """``fn(*values)`` when that is a constant scalar computed now; else ``NOTHING``."""
     if fn not in FOLDABLE or not all(map(_scalar, values)):
-        return _NOTHING
+        return NOTHING
     try:
         out = fn(*values)
     except Exception:  # left for run time, where Python raises it
-        return _NOTHING
-    return out if _scalar(out) else _NOTHING
+        return NOTHING
+    return out if _scalar(out) else NOTHING
 
 
 # -- scoping ----------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from s2s_runtime import build
 from ..errors import UnsupportedSyntaxError, unsupported
 from ..ir import nodes as ir
 from ..ir.kinds import kind_of
-from .inline import _map_blocks, inline_calls
+from .inline import map_blocks, inline_calls
 
 
 def is_site(s) -> bool:
@@ -73,7 +73,7 @@ class _Recorder:
 def _rewrite(body, f) -> tuple:
     out = []
     for s in body:
-        s = _map_blocks(s, lambda b: _rewrite(b, f))
+        s = map_blocks(s, lambda b: _rewrite(b, f))
         out.append(f(s))
     return tuple(out)
 

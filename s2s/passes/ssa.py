@@ -134,13 +134,13 @@ class _SSA:
                 inner[name] = env.get(name, name)
                 partial.add(name)
         inner.pop(_PARTIAL)
-        renamed = _rename_all(s, inner)
+        renamed = rename_all(s, inner)
         env.update({n: inner[n] for n in assigned})
         env[_PARTIAL] = frozenset(partial)
         return pre + [renamed]
 
 
-def _rename_all(s, env):
+def rename_all(s, env):
     """Rename every use and definition inside ``s`` through ``env``."""
     def r(a):
         return ir.Var(env[a.name]) if isinstance(a, ir.Var) and a.name in env else a
@@ -152,7 +152,7 @@ def _rename_all(s, env):
         return r(v)
 
     def block(b):
-        return tuple(_rename_all(x, env) for x in b)
+        return tuple(rename_all(x, env) for x in b)
 
     if isinstance(s, ir.Assign):
         return replace(s, target=r(s.target), value=expr(s.value))

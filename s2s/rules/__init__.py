@@ -3,5 +3,5 @@
 Importing this package registers every rule module.
 """
 from . import registry  # noqa: F401
-from . import _load_all  # noqa: F401
+from . import all_modules  # noqa: F401
 from .registry import defjvp, defnondiff, defvjp, lookup  # noqa: F401

@@ -24,8 +24,19 @@ from s2s_runtime import (dict_default_ct, dict_get, dict_get_ct, dict_items, dic
                          seq_cast_transpose, seq_concat, seq_repeat, seq_repeat_ct, seq_tile,
                          sequence, zeros_like)
 
-from ..frontend.desugar import contains, not_contains
 from .registry import defjvp, defnondiff, defvjp
+
+
+# the primitives ``item in container`` and ``item not in container`` are lowered to
+# (``frontend/desugar.py``; the operands swapped, as ``operator.contains``)
+def contains(container, item):
+    """``item in container``"""
+    return item in container
+
+
+def not_contains(container, item):
+    """``item not in container``"""
+    return item not in container
 
 
 def _vjp(fn, *templates):

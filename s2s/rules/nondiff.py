@@ -30,3 +30,9 @@ defnondiff(build.format_percent, build.format_string)
 from s2s_runtime import stop_gradient  # noqa: E402
 
 defnondiff(stop_gradient, container_result=True, identity=True)
+
+# checkpoint_loop(r, levels) = r and range_bounds(r, levels) = (start, stop, step, levels):
+# a range and ints, nothing to differentiate (reverse mode replaces the marked loop)
+from s2s_runtime.markers import checkpoint_loop, range_bounds  # noqa: E402
+
+defnondiff(checkpoint_loop, range_bounds)

@@ -128,13 +128,13 @@ def defnondiff(*fns, container_result=False, identity=False):
 
 def identity_primitives():
     """The primitives whose rule says ``identity`` (for the batching and lowering tables)."""
-    from . import _load_all  # noqa: F401  (make sure every rule module ran)
+    from . import all_modules  # noqa: F401  (make sure every rule module ran)
     return [r.fn for r in _RULES.values() if r.identity]
 
 
 def defopaque(fn, container_result=True, signature=None):
     """Register ``fn`` as a pure primitive without templates whose derivatives the
-    transforms build themselves (a checkpointed call, ``s2s/remat.py``); ``signature``
+    transforms build themselves (a checkpointed call, ``s2s/core/remat.py``); ``signature``
     (``(g, ans, *params)`` like a template's) lets a transform take ``fn`` directly."""
     _RULES[_key(fn)] = Rule(fn, (), nondiff=False, container_result=container_result,
                             signature=signature)
@@ -161,13 +161,13 @@ def implementation(fn) -> Optional[Callable]:
 
 def all_implementations():
     """``(fn, impl)`` pairs of ``defimplementation`` (for ``s2s rules``)."""
-    from . import _load_all  # noqa: F401
+    from . import all_modules  # noqa: F401
     return list(_IMPLEMENTATIONS.values())
 
 
 def all_rules():
     """Every registered rule (for ``s2s rules`` and coverage tests), ``defopaque``'s aside."""
-    from . import _load_all  # noqa: F401  (make sure every rule module ran)
+    from . import all_modules  # noqa: F401  (make sure every rule module ran)
     return [r for r in _RULES.values() if r.nondiff or r.vjps]
 
 
@@ -233,7 +233,7 @@ def has(fn, prop) -> bool:
 def having(prop) -> frozenset:
     """The primitives with property ``prop``, as a set of callables (for ``in`` tests of
     hot passes; taken after the rule modules have run)."""
-    from . import _load_all  # noqa: F401
+    from . import all_modules  # noqa: F401
     return frozenset(p.fn for p in _PROPS.values() if prop in p.flags)
 
 

@@ -23,14 +23,25 @@ from ..ir.names import NameGen
 
 _CACHE: Dict[int, Tuple[object, ir.Function]] = {}
 
+#: ``lower(fn) -> (ir.Function, freevars)``: the frontend's lowering of a Python function,
+#: which reads a template like user code; set by ``frontend/lower.py`` when it is imported
+#: (``set_template_lowering``), so this layer does not import the one above it
+_lower = None
+
+
+def set_template_lowering(lower) -> None:
+    """Register the function that lowers a rule template to IR (``frontend.lower.lower``)."""
+    global _lower
+    _lower = lower
+
 
 def template_ir(template) -> ir.Function:
     hit = _CACHE.get(id(template))
     if hit is not None and hit[0] is template:
         return hit[1]
-    from ..frontend.lower import lower
-
-    func, freevars = lower(template)
+    if _lower is None:
+        raise RuntimeError("rule templates are lowered by s2s.frontend.lower (import s2s)")
+    func, freevars = _lower(template)
     if freevars:
         raise ValueError(f"rule template {template} reads free values {sorted(freevars)}")
     for s in func.body[:-1]:

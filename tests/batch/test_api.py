@@ -144,7 +144,7 @@ def test_unbatchable_control_flow_is_an_error_unless_loop_is_asked_for():
 
 
 def test_generated_code_is_deterministic():
-    from s2s.batch.dump import vmap_source
+    from s2s.cli.dump_vmap import vmap_source
     a = vmap_source(affine, [np.ones((3, 4)), np.ones(4), np.ones(3)], "None,0,None")
     b = vmap_source(affine, [np.ones((3, 4)), np.ones(4), np.ones(3)], "None,0,None")
     assert a == b and "def vmap_affine(w, x, b):" in a and "rt.batch_contract" in a

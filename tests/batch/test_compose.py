@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.batch.jacobian import jacfwd_batched, jacrev_batched
+from s2s.api.batched_jacobians import jacfwd_batched, jacrev_batched
 from tests.grad.oracles import assert_tree_close, fd_grad
 
 from .control_kernels import newton_sqrt
@@ -132,11 +132,11 @@ def _cubic(x, y):
 
 
 def test_hessian_is_one_batched_call_and_matches_closed_forms(monkeypatch):
-    from s2s import api_jacobian
+    from s2s.api import jacobians
 
     calls = []
-    real = api_jacobian.hessian_blocks_batched
-    monkeypatch.setattr(api_jacobian, "hessian_blocks_batched",
+    real = jacobians.hessian_blocks_batched
+    monkeypatch.setattr(jacobians, "hessian_blocks_batched",
                         lambda *a: calls.append(real(*a)) or calls[-1])
     x = rng.normal(size=(2, 3))
     t = np.tanh(x)
@@ -198,7 +198,7 @@ def test_grad_of_vmap_through_a_masked_while_loop_matches_finite_differences():
 
 @pytest.mark.parametrize("build", [jacfwd_batched, jacrev_batched])
 def test_batched_jacobians_in_chunks_match_finite_differences(build, monkeypatch):
-    from s2s.batch import jacobian
+    from s2s.api import batched_jacobians as jacobian
     monkeypatch.setattr(jacobian, "CHUNK", 3)  # 7 basis vectors: chunks of 3, 3, 1
     x, y = rng.normal(size=7), rng.normal(size=2)
     f = lambda v: np.concatenate([np.sin(v) * y[0], np.cumsum(v)[:5] * y[1]])  # noqa: E731

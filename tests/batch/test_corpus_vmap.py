@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.batch.jacobian import jacfwd_batched, jacrev_batched
+from s2s.api.batched_jacobians import jacfwd_batched, jacrev_batched
 from tests.batch.loop import assert_close
 from tests.grad import oracles
 from tests.grad.corpus import CASES

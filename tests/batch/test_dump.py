@@ -3,7 +3,7 @@ import textwrap
 
 import numpy as np
 
-from s2s.cli import main
+from s2s.cli.main import main
 
 SOURCE = textwrap.dedent('''
     import numpy as np

@@ -102,7 +102,7 @@ def test_vmap_of_jit_is_compiled_once_and_reused():
     vf(X)
     inner = vf._s2s_transforms
     (jitted,) = inner.values()
-    assert isinstance(jitted, s2s.api_jit.Jitted) and len(jitted.signatures()) == 1
+    assert isinstance(jitted, s2s.core.jit.Jitted) and len(jitted.signatures()) == 1
     vf(X[:3])  # another batch size: the same compiled code
     assert len(jitted.signatures()) == 1
 

@@ -419,7 +419,7 @@ def test_what_stays_outside_the_subset_is_a_clear_error():
 
 
 def test_the_batched_kernel_is_deterministic_and_verified():
-    from s2s.backend.llvm.driver.dump import llvm_text
+    from s2s.cli.dump_llvm import llvm_text
     g = s2s.vmap(s2s.grad(model), (None, 0))
     first = llvm_text(g, [M43, A3], stage="unopt")
     assert first == llvm_text(g, [M43, A3], stage="unopt")

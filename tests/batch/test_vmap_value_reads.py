@@ -12,7 +12,7 @@ import pytest
 import s2s
 import s2s_runtime as rt
 from s2s.batch import value_reads  # noqa: F401  (registers batch_value's derivative rules)
-from s2s.batch.dump import vmap_source
+from s2s.cli.dump_vmap import vmap_source
 from s2s.errors import UnsupportedSyntaxError
 from s2s_runtime.batching import BatchingRuntimeError
 from tests.grad import oracles

@@ -14,7 +14,7 @@ import pytest
 
 import s2s
 from s2s.check import check
-from s2s.cli import main
+from s2s.cli.main import main
 
 BIN = Path(sys.executable).parent
 MODEL = '''\

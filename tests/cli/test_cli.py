@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.cli import main, parse_signature
+from s2s.cli.main import main, parse_signature
 
 BIN = Path(sys.executable).parent
 MODEL = '''\
@@ -270,7 +270,7 @@ def test_rules_lists_primitives_with_four_modes(capsys):
     assert len(rows) == len(out.splitlines()) > 500
     assert all(len(m.split()) == 4 for m in rows.values())
     # every primitive with a rule is listed, and every run-time helper
-    from s2s import modes
+    from s2s.cli import modes
     from s2s.rules.registry import all_rules
     assert {modes.qualified_name(r.fn) for r in all_rules()} <= set(rows)
     assert "s2s_runtime.vjps.prod_vjp" in rows

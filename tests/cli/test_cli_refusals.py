@@ -4,7 +4,7 @@ group 8): an argument kind jit does not compile, a GPU architecture LLVM does no
 import pytest
 
 from s2s.backend.cuda.target import KNOWN_ARCHS, check_arch
-from s2s.cli import main
+from s2s.cli.main import main
 
 MODEL = '''\
 def first(x):

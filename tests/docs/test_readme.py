@@ -90,7 +90,7 @@ def scratch(tmp_path, monkeypatch):
 
 
 def _run_sh(block: Block, scratch: Path):
-    from s2s.cli import main
+    from s2s.cli.main import main
 
     for k, raw in enumerate(block.code.splitlines()):
         line = raw.strip()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from s2s.cli import main
+from s2s.cli.main import main
 
 HERE = Path(__file__).parent
 CASES_FILE = HERE / "cases.py"

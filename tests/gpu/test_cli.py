@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from s2s.backend.cuda.toolkit import has_libdevice, has_ptxas
-from s2s.cli import main
+from s2s.cli.main import main
 from s2s.cuda import assemble
 
 SOURCE = """

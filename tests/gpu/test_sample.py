@@ -102,7 +102,7 @@ def test_cuda_check_through_the_host_stand_in(capsys, ptx_or_stub):
             return super().cuLaunchKernel(f, *rest)
 
     _host_kernels = {}
-    from s2s.backend.cuda import vectorize as vmod
+    from s2s.core import cuda_vectorize as vmod
     original = vmod.Vectorized.kernel
 
     def kernel(self, *examples, cpu=False):  # record the host build of every kernel made

@@ -488,12 +488,12 @@ def test_outside_reverse_mode_a_checkpointed_loop_runs_as_written():
 
 
 def test_generated_code_is_deterministic():
-    from s2s import pipeline
-    from s2s.api import _ReverseTransform
+    from s2s.core import pipeline
+    from s2s.core.reverse import ReverseTransform
     from s2s.emit.python import emit_function
 
     def text(fn, values):
-        t = _ReverseTransform(fn, (0, 1), False, False, "grad")
+        t = ReverseTransform(fn, (0, 1), False, False, "grad")
         return emit_function(t.specialised(values)).source
 
     for fn, values, name in ((LOOPS[0], [X, 0.5, 9], "_checkpoint_loop_oscillator_"),

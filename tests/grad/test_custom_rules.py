@@ -459,7 +459,7 @@ def test_keyword_calls_functions_passed_as_arguments_while_and_try():
 def test_s2s_dump_shows_the_rules(capsys):
     from pathlib import Path
 
-    from s2s.cli import main
+    from s2s.cli.main import main
 
     sample = Path(__file__).resolve().parents[2] / "samples" / "advanced" / "fixed_point.py"
     assert main(["dump", f"{sample}:cubic_root", "--args", "(1.5, 4.0)", "--argnums", "0,1",
@@ -515,8 +515,8 @@ def test_vjp_with_aux_keeps_the_residuals_of_every_iteration():
 
 
 def test_with_primal_calls_leaves_nothing_opaque_for_non_differentiating_transforms():
-    from s2s import pipeline
-    from s2s.custom import CustomCall, with_primal_calls
+    from s2s.core import pipeline
+    from s2s.core.custom import CustomCall, with_primal_calls
     from s2s.ir import nodes as irn
     from s2s.passes.inline import inline_calls
 
@@ -582,7 +582,7 @@ def test_true_rules_in_a_program_match_finite_differences(i):
 def test_a_rule_is_set_once():
     """Generated code keeps the rule it was made with: replacing a rule is an error,
     never a silently stale derivative."""
-    from s2s.custom import CustomRuleError
+    from s2s.core.custom import CustomRuleError
 
     f = s2s.custom_vjp(_replaced_rule_primal)
     f.defvjp(_replaced_rule_fwd, _replaced_rule_bwd)

@@ -240,10 +240,10 @@ def test_vjp_with_explicit_residuals_matches_finite_differences(x0):
 
 
 def test_vjp_halves_hand_over_residuals_as_values():
-    from s2s import pipeline
+    from s2s.core import pipeline
 
     x = np.array([1.0, 2.0])
-    transform = s2s.api._ReverseTransform(branch_vec, (0, 1), False, False, "vjp")
+    transform = s2s.core.reverse.ReverseTransform(branch_vec, (0, 1), False, False, "vjp")
     fwd, bwd = pipeline.reverse_split(transform.front, ["x", "y"],
                                       transform._param_info([x, 3.0]))
     fwd_src, bwd_src = pipeline.emit(fwd).source, pipeline.emit(bwd).source

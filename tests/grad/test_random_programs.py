@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 
 from . import progen
 from .progen import complex_step, fd, leaves, load

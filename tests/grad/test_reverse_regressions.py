@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 
 from .oracles import assert_tree_close, fd_grad
 

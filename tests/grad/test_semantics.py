@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import api
-from s2s import pipeline
+from s2s.core import specialise
+from s2s.core import pipeline
 
 
 def square_sum(x):
@@ -171,7 +171,7 @@ def fresh_square_sum():
     shared by every ``grad`` of the same function (and of functions with the same code)."""
     def square_sum(x):
         return np.sum(x * x)
-    api._SHARED.clear()
+    specialise._SHARED.clear()
     return square_sum
 
 

@@ -8,8 +8,8 @@ import numpy as np
 from s2s.backend.llvm.driver import engine
 from s2s.backend.llvm.driver.compile import param_types
 from s2s.backend.llvm.driver.module import build_module
-from s2s.api_jit import Jitted
-from s2s.cli import main
+from s2s.core.jit import Jitted
+from s2s.cli.main import main
 
 from . import kernels as K
 

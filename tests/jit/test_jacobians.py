@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.api_jit import Jitted
+from s2s.core.jit import Jitted
 from s2s.backend.llvm.derivs import jacobian_ops
 
 from . import jacobian_kernels as K
@@ -227,7 +227,7 @@ def test_integer_input_is_a_type_error():
 def test_outside_the_subset_names_the_construct_and_line():
     with pytest.raises(s2s.S2SError) as info:
         s2s.jit(s2s.jacrev(K.with_array_list))(X5)
-    assert "jacobian_kernels.py" in str(info.value) and "list" in str(info.value)
+    assert "core/jacobian_kernels.py" in str(info.value) and "list" in str(info.value)
 
 
 def test_dicts_inside_compile():
@@ -237,8 +237,8 @@ def test_dicts_inside_compile():
 
 # -- the kernel itself ---------------------------------------------------------------------
 def test_kernel_ir_is_deterministic():
-    from s2s.ir.printer import format_ir
-    from s2s.jit_jacobian import kernel_ir
+    from s2s.emit.printer import format_ir
+    from s2s.core.jit_jacobian import kernel_ir
     for what in ("jacrev", "jacfwd"):
         one = format_ir(kernel_ir(what, K.looped, 0, (X5, 3))[0])
         two = format_ir(kernel_ir(what, K.looped, 0, (X5, 3))[0])
@@ -248,7 +248,7 @@ def test_kernel_ir_is_deterministic():
 def test_jacrev_runs_the_forward_sweep_once():
     """The primal's matrix products sit before the loop over output rows."""
     from s2s.ir import nodes as ir
-    from s2s.jit_jacobian import kernel_ir
+    from s2s.core.jit_jacobian import kernel_ir
     func, _ = kernel_ir("jacrev", K.small_map, 0, (X5,))
     loops = [s for s in func.body if isinstance(s, ir.For)]
     assert len(loops) == 1

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.api_jit import Jitted
+from s2s.core.jit import Jitted
 from s2s.backend.llvm.driver.compile import param_types
 from s2s.backend.llvm.driver.module import build_module
 from tests.grad.oracles import assert_tree_close, fd_directional, fd_grad

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.api_jit import Jitted
+from s2s.core.jit import Jitted
 from s2s.backend.llvm.driver import engine
 from s2s.backend.llvm.lower import loop_versions
 from s2s.backend.llvm.driver.compile import param_types

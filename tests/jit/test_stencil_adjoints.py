@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.backend.llvm.driver.dump import llvm_text
+from s2s.cli.dump_llvm import llvm_text
 from tests.grad import progen
 from tests.grad.oracles import fd_grad
 

@@ -16,7 +16,7 @@ import pytest
 
 import s2s
 import s2s_runtime
-from s2s.cli import main
+from s2s.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

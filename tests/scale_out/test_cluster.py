@@ -68,7 +68,7 @@ def test_each_worker_compiles_once(client):
         value_and_grad_sum(client, vg, np.full(3, 0.1 * k), chunks)
 
     def compiled():
-        from s2s import travel
+        from s2s.core import travel
         return sorted(len(o.specs) for o in travel._ARRIVED.values()
                       if type(o).__name__ == "Jitted")
 

@@ -142,7 +142,7 @@ def test_lambdas_and_closures_travel_by_cloudpickle(other, name):
 
 def _plain_pickle_fails(fn):
     """Without cloudpickle in the picture a lambda cannot be pickled by value."""
-    import s2s.travel as travel
+    import s2s.core.travel as travel
     saved = travel._recording_pickler
     travel._recording_pickler = lambda: None
     try:
@@ -208,7 +208,7 @@ def test_errors_there_are_the_errors_here(other):
 
 _DISK_SCRIPT = """
 import pickle, sys
-from s2s.backend.llvm import disk_cache
+from s2s.backend.llvm.driver import disk_cache
 stored = []
 real = disk_cache.store
 disk_cache.store = lambda k, c: stored.append(k) or real(k, c)

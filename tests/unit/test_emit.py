@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 from s2s.emit.load import load, standalone_module
 from s2s.emit.naming import callable_path
 from s2s.emit.python import emit_function
 from s2s.frontend.lower import lower
-from s2s.ir.printer import format_ir
+from s2s.emit.printer import format_ir
 
 import fixtures_fns as fx
 
@@ -84,10 +84,10 @@ import sys
 sys.path.insert(0, {here!r})
 import numpy as np
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 from s2s.frontend.lower import lower
 from s2s.emit.python import emit_function
-from s2s.ir.printer import format_ir
+from s2s.emit.printer import format_ir
 import fixtures_fns as fx
 for fn in (fx.arith, fx.containers, fx.piecewise, fx.uses_globals, fx.hygiene):
     print(emit_function(lower(fn)[0]).source)

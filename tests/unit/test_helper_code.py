@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import modes
+from s2s.cli import modes
 from s2s.rules.registry import inlined
 from s2s_runtime import batching, batching_numpy, linalg
 

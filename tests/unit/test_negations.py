@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.cli import main
+from s2s.cli.main import main
 from s2s.passes.negations import fold_negations
 from tests.grad.oracles import fd_grad
 from tests.unit import fixtures_negations as fx

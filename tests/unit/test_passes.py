@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 from s2s.emit.load import load
 from s2s.emit.python import emit_function
 from s2s.frontend.lower import lower

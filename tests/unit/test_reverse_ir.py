@@ -12,7 +12,7 @@ import pytest
 import s2s_runtime as rt
 
 import s2s
-from s2s import pipeline
+from s2s.core import pipeline
 from s2s.ir import nodes as ir
 
 import fixtures_fns as fx

@@ -32,7 +32,7 @@ def test_the_check_can_fail():
     assert not broken.nondiff and not broken.jvps
 
 
-# --- the four modes of every primitive (``s2s rules``, ``s2s/modes.py``) -------------------
+# --- the four modes of every primitive (``s2s rules``, ``s2s/cli/modes.py``) -------------------
 #: primitives missing a mode without a stated reason when this ratchet was set; it may only
 #: go down (close a gap, or state in the record why the mode does not exist)
 GAPS_AT_MOST = 574  # 554 before the scipy.special, float-parts and stop_gradient records
@@ -41,7 +41,7 @@ GAPS_AT_MOST = 574  # 554 before the scipy.special, float-parts and stop_gradien
 #: process registered before (their own functions, forms made on first use)
 _COUNT_GAPS = """
 import json
-from s2s import modes
+from s2s.cli import modes
 own = ("numpy", "math", "builtins", "operator", "_operator", "s2s", "s2s_runtime", "cmath")
 fns = [fn for fn in modes.inventory()
        if (getattr(fn, "__module__", None) or "numpy").split(".")[0] in own]
@@ -68,14 +68,14 @@ def test_forms_made_on_first_use_carry_their_reasons():
     gap: it says why it has no derivative or batching rule."""
     import numpy as np
 
-    from s2s import modes
+    from s2s.cli import modes
     from s2s.backend.llvm.batching.per_example import reduce_per_example
     m = modes.modes(reduce_per_example(np.prod))
     assert m["jit"].status != "no" and all(m[k].ok and m[k].why for k in ("jvp", "vjp", "vmap"))
 
 
 def test_a_stated_reason_closes_a_gap():
-    from s2s import modes
+    from s2s.cli import modes
     from s2s.rules.registry import defno_mode, no_mode
 
     def probe(x):  # a stand-in primitive, registered for this test only

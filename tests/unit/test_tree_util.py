@@ -14,15 +14,8 @@ import pytest
 
 import s2s_runtime
 from s2s_runtime import tree as rt_tree
-from s2s.tree_util import (
-    PyTreeDef,
-    register_pytree_node,
-    tree_flatten,
-    tree_leaves,
-    tree_map,
-    tree_structure,
-    tree_unflatten,
-)
+from s2s.tree_util import (PyTreeDef, register_pytree_node, tree_flatten, tree_leaves, tree_map,
+                           tree_structure, tree_unflatten)
 
 Point = collections.namedtuple("Point", ["x", "y"])
 Other = collections.namedtuple("Other", ["x", "y"])

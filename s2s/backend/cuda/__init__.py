@@ -13,9 +13,9 @@ Modules:
   stores, error word, ``nvvm.annotations``);
 * ``indexed``  -- the index form: a kernel body that reads ``s2s.cuda.grid(1)``
   and writes arrays in place;
-* ``compile``  -- kernel IR text -> PTX (cached), ``ptxas`` -- assembling PTX;
-* ``vectorize`` / ``kernel_api`` -- the user APIs (``s2s.cuda.vectorize``,
-  ``s2s.cuda.kernel``) and the launch marshalling on top of
-  ``s2s_runtime.cuda``;
-* ``dump``     -- ``s2s dump --mode ptx``.
+* ``compile``  -- kernel IR text -> PTX (cached), ``ptxas`` -- assembling PTX.
+
+The user APIs (``s2s.cuda.vectorize``, ``s2s.cuda.kernel``) and the launch marshalling on
+top of ``s2s_runtime.cuda`` are a layer up, in ``core/cuda_vectorize.py`` and
+``core/cuda_kernel.py``; ``s2s dump --mode ptx`` is ``cli/dump_ptx.py``.
 """

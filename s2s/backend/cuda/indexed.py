@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+from s2s_runtime import cuda
+
 from ...errors import UnsupportedSyntaxError
 from ..llvm.typing import types as T
 from ..llvm.ops.calls import register
 from ..llvm.lower.function import FunctionLowering
-from .kernel import (KernelText, _param_llvm, _scalar_value, global_index, mark_kernel,
+from .kernel import (KernelText, param_llvm, scalar_value, global_index, mark_kernel,
                      new_ctx, new_module, record_error)
 from .target import DEFAULT_ARCH, TRIPLE
 
@@ -64,7 +66,6 @@ _GRID = _GridIndex()
 
 def register_grid_functions():
     """Register the lowering of ``cuda.grid``/``cuda.gridsize`` (idempotent)."""
-    from ... import cuda
     register(_GRID, cuda.grid, cuda.gridsize)
 
 
@@ -73,7 +74,7 @@ def _params(t, where):
     if isinstance(t, T.Array):
         return [T.memory_llvm(t.elem).as_pointer()] + [T.I64] * (2 * t.ndim)
     if isinstance(t, T.Scalar):
-        return _param_llvm("scalar", t)
+        return param_llvm("scalar", t)
     raise UnsupportedSyntaxError(
         f"cuda.kernel: the parameter {where} is a {t}; kernels take numpy/device arrays "
         "and numbers", None)
@@ -111,7 +112,7 @@ def build_indexed(func, types, name, boundscheck=True, arch=DEFAULT_ARCH, cpu=Fa
     b = ll.IRBuilder(kernel.append_basic_block("entry"))
     n = kernel.args[0]
     args = iter(kernel.args[1:])
-    values = [_array_value(b, args, t) if isinstance(t, T.Array) else _scalar_value(b, args, t)
+    values = [_array_value(b, args, t) if isinstance(t, T.Array) else scalar_value(b, args, t)
               for t in types]
     err = next(args)
     ctx = new_ctx(b, T.NONE)

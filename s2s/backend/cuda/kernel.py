@@ -100,7 +100,7 @@ def global_index(b, module):
     return start, b.mul(regs["nctaid"], regs["ntid"])
 
 
-def _param_llvm(kind, t):
+def param_llvm(kind, t):
     if kind == "array":
         return [T.memory_llvm(t).as_pointer()]
     if t.dtype == "c16":
@@ -113,7 +113,7 @@ def _load(b, ptr, t, i):
     return b.icmp_unsigned("!=", v, ll.Constant(T.I8, 0)) if t.dtype == "b1" else v
 
 
-def _scalar_value(b, args, t):
+def scalar_value(b, args, t):
     if t.dtype == "c16":
         z = ll.Constant(T.C128, None)
         return b.insert_value(b.insert_value(z, next(args), 0), next(args), 1)
@@ -175,7 +175,7 @@ def build_elementwise(func, types, layout, name, boundscheck=True, arch=DEFAULT_
             raise UnsupportedSyntaxError(
                 f"cuda.vectorize: a parameter of type {t}; elementwise kernels take numbers",
                 func.loc)
-    params = [T.I64] + [p for kind, t in inputs for p in _param_llvm(kind, t)]
+    params = [T.I64] + [p for kind, t in inputs for p in param_llvm(kind, t)]
     params += [T.memory_llvm(t).as_pointer() for t in outputs] + [T.I64.as_pointer()]
     kernel = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     mark_kernel(module, kernel)
@@ -194,7 +194,7 @@ def build_elementwise(func, types, layout, name, boundscheck=True, arch=DEFAULT_
         if kind == "array":
             arrays.append((k, next(args), t))
         else:
-            scalars[k] = _scalar_value(b, args, t)
+            scalars[k] = scalar_value(b, args, t)
     out_ptrs = [next(args) for _ in outputs]
     err = next(args)
     ctx = new_ctx(b, device.return_type)

@@ -1,5 +1,5 @@
 """The run-time helpers of ``vmap``'s batched code (``s2s_runtime.batching``) in LLVM IR,
-so that ``jit(vmap(f))`` compiles the batched program (``s2s/batch/jit_compose.py``).
+so that ``jit(vmap(f))`` compiles the batched program (``s2s/core/vmap_jit.py``).
 
 ``axes`` (where the batch axis is: sizes, shapes, views, reshapes, moves, stacking),
 ``masks`` (masks and selection of batched branches and loops, logical functions),

@@ -1,6 +1,6 @@
 """Where the batch axis is, in LLVM IR: ``vmap``'s run-time helpers (``s2s_runtime.batching``)
 that size, view, reshape, move and stack batched values, for ``jit(vmap(f))``
-(``s2s/batch/jit_compose.py``).
+(``s2s/core/vmap_jit.py``).
 
 Batched values carry the batch on axis 0.  Lowered here (same results as the Python
 helpers, for the types below; any other use stays refused by the call table, naming

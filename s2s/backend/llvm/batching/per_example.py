@@ -1,14 +1,14 @@
 """Per-example reductions and their cotangents in LLVM IR, for ``jit(vmap(f))``: the
-forms ``s2s/batch/jit_compose.py`` makes of a reduction over ``batch_axes(x)`` and of
+forms ``s2s/core/vmap_jit.py`` makes of a reduction over ``batch_axes(x)`` and of
 ``batch_unbroadcast`` (same results as the Python helpers for the types below, any
 other use refused by the call table with the helper's name and argument types):
 
-* ``reduce_per_example(fn)(x)`` (what ``jit_compose`` makes of ``fn(x, axis=batch_axes(x))``):
+* ``reduce_per_example(fn)(x)`` (what ``core/vmap_jit.py`` makes of ``fn(x, axis=batch_axes(x))``):
   the reduction ``fn`` (sum, prod, mean, max, min) of each example: ``x`` as
   ``(n, -1)``, reduced over axis 1;
 * ``batch_unbroadcast(g, x, True, x_batched)``: each example of ``g`` summed to the
   per-example shape of ``x`` (``contractions.einsum2`` with the summed letters);
-* ``sum_vjp_per_example(g, x)`` (``jit_compose``'s form of ``sum_vjp(g, x,
+* ``sum_vjp_per_example(g, x)`` (``core/vmap_jit.py``'s form of ``sum_vjp(g, x,
   batch_axes(x))``): ``g[b]`` spread over example ``b`` of ``x``;
 * ``mean_vjp_per_example(g, x)``, ``max_vjp_per_example(g, ans, x)``: ``rt.mean_vjp``
   and ``rt.max_vjp`` with ``axis=batch_axes(x)``: ``g[b]`` spread over example ``b``
@@ -113,7 +113,7 @@ class SumVjpPerExample:
 
 
 def sum_vjp_per_example(g, x):
-    """``rt.sum_vjp(g, x, rt.batch_axes(x))`` (what ``jit_compose`` makes of that call)."""
+    """``rt.sum_vjp(g, x, rt.batch_axes(x))`` (what ``core/vmap_jit.py`` makes of that call)."""
     return rt.sum_vjp(g, x, rt.batch_axes(x))
 
 

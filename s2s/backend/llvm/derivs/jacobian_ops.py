@@ -1,4 +1,4 @@
-"""The helpers of compiled Jacobian kernels (``s2s/jit_jacobian.py``), and their lowering.
+"""The helpers of compiled Jacobian kernels (``s2s/core/jit_jacobian.py``), and their lowering.
 
 A Jacobian kernel pushes basis vectors through derivative code in a native loop and
 writes each result into the Jacobian.  The helpers it calls, with the maths each one

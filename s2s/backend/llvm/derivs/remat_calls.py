@@ -1,4 +1,4 @@
-"""The helpers of checkpointed loops (``remat_loop.py``) compiled.
+"""The helpers of checkpointed loops (``s2s_runtime.markers``) compiled.
 
 * ``checkpoint_loop(r, levels)``: ``r`` itself, for a ``range`` ``r`` and a constant
   ``levels`` (an int >= 1 or ``"log"``); anything else is the ``TypeError``/``ValueError``
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from ....remat_loop import checkpoint_loop, range_bounds
+from s2s_runtime.markers import checkpoint_loop, range_bounds
 from ..typing import types as T
 from ..ops.calls import register
 

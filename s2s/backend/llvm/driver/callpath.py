@@ -21,7 +21,7 @@ import ctypes
 
 import numpy as np
 
-from s2s_runtime.native import NativeBlock, libc_free, wrap
+from s2s_runtime.native import NativeBlock, free_block, wrap
 
 from ....errors import MisalignedArrayError
 from ..values import abi
@@ -44,14 +44,14 @@ def c_argtypes(leaves):
     return out
 
 
-def _free_tapes(ctx, _free=libc_free, first=abi.TAPES, count=abi.CACHED_TAPES):
+def _free_tapes(ctx, free_block=free_block, first=abi.TAPES, count=abi.CACHED_TAPES):
     """``__del__`` of a context block: free the tape buffers the kernel kept in it (the
     defaults keep what it needs reachable while the interpreter shuts down)."""
     for k in range(count):
         address = ctx[first + 2 * k]
         if address:
             ctx[first + 2 * k] = 0
-            _free(address)
+            free_block(address)
 
 
 _CONTEXT_TYPES = {}

@@ -27,7 +27,7 @@ def key(text: str) -> str:
     import llvmlite
     import llvmlite.binding as llvm
 
-    from .... import __version__
+    from ....version import __version__
     h = hashlib.sha256()
     from .engine import host_features
     for part in (__version__, llvmlite.__version__, llvm.get_process_triple(),

@@ -53,7 +53,7 @@ def register(handler, *fns):
 
 
 #: why a compiled-only form has no jvp/vjp/vmap (``s2s rules`` shows it)
-COMPILED_FORM = ("a form the LLVM backend's rewrites make of a helper call (batch/jit_compose); "
+COMPILED_FORM = ("a form the LLVM backend's rewrites make of a helper call (core/vmap_jit.py); "
                  "no transform meets it")
 
 

@@ -136,7 +136,7 @@ def without_unread_records(func, types):
 def own_stacks(func, types):
     """The tapes the kernel builds itself (not handed in by Python) whose pushes and pops
     pair up by name: the names pushed are the names popped.  A tape whose pops take
-    other names (a kernel that inlines an adjoint renamed apart, ``jit_jacobian.py``)
+    other names (a kernel that inlines an adjoint renamed apart, ``core/jit_jacobian.py``)
     is left as it is: dropping one name's records would unbalance it."""
     params = {p.var.name for p in func.params}
     pushed, popped = {}, {}

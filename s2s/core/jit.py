@@ -1,0 +1,247 @@
+"""The compiled function ``s2s.jit`` returns (``Jitted``; ``api/compiling.py``): a function
+(or a generated derivative) compiled to native code.
+
+``jit(f)`` returns a ``Jitted`` callable that specialises on the types of its
+arguments (keyed cheaply: ``_arg_key``; Python numbers and arrays then take a
+direct builtin entry, ``backend/llvm/driver/fastcall.py``) (``backend.llvm.typing.types.value_type``: float64/float32/int64/bool/
+complex128 scalars, numpy arrays of those dtypes of any ndim and layout,
+tuples of them), compiles the IR s2s makes of ``f`` for each new signature
+(``backend.llvm``) and keeps it in memory.  ``f`` may be a plain function, a
+transform (``grad(f)``, ``value_and_grad(f)``: the generated derivative code
+is compiled), a function that calls transforms (``jvp``/``grad`` inside it are
+expanded) or a generated function (a ``vjp`` pullback, whose residuals, tapes
+included, become arguments); a ``jacfwd``/``jacrev``/``hessian`` function becomes one
+Jacobian kernel (``core/jit_jacobian.py``, through its ``_s2s_jit_ir`` hook).  Code outside the
+compiled subset raises ``UnsupportedSyntaxError`` naming the construct and
+the line; it never falls back to Python.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from s2s_runtime.tree import tree_map
+
+from . import pipeline
+from .custom_primal import front_without_custom_calls, primal_calls_inlined
+from .reverse import ReverseTransform
+from .specialise import signature_of
+from .protocol import fixed_ir, ir_hook
+from ..errors import MisalignedArrayError, UnsupportedSyntaxError
+from ..ir.kinds import kind_of
+from .travel import travelling
+from ..backend.llvm.typing.statics import is_static
+
+
+_FAST_TYPES = (float, int, bool, np.float64, np.ndarray)
+_PLAIN = (float, int, bool, complex)
+
+
+def _arg_key(x):
+    """What a specialisation depends on, cheaply: the type of a Python number, the dtype
+    and ndim of an array (dtype objects hash fast; ``dtype.str`` builds a string), the
+    value of a compile-time constant (``backend/llvm/typing/statics.py``), else ``kind_of``."""
+    t = type(x)
+    if t is np.ndarray:
+        return (x.dtype, x.ndim)
+    if t in _PLAIN:
+        return t
+    if is_static(x):  # None, a str, a tuple of them: compiled as constants, per value
+        return ("static", x)
+    return kind_of(x)
+
+
+class Jitted:
+    def __init__(self, fn, boundscheck=True, cache=False):
+        if not callable(fn):
+            raise TypeError(f"jit expects a callable, got {type(fn).__name__}")
+        if isinstance(fn, Jitted):  # jit(jit(f)) is jit(f)
+            fn = fn.fn
+        self.fn = fn
+        self.boundscheck = bool(boundscheck)
+        self.cache = cache
+        self.specs = {}
+        #: argument types -> (builtin, fail) for signatures of Python numbers (fastcall.py)
+        self.fast = {}
+        jit_sig = getattr(fn, "_s2s_jit_signature", None)  # jit(vmap(f)): core/vmap_jit.py
+        # a primitive (jit(np.sin)): the parameters its rule has (numpy's out=, where=...
+        # are not compiled), as grad(np.sin) takes them
+        self.sig = fn.sig if isinstance(fn, ReverseTransform) else \
+            jit_sig() if jit_sig is not None else \
+            pipeline.primitive_signature(fn) or signature_of(fn)
+        self.param_names = [n for n, p in self.sig.parameters.items()
+                            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if len(self.param_names) != len(self.sig.parameters):
+            name = getattr(fn, "__qualname__", repr(fn))
+            raise UnsupportedSyntaxError(
+                f"jit: {name} takes *args or **kwargs; jit compiles functions with named "
+                "parameters")
+        self.nargs = len(self.param_names)
+        self.__name__ = getattr(fn, "__name__", "jitted")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+        #: what grad, jvp, vjp... of this object transform (``api.transformed_target``)
+        self._s2s_transform_target = fn
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        """The IR of the function it compiles (``core/protocol.py``): met by another
+        transform in the code it transforms, ``jit(f)`` is ``f``."""
+        hook = ir_hook(self.fn)
+        if hook is not None:
+            return hook(args, kwargs)
+        return pipeline.lowered(self.fn) if args is None else None
+
+    def _bind(self, args, kwargs):
+        bound = self.sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] for n in self.param_names)
+
+    def __reduce__(self):
+        """``jit(fn, boundscheck, cache)``, never its compiled code: a receiving process
+        compiles once per signature or loads the object code (``cache=True``) from
+        ``$S2S_CACHE_DIR`` (``core/travel.py``)."""
+        return travelling(self, Jitted, (self.fn, self.boundscheck, self.cache))
+
+    def __call__(self, *args, **kwargs):
+        try:
+            if not kwargs:
+                hit = self.fast.get(tuple(map(type, args)))
+                if hit is not None:
+                    out = hit[0](*args)
+                    if out is None:
+                        hit[1]()
+                    if out is not NotImplemented:  # arrays of another dtype or ndim
+                        return out
+            bound = self._bind(args, kwargs) if kwargs or len(args) != self.nargs else args
+            key = tuple(map(_arg_key, bound))
+            spec = self.specs.get(key)
+            if spec is None or spec.has_free and not spec.free_current():
+                with pipeline.COMPILE_LOCK:  # threads compile one signature at a time
+                    spec = self.specs.get(key)
+                    if spec is None or spec.has_free and not spec.free_current():
+                        spec = self.specs[key] = self._specialise(bound)
+            if spec.fast is not None and all(type(a) in _FAST_TYPES for a in bound):
+                self.fast[tuple(map(type, bound))] = (spec.fast, spec.caller.fail)
+            return spec.call(bound)
+        except MisalignedArrayError:
+            return self._call_aligned(args, kwargs)
+
+    def _call_aligned(self, args, kwargs):
+        """The call with an aligned copy of each array argument that is not aligned (as
+        arrays unpickled from a buffer at any offset are: Dask hands workers such
+        arrays); what the function writes into a copy is copied back into the caller's
+        array, and a read-only array's copy is read-only."""
+        copies = []
+
+        def aligned(x):
+            if type(x) is np.ndarray and not x.flags.aligned:
+                c = x.copy(order="K")
+                c.flags.writeable = x.flags.writeable
+                copies.append((x, c))
+                return c
+            return x
+
+        args, kwargs = tree_map(aligned, (args, kwargs))
+        if not copies:  # a free variable is misaligned: say so
+            raise MisalignedArrayError(
+                "jit: an array that the function reads as a free variable is not aligned "
+                "for its dtype (numpy's ALIGNED flag is off); pass it as an argument, or "
+                "bind an aligned copy (x.copy())")
+        out = self(*args, **kwargs)
+        for x, c in copies:
+            if x.flags.writeable:
+                np.copyto(x, c)
+        return out
+
+    # -- compiling --------------------------------------------------------------
+    def source_ir(self, args):
+        """``(ir_function, free values)``: the IR compiled for these arguments, and the
+        values of its keyword-only free-variable parameters (in order)."""
+        fn = self.fn
+        if hasattr(fn, "_s2s_jit_ir"):  # jit(vmap(f)): the batched program
+            return fn._s2s_jit_ir(args)
+        if isinstance(fn, ReverseTransform):
+            gen, free = fn.generated(list(args))
+            func, fv = gen.__s2s_ir__()
+            values = {**dict(free), **dict(zip([p.var.name for p in func.params], args))}
+            func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
+            return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
+        fixed = fixed_ir(fn)
+        if fixed is not None:
+            func, freevars = primal_calls_inlined(*fixed)
+            return func, freevar_loader(func, freevars, self.param_names)
+        front = pipeline.front(fn)
+        arguments = dict(zip(self.param_names, args))
+        arguments.update({n: fv.load() for n, fv in front.freevars.items()})
+        front = front_without_custom_calls(pipeline.expanded(front, arguments), arguments)
+        func = indexed_loops(front.func, self.param_names)
+        from ..backend.llvm.passes.dict_versions import versioned
+        func = versioned(func)  # d['new key'] = v: a new variable per dict type
+        return func, freevar_loader(func, front.freevars, self.param_names)
+
+    def _specialise(self, args):
+        from ..backend.llvm.driver.compile import compile_signature, lowers
+        func, load_free = self.source_ir(args)
+        func = pipeline.helper_code(func, lowers)  # helpers without a lowering: their code
+        return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
+                                 describe=self.describe, cache=bool(self.cache))
+
+
+    def describe(self):
+        """``(name and signature, the signatures compiled so far)`` for error messages."""
+        sigs = self.signatures()
+        return (f"{self.__name__}{self.sig}",
+                "; compiled for: " + ", ".join(f"({s})" for s in sigs) if sigs else "")
+
+    def signatures(self):
+        return [s.signature for s in self.specs.values()]
+
+
+def indexed_loops(func, params):
+    """``func`` with its loops over arrays, tuples, ``zip``/``enumerate``/``reversed``
+    turned into loops over ranges that index (the passes reverse mode uses)."""
+    from dataclasses import replace
+
+    from ..ir import nodes as ir
+    from ..ir.names import NameGen
+    from ..passes.argument_loops import argument_loops
+    from ..passes.loop_ranges import range_loops
+
+    names = NameGen(ir.all_names(func))
+    temps = set(func.temps)
+    body = range_loops(argument_loops(list(func.body), names, set(params)), names, temps,
+                       set(params))
+    return replace(func, body=tuple(body), temps=frozenset(temps))
+
+
+def freevar_loader(func, freevars, param_names):
+    """The values of ``func``'s parameters after the user's (its free variables)."""
+    names = [p.var.name for p in func.params]
+    if names[:len(param_names)] != list(param_names):
+        raise UnsupportedSyntaxError(
+            f"jit: the parameters of {func.name} ({', '.join(names)}) do not start with "
+            f"the function's own ({', '.join(param_names)})", func.loc)
+    loaders = [freevars[n].load for n in names[len(param_names):]]
+    return lambda: [load() for load in loaders]
+
+
+def _loaded(freevars, known) -> dict:
+    """The values of the free variables that inlining custom rules added."""
+    return {n: fv.load() for n, fv in freevars.items() if n not in known}
+
+
+def _free_loader(func, free, transform):
+    """Free values of a transform's generated function, read afresh at each call (those
+    that expanding calls of transforms added are fixed when compiled)."""
+    names = [p.var.name for p in func.params][len(transform.param_names):]
+    fixed = dict(free)
+
+    def load():
+        current = transform.free_values() if transform._front is not None else {}
+        return [current.get(n, fixed[n]) for n in names]
+
+    return load
+
+
+_ = inspect

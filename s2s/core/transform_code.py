@@ -1,0 +1,255 @@
+"""Transforms as code: the ``__s2s_ir__`` of ``jacfwd``, ``jacrev`` and ``hessian``
+functions and of ``vjp`` called inside transformed code.
+
+A Jacobian function met by another transform (``jacfwd(jacrev(f))``,
+``vmap(hessian(f))``, ``grad(lambda x: jacrev(f)(x) @ v)``) stands for plain
+numpy code over the standard basis, which s2s reads like user code and
+inlines, so the outer transform differentiates, batches or compiles it with
+no rule of its own.  For ``nargs`` positional arguments ``a0, a1, ...`` and
+differentiated arguments ``nums``:
+
+* **jacfwd**: for each differentiated ``a_n``, a loop over its ``size`` entries
+  pushes the basis vector ``e_k`` (shaped like ``a_n``, zero tangents for the
+  other arguments) through ``jvp(fun, ...)`` and stacks the tangent outputs as
+  the last axis, reshaped to ``out.shape + a_n.shape``;
+* **jacrev**: for each output leaf ``o``, a loop over its entries takes
+  ``grad`` of ``sum(fun(*a)[o] * ct)`` with respect to ``nums`` at the basis
+  cotangent ``ct = e_k`` and stacks the rows, reshaped to
+  ``o.shape + a_n.shape``;
+* **hessian**: the jacfwd code of ``jacrev(fun, argnums)``, as JAX's
+  ``jacfwd(jacrev(fun))``.
+
+* **vjp** inside code: ``vjp(fun, *primals)`` is ``(fun(*primals), pullback)``
+  where ``pullback`` is an object of a class written in that code, which never
+  exists at run time (the inliner's ``Pack`` and virtual objects,
+  ``passes/inline.py``); ``pullback(ct)`` is ``grad`` of
+  ``sum(fun(*a) * ct)`` with respect to every primal, at the primals.
+
+Layout as JAX's (a tuple over ``nums`` when ``argnums`` is a tuple, inside a
+tuple over the output's leaves when the output is a tuple).  What this code
+covers: differentiated and other arguments that are numbers or arrays, an
+output that is a number, an array or a flat tuple of them, no ``has_aux`` and
+no ``holomorphic``; anything else raises ``UnsupportedSyntaxError`` naming it
+(the Jacobian function itself, called outside transformed code, takes any
+pytree).  The code is generated as Python text per ``(nargs, nums, output
+structure, dtypes)`` and registered with ``linecache`` (as generated code is,
+``emit/load.py``), so the frontend reads it like any function.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError
+from ..frontend.registered import register as register_source
+from ..ir.kinds import is_inexact_leaf
+
+_CODE = {}  # (what, id(fun), nargs, nums, single, layout) -> (fun, generated function)
+
+
+def _leaf(v) -> bool:
+    return isinstance(v, (float, int, complex, bool, np.ndarray, np.generic))
+
+
+def _dtype_text(v) -> str:
+    dt = np.result_type(v)
+    if dt.kind != "f":
+        dt = np.dtype(np.float64)
+    return f"np.{dt.name}"
+
+
+def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
+    """``(ir.Function, freevars)`` of ``<what>(fun, argnums)`` for calls with arguments of
+    the kinds of ``args`` (the ``__s2s_ir__`` of a Jacobian function)."""
+    from . import pipeline
+    from .specialise import normalise_argnums
+
+    label = f"{what}(f) inside transformed code or transformed again"
+    if kwargs:
+        raise UnsupportedSyntaxError(f"{label}: keyword arguments (pass them positionally)")
+    if has_aux or holomorphic:
+        raise UnsupportedSyntaxError(f"{label}: has_aux=True or holomorphic=True")
+    nums, single = normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
+    for i, a in enumerate(args):
+        if not _leaf(a):
+            raise UnsupportedSyntaxError(
+                f"{label}: argument {i} is a {type(a).__name__} (this code takes numbers "
+                "and arrays)")
+        if i in nums and (not is_inexact_leaf(a) or np.iscomplexobj(a)):
+            raise TypeError(f"{what} requires real-valued inputs (float leaves) in argnums; "
+                            f"argument {i} is {np.result_type(a).name}")
+    out = (jacrev_fun(fun, argnums) if what == "hessian" else fun)(*args)
+    if isinstance(out, tuple) and all(map(_leaf, out)):
+        layout = len(out)
+    elif _leaf(out):
+        layout = None
+    else:
+        raise UnsupportedSyntaxError(f"{label}: an output of type {type(out).__name__} "
+                                     "(this code returns numbers, arrays or a flat tuple "
+                                     "of them)")
+    for o in out if layout is not None else (out,):
+        if np.iscomplexobj(o):
+            raise TypeError(f"{what} requires real-valued outputs, got "
+                            f"{np.result_type(o).name}")
+    dtypes = tuple(_dtype_text(a) for a in args)
+    key = (what, id(fun), len(args), nums, single, layout, dtypes)
+    hit = _CODE.get(key)
+    if hit is None or hit[0] is not fun:
+        if what == "jacrev":
+            text = _jacrev_text(len(args), nums, single, layout, dtypes)
+        else:
+            text = _jacfwd_text(len(args), nums, single, layout, dtypes)
+        inner = jacrev_fun(fun, argnums) if what == "hessian" else fun
+        name = "jacrev_code" if what == "jacrev" else "jacfwd_code"
+        hit = _CODE[key] = (fun, _load(text, name, inner))
+    front = pipeline.front(hit[1])
+    return front.func, dict(front.freevars)
+
+
+def vjp_ir(fun, primals, has_aux):
+    """``(ir.Function, freevars)`` of ``vjp(fun, *primals)`` called inside transformed
+    code with primals of these kinds: ``def vjp_code(f, a0, ..., has_aux=False)``."""
+    from . import pipeline
+
+    label = "vjp inside transformed code"
+    if has_aux:
+        raise UnsupportedSyntaxError(f"{label} with has_aux=True")
+    for i, a in enumerate(primals):
+        if not _leaf(a) or not is_inexact_leaf(a) or np.iscomplexobj(a):
+            raise UnsupportedSyntaxError(
+                f"{label}: primal {i} is a {type(a).__name__} (this code takes real numbers "
+                "and arrays)")
+    out = fun(*primals)
+    if isinstance(out, tuple) and all(map(_leaf, out)):
+        layout = len(out)
+    elif _leaf(out):
+        layout = None
+    else:
+        raise UnsupportedSyntaxError(f"{label}: an output of type {type(out).__name__}")
+    for o in out if layout is not None else (out,):
+        if np.iscomplexobj(o):
+            raise UnsupportedSyntaxError(f"{label}: a complex output")
+    key = ("vjp", id(fun), len(primals), layout)
+    hit = _CODE.get(key)
+    if hit is None or hit[0] is not fun:
+        hit = _CODE[key] = (fun, _load(_vjp_text(len(primals), layout), "vjp_code", fun))
+    # as the frontend lowered it: the pullback object is seen through where it is
+    # inlined (returned from here on its own, it would escape)
+    func, freevars = pipeline.lowered(hit[1])
+    return func, dict(freevars)
+
+
+def _vjp_text(nargs, layout) -> str:
+    a = [f"a{i}" for i in range(nargs)]
+    outs = [None] if layout is None else list(range(layout))
+    cts = [f"ct{o or 0}" for o in outs]
+    lines = [f"def dotted({', '.join(a + cts)}):",
+             f"    out = fun({', '.join(a)})"]
+    terms = [f"np.sum(out * {cts[0]})"] if layout is None else \
+        [f"np.sum(out[{o}] * {ct})" for o, ct in zip(outs, cts)]
+    lines += [f"    return {' + '.join(terms)}", "", "", "class Pullback:",
+              f"    def __init__(self, {', '.join(a)}):"]
+    lines += [f"        self.{x} = {x}" for x in a]
+    given = "ct" if layout is None else ", ".join(f"ct[{o}]" for o in outs)
+    lines += ["", "    def __call__(self, ct):",
+              f"        return grad(dotted, argnums=({', '.join(map(str, range(nargs)))},))("
+              f"{', '.join('self.' + x for x in a)}, {given})", "", "",
+              f"def vjp_code(f, {', '.join(a)}, has_aux=False):",
+              f"    return fun({', '.join(a)}), Pullback({', '.join(a)})"]
+    return "\n".join(lines) + "\n"
+
+
+#: the public transforms the code written here calls (``grad``, ``jvp``, ``jacrev``): it is
+#: code at the user's level, run by the transforms above this layer, which register
+#: them when ``s2s.api`` is imported (``register_public``)
+PUBLIC: dict = {}
+
+
+def register_public(**transforms) -> None:
+    """Name the public transforms (``grad=``, ``jvp=``, ``jacrev=``) the code calls."""
+    PUBLIC.update(transforms)
+
+
+def _public(name: str):
+    fn = PUBLIC.get(name)
+    if fn is None:
+        raise RuntimeError(f"transform code needs s2s.{name} (import s2s)")
+    return fn
+
+
+def jacrev_fun(fun, argnums):
+    return _public("jacrev")(fun, argnums)
+
+
+def _load(text: str, name: str, fun):
+    digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+    filename = f"<s2s-jacobian {name} {digest}>"
+    register_source(filename, text)
+    namespace = {"np": np, "jvp": _public("jvp"), "grad": _public("grad"), "fun": fun,
+                 "__name__": "s2s_generated"}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def _pack(parts, single) -> str:
+    return parts[0] if single else "(" + ", ".join(parts) + ",)"
+
+
+def _jacfwd_text(nargs, nums, single, layout, dtypes) -> str:
+    a = [f"a{i}" for i in range(nargs)]
+    outs = [None] if layout is None else list(range(layout))
+    lines = [f"def jacfwd_code({', '.join(a)}):"]
+    lines += [f"    z{i} = np.zeros_like({a[i]})" for i in range(nargs)]
+    for n in nums:
+        tangents = ", ".join("t" if i == n else f"z{i}" for i in range(nargs))
+        lines += [f"    n{n} = np.size({a[n]})",
+                  f"    e{n} = np.eye(n{n})" if dtypes[n] == "np.float64" else
+                  f"    e{n} = np.eye(n{n}, dtype={dtypes[n]})"]
+        lines += [f"    c{n}_{o or 0} = []" for o in outs]
+        lines += [f"    for k in range(n{n}):",
+                  f"        t = np.reshape(e{n}[k], np.shape({a[n]}))",
+                  f"        d = jvp(fun, ({', '.join(a)},), ({tangents},))[1]"]
+        lines += [f"        c{n}_{o or 0}.append({'d' if o is None else f'd[{o}]'})"
+                  for o in outs]
+        for o in outs:
+            c = f"c{n}_{o or 0}"
+            lines += [f"    {c} = np.stack({c}, axis=-1)",
+                      f"    {c} = np.reshape({c}, np.shape({c})[:-1] + np.shape({a[n]}))"]
+    per_out = [_pack([f"c{n}_{o or 0}" for n in nums], single) for o in outs]
+    lines.append(f"    return {per_out[0] if layout is None else _pack(per_out, False)}")
+    return "\n".join(lines) + "\n"
+
+
+def _jacrev_text(nargs, nums, single, layout, dtypes) -> str:
+    a = [f"a{i}" for i in range(nargs)]
+    outs = [None] if layout is None else list(range(layout))
+    cts = [f"ct{o or 0}" for o in outs]
+    lines = [f"def dotted({', '.join(a + cts)}):",
+             f"    out = fun({', '.join(a)})"]
+    terms = [f"np.sum(out * {cts[0]})"] if layout is None else \
+        [f"np.sum(out[{o}] * {ct})" for o, ct in zip(outs, cts)]
+    lines += [f"    return {' + '.join(terms)}", "",
+              f"def jacrev_code({', '.join(a)}):",
+              f"    out = fun({', '.join(a)})"]
+    leaf = (lambda o: "out") if layout is None else (lambda o: f"out[{o}]")
+    lines += [f"    y{o or 0} = {leaf(o)}" for o in outs]
+    lines += [f"    z{o or 0} = np.zeros_like(y{o or 0}, dtype=np.float64)" for o in outs]
+    grad_of = f"grad(dotted, argnums=({', '.join(map(str, nums))},))"
+    for o in outs:
+        m = f"m{o or 0}"
+        given = ", ".join("ct" if x == o else f"z{x or 0}" for x in outs)
+        lines += [f"    {m} = np.size(y{o or 0})",
+                  f"    e{o or 0} = np.eye({m})"]
+        lines += [f"    r{o or 0}_{n} = []" for n in nums]
+        lines += [f"    for k in range({m}):",
+                  f"        ct = np.reshape(e{o or 0}[k], np.shape(y{o or 0}))",
+                  f"        g = {grad_of}({', '.join(a)}, {given})"]
+        lines += [f"        r{o or 0}_{n}.append(g[{j}])" for j, n in enumerate(nums)]
+        for n in nums:
+            r = f"r{o or 0}_{n}"
+            lines += [f"    {r} = np.reshape(np.stack({r}), np.shape(y{o or 0}) + "
+                      f"np.shape({a[n]}))"]
+    per_out = [_pack([f"r{o or 0}_{n}" for n in nums], single) for o in outs]
+    lines.append(f"    return {per_out[0] if layout is None else _pack(per_out, False)}")
+    return "\n".join(lines) + "\n"
