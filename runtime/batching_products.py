@@ -181,8 +181,8 @@ def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, ax
     operands = (g, b) if which == 0 else (a, g)
     out = _einsum2(subs, *operands)
     target = a if which == 0 else b
-    if lift:
-        out = _fit(out, target)
+    if lift:  # the cotangent is the same for every example: fit to one example's shape
+        out = _fit(out, np.asarray(target)[0] if target_batched else target)
         return np.broadcast_to(out, (batch_size(g, a, b),) + np.shape(out))
     if batched and not target_batched:
         n = out.shape[0]
@@ -207,6 +207,8 @@ def bilinear_vjp_subscripts(kind, which, a, b, g_batched, a_batched, b_batched, 
             sb = "z" + sb
     if g_batched and "z" not in so:
         so = "z" + so
+    elif not g_batched:
+        so = so.replace("z", "")  # a cotangent the same for every example: no batch axis
     other_sub = sb if which == 0 else sa
     target_sub = sa if which == 0 else sb
     if "z" in target_sub and "z" not in so and "z" not in other_sub:

@@ -9,10 +9,14 @@ listed here when reading it as code was measured to work in the transforms that
 lack a rule (``tests/unit/test_helper_code.py``: each against a loop over the
 batch, the Python result, finite differences).
 """
-from s2s_runtime import batching, batching_more, linalg
+from s2s_runtime import batching, batching_more, helper_rules, index_writes, linalg, second_order
 
 from .registry import definline
 
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
           batching_more.batch_solve, batching_more.batch_diag)
-definline(batching.batch_setitem, batching.batch_index)
+definline(batching.batch_setitem, batching.batch_index, batching_more.batch_inplace)
+# helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
+definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose)
+definline(*(getattr(second_order, f"{product}_vjp_{mode}") for product in ("dot", "inner", "tensordot")
+            for mode in ("jvp", "vjp", "transpose")))
