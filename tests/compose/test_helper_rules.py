@@ -179,3 +179,43 @@ def test_jit_of_a_nested_list_display_matches_python():
     assert got == pytest.approx(nested_display(X), rel=1e-14)
     three = s2s.jit(lambda x: np.array([[[x[0], 1.0]], [[2, x[1]]]]))(X)
     np.testing.assert_array_equal(three, np.array([[[X[0], 1.0]], [[2, X[1]]]]))
+
+
+_PRODUCTS = [  # (helper, kind, which, a per example, b per example, extra arguments)
+    (np.dot, "dot", None, (3,), (3,), ()), (np.dot, "dot", None, (2, 3), (3,), ()),
+    (np.dot, "dot", None, (3,), (3, 2), ()), (np.inner, "inner", None, (2, 3), (3,), ()),
+    (np.tensordot, "tensordot", None, (2, 3), (2, 3), (2,)),
+    (np.matmul, "matmul", 0, (2, 3), (3, 4), ()), (np.matmul, "matmul", 1, (2, 3), (3, 4), ()),
+]
+_VJPS = {"dot": "dot_vjp", "inner": "inner_vjp", "tensordot": "tensordot_vjp"}
+
+
+@pytest.mark.parametrize("product", _PRODUCTS, ids=lambda p: f"{p[1]}-{p[3]}-{p[4]}-{p[2]}")
+@pytest.mark.parametrize("flags", [(g, a, b) for g in (0, 1) for a in (0, 1) for b in (0, 1)
+                                   if a or b or g])
+def test_batched_product_cotangents_match_a_loop_over_the_batch(product, flags):
+    """``rt.batch_bilinear_vjp`` (vmap of ``dot_vjp``...) for every choice of batched
+    operands, a cotangent the same for every example included, against the unbatched
+    helper example by example."""
+    import s2s_runtime as rt
+    prod, kind, fixed, sa, sb, extra = product
+    gb, ab, bb = map(bool, flags)
+    rng = np.random.default_rng(3)
+    n = 4
+    a = rng.normal(size=((n,) if ab else ()) + sa)
+    b = rng.normal(size=((n,) if bb else ()) + sb)
+    sg = np.shape(prod(np.ones(sa), np.ones(sb), *extra))
+    g = rng.normal(size=((n,) if gb else ()) + sg)
+    for which in ((fixed,) if fixed is not None else (0, 1)):
+        if kind == "matmul":
+            helper = rt.matmul_vjp_lhs if which == 0 else rt.matmul_vjp_rhs
+
+            def one(gk, ak, bk):
+                return helper(gk, ak, bk)
+        else:
+            def one(gk, ak, bk, vjp=getattr(rt, _VJPS[kind])):
+                return vjp(gk, ak, bk, *extra, which)
+        got = rt.batch_bilinear_vjp(kind, which, g, a, b, gb, ab, bb, *extra)
+        want = np.stack([one(g[k] if gb else g, a[k] if ab else a, b[k] if bb else b)
+                         for k in range(n)])
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -10,7 +10,8 @@ list of its length), ``array_vjp(g, l)`` (the items of the 1-D array ``g``),
 ``sum_builtin_vjp(g, l)`` (``g`` for every item), ``extreme_ct(g, l, m)`` (``g`` at the
 first item equal to ``m``); ``array_jvp`` (the tangents as an array of the result's
 dtype).  A display ``[a, b, ...]`` of numbers: ``np.array``/``np.asarray`` (a 1-D array
-of the promoted dtype; a rectangular display of displays: an array of its shape), ``np.shape``/``size``/``ndim``, and ``array_vjp`` into it.
+of the promoted dtype; a rectangular display of displays: an array of its shape),
+``np.shape``/``size``/``ndim``, and ``array_vjp`` into it.
 """
 from __future__ import annotations
 
