@@ -219,3 +219,12 @@ def test_batched_product_cotangents_match_a_loop_over_the_batch(product, flags):
         want = np.stack([one(g[k] if gb else g, a[k] if ab else a, b[k] if bb else b)
                          for k in range(n)])
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", [f_dot, f_inner, f_tensordot, f_solve])
+def test_hessian_of_hessian_against_fourth_differences(f):
+    """Forward over reverse over forward over reverse through the product helpers
+    (``rt.dot_vjp_jvp`` differentiated again, read as code), checked as the matrix
+    checks it (``wraps.py``: nested central differences of the primal)."""
+    from .wraps import Case, chain, check
+    check(chain(Case(f.__name__, f, lambda y, h: f(y), X), ["hessian", "hessian"]))
