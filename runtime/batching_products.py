@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .batching import batch_size, per_example_ndim
+from .batching import per_example_ndim
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"  # 'z' is the batch letter
 
@@ -181,9 +181,11 @@ def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, ax
     operands = (g, b) if which == 0 else (a, g)
     out = _einsum2(subs, *operands)
     target = a if which == 0 else b
-    if lift:
-        out = _fit(out, target)
-        return np.broadcast_to(out, (batch_size(g, a, b),) + np.shape(out))
+    if lift:  # the cotangent is the same for every example: fit to one example's shape
+        out = _fit(out, np.asarray(target)[0] if target_batched else target)
+        n = next(np.shape(v)[0] for v, f in ((g, g_batched), (a, a_batched), (b, b_batched))
+                 if f)  # the batch size, from a batched operand
+        return np.broadcast_to(out, (n,) + np.shape(out))
     if batched and not target_batched:
         n = out.shape[0]
         return _fit(out, np.broadcast_to(np.asarray(target), (n,) + np.shape(target)))
@@ -207,6 +209,8 @@ def bilinear_vjp_subscripts(kind, which, a, b, g_batched, a_batched, b_batched, 
             sb = "z" + sb
     if g_batched and "z" not in so:
         so = "z" + so
+    elif not g_batched:
+        so = so.replace("z", "")  # a cotangent the same for every example: no batch axis
     other_sub = sb if which == 0 else sa
     target_sub = sa if which == 0 else sb
     if "z" in target_sub and "z" not in so and "z" not in other_sub:

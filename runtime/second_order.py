@@ -152,12 +152,22 @@ def _with(a, b, slot, v):
     return (v, b) if slot == 0 else (a, v)
 
 
+def _product_vjp(vjp, g, a, b, extra, which):
+    """``vjp(g, a, b, *extra, which)`` written without unpacking (``extra``: () or
+    ``(axes,)``), so that s2s reads it as code with no run-time unpacking left."""
+    if len(extra) == 1:
+        return vjp(g, a, b, extra[0], which)
+    return vjp(g, a, b, which)
+
+
 def _bilinear_jvp(vjp, t, out, g, a, b, extra, which, wrt):
     """Tangent of ``vjp(g, a, b, *extra, which)`` from the tangent ``t`` of factor ``wrt``:
     the helper ignores factor ``which`` and is linear in the other."""
     if wrt == which:
         return zeros_like(out)
-    return vjp(g, *_with(a, b, wrt, t), *extra, which)
+    if wrt == 0:
+        return _product_vjp(vjp, g, t, b, extra, which)
+    return _product_vjp(vjp, g, a, t, extra, which)
 
 
 def _bilinear_vjp(vjp, ct, g, a, b, extra, which, wrt):
@@ -166,7 +176,9 @@ def _bilinear_vjp(vjp, ct, g, a, b, extra, which, wrt):
     product's VJP for factor ``wrt`` (0 for ``wrt == which``)."""
     if wrt == which:
         return zeros_like(a if wrt == 0 else b)
-    return vjp(g, *_with(a, b, which, ct), *extra, wrt)
+    if which == 0:
+        return _product_vjp(vjp, g, ct, b, extra, wrt)
+    return _product_vjp(vjp, g, a, ct, extra, wrt)
 
 
 def dot_vjp_jvp(t, out, g, a, b, which=0, wrt=0):
@@ -182,7 +194,8 @@ def dot_vjp_vjp(ct, g, a, b, which=0, wrt=0):
 def dot_vjp_transpose(ct, g, a, b, which=0):
     """Transpose of ``g -> dot_vjp(g, a, b, which)``: the JVP of ``np.dot`` in factor
     ``which``, ``np.dot(ct, b)`` or ``np.dot(a, ct)``, shaped like ``g``."""
-    return unbroadcast(np.dot(*_with(a, b, which, ct)), g)
+    x, y = _with(a, b, which, ct)
+    return unbroadcast(np.dot(x, y), g)
 
 
 def inner_vjp_jvp(t, out, g, a, b, which=0, wrt=0):
@@ -198,7 +211,8 @@ def inner_vjp_vjp(ct, g, a, b, which=0, wrt=0):
 def inner_vjp_transpose(ct, g, a, b, which=0):
     """Transpose of ``g -> inner_vjp(g, a, b, which)``: ``np.inner(ct, b)`` or
     ``np.inner(a, ct)``."""
-    return unbroadcast(np.inner(*_with(a, b, which, ct)), g)
+    x, y = _with(a, b, which, ct)
+    return unbroadcast(np.inner(x, y), g)
 
 
 def tensordot_vjp_jvp(t, out, g, a, b, axes=2, which=0, wrt=0):
@@ -214,7 +228,8 @@ def tensordot_vjp_vjp(ct, g, a, b, axes=2, which=0, wrt=0):
 def tensordot_vjp_transpose(ct, g, a, b, axes=2, which=0):
     """Transpose of ``g -> tensordot_vjp(g, a, b, axes, which)``: ``np.tensordot(ct, b,
     axes)`` or ``np.tensordot(a, ct, axes)``."""
-    return unbroadcast(np.tensordot(*_with(a, b, which, ct), axes), g)
+    x, y = _with(a, b, which, ct)
+    return unbroadcast(np.tensordot(x, y, axes), g)
 
 
 # --- linspace -------------------------------------------------------------------------------

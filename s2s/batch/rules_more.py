@@ -63,6 +63,34 @@ def _getattr_unbatched(call) -> bool:
 defbatch(getattr_rule, builtins.getattr, unbatched_result=_getattr_unbatched)
 
 
+_CONTAINERS = (tuple, list, dict)
+
+
+def _container_classes(call) -> bool:
+    """Whether ``isinstance``'s classes are a constant container class or tuple of them
+    (subclasses of ``tuple``, ``list``, ``dict``)."""
+    cls = call.args[1] if len(call.args) == 2 and not call.kwargs else None
+    if not isinstance(cls, ir.Const):
+        return False
+    classes = cls.value if isinstance(cls.value, tuple) else (cls.value,)
+    return bool(classes) and all(isinstance(c, type) and issubclass(c, _CONTAINERS)
+                                 for c in classes)
+
+
+def isinstance_rule(site):
+    """``isinstance(x, C)`` for container classes ``C``: the same answer in every example,
+    which is the batched value's own (a batched container is a container of batched
+    leaves, a batched number or array is an array, never a container).  Other classes
+    are refused (a batched number is an array while each example's is a float)."""
+    if not _container_classes(site.call):
+        raise site.tr.error("isinstance of a value that differs per example, with classes "
+                            "other than tuple, list or dict", site.loc)
+    return site.call
+
+
+defbatch(isinstance_rule, builtins.isinstance, unbatched_result=_container_classes)
+
+
 def rows_of_all(site):
     """Each sequence operand as the examples' rows (an iterator made by another of these
     calls, ``enumerate(zip(x, w))``, is already one: ``rt.batch_rows`` leaves it as it
@@ -116,7 +144,7 @@ defbatch(helper(rt.batch_diag, "v", "k"), np.diag)
 defbatch(helper(rt.batch_tile, "A", "reps"), np.tile)
 defbatch(axis_rule(arrays=("a",), none="flat"), np.repeat)
 defbatch(same, build.astype, records.make_record)
-defbatch(container, containers.list_append, containers.list_extend)
+defbatch(container, containers.list_append, containers.list_extend, records.record_like)
 
 
 # -- VJP and JVP helpers of generated derivative code ---------------------------------

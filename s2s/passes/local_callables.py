@@ -39,6 +39,7 @@ import numpy as np
 from ..frontend.scope import LocalFunction
 from ..ir import nodes as ir
 from ..rules import lookup
+from ..rules.registry import properties
 
 _NOT_USER = ("s2s_runtime", "numpy", "builtins")
 
@@ -181,8 +182,11 @@ def callable_kind(v) -> Optional[str]:
         return "method"
     if not isinstance(v, type) and getattr(v, "__s2s_ir__", None) is not None:
         return "transform"
-    if lookup(v) is not None:
-        return "primitive"
+    try:
+        if lookup(v) is not None or properties(v):  # a rule, or a record of properties
+            return "primitive"                      # (``operator.imul``: in place)
+    except TypeError:  # unhashable: not a primitive
+        pass
     return None
 
 

@@ -6,13 +6,18 @@ reverse mode without templates) inlines its source (``passes/helpers.py``), so
 that mode comes from the primitives the helper calls.  Where a transform has its
 own rule, the call stays and the generated Python calls the helper.  A helper is
 listed here when reading it as code was measured to work in the transforms that
-lack a rule (``tests/unit/test_helper_code.py``: each against a loop over the
-batch, the Python result, finite differences).
+lack a rule (``tests/unit/test_helper_code.py``, ``tests/compose/test_helper_rules.py``:
+each against a loop over the batch, the Python result, finite differences).
 """
-from s2s_runtime import batching, batching_numpy, linalg
+from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules, index_writes, linalg,
+                         second_order)
 
 from .registry import definline
 
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
           batching_numpy.batch_solve, batching_numpy.batch_diag)
-definline(batching.batch_setitem, batching.batch_index)
+definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_inplace)
+# helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
+definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose)
+definline(*(getattr(second_order, f"{product}_vjp_{mode}")
+            for product in ("dot", "inner", "tensordot") for mode in ("jvp", "vjp", "transpose")))

@@ -61,6 +61,16 @@ defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error, build.reversed
 defvjp(add, lambda ct, out, a, b: add_vjp(ct, a), lambda ct, out, a, b: add_vjp(ct, b),
        container_result=True)
 defjvp(add, lambda tan, out, a, b: add_jvp(tan, out), lambda tan, out, a, b: add_jvp(tan, out))
+# add_vjp(ct, x) = ct summed to x's shape (containers as they are): linear in ct, its
+# transpose the broadcast back to ct's shape, add_jvp(c, ct); x gives only a shape (zero).
+# add_jvp(t, ans) = t broadcast to ans's shape: linear in t, its transpose add_vjp(c, t).
+defvjp(add_vjp, lambda c, out, ct, x: add_jvp(c, ct), lambda c, out, ct, x: zeros_like(x),
+       container_result=True)
+defjvp(add_vjp, lambda tan, out, ct, x: add_vjp(tan, x), lambda tan, out, ct, x: zeros_like(out))
+defvjp(add_jvp, lambda c, out, t, ans: add_vjp(c, t), lambda c, out, t, ans: zeros_like(ans),
+       container_result=True)
+defjvp(add_jvp, lambda tan, out, t, ans: add_jvp(tan, ans),
+       lambda tan, out, t, ans: zeros_like(out))
 # densify(ct, like): identity on ct (None -> zeros, integer leaves -> zero)
 defvjp(densify, lambda cbar, out, ct, like: densify(cbar, like),
        lambda cbar, out, ct, like: zeros_like(like),

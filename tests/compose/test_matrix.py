@@ -38,20 +38,12 @@ TRIPLES = [
 _NO_RULE = "no derivative rule for rt.{}"
 #: (composition innermost first, function) -> reason, for the default run's cases (strict)
 XFAIL = {
-    (("hessian", "jvp"), "linalg"): _NO_RULE.format("dot_vjp_jvp"),
-    (("vmap", "jacfwd"), "inplace"): _NO_RULE.format("batch_setitem"),
-    (("vjp", "hessian"), "custom_jvp"): _NO_RULE.format("add_vjp"),
-    (("jacrev", "hessian"), "inplace"): _NO_RULE.format("add_vjp"),
-    (("hessian", "hessian"), "data_while"): _NO_RULE.format("add_vjp"),
-    (("grad", "grad", "grad"), "linalg"): _NO_RULE.format("dot_vjp_vjp"),
-    (("grad", "grad", "grad"), "inplace"): _NO_RULE.format("add_vjp"),
-    (("hessian", "vmap"), "containers"): "no batching rule for rt.add_jvp",
-    (("custom_jvp", "vmap"), "containers"): "no batching rule for rt.call_method",
-    (("grad", "jit", "vmap"), "data_while"): "no jit lowering for rt.batch_select_replayed",
-    (("hessian", "vmap", "jit"), "linalg"): "no jit lowering for rt.batch_lift",
-    (("hessian", "vmap", "jit"), "inplace"): "no jit lowering for rt.batch_lift",
-    (("custom_vjp", "jit"), "linalg"): "no jit lowering for np.array of a nested list",
-    (("jit", "custom_vjp"), "linalg"): "no jit lowering for np.array of a nested list",
+    (("grad", "jit", "vmap"), "data_while"):
+        "no jit lowering for rt.batch_range (the batched adjoint loop of a while loop)",
+    (("hessian", "vmap", "jit"), "linalg"):
+        "no jit lowering for rt.batch_lift of a list (jacfwd's columns, batched)",
+    (("hessian", "vmap", "jit"), "inplace"):
+        "no jit lowering for rt.batch_lift of a list (jacfwd's columns, batched)",
     # not in closure's domain, open:
     (("hessian", "jacrev"), "inplace"):
         "RecursionError: reverse over the jacfwd basis loop of jacrev code of in-place writes",

@@ -25,8 +25,6 @@ from s2s_runtime import tree_flatten, tree_unflatten
 NO_RULE_YET = {
     "batch_contract_vjp_vjp": "third order through a batched product (vmap): not written",
     "batch_contract_vjp_jvp": "third order through a batched product (vmap): not written",
-    "add_vjp": "third order only (transpose of add's VJP); container-aware transpose not written",
-    "add_jvp": "third order only; refuses containers (forward mode sums contributions with +)",
     "prod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, not written",
     "var_jvp": "JVP helper (reverse or forward over forward code): not written",
     "cumprod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, "
@@ -393,6 +391,12 @@ CASES += [
     (rt.add_at, (rn(3, 4), rn(3), x34, (slice(None), 1)), [0, 1]),
     (rt.add_at, (rn(5), rn(4), x5, [0, 2, 0, 4]), [0, 1]),
     (rt.add_at, ((rn(2), rn(3)), rn(3), (rn(2), rn(3)), 1), [0, 1]),
+    (rt.add_vjp, (rn(2, 3), rn(3)), [0]),
+    (rt.add_vjp, (rn(3, 4), rn(3, 1)), [0]),
+    (rt.add_vjp, ((rn(2), rn(3)), (rn(2), rn(3))), [0]),
+    (rt.add_jvp, (rn(3), rn(2, 3)), [0]),
+    (rt.add_jvp, (rn(), rn(4)), [0]),
+    (rt.add_jvp, ((rn(2), 1.5), (rn(2), 2.0)), [0]),
 ]
 
 

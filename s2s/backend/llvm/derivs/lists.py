@@ -10,7 +10,8 @@ list of its length), ``array_vjp(g, l)`` (the items of the 1-D array ``g``),
 ``sum_builtin_vjp(g, l)`` (``g`` for every item), ``extreme_ct(g, l, m)`` (``g`` at the
 first item equal to ``m``); ``array_jvp`` (the tangents as an array of the result's
 dtype).  A display ``[a, b, ...]`` of numbers: ``np.array``/``np.asarray`` (a 1-D array
-of the promoted dtype), ``np.shape``/``size``/``ndim``, and ``array_vjp`` into it.
+of the promoted dtype; a rectangular display of displays: an array of its shape),
+``np.shape``/``size``/``ndim``, and ``array_vjp`` into it.
 """
 from __future__ import annotations
 
@@ -150,20 +151,50 @@ def _numbers(t):
     return T.plain_tuple(t) and bool(t.items) and all(map(is_number, t.items))
 
 
+def _grid(t):
+    """The shape of a rectangular display of numbers (``[a, b]``, ``[[a, b], [c, d]]``,
+    nested to any depth, every row of one length), else None."""
+    if _number(t):
+        return ()
+    if not (T.plain_tuple(t) and t.items):
+        return None
+    rows = [_grid(it) for it in t.items]
+    if rows[0] is None or any(r != rows[0] for r in rows):
+        return None
+    return (len(t.items),) + rows[0]
+
+
+def _grid_leaves(L, v, t, at=()):
+    """``(index, value, type)`` of each number of the display ``v`` (row-major order)."""
+    if _number(t):
+        yield at, v, t
+        return
+    for k, it in enumerate(t.items):
+        yield from _grid_leaves(L, L.b.extract_value(v, k), it, at + (k,))
+
+
+def _leaf_types(t):
+    return [t] if _number(t) else [x for it in t.items for x in _leaf_types(it)]
+
+
 class ArrayOfItems(ListOp):
-    """``np.array([a, b, ...])`` of numbers: a 1-D array of their promoted dtype."""
+    """``np.array([a, b, ...])`` of numbers, or of rows of numbers nested to any depth
+    (every row of one length): an array of that shape (C order) and of the promoted
+    dtype of every number, as numpy reads the nested list."""
 
     def ltype(self, fn, types, loc):
-        return T.Array(T.promote(*types[0].items).dtype, 1) if len(types) == 1 else None
+        if len(types) != 1 or not _grid(types[0]):
+            return None
+        return T.Array(T.promote(*_leaf_types(types[0])).dtype, len(_grid(types[0])))
 
     def llower(self, L, fn, vals, rtype):
         v, t = vals[0]
-        out = A.allocate(L, rtype, [A.i64(len(t.items))])
-        data = L.b.extract_value(out, 0)
-        for k, it in enumerate(t.items):
-            A.store(L, S.convert(L, L.b.extract_value(v, k), it, rtype.elem),
-                    A.element_ptr(L, data, [A.i64(T.itemsize(rtype.dtype))], [A.i64(k)],
-                                  rtype.elem), rtype.elem)
+        out = A.allocate(L, rtype, [A.i64(d) for d in _grid(t)])
+        data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        for at, x, xt in _grid_leaves(L, v, t):
+            A.store(L, S.convert(L, x, xt, rtype.elem),
+                    A.element_ptr(L, data, strides, [A.i64(k) for k in at], rtype.elem),
+                    rtype.elem)
         return out
 
 
@@ -344,7 +375,7 @@ _wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (is_list(ts[0]) or (
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
 _wrap(FromArray, rt.array_vjp, list_at(1))
 for _fn in (np.array, np.asarray):
-    _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
+    _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and bool(_grid(ts[0])))
 _wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))
 _wrap(SumOfItems, rt.sum_builtin_jvp, lambda ts: T.plain_tuple(ts[0]) and bool(ts[0].items) and all(
     is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
