@@ -154,7 +154,7 @@ def _numbers(t):
 def _grid(t):
     """The shape of a rectangular display of numbers (``[a, b]``, ``[[a, b], [c, d]]``,
     nested to any depth, every row of one length), else None."""
-    if _number(t):
+    if is_number(t):
         return ()
     if not (T.plain_tuple(t) and t.items):
         return None
@@ -166,7 +166,7 @@ def _grid(t):
 
 def _grid_leaves(L, v, t, at=()):
     """``(index, value, type)`` of each number of the display ``v`` (row-major order)."""
-    if _number(t):
+    if is_number(t):
         yield at, v, t
         return
     for k, it in enumerate(t.items):
@@ -174,7 +174,7 @@ def _grid_leaves(L, v, t, at=()):
 
 
 def _leaf_types(t):
-    return [t] if _number(t) else [x for it in t.items for x in _leaf_types(it)]
+    return [t] if is_number(t) else [x for it in t.items for x in _leaf_types(it)]
 
 
 class ArrayOfItems(ListOp):
