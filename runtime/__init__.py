@@ -259,7 +259,7 @@ from .fast_numpy import max, mean, min, prod, split, sum  # noqa: E402,A004
 __all__ += ["max", "mean", "min", "prod", "split", "sum"]
 
 # stop_gradient(x) = x with a zero derivative (s2s.stop_gradient is this function)
-from .markers import stop_gradient  # noqa: E402
+from .markers import refused_tangent, stop_gradient  # noqa: E402
 
 __all__ += ["stop_gradient"]
 

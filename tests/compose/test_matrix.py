@@ -53,20 +53,6 @@ XFAIL = {
     (("custom_vjp", "jit"), "linalg"): "no jit lowering for np.array of a nested list",
     (("jit", "custom_vjp"), "linalg"): "no jit lowering for np.array of a nested list",
     # not in closure's domain, open:
-    (("hessian", "jacrev"), "inplace"):
-        "RecursionError: reverse over the jacfwd basis loop of jacrev code of in-place writes",
-    (("hessian", "pullback"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("jacrev", "linearize"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("jacrev", "jacfwd"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("jacrev", "jacfwd", "jacrev"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("vjp", "linearize"), "containers"):
-        "forward mode: list.append on a list that may be shared, in vjp code inlined",
-    (("custom_vjp", "hessian"), "containers"):
-        "forward mode: list.append on a list that may be shared, in a custom_vjp rule",
     (("jacrev", "vmap"), "data_while"):
         "vmap of the reverse code of a while loop whose trip count differs per example",
     (("vmap", "vmap"), "try_except"): "nested vmap: 'raise' under a condition per example",
