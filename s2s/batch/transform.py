@@ -78,6 +78,8 @@ class Batch:
         self.fallback = fallback
         self._size = None
         self.mask = None
+        #: per try body enclosing the statement batched, the refusals raised in it
+        self.try_raises: List[list] = []
         self.defined: Set[str] = {p.var.name for p in fn.params}
         self.uses = ir.use_counts(fn.body)
         self.out_batched = False
@@ -201,7 +203,18 @@ class Batch:
                                        body=tuple(self.block(s.body)),
                                        orelse=tuple(self.block(s.orelse))))
             elif isinstance(s, ir.Try):
-                out.append(ir.with_blocks(s, [self.block(b) for b in ir.sub_blocks(s)]))
+                self.try_raises.append([])  # raises per example in its body (raising_if)
+                body = self.block(s.body)
+                raised = self.try_raises.pop()
+                handlers = tuple(replace(h, body=tuple(self.block(h.body))) for h in s.handlers)
+                if raised and handlers:  # the refusal raising_if raises passes every handler
+                    handlers = (ir.Handler(ir.Const(rt.BatchingRuntimeError), None,
+                                           (ir.Raise(raised[0], loc),)),) + handlers
+                if raised and self.try_raises:
+                    self.try_raises[-1] += raised
+                out.append(replace(s, body=tuple(body), handlers=handlers,
+                                   orelse=tuple(self.block(s.orelse)),
+                                   finalbody=tuple(self.block(s.finalbody))))
             elif isinstance(s, ir.Assert) and self.is_b(s.test):
                 t = self.temp()
                 out += [ir.Assign(t, ir.Call(np.all, (s.test,)), loc), replace(s, test=t)]
