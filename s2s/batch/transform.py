@@ -331,6 +331,14 @@ class Batch:
             self.analyse(body, False)
             if len(self.batched) == before:
                 break
+        # a tape made afresh in each trip of a loop: one stack only if every example runs
+        # the same trips (else it is a value per example, selected like any other)
+        per_example = {n for n, loops in lanes.stack_loops(body, self.stacks).items()
+                       if any(self.is_b(f.iter) for f in loops)}
+        if per_example:
+            self.stacks -= per_example
+            self.range_names = lanes.range_names(body, self.stacks)
+            self.replayed = lanes.replayed_names(body, self.stacks)
         # loops over a range whose bounds differ per example: masked while loops
         from .control import ranges_as_whiles
         body, made = ranges_as_whiles(body, lanes.keep_range_loop(self, body),

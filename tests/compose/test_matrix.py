@@ -52,10 +52,6 @@ XFAIL = {
     (("hessian", "vmap", "jit"), "inplace"): "no jit lowering for rt.batch_lift",
     (("custom_vjp", "jit"), "linalg"): "no jit lowering for np.array of a nested list",
     (("jit", "custom_vjp"), "linalg"): "no jit lowering for np.array of a nested list",
-    # not in closure's domain, open:
-    (("jacrev", "vmap"), "data_while"):
-        "vmap of the reverse code of a while loop whose trip count differs per example",
-    (("vmap", "vmap"), "try_except"): "nested vmap: 'raise' under a condition per example",
 }
 
 FORWARD = {"jvp", "linearize", "jacfwd"}
