@@ -33,6 +33,7 @@ import s2s_runtime as rt
 
 from ..errors import S2SError
 from ..ir import nodes as ir
+from ..rules.registry import defno_mode
 from .common import is_in
 
 
@@ -157,3 +158,8 @@ def tangent(fwd, v: ir.Call, ans: ir.Var, loc, out: List) -> ir.Atom:
     dy = fwd.temp()
     out.append(ir.Assign(dy, ir.Call(operator.getitem, (pair, ir.Const(1))), loc))
     return dy
+
+
+for _mode in ("jvp", "vjp", "vmap", "jit"):  # never in code a transform or the emitter sees
+    defno_mode(_mode, "a placeholder forward mode refuses (refusals) or removes as dead code "
+               "before any other transform sees it", rt.refused_tangent)
