@@ -119,7 +119,9 @@ def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit:
     With ``arguments`` (every parameter of ``func`` by name, free variables included:
     the values it is specialised on), calls of transforms (a ``custom_jvp``'s transposed
     rule, ``<f_transpose>``, in gradient code) are expanded too (``passes/sites.py``)."""
+    from .passes.containers import functional_containers
     from .passes.inline import inline_calls
+    from .passes.out_args import out_as_writes
     from .passes.single_exit import single_exit
     from .pipeline import _lowered_full
 
@@ -145,7 +147,9 @@ def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit:
             return func, freevars  # only companions left: nothing to expand them with
         func = with_primals(func)
         func, freevars = inline_calls(func, dict(freevars), lowered, statics=statics)
-        func = single_exit(func)
+        # the user code inlined gets what pipeline.front gives the rest: its list and dict
+        # methods made values
+        func = single_exit(functional_containers(out_as_writes(func)))
     return func, freevars
 
 

@@ -206,3 +206,39 @@ def test_vmap_of_jacrev_of_a_while_loop_with_per_example_trip_counts():
     got = s2s.vmap(s2s.jacrev(grows))(xs)
     want = np.stack([fd_jacobian(grows, x, 1e-6) for x in xs])
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+@s2s.checkpoint
+def _damped(x):
+    return np.sin(x) * np.exp(-0.5 * x)
+
+
+def test_vmap_of_grad_of_a_closure_calling_a_checkpoint_inside_code():
+    """``vmap(grad(f))`` met in code another transform differentiates: the batched
+    gradient code keeps ``f``'s free values (the weights ``w`` here)."""
+    w = np.array([0.5, -1.5, 2.0])
+
+    def weighted(x):
+        return np.sum(w * _damped(x) * x[0])
+
+    xs = np.array([[0.3, 0.1, -0.4], [0.9, -0.6, 0.2]])
+    v = np.array([[1.0, -0.5, 0.3], [0.2, 0.7, -1.0]])
+
+    def outer(xs):
+        return np.sum(s2s.vmap(s2s.grad(weighted))(xs) * v)
+
+    want = np.stack([fd_jacobian(lambda y: np.sum(fd_jacobian(weighted, y, 1e-4) * vk), x,
+                                 1e-4) for x, vk in zip(xs, v)])
+    np.testing.assert_allclose(s2s.grad(outer)(xs), want, rtol=1e-5, atol=1e-6)
+    w = 2.0 * w  # the closure's new value is read, not the one first seen (f is linear in w)
+    np.testing.assert_allclose(s2s.grad(outer)(xs), 2.0 * want, rtol=1e-5, atol=1e-6)
+
+
+def test_list_methods_in_the_primal_of_a_checkpoint_or_custom_rule_under_jit_and_vmap():
+    np.testing.assert_allclose(s2s.jit(s2s.checkpoint(gathers))(X3), gathers(X3), rtol=1e-12)
+    wrapped = s2s.custom_jvp(lambda x: gathers(x))
+    wrapped.defjvp(lambda p, t: (gathers(p[0]), s2s.jvp(gathers, p, t)[1]))
+    xs = np.stack([X3, X3[::-1]])
+    np.testing.assert_allclose(s2s.vmap(wrapped)(xs), [gathers(x) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(s2s.jit(s2s.checkpoint(gathers)))(X3),
+                               fd_jacobian(gathers, X3, 1e-6), rtol=1e-6)

@@ -46,12 +46,20 @@ XFAIL = {
     (("grad", "grad", "grad"), "linalg"): _NO_RULE.format("dot_vjp_vjp"),
     (("grad", "grad", "grad"), "inplace"): _NO_RULE.format("add_vjp"),
     (("hessian", "vmap"), "containers"): "no batching rule for rt.add_jvp",
-    (("custom_jvp", "vmap"), "containers"): "no batching rule for rt.call_method",
     (("grad", "jit", "vmap"), "data_while"): "no jit lowering for rt.batch_select_replayed",
     (("hessian", "vmap", "jit"), "linalg"): "no jit lowering for rt.batch_lift",
     (("hessian", "vmap", "jit"), "inplace"): "no jit lowering for rt.batch_lift",
     (("custom_vjp", "jit"), "linalg"): "no jit lowering for np.array of a nested list",
     (("jit", "custom_vjp"), "linalg"): "no jit lowering for np.array of a nested list",
+    # -m slow cases met in a seeded sample (strict there; not in the default run)
+    (("hessian", "hessian"), "branches"): _NO_RULE.format("add_vjp"),
+    (("pullback", "hessian"), "data_while"): _NO_RULE.format("add_vjp"),
+    (("hessian", "vmap", "jit"), "logsumexp"): "no jit lowering for rt.batch_lift of a list",
+    (("custom_vjp", "jit"), "containers"): "jit: a for loop over a tuple",
+    (("jvp", "jit"), "logsumexp"): "no jit lowering for rt.max_jvp",
+    (("linearize", "jit"), "linalg"): "no jit lowering for np.array of a nested list",
+    (("grad", "jit", "vmap"), "checkpoint"):
+        "jit of batched gradient code: a tuple indexed with a variable",
 }
 
 FORWARD = {"jvp", "linearize", "jacfwd"}
