@@ -10,7 +10,9 @@ examples:
   of a pullback: a tape deeper than Python's recursion limit);
 * ``list.append`` in a function a ``vjp`` inside code takes, under forward mode;
 * ``raise`` under a condition that differs per example, under ``vmap``;
-* ``vmap(jacrev(f))`` of a ``while`` loop whose trip count differs per example.
+* ``vmap(jacrev(f))`` of a ``while`` loop whose trip count differs per example;
+* ``vmap(grad(f))`` inside transformed code, ``f`` a closure calling a checkpoint;
+* list methods in the primal of a checkpoint or custom rule under ``jit``/``vmap``.
 """
 import numpy as np
 import pytest
