@@ -165,6 +165,12 @@ def batch_rows(x):
     return np.swapaxes(x, 0, 1)
 
 
+def batch_example(x, k):
+    """Example ``k`` of batched ``x`` (row ``k`` of every leaf): what a loop over the
+    examples would see in its ``k``-th run (the values an exception is raised with)."""
+    return tree_map(lambda v: v[k], x)
+
+
 def batch_mask(c):
     """A batched condition as a boolean vector of shape ``(n,)`` (one decision per example)."""
     c = np.asarray(c, dtype=bool)

@@ -32,3 +32,11 @@ def range_bounds(r, levels=2):
     if not (levels == "log" or (type(levels) is int and levels >= 1)):
         raise ValueError(f"checkpoint_loop: levels must be an int >= 1 or 'log', got {levels!r}")
     return r.start, r.stop, r.step, levels
+
+
+def refused_tangent(message):
+    """The tangent forward mode cannot compute (a ``custom_vjp`` call's): a placeholder
+    that the transform refuses, with ``message``, when dead-code elimination leaves it
+    in the code (the tangent is needed); where it is dead (the value is used only for
+    its shape, say) the placeholder is removed.  Never run: running it raises."""
+    raise RuntimeError(message)

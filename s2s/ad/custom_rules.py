@@ -33,6 +33,7 @@ import s2s_runtime as rt
 
 from ..errors import CustomRuleError, S2SError
 from ..ir import nodes as ir
+from ..rules.registry import defno_mode
 from .common import is_in
 
 
@@ -110,17 +111,31 @@ def adjoint(rev, s: ir.Assign, g, have, out, loc) -> None:
 
 # -- forward mode ------------------------------------------------------------------------
 
+def refusals(func: ir.Function) -> ir.Function:
+    """``func`` (forward-mode code, dead code removed), or the error of the first tangent
+    it could not compute that it still needs (``rt.refused_tangent``: a ``custom_vjp``
+    call's, left dead where its value is used only for its shape or not at all, as in
+    the ``jacrev`` code ``hessian`` pushes forward)."""
+    for s in ir.walk(func.body):
+        v = getattr(s, "value", None)
+        if isinstance(v, ir.Call) and v.fn is rt.refused_tangent:
+            raise _error(v.args[0].value, s.loc)
+    return func
+
+
 def tangent(fwd, v: ir.Call, ans: ir.Var, loc, out: List) -> ir.Atom:
     """The tangent of ``ans = v`` (the last statement of ``out``, replaced here)."""
     fn = v.fn
     owner = getattr(fn, "owner", None)
     if fn._s2s_custom != "call":
         raise S2SError(f"internal error: forward mode reached {fn!r} unexpanded", loc)
-    if owner.kind == "custom_vjp":
-        raise _error(f"can't apply forward-mode autodiff (jvp) to a custom_vjp function "
-                     f"({owner.describe()}); s2s, like JAX, differentiates it only in "
-                     "reverse mode (grad, vjp, jacrev): define a custom_jvp for forward "
-                     "mode", loc)
+    if owner.kind == "custom_vjp":  # refused where the tangent is needed (``refusals``)
+        dy = fwd.temp()
+        out.append(ir.Assign(dy, ir.Call(rt.refused_tangent, (ir.Const(
+            f"can't apply forward-mode autodiff (jvp) to a custom_vjp function "
+            f"({owner.describe()}); s2s, like JAX, differentiates it only in reverse mode "
+            "(grad, vjp, jacrev): define a custom_jvp for forward mode"),)), loc))
+        return dy
     if owner.jvp is None:
         raise _error(f"no JVP rule defined for {owner.describe()}: decorate its rule with "
                      f"@{owner.name}.defjvp first", loc)
@@ -141,3 +156,8 @@ def tangent(fwd, v: ir.Call, ans: ir.Var, loc, out: List) -> ir.Atom:
     dy = fwd.temp()
     out.append(ir.Assign(dy, ir.Call(operator.getitem, (pair, ir.Const(1))), loc))
     return dy
+
+
+for _mode in ("jvp", "vjp", "vmap", "jit"):  # never in code a transform or the emitter sees
+    defno_mode(_mode, "a placeholder forward mode refuses (refusals) or removes as dead code "
+               "before any other transform sees it", rt.refused_tangent)

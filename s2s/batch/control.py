@@ -12,8 +12,9 @@ the value of the branch that example would have taken::
 
 Safe only when neither branch has an effect besides assigning names and
 writing into arrays (the writes are masked: ``rt.batch_setitem(..., mask)``
-changes only the examples that take the branch); ``raise``, ``return``,
-``break`` or ``continue`` in a branch is a ``BatchingError``.
+changes only the examples that take the branch); ``return``, ``break`` or
+``continue`` in a branch is a ``BatchingError``, as is ``raise`` other than at the end of
+one branch (``raising_if``).
 
 ``while c: body`` with ``c`` batched runs until the condition is false for
 every example; an example whose condition became false keeps the values it
@@ -113,8 +114,74 @@ def select_values(tr, mask, a, b, loc, name=None) -> ir.Call:
     return ir.Call(rt.batch_select, (mask, a, b))
 
 
+def _raises(block) -> bool:
+    """Whether a branch ends in ``raise`` (``if c: raise E(...)``)."""
+    return bool(block) and isinstance(block[-1], ir.Raise)
+
+
+def raising_if(tr, s: ir.If, loc) -> List:
+    """``if c: A; raise e`` (or the ``else`` branch raising) with ``c`` batched, ``A``
+    free of jumps.  As a loop over the examples would, the batched code raises when
+    any example running it takes the raising branch, with the values of the first
+    such example; past it every example took the other branch, which then runs
+    unmasked (under the enclosing mask)::
+
+        taken = rt.batch_mask(c) & mask
+        if np.any(taken):
+            k = np.argmax(taken)
+            x = rt.batch_example(x, k)     # each batched name A or e reads
+            A (as written: one example's values)
+            raise e
+
+    Inside a ``try`` of the same function the handler could catch ``e`` for every
+    example, the wrong thing for those that did not raise: there the batched code
+    raises an ``rt.BatchingRuntimeError`` instead, which a handler put first in each
+    enclosing ``try`` raises on past the user's (``Batch.block``);
+    ``vmap(..., fallback="loop")`` then runs the examples one by one."""
+    raising, other, test = s.body, s.orelse, s.test
+    out: List = []
+    mask = tr.temp()
+    tr.batched.add(mask.name)
+    out.append(ir.Assign(mask, ir.Call(rt.batch_mask, (test,)), loc))
+    if not _raises(s.body):  # the else branch raises: its examples are those with not c
+        raising, other = s.orelse, s.body
+        inv = tr.temp()
+        tr.batched.add(inv.name)
+        out.append(ir.Assign(inv, ir.Call(np.logical_not, (mask,)), loc))
+        mask = inv
+    _check_pure(tr, raising[:-1], "before a 'raise' under a condition that differs per "
+                "example")
+    outer = tr.mask
+    taken = _and(tr, out, outer, mask, loc)
+    hit = tr.temp()
+    out.append(ir.Assign(hit, ir.Call(np.any, (taken,)), loc))
+    stop = raising[-1]
+    inner: List = []
+    if not tr.try_raises:  # the branch as the first example taking it runs it
+        k = tr.temp()
+        inner.append(ir.Assign(k, ir.Call(np.argmax, (taken,)), loc))
+        read = {a.name for x in ir.walk(raising) for a in ir.stmt_uses(x)
+                if isinstance(a, ir.Var)}
+        for n in sorted(read & tr.batched & tr.defined - tr.stacks):
+            inner.append(ir.Assign(ir.Var(n), ir.Call(rt.batch_example, (ir.Var(n), k)), loc))
+        inner += raising[:-1]
+    else:  # a constant (what jit compiles), raised past every handler (Batch.block)
+        line = f" (line {stop.loc.line})" if getattr(stop.loc, "line", None) else ""
+        err = ir.Const(rt.BatchingRuntimeError(
+            f"vmap: an example took a 'raise'{line} under a condition that differs per "
+            "example, inside a 'try' that may catch it for the examples that did not; "
+            "per-example exception handling is not batched: use vmap(..., "
+            "fallback='loop')"))
+        tr.try_raises[-1].append(err)
+        stop = ir.Raise(err, stop.loc)
+    out.append(ir.If(hit, tuple(inner) + (stop,), (), s.loc))
+    return out + tr.block(list(other))
+
+
 def select_if(tr, s: ir.If, loc, ordered=False) -> List:
     what = "in a branch whose condition differs per example"
+    if _raises(s.body) != _raises(s.orelse):
+        return raising_if(tr, s, loc)
     _check_pure(tr, s.body, what)
     _check_pure(tr, s.orelse, what)
     out: List = []

@@ -21,7 +21,7 @@ from s2s_runtime import (batch_align, batch_core_align, batch_contract, batch_co
                          batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
                          batch_size, batch_unbroadcast, batch_unlift, batch_view, zeros_like)
 
-from ..rules.registry import defjvp, defnondiff, defvjp
+from ..rules.registry import defjvp, defno_mode, defnondiff, defvjp
 
 defvjp(batch_align, lambda g, ans, x, other, other_batched: np.reshape(g, np.shape(x)),
        lambda g, ans, x, other, other_batched: zeros_like(other))
@@ -87,3 +87,12 @@ defjvp(batch_gather_vjp, lambda t, ans, g, x, index, x_batched, index_batched:
 defnondiff(B.batch_check_index, B.batch_size, B.batch_axes, B.batch_axis, B.batch_index, B.batch_shape,
            B.batch_len, B.batch_ndim, B.batch_size_of, B.batch_reshape_arg,
            B.batch_transpose_axes, B.batch_mask, B.batch_spec)
+# batch_example: the values a raising branch runs with (control.raising_if), read only on
+# the way to a raise, so no derivative flows through it; an outer vmap batches the
+# raising branch as one example's code, so it never meets a batched argument
+for _mode, _why in (("jvp", "read only on the way to a raise: no derivative flows through it"),
+                    ("vjp", "read only on the way to a raise: no derivative flows through it"),
+                    ("vmap", "an outer vmap runs the raising branch as one example's code"),
+                    ("jit", "jit(vmap(f)) of a 'raise' per example outside a try: not compiled "
+                            "(a clear error at compile time)")):
+    defno_mode(_mode, _why, B.batch_example)

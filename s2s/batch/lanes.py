@@ -65,12 +65,26 @@ def _entry_def(s, name, stacks) -> bool:
     return _pop_of(s) in stacks and s.targets[0].name == name
 
 
+def _uniform(body, loops=()):
+    """``(statement, the for loops around it)`` for the statements of ``body`` at its top
+    level or inside ``for`` loops only (no branch, ``while`` or ``try`` around them)."""
+    for s in body:
+        yield s, loops
+        if isinstance(s, ir.For):
+            yield from _uniform(s.body, loops + (s,))
+
+
 def tape_stacks(body) -> Set[str]:
     """The names used only as stacks (see the module docstring): initialised to ``()``
-    once at the top level of ``body``, then only pushed and popped (and themselves
-    pushed onto and popped from other tapes, as reverse over reverse records them)."""
-    stacks = {s.target.name for s in body if isinstance(s, ir.Assign)
-              and isinstance(s.value, ir.Const) and s.value.value == ()}
+    once, at the top level of ``body`` or inside ``for`` loops only (the reverse code
+    of a site inlined in a loop: ``jacrev``'s loop over the output entries), then only
+    pushed and popped (and themselves pushed onto and popped from other tapes, as
+    reverse over reverse records them).  The loops around an initialisation must run
+    the same trips for every example (``stack_loops``)."""
+    inits = {id(s) for s, _ in _uniform(body)}
+    stacks = {s.target.name for s in ir.walk(body) if id(s) in inits
+              and isinstance(s, ir.Assign) and isinstance(s.value, ir.Const)
+              and s.value.value == ()}
     while True:
         bad: Set[str] = set()
         seen_init: Set[str] = set()
@@ -79,7 +93,7 @@ def tape_stacks(body) -> Set[str]:
             for v in ir.stmt_defs(s):
                 if v.name in (push, pop) or _entry_def(s, v.name, stacks):
                     continue
-                if v.name not in seen_init and s in body:
+                if v.name not in seen_init and id(s) in inits:
                     seen_init.add(v.name)
                     continue
                 bad.add(v.name)
@@ -90,6 +104,13 @@ def tape_stacks(body) -> Set[str]:
         if not bad & stacks:
             return stacks
         stacks -= bad
+
+
+def stack_loops(body, stacks) -> dict:
+    """Tape name -> the ``for`` loops around its initialisation (``tape_stacks``)."""
+    return {s.target.name: loops for s, loops in _uniform(body)
+            if isinstance(s, ir.Assign) and s.target.name in stacks
+            and isinstance(s.value, ir.Const) and s.value.value == ()}
 
 
 def replayed_names(body, stacks) -> Set[str]:

@@ -78,6 +78,8 @@ class Batch:
         self.fallback = fallback
         self._size = None
         self.mask = None
+        #: per try body enclosing the statement batched, the refusals raised in it
+        self.try_raises: List[list] = []
         self.defined: Set[str] = {p.var.name for p in fn.params}
         self.uses = ir.use_counts(fn.body)
         self.out_batched = False
@@ -201,7 +203,18 @@ class Batch:
                                        body=tuple(self.block(s.body)),
                                        orelse=tuple(self.block(s.orelse))))
             elif isinstance(s, ir.Try):
-                out.append(ir.with_blocks(s, [self.block(b) for b in ir.sub_blocks(s)]))
+                self.try_raises.append([])  # raises per example in its body (raising_if)
+                body = self.block(s.body)
+                raised = self.try_raises.pop()
+                handlers = tuple(replace(h, body=tuple(self.block(h.body))) for h in s.handlers)
+                if raised and handlers:  # the refusal raising_if raises passes every handler
+                    handlers = (ir.Handler(ir.Const(rt.BatchingRuntimeError), None,
+                                           (ir.Raise(raised[0], loc),)),) + handlers
+                if raised and self.try_raises:
+                    self.try_raises[-1] += raised
+                out.append(replace(s, body=tuple(body), handlers=handlers,
+                                   orelse=tuple(self.block(s.orelse)),
+                                   finalbody=tuple(self.block(s.finalbody))))
             elif isinstance(s, ir.Assert) and self.is_b(s.test):
                 t = self.temp()
                 out += [ir.Assign(t, ir.Call(np.all, (s.test,)), loc), replace(s, test=t)]
@@ -318,6 +331,14 @@ class Batch:
             self.analyse(body, False)
             if len(self.batched) == before:
                 break
+        # a tape made afresh in each trip of a loop: one stack only if every example runs
+        # the same trips (else it is a value per example, selected like any other)
+        per_example = {n for n, loops in lanes.stack_loops(body, self.stacks).items()
+                       if any(self.is_b(f.iter) for f in loops)}
+        if per_example:
+            self.stacks -= per_example
+            self.range_names = lanes.range_names(body, self.stacks)
+            self.replayed = lanes.replayed_names(body, self.stacks)
         # loops over a range whose bounds differ per example: masked while loops
         from .control import ranges_as_whiles
         body, made = ranges_as_whiles(body, lanes.keep_range_loop(self, body),

@@ -121,6 +121,7 @@ def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit:
     rule, ``<f_transpose>``, in gradient code) are expanded too (``passes/sites.py``)."""
     from ..passes.containers import functional_containers
     from ..passes.inline import inline_calls
+    from ..passes.out_args import out_as_writes
     from ..passes.single_exit import single_exit
     from .pipeline import lowered_full
 
@@ -146,7 +147,9 @@ def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit:
             return func, freevars  # only companions left: nothing to expand them with
         func = with_primals(func)
         func, freevars = inline_calls(func, dict(freevars), lowered, statics=statics)
-        func = single_exit(functional_containers(func))  # the primal's own lists as values
+        # the user code inlined gets what pipeline.front gives the rest: its list and dict
+        # methods made values
+        func = single_exit(functional_containers(out_as_writes(func)))
     return func, freevars
 
 

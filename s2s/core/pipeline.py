@@ -14,6 +14,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Dict, Sequence
 
+from ..ad import custom_rules
 from ..ad.forward import Forward
 from ..ad.reverse import ParamInfo, Reverse
 from ..ad.split import split
@@ -276,6 +277,9 @@ def expanded(fr: Front, arguments: Dict) -> Front:
     if has_sites(func):
         arguments = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
         func, freevars = expand_sites(func, freevars, arguments, lowered)
+        # the user code the expansions inlined (the function a vjp site takes, say) gets
+        # what front gave the rest: its list and dict methods made values
+        func = functional_containers(out_as_writes(func))
     return Front(single_exit(func), freevars, fr.statics + tuple(statics))
 
 
@@ -332,7 +336,8 @@ def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=Fal
             name=None) -> ir.Function:
     """The JVP function of ``fr`` (see ``ad/forward.py``), dead code removed."""
     name = name or f"jvp_{fr.func.name}"
-    return dce(fold_negations(Forward(_differentiable(fr.func), wrt, leaf).build(name, has_aux)))
+    out = Forward(_differentiable(fr.func), wrt, leaf).build(name, has_aux)
+    return custom_rules.refusals(dce(fold_negations(out)))
 
 
 @compiling

@@ -365,17 +365,24 @@ class Vmapped(Specialising):
                                              "argument mapped in part")
         if isinstance(self.fn, Vmapped):
             raise UnsupportedSyntaxError("nested vmap inside transformed code")
+        free = {}
         if wants_adapter(self.fn):  # *args, or a jacfwd... function: one call's shape
             inner = vmap_of(adapter(self.fn, len(values), ()), self.fallback)
             func, front, out_b = inner.batched_ir(values, flags)
         elif isinstance(self.fn, ReverseTransform):
             example = self._example(values, flags)
-            inner, free = self.fn.generated(self.fn._bind(example, {}))
-            func, front, out_b = vmap_of(inner, self.fallback).batched_ir(values, flags)
+            bound = self.fn._bind(example, {})
+            inner, free = self.fn.generated(bound)
+            # the generated code's free values (keyword-only parameters), as generated() has
+            func, front, out_b = vmap_of(inner, self.fallback).batched_ir(values, flags, free)
         else:
             func, front, out_b = self.batched_ir(values, flags)
         from .vmap_nested import with_axes
-        return with_axes(func, axes, self.out_axes, out_b), dict(front.freevars)
+        func = with_axes(func, axes, self.out_axes, out_b)
+        freevars = dict(front.freevars)
+        if free:  # what the gradient code's free-variable parameters read (its f's globals)
+            freevars = {**self.fn.gen_freevars(bound), **freevars}
+        return func, freevars
 
 
 def _is_primitive(fn) -> bool:

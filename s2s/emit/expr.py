@@ -229,7 +229,11 @@ def _drop_default_tail(fn, args):
         return args
     sig = _SIGNATURES.get(id(fn))
     if sig is None:
-        sig = _SIGNATURES[id(fn)] = list(inspect.signature(fn).parameters.values())
+        try:
+            sig = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):  # a class of s2s_runtime (an exception) has none
+            sig = []
+        _SIGNATURES[id(fn)] = sig
     args = list(args)
     while args and len(args) <= len(sig):
         a, p = args[-1], sig[len(args) - 1]

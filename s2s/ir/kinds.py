@@ -106,10 +106,36 @@ def kind_of(x):
         return "none"
     if t is dict:  # the common container (a params dict), without the pytree machinery
         return ("dict", tuple([(key, kind_of(v)) for key, v in x.items()]))
+    if t is tuple and len(x) == 2 and type(x[1]) is tuple:
+        chain = _chain_kind(x)
+        if chain is not None:
+            return chain
     leaves, tree = tree_flatten(x)
     if len(leaves) == 1 and leaves[0] is x:
         return leaf_kind(x)
     return (tree, tuple(leaf_kind(v) for v in leaves))
+
+
+#: chains of pairs at least this long get a flat kind (``_chain_kind``)
+LONG_CHAIN = 64
+
+
+def _chain_kind(x):
+    """``("chain", kinds of the heads)`` of ``(h0, (h1, (..., ())))``, a chain of at least
+    ``LONG_CHAIN`` pairs (a tape of reverse-mode code, ``ad/loops.py``), else None.
+
+    A long chain's pytree structure nests as deep as it is long, deeper than Python's
+    recursion limit for a loop of a few hundred recorded iterations: flattening it,
+    hashing or comparing its nested structure would raise ``RecursionError``.  The flat
+    kind holds the same information (the chain's length and the kind of each head)."""
+    heads = []
+    node = x
+    while type(node) is tuple and len(node) == 2:
+        heads.append(node[0])
+        node = node[1]
+    if type(node) is not tuple or node or len(heads) < LONG_CHAIN:
+        return None
+    return ("chain", tuple([kind_of(h) for h in heads]))
 
 
 def is_inexact_leaf(x) -> bool:

@@ -35,7 +35,6 @@ TRIPLES = [
     ("grad", "jvp", "jvp"),
 ]
 
-_NO_RULE = "no derivative rule for rt.{}"
 #: (composition innermost first, function) -> reason, for the default run's cases (strict)
 XFAIL = {
     (("grad", "jit", "vmap"), "data_while"):
@@ -44,24 +43,15 @@ XFAIL = {
         "no jit lowering for rt.batch_lift of a list (jacfwd's columns, batched)",
     (("hessian", "vmap", "jit"), "inplace"):
         "no jit lowering for rt.batch_lift of a list (jacfwd's columns, batched)",
-    # not in closure's domain, open:
-    (("hessian", "jacrev"), "inplace"):
-        "RecursionError: reverse over the jacfwd basis loop of jacrev code of in-place writes",
-    (("hessian", "pullback"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("jacrev", "linearize"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("jacrev", "jacfwd"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("jacrev", "jacfwd", "jacrev"), "custom_vjp"):
-        "forward mode over the jacrev code of a custom_vjp call reaches its primal call",
-    (("vjp", "linearize"), "containers"):
-        "forward mode: list.append on a list that may be shared, in vjp code inlined",
-    (("custom_vjp", "hessian"), "containers"):
-        "forward mode: list.append on a list that may be shared, in a custom_vjp rule",
-    (("jacrev", "vmap"), "data_while"):
-        "vmap of the reverse code of a while loop whose trip count differs per example",
-    (("vmap", "vmap"), "try_except"): "nested vmap: 'raise' under a condition per example",
+    # -m slow cases met in two seeded samples of 150 (strict there; not in the default run)
+    (("hessian", "vmap", "jit"), "logsumexp"): "no jit lowering for rt.batch_lift of a list",
+    (("custom_vjp", "jit"), "containers"): "jit: a for loop over a tuple",
+    (("jvp", "jit"), "logsumexp"): "no jit lowering for rt.max_jvp",
+    (("grad", "jit", "vmap"), "checkpoint"):
+        "jit of batched gradient code: a tuple indexed with a variable",
+    (("jacfwd", "jit"), "logsumexp"): "no jit lowering for rt.max_jvp",
+    (("hessian", "vmap", "jit"), "classes"): "no jit lowering for rt.batch_lift of a list",
+    (("jit", "vmap"), "containers"): "jit: a dict key that is not a constant string or integer",
 }
 
 FORWARD = {"jvp", "linearize", "jacfwd"}
