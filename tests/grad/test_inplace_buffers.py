@@ -26,6 +26,7 @@ CASES = {
     "pingpong_read_whole": (K.pingpong_read_whole, (RNG.normal(size=7), 3), 0),
     "wave": (K.wave, (RNG.normal(size=7), 5), 0),
     "heat2d_swap": (K.heat2d_swap, (0.5 * RNG.normal(size=(4, 5)), 3), 0),
+    "sweeps_while": (K.sweeps_while, (RNG.normal(size=6), 1e-3), 0),
     "helper_buffer": (K.helper_buffer, (RNG.normal(size=6), 3), 0),
     "mixture": (K.mixture, (RNG.normal(size=5), RNG.normal(size=3)), (0, 1)),
 }
