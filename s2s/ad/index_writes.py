@@ -67,8 +67,9 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
     """``(body, same_object)``: ``body`` with its index writes checked and rewritten
     (see the module doc; ``wrt``: the differentiated parameters; ``names``: a
     ``NameGen`` for new variables), and the names that
-    hold one array throughout (made outside every loop, written in place only, never
-    copied): a loop tape need not record them, restoring would give the same object."""
+    hold one array throughout (made once, by one statement outside every loop, written in
+    place only, never copied; not a family of swapped buffers): a loop tape need not
+    record them, restoring would give the same object."""
     active = _activity(body, set(wrt))
     body, operators = _operators_as_writes(body, active, names)
     writes = [s for s in ir.walk(body) if _is_write(s)]

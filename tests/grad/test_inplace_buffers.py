@@ -128,3 +128,20 @@ def test_object_states_tell_swapped_buffers_apart():
     assert not states.may_alias(probe3, "old", "z")
     states = _states([_loop(make_z, keep, probe3)], [make_z])
     assert states.may_alias(probe3, "old", "z")
+
+
+@pytest.mark.parametrize("name", ["pingpong", "wave"])
+def test_rotated_buffers_in_the_other_transforms(name):
+    """jvp against the finite-difference gradient's directional derivative, forward over
+    reverse (Hessian-vector product) against differences of gradients, vmap of grad
+    against the gradient per example."""
+    f, (x, steps), _ = CASES[name]
+    v = np.random.default_rng(5).normal(size=x.shape)
+    _, t = s2s.jvp(f, (x, steps), (v, 0))
+    assert_tree_close(t, fd_grad(f, (x, steps)) @ v)
+    g = s2s.grad(f)
+    eps = 1e-5
+    want = (g(x + eps * v, steps) - g(x - eps * v, steps)) / (2 * eps)
+    assert_tree_close(s2s.jvp(g, (x, steps), (v, 0))[1], want, rtol=1e-5, atol=1e-7)
+    both = s2s.vmap(g, in_axes=(0, None))(np.stack([x, 0.5 * x]), steps)
+    assert_tree_close(both[1], fd_grad(f, (0.5 * x, steps)))
