@@ -4,9 +4,11 @@ Reverse mode rewrites ``y[index] = v`` into ``y = index_set(y, index, v)``
 (see ``s2s/passes/index_writes.py``): the write still happens in place, as
 the user wrote it, but the new state of ``y`` is a new *name*, so SSA,
 activity analysis and loop tapes see it like any other value.  Where the
-adjoint needs an earlier state of ``y`` the write copies first
-(``index_updated``); reads of an array that is written later copy what they
-read (``read_copy``) so a recorded slice keeps its values.
+adjoint needs the values of a whole state of ``y`` that a later write changes,
+the statement that read it reads a snapshot instead (``owned``; ``index_updated``,
+a write that copies first, is the last resort of ``s2s/ad/index_writes.py``);
+reads of an array that is written later copy what they read (``read_copy``) so
+a recorded slice keeps its values.
 
 Maths (``y2 = y1`` with ``y2[index] = v``; ``g`` the cotangent of ``y2``):
 

@@ -12,14 +12,22 @@ through:
   arithmetic...): writing into an argument, a global, a view or an item of
   a container is an error (the caller's array would change under it);
 * a *view* of it (``reshape``, ``.T``...) or another name for an earlier
-  state must not be used after a later write (Python would show the new
-  values, the derivative would follow the old): an error;
+  state must not be used after a later write into the same object (Python
+  would show the new values, the derivative would follow the old): an error.
+  Which names may hold the same object is ``aliases.ObjectStates``'s answer,
+  so buffers swapped or rotated by name (``u, v = v, u``), each made by its
+  own ``np.zeros``/``.copy()``/helper, are distinct arrays and accepted;
 * reads ``y[k]`` become ``read_copy`` (an array read is copied, so a value
   the adjoint records keeps its values when ``y`` changes later), or
   ``read_checked`` where the value read is used after a later write (fine for
   a number; an array view raises at run time);
-* when the adjoint needs the values of a whole state (``y * w`` reads ``y``)
-  and a write follows, the writes copy first (``index_updated``).
+* every write stays a write in place (``index_set``): one buffer, whatever
+  loops it sits in.  When the adjoint of a statement needs the values of a
+  whole state (``y * w`` reads ``y``) and a later write may go into the object
+  it read, that statement reads a snapshot (``rt.owned``) taken right before
+  it: one copy per such read, never one per write.  (Past ``aliases.CAP``
+  ways of holding the arrays the analysis gives up, and those writes copy
+  first, ``index_updated``, as a last resort.)
 
 An in-place operator left in place by ``inplace.py`` (``x += v`` on an
 array that may be shared) that carries derivatives is first made the
@@ -45,6 +53,7 @@ from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from ..rules import lookup
 from .common import expr_active, is_in
+from .aliases import ObjectStates
 from .inplace import VIEW_OPS
 from .positions import Positions as _Positions
 
@@ -58,8 +67,9 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
     """``(body, same_object)``: ``body`` with its index writes checked and rewritten
     (see the module doc; ``wrt``: the differentiated parameters; ``names``: a
     ``NameGen`` for new variables), and the names that
-    hold one array throughout (made outside every loop, written in place only, never
-    copied): a loop tape need not record them, restoring would give the same object."""
+    hold one array throughout (made once, by one statement outside every loop, written in
+    place only, never copied; not a family of swapped buffers): a loop tape need not
+    record them, restoring would give the same object."""
     active = activity(body, set(wrt))
     body, operators = _operators_as_writes(body, active, names)
     writes = [s for s in ir.walk(body) if _is_write(s)]
@@ -115,11 +125,12 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
                     back.append(ir.Assign(s.target, base, s.loc))
                 replace_stmt[id(s)] = back
             continue
-        _check_family(body, members, fam_writes, pos, active, replace_stmt)
+        _check_family(body, members, fam_writes, pos, active, replace_stmt, names)
         copies = any(replace_stmt[id(w)][0].value.fn is rt.index_updated
                      for w in fam_writes if id(w) in replace_stmt)
-        if not copies and not any(pos.site[id(d)].loops for d in _roots(body, members)):
-            same_object |= members
+        roots = list(_roots(body, members))
+        if not copies and len(roots) == 1 and not pos.site[id(roots[0])].loops:
+            same_object |= members  # one array, made once (swapped buffers are several)
     return rewrite_writes(body, replace_stmt), same_object
 
 
@@ -238,7 +249,7 @@ def _family_kind(body, members, params, fam_writes) -> str:
     return kinds.pop() if kinds else "array"
 
 
-def _check_family(body, members, fam_writes, pos, active, replace_stmt) -> None:
+def _check_family(body, members, fam_writes, pos, active, replace_stmt, names) -> None:
     defs: Dict[str, List] = {}
     for s in ir.walk(body):
         for t in ir.stmt_defs(s):
@@ -261,15 +272,19 @@ def _check_family(body, members, fam_writes, pos, active, replace_stmt) -> None:
         elif v.fn in VIEW_OPS or v.fn in _CONTAINERS:
             handles.add(s.target.name)
             views.add(s.target.name)
-    exposed = []
+    exposed = {id(s): s for s in ir.walk(body) if _adjoint_reads(s, handles, active)}
+    objects = ObjectStates(
+        body, handles, _roots(body, members),
+        {i: _adjoint_reads(s, handles, active) for i, s in exposed.items()},
+        lambda v: _refers_to(v, handles))
     for s in ir.walk(body):
         uses = [a.name for a in _value_uses(s) if a.name in handles]
-        if not uses:
-            continue
         for h in uses:
             for w in fam_writes:
                 if w.target.name == h or not pos.may_follow(w, s):
                     continue
+                if not objects.may_alias(w, h, w.value.args[0].name):
+                    continue  # surely another array (a swapped or rotated buffer)
                 if any(pos.may_follow(d, w) for d in defs.get(h, [])) or h not in defs:
                     if not pos.rebound_between(w, s, defs.get(h, [])):
                         what = "a view of it, or a container holding it," if h in views \
@@ -279,8 +294,6 @@ def _check_family(body, members, fam_writes, pos, active, replace_stmt) -> None:
                             "the write in differentiated code", w.loc,
                             "Python would show the new values where the derivative follows the "
                             "old ones; copy the view (.copy()) or read the array again")
-        if _exposes(s, handles, active):
-            exposed.append(s)
     for r in reads:
         later = any(pos.may_follow(r, u) and pos.may_follow(w, u) and pos.may_follow(r, w)
                     and not pos.rebound_between(w, u, defs.get(r.target.name, []))
@@ -292,9 +305,59 @@ def _check_family(body, members, fam_writes, pos, active, replace_stmt) -> None:
         else:
             call = ir.Call(rt.read_copy, r.value.args)
         replace_stmt[id(r)] = [replace(r, value=call)]
-    for w in fam_writes:
-        if any(pos.may_follow(e, w) for e in exposed):
-            replace_stmt[id(w)] = [replace(w, value=replace(w.value, fn=rt.index_updated))]
+    if not objects.precise:  # too many ways to hold the arrays: copy on write, as before
+        for w in fam_writes:
+            if any(pos.may_follow(e, w) for e in exposed.values()):
+                replace_stmt[id(w)] = [replace(w, value=replace(w.value, fn=rt.index_updated))]
+        return
+    for e in exposed.values():  # the writes stay in place; what the adjoint reads, a copy
+        if any(pos.may_follow(e, w) and objects.may_write_exposed(w, e) for w in fam_writes):
+            _snapshot(e, _adjoint_reads(e, handles, active), replace_stmt, names)
+
+
+#: products whose adjoint reads an operand's values only for the other operand's cotangent
+_BILINEAR = {operator.mul, np.multiply, operator.matmul, np.matmul, np.dot}
+
+
+def _adjoint_reads(s, handles, active) -> Set[str]:
+    """The names in ``handles`` whose values the adjoint of ``s`` may read: those it
+    reads (``_exposes``), less, for a product, an operand whose partner carries no
+    derivative (``0.5 * y``: the adjoint is ``0.5 * g``)."""
+    if not _exposes(s, handles, active):
+        return set()
+    v = s.value
+    if v.fn in _BILINEAR and len(v.args) == 2 and not v.kwargs:
+        a, b = v.args
+        return {x.name for x, other in ((a, b), (b, a))
+                if isinstance(x, ir.Var) and x.name in handles and is_in(other, active)}
+    return {a.name for a in _value_uses(s) if a.name in handles}
+
+
+def _refers_to(v, handles):
+    """The name in ``handles`` whose object the value ``v`` is (a copy, an index write
+    or a view of it), else None."""
+    if isinstance(v, ir.Var):
+        return v.name if v.name in handles else None
+    if isinstance(v, ir.Call) and v.args and isinstance(v.args[0], ir.Var) \
+            and v.args[0].name in handles and (v.fn is rt.index_set or v.fn in VIEW_OPS):
+        return v.args[0].name
+    return None
+
+
+def _snapshot(s, exposed, replace_stmt, names) -> None:
+    """``s`` reading copies (``rt.owned``) of the arrays named in ``exposed``, taken
+    right before it: its adjoint then sees the values it saw, however the arrays are
+    written later."""
+    snaps, rename = [], {}
+    for n in sorted(exposed):
+        snap = ir.Var(names.fresh(f"{n}_snapshot"))
+        snaps.append(ir.Assign(snap, ir.Call(rt.owned, (ir.Var(n),)), s.loc))
+        rename[n] = snap
+    value = replace(s.value, args=tuple(rename.get(a.name, a) if isinstance(a, ir.Var)
+                                        else a for a in s.value.args),
+                    kwargs=tuple((k, rename.get(a.name, a) if isinstance(a, ir.Var) else a)
+                                 for k, a in s.value.kwargs))
+    replace_stmt[id(s)] = snaps + [replace(s, value=value)]
 
 
 def _value_uses(s):

@@ -45,7 +45,7 @@ loop records the path of each iteration (``ad/tries.py``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import List, Set
+from typing import Dict, List, Set
 
 import s2s_runtime as rt
 from s2s_runtime import build
@@ -57,6 +57,15 @@ from ..passes.loop_jumps import has_jump, without_jumps
 from ..passes.argument_loops import argument_loops
 from ..passes.loop_ranges import is_range, range_loops, single_defs
 from .tape_recording import LOOPS, TapeRecording, loop_stmts, read_first
+
+
+def _in_place_write(s) -> bool:
+    """``y = index_set(y, i, v)`` with an index other than ``...`` (which may rebind a
+    number): after it ``y`` holds the object it held."""
+    v = s.value
+    return isinstance(s, ir.Assign) and isinstance(v, ir.Call) and v.fn is rt.index_set \
+        and v.args[0] == s.target \
+        and not (isinstance(v.args[1], ir.Const) and v.args[1].value is Ellipsis)
 
 
 def _defs(stmts) -> Set[str]:
@@ -81,6 +90,8 @@ class LoopAdjoints(TapeRecording):
         #: the tries in a try body that no exception leaves (ad/tries.py)
         self.wrapped_loops: Set[int] = set()
         self.contained: Set[int] = set()
+        #: ``t`` of ``t = index_set(y, i, v); y = t``: ``y = t`` keeps ``y``'s object
+        self.write_results: Dict[str, str] = {}
         body = range_loops(argument_loops(body, self.names, set()),  # for v in row: indexed
                            self.names, self.temps, indexable)
         self.single_defs = single_defs(body)
@@ -115,6 +126,8 @@ class LoopAdjoints(TapeRecording):
                 if targets & {a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)}:
                     t = self.temp()  # s = s * x  ->  t = s * x; s = t
                     out.append(ir.Assign(t, s.value, s.loc))
+                    if _in_place_write(s):
+                        self.write_results[t.name] = s.target.name
                     s = replace(s, value=t)
             out.append(s)
         return out
@@ -207,9 +220,16 @@ class LoopAdjoints(TapeRecording):
         out = []
         for x in reversed(list(stmts)):
             for v in reversed(list(ir.stmt_defs(x))):
-                if self.needs_record(v.name, scope):
+                if self.needs_record(v.name, scope) and not self.keeps_object(x):
                     out.append(self.pop(v, x.loc))
         return out
+
+    def keeps_object(self, x) -> bool:
+        """Whether ``x`` rebinds its target to the object it already holds (``y = t``
+        after ``t = index_set(y, i, v)``, a write in place): restoring the name after
+        its adjoint would change nothing, so it is neither pushed nor popped."""
+        return isinstance(x, ir.Assign) and isinstance(x.value, ir.Var) \
+            and self.write_results.get(x.value.name) == x.target.name
 
     def needs_record(self, name: str, scope) -> bool:
         """In a loop every assignment may overwrite a value the adjoint needs; in a

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
+import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
@@ -32,7 +33,8 @@ from .inplace import VIEW_OPS
 
 #: callables without a rule that never change their arguments
 _EFFECT_FREE = {print, range, len, enumerate, zip, reversed, isinstance, int, float, bool, str,
-                repr, type, abs, min, max, sum, tuple, list, dict, sorted, iter, next}
+                repr, type, abs, min, max, sum, tuple, list, dict, sorted, iter, next,
+                rt.read_copy, rt.read_checked, rt.owned}  # (the reads index_writes.py made)
 
 
 def snapshot_mutated_constants(body, wrt, names):
@@ -55,6 +57,11 @@ def snapshot_mutated_constants(body, wrt, names):
         if not isinstance(v, ir.Call):
             if isinstance(s, ir.Assign) and isinstance(v, ir.Var):
                 union(s.target.name, v.name)
+            continue
+        if v.fn in (build.make_tuple, build.make_list) and isinstance(s, ir.Assign):
+            for a in v.operands():  # the container holds its items; it changes none
+                if isinstance(a, ir.Var):
+                    union(s.target.name, a.name)
             continue
         names_changed = set()
         if v.fn in PLAIN_OF_INPLACE and v.args and isinstance(v.args[0], ir.Var):

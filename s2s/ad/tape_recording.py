@@ -100,7 +100,8 @@ class TapeRecording:
                 after = []
                 if in_loop:
                     for v in ir.stmt_defs(s):
-                        if v.name in read and self.needs_record(v.name, in_loop):
+                        if v.name in read and self.needs_record(v.name, in_loop) \
+                                and not self.keeps_object(s):
                             if in_loop == "try" and v.name not in {
                                     p.var.name for p in self.fn.params}:
                                 self.unassigned.add(v.name)  # may be pushed before assigned
