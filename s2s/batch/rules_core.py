@@ -46,7 +46,8 @@ _MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
     ("isnan", "isnan"), ("isinf", "isinf"), ("isfinite", "isfinite"),
     ("degrees", "degrees"), ("radians", "radians"), ("copysign", "copysign"),
     ("fmod", "fmod"), ("modf", "modf"), ("frexp", "frexp"), ("ldexp", "ldexp"),
-    ("nextafter", "nextafter"))}
+    ("nextafter", "nextafter"), *((("cbrt", "cbrt"), ("exp2", "exp2"))
+                                  if hasattr(math, "cbrt") else ()))}
 _MATH_TO_NP.update({builtins.float: np.float64, builtins.int: np.int64,
                     builtins.complex: np.complex128, builtins.bool: np.bool_,
                     builtins.abs: np.absolute, builtins.pow: np.power,

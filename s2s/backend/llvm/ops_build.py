@@ -1,5 +1,5 @@
 """Array builders and reshapes: ``np.arange``, ``np.linspace``, ``np.full``, ``np.eye``,
-``np.outer``, ``np.reshape``/``np.ravel`` (``a.reshape``, ``a.ravel()``): handlers of
+``np.outer``, ``np.cross`` (``Cross``), ``np.reshape``/``np.ravel`` (``a.reshape``, ``a.ravel()``): handlers of
 ``calls.TABLE``, numpy's semantics (a reshape is a view of a C-contiguous array and a
 copy otherwise; a size mismatch raises ``ValueError``)."""
 from __future__ import annotations
@@ -139,6 +139,95 @@ class Outer:
         return _outer_or_scale(L, u, ut, v, vt, rtype, 2)
 
 
+class Cross:
+    """``np.cross(a, b)`` over the last axis, broadcast over the leading ones as numpy does:
+    ``c = (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)`` for 3-vectors, a 2-vector taken
+    with a zero third component where the other is a 3-vector (the terms of that zero
+    left out, numpy's arithmetic: ``(a1 b2, -(a0 b2), a0 b1 - a1 b0)``), in the promoted
+    dtype.  Vectors of a length other than 2 or 3 raise numpy's ``ValueError``; leading
+    shapes that do not broadcast a ``ValueError``.  Two 2-vectors (a scalar z component
+    in numpy, deprecated since NumPy 2.0) change the result's rank, which jit fixes at
+    compile time from the ranks alone: a clear error at run time.  The axes arguments
+    (the derivative rules pass them positionally) must be the defaults."""
+
+    wants_atoms = True
+    _DEFAULTS = (-1, -1, -1, None)
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if len(types) < 2 or not all(isinstance(t, T.Array) for t in types[:2]):
+            return None
+        given = list(atoms[2:]) + list((kw_atoms or {}).values())
+        names = list(("axisa", "axisb", "axisc", "axis")[:len(atoms) - 2]) + list(kw_atoms or {})
+        if len(atoms) > 6 or set(names) - {"axisa", "axisb", "axisc", "axis"}:
+            return None
+        for name, atom in zip(names, given):
+            want = None if name == "axis" else -1
+            if getattr(atom, "value", "?") not in (want, -1):
+                from ...errors import UnsupportedSyntaxError
+                raise UnsupportedSyntaxError(
+                    f"jit: np.cross with {name}={getattr(atom, 'value', atom)!r} (jit compiles "
+                    "the cross product over the last axes)", loc)
+        st = T.promote(_elem(types[0]), _elem(types[1]))
+        if st.dtype == "b1":
+            return None  # numpy: TypeError (boolean subtract)
+        return T.Array(st.dtype, max(types[0].ndim, types[1].ndim))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        (a, at), (c, ct) = vals[:2]
+        et = rtype.elem
+        na, nc = A.shape_of(L, a, at.ndim - 1), A.shape_of(L, c, ct.ndim - 1)
+        for n in (na, nc):
+            bad = b.and_(b.icmp_signed("!=", n, A.i64(2)), b.icmp_signed("!=", n, A.i64(3)))
+            L.check(bad, ValueError,
+                    "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+        from ...errors import UnsupportedSyntaxError
+        a3, c3 = b.icmp_signed("==", na, A.i64(3)), b.icmp_signed("==", nc, A.i64(3))
+        L.check(b.not_(b.or_(a3, c3)), UnsupportedSyntaxError,
+                "jit: np.cross of two 2-vectors (numpy returns their z component, a result of "
+                "one rank fewer, deprecated since NumPy 2.0): pass 3-vectors with a zero z")
+        lead = A.broadcast_shape(L, [A.shape_list(L, a, at)[:-1], A.shape_list(L, c, ct)[:-1]],
+                                 rtype.ndim - 1)
+        out = A.allocate(L, rtype, lead + [A.i64(3)])
+        od, ost = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+
+        def reader(v, vt, has3):
+            data, strides = b.extract_value(v, 0), A.strides_list(L, v, vt)
+            shape = A.shape_list(L, v, vt)
+            strides = [b.select(b.icmp_signed("==", n, A.ONE), A.ZERO, s)
+                       for n, s in zip(shape[:-1], strides[:-1])] + [strides[-1]]
+
+            def component(idx, k):
+                k = A.i64(k) if k < 2 else b.select(has3, A.i64(2), A.ZERO)
+                at_ = idx[len(idx) - (vt.ndim - 1):] if vt.ndim > 1 else []
+                x = A.load(L, A.element_ptr(L, data, strides, at_ + [k], vt.elem), vt.elem)
+                return S.convert(L, x, vt.elem, et)
+            return component
+
+        ra, rc = reader(a, at, a3), reader(c, ct, c3)
+
+        def body(idx):
+            x = [ra(idx, k) for k in range(3)]
+            y = [rc(idx, k) for k in range(3)]
+
+            def mul(p, q):
+                return S.binary(L, "mul", p, q, et)
+
+            def sub(p, q):
+                return S.binary(L, "sub", p, q, et)
+
+            full = [sub(mul(x[1], y[2]), mul(x[2], y[1])), sub(mul(x[2], y[0]), mul(x[0], y[2])),
+                    sub(mul(x[0], y[1]), mul(x[1], y[0]))]
+            a_short = [mul(x[1], y[2]), S.negate(L, mul(x[0], y[2]), et), full[2]]
+            c_short = [S.negate(L, mul(x[2], y[1]), et), mul(x[2], y[0]), full[2]]
+            for k in range(3):
+                v = b.select(a3, b.select(c3, full[k], c_short[k]), a_short[k])
+                A.store(L, v, A.element_ptr(L, od, ost, idx + [A.i64(k)], et), et)
+
+        A.loop_nest(L, lead, body)
+        return out
+
+
 class Reshape:
     """``np.reshape(a, shape)`` (one dimension may be -1) and ``np.ravel(a)``."""
 
@@ -193,6 +282,7 @@ register(Linspace(), np.linspace)
 register(Full(), np.full)
 register(Eye(), np.eye)
 register(Outer(), np.outer)
+register(Cross(), np.cross)
 register(Reshape(), np.reshape, np.ravel)
 
 
