@@ -222,3 +222,30 @@ def test_vmap_of_math_cbrt_and_exp2_is_numpys():
     xs = np.array([1.0, 8.0, -27.0, 0.5])
     np.testing.assert_allclose(s2s.vmap(cube_root_and_power)(xs), np.cbrt(xs) + np.exp2(xs),
                                rtol=1e-15)
+
+
+def diag(v):
+    return np.diag(v)
+
+
+def diag_k(v, k):
+    return np.diag(v, k)
+
+
+def diag_loss(a, w):
+    m = np.diag(a[0]) + np.diag(a[1], 1)[:3, :3]
+    return np.sum(m * w) + np.sum(np.diag(m * m, -1))
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 3), (2, 5), (5, 2), (0,)])
+@pytest.mark.parametrize("k", [0, 1, -2, 7])
+def test_diag_matches_numpy(shape, k):
+    v = np.arange(1, 1 + int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    _same(s2s.jit(diag_k)(v, k), np.diag(v, k))
+    _same(s2s.jit(diag)(v.astype(np.int64)), np.diag(v.astype(np.int64)))
+
+
+def test_jit_grad_of_diag():
+    a, w = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 3))
+    g = s2s.jit(s2s.grad(diag_loss))(a, w)
+    np.testing.assert_allclose(g, _fd(lambda x: diag_loss(x, w), a), rtol=1e-6, atol=1e-8)

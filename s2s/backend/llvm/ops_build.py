@@ -1,11 +1,13 @@
 """Array builders and reshapes: ``np.arange``, ``np.linspace``, ``np.full``, ``np.eye``,
-``np.outer``, ``np.cross`` (``Cross``), ``np.reshape``/``np.ravel`` (``a.reshape``, ``a.ravel()``): handlers of
+``np.outer``, ``np.cross`` (``Cross``), ``np.diag``, ``np.reshape``/``np.ravel`` (``a.reshape``, ``a.ravel()``): handlers of
 ``calls.TABLE``, numpy's semantics (a reshape is a view of a C-contiguous array and a
 copy otherwise; a size mismatch raises ``ValueError``)."""
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir as ll
+
+import s2s_runtime as rt
 
 from . import arrays as A
 from . import reductions as R
@@ -228,6 +230,72 @@ class Cross:
         return out
 
 
+class Diag:
+    """``np.diag(v, k=0)``: for 1-D ``v`` a fresh square matrix of side ``len(v) + |k|``,
+    zeros with ``v`` on diagonal ``k``; for 2-D ``v`` its diagonal ``k`` (a view, as
+    numpy's, of length ``max(0, min(rows, cols - k))`` for ``k >= 0``).
+    ``rt.diag_vjp(g, v, k)``, its cotangent: ``diag(g, k)`` copied for 1-D ``v``, zeros
+    shaped like ``v`` with ``g`` on diagonal ``k`` for 2-D ``v``."""
+
+    def type(self, fn, types, kw, loc):
+        n = 2 if fn is rt.diag_vjp else 1
+        if kw or not n <= len(types) <= n + 1 or not isinstance(types[n - 1], T.Array):
+            return None
+        if len(types) == n + 1 and not (isinstance(types[n], T.Scalar)
+                                        and types[n].dtype in _INTS):
+            return None
+        v = types[n - 1]
+        if v.ndim not in (1, 2):
+            return None
+        if fn is rt.diag_vjp:
+            return T.Array(types[0].dtype, v.ndim) if isinstance(types[0], T.Array) else None
+        return T.Array(v.dtype, 3 - v.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        n = 2 if fn is rt.diag_vjp else 1
+        k = S.convert(L, *vals[n], T.INT) if len(vals) > n else A.ZERO
+        src, st = vals[0]
+        pos = b.icmp_signed(">=", k, A.ZERO)
+        row0, col0 = b.select(pos, A.ZERO, b.neg(k)), b.select(pos, k, A.ZERO)
+        if fn is rt.diag_vjp and vals[1][1].ndim == 2:  # zeros like v, g on diagonal k
+            v, vt = vals[1]
+            out = R.create(L, rtype, A.shape_list(L, v, vt), (L.const(0, T.INT), T.INT))
+            self._diagonal_loop(L, out, rtype, row0, col0, lambda i, p: A.store(
+                L, S.convert(L, A.element(L, src, st, [i]), st.elem, rtype.elem), p,
+                rtype.elem))
+            return out
+        if st.ndim == 1:  # build: zeros with src on diagonal k
+            side = b.add(A.shape_of(L, src, 0), b.select(pos, k, b.neg(k)))
+            out = R.create(L, rtype, [side, side], (L.const(0, T.INT), T.INT))
+            self._diagonal_loop(L, out, rtype, row0, col0, lambda i, p: A.store(
+                L, A.element(L, src, st, [i]), p, rtype.elem))
+            return out
+        rows, cols = A.shape_of(L, src, 0), A.shape_of(L, src, 1)
+        s0, s1 = A.stride_of(L, src, 0), A.stride_of(L, src, 1)
+        length = b.select(pos, b.sub(cols, k), b.add(rows, k))
+        length = b.select(b.icmp_signed("<", length, rows), length, rows)
+        length = b.select(b.icmp_signed("<", length, cols), length, cols)
+        length = b.select(b.icmp_signed("<", length, A.ZERO), A.ZERO, length)
+        offset = b.select(b.icmp_signed(">", length, A.ZERO),
+                          b.add(b.mul(row0, s0), b.mul(col0, s1)), A.ZERO)
+        view_t = T.Array(st.dtype, 1)
+        view = A.make(L, view_t, b.gep(b.extract_value(src, 0), [offset]),
+                      b.extract_value(src, 1), [length], [b.add(s0, s1)])
+        return A.copy(L, view, view_t, rtype.dtype) if fn is rt.diag_vjp else view
+
+    @staticmethod
+    def _diagonal_loop(L, out, t, row0, col0, store):
+        """``store(i, pointer)`` for each place ``(row0 + i, col0 + i)`` inside ``out``."""
+        b = L.b
+        data, strides = b.extract_value(out, 0), A.strides_list(L, out, t)
+        n = b.sub(A.shape_of(L, out, 0), row0)
+        m = b.sub(A.shape_of(L, out, 1), col0)
+        n = b.select(b.icmp_signed("<", m, n), m, n)
+        A.loop(L, n, lambda i: store(i, A.element_ptr(
+            L, data, strides, [b.add(row0, i), b.add(col0, i)], t.elem)))
+
+
 class Reshape:
     """``np.reshape(a, shape)`` (one dimension may be -1) and ``np.ravel(a)``."""
 
@@ -283,6 +351,7 @@ register(Full(), np.full)
 register(Eye(), np.eye)
 register(Outer(), np.outer)
 register(Cross(), np.cross)
+register(Diag(), np.diag, rt.diag_vjp)
 register(Reshape(), np.reshape, np.ravel)
 
 
