@@ -249,3 +249,21 @@ def test_jit_grad_of_diag():
     a, w = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 3))
     g = s2s.jit(s2s.grad(diag_loss))(a, w)
     np.testing.assert_allclose(g, _fd(lambda x: diag_loss(x, w), a), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("a_shape,b_shape,axes", [((5, 3), (3,), (0, None)),
+                                                  ((5, 3), (4, 3), (0, None)),
+                                                  ((3,), (5, 4, 3), (None, 0)),
+                                                  ((5, 2, 3), (5, 3), (0, 0))])
+def test_vmap_of_cross_is_a_loop_of_it(a_shape, b_shape, axes):
+    a, b = RNG.normal(size=a_shape), RNG.normal(size=b_shape)
+    want = np.stack([np.cross(a[i] if axes[0] == 0 else a, b[i] if axes[1] == 0 else b)
+                     for i in range(5)])
+    np.testing.assert_allclose(s2s.vmap(cross, in_axes=axes)(a, b), want, rtol=1e-15)
+
+
+def test_vmap_of_the_gradient_of_cross():
+    a, b, w = RNG.normal(size=(5, 3)), RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    g = s2s.vmap(s2s.grad(cross_loss), in_axes=(0, None, None))(a, b, w)
+    want = np.stack([_fd(lambda x: cross_loss(x, b, w), a[i]) for i in range(5)])
+    np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-8)
