@@ -59,6 +59,23 @@ defbatch(contraction("tensordot", axes_param="axes"), np.tensordot)
 defbatch(contraction("einsum"), np.einsum)
 
 
+def cross(site):
+    """``np.cross(a, b)`` over the last axis: the batch axis is a leading axis, which
+    ``np.cross`` broadcasts, once each batched operand is aligned against the other
+    (``rules_core.aligned_operands``).  Only the default axes (the derivative rules pass
+    them positionally: ``-1, -1, -1, None``)."""
+    from .rules_core import aligned_operands
+    from .transform import BatchingError
+    rest = list(site.call.args[2:]) + [a for _, a in site.call.kwargs]
+    if len(site.call.args) > 6 or any(getattr(a, "value", "?") not in (-1, None) for a in rest):
+        raise BatchingError("vmap: np.cross with axes other than the last", site.loc)
+    a, b = aligned_operands(site, site.call.args[:2])
+    return ir.Call(np.cross, (a, b))
+
+
+defbatch(cross, np.cross)
+
+
 def product_vjp(kind, which=None, axes_param=None):
     def rule(site):
         g, a, b = site.call.args[:3]

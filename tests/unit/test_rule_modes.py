@@ -37,6 +37,7 @@ def test_the_check_can_fail():
 #: go down (close a gap, or state in the record why the mode does not exist)
 GAPS_AT_MOST = 562  # 554 before the scipy.special, float-parts and stop_gradient records; 576
 # before the helpers of derivative code read as code or given records (compose, issue 18)
+# and jit compiled divmod, modf, frexp, nextafter, cbrt, exp2, diag, cross
 
 #: counted in a fresh interpreter: what s2s registers itself, whatever other tests in this
 #: process registered before (their own functions, forms made on first use)

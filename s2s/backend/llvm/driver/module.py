@@ -79,7 +79,8 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     name = name or symbol_for(func, param_types)
     module = ll.Module(name=name)
     module.triple, module.data_layout = triple_and_layout()
-    kernel = FunctionLowering(module, func, param_types, name + ".kernel", boundscheck).build()
+    kernel = FunctionLowering(module, func, param_types, name + ".kernel", boundscheck,
+                              pooled=True).build()
     leaves = []
     for t in param_types:
         _leaves(t, leaves)

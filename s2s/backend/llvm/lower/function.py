@@ -3,6 +3,8 @@
 Contract: ``FunctionLowering(module, func, param_types, ...).build()`` adds to
 ``module`` the kernel ``i32 @<name>(i64* ctx, <param types>...)``:
 
+* with ``pooled``, an allocation inside a loop reuses the block it made at an earlier
+  iteration once nothing holds it (``abi.pooled_alloc``);
 * every variable is a stack slot of its inferred type (``infer.py``), zero
   at entry; LLVM's mem2reg makes them registers;
 * ``If``/``For`` (over ``range`` with any step, or over an array's first axis)
@@ -37,8 +39,10 @@ from ..derivs import adjoints as derivs  # noqa: F401  (registers the run-time h
 
 
 class FunctionLowering(LoopLowering):
-    def __init__(self, module, func: ir.Function, param_types, name, boundscheck=True):
+    def __init__(self, module, func: ir.Function, param_types, name, boundscheck=True,
+                 pooled=False):
         self.module = module
+        self.pooled = pooled  # allocation sites in loops reuse their block (abi.pooled_alloc)
         self.func = func
         self.param_types = list(param_types)
         self.boundscheck = boundscheck

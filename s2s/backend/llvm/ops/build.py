@@ -1,11 +1,13 @@
 """Array builders and reshapes: ``np.arange``, ``np.linspace``, ``np.full``, ``np.eye``,
-``np.outer``, ``np.reshape``/``np.ravel`` (``a.reshape``, ``a.ravel()``): handlers of
+``np.outer``, ``np.cross`` (``Cross``), ``np.diag``, ``np.reshape``/``np.ravel`` (``a.reshape``, ``a.ravel()``): handlers of
 ``calls.TABLE``, numpy's semantics (a reshape is a view of a C-contiguous array and a
 copy otherwise; a size mismatch raises ``ValueError``)."""
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir as ll
+
+import s2s_runtime as rt
 
 from ..values import arrays as A
 from ..numerics import reductions as R
@@ -139,6 +141,161 @@ class Outer:
         return outer_or_scale(L, u, ut, v, vt, rtype, 2)
 
 
+class Cross:
+    """``np.cross(a, b)`` over the last axis, broadcast over the leading ones as numpy does:
+    ``c = (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)`` for 3-vectors, a 2-vector taken
+    with a zero third component where the other is a 3-vector (the terms of that zero
+    left out, numpy's arithmetic: ``(a1 b2, -(a0 b2), a0 b1 - a1 b0)``), in the promoted
+    dtype.  Vectors of a length other than 2 or 3 raise numpy's ``ValueError``; leading
+    shapes that do not broadcast a ``ValueError``.  Two 2-vectors (a scalar z component
+    in numpy, deprecated since NumPy 2.0) change the result's rank, which jit fixes at
+    compile time from the ranks alone: a clear error at run time.  The axes arguments
+    (the derivative rules pass them positionally) must be the defaults."""
+
+    wants_atoms = True
+    _DEFAULTS = (-1, -1, -1, None)
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if len(types) < 2 or not all(isinstance(t, T.Array) for t in types[:2]):
+            return None
+        given = list(atoms[2:]) + list((kw_atoms or {}).values())
+        names = list(("axisa", "axisb", "axisc", "axis")[:len(atoms) - 2]) + list(kw_atoms or {})
+        if len(atoms) > 6 or set(names) - {"axisa", "axisb", "axisc", "axis"}:
+            return None
+        for name, atom in zip(names, given):
+            want = None if name == "axis" else -1
+            if getattr(atom, "value", "?") not in (want, -1):
+                from ....errors import UnsupportedSyntaxError
+                raise UnsupportedSyntaxError(
+                    f"jit: np.cross with {name}={getattr(atom, 'value', atom)!r} (jit compiles "
+                    "the cross product over the last axes)", loc)
+        st = T.promote(elem_type(types[0]), elem_type(types[1]))
+        if st.dtype == "b1":
+            return None  # numpy: TypeError (boolean subtract)
+        return T.Array(st.dtype, max(types[0].ndim, types[1].ndim))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        (a, at), (c, ct) = vals[:2]
+        et = rtype.elem
+        na, nc = A.shape_of(L, a, at.ndim - 1), A.shape_of(L, c, ct.ndim - 1)
+        for n in (na, nc):
+            bad = b.and_(b.icmp_signed("!=", n, A.i64(2)), b.icmp_signed("!=", n, A.i64(3)))
+            L.check(bad, ValueError,
+                    "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+        from ....errors import UnsupportedSyntaxError
+        a3, c3 = b.icmp_signed("==", na, A.i64(3)), b.icmp_signed("==", nc, A.i64(3))
+        L.check(b.not_(b.or_(a3, c3)), UnsupportedSyntaxError,
+                "jit: np.cross of two 2-vectors (numpy returns their z component, a result of "
+                "one rank fewer, deprecated since NumPy 2.0): pass 3-vectors with a zero z")
+        lead = A.broadcast_shape(L, [A.shape_list(L, a, at)[:-1], A.shape_list(L, c, ct)[:-1]],
+                                 rtype.ndim - 1)
+        out = A.allocate(L, rtype, lead + [A.i64(3)])
+        od, ost = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+
+        def reader(v, vt, has3):
+            data, strides = b.extract_value(v, 0), A.strides_list(L, v, vt)
+            shape = A.shape_list(L, v, vt)
+            strides = [b.select(b.icmp_signed("==", n, A.ONE), A.ZERO, s)
+                       for n, s in zip(shape[:-1], strides[:-1])] + [strides[-1]]
+
+            def component(idx, k):
+                k = A.i64(k) if k < 2 else b.select(has3, A.i64(2), A.ZERO)
+                at_ = idx[len(idx) - (vt.ndim - 1):] if vt.ndim > 1 else []
+                x = A.load(L, A.element_ptr(L, data, strides, at_ + [k], vt.elem), vt.elem)
+                return S.convert(L, x, vt.elem, et)
+            return component
+
+        ra, rc = reader(a, at, a3), reader(c, ct, c3)
+
+        def body(idx):
+            x = [ra(idx, k) for k in range(3)]
+            y = [rc(idx, k) for k in range(3)]
+
+            def mul(p, q):
+                return S.binary(L, "mul", p, q, et)
+
+            def sub(p, q):
+                return S.binary(L, "sub", p, q, et)
+
+            full = [sub(mul(x[1], y[2]), mul(x[2], y[1])), sub(mul(x[2], y[0]), mul(x[0], y[2])),
+                    sub(mul(x[0], y[1]), mul(x[1], y[0]))]
+            a_short = [mul(x[1], y[2]), S.negate(L, mul(x[0], y[2]), et), full[2]]
+            c_short = [S.negate(L, mul(x[2], y[1]), et), mul(x[2], y[0]), full[2]]
+            for k in range(3):
+                v = b.select(a3, b.select(c3, full[k], c_short[k]), a_short[k])
+                A.store(L, v, A.element_ptr(L, od, ost, idx + [A.i64(k)], et), et)
+
+        A.loop_nest(L, lead, body)
+        return out
+
+
+class Diag:
+    """``np.diag(v, k=0)``: for 1-D ``v`` a fresh square matrix of side ``len(v) + |k|``,
+    zeros with ``v`` on diagonal ``k``; for 2-D ``v`` its diagonal ``k`` (a view, as
+    numpy's, of length ``max(0, min(rows, cols - k))`` for ``k >= 0``).
+    ``rt.diag_vjp(g, v, k)``, its cotangent: ``diag(g, k)`` copied for 1-D ``v``, zeros
+    shaped like ``v`` with ``g`` on diagonal ``k`` for 2-D ``v``."""
+
+    def type(self, fn, types, kw, loc):
+        n = 2 if fn is rt.diag_vjp else 1
+        if kw or not n <= len(types) <= n + 1 or not isinstance(types[n - 1], T.Array):
+            return None
+        if len(types) == n + 1 and not (isinstance(types[n], T.Scalar)
+                                        and types[n].dtype in _INTS):
+            return None
+        v = types[n - 1]
+        if v.ndim not in (1, 2):
+            return None
+        if fn is rt.diag_vjp:
+            return T.Array(types[0].dtype, v.ndim) if isinstance(types[0], T.Array) else None
+        return T.Array(v.dtype, 3 - v.ndim)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        n = 2 if fn is rt.diag_vjp else 1
+        k = S.convert(L, *vals[n], T.INT) if len(vals) > n else A.ZERO
+        src, st = vals[0]
+        pos = b.icmp_signed(">=", k, A.ZERO)
+        row0, col0 = b.select(pos, A.ZERO, b.neg(k)), b.select(pos, k, A.ZERO)
+        if fn is rt.diag_vjp and vals[1][1].ndim == 2:  # zeros like v, g on diagonal k
+            v, vt = vals[1]
+            out = R.create(L, rtype, A.shape_list(L, v, vt), (L.const(0, T.INT), T.INT))
+            self._diagonal_loop(L, out, rtype, row0, col0, lambda i, p: A.store(
+                L, S.convert(L, A.element(L, src, st, [i]), st.elem, rtype.elem), p,
+                rtype.elem))
+            return out
+        if st.ndim == 1:  # build: zeros with src on diagonal k
+            side = b.add(A.shape_of(L, src, 0), b.select(pos, k, b.neg(k)))
+            out = R.create(L, rtype, [side, side], (L.const(0, T.INT), T.INT))
+            self._diagonal_loop(L, out, rtype, row0, col0, lambda i, p: A.store(
+                L, A.element(L, src, st, [i]), p, rtype.elem))
+            return out
+        rows, cols = A.shape_of(L, src, 0), A.shape_of(L, src, 1)
+        s0, s1 = A.stride_of(L, src, 0), A.stride_of(L, src, 1)
+        length = b.select(pos, b.sub(cols, k), b.add(rows, k))
+        length = b.select(b.icmp_signed("<", length, rows), length, rows)
+        length = b.select(b.icmp_signed("<", length, cols), length, cols)
+        length = b.select(b.icmp_signed("<", length, A.ZERO), A.ZERO, length)
+        offset = b.select(b.icmp_signed(">", length, A.ZERO),
+                          b.add(b.mul(row0, s0), b.mul(col0, s1)), A.ZERO)
+        view_t = T.Array(st.dtype, 1)
+        view = A.make(L, view_t, b.gep(b.extract_value(src, 0), [offset]),
+                      b.extract_value(src, 1), [length], [b.add(s0, s1)])
+        return A.copy(L, view, view_t, rtype.dtype) if fn is rt.diag_vjp else view
+
+    @staticmethod
+    def _diagonal_loop(L, out, t, row0, col0, store):
+        """``store(i, pointer)`` for each place ``(row0 + i, col0 + i)`` inside ``out``."""
+        b = L.b
+        data, strides = b.extract_value(out, 0), A.strides_list(L, out, t)
+        n = b.sub(A.shape_of(L, out, 0), row0)
+        m = b.sub(A.shape_of(L, out, 1), col0)
+        n = b.select(b.icmp_signed("<", m, n), m, n)
+        A.loop(L, n, lambda i: store(i, A.element_ptr(
+            L, data, strides, [b.add(row0, i), b.add(col0, i)], t.elem)))
+
+
 class Reshape:
     """``np.reshape(a, shape)`` (one dimension may be -1) and ``np.ravel(a)``."""
 
@@ -193,6 +350,8 @@ register(Linspace(), np.linspace)
 register(Full(), np.full)
 register(Eye(), np.eye)
 register(Outer(), np.outer)
+register(Cross(), np.cross)
+register(Diag(), np.diag, rt.diag_vjp)
 register(Reshape(), np.reshape, np.ravel)
 
 

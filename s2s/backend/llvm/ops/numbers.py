@@ -70,25 +70,97 @@ ARITHMETIC = register(Arith({**S.ARITH, **_NP_ARITH}), *S.ARITH, *_NP_ARITH)
 
 class DivMod:
     """``divmod(a, b)`` of two numbers: ``(a // b, a % b)`` (Python's ``ZeroDivisionError``
-    for Python numbers, numpy's values for numpy scalars)."""
+    for Python numbers, numpy's values for numpy scalars); ``np.divmod(a, b)`` of arrays
+    and numbers: the pair ``(np.floor_divide(a, b), np.remainder(a, b))``, broadcast, in
+    the promoted dtype (numpy's values for a zero divisor, never an error)."""
 
     def type(self, fn, types, kw, loc):
-        if len(types) != 2 or kw or not all(isinstance(t, T.Scalar) for t in types):
+        if len(types) != 2 or kw or not all_numeric(types):
             return None
-        st = S.arith_type("floordiv", *types)
-        return None if st.dtype == "c16" else T.Tuple((st, st))
+        st = S.arith_type("floordiv", *map(elem_type, types))
+        if st.dtype == "c16" or (fn is builtins.divmod and array_types(types)):
+            return None
+        if fn is np.divmod:
+            st = T.Scalar(st.dtype)  # numpy scalars, or arrays
+        return T.Tuple((lifted_type(types, st),) * 2)
 
     def lower(self, L, fn, vals, kw, rtype):
-        st = rtype.items[0]
-        a, c = (S.convert(L, v, t, st) for v, t in vals)
-        if st.weak:
+        st = elem_type(rtype.items[0])
+        if fn is builtins.divmod and st.weak:
+            c = S.convert(L, vals[1][0], vals[1][1], st)
             S.check_divisor(L, "divmod", c, st, ints=st.dtype == "i8")
-        q, r = S.int_divmod(L, a, c) if st.dtype == "i8" else S.float_divmod(L, a, c, st)
+
+        def part(k):
+            def scalar(values, types):
+                a, c = (S.convert(L, v, t, st) for v, t in zip(values, types))
+                q, r = S.int_divmod(L, a, c) if st.dtype == "i8" else \
+                    S.float_divmod(L, a, c, st)
+                return (q, r)[k]
+            return map_elementwise(L, vals, rtype.items[k], scalar)
+
         out = ll.Constant(rtype.llvm(), None)
-        return L.b.insert_value(L.b.insert_value(out, q, 0), r, 1)
+        return L.b.insert_value(L.b.insert_value(out, part(0), 0), part(1), 1)
 
 
-register(DivMod(), builtins.divmod)
+register(DivMod(), builtins.divmod, np.divmod)
+
+
+class FloatParts:
+    """``math.modf(x)`` ``(fractional, integral)`` and ``math.frexp(x)`` ``(m, e)`` with
+    ``x = m * 2**e``, ``0.5 <= |m| < 1`` (floats; ``e`` an int; C's ``modf``/``frexp``,
+    as CPython: ``frexp(inf) == (inf, 0)``, ``modf(inf) == (0.0, inf)``), and ``np.modf``
+    of arrays and numbers (float64, float32 kept); ``frexp_scale(x)``, the derivative
+    helper ``2**-e`` (float64; 1.0 where ``x`` is not finite, where ``e`` is 0)."""
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 1 or kw or not all_numeric(types) or elem_type(types[0]).dtype == "c16":
+            return None
+        if fn is rt.frexp_scale:
+            return lifted_type(types, T.FLOAT if not array_types(types) else T.Scalar("f8"))
+        if fn is np.modf:
+            ft = T.Scalar("f4" if elem_type(types[0]).dtype == "f4" else "f8")
+            return T.Tuple((lifted_type(types, ft),) * 2)
+        if array_types(types):
+            return None
+        return T.Tuple((T.FLOAT, T.FLOAT if fn is math.modf else T.INT))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        ft = elem_type(rtype.items[0]) if fn is not rt.frexp_scale else T.F64T
+        name = "modf" if fn is np.modf or fn is math.modf else "frexp"
+        other = T.I32 if name == "frexp" else ft.llvm()
+        cname = name + ("f" if ft.dtype == "f4" else "")
+        cfn = L.module.globals.get(cname) or ll.Function(
+            L.module, ll.FunctionType(ft.llvm(), [ft.llvm(), other.as_pointer()]), cname)
+        slot = L.entry_alloca(other, "parts." + name)
+
+        def both(x, xt):
+            x = S.convert(L, x, xt, ft)
+            first = b.call(cfn, [x, slot])
+            second = b.load(slot)
+            if name == "frexp":  # CPython: (x, 0) for inf and nan, C leaves e unspecified
+                finite = b.fcmp_ordered("<", S.math1(L, "fabs", x, ft),
+                                        ll.Constant(ft.llvm(), math.inf))
+                return first, b.select(finite, b.sext(second, T.I64), A.ZERO)
+            return first, second
+
+        if fn is rt.frexp_scale:
+            ldexp = L.module.globals.get("ldexp") or ll.Function(
+                L.module, ll.FunctionType(T.F64, [T.F64, T.I32]), "ldexp")
+            return map_elementwise(L, vals, rtype, lambda values, types: b.call(ldexp, [
+                ll.Constant(T.F64, 1.0), b.trunc(b.neg(both(values[0], types[0])[1]), T.I32)]))
+        if name == "modf":
+            def part(k):
+                return map_elementwise(L, vals, rtype.items[k],
+                            lambda values, types: both(values[0], types[0])[k])
+            first, second = part(0), part(1)
+        else:
+            first, second = both(*vals[0])
+        out = ll.Constant(rtype.llvm(), None)
+        return b.insert_value(b.insert_value(out, first, 0), second, 1)
+
+
+register(FloatParts(), math.modf, math.frexp, np.modf, rt.frexp_scale)
 
 
 class Compare:
@@ -161,7 +233,8 @@ _MATH = {math.sqrt: "sqrt", math.sin: "sin", math.cos: "cos", math.tan: "tan", m
          math.sinh: "sinh", math.cosh: "cosh", math.asin: "asin", math.acos: "acos",
          math.atan: "atan", math.asinh: "asinh", math.acosh: "acosh", math.atanh: "atanh",
          math.log1p: "log1p", math.expm1: "expm1", math.erf: "erf", math.erfc: "erfc",
-         math.fabs: "fabs", math.lgamma: "lgamma", math.gamma: "tgamma"}
+         math.fabs: "fabs", math.lgamma: "lgamma", math.gamma: "tgamma",
+         **({math.cbrt: "cbrt", math.exp2: "exp2"} if hasattr(math, "cbrt") else {})}
 _NP_MATH = {np.sqrt: "sqrt", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.exp: "exp",
             np.log: "log", np.log2: "log2", np.log10: "log10", np.tanh: "tanh", np.sinh: "sinh",
             np.cosh: "cosh", np.arcsin: "asin", np.arccos: "acos", np.arctan: "atan",
@@ -172,7 +245,7 @@ _NP_MATH = {np.sqrt: "sqrt", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.exp
 _MATH_INT = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
 #: math functions whose infinite result from a finite argument is an overflow
 #: (``OverflowError``), not a pole (``ValueError``): CPython's ``can_overflow``
-_CAN_OVERFLOW = {math.exp, math.expm1, math.cosh, math.sinh}
+_CAN_OVERFLOW = {math.exp, math.expm1, math.cosh, math.sinh, *([math.exp2] if hasattr(math, "exp2") else [])}
 _POLES_AT_NONPOSITIVE_INTEGERS = {math.gamma, math.lgamma}
 
 
@@ -237,7 +310,8 @@ _MATH1 = register(Math1(), *(f for f in _MATH if f is not math.log), *_NP_MATH, 
 
 _MATH2 = {math.pow: "pow", math.atan2: "atan2", math.hypot: "hypot", math.copysign: "copysign",
           math.fmod: "fmod", np.arctan2: "atan2", np.hypot: "hypot", np.copysign: "copysign",
-          np.fmod: "fmod", np.maximum: "maximum", np.minimum: "minimum"}
+          np.fmod: "fmod", np.maximum: "maximum", np.minimum: "minimum",
+          math.nextafter: "nextafter", np.nextafter: "nextafter"}
 
 
 def python_math2_errors(L, fn, a, c, y):

@@ -24,6 +24,16 @@ arrays returned are marked kept and handed to the caller
 (``s2s_runtime.native`` frees them with the numpy array that owns them);
 every other block still listed is freed (``free_all``), on the error path too.
 
+An allocation site inside a loop of the user's code (``pooled_alloc``) keeps the block
+it made last (marked ``kept = POOLED``: release leaves it allocated at zero references)
+and hands the same block out again at the next iteration when its reference count is
+zero -- nothing holds the array any more: it was not stored, returned, pushed on a tape
+or aliased by a view that lives on -- and it is large enough.  That is escape analysis
+done exactly, at run time, by the reference counts that already decide when a block is
+freed: a loop that makes a temporary or a buffer per iteration mallocs it once.  A block
+still held is left to its holders (``kept = 0``, freed by its last release) and the site
+makes a new one; ``free_all`` frees pooled blocks on return like any other.
+
 Sizes never wrap and allocations never fail silently: ``byte_count`` computes a
 product of counts with an overflow flag, ``alloc`` raises numpy's ``ValueError``
 (``array is too big``) for a byte count over ``2**63 - 1`` and ``MemoryError``
@@ -38,6 +48,8 @@ from ..typing import types as T
 STATUS, HEAD, TAPES, RESULT = 0, 4, 6, 16
 #: a debug counter: how many times the kernel's tapes grew since the block was made
 GROWTHS = HEAD + 1
+#: the ``kept`` word of a block an allocation site keeps for reuse (``pooled_alloc``)
+POOLED = 2
 MESSAGE_INTS = HEAD - STATUS - 1  # the integers an error message may carry
 #: tape buffers kept between calls (pointer, capacity per tape; stacks.py)
 CACHED_TAPES = (RESULT - TAPES) // 2
@@ -143,8 +155,8 @@ def _runtime(module, name):
         b.position_at_end(body)
         words = b.inttoptr(cur, ctxp)
         nxt = b.load(words)
-        kept = b.icmp_unsigned("!=", b.load(b.gep(words, [ll.Constant(T.I32, 2)])),
-                               ll.Constant(T.I64, 0))
+        kept = b.icmp_unsigned("==", b.load(b.gep(words, [ll.Constant(T.I32, 2)])),
+                               ll.Constant(T.I64, 1))  # returned (not POOLED)
         with b.if_then(b.not_(b.and_(keep, kept))):
             b.call(free, [b.bitcast(words, T.PTR)])
         cur.add_incoming(nxt, b.block)
@@ -214,6 +226,53 @@ def alloc(L, nbytes, zeroed=False, overflow=None, too_big=(ValueError, TOO_BIG),
     return block, b.gep(block, [ll.Constant(T.I32, HEADER)])
 
 
+def pooled_alloc(L, nbytes, zeroed, overflow, out_of_memory):
+    """``(block, data)`` as ``alloc``, at an allocation site inside a loop: the block this
+    site made before when its reference count is zero and its capacity at least
+    ``nbytes`` (its bytes zeroed when ``zeroed``), else a fresh block that the site keeps
+    (``POOLED``) in place of the old one, which is freed now if nobody holds it and by its
+    last holder otherwise.  The same errors as ``alloc``, before anything is written."""
+    b = L.b
+    bad = b.icmp_signed("<", nbytes, ll.Constant(T.I64, 0))
+    if overflow is not None:
+        bad = b.or_(bad, overflow)
+    L.check(bad, ValueError, TOO_BIG)
+    cache, capacity = L.entry_alloca(T.PTR, "pool.block"), L.entry_alloca(T.I64, "pool.cap")
+    entry = ll.IRBuilder(L.fn.entry_basic_block)
+    entry.position_before(L.fn.entry_basic_block.terminator)
+    entry.store(ll.Constant(T.PTR, None), cache)
+    entry.store(ll.Constant(T.I64, 0), capacity)
+    old = b.load(cache)
+    held = b.icmp_unsigned("!=", b.ptrtoint(old, T.I64), ll.Constant(T.I64, 0))
+    words = b.select(held, b.bitcast(old, T.I64.as_pointer()), L.refcount_dummy())
+    refs_p = b.gep(words, [ll.Constant(T.I32, 3)])
+    free = b.and_(held, b.icmp_signed("==", b.load(refs_p), ll.Constant(T.I64, 0)))
+    reuse = b.and_(free, b.icmp_signed(">=", b.load(capacity), nbytes))
+    with b.if_else(reuse, likely=True) as (then, other):
+        with then:
+            if zeroed:
+                memset = L.module.declare_intrinsic("llvm.memset", [T.PTR, T.I64])
+                b.call(memset, [b.gep(old, [ll.Constant(T.I32, HEADER)]),
+                                ll.Constant(T.I8, 0), nbytes, ll.Constant(T.I1, 0)])
+            reused = b.block
+        with other:
+            block, _ = alloc(L, nbytes, zeroed=zeroed, out_of_memory=out_of_memory)
+            new_words = b.bitcast(block, T.I64.as_pointer())
+            b.store(ll.Constant(T.I64, POOLED), b.gep(new_words, [ll.Constant(T.I32, 2)]))
+            with b.if_then(held):  # the old block: to its holders, or freed now
+                b.store(ll.Constant(T.I64, 0), b.gep(words, [ll.Constant(T.I32, 2)]))
+                with b.if_then(free, likely=False):  # too small, held by nobody
+                    b.store(ll.Constant(T.I64, 1), refs_p)
+                    release_block(L, old)
+            b.store(block, cache)
+            b.store(nbytes, capacity)
+            made = b.block
+    out = b.phi(T.PTR)
+    out.add_incoming(old, reused)
+    out.add_incoming(block, made)
+    return out, b.gep(out, [ll.Constant(T.I32, HEADER)])
+
+
 def size_text(nbytes: int) -> str:
     """numpy's ``_ArrayMemoryError`` wording of a byte count (``72.8 TiB``, ``4.00 EiB``)."""
     units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
@@ -271,6 +330,11 @@ def release(L, value, t):
     """One reference fewer to the blocks of ``value``; a block nobody holds is freed."""
     for block in array_blocks(L, value, t):
         L.b.call(_runtime(L.module, "s2s.release"), [L.ctx, block])
+
+
+def release_block(L, block):
+    """One reference fewer to ``block`` (an ``i8*``, maybe null); freed at zero."""
+    L.b.call(_runtime(L.module, "s2s.release"), [L.ctx, block])
 
 
 def free_all(L, keep):

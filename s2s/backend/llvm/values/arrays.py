@@ -8,7 +8,10 @@ An array value is ``{i8* data, i8* block, [n x i64] shape, [n x i64] strides}``
   axis and size, as numpy words it); slices follow Python's rules (any step);
   a read with fewer integer indices than dimensions, or with slices, is a view
   sharing the data; a write to a view copies a value broadcast to its shape;
-* ``allocate``: a fresh C-contiguous array owned by the call (``abi.alloc``);
+* ``allocate``: a fresh C-contiguous array owned by the call (``abi.alloc``); inside a
+  loop of the user's code, the block this site made at an earlier iteration when no one
+  holds it any more and it is large enough (``abi.pooled_alloc``: the allocation hoisted
+  out of the loop wherever the array does not outlive its iteration);
 * ``elementwise(L, fn, inputs, dtype)``: numpy broadcasting of array and scalar
   operands (``ValueError`` when shapes do not broadcast), ``fn`` applied per
   element, into a new array or into ``out`` (an in-place operator);
@@ -25,6 +28,9 @@ from ..typing import types as T
 from .scalars import convert
 
 ZERO, ONE = ll.Constant(T.I64, 0), ll.Constant(T.I64, 1)
+#: allocation sites in loops reuse their block (``poolable``); off only to measure
+#: the difference (``benchmarks/jit_alloc.py``), like ``loop_versions.ENABLED``
+POOL_LOOP_ALLOCATIONS = True
 
 
 def i64(v):
@@ -93,7 +99,10 @@ def loop(L, n, body, start=ZERO):
     i.add_incoming(start, pre)
     b.cbranch(b.icmp_signed("<", i, n), inner, end)
     b.position_at_end(inner)
+    depth = getattr(L, "helper_loops", 0)
+    L.helper_loops = depth + 1  # allocations in here may live on together: never pooled
     body(i)
+    L.helper_loops = depth
     i.add_incoming(b.add(i, ONE), b.block)
     b.branch(head)
     b.position_at_end(end)
@@ -132,8 +141,21 @@ def allocate(L, t: T.Array, shape, zeroed=False):
         failed = (MemoryError, abi.unable_to_allocate(dtype, len(shape), itemsize), list(shape))
     else:
         failed = (MemoryError, abi.unable_to_allocate(dtype), [nbytes])
-    block, data = abi.alloc(L, nbytes, zeroed=zeroed, overflow=overflow, out_of_memory=failed)
+    if poolable(L):
+        block, data = abi.pooled_alloc(L, nbytes, zeroed, overflow, failed)
+    else:
+        block, data = abi.alloc(L, nbytes, zeroed=zeroed, overflow=overflow,
+                                out_of_memory=failed)
     return make(L, t, data, block, shape, strides)
+
+
+def poolable(L) -> bool:
+    """Whether an allocation made now is one site of a loop the user wrote, run once per
+    iteration: a kernel that pools (``L.pooled``), inside an IR loop (``L.loops``), and
+    not inside a loop a helper emits (``loop``), whose allocations may be alive together
+    while no variable holds them yet."""
+    return bool(POOL_LOOP_ALLOCATIONS and getattr(L, "pooled", False)
+                and getattr(L, "loops", None) and not getattr(L, "helper_loops", 0))
 
 
 def fill(L, a, t: T.Array, value):
