@@ -7,7 +7,10 @@ release (``_einsum2_transposing`` below: every operand transposed to (batch, fre
 summed) order and reshaped, a copy whenever that order is not the memory's, then one
 matmul), patched in for the row; "after" is the current ``runtime/blas_contract.py``.
 The loop is ``np.stack([f(example) for example in batch])`` over the same s2s
-function.  Every result is checked against the loop first (and the loop against
+function.  ``numpy``: the batched VJP written by hand in numpy (the elementwise factor
+and one matmul: the floor for any batched form), ``jit(vmap)``: ``s2s.jit`` of the
+batched program (native loop nests, no BLAS; ``NO_JIT=1`` skips it), ``jax.vmap``:
+``jax.jit(jax.vmap(...))`` where JAX is installed.  Every result is checked against the loop first (and the loop against
 central finite differences for the VJPs); no assertion is made on times.  The
 contenders of one row are timed interleaved, round after round, the minimum per call
 (``interleaved``) so that a busy machine slows them alike.
@@ -18,6 +21,7 @@ import importlib.util
 import math
 import os
 import sys
+import time
 import timeit
 from pathlib import Path
 
@@ -29,7 +33,9 @@ import s2s  # noqa: E402
 from s2s_runtime import batching_products as BP  # noqa: E402
 
 HAVE_JAX = importlib.util.find_spec("jax") is not None
+JIT = os.environ.get("NO_JIT") is None
 B = 128
+ROUNDS = int(os.environ.get("ROUNDS", "15"))
 
 
 def _einsum2_transposing(spec, a, b):
@@ -64,13 +70,16 @@ def _einsum2_transposing(spec, a, b):
 
 def interleaved(fns, rounds, number):
     """``{name: seconds}``: the contenders timed in turn, round after round; the minimum
-    per call over the rounds."""
+    per call over the rounds, in CPU seconds of this process (``time.process_time``,
+    all its threads: JAX's too), so that other processes on a shared machine count
+    less than in wall time."""
     out = {name: float("inf") for name in fns}
     for fn in fns.values():
         fn()
     for _ in range(rounds):
         for name, fn in fns.items():
-            out[name] = min(out[name], timeit.timeit(fn, number=number) / number)
+            t = timeit.timeit(fn, number=number, timer=time.process_time)
+            out[name] = min(out[name], t / number)
     return out
 
 
@@ -98,7 +107,7 @@ def _loop(f, axes):
     return run
 
 
-def _row(label, s2s_fn, loop_fn, args, jax_fn=None, jax_args=None):
+def _row(label, s2s_fn, loop_fn, args, jax_fn=None, jax_args=None, extra=None):
     want = loop_fn(*args)
     got = s2s_fn(*args)
     got = got[0] if isinstance(got, tuple) else got
@@ -122,13 +131,23 @@ def _row(label, s2s_fn, loop_fn, args, jax_fn=None, jax_args=None):
     fns = {"loop": lambda: loop_fn(*args), "before": before, "after": lambda: s2s_fn(*args)}
     if jax_fn is not None:
         fns["jax"] = lambda: jax_fn(*jax_args).block_until_ready()
-    t = interleaved(fns, rounds=12, number=3)
+    for name, fn in (extra or {}).items():
+        value = fn(*args)
+        assert np.allclose(value[0] if isinstance(value, tuple) else value, want), name
+        fns[name] = lambda fn=fn: fn(*args)
+    t = interleaved(fns, rounds=ROUNDS, number=3)
     cells = [f"{t['loop'] * 1e3:8.2f}", f"{t['before'] * 1e3:8.2f}",
              f"{t['after'] * 1e3:8.2f}", f"{t['loop'] / t['before']:7.1f}x",
              f"{t['loop'] / t['after']:7.1f}x"]
-    cells.append(f"{t['jax'] * 1e3:8.2f}" if "jax" in t else "       -")
+    for name in ("jax", "numpy", "jit"):
+        cells.append(f"{t[name] * 1e3:8.2f}" if name in t else "       -")
     print(f"| {label:<46s} | " + " | ".join(cells) + " |")
     return t
+
+
+def _moved(x, axis):
+    """``x`` with its batch axis moved to ``axis``, C-contiguous in that layout."""
+    return np.ascontiguousarray(np.moveaxis(x, 0, axis))
 
 
 def _fd_vjp_check(f, x, u, h=1e-6, samples=6):
@@ -156,8 +175,9 @@ def main():
         jx = (jax, jnp)
     print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
           f"batch {B}, times in ms (min over interleaved rounds)\n")
-    print("| case | loop | before | after | loop/before | loop/after | jax.vmap |")
-    print("|---|---|---|---|---|---|---|")
+    print("| case | loop | before | after | loop/before | loop/after | jax.vmap | numpy "
+          "| jit(vmap) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     # 1. the cookbook's vmap(vjp_fun): the batch on the cotangent, the product's
     #    unbatched factor on either side
     cases = [("vmap(vjp_fun) wrt W (batch x inputs^T)", lambda w: predict(w, b, X), W, 0),
@@ -177,7 +197,14 @@ def main():
             _, jvf = jax.vjp(jfun, jargs[wrt])
             jvm = jax.jit(jax.vmap(jvf))
             jf = lambda u: jvm(u)[0]  # noqa: E731
-        _row(label, vm, _loop(lambda u: vf(u)[0], (0,)), (U,), jf, (U,) if jx else None)
+        y = predict(W, b, X)
+        floor = {0: lambda u: np.matmul(X.T, u * (1 - y * y)),
+                 2: lambda u: (u * (1 - y * y)).reshape(-1, 40) @ W.T}[wrt]
+        extra = {"numpy": lambda u, floor=floor: floor(u).reshape((B,) + x.shape)}
+        if JIT:
+            extra["jit"] = s2s.jit(vm)
+        _row(label, vm, _loop(lambda u: vf(u)[0], (0,)), (U,), jf, (U,) if jx else None,
+             extra)
     # 2. vmap(jvp) over 128 tangents
     T = rng.normal(size=(B, 50, 40))
     of_W = lambda w: predict(w, b, X)  # noqa: E731
@@ -191,8 +218,8 @@ def main():
     Xb = rng.normal(size=(B, 30, 50))
     Wb = rng.normal(size=(B, 50, 40))
     for fn in (predict, dotted, einsummed, tensordotted):
-        placements = [((0, None), (Xb, W)), ((1, None), (np.moveaxis(Xb, 0, 1), W)),
-                      ((None, 0), (X, Wb)), ((None, 2), (X, np.moveaxis(Wb, 0, 2))),
+        placements = [((0, None), (Xb, W)), ((1, None), (_moved(Xb, 1), W)),
+                      ((None, 0), (X, Wb)), ((None, 2), (X, _moved(Wb, 2))),
                       ((0, 0), (Xb, Wb))]
         if fn is not predict:
             placements = placements[:1] + placements[2:3] + placements[4:]
