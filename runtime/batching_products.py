@@ -160,7 +160,9 @@ def bilinear_vjp_subscripts(kind, which, a, b, g_batched, a_batched, b_batched, 
             sa = "z" + sa
         else:
             sb = "z" + sb
-    if g_batched and "z" not in so:
+    if not g_batched:  # the cotangent is the same for every example
+        so = so.replace("z", "")
+    elif "z" not in so:
         so = "z" + so
     other_sub = sb if which == 0 else sa
     target_sub = sa if which == 0 else sb

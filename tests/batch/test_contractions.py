@@ -276,3 +276,44 @@ def test_vmap_of_einsum_forms_and_their_derivatives(fn, in_axes):
         h = 1e-6
         fd = (f(x + h * T[0]) - f(x - h * T[0])) / (2 * h)
         np.testing.assert_allclose(np.sum(s2s.grad(f)(x) * T[0]), fd, rtol=1e-6)
+
+
+# -- vmap of Hessian-vector products (the product VJPs' own derivatives) ----------------
+def hv_matmul(x, A):
+    return np.sum(np.tanh(A @ x) ** 2)
+
+
+def hv_dot(x, A):
+    return np.sum(np.tanh(np.dot(A, x)) ** 2)
+
+
+def hv_einsum(x, A):
+    return np.sum(np.tanh(np.einsum("ij,j->i", A, x)) ** 2)
+
+
+def hv_tensordot(x, A):
+    return np.sum(np.tanh(np.tensordot(A, x, 1)) ** 2)
+
+
+def hv_inner(x, A):
+    return np.sum(np.tanh(np.inner(A, x)) ** 2)
+
+
+@pytest.mark.parametrize("f", [hv_matmul, hv_dot, hv_einsum, hv_tensordot, hv_inner])
+@pytest.mark.parametrize("batch_A", [False, True])
+def test_vmap_of_hessian_vector_products_of_products(f, batch_A):
+    x, V = R(3), R(N, 3)
+    A = R(N, 4, 3) if batch_A else R(4, 3)
+    g = s2s.grad(f)
+
+    def hvp(v, A):
+        return s2s.jvp(g, (x, A), (v, np.zeros_like(A)))[1]
+
+    in_axes = (0, 0 if batch_A else None)
+    got = s2s.vmap(hvp, in_axes=in_axes)(V, A)
+    assert_close(got, loop(hvp, (V, A), in_axes))
+    for k in range(N):  # closed form: H = A^T diag(2 (1 - t^2)(1 - 3 t^2)) A, t = tanh(A x)
+        Ak = A[k] if batch_A else A
+        t = np.tanh(Ak @ x)
+        H = Ak.T @ np.diag(2 * (1 - t ** 2) * (1 - 3 * t ** 2)) @ Ak
+        np.testing.assert_allclose(got[k], H @ V[k], rtol=1e-10, atol=1e-12)
