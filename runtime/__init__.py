@@ -240,7 +240,7 @@ from .batching_more import (  # noqa: E402
     batch_vstack, batch_solve)
 from .batching_products import (  # noqa: E402
     batch_bilinear_vjp, batch_contract, batch_contract_vjp, batch_contract_vjp_jvp,
-    batch_contract_vjp_vjp, batch_einsum_subscripts, batch_spec)
+    batch_contract_vjp_vjp, batch_spec)
 
 from . import batching_lanes  # noqa: E402
 from .batching_lanes import (  # noqa: E402

@@ -4,7 +4,8 @@ Every product numpy offers (``dot``, ``matmul``, ``inner``, ``outer``, ``vdot``,
 ``tensordot``, two-operand ``einsum``) is a contraction of the examples' axes;
 ``batch_spec`` writes it as einsum subscripts with the batch as the letter
 ``z`` on the batched operands and the result, and ``batch_contract`` runs it as
-one (broadcast) matrix product.  The VJP of a contraction is a contraction
+one ``np.matmul`` on views of the operands (``blas_contract``: the batch merged
+into the matrix rows where the memory allows, else matmul's stacked axis).  The VJP of a contraction is a contraction
 (``batch_contract_vjp``, ``batch_bilinear_vjp`` for the product VJP helpers of
 generated derivative code).
 """
@@ -224,21 +225,3 @@ def batch_contract_vjp_vjp(ct, spec, which, g, a, b, wrt):
         return _fit(_einsum2(f"{sp},{r}->{sq}", p, ct), q)
     return np.zeros(np.shape({"g": g, "a": a, "b": b}[wrt]))
 
-
-def batch_einsum_subscripts(subscripts, flags):
-    """The subscripts of ``np.einsum(subscripts, *operands)`` run on the whole batch: a
-    batch letter (one the subscripts do not use) in front of the operands whose
-    ``flags`` entry is true and in front of the (made explicit) output."""
-    s = subscripts.replace(" ", "")
-    ins, arrow, out = s.partition("->")
-    parts = ins.split(",")
-    if len(parts) != len(flags):
-        raise ValueError(f"einsum: {len(parts)} operand subscripts, {len(flags)} operands")
-    if not arrow:
-        letters = [c for c in ins if c.isalpha()]
-        out = ("..." if "..." in ins else "") + "".join(
-            sorted(c for c in set(letters) if letters.count(c) == 1))
-    z = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
-             if c not in s)
-    parts = [z + p if f else p for p, f in zip(parts, flags)]
-    return ",".join(parts) + "->" + z + out

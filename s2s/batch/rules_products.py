@@ -9,7 +9,12 @@
   examples made matrix-vector ones).
 * the VJP helpers of products (``rt.dot_vjp``...) are contractions too:
   ``rt.batch_bilinear_vjp`` contracts the batched cotangent with the other
-  factor back to the factor's subscripts.
+  factor back to the factor's subscripts.  Both run as one ``np.matmul`` on views
+  of the operands (``s2s_runtime.blas_contract``).
+* ``np.einsum`` of one or three or more operands, and the einsum derivative helpers
+  (``rt.einsum_jvp``, ``rt.einsum_vjp``): the batch letter is added to the constant
+  subscripts of the batched operands and of the result (``batched_subscripts``);
+  the helpers then run on the whole batch.
 * **indexing**: ``x[i]`` with an unbatched index reads ``x[:, i]``
   (``rt.batch_index``; containers are indexed as they are); a batched index
   gathers per example (``rt.batch_gather``).  ``unbroadcast`` and
@@ -58,13 +63,33 @@ defbatch(contraction("tensordot", axes_param="axes"), np.tensordot)
 defbatch(contraction("einsum"), np.einsum)
 
 
+def batched_subscripts(subscripts, flags):
+    """The subscripts of ``np.einsum(subscripts, *operands)`` run on the whole batch (at
+    transform time: the subscripts are a constant of the code): a
+    batch letter (one the subscripts do not use) in front of the operands whose
+    ``flags`` entry is true and in front of the (made explicit) output."""
+    s = subscripts.replace(" ", "")
+    ins, arrow, out = s.partition("->")
+    parts = ins.split(",")
+    if len(parts) != len(flags):
+        raise ValueError(f"einsum: {len(parts)} operand subscripts, {len(flags)} operands")
+    if not arrow:
+        letters = [c for c in ins if c.isalpha()]
+        out = ("..." if "..." in ins else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    z = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
+             if c not in s)
+    parts = [z + p if f else p for p, f in zip(parts, flags)]
+    return ",".join(parts) + "->" + z + out
+
+
 def _subscripts(site, atom, flags):
-    """The batched subscripts (``rt.batch_einsum_subscripts``) of a constant ``atom``."""
+    """The batched subscripts (``batched_subscripts``) of a constant ``atom``."""
     if not (isinstance(atom, ir.Const) and isinstance(atom.value, str)):
         from .transform import BatchingError
         raise BatchingError("vmap: np.einsum whose subscripts are not a string constant",
                             site.loc)
-    return ir.Const(rt.batch_einsum_subscripts(atom.value, flags))
+    return ir.Const(batched_subscripts(atom.value, flags))
 
 
 def einsum_operands(site):
