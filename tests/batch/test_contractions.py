@@ -317,3 +317,17 @@ def test_vmap_of_hessian_vector_products_of_products(f, batch_A):
         t = np.tanh(Ak @ x)
         H = Ak.T @ np.diag(2 * (1 - t ** 2) * (1 - 3 * t ** 2)) @ Ak
         np.testing.assert_allclose(got[k], H @ V[k], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+@pytest.mark.parametrize("fn", [mm, dot, es, tdot, inner])
+def test_vmap_of_vjp_fun_of_complex_products_matches_loop(fn, wrt):
+    sa, sb = ((3, 4), (2, 4)) if fn is inner else ((3, 4), (4, 2))
+    A, B = R(*sa, cplx=True), R(*sb, cplx=True)
+    f = (lambda a: np.sin(fn(a, B))) if wrt == 0 else (lambda b: np.sin(fn(A, b)))
+    y, vjp_fun = s2s.vjp(f, (A, B)[wrt])
+    U = R(N, *y.shape, cplx=True)
+    assert_close(s2s.vmap(vjp_fun)(U), loop(vjp_fun, (U,)))
+    T = R(N, *(sa, sb)[wrt], cplx=True)
+    tangent = lambda t: s2s.jvp(f, ((A, B)[wrt],), (t,))[1]  # noqa: E731
+    assert_close(s2s.vmap(tangent)(T), loop(tangent, (T,)))
