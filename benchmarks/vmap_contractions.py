@@ -10,7 +10,8 @@ The loop is ``np.stack([f(example) for example in batch])`` over the same s2s
 function.  ``numpy``: the batched VJP written by hand in numpy (the elementwise factor
 and one matmul: the floor for any batched form), ``jit(vmap)``: ``s2s.jit`` of the
 batched program (native loop nests, no BLAS; ``NO_JIT=1`` skips it), ``jax.vmap``:
-``jax.jit(jax.vmap(...))`` where JAX is installed.  Every result is checked against the loop first (and the loop against
+``jax.jit(jax.vmap(...))`` where JAX is installed.  Every result is checked against
+the loop first (and the loop against
 central finite differences for the VJPs); no assertion is made on times.  The
 contenders of one row are timed interleaved, round after round, the minimum per call
 (``interleaved``) so that a busy machine slows them alike.

@@ -5,7 +5,8 @@ Every product numpy offers (``dot``, ``matmul``, ``inner``, ``outer``, ``vdot``,
 ``batch_spec`` writes it as einsum subscripts with the batch as the letter
 ``z`` on the batched operands and the result, and ``batch_contract`` runs it as
 one ``np.matmul`` on views of the operands (``blas_contract``: the batch merged
-into the matrix rows where the memory allows, else matmul's stacked axis).  The VJP of a contraction is a contraction
+into the matrix rows where the memory allows, else matmul's stacked axis).  The VJP
+of a contraction is a contraction
 (``batch_contract_vjp``, ``batch_bilinear_vjp`` for the product VJP helpers of
 generated derivative code).
 """

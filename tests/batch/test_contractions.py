@@ -24,7 +24,8 @@ def R(*shape, cplx=False):
 
 
 def _layouts(x):
-    """``x`` as a C array, a Fortran array, a transposed copy seen back in ``x``'s order, and a strided
+    """``x`` as a C array, a Fortran array, a transposed copy seen back in ``x``'s order,
+    and a strided
     slice of a larger array (every view holding ``x``'s values)."""
     yield x
     if x.ndim == 0:
