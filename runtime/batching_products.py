@@ -4,17 +4,18 @@ Every product numpy offers (``dot``, ``matmul``, ``inner``, ``outer``, ``vdot``,
 ``tensordot``, two-operand ``einsum``) is a contraction of the examples' axes;
 ``batch_spec`` writes it as einsum subscripts with the batch as the letter
 ``z`` on the batched operands and the result, and ``batch_contract`` runs it as
-one (broadcast) matrix product.  The VJP of a contraction is a contraction
+one ``np.matmul`` on views of the operands (``blas_contract``: the batch merged
+into the matrix rows where the memory allows, else matmul's stacked axis).  The VJP
+of a contraction is a contraction
 (``batch_contract_vjp``, ``batch_bilinear_vjp`` for the product VJP helpers of
 generated derivative code).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .batching import per_example_ndim
+from .batching import batch_size, per_example_ndim
+from .blas_contract import contract
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"  # 'z' is the batch letter
 
@@ -105,54 +106,10 @@ def batch_contract(spec, a, b):
     return _einsum2(spec, a, b)
 
 
-_PLANS = {}
-
-
-def _plan(spec):
-    """How ``einsum(spec, a, b)`` runs as one (broadcast) matrix product: the letters
-    shared by both operands and the result (batch), only by one operand and the result
-    (free), by both operands only (contracted); None where that does not describe it."""
-    hit = _PLANS.get(spec)
-    if hit is None and spec not in _PLANS:
-        ins, so = spec.split("->")
-        sa, sb = ins.split(",")
-        if "." in spec or len(set(sa)) != len(sa) or len(set(sb)) != len(sb) or \
-                any(c not in sb and c not in so for c in sa) or \
-                any(c not in sa and c not in so for c in sb):
-            _PLANS[spec] = None
-            return None
-        batch = [c for c in so if c in sa and c in sb]
-        free_a = [c for c in sa if c in so and c not in sb]
-        free_b = [c for c in sb if c in so and c not in sa]
-        summed = [c for c in sa if c in sb and c not in so]
-        order = batch + free_a + free_b
-        hit = ([sa.index(c) for c in batch + free_a + summed],
-               [sb.index(c) for c in batch + summed + free_b],
-               len(batch), len(free_a), len(summed),
-               [order.index(c) for c in so])
-        _PLANS[spec] = hit
-    return hit
-
-
 def _einsum2(spec, a, b):
-    """``np.einsum(spec, a, b)`` as one matrix product (BLAS), without numpy's per-call
-    search for a contraction order."""
-    plan = _plan(spec)
-    a, b = np.asarray(a), np.asarray(b)
-    if plan is None or a.ndim != len(plan[0]) or b.ndim != len(plan[1]):
-        return np.einsum(spec, a, b, optimize=True)
-    pa, pb, nb, nfa, ns, final = plan
-    a0, b0 = a, b
-    a, b = a.transpose(pa), b.transpose(pb)
-    bshape_a, bshape_b = a.shape[:nb], b.shape[:nb]
-    fa, sm = a.shape[nb:nb + nfa], a.shape[nb + nfa:]
-    fb = b.shape[nb + ns:]
-    if sm != b.shape[nb:nb + ns]:  # a summed axis broadcast (size 1 against n)
-        return np.einsum(spec, a0, b0, optimize=True)
-    ka, kb, kc = math.prod(fa), math.prod(fb), math.prod(sm)
-    out = np.matmul(a.reshape(bshape_a + (ka, kc)), b.reshape(bshape_b + (kc, kb)))
-    out = out.reshape(out.shape[:nb] + fa + fb)
-    return out.transpose(final) if final != sorted(final) else out
+    """``np.einsum(spec, a, b)`` as one matrix product (BLAS) on views of the operands,
+    without numpy's per-call search for a contraction order (``blas_contract``)."""
+    return contract(spec, a, b)
 
 
 def batch_contract_vjp(spec, which, g, a, b):
@@ -207,7 +164,9 @@ def bilinear_vjp_subscripts(kind, which, a, b, g_batched, a_batched, b_batched, 
             sa = "z" + sa
         else:
             sb = "z" + sb
-    if g_batched and "z" not in so:
+    if not g_batched:  # the cotangent is the same for every example
+        so = so.replace("z", "")
+    elif "z" not in so:
         so = "z" + so
     elif not g_batched:
         so = so.replace("z", "")  # a cotangent the same for every example: no batch axis
@@ -270,3 +229,4 @@ def batch_contract_vjp_vjp(ct, spec, which, g, a, b, wrt):
     if wrt == nq:
         return _fit(_einsum2(f"{sp},{r}->{sq}", p, ct), q)
     return np.zeros(np.shape({"g": g, "a": a, "b": b}[wrt]))
+

@@ -21,6 +21,7 @@ import string
 
 import numpy as np
 
+from .blas_contract import contract
 from .vjps import _fit
 
 MAX_OPERANDS = 5
@@ -70,7 +71,8 @@ def _contract(subs, arrays, target, target_shape, dtype_like):
     unique = "".join(dict.fromkeys(target))
     have = set("".join(subs))
     present = "".join(c for c in unique if c in have)
-    r = np.einsum(",".join(subs) + "->" + present, *arrays)
+    spec = ",".join(subs) + "->" + present
+    r = contract(spec, *arrays) if len(arrays) == 2 else np.einsum(spec, *arrays)
     sizes = {c: n for c, n in zip(target, target_shape)}
     r = np.reshape(r, [r.shape[present.index(c)] if c in present else 1 for c in unique])
     axes = tuple(i for i, c in enumerate(unique) if sizes[c] == 1 and r.shape[i] != 1)
@@ -95,6 +97,9 @@ def einsum_jvp(t, subscripts, k, a0, a1=None, a2=None, a3=None, a4=None):
     """``E(a; a_k := t)``."""
     arrays = _operands((a0, a1, a2, a3, a4))
     arrays[k] = t
+    if len(arrays) == 2 and isinstance(subscripts, str):  # one BLAS product
+        ins, out = parse(subscripts, [np.shape(a) for a in arrays])
+        return contract(",".join(ins) + "->" + out, *arrays)
     return np.einsum(subscripts, *arrays)
 
 

@@ -9,7 +9,12 @@
   examples made matrix-vector ones).
 * the VJP helpers of products (``rt.dot_vjp``...) are contractions too:
   ``rt.batch_bilinear_vjp`` contracts the batched cotangent with the other
-  factor back to the factor's subscripts.
+  factor back to the factor's subscripts.  Both run as one ``np.matmul`` on views
+  of the operands (``s2s_runtime.blas_contract``).
+* ``np.einsum`` of one or three or more operands, and the einsum derivative helpers
+  (``rt.einsum_jvp``, ``rt.einsum_vjp``): the batch letter is added to the constant
+  subscripts of the batched operands and of the result (``batched_subscripts``);
+  the helpers then run on the whole batch.
 * **indexing**: ``x[i]`` with an unbatched index reads ``x[:, i]``
   (``rt.batch_index``; containers are indexed as they are); a batched index
   gathers per example (``rt.batch_gather``).  ``unbroadcast`` and
@@ -31,10 +36,9 @@ def contraction(kind, flatten=False, conj=False, axes_param=None):
     def rule(site):
         a, b = site.call.args[0], site.call.args[1]
         if site.call.fn is np.einsum:
-            a, b = site.call.args[1], site.call.args[2]
             if len(site.call.args) != 3:
-                from .transform import BatchingError
-                raise BatchingError("vmap: np.einsum of other than two operands", site.loc)
+                return einsum_operands(site)
+            a, b = site.call.args[1], site.call.args[2]
         if conj:
             a = site.emit(ir.Call(np.conjugate, (a,)))
         if flatten:
@@ -74,6 +78,84 @@ def cross(site):
 
 
 defbatch(cross, np.cross)
+def batched_subscripts(subscripts, flags):
+    """The subscripts of ``np.einsum(subscripts, *operands)`` run on the whole batch (at
+    transform time: the subscripts are a constant of the code): a
+    batch letter (one the subscripts do not use) in front of the operands whose
+    ``flags`` entry is true and in front of the (made explicit) output."""
+    s = subscripts.replace(" ", "")
+    ins, arrow, out = s.partition("->")
+    parts = ins.split(",")
+    if len(parts) != len(flags):
+        raise ValueError(f"einsum: {len(parts)} operand subscripts, {len(flags)} operands")
+    if not arrow:
+        letters = [c for c in ins if c.isalpha()]
+        out = ("..." if "..." in ins else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    z = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
+             if c not in s)
+    parts = [z + p if f else p for p, f in zip(parts, flags)]
+    return ",".join(parts) + "->" + z + out
+
+
+def _subscripts(site, atom, flags):
+    """The batched subscripts (``batched_subscripts``) of a constant ``atom``."""
+    if not (isinstance(atom, ir.Const) and isinstance(atom.value, str)):
+        from .transform import BatchingError
+        raise BatchingError("vmap: np.einsum whose subscripts are not a string constant",
+                            site.loc)
+    return ir.Const(batched_subscripts(atom.value, flags))
+
+
+def einsum_operands(site):
+    """``np.einsum(s, *ops)`` of one or three or more operands: the batch letter on the
+    batched operands and the result (numpy's einsum then runs the whole batch)."""
+    subs, ops = site.call.args[0], site.call.args[1:]
+    return ir.Call(np.einsum, (_subscripts(site, subs, [site.b(a) for a in ops]),) + ops,
+                   site.call.kwargs)
+
+
+def _einsum_helper_args(site, first):
+    """``(subscripts atom, k, operand atoms)`` of ``einsum_jvp``/``einsum_vjp``: operand
+    ``k`` (the one replaced by ``first``: the tangent, or the cotangent's target)."""
+    subs, k = site.call.args[1], site.call.args[2]
+    if not isinstance(k, ir.Const):
+        from .transform import BatchingError
+        raise BatchingError("vmap: an einsum derivative of an operand not known when s2s "
+                            "transforms the code", site.loc)
+    ops = list(site.call.args[3:])
+    present = [i for i, a in enumerate(ops) if not (isinstance(a, ir.Const) and a.value is None)]
+    return subs, k.value, ops, present
+
+
+def einsum_jvp(site):
+    """``einsum_jvp(t, s, k, a...) = einsum(s, a; a_k := t)``: the batch letter on the
+    batched operands (``t`` in operand ``k``'s place) and the result; ``t`` is viewed
+    over the batch when only ``a_k`` (which it replaces) is batched."""
+    t, (subs, k, ops, present) = site.call.args[0], _einsum_helper_args(site, None)
+    flags = [site.b(t) if i == k else site.b(ops[i]) for i in present]
+    if not any(flags):
+        t = site.rt(rt.batch_view, t, site.n, batched=True)
+        flags[present.index(k)] = True
+    return ir.Call(rt.einsum_jvp, (t, _subscripts(site, subs, flags), ir.Const(k),
+                                   *ops))
+
+
+def einsum_vjp(site):
+    """``einsum_vjp(g, s, k, a...)``: the cotangent of operand ``k`` for every example, so
+    the batch letter is on the result ``g`` and on ``a_k`` (both viewed over the batch
+    when not batched; ``a_k`` gives only its shape) and on the batched other operands."""
+    g, (subs, k, ops, present) = site.call.args[0], _einsum_helper_args(site, None)
+    if not site.b(g):
+        g = site.rt(rt.batch_view, g, site.n, batched=True)
+    if not site.b(ops[k]):
+        ops[k] = site.rt(rt.batch_view, ops[k], site.n, batched=True)
+    flags = [True if i == k else site.b(ops[i]) for i in present]
+    return ir.Call(rt.einsum_vjp, (g, _subscripts(site, subs, flags), ir.Const(k), *ops))
+
+
+defbatch(einsum_jvp, rt.einsum_jvp)
+defbatch(einsum_vjp, rt.einsum_vjp)
 
 
 def product_vjp(kind, which=None, axes_param=None):

@@ -33,9 +33,11 @@ MODES = ("jvp", "vjp", "vmap", "jit")
 #: modules of s2s_runtime whose functions no transform sees: the pytree API is the
 #: user's; the GPU and native-build launchers are drivers, not operations; ``fast_numpy``
 #: holds the faster equivalents the Python emitter writes for numpy calls (an emission
-#: detail, after every transform)
+#: detail, after every transform); ``blas_contract`` plans the matmul inside the batched
+#: product helpers (generated code calls the helpers, never it)
 _NOT_CALLED = ("s2s_runtime.tree", "s2s_runtime.tree_nodes", "s2s_runtime.cuda",
-               "s2s_runtime.native", "s2s_runtime.fast_numpy")
+               "s2s_runtime.native", "s2s_runtime.fast_numpy",
+               "s2s_runtime.blas_contract")
 
 
 @dataclass(frozen=True)
