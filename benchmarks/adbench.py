@@ -1,0 +1,193 @@
+"""ADBench/GradBench objectives and in-place loop kernels, written as users write them
+(``adbench_objectives.py``, ``adbench_loops.py``; not the kernels s2s was tuned on):
+checked, then timed side by side in one process.
+
+For each case (``adbench_cases.py``):
+
+1. **check**: the derivative from Python-mode s2s and from ``s2s.jit`` of it is compared
+   with central finite differences in float64 of the plain function
+   (``adbench_oracles.py``); a mismatch is reported as ``wrong``, an s2s error as
+   ``refused: <error>``, anything else raised as ``error: <exception>`` (never hidden);
+   JAX's and PyTorch's versions (``adbench_frameworks.py``) are checked the same way;
+2. **time** (not with ``--check-only``): median wall time of ``s2s.jit(f)`` and
+   ``numba.njit(f)`` (primal), ``s2s.jit(D)`` (``D`` the derivative: ``s2s.grad``,
+   ``s2s.jacfwd`` or the composed transform of ``adbench_derivatives.py``), Python-mode
+   ``D`` against the plain Python primal, ``jax.jit`` of the JAX derivative and the
+   PyTorch autograd version; only derivatives that passed the check are timed.
+
+Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/adbench.py [--quick | --full]
+      [--check-only] [--only SUBSTRING] [--json FILE]
+"""
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+
+import s2s  # noqa: E402
+from s2s.errors import S2SError  # noqa: E402
+
+from adbench_cases import CASES  # noqa: E402
+from adbench_frameworks import derivative as derivative_in  # noqa: E402
+from adbench_oracles import agrees, fd_derivative  # noqa: E402
+from timing import median_time  # noqa: E402
+
+
+def derivative(case, jit):
+    """The s2s derivative of ``case`` (a callable of the case's arguments)."""
+    argnums = case.wrt[0] if len(case.wrt) == 1 else case.wrt
+    if case.kind == "grad":
+        d = s2s.grad(case.fn, argnums=argnums)
+    elif case.kind == "jacfwd":
+        d = s2s.jacfwd(case.fn, argnums=argnums)
+    else:
+        d = case.deriv
+    return s2s.jit(d) if jit else d
+
+
+def expected(case, args):
+    """The finite-difference oracle's value of the case's derivative."""
+    if case.kind == "custom":
+        return case.oracle(*args)
+    parts = [fd_derivative(case.fn, args, a) for a in case.wrt]
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def describe(exc):
+    """``refused: ...`` for an s2s error, ``error: ...`` for anything else; one line."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    kind = "refused" if isinstance(exc, S2SError) else "error"
+    return f"{kind}: {type(exc).__name__}: {first}"
+
+
+def check_one(fn_maker, args, want):
+    """``(status, callable or None)``: status ``ok``, ``wrong (err ...)``, ``refused: ...``
+    or ``error: ...`` for the derivative ``fn_maker()`` builds, called on ``args``."""
+    try:
+        fn = fn_maker()
+        got = fn(*args)
+    except Exception as exc:  # reported in the table, never hidden
+        return describe(exc), None
+    ok, err = agrees(got, want)
+    return ("ok" if ok else f"wrong (relative error {err:.1e})"), (fn if ok else None)
+
+
+def run_case(case, full, check_only, frameworks=True, rng_seed=0):
+    rng = np.random.default_rng(rng_seed)
+    args = case.make_args(rng, full)
+    want = expected(case, args)
+    row = {"name": case.name, "group": case.group, "size": case.size(full)}
+    row["python"], py_d = check_one(lambda: derivative(case, False), args, want)
+    row["jit"], jit_d = check_one(lambda: derivative(case, True), args, want)
+    others = {}
+    for fw in ("jax", "torch"):
+        maker = derivative_in(fw, case.name) if frameworks else False
+        if not maker:
+            row[fw] = ("not run" if not frameworks else
+                       "not installed" if maker is False else "not written")
+            continue
+        row[fw], others[fw] = check_one(lambda: maker(*args), (), want)
+    if check_only:
+        return row
+    budget = 0.3 if full else 0.1
+    t = {}
+    t["python primal"] = median_time(case.fn, args, budget=budget)
+    try:
+        jf = s2s.jit(case.fn)
+        jf(*args)
+        t["jit primal"] = median_time(jf, args, budget=budget)
+    except Exception as exc:
+        row["jit primal"] = describe(exc)
+    try:
+        import numba
+        nf = numba.njit(case.fn)
+        if not np.allclose(nf(*args), case.fn(*args), rtol=1e-10, atol=0):
+            row["numba"] = "wrong"
+        else:
+            t["numba"] = median_time(nf, args, budget=budget)
+    except ImportError:
+        row["numba"] = "not installed"
+    except Exception as exc:
+        row["numba"] = f"error: {type(exc).__name__}"
+    if jit_d is not None:
+        t["jit D"] = median_time(jit_d, args, budget=budget)
+    if py_d is not None:
+        t["python D"] = median_time(py_d, args, budget=budget)
+    for fw, fn in others.items():
+        if fn is not None:
+            t[fw] = median_time(fn, (), budget=budget)
+    row["times"] = t
+    return row
+
+
+def _ms(t, key):
+    return f"{t[key] * 1e3:.3g}" if key in t else "—"
+
+
+def _ratio(t, a, b):
+    return f"{t[a] / t[b]:.2g}" if a in t and b in t else "—"
+
+
+def table(rows):
+    """The Markdown table of ``rows``: times in ms, then ratios."""
+    head = ("| case | size | jit primal | Numba | jit/Numba | jit(D) | jit(D)/primal "
+            "| Python D / Python primal | JAX jit(D) | JAX / s2s | Torch D | Torch / s2s "
+            "| status |")
+    lines = [head, "|" + "---|" * 13]
+    for r in rows:
+        t = r.get("times", {})
+        notes = [f"{k}: {r[k]}" for k in ("python", "jit", "jax", "torch", "jit primal",
+                                          "numba") if k in r and r[k] not in
+                 ("ok", "not written", "not installed", "not run")]
+        lines.append(
+            f"| {r['name']} | {r['size']} | {_ms(t, 'jit primal')} | {_ms(t, 'numba')} "
+            f"| {_ratio(t, 'jit primal', 'numba')} | {_ms(t, 'jit D')} "
+            f"| {_ratio(t, 'jit D', 'jit primal')} | {_ratio(t, 'python D', 'python primal')} "
+            f"| {_ms(t, 'jax')} | {_ratio(t, 'jax', 'jit D')} | {_ms(t, 'torch')} "
+            f"| {_ratio(t, 'torch', 'jit D')} | {'; '.join(notes).replace('|', '/') or 'ok'} |")
+    return "\n".join(lines)
+
+
+def check_table(rows):
+    lines = ["| case | size | Python-mode s2s | s2s.jit | JAX | PyTorch |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['name']} | {r['size']} | {r['python']} | {r['jit']} | {r['jax']} "
+                     f"| {r['torch']} |".replace("\n", " "))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="small sizes (the default)")
+    size.add_argument("--full", action="store_true", help="the issue's sizes")
+    p.add_argument("--check-only", action="store_true", help="check derivatives, no timing")
+    p.add_argument("--only", default="", help="only cases whose name contains this")
+    p.add_argument("--s2s-only", action="store_true", help="leave JAX and PyTorch out")
+    p.add_argument("--json", default="", help="also write the rows to this file")
+    a = p.parse_args(argv)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    rows = []
+    start = time.perf_counter()
+    for case in CASES:
+        if a.only and a.only not in case.name:
+            continue
+        t0 = time.perf_counter()
+        rows.append(run_case(case, a.full, a.check_only, frameworks=not a.s2s_only))
+        print(f"# {case.name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    print(check_table(rows) if a.check_only else table(rows))
+    print(f"\n{len(rows)} cases in {time.perf_counter() - start:.0f} s "
+          f"({'full' if a.full else 'quick'} sizes)")
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1, default=str))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
