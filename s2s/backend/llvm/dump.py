@@ -5,23 +5,92 @@ returns the module jit compiles for these example values (the gradient's
 when ``grad_argnums`` is given): ``stage="unopt"`` the IR as lowered,
 ``"opt"`` after LLVM's O3 pipeline; ``asm=True`` the assembly of the
 optimised module.  Deterministic for the same function and signature.
+
+``tape_layout(fn, values, grad_argnums=None)`` (a tape-size report, used by
+``benchmarks/tape_stats.py``): per loop of the kernel as lowered (after the
+lean-tape passes), the values its body pushes on each native tape per
+iteration and the bytes those slots take.
 """
 from __future__ import annotations
 
+from llvmlite import ir as ll
+
+from ...ir import nodes as ir
 from . import engine
+from . import types as T
 from .compile import param_types
+from .lower import FunctionLowering
+from .engine import triple_and_layout
 from .module import build_module
+from .stacks import is_pop
 
 
-def llvm_text(fn, values, grad_argnums=None, stage="opt", asm=False, boundscheck=True) -> str:
+def _kernel_ir(fn, values, grad_argnums, boundscheck):
     from ...api import grad
     from ...api_jit import Jitted
 
     target = grad(fn, argnums=grad_argnums) if grad_argnums is not None else fn
     j = Jitted(target, boundscheck=boundscheck)
     func, load_free = j.source_ir(values)
-    mt = build_module(func, param_types(func, list(values) + list(load_free()), j.describe),
-                      boundscheck)
+    return func, param_types(func, list(values) + list(load_free()), j.describe)
+
+
+def _direct(body):
+    """The statements of ``body`` outside nested loops (through ``if`` branches)."""
+    for s in body:
+        yield s
+        if isinstance(s, ir.If):
+            yield from _direct(s.body)
+            yield from _direct(s.orelse)
+
+
+def tape_layout(fn, values, grad_argnums=None, boundscheck=True) -> list:
+    """Per loop of the kernel ``jit`` compiles for ``values`` (of ``grad(fn,
+    argnums=grad_argnums)`` when given), in source order, the loops whose body pushes
+    on a native tape outside its nested loops (those are reported on their own):
+    ``{"line", "col", "depth", "source", "pushes": {tape: [type, ...]}, "slot_bytes":
+    {tape: bytes}, "bytes_per_iteration", "array_pushes"}``.  ``bytes_per_iteration``
+    is slots x slot size on the tape itself (an upper bound where a push sits in an
+    ``if``); ``array_pushes`` counts pushed arrays, each of which also keeps its buffer
+    alive until popped.  Read from the lowered IR: nothing is compiled or run."""
+    func, types = _kernel_ir(fn, values, grad_argnums, boundscheck)
+    module = ll.Module(name="tape_layout")
+    module.triple, module.data_layout = triple_and_layout()
+    L = FunctionLowering(module, func, types, "tape_layout.kernel", boundscheck)
+    out = []
+
+    def visit(body, depth):
+        for s in body:
+            if isinstance(s, (ir.For, ir.While)):
+                inner = s.body if isinstance(s, ir.For) else s.test_body + s.body
+                pushes, arrays = {}, 0
+                for x in _direct(inner):
+                    if isinstance(x, ir.Assign) and x.target.name in L.stack_slot \
+                            and not is_pop(x, L.stacks) and isinstance(x.value, ir.Call) \
+                            and len(x.value.args) == 2:
+                        v = x.value.args[0]
+                        t = L.types.get(getattr(v, "name", ""))
+                        pushes.setdefault(x.target.name, []).append(str(t) if t else "const")
+                        arrays += isinstance(t, T.Array)
+                if pushes:
+                    out.append({
+                        "line": s.loc.line, "col": s.loc.col, "depth": depth,
+                        "source": s.loc.text.strip(), "pushes": pushes,
+                        "slot_bytes": {k: L.stack_slot[k] for k in pushes},
+                        "bytes_per_iteration": sum(len(v) * L.stack_slot[k]
+                                                   for k, v in pushes.items()),
+                        "array_pushes": arrays})
+                visit(inner, depth + 1)
+            else:
+                for block in ir.sub_blocks(s):
+                    visit(block, depth)
+    visit(L.func.body, 0)
+    return out
+
+
+def llvm_text(fn, values, grad_argnums=None, stage="opt", asm=False, boundscheck=True) -> str:
+    func, types = _kernel_ir(fn, values, grad_argnums, boundscheck)
+    mt = build_module(func, types, boundscheck)
     if asm:
         return engine.asm(engine.optimise(mt.text))
     return mt.text if stage == "unopt" else engine.optimise(mt.text)
