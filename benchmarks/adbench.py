@@ -78,30 +78,44 @@ def check_one(fn_maker, args, want):
     return ("ok" if ok else f"wrong (relative error {err:.1e})"), (fn if ok else None)
 
 
+def _maker(case, fw, frameworks):
+    """The framework's derivative maker, or the reason there is none."""
+    if not frameworks:
+        return "not run"
+    maker = derivative_in(fw, case.name)
+    if maker is False:
+        return "not installed"
+    return maker or "not written"
+
+
 def run_case(case, full, check_only, frameworks=True, rng_seed=0):
-    rng = np.random.default_rng(rng_seed)
-    args = case.make_args(rng, full)
+    """One row: the check at the check size (``make_args`` level 0), then, unless
+    ``check_only``, the timings at the quick (or ``full``) size, where the derivatives
+    timed must also agree with each other (``disagree`` lists those that do not)."""
+    args = case.make_args(np.random.default_rng(rng_seed), 0)
     want = expected(case, args)
-    row = {"name": case.name, "group": case.group, "size": case.size(full)}
-    row["python"], py_d = check_one(lambda: derivative(case, False), args, want)
-    row["jit"], jit_d = check_one(lambda: derivative(case, True), args, want)
-    others = {}
+    level = 2 if full else 1
+    row = {"name": case.name, "group": case.group, "size": case.size(level),
+           "check size": case.size(0)}
+    row["python"], _ = check_one(lambda: derivative(case, False), args, want)
+    row["jit"], _ = check_one(lambda: derivative(case, True), args, want)
     for fw in ("jax", "torch"):
-        maker = derivative_in(fw, case.name) if frameworks else False
-        if not maker:
-            row[fw] = ("not run" if not frameworks else
-                       "not installed" if maker is False else "not written")
-            continue
-        row[fw], others[fw] = check_one(lambda: maker(*args), (), want)
+        maker = _maker(case, fw, frameworks)
+        row[fw] = maker if isinstance(maker, str) else \
+            check_one(lambda: maker(*args), (), want)[0]
     if check_only:
         return row
-    budget = 0.3 if full else 0.1
-    t = {}
-    t["python primal"] = median_time(case.fn, args, budget=budget)
+    args = case.make_args(np.random.default_rng(rng_seed), level)
+    budget, runs = (0.3, 1) if full else (0.1, 3)
+    t, outputs = {}, {}
+
+    def timed(key, fn, fargs):
+        outputs[key] = fn(*fargs)
+        t[key] = median_time(fn, fargs, budget=budget, min_runs=runs)
+
+    timed("python primal", case.fn, args)
     try:
-        jf = s2s.jit(case.fn)
-        jf(*args)
-        t["jit primal"] = median_time(jf, args, budget=budget)
+        timed("jit primal", s2s.jit(case.fn), args)
     except Exception as exc:
         row["jit primal"] = describe(exc)
     try:
@@ -110,18 +124,23 @@ def run_case(case, full, check_only, frameworks=True, rng_seed=0):
         if not np.allclose(nf(*args), case.fn(*args), rtol=1e-10, atol=0):
             row["numba"] = "wrong"
         else:
-            t["numba"] = median_time(nf, args, budget=budget)
+            timed("numba", nf, args)
     except ImportError:
         row["numba"] = "not installed"
     except Exception as exc:
         row["numba"] = f"error: {type(exc).__name__}"
-    if jit_d is not None:
-        t["jit D"] = median_time(jit_d, args, budget=budget)
-    if py_d is not None:
-        t["python D"] = median_time(py_d, args, budget=budget)
-    for fw, fn in others.items():
-        if fn is not None:
-            t[fw] = median_time(fn, (), budget=budget)
+    if row["jit"] == "ok":
+        timed("jit D", derivative(case, True), args)
+    if row["python"] == "ok":
+        timed("python D", derivative(case, False), args)
+    for fw in ("jax", "torch"):
+        if row[fw] == "ok":
+            timed(fw, _maker(case, fw, frameworks)(*args), ())
+    derivs = [k for k in ("python D", "jit D", "jax", "torch") if k in outputs]
+    if derivs:
+        ref = outputs[derivs[0]]
+        row["disagree"] = [k for k in derivs[1:]
+                           if not agrees(outputs[k], ref, rtol=1e-8)[0]]
     row["times"] = t
     return row
 
@@ -145,6 +164,9 @@ def table(rows):
         notes = [f"{k}: {r[k]}" for k in ("python", "jit", "jax", "torch", "jit primal",
                                           "numba") if k in r and r[k] not in
                  ("ok", "not written", "not installed", "not run")]
+        if r.get("disagree"):
+            notes.append("disagree with Python-mode s2s at the timing size: "
+                         + ", ".join(r["disagree"]))
         lines.append(
             f"| {r['name']} | {r['size']} | {_ms(t, 'jit primal')} | {_ms(t, 'numba')} "
             f"| {_ratio(t, 'jit primal', 'numba')} | {_ms(t, 'jit D')} "
@@ -155,9 +177,10 @@ def table(rows):
 
 
 def check_table(rows):
-    lines = ["| case | size | Python-mode s2s | s2s.jit | JAX | PyTorch |", "|---|---|---|---|---|---|"]
+    lines = ["| case | check size | Python-mode s2s | s2s.jit | JAX | PyTorch |",
+             "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['name']} | {r['size']} | {r['python']} | {r['jit']} | {r['jax']} "
+        lines.append(f"| {r['name']} | {r['check size']} | {r['python']} | {r['jit']} | {r['jax']} "
                      f"| {r['torch']} |".replace("\n", " "))
     return "\n".join(lines)
 
