@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import time
+import types
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -78,6 +79,18 @@ def check_one(fn_maker, args, want):
     return ("ok" if ok else f"wrong (relative error {err:.1e})"), (fn if ok else None)
 
 
+def numba_version(fn, numba):
+    """``numba.njit`` of ``fn`` with the helpers it calls from its own module njit-ed too
+    (as a Numba user decorates them), on a copy of its globals (s2s reads the originals)."""
+    g = dict(fn.__globals__)
+    for name in fn.__code__.co_names:
+        v = g.get(name)
+        if isinstance(v, types.FunctionType) and v.__module__ == fn.__module__ and v is not fn:
+            g[name] = numba_version(v, numba)
+    return numba.njit(types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__,
+                                         fn.__closure__))
+
+
 def _maker(case, fw, frameworks):
     """The framework's derivative maker, or the reason there is none."""
     if not frameworks:
@@ -110,8 +123,13 @@ def run_case(case, full, check_only, frameworks=True, rng_seed=0):
     t, outputs = {}, {}
 
     def timed(key, fn, fargs):
+        t0 = time.perf_counter()
         outputs[key] = fn(*fargs)
-        t[key] = median_time(fn, fargs, budget=budget, min_runs=runs)
+        t[key + " first call"] = time.perf_counter() - t0  # compiling, for jit
+        slow = t[key + " first call"] > 0.3 and not key.startswith(("jit", "jax", "numba"))
+        t[key] = median_time(fn, fargs, budget=budget, min_runs=1 if slow else runs)
+        print(f"#   {key}: first call {t[key + ' first call']:.2f} s, then {t[key] * 1e3:.3g} ms",
+              file=sys.stderr, flush=True)
 
     timed("python primal", case.fn, args)
     try:
@@ -120,7 +138,7 @@ def run_case(case, full, check_only, frameworks=True, rng_seed=0):
         row["jit primal"] = describe(exc)
     try:
         import numba
-        nf = numba.njit(case.fn)
+        nf = numba_version(case.fn, numba)
         if not np.allclose(nf(*args), case.fn(*args), rtol=1e-10, atol=0):
             row["numba"] = "wrong"
         else:
@@ -153,6 +171,22 @@ def _ratio(t, a, b):
     return f"{t[a] / t[b]:.2g}" if a in t and b in t else "—"
 
 
+def _notes(r):
+    """The row's failures, one entry per distinct message (modes that share one joined),
+    paths shortened to the file's name."""
+    by_msg = {}
+    for k in ("python", "jit", "jax", "torch", "jit primal", "numba"):
+        msg = r.get(k)
+        if msg and msg not in ("ok", "not written", "not installed", "not run"):
+            msg = msg.replace(str(HERE) + os.sep, "")
+            by_msg.setdefault(msg, []).append(k)
+    notes = [f"{', '.join(ks)}: {m}" for m, ks in by_msg.items()]
+    if r.get("disagree"):
+        notes.append("disagree with Python-mode s2s at the timing size: "
+                     + ", ".join(r["disagree"]))
+    return "; ".join(notes).replace("|", "/") or "ok"
+
+
 def table(rows):
     """The Markdown table of ``rows``: times in ms, then ratios."""
     head = ("| case | size | jit primal | Numba | jit/Numba | jit(D) | jit(D)/primal "
@@ -161,18 +195,12 @@ def table(rows):
     lines = [head, "|" + "---|" * 13]
     for r in rows:
         t = r.get("times", {})
-        notes = [f"{k}: {r[k]}" for k in ("python", "jit", "jax", "torch", "jit primal",
-                                          "numba") if k in r and r[k] not in
-                 ("ok", "not written", "not installed", "not run")]
-        if r.get("disagree"):
-            notes.append("disagree with Python-mode s2s at the timing size: "
-                         + ", ".join(r["disagree"]))
         lines.append(
             f"| {r['name']} | {r['size']} | {_ms(t, 'jit primal')} | {_ms(t, 'numba')} "
             f"| {_ratio(t, 'jit primal', 'numba')} | {_ms(t, 'jit D')} "
             f"| {_ratio(t, 'jit D', 'jit primal')} | {_ratio(t, 'python D', 'python primal')} "
             f"| {_ms(t, 'jax')} | {_ratio(t, 'jax', 'jit D')} | {_ms(t, 'torch')} "
-            f"| {_ratio(t, 'torch', 'jit D')} | {'; '.join(notes).replace('|', '/') or 'ok'} |")
+            f"| {_ratio(t, 'torch', 'jit D')} | {_notes(r)} |")
     return "\n".join(lines)
 
 
@@ -180,8 +208,9 @@ def check_table(rows):
     lines = ["| case | check size | Python-mode s2s | s2s.jit | JAX | PyTorch |",
              "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['name']} | {r['check size']} | {r['python']} | {r['jit']} | {r['jax']} "
-                     f"| {r['torch']} |".replace("\n", " "))
+        cells = [str(r[k]).replace(str(HERE) + os.sep, "").replace("|", "/")
+                 for k in ("python", "jit", "jax", "torch")]
+        lines.append(f"| {r['name']} | {r['check size']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -194,7 +223,12 @@ def main(argv=None):
     p.add_argument("--only", default="", help="only cases whose name contains this")
     p.add_argument("--s2s-only", action="store_true", help="leave JAX and PyTorch out")
     p.add_argument("--json", default="", help="also write the rows to this file")
+    p.add_argument("--from-json", default="", help="print the table of rows saved by --json")
     a = p.parse_args(argv)
+    if a.from_json:
+        rows = json.loads(Path(a.from_json).read_text())
+        print(table(rows) if "times" in rows[0] else check_table(rows))
+        return rows
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     rows = []
     start = time.perf_counter()
