@@ -16,7 +16,7 @@ For each case (``adbench_cases.py``):
    PyTorch autograd version; only derivatives that passed the check are timed.
 
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/adbench.py [--quick | --full]
-      [--check-only] [--only SUBSTRING] [--json FILE]
+      [--check-only] [--s2s-only] [--no-python-mode] [--only SUBSTRING] [--json FILE]
 """
 import argparse
 import json
@@ -101,7 +101,7 @@ def _maker(case, fw, frameworks):
     return maker or "not written"
 
 
-def run_case(case, full, check_only, frameworks=True, rng_seed=0):
+def run_case(case, full, check_only, frameworks=True, python_mode=True, rng_seed=0):
     """One row: the check at the check size (``make_args`` level 0), then, unless
     ``check_only``, the timings at the quick (or ``full``) size, where the derivatives
     timed must also agree with each other (``disagree`` lists those that do not)."""
@@ -149,7 +149,7 @@ def run_case(case, full, check_only, frameworks=True, rng_seed=0):
         row["numba"] = f"error: {type(exc).__name__}"
     if row["jit"] == "ok":
         timed("jit D", derivative(case, True), args)
-    if row["python"] == "ok":
+    if row["python"] == "ok" and python_mode:
         timed("python D", derivative(case, False), args)
     for fw in ("jax", "torch"):
         if row[fw] == "ok":
@@ -157,6 +157,7 @@ def run_case(case, full, check_only, frameworks=True, rng_seed=0):
     derivs = [k for k in ("python D", "jit D", "jax", "torch") if k in outputs]
     if derivs:
         ref = outputs[derivs[0]]
+        row["reference"] = derivs[0]
         row["disagree"] = [k for k in derivs[1:]
                            if not agrees(outputs[k], ref, rtol=1e-8)[0]]
     row["times"] = t
@@ -182,7 +183,7 @@ def _notes(r):
             by_msg.setdefault(msg, []).append(k)
     notes = [f"{', '.join(ks)}: {m}" for m, ks in by_msg.items()]
     if r.get("disagree"):
-        notes.append("disagree with Python-mode s2s at the timing size: "
+        notes.append(f"disagree with {r.get('reference', 'python D')} at the timing size: "
                      + ", ".join(r["disagree"]))
     return "; ".join(notes).replace("|", "/") or "ok"
 
@@ -222,6 +223,8 @@ def main(argv=None):
     p.add_argument("--check-only", action="store_true", help="check derivatives, no timing")
     p.add_argument("--only", default="", help="only cases whose name contains this")
     p.add_argument("--s2s-only", action="store_true", help="leave JAX and PyTorch out")
+    p.add_argument("--no-python-mode", action="store_true",
+                   help="do not time Python-mode derivatives (minutes each at --full sizes)")
     p.add_argument("--json", default="", help="also write the rows to this file")
     p.add_argument("--from-json", default="", help="print the table of rows saved by --json")
     a = p.parse_args(argv)
@@ -236,7 +239,8 @@ def main(argv=None):
         if a.only and a.only not in case.name:
             continue
         t0 = time.perf_counter()
-        rows.append(run_case(case, a.full, a.check_only, frameworks=not a.s2s_only))
+        rows.append(run_case(case, a.full, a.check_only, frameworks=not a.s2s_only,
+                             python_mode=not a.no_python_mode))
         print(f"# {case.name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     print(check_table(rows) if a.check_only else table(rows))
     print(f"\n{len(rows)} cases in {time.perf_counter() - start:.0f} s "

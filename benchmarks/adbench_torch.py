@@ -144,7 +144,8 @@ def lstm(main_params, extra_params, state, sequence):
             h0, c0 = cell(mp[0], mp[1], h0, c0, seq[t] * ep[0])
             h1, c1 = cell(mp[2], mp[3], h1, c1, h0)
             ypred = h1 * ep[1] + ep[2]
-            total = total + torch.sum(seq[t + 1] * (ypred - torch.log(torch.sum(torch.exp(ypred)) + 2.0)))
+            ynorm = ypred - torch.log(torch.sum(torch.exp(ypred)) + 2.0)
+            total = total + torch.sum(seq[t + 1] * ynorm)
         return -total / ((seq.shape[0] - 1) * b)
     return _grad(f, *_t(main_params, extra_params))
 
