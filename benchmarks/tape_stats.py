@@ -270,3 +270,122 @@ def tape_report(transform, args, iterations):
     report["needed_packed_per_iter"] = needed_packed / iterations
     report["detail"] = detail
     return report
+
+
+# -------------------------------------------------------------- per loop
+
+
+class _Instrument(ast.NodeTransformer):
+    """Counts each loop's iterations (``__s2s_loops[k] += 1`` first in its body) and
+    hands every push ``tape = (X, tape)`` / ``ctrl = (X, ctrl)`` to
+    ``__s2s_push(k, "tape", X)``, ``k`` the innermost enclosing loop (-1: none)."""
+
+    def __init__(self):
+        self.loops, self.stack = [], []
+
+    def _loop(self, node):
+        k = len(self.loops)
+        header = ast.unparse(node).splitlines()[0]
+        self.loops.append((header, len(self.stack)))
+        self.stack.append(k)
+        self.generic_visit(node)
+        self.stack.pop()
+        count = ast.parse(f"__s2s_loops[{k}] += 1").body[0]
+        node.body.insert(0, count)
+        return node
+
+    visit_For = visit_While = _loop
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in ("tape", "ctrl") and isinstance(node.value, ast.Tuple) \
+                and len(node.value.elts) == 2 and isinstance(node.value.elts[1], ast.Name) \
+                and node.value.elts[1].id == node.targets[0].id:
+            name = node.targets[0].id
+            k = self.stack[-1] if self.stack else -1
+            note = ast.parse(f"__s2s_push({k}, {name!r}, {name}[0])").body[0]
+            return [node, note]
+        return node
+
+
+def loop_report(transform, args):
+    """Per loop of the Python code ``transform(*args)`` runs (s2s's generated gradient,
+    primal sweep and adjoint sweep), in source order: ``{"loop": its header in the
+    generated code, "depth", "iterations", "tape_bytes", "ctrl_bytes",
+    "bytes_per_iteration"}`` for the loops that push; bytes as ``tape_report`` counts
+    them (link pairs plus what each pushed value keeps alive, counted once), pushes
+    outside any loop under ``"loop": "(outside loops)"``."""
+    gen, values, free = generated_function(transform, args)
+    tree = ast.parse(gen.__s2s_source__)
+    inst = _Instrument()
+    tree = ast.fix_missing_locations(inst.visit(tree))
+    loops = [0] * len(inst.loops)
+    pushed = {}
+    seen = set()
+    _reachable_ids(list(values) + list(free.values()), seen)
+
+    def note(k, kind, value):
+        row = pushed.setdefault(k, {"tape": 0, "ctrl": 0})
+        row[kind] += LINK_BYTES + payload_bytes(value, seen)
+
+    namespace = dict(gen.__globals__, __s2s_loops=loops, __s2s_push=note)
+    exec(compile(tree, gen.__code__.co_filename, "exec"), namespace)
+    namespace[gen.__name__](*values, **free)
+    out = []
+    for k in sorted(pushed, key=lambda k: (k < 0, k)):
+        header, depth = inst.loops[k] if k >= 0 else ("(outside loops)", 0)
+        iters = loops[k] if k >= 0 else 1
+        total = pushed[k]["tape"] + pushed[k]["ctrl"]
+        out.append({"loop": header, "depth": depth, "iterations": iters,
+                    "tape_bytes": pushed[k]["tape"], "ctrl_bytes": pushed[k]["ctrl"],
+                    "bytes_per_iteration": total / max(iters, 1)})
+    return out
+
+
+def main(argv=None):
+    """``python benchmarks/tape_stats.py [--full] [--only NAME]``: per loop of each
+    gradient case of ``adbench.py``, the bytes its tapes record per iteration, for the
+    compiled gradient (``s2s.jit(s2s.grad(f))``, from the lowered kernel:
+    ``s2s/backend/llvm/dump.tape_layout``) and Python mode (measured by running it)."""
+    import argparse
+
+    import s2s
+    from s2s.cli.dump_llvm import tape_layout
+
+    from adbench_cases import CASES
+    p = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    p.add_argument("--full", action="store_true")
+    p.add_argument("--only", default="")
+    a = p.parse_args(argv)
+    for case in CASES:
+        if case.kind != "grad" or (a.only and a.only not in case.name):
+            continue
+        level = 2 if a.full else 1
+        args = case.make_args(np.random.default_rng(0), level)
+        argnums = case.wrt[0] if len(case.wrt) == 1 else case.wrt
+        print(f"\n## {case.name} ({case.size(level)})")
+        try:
+            rows = tape_layout(case.fn, args, grad_argnums=argnums)
+            print("compiled (per iteration, on the tape itself; arrays pushed keep their "
+                  "buffers besides):")
+            for r in rows:
+                pushes = ", ".join(f"{k}: {' '.join(v)}" for k, v in r["pushes"].items())
+                print(f"  {'  ' * r['depth']}line {r['line']}: {r['source']:40s} "
+                      f"{r['bytes_per_iteration']:5d} B  ({pushes})")
+            if not rows:
+                print("  no loop pushes on a tape")
+        except Exception as exc:
+            print(f"compiled: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+        try:
+            rows = loop_report(s2s.grad(case.fn, argnums=argnums), args)
+            print("Python mode (measured):")
+            for r in rows:
+                print(f"  {'  ' * r['depth']}{r['loop'][:60]:60s} x{r['iterations']:<7d} "
+                      f"{r['bytes_per_iteration']:8.0f} B/iteration")
+        except Exception as exc:
+            print(f"Python mode: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+    main()
