@@ -346,7 +346,7 @@ def main(argv=None):
     """``python benchmarks/tape_stats.py [--full] [--only NAME]``: per loop of each
     gradient case of ``adbench.py``, the bytes its tapes record per iteration, for the
     compiled gradient (``s2s.jit(s2s.grad(f))``, from the lowered kernel:
-    ``s2s/backend/llvm/dump.tape_layout``) and Python mode (measured by running it)."""
+    ``s2s.cli.dump_llvm.tape_layout``) and Python mode (measured by running it)."""
     import argparse
 
     import s2s
