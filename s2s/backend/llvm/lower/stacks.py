@@ -172,6 +172,22 @@ def _realloc(module):
     return fn
 
 
+def _reallocated(L, old, used, new_cap):
+    """``old`` (``used`` bytes live; NULL: none) moved into a block of ``new_cap`` bytes,
+    NULL when out of memory.  On the CPU ``realloc`` (a large buffer is moved by
+    remapping its pages, not copied); a GPU has no ``realloc``: a new block from the
+    device's ``malloc``, the live bytes copied, the old block freed."""
+    b = L.b
+    if "nvptx" not in (L.module.triple or ""):
+        return b.call(_realloc(L.module), [old, new_cap])
+    data = b.call(abi.libc(L.module, "malloc"), [new_cap])
+    with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(data, T.I64), ll.Constant(T.I64, 0))):
+        with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(old, T.I64), ll.Constant(T.I64, 0))):
+            memcpy(L, data, old, used)
+            b.call(abi.libc(L.module, "free"), [old])
+    return data
+
+
 def _grow(L, name, need, new_cap):
     """Make the tape's buffer ``new_cap`` bytes when ``need`` bytes exceed its capacity."""
     b = L.b
@@ -189,8 +205,7 @@ def _grow(L, name, need, new_cap):
                 MemoryError, "jit: out of memory growing a tape", []))
             memcpy(L, data, b.load(base_p), top)
         else:  # a buffer of its own, kept in the context block for the next call
-            # realloc: a large buffer is moved by remapping its pages, not copied
-            data = b.call(_realloc(L.module), [b.load(base_p), new_cap])
+            data = _reallocated(L, b.load(base_p), top, new_cap)
             L.check(b.icmp_unsigned("==", b.ptrtoint(data, T.I64), ll.Constant(T.I64, 0)),
                     MemoryError, "jit: out of memory growing a tape")
             b.store(b.ptrtoint(data, T.I64), abi.ctx_slot(L, abi.TAPES + 2 * k))
