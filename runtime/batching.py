@@ -363,9 +363,15 @@ def batch_loop(fn, flags, n, *args, **kwargs):
                 (tree_map(lambda v: v[k], a) if f else a) for a, f in zip(args, flags)]
         outs.append(fn(*call, **kwargs))
     first = outs[0]
-    if _is_container(first):
-        return tree_map(lambda *vs: np.stack([np.asarray(v) for v in vs]), *outs)
-    return np.stack([np.asarray(o) for o in outs])
+    try:
+        if _is_container(first):
+            return tree_map(lambda *vs: np.stack([np.asarray(v) for v in vs]), *outs)
+        return np.stack([np.asarray(o) for o in outs])
+    except ValueError as exc:  # results of other structures or shapes per example
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        raise BatchingRuntimeError(
+            f"vmap: {name} gives results of different structures or shapes per example "
+            f"({exc}); they cannot be stacked into one batch") from None
 
 
 def _depth(x):

@@ -210,6 +210,11 @@ class Batch:
                 if raised and handlers:  # the refusal raising_if raises passes every handler
                     handlers = (ir.Handler(ir.Const(rt.BatchingRuntimeError), None,
                                            (ir.Raise(raised[0], loc),)),) + handlers
+                elif any(_may_catch_batching_errors(h) for h in handlers):
+                    # batched code's own refusals (containers of lengths that differ per
+                    # example...) pass the user's handlers: never caught and gone on from
+                    handlers = (ir.Handler(ir.Const(rt.BatchingRuntimeError), None,
+                                           (ir.Raise(None, loc),)),) + handlers
                 if raised and self.try_raises:
                     self.try_raises[-1] += raised
                 out.append(replace(s, body=tuple(body), handlers=handlers,
@@ -377,3 +382,16 @@ class Batch:
             out.insert(0, head)
         return replace(self.fn, name=name, body=tuple(out), docstring=None,
                        temps=frozenset(self.temps))
+
+
+def _may_catch_batching_errors(handler) -> bool:
+    """Whether ``except <handler.type>`` may catch an ``rt.BatchingRuntimeError`` (a
+    ``ValueError``): a bare ``except``, a class it derives from, or a type not known when
+    s2s transforms the code."""
+    t = handler.type
+    if t is None:
+        return True
+    if not isinstance(t, ir.Const):
+        return True
+    kinds = t.value if isinstance(t.value, tuple) else (t.value,)
+    return any(not isinstance(k, type) or issubclass(rt.BatchingRuntimeError, k) for k in kinds)
