@@ -12,6 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# compiles ~40 jit gradients in a subprocess (a minute or more): ``pytest -m slow``
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 
