@@ -40,6 +40,7 @@ import numpy as np
 from jax.custom_batching import custom_vmap
 
 from . import kernel as K
+from . import trees
 
 _OPS = K.LRU(512)
 
@@ -152,7 +153,7 @@ class JaxOp(K.FrameworkOp):
 
     def _prepare(self, args, kwargs):
         args = self._args(args, kwargs)
-        leaves, spec = K.flatten(args, _is_leaf)
+        leaves, spec = trees.flatten(args, _is_leaf)
         kinds, consts, statics, arrays, is_float = [], {}, [], [], []
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, np.ndarray) or isinstance(leaf, jax.Array) or hasattr(leaf, "aval"):
@@ -190,7 +191,7 @@ class JaxOp(K.FrameworkOp):
         arrays = [jnp.asarray(a) for a in arrays]
         outs = _op_fn(kernel)(*arrays)
         spec = kernel.shapes([a.shape for a in arrays], [np.dtype(a.dtype) for a in arrays])[0]
-        return K.unflatten(spec, list(outs))
+        return trees.unflatten(spec, list(outs))
 
     def mode_of(self, *args, **kwargs):
         """``"jit"`` or ``"python"``: how ``f`` runs for these (concrete) arguments'

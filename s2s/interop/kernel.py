@@ -3,7 +3,7 @@ and its batched version as functions of the same kind, and when to compile them.
 
 A framework op sees a user function ``f(*args)`` whose arguments are pytrees
 (dict, list, tuple, namedtuple, ``None``) of arrays and Python numbers.  It
-flattens them (``flatten``): array leaves cross the framework boundary as
+flattens them (``trees.flatten``): array leaves cross the framework boundary as
 tensors, everything else (Python numbers, strings, ``None``) is *static*.
 
 A ``Family`` is what does not depend on the values: the argument structure,
@@ -45,76 +45,7 @@ import s2s
 from ..core.jit import Jitted
 from ..errors import S2SError
 from ..frontend.registered import register as register_source
-
-# -- pytrees at the boundary -------------------------------------------------------
-
-#: a leaf of the argument or result tree (the index into the flat list)
-LEAF = ("leaf",)
-
-
-def _is_namedtuple(x):
-    return isinstance(x, tuple) and hasattr(type(x), "_fields")
-
-
-def flatten(tree, is_leaf):
-    """``(leaves, spec)``: the leaves of ``tree`` (dict values in sorted key order) and a
-    hashable spec of its structure.  ``is_leaf(x)`` says what a leaf is (arrays,
-    tensors, numbers); ``None`` is a node without children."""
-    leaves = []
-
-    def walk(x):
-        if is_leaf(x):
-            leaves.append(x)
-            return LEAF
-        if x is None:
-            return ("none",)
-        if _is_namedtuple(x):
-            return ("namedtuple", type(x), tuple(walk(v) for v in x))
-        if isinstance(x, (tuple, list)):
-            return (type(x).__name__, tuple(walk(v) for v in x))
-        if isinstance(x, dict):
-            keys = sorted(x)
-            return ("dict", tuple(keys), tuple(walk(x[k]) for k in keys))
-        raise TypeError(f"s2s.interop: cannot pass a {type(x).__name__} across the framework "
-                        "boundary (arguments and results are pytrees of dict, list, tuple, "
-                        "namedtuple and None with arrays, tensors and numbers as leaves)")
-
-    return leaves, walk(tree)
-
-
-def unflatten(spec, leaves):
-    """The inverse of ``flatten``."""
-    it = iter(leaves)
-
-    def build(s):
-        tag = s[0]
-        if tag == "leaf":
-            return next(it)
-        if tag == "none":
-            return None
-        if tag == "namedtuple":
-            return s[1](*[build(c) for c in s[2]])
-        if tag == "dict":
-            return {k: build(c) for k, c in zip(s[1], s[2])}
-        items = [build(c) for c in s[1]]
-        return items if tag == "list" else tuple(items)
-
-    return build(spec)
-
-
-def n_leaves(spec):
-    tag = spec[0]
-    if tag == "leaf":
-        return 1
-    if tag == "none":
-        return 0
-    return sum(map(n_leaves, spec[-1]))
-
-
-def spec_children(spec):
-    """The top-level children of a tuple spec (the arguments of a call)."""
-    return spec[1]
-
+from .trees import LEAF, flatten, n_leaves, rebuild_expr, spec_children, unpack_lines
 
 # -- generated source ----------------------------------------------------------------
 
@@ -136,56 +67,6 @@ def _load(name, src, namespace):
     return ns[name]
 
 
-def _build_expr(spec, consts, it):
-    """Python text that rebuilds ``spec`` from the parameter names (leaves) in order."""
-    tag = spec[0]
-    if tag == "leaf":
-        return next(it)
-    if tag == "none":
-        return "None"
-    if tag == "namedtuple":
-        cname = f"_nt{len(consts)}"
-        consts[cname] = spec[1]
-        return f"{cname}({', '.join(_build_expr(c, consts, it) for c in spec[2])})"
-    if tag == "dict":
-        items = ", ".join(f"{k!r}: {_build_expr(c, consts, it)}"
-                          for k, c in zip(spec[1], spec[2]))
-        return "{" + items + "}"
-    parts = [_build_expr(c, consts, it) for c in spec[1]]
-    if tag == "list":
-        return "[" + ", ".join(parts) + "]"
-    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-
-
-def _unpack_lines(spec, expr, counter, out, indent="    "):
-    """Statements that bind the leaves of the value ``expr`` (structure ``spec``) to
-    fresh names, appended to ``out``; returns the leaf names in order."""
-    tag = spec[0]
-    if tag == "leaf":
-        return [expr]
-    if tag == "none":
-        return []
-    names = []
-    if tag == "dict":
-        for k, c in zip(spec[1], spec[2]):
-            counter[0] += 1
-            name = f"o{counter[0]}"
-            out.append(f"{indent}{name} = {expr}[{k!r}]")
-            names += _unpack_lines(c, name, counter, out, indent)
-        return names
-    children = spec[2] if tag == "namedtuple" else spec[1]
-    if not children:
-        return []
-    parts = []
-    for _ in children:
-        counter[0] += 1
-        parts.append(f"o{counter[0]}")
-    out.append(f"{indent}{', '.join(parts)}{',' if len(parts) == 1 else ''} = {expr}")
-    for c, name in zip(children, parts):
-        names += _unpack_lines(c, name, counter, out, indent)
-    return names
-
-
 def _ident(name):
     cleaned = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_") or "f"
     if cleaned[0].isdigit() or keyword.iskeyword(cleaned) or cleaned in ("f", "fn", "np"):
@@ -194,7 +75,6 @@ def _ident(name):
 
 
 # -- families and kernels --------------------------------------------------------------
-
 
 
 def leaf_kind(x):
@@ -291,7 +171,7 @@ class Family:
         name = _ident(f"vjp_{self.name}")
         lines = [f"def {name}({', '.join(params + cts)}):",
                  f"    out = fn({', '.join(params)})"]
-        leaves = _unpack_lines(out_spec, "out", [0], lines)
+        leaves = unpack_lines(out_spec, "out", [0], lines)
         terms = [f"np.sum({leaves[j]} * {c})" for j, c in zip(float_outs, cts)]
         lines.append(f"    return {' + '.join(terms) if terms else '0.0'}")
         inner = _load(name, "\n".join(lines) + "\n", {"fn": self.fn})
@@ -333,7 +213,7 @@ def user_family(f, arg_spec, kinds, diff, mode, consts):
         else:
             leaf_names.append(names[i])
     it = iter(leaf_names)
-    call_args = ", ".join(_build_expr(c, namespace, it) for c in spec_children(arg_spec))
+    call_args = ", ".join(rebuild_expr(c, namespace, it) for c in spec_children(arg_spec))
     name = _ident(getattr(f, "__name__", "f"))
     params = [nm for nm, k in zip(names, kinds) if k != "const"]
     src = f"def {name}({', '.join(params)}):\n    return f({call_args})\n"

@@ -42,6 +42,7 @@ import numpy as np
 import torch
 
 from . import kernel as K
+from . import trees
 
 _REGISTRY = K.Registry()
 
@@ -246,7 +247,7 @@ class TorchOp(K.FrameworkOp):
 
     def _prepare(self, args, kwargs):
         args = self._args(args, kwargs)
-        leaves, spec = K.flatten(args, _is_leaf)
+        leaves, spec = trees.flatten(args, _is_leaf)
         kinds, consts, statics, tensors, is_float = [], {}, [], [], []
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, np.ndarray):
@@ -295,7 +296,7 @@ class TorchOp(K.FrameworkOp):
         else:
             outs = S2SFunction.apply(kid, *tensors)
         spec = _out_spec(kernel, tensors)
-        return K.unflatten(spec, outs)
+        return trees.unflatten(spec, outs)
 
     def mode_of(self, *args, **kwargs):
         """``"jit"`` or ``"python"``: how ``f`` runs for these arguments' signature
