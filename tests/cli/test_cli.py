@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.cli.main import main, parse_signature
+from s2s.cli.main import main
+from s2s.cli.targets import parse_signature
 
 BIN = Path(sys.executable).parent
 MODEL = '''\
