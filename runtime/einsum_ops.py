@@ -11,7 +11,7 @@ ellipsis, repeated indices, broadcasting) and the layout of ``np.kron``.
   a size-1 broadcast axis of ``a_k`` sums);
 * ``einsum_vjp2(g, subscripts, k, j, v, a...) = dF/da_k`` with ``a_j := v`` (0 if
   ``j == k``) and ``einsum_jvp2(t, subscripts, k, j, v, a...) = E(a; a_k := t, a_j
-  := v)`` (0 if ``j == k``): the second derivatives (``s2s/rules/products_more.py``).
+  := v)`` (0 if ``j == k``): the second derivatives (``s2s/rules/contractions.py``).
 
 Operands are positional ``a0 ... a4`` (at most five; ``None`` for absent ones).
 """

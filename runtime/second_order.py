@@ -1,5 +1,5 @@
 """Second derivatives: what the rules of the VJP helpers that are not linear in their
-primal arguments need (``s2s/rules/runtime_rules_second.py``).
+primal arguments need (``s2s/rules/runtime_rules_nonlinear.py``).
 
 Differentiating gradient code again (``jvp(grad(f))``, ``hessian(f)``,
 ``grad(grad(f))``) meets calls like ``prod_vjp(g, a)``.  Such a helper is

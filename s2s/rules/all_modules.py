@@ -2,6 +2,6 @@
 from . import (arith, containers, custom_checks, elementwise, index_writes, nondiff, products,
                reductions, runtime_rules, shape, special)
 from . import fft, linalg, linalg_api, linalg_decomp, linalg_lstsq  # noqa: F401,E402
-from . import (elementwise_more, float_parts, linear_rules, reductions_more,  # noqa: F401
-               products_more, manipulation)
+from . import (contractions, float_parts, linear_rules, manipulation,  # noqa: F401
+               statistics)
 from . import helper_code  # noqa: F401,E402

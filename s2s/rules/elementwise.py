@@ -261,3 +261,18 @@ defnondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, n
            np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
            np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
            np.isclose, np.allclose, np.array_equal)
+
+# nan_to_num: the identity on finite entries, constants elsewhere
+defvjp(np.nan_to_num, lambda g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None:
+       np.where(np.isfinite(x), g, 0.0))
+defjvp(np.nan_to_num, lambda t, ans, x, copy=True, nan=0.0, posinf=None, neginf=None:
+       np.where(np.isfinite(x), t, 0.0))
+# radians/degrees (the same maps as deg2rad/rad2deg, separate ufuncs)
+defvjp(np.radians, lambda g, ans, x: g * (np.pi / 180))
+defjvp(np.radians, lambda t, ans, x: t * (np.pi / 180))
+defvjp(np.degrees, lambda g, ans, x: g * (180 / np.pi))
+defjvp(np.degrees, lambda t, ans, x: t * (180 / np.pi))
+# unwrap adds piecewise-constant multiples of the period: the identity derivative
+defvjp(np.unwrap, lambda g, ans, p, discont=None, axis=-1, period=2 * np.pi: unbroadcast(g, p))
+defjvp(np.unwrap, lambda t, ans, p, discont=None, axis=-1, period=2 * np.pi:
+       broadcast_like(t, ans))

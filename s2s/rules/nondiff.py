@@ -36,3 +36,15 @@ defnondiff(stop_gradient, container_result=True, identity=True)
 from s2s_runtime.markers import checkpoint_loop, range_bounds  # noqa: E402
 
 defnondiff(checkpoint_loop, range_bounds)
+# more index-valued and bitwise functions, floating-point queries
+defnondiff(np.spacing, np.isneginf, np.isposinf, np.bitwise_and, np.bitwise_or,
+           np.bitwise_xor, np.invert, np.left_shift, np.right_shift, np.gcd, np.lcm,
+           np.nanargmax, np.nanargmin, np.lexsort, np.isin, np.ravel_multi_index, np.indices,
+           np.array_equiv, np.shares_memory, np.may_share_memory)
+# window functions of a length, dtype queries, einsum's contraction path
+defnondiff(np.bartlett, np.blackman, np.hamming, np.hanning, np.issubdtype, np.isdtype,
+           np.can_cast, np.promote_types, np.iterable)
+defnondiff(np.einsum_path, container_result=True)
+defnondiff(np.unravel_index, np.tril_indices, np.triu_indices, np.diag_indices,
+           np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
+           container_result=True)

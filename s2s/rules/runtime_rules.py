@@ -22,7 +22,7 @@ indices and dtypes.  Then
 permutation are piecewise constant: zero derivative in ``a`` and ``ans``.
 The VJP helpers that are non-linear in a primal argument (``prod_vjp``,
 ``norm_vjp``, ``cumprod_vjp``, ``var_vjp``, ``average_vjp``) and those of the
-bilinear products (``dot_vjp``...): ``runtime_rules_second.py`` (second order;
+bilinear products (``dot_vjp``...): ``runtime_rules_nonlinear.py`` (second order;
 helpers in ``s2s_runtime.second_order``), registered when this module is imported.  Still without rules (third order, and the JVP
 helpers of those primitives): ``NO_RULE_YET`` in ``tests/unit/test_rules_runtime.py``.
 
@@ -372,4 +372,4 @@ defjvp(vstack_vjp_transpose, lambda tan, out, ct, g, tup: vstack_vjp_transpose(t
 defvjp(owned, lambda ct, out, x: ct)
 defjvp(owned, lambda tan, out, x: owned(tan))
 
-from . import runtime_rules_second  # noqa: E402,F401  (registers the second-order helpers' rules)
+from . import runtime_rules_nonlinear  # noqa: E402,F401  (registers the second-order helpers' rules)

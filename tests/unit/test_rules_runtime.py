@@ -1,4 +1,4 @@
-"""Rules of the runtime helpers (``s2s/rules/runtime_rules.py``, ``runtime_rules_second.py``),
+"""Rules of the runtime helpers (``s2s/rules/runtime_rules.py``, ``runtime_rules_nonlinear.py``),
 called directly.
 
 Generated derivative code calls ``s2s_runtime`` helpers; differentiating it
@@ -407,7 +407,7 @@ def test_templates_against_finite_differences(case):
 
 
 #: the modules that hold the runtime helpers' rules
-RUNTIME_RULE_MODULES = ("s2s.rules.runtime_rules", "s2s.rules.runtime_rules_second")
+RUNTIME_RULE_MODULES = ("s2s.rules.runtime_rules", "s2s.rules.runtime_rules_nonlinear")
 
 
 def test_every_ruled_helper_has_cases():

@@ -1,7 +1,7 @@
 """Second order through the VJP helpers that are not linear in their primal arguments
 (``prod_vjp``, ``cumprod_vjp``, ``var_vjp``, ``norm_vjp``, ``dot_vjp``, ``inner_vjp``,
 ``tensordot_vjp``, ``linspace_vjp``, ``average_vjp``; rules in
-``s2s/rules/runtime_rules_second.py``, helpers in ``s2s_runtime.second_order``).
+``s2s/rules/runtime_rules_nonlinear.py``, helpers in ``s2s_runtime.second_order``).
 
 ``test_rules_runtime`` checks their templates on real inputs.  Here:
 

@@ -387,6 +387,9 @@ EW += [
     (np.clip, (np.array([-2.0, 0.1, 0.5, 3.0]), np.array([-1.0, 0.0, 0.2, -1.0]),
                np.array([1.0, 1.0, 1.0, 2.0])), {}),
     (np.maximum, (np.array([1.0, 2.0]), np.array([1.0, 3.0])), {}),    # a tie: half each
+    (np.radians, (U(-1, 1),), {}), (np.degrees, (U(-1, 1),), {}),
+    (np.nan_to_num, (np.array([0.3, np.inf, -1.2, np.nan, -np.inf]),), {}),  # finite entries only
+    (np.unwrap, (np.array([0.1, 3.0, 6.5, 0.2, -3.1]),), {}),  # jumps of 2 pi added
 ]
 
 EW += [
@@ -411,7 +414,7 @@ def test_elementwise_vjp_matches_finite_differences(case):
 # test_rules_runtime.py
 #: rule modules whose primitives have their own test module (runtime helpers:
 #: tests/unit/test_rules_runtime.py; index writes: tests/unit/test_rules_index_writes.py)
-TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.runtime_rules_second",
+TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.runtime_rules_nonlinear",
                     "s2s.rules.index_writes",
                     "s2s.rules.custom_checks",  # tests/unit/test_rules_custom_checks.py
                     "s2s.rules.containers",  # tests/unit/test_rules_containers.py
@@ -421,8 +424,8 @@ TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.runtime_rules_second",
                     # tests/unit/test_systematic_special.py (every rule has a row there)
                     "s2s.rules.special",
                     # tests/unit/test_systematic.py (every numpy rule has a row there)
-                    "s2s.rules.elementwise_more", "s2s.rules.reductions_more",
-                    "s2s.rules.manipulation", "s2s.rules.products_more", "s2s.rules.linear_rules",
+                    "s2s.rules.statistics",
+                    "s2s.rules.manipulation", "s2s.rules.contractions", "s2s.rules.linear_rules",
                     "s2s.rules.float_parts",  # and its builtins and math (systematic_table_builtins)
                     "s2s.batch.helper_rules",  # tests/batch/test_helper_rules.py
                     "s2s.batch.value_reads"}  # tests/batch/test_vmap_value_reads.py

@@ -28,14 +28,14 @@ from hypothesis import strategies as st
 import s2s.rules  # noqa: F401  (registers every rule)
 from s2s.rules.registry import all_rules
 from tests.unit import (systematic_table, systematic_table_arrays, systematic_table_builtins,
-                        systematic_table_edges, systematic_table_more, systematic_table_special)
+                        systematic_table_edges, systematic_table_library, systematic_table_special)
 from tests.unit.systematic_checks import (Arg, Case, check_first_order, check_second, inputs,
                                           module_for)
 
 #: np.row_stack is deprecated (its row stays while numpy has it)
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
 
-CASES = (systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_more.CASES
+CASES = (systematic_table.CASES + systematic_table_arrays.CASES + systematic_table_library.CASES
          + systematic_table_edges.CASES + systematic_table_builtins.CASES
          + systematic_table_special.CASES)
 NONDIFF = systematic_table_builtins.NONDIFF

@@ -1,5 +1,5 @@
-"""More reductions: the NaN-ignoring family (nansum, nanmean, nanprod, nanmax, nanmin,
-nanvar, nanstd, nancumsum, nancumprod), ptp, order statistics (median, quantile,
+"""Statistics and the NaN-ignoring reductions: the NaN-ignoring family (nansum,
+nanmean, nanprod, nanmax, nanmin, nanvar, nanstd, nancumsum, nancumprod), ptp, order statistics (median, quantile,
 percentile and their NaN-ignoring forms), cov, corrcoef, differences (diff, ediff1d)
 and numpy 2's cumulative_sum/cumulative_prod.
 

@@ -1,5 +1,5 @@
-"""More products: einsum (explicit and implicit output, ellipsis, repeated indices),
-kron, cross, vecdot, matvec, vecmat, convolve, correlate, and polynomials (polyval,
+"""Contractions beyond ``products.py``: einsum (explicit and implicit output, ellipsis,
+repeated indices), kron, cross, vecdot, matvec, vecmat, convolve, correlate, and polynomials (polyval,
 polyadd, polysub, polymul, polyder, polyint).
 
 All are multilinear (polyval: linear in the coefficients); no conjugation

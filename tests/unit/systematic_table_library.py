@@ -1,5 +1,6 @@
-"""The systematic table, part 3: the rules of ``elementwise_more``, ``reductions_more``,
-``manipulation`` and ``products_more`` (domains ``N``/``D``/``Z``: with NaNs)."""
+"""The systematic table, part 3: the rules of ``elementwise`` (nan_to_num, radians,
+degrees, unwrap), ``statistics``,
+``manipulation`` and ``contractions`` (domains ``N``/``D``/``Z``: with NaNs)."""
 from __future__ import annotations
 
 import numpy as np
