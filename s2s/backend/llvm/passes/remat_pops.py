@@ -51,7 +51,7 @@ from ..lower.stacks import is_pop
 from .frozen_arrays import frozen_arrays
 
 #: operations recomputed (pure: the same operands give the same value)
-_PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, range,
+_PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, range, slice,
          operator.getitem, rt.read_copy, rt.read_checked, build.make_tuple, rt.owned}
 #: operations whose result may be a view of (or an element of) their first operand
 _VIEW = {operator.getitem, rt.read_copy, rt.read_checked}
@@ -195,7 +195,11 @@ class _Plan:
                 continue
             d = self.only_def(a.name)
             if d is None or id(d) not in self.where:
-                return False
+                pops = self.restored(a.name, block, pos)
+                if pops is None:
+                    return False
+                held.append((pops, "restored"))
+                continue
             dblock, dpos, _ = self.where[id(d)]
             if not (dpos < pos if dblock is block else self.encloses(dblock, dpos, block)):
                 return False
@@ -206,9 +210,26 @@ class _Plan:
             counters.intersection_update(marked)
             if not self.holdable(a.name):
                 return False
-            held.append(self.pops[a.name][0])
+            held.append((self.pops[a.name], "held"))
         out.append(s)
         return True
+
+    def restored(self, name, block, pos):
+        """The pop that restores ``name`` to the value the statement at ``pos`` of
+        ``block`` read, among ``name``'s pops (the one in that block's adjoint block):
+        ``name`` (a number or a tuple of them) is assigned in ``block`` once, after
+        ``pos``, and nowhere else inside ``block`` (None: not so)."""
+        t = self.types.get(name)
+        if not (isinstance(t, T.Scalar) or isinstance(t, T.Tuple) and all(
+                isinstance(x, T.Scalar) for x in t.items)) or not self.pops.get(name):
+            return None
+        inside = [d for d in self.defs.get(name, ()) if not is_pop(d, self.stacks)
+                  and (self.where[id(d)][0] is block or self.encloses(block, -1,
+                                                                      self.where[id(d)][0]))]
+        if len(inside) != 1 or self.where[id(inside[0])][0] is not block \
+                or self.where[id(inside[0])][1] <= pos:
+            return None
+        return tuple(self.pops[name])
 
 
 def rematerialise(func, stacks, types):
@@ -250,9 +271,9 @@ def rematerialise(func, stacks, types):
         if not ok or not reads_b:
             continue
         first = min(reads_b)
-        if not all(plan.before(where[id(p)][0], where[id(p)][1], block) and (
-                where[id(p)][0] is not block or first < where[id(p)][1]) for p in held):
-            continue  # a held value popped before the recomputation would read it
+        if not all(_in_time([where[id(p)] for p in pops], kind, block, first, plan)
+                   for pops, kind in held):
+            continue  # the pop of a value read does not bracket the recomputation
         before = {d.name for x in block[:ppos] for y in ir.walk([x]) for d in ir.stmt_defs(y)}
         if any(not _counter_matches(o, sfors, bfors, before, reversed_of) for o in counters):
             continue
@@ -289,6 +310,17 @@ def rematerialise(func, stacks, types):
     return replace(func, body=walk(top), temps=frozenset(
         set(func.temps) | {n for _, plans in edits.values() for ps in plans.values()
                            for rec, _, _ in ps for n in (r.target.name for r in rec)}))
+
+
+def _in_time(pops_at, kind, block, first, plan) -> bool:
+    """A recomputation at ``first`` in ``block`` reads the value its operand's pops
+    (at ``pops_at``) bracket: a held value's one pop comes after it (in ``block`` or
+    around it); a restored value's one pop in ``block`` comes before it."""
+    if kind == "restored":
+        mine = [p for p in pops_at if p[0] is block]
+        return len(mine) == 1 and mine[0][1] < first
+    (pblock, ppos, _), = pops_at
+    return plan.before(pblock, ppos, block) and (pblock is not block or first < ppos)
 
 
 def _counter_matches(o, sfors, bfors, before, reversed_of) -> bool:
