@@ -271,8 +271,11 @@ def rematerialise(func, stacks, types):
         if not ok or not reads_b:
             continue
         first = min(reads_b)
-        if not all(_in_time([where[id(p)] for p in pops], kind, block, first, plan)
-                   for pops, kind in held):
+        assigned = {d.name for x in block[:first] for y in ir.walk([x])
+                    if not is_pop(y, plan.stacks) for d in ir.stmt_defs(y)}
+        if assigned & {p.targets[0].name for pops, _ in held for p in pops} or not all(
+                _in_time([where[id(p)] for p in pops], kind, block, first, plan)
+                for pops, kind in held):
             continue  # the pop of a value read does not bracket the recomputation
         before = {d.name for x in block[:ppos] for y in ir.walk([x]) for d in ir.stmt_defs(y)}
         if any(not _counter_matches(o, sfors, bfors, before, reversed_of) for o in counters):
