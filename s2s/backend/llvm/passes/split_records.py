@@ -17,8 +17,8 @@ around ``B`` (over ``rt.reversed_range`` of the same range) and is reassigned by
 in ``B``, and an input is assigned once, before every loop; so the ``v`` rebuilt first
 in ``B`` is the ``v`` of that iteration.  ``v`` is split only when all of this holds,
 it is assigned by ``S`` alone (and ``v = None`` at the start), pushed once (right
-before ``S``) and popped once, and read nowhere but in ``S``'s block and in top-level
-statements of ``B`` before the pop (as ``remat_pops`` requires).
+before ``S``) and popped once, and read in ``B`` (else it is not recorded at all), and
+nowhere but in ``S``'s block and in top-level statements of ``B`` before the pop.
 """
 from __future__ import annotations
 
@@ -81,15 +81,16 @@ def split_records(func, stacks, types):
                and not _recomputed_range_matches(o, sfors, bfors, reversed_of, plan)
                for o in counters):
             continue
-        ok = True
+        ok, read = True, False
         for x in ir.walk(func.body):
             if ir.Var(v) not in ir.stmt_uses(x) or x is push or x is pop:
                 continue
             xb, xpos, _ = where[id(x)]
             if not (xb is sblock or xb is block and xpos < ppos):
                 ok = False
-        if not ok:
-            continue
+            read = read or xb is block
+        if not ok or not read:
+            continue  # (unread in the adjoint: lean_tapes drops its records whole)
         fresh = {a.name: ir.Var(names.fresh(f"{v}_part")) for a in parts}
         temps |= {f.name for f in fresh.values()}
         stack = push.target
