@@ -8,7 +8,7 @@ import numpy as np
 
 from .loop_kernels import gmm, heat, lstm
 
-__all__ = ["gmm", "heat", "lstm"]  # with the kernels below (test_lean_tapes reads them here)
+__all__ = ["gmm", "heat", "lstm", "qtimesx", "scaled_in_place"]  # with the kernels below (test_lean_tapes reads them here)
 
 
 def stencil_continue_break(u0, steps, cap):
@@ -85,3 +85,34 @@ def shared_adjoint(x, n):
         for i in range(1, y.shape[0]):
             y[i] = y[i] + 0.5 * y[i - 1]
     return np.sum(y * w) + np.sum(z * w)
+
+
+def qtimesx(icf, x):
+    """ADBench's GMM triangular loop (``Qtimesx``): ``l[idx]`` applied to ``xc[i]`` for
+    ``j > i``, ``idx`` counting along; ``xc`` made anew per point and never written."""
+    n, d = x.shape
+    l = icf[d:]
+    total = 0.0
+    for ix in range(n):
+        xc = x[ix] - icf[:d]
+        qxc = np.exp(icf[:d]) * xc
+        idx = 0
+        for i in range(d):
+            for j in range(i + 1, d):
+                qxc[j] = qxc[j] + l[idx] * xc[i]
+                idx = idx + 1
+        total = total + np.sum(qxc * qxc)
+    return total
+
+
+def scaled_in_place(x, steps):
+    """An array made in the loop and then written in place: its elements change, so the
+    adjoint must not read them again (they stay recorded)."""
+    total = 0.0
+    for s in range(steps):
+        v = x * (1.0 + 0.1 * s)
+        for i in range(x.shape[0]):
+            total = total + math.sin(v[i]) * v[i]
+            v[i] = 0.5 * v[i] * v[i]
+        total = total + np.sum(v)
+    return total

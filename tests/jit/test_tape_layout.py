@@ -36,8 +36,10 @@ def test_a_recurrence_reports_its_loop_and_the_compiled_tape_holds_it():
     assert row["source"] == "for i in range(x.shape[0]):" and row["depth"] == 0
     assert row["line"] == _recurrence.__code__.co_firstlineno + 2
     assert row["bytes_per_iteration"] >= 8  # s (or x[i] * s) is needed by the adjoint
-    assert row["bytes_per_iteration"] == sum(len(v) * row["slot_bytes"][k]
-                                             for k, v in row["pushes"].items())
+    assert row["bytes_per_iteration"] == sum(row["tape_bytes"].values())
+    for k, v in row["pushes"].items():  # items of their own sizes, or fixed slots
+        assert row["tape_bytes"][k] == (8 * len(v) if row["slot_bytes"][k] is None
+                                        else len(v) * row["slot_bytes"][k])
     g = s2s.jit(s2s.grad(_recurrence))
     g(x)
     spec, = g.specs.values()

@@ -18,6 +18,7 @@ from llvmlite import ir as ll
 
 from ....ir import nodes as ir
 from ..lower.function import FunctionLowering
+from ..lower import stacks
 from ..lower.stacks import is_pop
 from ..typing import types as T
 from . import engine
@@ -48,9 +49,11 @@ def kernel_tape_layout(j, values) -> list:
     """Per loop of the kernel ``j`` (a ``core.jit.Jitted``) compiles for ``values``, in
     source order, the loops whose body pushes on a native tape outside its nested loops
     (those are reported on their own): ``{"line", "col", "depth", "source", "pushes":
-    {tape: [type, ...]}, "slot_bytes": {tape: bytes}, "bytes_per_iteration",
-    "array_pushes"}``.  ``bytes_per_iteration`` is slots x slot size on the tape itself
-    (an upper bound where a push sits in an ``if``); ``array_pushes`` counts pushed
+    {tape: [type, ...]}, "slot_bytes": {tape: bytes or None}, "tape_bytes": {tape: bytes},
+    "bytes_per_iteration", "array_pushes"}``.  ``bytes_per_iteration`` is the bytes the
+    items take on the tapes themselves (``tape_bytes`` per tape: each item the size of its
+    type, or ``slot_bytes`` where a tape has fixed-size slots; an upper bound where a
+    push sits in an ``if``); ``array_pushes`` counts pushed
     arrays, each of which also keeps its buffer alive until popped.  Read from the
     lowered IR: nothing is compiled or run."""
     func, load_free = j.source_ir(values)
@@ -64,7 +67,7 @@ def kernel_tape_layout(j, values) -> list:
         for s in body:
             if isinstance(s, (ir.For, ir.While)):
                 inner = s.body if isinstance(s, ir.For) else s.test_body + s.body
-                pushes, arrays = {}, 0
+                pushes, arrays, sizes = {}, 0, {}
                 for x in _direct(inner):
                     if isinstance(x, ir.Assign) and x.target.name in L.stack_slot \
                             and not is_pop(x, L.stacks) and isinstance(x.value, ir.Call) \
@@ -73,13 +76,16 @@ def kernel_tape_layout(j, values) -> list:
                         t = L.types.get(getattr(v, "name", ""))
                         pushes.setdefault(x.target.name, []).append(str(t) if t else "const")
                         arrays += isinstance(t, T.Array)
+                        sizes[x.target.name] = sizes.get(x.target.name, 0) + (
+                            stacks.item_size(L, x.target.name, t) if t is not None
+                            else L.stack_slot[x.target.name] or 8)
                 if pushes:
                     out.append({
                         "line": s.loc.line, "col": s.loc.col, "depth": depth,
                         "source": s.loc.text.strip(), "pushes": pushes,
                         "slot_bytes": {k: L.stack_slot[k] for k in pushes},
-                        "bytes_per_iteration": sum(len(v) * L.stack_slot[k]
-                                                   for k, v in pushes.items()),
+                        "tape_bytes": sizes,
+                        "bytes_per_iteration": sum(sizes.values()),
                         "array_pushes": arrays})
                 visit(inner, depth + 1)
             else:

@@ -64,7 +64,8 @@ class FunctionLowering(LoopLowering):
                 pushed = [self.types.get(getattr(s.value.args[0], "name", ""))
                           or const_type(getattr(s.value.args[0], "value", None))
                           for s in stacks.pushes(func, stack)]
-                self.stack_slot[stack] = stacks.slot_size([t for t in pushed if t is not None])
+                self.stack_slot[stack] = None if stacks.item_sizes(func, stack, self.types) \
+                    else stacks.slot_size([t for t in pushed if t is not None])
         self.sites = []
         self.prechecked, self.unchecked = frozenset(), False  # loop_versions.py
         self.loops = []  # (continue block, break block)

@@ -6,9 +6,14 @@ Contract:
 
 * ``find_stacks(func)``: the variables used only that way (and, for a
   parameter, only popped): each becomes a ``types.Stack``;
-* a stack the kernel builds holds fixed-size slots (the largest type pushed or
-  popped on it); a push stores the value as its own type and a pop loads it
-  back as the target's type (the same variable, so the same type); it lives
+* a stack the kernel builds is a byte buffer.  Where its pushes and pops pair up
+  by name (reverse mode pushes ``x`` before each assignment of ``x`` and pops ``x``
+  after its adjoint: the same variable, so the same type, in last-in first-out
+  order; ``item_sizes``), each item takes the size of its own type (8 bytes for
+  a float or an int, 16 for a pair of ints, 32 for a 1-d array): a push stores
+  the value and moves the top up by that size, the pop of the same name reads
+  it back from below the top.  Any other stack holds fixed-size slots (the
+  largest type pushed on it).  The buffer lives
   in memory from ``abi.alloc`` (at least doubling when full, freed on every exit;
   ``abi.GROWTHS`` counts the reallocations), and
   a ``for`` loop over a range that pushes a fixed number of values per
@@ -139,6 +144,28 @@ def slot_size(types) -> int:
     return (size + 7) // 8 * 8
 
 
+def item_sizes(func, name, types) -> bool:
+    """Whether the stack ``name`` of ``func`` can hold items of their own sizes: every
+    push pushes a variable, and the names pushed are the names popped (each name has
+    one type, so a pop reads back what the matching push stored)."""
+    pushed, popped = set(), set()
+    for s in ir.walk(func.body):
+        if is_push(s, name):
+            v = s.value.args[0]
+            if not isinstance(v, ir.Var) or types.get(v.name) is None:
+                return False
+            pushed.add(v.name)
+        elif is_pop(s, {name}):
+            popped.add(s.targets[0].name)
+    return pushed == popped
+
+
+def item_size(L, name, t) -> int:
+    """Bytes a value of type ``t`` takes on the kernel's stack ``name``."""
+    fixed = L.stack_slot[name]
+    return fixed if fixed is not None else slot_size([t])
+
+
 def reset(L, name):
     slot = L.slots[name]
     L.b.store(ll.Constant(T.I64, 0), L.b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)]))
@@ -217,18 +244,19 @@ def _grow(L, name, need, new_cap):
 
 
 def reserve(L, name, items):
-    """Before a loop of a known trip count: room for ``items`` more slots (one growth
+    """Before a loop of a known trip count: room for ``items`` more bytes (one growth
     instead of repeated doublings; a loop running longer still grows at a push).
 
-    The new capacity is at least twice the old one (``max(need + 64 slots, 2 cap)``):
+    The new capacity is at least twice the old one (``max(need + 64 slots, 2 cap)``, a
+    slot of 8 bytes where items have their own sizes):
     a loop nest reserving before every inner loop reallocates O(log size) times, not
     once per inner loop (each growth copies the whole tape)."""
     b = L.b
-    size = ll.Constant(T.I64, L.stack_slot[name])
+    size = ll.Constant(T.I64, L.stack_slot[name] or 8)
     slot = L.slots[name]
     top = b.load(b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)]))
     cap = b.load(b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 2)]))
-    need = b.add(top, b.mul(items, size))
+    need = b.add(top, items)
     room = b.add(need, b.mul(ll.Constant(T.I64, 64), size))
     twice = b.mul(cap, ll.Constant(T.I64, 2))
     _grow(L, name, need, b.select(b.icmp_signed(">", twice, room), twice, room))
@@ -242,7 +270,11 @@ def reserve_for_loop(L, s, start, stop, step):
     for x in s.body:
         if isinstance(x, ir.Assign) and x.target.name in L.stack_slot \
                 and isinstance(x.value, ir.Call) and len(x.value.args) == 2:
-            counts[x.target.name] = counts.get(x.target.name, 0) + 1
+            v = x.value.args[0]
+            t = L.types.get(v.name) if isinstance(v, ir.Var) else None
+            size = item_size(L, x.target.name, t) if t is not None else L.stack_slot[
+                x.target.name] or 8
+            counts[x.target.name] = counts.get(x.target.name, 0) + size
     if not counts:
         return
     b = L.b
@@ -259,13 +291,14 @@ def reserve_for_loop(L, s, start, stop, step):
 
 def push(L, name, value, vt):
     b = L.b
-    size = L.stack_slot[name]
+    size = item_size(L, name, vt)
     slot = L.slots[name]
     base_p, top_p, cap_p = (b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, k)])
                             for k in range(3))
     top, cap = b.load(top_p), b.load(cap_p)
     need = b.add(top, ll.Constant(T.I64, size))
-    _grow(L, name, need, b.mul(b.add(cap, ll.Constant(T.I64, 64 * size)), ll.Constant(T.I64, 2)))
+    _grow(L, name, need, b.mul(b.add(cap, ll.Constant(T.I64, 64 * (L.stack_slot[name] or 8))),
+                               ll.Constant(T.I64, 2)))
     where = b.gep(b.load(base_p), [top])
     if not isinstance(vt, T.NoneType):
         b.store(value, b.bitcast(where, vt.llvm().as_pointer()))
@@ -276,7 +309,7 @@ def push(L, name, value, vt):
 def pop(L, name, target_t):
     b = L.b
     t = L.types[name]
-    size = TAGGED_SLOT if t.tagged else L.stack_slot[name]
+    size = TAGGED_SLOT if t.tagged else item_size(L, name, target_t)
     slot = L.slots[name]
     base_p, top_p = (b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, k)]) for k in (0, 1))
     top = b.load(top_p)

@@ -1,8 +1,9 @@
 """IR analyses and rewrites the backend runs before lowering (jit only).
 
 ``dict_versions`` (dict writes that change a dict's type get a new variable),
-``lean_tapes`` and ``remat_pops`` (tapes record only what the adjoint reads; cheap
-values recomputed instead), ``local_copies`` (copies of temporaries propagated),
+``lean_tapes``, ``remat_pops``, ``frozen_arrays`` and ``split_records`` (tapes record
+only what the adjoint reads; cheap values, elements of arrays nothing writes and the
+counters of index tuples recomputed instead), ``local_copies`` (copies of temporaries propagated),
 ``write_statements`` (in-place writes as statements), ``writes`` (which array
 parameters a kernel may write into).
 """

@@ -29,6 +29,10 @@ name's pushes and pops leaves every other pair, and the order of the rest,
 as it was.  Tapes handed in by Python (a ``vjp`` closure's residuals) are
 left alone: their pushes ran in Python.
 
+Before that, ``remat_pops.py`` makes the adjoint recompute what is cheaper to recompute
+than to record, and ``split_records.py`` records an index tuple by its parts the
+adjoint cannot rebuild.
+
 Contract: ``lean_tapes(func, types) -> func`` (the same object when nothing
 changes); ``types`` is ``infer.infer``'s map for ``func``.
 """
@@ -42,6 +46,7 @@ from ....ad.tape_reads import unneeded_pops
 from ....ir import nodes as ir
 from ..typing import types as T
 from .remat_pops import rematerialise
+from .split_records import split_records
 from ..lower.stacks import find_stacks, is_pop
 
 #: helper -> positions of its operands read only for their type and shape
@@ -165,4 +170,5 @@ _ANY = _Anything()
 def lean_tapes(func, types):
     func = without_scalar_references(func, types)
     func = rematerialise(func, own_stacks(func, types), types)
-    return without_unread_records(func, types)
+    func = split_records(func, own_stacks(func, types), types)  # (after: remat reads
+    return without_unread_records(func, types)  # the index tuple v before its pop)

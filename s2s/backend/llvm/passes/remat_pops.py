@@ -15,9 +15,17 @@ reads the recorded value and ``lean_tapes`` drops the pushes and pops of ``v``.
 * ``S`` computes ``v`` with a pure operation (integer/float arithmetic, a tuple,
   a read ``x[i]``, ``rt.owned`` of a number, a ``range``) from constants, loop counters,
   inputs no statement writes or reassigns (numbers passed in and never
-  reassigned), numbers assigned once outside all loops and branches, and
+  reassigned), numbers and arrays whose elements never change
+  (``frozen_arrays.py``) assigned once outside all loops and branches,
   temporaries assigned once, earlier in ``S``'s block or before the statement
-  holding it in an enclosing block, the same way (recursively);
+  holding it in an enclosing block, the same way (recursively; a step making a
+  new array is never recomputed: it costs what recording it saves), and *held*
+  values: a number, tuple or frozen array ``a`` assigned once, before the
+  statement reading it, and popped once, in the adjoint block ``B`` after the
+  first read of ``v`` or in a block enclosing ``B`` after the statement holding
+  ``B`` -- before its pop the adjoint sees the value ``a`` had when ``S`` ran
+  (reverse mode pushes ``a`` before its assignment and pops it after that
+  assignment's adjoint), so ``xc[i]`` or ``l[t20]`` is read again, not recorded;
 * every loop counter ``o`` it uses is the target of a ``for`` around ``S``
   whose adjoint loop is around ``B`` (``for o in rt.reversed_range(r)`` over the
   same range variable ``r``), and nothing in ``B`` reassigns ``o``: so when
@@ -40,10 +48,13 @@ from ....ir import nodes as ir
 from ....ir.names import NameGen
 from ..typing import types as T
 from ..lower.stacks import is_pop
+from .frozen_arrays import frozen_arrays
 
 #: operations recomputed (pure: the same operands give the same value)
-_PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, range,
+_PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, range, slice,
          operator.getitem, rt.read_copy, rt.read_checked, build.make_tuple, rt.owned}
+#: operations whose result may be a view of (or an element of) their first operand
+_VIEW = {operator.getitem, rt.read_copy, rt.read_checked}
 #: calls that only read their first operand (an input stays unwritten)
 _READS_ONLY = {operator.getitem, rt.read_copy, rt.read_checked, len, np.shape}
 _RENAMEABLE = (ir.Assign, ir.ExprStmt, ir.Unpack, ir.Return)
@@ -103,12 +114,22 @@ def _unwritten_inputs(func, defs, types):
 class _Plan:
     def __init__(self, func, top, where, defs, stacks, types):
         self.where, self.defs, self.stacks, self.top = where, defs, stacks, top
-        # inputs no one writes, and numbers assigned once, outside every loop and branch
+        self.types = types
+        self.frozen = frozen_arrays(func, types, stacks)
+        # inputs no one writes, and numbers and frozen arrays assigned once, outside
+        # every loop and branch
         self.inputs = _unwritten_inputs(func, defs, types) | {
-            n for n, ds in defs.items() if len(ds) == 1 and isinstance(ds[0], ir.Assign)
-            and where[id(ds[0])][0] is top and isinstance(types.get(n), T.Scalar)} | {
-            p.var.name for p in func.params  # numbers passed in and never reassigned
-            if p.var.name not in defs and isinstance(types.get(p.var.name), T.Scalar)}
+            n for n, ds in defs.items() if len(ds) == 1
+            and isinstance(ds[0], (ir.Assign, ir.Unpack))
+            and where[id(ds[0])][0] is top
+            and (isinstance(types.get(n), T.Scalar) or n in self.frozen)} | {
+            p.var.name for p in func.params  # passed in and never reassigned
+            if p.var.name not in defs and (isinstance(types.get(p.var.name), T.Scalar)
+                                           or p.var.name in self.frozen)}
+        self.pops = {}  # name -> its pops
+        for x in ir.walk(top):
+            if is_pop(x, stacks):
+                self.pops.setdefault(x.targets[0].name, []).append(x)
         self.parent = {}  # id(block) -> (the block holding its statement, its position)
         for x in ir.walk(top):
             for b in ir.sub_blocks(x):
@@ -133,12 +154,34 @@ class _Plan:
                        and self.where[id(d)][0] is self.top)]
         return ds[0] if len(ds) == 1 and isinstance(ds[0], ir.Assign) else None
 
-    def recipe(self, s, block, pos, out, counters):
-        """Append to ``out`` the statements recomputing ``s``'s value; False if not."""
+    def before(self, outer, pos, block) -> bool:
+        """``block`` is ``outer`` or lies inside a statement of ``outer`` before ``pos``."""
+        while block is not outer:
+            if id(block) not in self.parent:
+                return False
+            up, k = self.parent[id(block)]
+            if up is outer:
+                return k < pos
+            block = up
+        return True
+
+    def holdable(self, name) -> bool:
+        """A value the adjoint may read again before its one pop (numbers, tuples of
+        them, frozen arrays: nothing changes them in place)."""
+        t = self.types.get(name)
+        simple = isinstance(t, T.Scalar) or isinstance(t, T.Tuple) and all(
+            isinstance(x, T.Scalar) for x in t.items)
+        return len(self.pops.get(name, ())) == 1 and (simple or name in self.frozen)
+
+    def recipe(self, s, block, pos, out, counters, held):
+        """Append to ``out`` the statements recomputing ``s``'s value, to ``held`` the
+        pops of the held values they read; False if not."""
         v = s.value
         if isinstance(v, ir.Call):
             if v.fn not in _PURE or v.kwargs:
                 return False
+            if isinstance(self.types.get(s.target.name), T.Array) and v.fn not in _VIEW:
+                return False  # a new array: recomputing it costs what recording saves
             operands = v.args
         elif isinstance(v, ir.Var):
             operands = (v,)
@@ -152,13 +195,41 @@ class _Plan:
                 continue
             d = self.only_def(a.name)
             if d is None or id(d) not in self.where:
-                return False
+                pops = self.restored(a.name, block, pos)
+                if pops is None:
+                    return False
+                held.append((pops, "restored"))
+                continue
             dblock, dpos, _ = self.where[id(d)]
-            if not (dpos < pos if dblock is block else self.encloses(dblock, dpos, block)) \
-                    or not self.recipe(d, dblock, dpos, out, counters):
+            if not (dpos < pos if dblock is block else self.encloses(dblock, dpos, block)):
                 return False
+            mark, marked = len(out), set(counters)
+            if self.recipe(d, dblock, dpos, out, counters, held):
+                continue
+            del out[mark:]
+            counters.intersection_update(marked)
+            if not self.holdable(a.name):
+                return False
+            held.append((self.pops[a.name], "held"))
         out.append(s)
         return True
+
+    def restored(self, name, block, pos):
+        """The pop that restores ``name`` to the value the statement at ``pos`` of
+        ``block`` read, among ``name``'s pops (the one in that block's adjoint block):
+        ``name`` (a number or a tuple of them) is assigned in ``block`` once, after
+        ``pos``, and nowhere else inside ``block`` (None: not so)."""
+        t = self.types.get(name)
+        if not (isinstance(t, T.Scalar) or isinstance(t, T.Tuple) and all(
+                isinstance(x, T.Scalar) for x in t.items)) or not self.pops.get(name):
+            return None
+        inside = [d for d in self.defs.get(name, ()) if not is_pop(d, self.stacks)
+                  and (self.where[id(d)][0] is block or self.encloses(block, -1,
+                                                                      self.where[id(d)][0]))]
+        if len(inside) != 1 or self.where[id(inside[0])][0] is not block \
+                or self.where[id(inside[0])][1] <= pos:
+            return None
+        return tuple(self.pops[name])
 
 
 def rematerialise(func, stacks, types):
@@ -182,8 +253,8 @@ def rematerialise(func, stacks, types):
             continue
         sblock, spos, sfors = where[id(s)]
         block, ppos, bfors = where[id(pops[0])]
-        steps, counters = [], set()
-        if block is sblock or not plan.recipe(s, sblock, spos, steps, counters):
+        steps, counters, held = [], set(), []
+        if block is sblock or not plan.recipe(s, sblock, spos, steps, counters, held):
             continue
         # every read of v: in S's block (the primal), or top-level in B before the pop
         reads_b, ok = [], True
@@ -200,6 +271,12 @@ def rematerialise(func, stacks, types):
         if not ok or not reads_b:
             continue
         first = min(reads_b)
+        assigned = {d.name for x in block[:first] for y in ir.walk([x])
+                    if not is_pop(y, plan.stacks) for d in ir.stmt_defs(y)}
+        if assigned & {p.targets[0].name for pops, _ in held for p in pops} or not all(
+                _in_time([where[id(p)] for p in pops], kind, block, first, plan)
+                for pops, kind in held):
+            continue  # the pop of a value read does not bracket the recomputation
         before = {d.name for x in block[:ppos] for y in ir.walk([x]) for d in ir.stmt_defs(y)}
         if any(not _counter_matches(o, sfors, bfors, before, reversed_of) for o in counters):
             continue
@@ -236,6 +313,17 @@ def rematerialise(func, stacks, types):
     return replace(func, body=walk(top), temps=frozenset(
         set(func.temps) | {n for _, plans in edits.values() for ps in plans.values()
                            for rec, _, _ in ps for n in (r.target.name for r in rec)}))
+
+
+def _in_time(pops_at, kind, block, first, plan) -> bool:
+    """A recomputation at ``first`` in ``block`` reads the value its operand's pops
+    (at ``pops_at``) bracket: a held value's one pop comes after it (in ``block`` or
+    around it); a restored value's one pop in ``block`` comes before it."""
+    if kind == "restored":
+        mine = [p for p in pops_at if p[0] is block]
+        return len(mine) == 1 and mine[0][1] < first
+    (pblock, ppos, _), = pops_at
+    return plan.before(pblock, ppos, block) and (pblock is not block or first < ppos)
 
 
 def _counter_matches(o, sfors, bfors, before, reversed_of) -> bool:
