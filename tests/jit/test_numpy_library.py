@@ -1,0 +1,149 @@
+"""numpy library functions compiled by ``s2s.jit`` from their plain Python code
+(``s2s/rules/numpy_code``): each against numpy itself on several shapes, dtypes and
+axes; the differentiable ones' ``jit(grad)`` against central finite differences in
+float64; bad input raising numpy's exception type."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+from tests.grad.oracles import fd_grad
+
+RNG = np.random.default_rng(7)
+M = RNG.normal(size=(4, 5))
+T3 = RNG.normal(size=(2, 3, 4))
+V = RNG.normal(size=6)
+I2 = RNG.integers(-5, 6, size=(3, 4))
+WITH_NAN = M.copy()
+WITH_NAN[1, 2] = np.nan
+TIES = np.array([[1.0, 3.0, 1.0, 2.0, 3.0], [0.5, 0.5, -1.0, 2.0, -1.0]])
+SORTED = np.sort(RNG.normal(size=9))
+ZEROS = np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.0, 3.0, 0.5], [2.0, 1.0, -0.5, 4.0]])
+
+
+def _case(name, fn, *args):
+    return pytest.param(fn, args, id=name)
+
+
+PRIMAL = [
+    _case("cumsum-flat", lambda a: np.cumsum(a), M),
+    _case("cumsum-ax0", lambda a: np.cumsum(a, axis=0), M),
+    _case("cumsum-ax1-3d", lambda a: np.cumsum(a, axis=1), T3),
+    _case("cumsum-neg-int", lambda a: np.cumsum(a, axis=-1), I2),
+    _case("cumsum-empty", lambda a: np.cumsum(a, axis=0), np.zeros((0, 3))),
+    _case("cumprod-flat", lambda a: np.cumprod(a), V),
+    _case("cumprod-ax1", lambda a: np.cumprod(a, axis=1), ZEROS),
+    _case("cumprod-ax2-3d", lambda a: np.cumprod(a, 2), T3),
+    _case("flip-all", lambda a: np.flip(a), T3),
+    _case("flip-ax0", lambda a: np.flip(a, axis=0), M),
+    _case("flip-ax-1-int", lambda a: np.flip(a, -1), I2),
+    _case("roll-flat", lambda a: np.roll(a, 3), M),
+    _case("roll-ax1", lambda a: np.roll(a, 2, axis=1), M),
+    _case("roll-neg-3d", lambda a: np.roll(a, -5, axis=2), T3),
+    _case("roll-int", lambda a: np.roll(a, 1, 0), I2),
+    _case("triu", lambda a: np.triu(a), M),
+    _case("triu-k1-3d", lambda a: np.triu(a, 1), T3),
+    _case("tril-k-1", lambda a: np.tril(a, -1), M),
+    _case("tril-int", lambda a: np.tril(a, 2), I2),
+    _case("argmax-flat", lambda a: np.argmax(a), M),
+    _case("argmax-ax0", lambda a: np.argmax(a, axis=0), M),
+    _case("argmax-ties", lambda a: np.argmax(a, axis=1), TIES),
+    _case("argmax-nan", lambda a: np.argmax(a, axis=1), WITH_NAN),
+    _case("argmin-ax2-3d", lambda a: np.argmin(a, axis=2), T3),
+    _case("argmin-int", lambda a: np.argmin(a, 0), I2),
+    _case("argmin-nan-flat", lambda a: np.argmin(a), WITH_NAN),
+    _case("count_nonzero", lambda a: np.count_nonzero(a), ZEROS),
+    _case("count_nonzero-ax0", lambda a: np.count_nonzero(a, axis=0), ZEROS),
+    _case("count_nonzero-bool", lambda a: np.count_nonzero(a > 0), M),
+    _case("round-2", lambda a: np.round(a, 2), M * 10),
+    _case("round-0", lambda a: np.round(a), M * 3),
+    _case("round-neg", lambda a: np.round(a, -1), M * 100),
+    _case("around-half-even", lambda a: np.around(a), np.array([0.5, 1.5, 2.5, -0.5, -1.5])),
+    _case("searchsorted-left", lambda a, v: np.searchsorted(a, v), SORTED, M),
+    _case("searchsorted-right", lambda a, v: np.searchsorted(a, v, side="right"),
+          np.array([1.0, 2.0, 2.0, 2.0, 3.0]), np.array([2.0, 0.0, 3.5, 1.0])),
+    _case("sort-last", lambda a: np.sort(a), M),
+    _case("sort-ax0-nan", lambda a: np.sort(a, axis=0), WITH_NAN),
+    _case("sort-flat", lambda a: np.sort(a, axis=None), T3),
+    _case("sort-int", lambda a: np.sort(a, axis=1), I2),
+    _case("sort-1d", lambda a: np.sort(a), RNG.normal(size=37)),
+    _case("argsort-ties", lambda a: np.argsort(a, kind="stable"), TIES),
+    _case("argsort-ax1-3d", lambda a: np.argsort(a, axis=1), T3),
+    _case("argsort-flat", lambda a: np.argsort(a, axis=None), M),
+]
+
+
+@pytest.mark.parametrize("fn,args", PRIMAL)
+def test_compiled_equals_numpy(fn, args):
+    got = s2s.jit(fn)(*args)
+    want = fn(*args)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+    for g, w in zip(got if isinstance(want, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g, w)
+
+
+def _fd_case(name, fn, x):
+    return pytest.param(fn, x, id=name)
+
+
+W = RNG.normal(size=(4, 5))
+GRAD = [
+    _fd_case("cumsum", lambda a: np.sum(np.cumsum(a, axis=1) ** 2), M),
+    _fd_case("cumsum-flat", lambda a: np.sum(np.sin(np.cumsum(a))), M),
+    _fd_case("cumprod", lambda a: np.sum(np.cumprod(a, axis=0) * W), M),
+    _fd_case("cumprod-zeros", lambda a: np.sum(np.cumprod(a, axis=1) * W[:3, :4]), ZEROS),
+    _fd_case("cumprod-flat", lambda a: np.sum(np.cumprod(a) * np.arange(6.0)), V),
+    _fd_case("flip", lambda a: np.sum(np.flip(a, axis=1) * W), M),
+    _fd_case("flip-all", lambda a: np.sum(np.flip(a) * W), M),
+    _fd_case("roll", lambda a: np.sum(np.roll(a, 2, axis=1) * W), M),
+    _fd_case("roll-flat", lambda a: np.sum(np.roll(a, -3) * W), M),
+    _fd_case("triu-tril", lambda a: np.sum(np.triu(a, 1) * W) + np.sum(np.tril(a) ** 2), M),
+    _fd_case("sort", lambda a: np.sum(np.sort(a, axis=0) * W), M),
+    _fd_case("sort-flat", lambda a: np.sum(np.sort(a, axis=None) * np.arange(20.0)), M),
+]
+
+
+@pytest.mark.parametrize("fn,x", GRAD)
+def test_compiled_gradient_against_finite_differences(fn, x):
+    got = s2s.jit(s2s.grad(fn))(x)
+    want = fd_grad(fn, (x,))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+ERRORS = [
+    _case("cumsum-axis", lambda a: np.cumsum(a, axis=2), M),
+    _case("sort-axis", lambda a: np.sort(a, axis=-3), M),
+    _case("argmax-axis", lambda a: np.argmax(a, axis=5), M),
+    _case("roll-axis", lambda a: np.roll(a, 1, axis=2), M),
+    _case("flip-axis", lambda a: np.flip(a, 3), M),
+]
+
+
+@pytest.mark.parametrize("fn,args", ERRORS)
+def test_bad_axis_raises_numpy_axis_error(fn, args):
+    with pytest.raises(np.exceptions.AxisError):
+        fn(*args)
+    with pytest.raises(np.exceptions.AxisError) as info:
+        s2s.jit(fn)(*args)
+    assert "axis" in str(info.value) and "test_numpy_library.py" in str(info.value)
+
+
+def test_argmax_of_empty_raises_value_error():
+    f = s2s.jit(lambda a: np.argmax(a))
+    with pytest.raises(ValueError):
+        np.argmax(np.zeros(0))
+    with pytest.raises(ValueError, match="empty"):
+        f(np.zeros(0))
+
+
+def test_searchsorted_bad_side_raises_value_error():
+    with pytest.raises(ValueError):
+        np.searchsorted(SORTED, 0.5, side="middle")
+    with pytest.raises(ValueError, match="side"):
+        s2s.jit(lambda a, v: np.searchsorted(a, v, side="middle"))(SORTED, M)
