@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from ..ir import nodes as ir
 from ..rules.registry import inline_code, inlined
+from .containers import functional_containers
 from .inline import inline_calls
 from .single_exit import single_exit
 
@@ -49,6 +50,7 @@ class HelperCode:
 
     def __s2s_ir__(self, args=None, kwargs=None):  # core/protocol.py
         func, freevars = self._lowered(inline_code(self.fn))
+        func = functional_containers(func)  # its list methods as values, as for user code
         if self._loc is None:
             return func, freevars
         # the helper's statements carry the line of the call: an error in them (numpy's

@@ -15,6 +15,7 @@ M = RNG.normal(size=(4, 5))
 T3 = RNG.normal(size=(2, 3, 4))
 V = RNG.normal(size=6)
 I2 = RNG.integers(-5, 6, size=(3, 4))
+W = RNG.normal(size=(4, 5))
 WITH_NAN = M.copy()
 WITH_NAN[1, 2] = np.nan
 TIES = np.array([[1.0, 3.0, 1.0, 2.0, 3.0], [0.5, 0.5, -1.0, 2.0, -1.0]])
@@ -71,6 +72,20 @@ PRIMAL = [
     _case("argsort-ties", lambda a: np.argsort(a, kind="stable"), TIES),
     _case("argsort-ax1-3d", lambda a: np.argsort(a, axis=1), T3),
     _case("argsort-flat", lambda a: np.argsort(a, axis=None), M),
+    _case("concatenate-ax0", lambda a, b: np.concatenate((a, b)), M, M[:2]),
+    _case("concatenate-ax1-list", lambda a, b: np.concatenate([a, b, a], axis=1), M, M),
+    _case("concatenate-neg-3d", lambda a, b: np.concatenate((a, b), axis=-2), T3, T3),
+    _case("concatenate-flat", lambda a, b: np.concatenate((a, b), axis=None), M, M[:1]),
+    _case("concatenate-int", lambda a, b: np.concatenate((a, b)), I2, I2),
+    _case("stack-ax0", lambda a, b: np.stack((a, b)), M, W),
+    _case("stack-ax2", lambda a, b: np.stack([a, b, a], axis=2), M, W),
+    _case("stack-neg-1d", lambda a, b: np.stack((a, b), axis=-1), V, V),
+    _case("vstack-1d", lambda a, b: np.vstack((a, b)), V, V),
+    _case("vstack-2d", lambda a, b: np.vstack((a, b)), M, M[:1]),
+    _case("hstack-1d", lambda a, b: np.hstack((a, b)), V, V[:2]),
+    _case("hstack-2d-int", lambda a, b: np.hstack((a, b)), I2, I2[:, :1]),
+    _case("atleast_2d", lambda a: np.atleast_2d(a), V),
+    _case("atleast_3d", lambda a: np.atleast_3d(a), M),
 ]
 
 
@@ -92,7 +107,6 @@ def _fd_case(name, fn, x):
     return pytest.param(fn, x, id=name)
 
 
-W = RNG.normal(size=(4, 5))
 GRAD = [
     _fd_case("cumsum", lambda a: np.sum(np.cumsum(a, axis=1) ** 2), M),
     _fd_case("cumsum-flat", lambda a: np.sum(np.sin(np.cumsum(a))), M),
@@ -106,6 +120,14 @@ GRAD = [
     _fd_case("triu-tril", lambda a: np.sum(np.triu(a, 1) * W) + np.sum(np.tril(a) ** 2), M),
     _fd_case("sort", lambda a: np.sum(np.sort(a, axis=0) * W), M),
     _fd_case("sort-flat", lambda a: np.sum(np.sort(a, axis=None) * np.arange(20.0)), M),
+
+    _fd_case("concatenate", lambda a: np.sum(np.concatenate((a, np.sin(a[:2])), axis=0) ** 2), M),
+    _fd_case("concatenate-ax1", lambda a: np.sum(np.concatenate([a, a * a], axis=1)
+                                                 * np.concatenate((W, W), axis=1)), M),
+    _fd_case("stack", lambda a: np.sum(np.stack((a, np.cos(a)), axis=1) ** 2), M),
+    _fd_case("vstack-1d", lambda a: np.sum(np.vstack((a, a ** 2)) * np.arange(12.0).reshape(2, 6)), V),
+    _fd_case("hstack-2d", lambda a: np.sum(np.hstack((a, np.exp(a))) ** 2), M),
+    _fd_case("hstack-1d", lambda a: np.sum(np.hstack((a, a[:2])) * np.arange(8.0)), V),
 ]
 
 
@@ -122,6 +144,8 @@ ERRORS = [
     _case("argmax-axis", lambda a: np.argmax(a, axis=5), M),
     _case("roll-axis", lambda a: np.roll(a, 1, axis=2), M),
     _case("flip-axis", lambda a: np.flip(a, 3), M),
+    _case("concatenate-axis", lambda a: np.concatenate((a, a), axis=2), M),
+    _case("stack-axis", lambda a: np.stack((a, a), axis=3), M),
 ]
 
 
@@ -132,6 +156,19 @@ def test_bad_axis_raises_numpy_axis_error(fn, args):
     with pytest.raises(np.exceptions.AxisError) as info:
         s2s.jit(fn)(*args)
     assert "axis" in str(info.value) and "test_numpy_library.py" in str(info.value)
+
+
+def test_joining_mismatched_shapes_raises_value_error():
+    f = lambda a, b: np.concatenate((a, b), axis=1)  # noqa: E731
+    with pytest.raises(ValueError):
+        f(M, M[:2])
+    with pytest.raises(ValueError, match="must match"):
+        s2s.jit(f)(M, M[:2])
+    g = lambda a, b: np.stack((a, b))  # noqa: E731
+    with pytest.raises(ValueError):
+        g(M, M[:2])
+    with pytest.raises(ValueError, match="same shape"):
+        s2s.jit(g)(M, M[:2])
 
 
 def test_argmax_of_empty_raises_value_error():

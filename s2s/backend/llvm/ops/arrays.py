@@ -47,6 +47,21 @@ class Sequence:
 register(Sequence(), rt.sequence)
 
 
+class DtypeOf:
+    """``x.dtype`` of an array or number: a compile-time constant (``dtype=x.dtype``)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        return T.Static(T.numpy_type(types[0].dtype))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return ll.Constant(rtype.llvm(), None)
+
+
+register(DtypeOf(), rt.dtype_of)
+
+
 class RangeItem:
     """``r[i]`` of a range: ``start + i * step`` (negative ``i`` from the end, checked)."""
 

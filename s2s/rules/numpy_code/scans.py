@@ -1,0 +1,101 @@
+"""Running sums and products (``np.cumsum``, ``np.cumprod``) and their derivative helpers,
+as plain Python the jit compiles."""
+import numpy as np
+
+import s2s_runtime as rt
+
+from ..registry import definline
+from .rows import rows, unrows
+
+
+def _running(a, axis, prod):
+    """Running sums (products) along ``axis``: rows of ``np.moveaxis(a, axis, -1)``."""
+    x = rows(a, axis)
+    res = np.empty_like(x)
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        if n > 0:
+            res[j, 0] = x[j, 0]
+        for i in range(1, n):
+            if prod:
+                res[j, i] = res[j, i - 1] * x[j, i]
+            else:
+                res[j, i] = res[j, i - 1] + x[j, i]
+    if axis is None:
+        return res.reshape(-1)
+    return np.moveaxis(res.reshape(np.moveaxis(a, axis, -1).shape), -1, axis)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Running sums along ``axis`` (the flattened array for None)."""
+    return _running(a, axis, False)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Running products along ``axis`` (the flattened array for None)."""
+    return _running(a, axis, True)
+
+
+def cumsum_vjp(g, a, axis=None):
+    """``a_bar_i = sum_{k >= i} g_k`` along ``axis`` (flat for None), shaped like ``a``."""
+    gg = rows(g, axis)
+    res = np.empty_like(gg)
+    n = gg.shape[1]
+    for j in range(gg.shape[0]):
+        acc = 0.0
+        for i in range(n - 1, -1, -1):
+            acc = acc + gg[j, i]
+            res[j, i] = acc
+    if axis is None:
+        return res.reshape(a.shape)
+    return unrows(res, a, axis)
+
+
+def cumprod_vjp(g, a, axis=None):
+    """``a_bar_i = sum_{k >= i} g_k prod_{j <= k, j != i} a_j = P_{i-1} R_i`` with the
+    prefix product ``P_{i-1} = prod_{j < i} a_j`` and ``R_i = g_i + a_{i+1} R_{i+1}``:
+    exact where ``a`` has zeros (no division)."""
+    x = rows(a, axis)
+    gg = rows(g, axis)
+    res = np.empty_like(gg)
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        r = 0.0
+        for i in range(n - 1, -1, -1):
+            if i + 1 < n:
+                r = gg[j, i] + x[j, i + 1] * r
+            else:
+                r = gg[j, i]
+            res[j, i] = r
+        p = 1.0
+        for i in range(n):
+            res[j, i] = res[j, i] * p
+            p = p * x[j, i]
+    if axis is None:
+        return res.reshape(a.shape)
+    return unrows(res, a, axis)
+
+
+def cumprod_jvp(t, ans, a, axis=None):
+    """The tangent of ``cumprod``: ``d_0 = t_0``, ``d_k = d_{k-1} a_k + P_{k-1} t_k``
+    (``P`` the running product ``ans``)."""
+    x = rows(a, axis)
+    tt = rows(t, axis)
+    p = rows(ans, axis)
+    res = np.empty_like(tt)
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        d = 0.0
+        for k in range(n):
+            if k == 0:
+                d = tt[j, 0]
+            else:
+                d = d * x[j, k] + p[j, k - 1] * tt[j, k]
+            res[j, k] = d
+    return unrows(res, a, axis)
+
+
+for _fn, _code in ((np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
+                   (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp)):
+    definline(_fn, code=_code, modes=("jit",))
+definline(_running, modes=("jit",))
