@@ -86,6 +86,23 @@ PRIMAL = [
     _case("hstack-2d-int", lambda a, b: np.hstack((a, b)), I2, I2[:, :1]),
     _case("atleast_2d", lambda a: np.atleast_2d(a), V),
     _case("atleast_3d", lambda a: np.atleast_3d(a), M),
+    _case("diff-last", lambda a: np.diff(a), M),
+    _case("diff-ax0-n2", lambda a: np.diff(a, 2, axis=0), M),
+    _case("diff-3d-int", lambda a: np.diff(a, axis=1), RNG.integers(0, 9, size=(2, 3, 4))),
+    _case("diff-n-too-big", lambda a: np.diff(a, 8), V),
+    _case("repeat-flat", lambda a: np.repeat(a, 2), M),
+    _case("repeat-ax1", lambda a: np.repeat(a, 3, axis=1), I2),
+    _case("repeat-neg-3d", lambda a: np.repeat(a, 2, axis=-2), T3),
+    _case("broadcast_to", lambda a: np.broadcast_to(a, (2, 4, 5)), M),
+    _case("broadcast_to-1d-int", lambda a: np.broadcast_to(a, (3, 4)), I2[0]),
+    _case("nonzero-1d", lambda a: np.nonzero(a > 0), V),
+    _case("nonzero-int", lambda a: np.nonzero(a), I2[1]),
+    _case("median-odd", lambda a: np.median(a), V[:5]),
+    _case("median-even-ax0", lambda a: np.median(a, axis=0), M),
+    _case("median-ax1-3d", lambda a: np.median(a, axis=1), T3),
+    _case("median-nan", lambda a: np.median(a, axis=1), WITH_NAN),
+    _case("unique", lambda a: np.unique(np.round(a)), M * 2),
+    _case("unique-int", lambda a: np.unique(a), I2),
 ]
 
 
@@ -128,6 +145,9 @@ GRAD = [
     _fd_case("vstack-1d", lambda a: np.sum(np.vstack((a, a ** 2)) * np.arange(12.0).reshape(2, 6)), V),
     _fd_case("hstack-2d", lambda a: np.sum(np.hstack((a, np.exp(a))) ** 2), M),
     _fd_case("hstack-1d", lambda a: np.sum(np.hstack((a, a[:2])) * np.arange(8.0)), V),
+    _fd_case("repeat", lambda a: np.sum(np.repeat(a, 2, axis=0) ** 3), M),
+    _fd_case("repeat-flat", lambda a: np.sum(np.repeat(a, 3) * np.arange(18.0)), V),
+    _fd_case("broadcast_to", lambda a: np.sum(np.sin(np.broadcast_to(a, (3, 4, 5)))), M),
 ]
 
 
@@ -169,6 +189,27 @@ def test_joining_mismatched_shapes_raises_value_error():
         g(M, M[:2])
     with pytest.raises(ValueError, match="same shape"):
         s2s.jit(g)(M, M[:2])
+
+
+@pytest.mark.parametrize("fn,args", [
+    _case("repeat-negative", lambda a: np.repeat(a, -1), V),
+    _case("diff-negative-order", lambda a: np.diff(a, -1), V),
+    _case("broadcast_to-incompatible", lambda a: np.broadcast_to(a, (3, 2)), M),
+])
+def test_bad_sizes_raise_value_error(fn, args):
+    with pytest.raises(ValueError):
+        fn(*args)
+    with pytest.raises(ValueError):
+        s2s.jit(fn)(*args)
+
+
+@pytest.mark.parametrize("fn,args", [
+    _case("nonzero-2d", lambda a: np.nonzero(a), M),
+    _case("diff-prepend", lambda a: np.diff(a, prepend=0.0), M),
+])
+def test_what_is_not_compiled_says_so(fn, args):
+    with pytest.raises((NotImplementedError, s2s.S2SError), match="s2s"):
+        s2s.jit(fn)(*args)
 
 
 def test_argmax_of_empty_raises_value_error():

@@ -141,7 +141,46 @@ def sort_jvp(t, a, axis=-1):
     return unrows(res, a, axis)
 
 
-for _fn, _code in ((np.argmax, argmax), (np.argmin, argmin), (np.searchsorted, searchsorted),
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The middle of the sorted values along ``axis`` (all values for None), the mean of
+    the two middle ones for an even count; NaN where a NaN is among them."""
+    s = np.sort(a, axis=axis)  # NaN last
+    x = rows(s, axis)
+    n = x.shape[1]
+    if n == 0:
+        raise ValueError("s2s.jit: the median of an empty array")
+    res = np.empty(x.shape[0])
+    for j in range(x.shape[0]):
+        if x[j, n - 1] != x[j, n - 1]:
+            res[j] = x[j, n - 1]
+        elif n % 2 == 1:
+            res[j] = x[j, n // 2]
+        else:
+            res[j] = 0.5 * (x[j, n // 2 - 1] + x[j, n // 2])
+    if axis is None:
+        return res[0]
+    return res.reshape(np.moveaxis(a, axis, -1).shape[:-1])
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           equal_nan=True):
+    """The sorted distinct values of the flattened ``ar`` (NaNs as one)."""
+    s = np.sort(ar, axis=None)
+    n = s.shape[0]
+    count = 0
+    for i in range(n):
+        if i == 0 or (s[i] != s[i - 1] and not (s[i] != s[i] and s[i - 1] != s[i - 1])):
+            count += 1
+    res = np.empty(count, dtype=s.dtype)
+    k = 0
+    for i in range(n):
+        if i == 0 or (s[i] != s[i - 1] and not (s[i] != s[i] and s[i - 1] != s[i - 1])):
+            res[k] = s[i]
+            k += 1
+    return res
+
+
+for _fn, _code in ((np.median, median), (np.unique, unique), (np.argmax, argmax), (np.argmin, argmin), (np.searchsorted, searchsorted),
                    (np.sort, sort), (np.argsort, argsort), (rt.sort_vjp, sort_vjp),
                    (rt.sort_jvp, sort_jvp)):
     definline(_fn, code=_code, modes=("jit",))

@@ -95,7 +95,28 @@ def cumprod_jvp(t, ans, a, axis=None):
     return unrows(res, a, axis)
 
 
-for _fn, _code in ((np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th differences ``x[i + 1] - x[i]`` along ``axis`` (``prepend``/``append``
+    are not compiled: numpy's ``_NoValue`` defaults only)."""
+    if prepend is not None or append is not None:
+        raise NotImplementedError("s2s.jit: np.diff with prepend= or append=")
+    if n < 0:
+        raise ValueError("order must be non-negative")
+    x = rows(a, axis)
+    length = x.shape[1]
+    buf = np.copy(x)
+    for _ in range(n):
+        for j in range(buf.shape[0]):
+            for i in range(length - 1):
+                buf[j, i] = buf[j, i + 1] - buf[j, i]
+        if length > 0:
+            length -= 1
+    moved = np.moveaxis(a, axis, -1)
+    res = np.copy(buf[:, :length]).reshape(moved.shape[:-1] + (length,))
+    return np.moveaxis(res, -1, axis)
+
+
+for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
                    (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp)):
     definline(_fn, code=_code, modes=("jit",))
 definline(_running, modes=("jit",))
