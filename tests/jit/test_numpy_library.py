@@ -103,6 +103,11 @@ PRIMAL = [
     _case("median-nan", lambda a: np.median(a, axis=1), WITH_NAN),
     _case("unique", lambda a: np.unique(np.round(a)), M * 2),
     _case("unique-int", lambda a: np.unique(a), I2),
+    _case("tensordot-1", lambda a, b: np.tensordot(a, b, 1), M, W.T),
+    _case("tensordot-2-3d", lambda a, b: np.tensordot(a, b), T3, RNG.normal(size=(3, 4, 2))),
+    _case("tensordot-full", lambda a, b: np.tensordot(a, b, axes=2), M, W),
+    _case("kron", lambda a, b: np.kron(a, b), M[:2, :3], W[:3, :2]),
+    _case("kron-int", lambda a, b: np.kron(a, b), I2[:2, :2], I2[:3, :3]),
 ]
 
 
@@ -117,7 +122,10 @@ def test_compiled_equals_numpy(fn, args):
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape
         assert g.dtype == w.dtype, (g.dtype, w.dtype)
-        np.testing.assert_array_equal(g, w)
+        if np.issubdtype(w.dtype, np.floating):  # products may sum in another order
+            np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-14)
+        else:
+            np.testing.assert_array_equal(g, w)
 
 
 def _fd_case(name, fn, x):
@@ -148,6 +156,9 @@ GRAD = [
     _fd_case("repeat", lambda a: np.sum(np.repeat(a, 2, axis=0) ** 3), M),
     _fd_case("repeat-flat", lambda a: np.sum(np.repeat(a, 3) * np.arange(18.0)), V),
     _fd_case("broadcast_to", lambda a: np.sum(np.sin(np.broadcast_to(a, (3, 4, 5)))), M),
+    _fd_case("tensordot-lhs", lambda a: np.sum(np.tensordot(a, W.T, 1) ** 2), M),
+    _fd_case("tensordot-rhs", lambda a: np.sum(np.sin(np.tensordot(T3, a, 2))),
+             RNG.normal(size=(3, 4, 2))),
 ]
 
 
@@ -195,6 +206,7 @@ def test_joining_mismatched_shapes_raises_value_error():
     _case("repeat-negative", lambda a: np.repeat(a, -1), V),
     _case("diff-negative-order", lambda a: np.diff(a, -1), V),
     _case("broadcast_to-incompatible", lambda a: np.broadcast_to(a, (3, 2)), M),
+    _case("tensordot-mismatch", lambda a: np.tensordot(a, a, 1), M),
 ])
 def test_bad_sizes_raise_value_error(fn, args):
     with pytest.raises(ValueError):
@@ -206,6 +218,7 @@ def test_bad_sizes_raise_value_error(fn, args):
 @pytest.mark.parametrize("fn,args", [
     _case("nonzero-2d", lambda a: np.nonzero(a), M),
     _case("diff-prepend", lambda a: np.diff(a, prepend=0.0), M),
+    _case("tensordot-outer", lambda a: np.tensordot(a, a, 0), M),
 ])
 def test_what_is_not_compiled_says_so(fn, args):
     with pytest.raises((NotImplementedError, s2s.S2SError), match="s2s"):

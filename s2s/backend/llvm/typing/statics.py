@@ -29,9 +29,9 @@ def is_static(value) -> bool:
 
 
 def _foldable_local(value) -> bool:
-    """A constant whose reads may take its place: static, a flag, an int or a tuple of
-    ints (axes)."""
-    if is_static(value) or type(value) in (bool, int):
+    """A constant whose reads may take its place: static, a flag, an int, a slice of
+    known bounds (``shape[:-k]``) or a tuple of ints (axes)."""
+    if is_static(value) or type(value) in (bool, int, slice):
         return True
     return type(value) is tuple and all(type(v) is int for v in value)
 
