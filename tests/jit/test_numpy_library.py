@@ -156,6 +156,9 @@ GRAD = [
     _fd_case("repeat", lambda a: np.sum(np.repeat(a, 2, axis=0) ** 3), M),
     _fd_case("repeat-flat", lambda a: np.sum(np.repeat(a, 3) * np.arange(18.0)), V),
     _fd_case("broadcast_to", lambda a: np.sum(np.sin(np.broadcast_to(a, (3, 4, 5)))), M),
+    _fd_case("diff", lambda a: np.sum(np.diff(a, axis=1) ** 2), M),
+    _fd_case("diff-n2-ax0", lambda a: np.sum(np.sin(np.diff(a, 2, axis=0))), M),
+    _fd_case("diff-flat-1d", lambda a: np.sum(np.diff(a) * np.arange(5.0)), V),
     _fd_case("tensordot-lhs", lambda a: np.sum(np.tensordot(a, W.T, 1) ** 2), M),
     _fd_case("tensordot-rhs", lambda a: np.sum(np.sin(np.tensordot(T3, a, 2))),
              RNG.normal(size=(3, 4, 2))),
@@ -219,6 +222,7 @@ def test_bad_sizes_raise_value_error(fn, args):
     _case("nonzero-2d", lambda a: np.nonzero(a), M),
     _case("diff-prepend", lambda a: np.diff(a, prepend=0.0), M),
     _case("tensordot-outer", lambda a: np.tensordot(a, a, 0), M),
+    _case("grad-median", s2s.grad(lambda a: np.median(a)), M),
 ])
 def test_what_is_not_compiled_says_so(fn, args):
     with pytest.raises((NotImplementedError, s2s.S2SError), match="s2s"):

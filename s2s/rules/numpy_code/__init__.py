@@ -22,4 +22,4 @@ Modules: ``rows`` (an axis as rows), ``scans`` (running sums and products),
 ``order`` (sorting, extrema, searching), ``shapes`` (flips, rolls, triangles,
 rounding), ``joins`` (concatenating and stacking).
 """
-from . import joins, order, products, rows, scans, shapes  # noqa: F401  (each registers its functions)
+from . import joins, linear, order, products, rows, scans, shapes  # noqa: F401  (each registers its functions)

@@ -116,7 +116,26 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return np.moveaxis(res, -1, axis)
 
 
+def diff_transpose(g, like, n=1, axis=-1):
+    """The transpose of ``x -> np.diff(x, n, axis)``: ``n`` times ``-diff`` of ``g`` padded
+    with a zero at both ends, ``(D^T h)_i = h_{i-1} - h_i`` (``h_{-1} = h_L = 0``)."""
+    gg = rows(g, axis)
+    length = gg.shape[1] + n
+    buf = np.zeros((gg.shape[0], length))
+    buf[:, :gg.shape[1]] = gg
+    for step in range(n):
+        size = gg.shape[1] + step  # entries of h now; D^T makes size + 1
+        for j in range(buf.shape[0]):
+            prev = 0.0
+            for i in range(size + 1):
+                cur = buf[j, i] if i < size else 0.0
+                buf[j, i] = prev - cur
+                prev = cur
+    moved = np.moveaxis(like, axis, -1)
+    return np.moveaxis(buf.reshape(moved.shape), -1, axis)
+
+
 for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
                    (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp)):
     definline(_fn, code=_code, modes=("jit",))
-definline(_running, modes=("jit",))
+definline(_running, diff_transpose, modes=("jit",))

@@ -19,8 +19,13 @@ from .calls import elem_type, all_numeric, register
 
 # -- tuples, ranges, shapes ----------------------------------------------------------------
 class MakeTuple:
+    """A tuple literal; constant items that are no run-time value (``np._NoValue``, a
+    dtype) are allowed in a tuple (the ``spec`` of ``apply_linear``), not in a list."""
+
     def type(self, fn, types, kw, loc):
-        return None if kw or any(isinstance(t, T.Static) for t in types) else T.Tuple(tuple(types))
+        if kw or (fn is rt.make_list and any(isinstance(t, T.Static) for t in types)):
+            return None
+        return T.Tuple(tuple(types))
 
     def lower(self, L, fn, vals, kw, rtype):
         out = ll.Constant(rtype.llvm(), None)
