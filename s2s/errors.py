@@ -41,6 +41,12 @@ class S2SError(Exception):
         return f"{head}\n    {stripped}\n    {' ' * caret_col}^"
 
 
+def located(message: str, loc) -> str:
+    """``message`` rendered with ``loc`` as an ``S2SError`` renders (for errors of another
+    type, such as numpy's ``AxisError`` that compiled code raises where numpy would)."""
+    return S2SError(message, loc)._render()
+
+
 class UnsupportedSyntaxError(S2SError):
     """The user's code uses a construct s2s does not (yet) transform."""
 

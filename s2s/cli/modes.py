@@ -144,7 +144,7 @@ def _missing(fn, mode, no_mode, inlined) -> Mode:
     why = no_mode(fn, mode)
     if why:
         return Mode("no", why)
-    if inlined(fn):
+    if inlined(fn, mode):
         return Mode("inlined")
     return Mode("no")
 

@@ -183,7 +183,7 @@ class Jitted:
     def _specialise(self, args):
         from ..backend.llvm.driver.compile import compile_signature, lowers
         func, load_free = self.source_ir(args)
-        func = pipeline.helper_code(func, lowers)  # helpers without a lowering: their code
+        func = pipeline.helper_code(func, lowers, "jit")  # helpers without a lowering: their code
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
                                  describe=self.describe, cache=bool(self.cache))
 

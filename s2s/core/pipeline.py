@@ -292,12 +292,13 @@ def with_helper_code(fr: Front, has_rule) -> Front:
     return Front(func, freevars, fr.statics, fr.sites, fr.values)
 
 
-def helper_code(func: ir.Function, has_rule) -> ir.Function:
+def helper_code(func: ir.Function, has_rule, mode=None) -> ir.Function:
     """``func`` (generated code, no free variables of its own to add) with the helpers
-    ``has_rule`` refuses inlined; a helper that reads a free variable is left alone."""
-    if not needs_helpers(func, has_rule):
+    ``has_rule`` refuses inlined (those read as code by ``mode``'s transform, ``"jit"``
+    ...); a helper that reads a free variable is left alone."""
+    if not needs_helpers(func, has_rule, mode):
         return func
-    out, freevars = helpers_inlined(func, {}, has_rule, lowered)
+    out, freevars = helpers_inlined(func, {}, has_rule, lowered, mode)
     return out if not freevars else func
 
 

@@ -220,7 +220,7 @@ FOLDABLE = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, ope
             operator.neg, operator.pos, operator.not_, operator.truth, operator.is_,
             operator.is_not, operator.and_, operator.or_, operator.xor, operator.iadd,
             operator.isub, operator.imul, operator.ifloordiv, operator.imod, operator.getitem,
-            operator.contains, abs, len, min, max, bool, int}
+            operator.contains, abs, len, min, max, bool, int, slice}
 
 NOTHING = object()
 
@@ -233,7 +233,7 @@ def fold(fn, values):
         out = fn(*values)
     except Exception:  # left for run time, where Python raises it
         return NOTHING
-    return out if _scalar(out) else NOTHING
+    return out if _scalar(out) or type(out) is slice else NOTHING  # x[:-k], k known
 
 
 # -- scoping ----------------------------------------------------------------------------

@@ -4,4 +4,4 @@ from . import (arith, containers, custom_checks, elementwise, index_writes, nond
 from . import fft, linalg, linalg_api, linalg_decomp, linalg_lstsq  # noqa: F401,E402
 from . import (contractions, float_parts, linear_rules, manipulation,  # noqa: F401
                statistics)
-from . import helper_code  # noqa: F401,E402
+from . import helper_code, numpy_code  # noqa: F401,E402

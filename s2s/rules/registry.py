@@ -183,7 +183,11 @@ def all_rules():
 # * ``in_place``: the call writes into its first argument (``x[i] = v``, ``x += y``);
 # * ``linear``: linear in its differentiable operands (``np.transpose``, ``unbroadcast``);
 # * ``inline``: plain numpy Python that a transform without its own rule for it
-#   inlines like user code (``definline``).
+#   inlines like user code (``definline``): the helper's own source, or, for a library
+#   function whose source s2s cannot read (``np.cumsum``), the plain Python ``code`` the
+#   record holds, for the modes the record names (``jit``: the LLVM backend compiles
+#   ``code`` where it has no lowering of its own, while the derivative and batching
+#   rules of ``np.cumsum`` stay its own).
 #
 # A primitive need not have a derivative rule to have properties (``operator.setitem``
 # is handled by the transforms themselves); ``Props`` is its record then.
@@ -197,6 +201,10 @@ class Props:
     flags: frozenset = frozenset()
     #: mode ("jvp", "vjp", "vmap", "jit") -> why that mode does not exist
     no_mode: Tuple[Tuple[str, str], ...] = ()
+    #: ``inline``: the plain Python read in place of ``fn`` (None: ``fn``'s own source)
+    code: Optional[Callable] = None
+    #: ``inline``: the modes whose transforms read that code (where they have no rule)
+    code_modes: Tuple[str, ...] = ("jvp", "vjp", "vmap", "jit")
 
 
 _PROPS: Dict[int, Props] = {}
@@ -242,16 +250,39 @@ def properties(fn) -> frozenset:
     return hit.flags if hit is not None and hit.fn is fn else frozenset()
 
 
-def definline(*fns):
+def definline(*fns, code=None, modes=("jvp", "vjp", "vmap", "jit")):
     """Mark run-time helpers as plain numpy Python s2s may read: a transform that has no
     rule of its own for one (``vmap`` without a batching rule, ``jit`` without a
     lowering, ``grad`` without templates) inlines its source instead, so that mode
-    comes from the primitives the helper calls."""
+    comes from the primitives the helper calls.
+
+    ``code``: for one library function whose source s2s does not read (``np.cumsum``),
+    a plain Python function with its signature and numpy's results (values, dtype,
+    shape and exceptions) that is read in its place; ``modes``: the transforms that
+    read it (a numpy function keeps its derivative templates: ``modes=("jit",)``)."""
+    if code is not None and len(fns) != 1:
+        raise ValueError("definline(fn, code=...) takes one function")
+    if set(modes) - {"jvp", "vjp", "vmap", "jit"}:
+        raise ValueError(f"unknown modes {modes!r}")
     defprops(*fns, inline=True)
+    for fn in fns:
+        p = _props(fn)
+        p.code, p.code_modes = code, tuple(modes)
 
 
-def inlined(fn) -> bool:
-    return has(fn, "inline")
+def inlined(fn, mode=None) -> bool:
+    """Whether ``fn`` is read as code by ``mode``'s transform where it has no rule of its
+    own (``mode=None``: by every transform)."""
+    if not has(fn, "inline"):
+        return False
+    modes = _PROPS[_key(fn)].code_modes
+    return len(modes) == 4 if mode is None else mode in modes
+
+
+def inline_code(fn):
+    """The plain Python a transform reads for the ``inline`` primitive ``fn``."""
+    hit = _PROPS.get(_key(fn)) if has(fn, "inline") else None
+    return hit.code if hit is not None and hit.code is not None else fn
 
 
 def defno_mode(mode, why, *fns):

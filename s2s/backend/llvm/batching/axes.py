@@ -37,6 +37,8 @@ import numpy as np
 import s2s_runtime as rt
 from llvmlite import ir as ll
 
+from ....errors import located
+
 from ..values import arrays as A
 from ..values import scalars as S
 from ..typing import types as T
@@ -219,6 +221,7 @@ class MoveAxis:
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        _check_move_axes(types, atoms, loc)
         axes = _move_axes(types, atoms)
         return None if kw or axes is None else types[0]
 
@@ -227,6 +230,18 @@ class MoveAxis:
         order = _move_axes([xt], L.call_atoms[0])
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
         return restrided(L, xt, x, [shape[k] for k in order], [strides[k] for k in order])
+
+
+def _check_move_axes(types, atoms, loc):
+    """numpy's ``AxisError`` (at the call's line) for a constant axis out of range."""
+    if len(atoms) != 3 or not isinstance(types[0], T.Array):
+        return
+    nd = types[0].ndim
+    for a in atoms[1:]:
+        v = getattr(a, "value", None)
+        if type(v) is int and not -nd <= v < nd:
+            raise np.exceptions.AxisError(located(
+                f"axis {v} is out of bounds for array of dimension {nd}", loc))
 
 
 def _move_axes(types, atoms):

@@ -101,6 +101,30 @@ class ExpandDims:
         return inserted_axes(L, x, xt, axes, rtype)
 
 
+class AtLeast:
+    """``np.atleast_1d/2d/3d(x)`` of one array or number: a view with numpy's length-1
+    axes added (``(n,)`` -> ``(1, n)`` for 2d, ``(1, n, 1)`` for 3d; ``(m, n)`` ->
+    ``(m, n, 1)`` for 3d)."""
+
+    RANK = {np.atleast_1d: 1, np.atleast_2d: 2, np.atleast_3d: 3}
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        return T.Array(types[0].dtype, max(getattr(types[0], "ndim", 0), self.RANK[fn]))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), = vals
+        if isinstance(xt, T.Scalar):
+            return R.create(L, rtype, [A.ONE] * rtype.ndim, (x, xt))
+        nd, rank = xt.ndim, self.RANK[fn]
+        if nd >= rank:
+            return x
+        # numpy's placements: 2d puts the new axis first; 3d wraps 1-D as (1, n, 1)
+        axes = {(1, 2): [0], (1, 3): [0, 2], (2, 3): [2]}.get((nd, rank), list(range(rank - nd)))
+        return inserted_axes(L, x, xt, axes, rtype)
+
+
 class RealImag:
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
@@ -309,6 +333,7 @@ class RecordLike:
 register(RecordLike(), rt.record_like)
 register(SwapAxes(), np.swapaxes)
 register(ExpandDims(), np.expand_dims)
+register(AtLeast(), np.atleast_1d, np.atleast_2d, np.atleast_3d)
 register(RealImag(), np.real, np.imag)
 register(Trace(), np.trace, rt.trace_vjp)
 register(Columns(), rt.as_columns, rt.from_columns)

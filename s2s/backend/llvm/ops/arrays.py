@@ -19,8 +19,13 @@ from .calls import elem_type, all_numeric, register
 
 # -- tuples, ranges, shapes ----------------------------------------------------------------
 class MakeTuple:
+    """A tuple literal; constant items that are no run-time value (``np._NoValue``, a
+    dtype) are allowed in a tuple (the ``spec`` of ``apply_linear``), not in a list."""
+
     def type(self, fn, types, kw, loc):
-        return None if kw or any(isinstance(t, T.Static) for t in types) else T.Tuple(tuple(types))
+        if kw or (fn is rt.make_list and any(isinstance(t, T.Static) for t in types)):
+            return None
+        return T.Tuple(tuple(types))
 
     def lower(self, L, fn, vals, kw, rtype):
         out = ll.Constant(rtype.llvm(), None)
@@ -45,6 +50,21 @@ class Sequence:
 
 
 register(Sequence(), rt.sequence)
+
+
+class DtypeOf:
+    """``x.dtype`` of an array or number: a compile-time constant (``dtype=x.dtype``)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        return T.Static(T.numpy_type(types[0].dtype))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return ll.Constant(rtype.llvm(), None)
+
+
+register(DtypeOf(), rt.dtype_of)
 
 
 class RangeItem:

@@ -324,7 +324,9 @@ class Reshape:
         fixed = []
         for d in dims:
             is_free = b.icmp_signed("==", d, b.neg(A.ONE))
-            guess = b.select(b.icmp_signed("==", known, A.ZERO), A.ZERO, b.sdiv(size, known))
+            nonzero = b.icmp_signed("==", known, A.ZERO)
+            # divide by a nonzero (LLVM's select runs both arms: size / 0 would trap)
+            guess = b.select(nonzero, A.ZERO, b.sdiv(size, b.select(nonzero, A.ONE, known)))
             fixed.append(b.select(is_free, guess, d))
         total = A.ONE
         for d in fixed:

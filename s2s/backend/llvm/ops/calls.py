@@ -162,6 +162,10 @@ def type_call(fn, args, kwargs, loc):
     if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple) \
             and not isinstance(types[0], T.Dict):
         return _tuple_item_type(args, loc)
+    if _joins_tuples(fn, types, kw):
+        return T.Tuple(types[0].items + types[1].items)
+    if _compares_shapes(fn, types, kw):
+        return T.BOOL
     if getattr(handler, "wants_atoms", False):
         t = handler.type(fn, types, kw, loc, [a for a, _ in args],
                          {k: a for k, (a, _) in kwargs.items()})
@@ -185,9 +189,35 @@ def lower_call(L, call):
     if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple) \
             and not isinstance(vals[0][1], T.Dict):
         return _tuple_item(L, vals[0], call.args[1], rtype), rtype
+    if _joins_tuples(call.fn, [t for _, t in vals], kw):
+        out = ll.Constant(rtype.llvm(), None)
+        items = [(v, k) for v, t in vals for k in range(len(t.items))]
+        for pos, (v, k) in enumerate(items):
+            out = L.b.insert_value(out, L.b.extract_value(v, k), pos)
+        return out, rtype
+    if _compares_shapes(call.fn, [t for _, t in vals], kw):
+        (a, at), (c, ct) = vals
+        same = ll.Constant(T.BOOL.llvm(), len(at.items) == len(ct.items))
+        if len(at.items) == len(ct.items):
+            for k in range(len(at.items)):
+                hit = L.b.icmp_signed("==", L.b.extract_value(a, k), L.b.extract_value(c, k))
+                same = L.b.and_(same, hit)
+        return (same if call.fn is operator.eq else L.b.not_(same)), rtype
     L.call_atoms = (call.args, dict(call.kwargs))  # constants some handlers read (axis=)
     value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)
     return value, rtype
+
+
+def _joins_tuples(fn, types, kw):
+    """``a + b`` of two tuples (``shape[:-1] + (n,)``): their items, one tuple."""
+    return fn is operator.add and not kw and len(types) == 2 and \
+        all(type(t) is T.Tuple for t in types)
+
+
+def _compares_shapes(fn, types, kw):
+    """``a == b`` / ``a != b`` of two tuples of integers (shapes): one bool."""
+    return fn in (operator.eq, operator.ne) and not kw and len(types) == 2 and \
+        all(type(t) is T.Tuple and all(i == T.INT for i in t.items) for t in types)
 
 
 def _homogeneous(t):
@@ -279,3 +309,4 @@ def exception_instance(fn, args, loc):
 from . import numbers, arrays, build, linalg, norm, printing  # noqa: E402,F401
 from ..batching import axes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers
+from ..derivs import pieces  # noqa: E402,F401  cotangents of joined arrays

@@ -9,14 +9,18 @@ replaced by the constant, so the backend sees ``Const('fast')`` where the user w
 ``mode``; a parameter the body assigns to keeps its reads.  A local assigned such a
 constant once, outside loops and branches (an inlined call's ``axis=None`` or
 ``axis=0``, ``keepdims=False``),
-is replaced the same way.  The parameter stays (the
+is replaced the same way, and so is ``t[k]`` of a local ``t = (..., c_k, ...)`` whose item ``k`` is a
+constant, assigned once there (the ``spec`` tuple a derivative passes to an inlined helper).  The parameter stays (the
 calling convention does not change) with the type ``Static(value)``, which passes
 nothing at run time.
 """
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections import Counter
+
+import s2s_runtime as rt
 
 from ....ir import nodes as ir
 
@@ -29,9 +33,9 @@ def is_static(value) -> bool:
 
 
 def _foldable_local(value) -> bool:
-    """A constant whose reads may take its place: static, a flag, an int or a tuple of
-    ints (axes)."""
-    if is_static(value) or type(value) in (bool, int):
+    """A constant whose reads may take its place: static, a flag, an int, a slice of
+    known bounds (``shape[:-k]``) or a tuple of ints (axes)."""
+    if is_static(value) or type(value) in (bool, int, slice):
         return True
     return type(value) is tuple and all(type(v) is int for v in value)
 
@@ -66,11 +70,24 @@ def _substitute(node, consts):
 def with_statics(func: ir.Function, statics: dict) -> ir.Function:
     defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
     consts = {name: ir.Const(value) for name, value in statics.items() if not defs[name]}
+    tuples = {}  # t = (c0, c1, ...) of constants: t[k] is c_k (an inlined helper's spec[1])
     for s in func.body:  # x = None / 'mode' once, outside loops and branches (defaults)
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Const) and \
-                _foldable_local(s.value.value) and \
-                defs[s.target.name] == 1:
-            consts[s.target.name] = s.value
+        if not isinstance(s, ir.Assign) or defs[s.target.name] != 1:
+            continue
+        v = _substitute(s.value, consts)
+        if isinstance(v, ir.Const) and _foldable_local(v.value):
+            consts[s.target.name] = v
+        elif isinstance(v, ir.Call) and v.fn is rt.make_tuple and not v.kwargs:
+            tuples[s.target.name] = v.args
+        elif isinstance(v, ir.Var) and v.name in tuples:  # another name for it
+            tuples[s.target.name] = tuples[v.name]
+        elif isinstance(v, ir.Call) and v.fn is operator.getitem and len(v.args) == 2 and \
+                isinstance(v.args[0], ir.Var) and v.args[0].name in tuples and \
+                isinstance(v.args[1], ir.Const) and type(v.args[1].value) is int:
+            items, k = tuples[v.args[0].name], v.args[1].value
+            if -len(items) <= k < len(items) and isinstance(items[k], ir.Const) and \
+                    _foldable_local(items[k].value):
+                consts[s.target.name] = items[k]
     if not consts:
         return func
     return func.with_body(_substitute(func.body, consts))

@@ -166,6 +166,11 @@ _DTYPE_STR = {"|b1": "b1", "<i8": "i8", "<f4": "f4", "<f8": "f8", "<c16": "c16"}
 _PY_SCALARS = {float: FLOAT, int: INT, bool: BOOL, complex: COMPLEX}
 
 
+def numpy_type(code: str):
+    """The numpy scalar type of a dtype code (``"f8"`` -> ``np.float64``)."""
+    return _NP[code]
+
+
 def dtype_code(dtype) -> str:
     """``b1 i8 f4 f8 c16`` of a numpy dtype (or dtype-like), None if unsupported."""
     try:

@@ -1,0 +1,141 @@
+"""Running sums and products (``np.cumsum``, ``np.cumprod``) and their derivative helpers,
+as plain Python the jit compiles."""
+import numpy as np
+
+import s2s_runtime as rt
+
+from ..registry import definline
+from .rows import rows, unrows
+
+
+def _running(a, axis, prod):
+    """Running sums (products) along ``axis``: rows of ``np.moveaxis(a, axis, -1)``."""
+    x = rows(a, axis)
+    res = np.empty_like(x)
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        if n > 0:
+            res[j, 0] = x[j, 0]
+        for i in range(1, n):
+            if prod:
+                res[j, i] = res[j, i - 1] * x[j, i]
+            else:
+                res[j, i] = res[j, i - 1] + x[j, i]
+    if axis is None:
+        return res.reshape(-1)
+    return np.moveaxis(res.reshape(np.moveaxis(a, axis, -1).shape), -1, axis)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Running sums along ``axis`` (the flattened array for None)."""
+    return _running(a, axis, False)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Running products along ``axis`` (the flattened array for None)."""
+    return _running(a, axis, True)
+
+
+def cumsum_vjp(g, a, axis=None):
+    """``a_bar_i = sum_{k >= i} g_k`` along ``axis`` (flat for None), shaped like ``a``."""
+    gg = rows(g, axis)
+    res = np.empty_like(gg)
+    n = gg.shape[1]
+    for j in range(gg.shape[0]):
+        acc = 0.0
+        for i in range(n - 1, -1, -1):
+            acc = acc + gg[j, i]
+            res[j, i] = acc
+    if axis is None:
+        return res.reshape(a.shape)
+    return unrows(res, a, axis)
+
+
+def cumprod_vjp(g, a, axis=None):
+    """``a_bar_i = sum_{k >= i} g_k prod_{j <= k, j != i} a_j = P_{i-1} R_i`` with the
+    prefix product ``P_{i-1} = prod_{j < i} a_j`` and ``R_i = g_i + a_{i+1} R_{i+1}``:
+    exact where ``a`` has zeros (no division)."""
+    x = rows(a, axis)
+    gg = rows(g, axis)
+    res = np.empty_like(gg)
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        r = 0.0
+        for i in range(n - 1, -1, -1):
+            if i + 1 < n:
+                r = gg[j, i] + x[j, i + 1] * r
+            else:
+                r = gg[j, i]
+            res[j, i] = r
+        p = 1.0
+        for i in range(n):
+            res[j, i] = res[j, i] * p
+            p = p * x[j, i]
+    if axis is None:
+        return res.reshape(a.shape)
+    return unrows(res, a, axis)
+
+
+def cumprod_jvp(t, ans, a, axis=None):
+    """The tangent of ``cumprod``: ``d_0 = t_0``, ``d_k = d_{k-1} a_k + P_{k-1} t_k``
+    (``P`` the running product ``ans``)."""
+    x = rows(a, axis)
+    tt = rows(t, axis)
+    p = rows(ans, axis)
+    res = np.empty_like(tt)
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        d = 0.0
+        for k in range(n):
+            if k == 0:
+                d = tt[j, 0]
+            else:
+                d = d * x[j, k] + p[j, k - 1] * tt[j, k]
+            res[j, k] = d
+    return unrows(res, a, axis)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th differences ``x[i + 1] - x[i]`` along ``axis`` (``prepend``/``append``
+    are not compiled: numpy's ``_NoValue`` defaults only)."""
+    if prepend is not None or append is not None:
+        raise NotImplementedError("s2s.jit: np.diff with prepend= or append=")
+    if n < 0:
+        raise ValueError("order must be non-negative")
+    x = rows(a, axis)
+    length = x.shape[1]
+    buf = np.copy(x)
+    for _ in range(n):
+        for j in range(buf.shape[0]):
+            for i in range(length - 1):
+                buf[j, i] = buf[j, i + 1] - buf[j, i]
+        if length > 0:
+            length -= 1
+    moved = np.moveaxis(a, axis, -1)
+    res = np.copy(buf[:, :length]).reshape(moved.shape[:-1] + (length,))
+    return np.moveaxis(res, -1, axis)
+
+
+def diff_transpose(g, like, n=1, axis=-1):
+    """The transpose of ``x -> np.diff(x, n, axis)``: ``n`` times ``-diff`` of ``g`` padded
+    with a zero at both ends, ``(D^T h)_i = h_{i-1} - h_i`` (``h_{-1} = h_L = 0``)."""
+    gg = rows(g, axis)
+    length = gg.shape[1] + n
+    buf = np.zeros((gg.shape[0], length))
+    buf[:, :gg.shape[1]] = gg
+    for step in range(n):
+        size = gg.shape[1] + step  # entries of h now; D^T makes size + 1
+        for j in range(buf.shape[0]):
+            prev = 0.0
+            for i in range(size + 1):
+                cur = buf[j, i] if i < size else 0.0
+                buf[j, i] = prev - cur
+                prev = cur
+    moved = np.moveaxis(like, axis, -1)
+    return np.moveaxis(buf.reshape(moved.shape), -1, axis)
+
+
+for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
+                   (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp)):
+    definline(_fn, code=_code, modes=("jit",))
+definline(_running, diff_transpose, modes=("jit",))
