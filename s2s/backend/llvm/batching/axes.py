@@ -113,10 +113,19 @@ def _leaves(L, vals):
 
 class BatchLift(BatchView):
     """``batch_lift(x, n)``: ``x`` repeated ``n`` times along a new axis 0, a new array
-    (``batch_view``'s view, copied)."""
+    (``batch_view``'s view, copied); a container leaf by leaf, so an empty list (``[]``
+    before anything is appended: no leaf) is itself."""
+
+    def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 2 and isinstance(types[0], T.List) \
+                and types[0].elem is None:
+            return types[0]
+        return super().type(fn, types, kw, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
         (x, xt), (n, nt) = vals
+        if isinstance(xt, T.List):
+            return x
         if isinstance(xt, T.Scalar):
             return R.create(L, rtype, [S.convert(L, n, nt, T.INT)], (x, xt))
         return A.copy(L, super().lower(L, fn, vals, kw, rtype), rtype)
