@@ -45,9 +45,6 @@ XFAIL = {
         "no jit lowering for rt.batch_lift of a list (jacfwd's columns, batched)",
     # -m slow cases met in two seeded samples of 150 (strict there; not in the default run)
     (("hessian", "vmap", "jit"), "logsumexp"): "no jit lowering for rt.batch_lift of a list",
-    (("custom_vjp", "jit"), "containers"): "jit: a for loop over a tuple",
-    (("grad", "jit", "vmap"), "checkpoint"):
-        "jit of batched gradient code: a tuple indexed with a variable",
     (("hessian", "vmap", "jit"), "classes"): "no jit lowering for rt.batch_lift of a list",
     (("jit", "vmap"), "containers"): "jit: a dict key that is not a constant string or integer",
 }

@@ -4,5 +4,6 @@
 ``lean_tapes`` and ``remat_pops`` (tapes record only what the adjoint reads; cheap
 values recomputed instead), ``local_copies`` (copies of temporaries propagated),
 ``write_statements`` (in-place writes as statements), ``writes`` (which array
-parameters a kernel may write into).
+parameters a kernel may write into), ``literal_containers`` (loops over and indices into
+containers built by a literal, resolved statically).
 """
