@@ -37,8 +37,6 @@ TRIPLES = [
 
 #: (composition innermost first, function) -> reason, for the default run's cases (strict)
 XFAIL = {
-    (("grad", "jit", "vmap"), "data_while"):
-        "no jit lowering for rt.batch_range (the batched adjoint loop of a while loop)",
     (("hessian", "vmap", "jit"), "linalg"):
         "no jit lowering for rt.batch_lift of a list (jacfwd's columns, batched)",
     (("hessian", "vmap", "jit"), "inplace"):
