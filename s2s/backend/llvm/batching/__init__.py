@@ -9,3 +9,7 @@ whose trip count differs per example), ``indexing``
 batched read made a value), ``contractions`` (batched products and two-operand einsum
 as loop nests).
 """
+
+# the call table first: it registers these modules' handlers (importing one of them
+# alone, before the table, would meet the table's modules half-initialised)
+from ..ops import calls  # noqa: E402,F401
