@@ -66,6 +66,8 @@ def jit_ir(vmapped, args):
     func, freevars = vmapped.site_ir(list(args))
     func = helper_code(func, lowers)  # helpers without a lowering, as code: their
     # reductions over batch_axes(x) then take the per-example forms below
+    from ..backend.llvm.passes.tape_pushes import plain_pushes
+    func = plain_pushes(func)  # forward-over-reverse tapes: plain pushes native_tapes finds
     body = _constant_axes(func.body)
     func = replace(func, body=native_tapes(_per_example_reductions(body, _axes_of(body))))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]

@@ -384,6 +384,9 @@ class BatchArray:
         if kw or len(types) != 2 or getattr(atoms[0], "value", None) not in (np.array,
                                                                              np.asarray):
             return None
+        if isinstance(types[1], T.Array) and types[1].ndim >= 1 and \
+                atoms[0].value is np.asarray:
+            return types[1]  # a batched array converted as it is: itself
         items = getattr(types[1], "items", None)
         if not items or not all(isinstance(t, T.Array) and t.ndim == items[0].ndim >= 1
                                 for t in items):
@@ -394,6 +397,8 @@ class BatchArray:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         tup, tt = vals[1]
+        if isinstance(tt, T.Array):
+            return tup
         items = [(b.extract_value(tup, j), t) for j, t in enumerate(tt.items)]
         shape = A.shape_list(L, *items[0])
         for v, t in items[1:]:
