@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import zeros_like
-from .vjps import _avg_weights, _axes, _expand, _no_where, norm_vjp
+from .vjps import _avg_weights, _axes, _expand, _no_where, max_vjp, norm_vjp
 
 
 def _reduce(v, axes, keepdims):
@@ -58,17 +58,13 @@ def prod_jvp(t, ans, a, axis=None, keepdims=False, where=True):
 def max_jvp(t, ans, a, axis=None, keepdims=False, initial=None, where=True):
     """``d max(a) = sum_i t_i [a_i == max] / #ties``: the mean tangent of the tied extrema.
 
-    Also serves ``min``.  If ``initial`` wins, the tangent is 0 (as in the VJP).
+    Also serves ``min``.  If ``initial`` wins, the tangent is 0 (as in the VJP).  The
+    shares ``[a_i == max] / #ties`` are ``max_vjp`` of a cotangent of ones, so this is
+    plain numpy over primitives that s2s reads as code (``rules/helper_code.py``):
+    a transform without a rule of its own for it (``jit``) inlines it.
     """
-    _no_where(where)
-    a = np.asarray(a)
-    t = np.asarray(t)
-    if a.ndim == 0:
-        return _like_ans(t * (a == ans), ans)
-    axes = _axes(axis, a.ndim)
-    mask = a == _expand(ans, a.ndim, axis, keepdims)
-    count = np.sum(mask, axis=axes, keepdims=True)
-    return _like_ans(_reduce(t * (mask / np.maximum(count, 1)), axes, keepdims), ans)
+    share = max_vjp(np.ones_like(ans), ans, a, axis, keepdims, initial, where)
+    return np.sum(np.asarray(t) * share, axis=axis, keepdims=keepdims)
 
 
 def var_jvp(t, ans, a, axis=None, ddof=0, keepdims=False, where=True, correction=None):

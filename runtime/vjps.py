@@ -73,10 +73,11 @@ def _sgn(x):
 
 
 def _whole_float64(g, a) -> bool:
-    """``a`` a float64 array of at least one axis, ``g`` a real float scalar (the
+    """``a`` a float64 array of at least one axis, ``g`` a real float scalar or 0-d array (the
     cotangent of a reduction of all of ``a``)."""
     return (type(a) is np.ndarray and a.dtype is _F64 and a.ndim > 0
-            and (type(g) is float or type(g) is np.float64))
+            and (type(g) is float or type(g) is np.float64
+                 or (type(g) is np.ndarray and g.ndim == 0 and g.dtype is _F64)))
 
 
 _count_nonzero = np.count_nonzero

@@ -25,9 +25,10 @@ def split(rev, name: str):
     read = [a.name for s in ir.walk(rev.adjoint) for a in ir.stmt_uses(s)
             if isinstance(a, ir.Var)] + ([rev.grads.name] if isinstance(rev.grads, ir.Var) else [])
     residuals = []
+    cts = {p.var.name for p in ct}  # bwd's own parameters, whatever the primal names
     for n in read:
         # a primal value the adjoint reads (loops' pops reassign some: still residuals)
-        if n not in residuals and (n in primal_defs or (n in inputs and n not in adjoint_defs)):
+        if n not in residuals and n not in cts and (n in primal_defs or (n in inputs and n not in adjoint_defs)):
             residuals.append(n)
     loc = rev.ret_loc
     pre = [ir.Assign(ir.Var(n), ir.Const(None), loc) for n in residuals

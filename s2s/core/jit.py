@@ -182,8 +182,12 @@ class Jitted:
 
     def _specialise(self, args):
         from ..backend.llvm.driver.compile import compile_signature, lowers
+        from ..backend.llvm.passes.literal_containers import containers_resolved
+        from ..backend.llvm.passes.tape_pushes import plain_pushes
         func, load_free = self.source_ir(args)
         func = pipeline.helper_code(func, lowers, "jit")  # helpers without a lowering: their code
+        func = containers_resolved(func)  # loops over and indices into literal containers
+        func = plain_pushes(func)  # forward-over-reverse tapes: pushes the backend keeps native
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
                                  describe=self.describe, cache=bool(self.cache))
 

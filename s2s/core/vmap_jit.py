@@ -61,7 +61,13 @@ def jit_ir(vmapped, args):
             f"jit(vmap(f)): in_axes has {len(axes)} entries and {vmapped.__name__} takes "
             f"{len(args)} arguments (jit binds defaults and keyword arguments to the "
             "parameters: give in_axes one entry per parameter)")
+    from ..backend.llvm.driver.compile import lowers
+    from .pipeline import helper_code
     func, freevars = vmapped.site_ir(list(args))
+    func = helper_code(func, lowers)  # helpers without a lowering, as code: their
+    # reductions over batch_axes(x) then take the per-example forms below
+    from ..backend.llvm.passes.tape_pushes import plain_pushes
+    func = plain_pushes(func)  # forward-over-reverse tapes: plain pushes native_tapes finds
     body = _constant_axes(func.body)
     func = replace(func, body=native_tapes(_per_example_reductions(body, _axes_of(body))))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]
@@ -128,9 +134,18 @@ def _constant_axes(body):
 
 def _axes_of(body):
     """``{name: the value x}`` for every ``name = rt.batch_axes(x)``, and ``{(name, 'T'):
-    x}`` for every ``name = rt.batch_transpose_axes(x, None)`` (each example reversed)."""
+    x}`` for every ``name = rt.batch_transpose_axes(x, None)`` (each example reversed);
+    a copy ``other = name`` of such a name assigned once (an inlined helper's parameter)
+    is such a name too."""
     out = {}
+    defs = Counter(v.name for s in ir.walk(body) for v in ir.stmt_defs(s))
     for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and \
+                defs[s.target.name] == 1 and defs[s.value.name] == 1:
+            for key in (s.value.name, (s.value.name, "T")):
+                if key in out:
+                    out[s.target.name if key == s.value.name else (s.target.name, "T")] = \
+                        out[key]
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
             args = s.value.args
             if s.value.fn is rt.batch_axes:
@@ -165,9 +180,13 @@ def _per_example_reductions(body, axes_of):
                         isinstance(call.args[x_at + 1], ir.Var) and \
                         axes_of.get(call.args[x_at + 1].name) == call.args[x_at]:
                     s = replace(s, value=ir.Call(per_example, call.args[:x_at + 1]))
-            axis = dict(call.kwargs).get("axis") if len(call.kwargs) == 1 and \
+            kwargs = dict(call.kwargs)
+            for k, default in (("keepdims", False), ("where", True)):
+                if getattr(kwargs.get(k), "value", default) is default:
+                    kwargs.pop(k, None)  # the default
+            axis = kwargs.get("axis") if len(kwargs) == 1 and \
                 len(call.args) == 1 else (call.args[1] if len(call.args) == 2 and
-                                          not call.kwargs else None)
+                                          not kwargs else None)
             perm = (call.args[1] if len(call.args) == 2 and not call.kwargs else
                     dict(call.kwargs).get("axes") if len(call.args) == 1 and
                     len(call.kwargs) == 1 else None)
@@ -179,8 +198,10 @@ def _per_example_reductions(body, axes_of):
                     axes_of.get((call.args[2].name, "T")) == call.args[1]:
                 s = replace(s, value=ir.Call(transpose_per_example, call.args[:2]))
             if call.fn in _reductions() and isinstance(axis, ir.Var) and \
-                    axis.name in axes_of and axes_of[axis.name] == call.args[0]:
-                s = replace(s, value=ir.Call(reduce_per_example(call.fn), call.args[:1]))
+                    axis.name in axes_of:
+                like = axes_of[axis.name]  # fn(y, axis=batch_axes(x)): x's rank checked
+                s = replace(s, value=ir.Call(reduce_per_example(call.fn), call.args[:1] + (
+                    () if like == call.args[0] else (like,))))
         for field in ("body", "orelse", "test_body", "finalbody"):
             if isinstance(getattr(s, field, None), tuple):
                 s = replace(s, **{field: tuple(_per_example_reductions(getattr(s, field),

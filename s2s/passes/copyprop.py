@@ -71,3 +71,43 @@ def copy_propagate(fn: ir.Function) -> ir.Function:
         return out
 
     return fn.with_body(rewrite(fn.body))
+
+
+#: the constants ``constants_propagated`` substitutes (the flags and axes of calls)
+_FLAG_TYPES = (type(None), bool, int, str)
+
+
+def constants_propagated(fn: ir.Function) -> ir.Function:
+    """``fn`` with the calls' operands that read a variable assigned exactly once, from a
+    constant ``None``, bool, int or str (and not a parameter), reading the constant.
+
+    An inlined helper binds its parameters (``axis = None``, ``keepdims = False``) by
+    assignment; the backends read such flags from the call's constant operands.  Any read
+    of a variable assigned once sees that one value, wherever the assignment is, so the
+    substitution is exact; the assignment itself stays (dead-code elimination drops it).
+    """
+    defs = Counter(v.name for s in ir.walk(fn.body) for v in ir.stmt_defs(s))
+    params = {p.var.name for p in fn.params}
+    consts = {}
+    for s in ir.walk(fn.body):
+        if (isinstance(s, ir.Assign) and isinstance(s.value, ir.Const)
+                and type(s.value.value) in _FLAG_TYPES and defs[s.target.name] == 1
+                and s.target.name not in params):
+            consts[s.target.name] = s.value
+
+    if not consts:
+        return fn
+
+    def r(a):
+        return consts.get(a.name, a) if isinstance(a, ir.Var) else a
+
+    def stmt(s):
+        if isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(s.value, ir.Call):
+            v = s.value
+            new = replace(v, args=tuple(r(a) for a in v.args),
+                          kwargs=tuple((k, r(x)) for k, x in v.kwargs))
+            if new != v:
+                return replace(s, value=new)
+        return s
+
+    return fn.with_body(ir.map_stmts(fn.body, stmt))

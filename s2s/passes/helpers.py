@@ -15,7 +15,8 @@ Python read in its place for some modes (``definline(fn, code=..., modes=("jit",
 Contract: ``helpers_inlined(func, freevars, has_rule, lowered, mode)`` returns
 ``(func, freevars)`` where no call of an ``inline`` helper without ``has_rule``
 is left (helpers calling helpers are inlined in turn, to a fixed depth; the private
-functions of ``s2s_runtime`` a helper calls are part of its code); the
+functions of ``s2s_runtime`` a helper calls are part of its code); the calls' operands
+bound once to a constant flag read the constant (``copyprop.constants_propagated``); the
 IR is otherwise unchanged, single exit.  ``lowered(fn) -> (ir, freevars)`` is
 the frontend (``pipeline.lowered``).
 """
@@ -27,6 +28,7 @@ from dataclasses import replace
 from ..ir import nodes as ir
 from ..rules.registry import inline_code, inlined
 from .containers import functional_containers
+from .copyprop import constants_propagated
 from .inline import inline_calls
 from .single_exit import single_exit
 
@@ -100,5 +102,5 @@ def helpers_inlined(func: ir.Function, freevars: dict, has_rule, lowered, mode=N
 
         func = replace(func, body=tuple(ir.map_stmts(func.body, code)))
         func, freevars = inline_calls(func, dict(freevars), lowered)
-        func = single_exit(func)
+        func = constants_propagated(single_exit(func))  # the helpers' flags, constants
     return func, freevars

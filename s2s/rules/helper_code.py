@@ -9,11 +9,12 @@ listed here when reading it as code was measured to work in the transforms that
 lack a rule (``tests/unit/test_helper_code.py``, ``tests/compose/test_helper_rules.py``:
 each against a loop over the batch, the Python result, finite differences).
 """
-from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules, index_writes, linalg,
+from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules, index_writes, jvps_arrays, linalg,
                          second_order)
 
 from .registry import definline
 
+definline(jvps_arrays.max_jvp)
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
           batching_numpy.batch_solve, batching_numpy.batch_diag)
 definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_inplace)

@@ -36,7 +36,8 @@ def test_the_check_can_fail():
 #: primitives missing a mode without a stated reason when this ratchet was set; it may only
 #: go down (close a gap, or state in the record why the mode does not exist)
 GAPS_AT_MOST = 525  # 549 before the jit read numpy functions' plain Python code
-# (rules/numpy_code.py: cumsum, sort, argmax...); 554 before the scipy.special, float-parts and stop_gradient records; 576
+# (rules/numpy_code: cumsum, sort, argmax...) and the jit lowerings of the batched lanes
+# helpers (issue 18); 554 before the scipy.special, float-parts and stop_gradient records; 576
 # before the helpers of derivative code read as code or given records (compose, issue 18),
 # jit compiled divmod, modf, frexp, nextafter, cbrt, exp2, diag, cross, and the batching
 # rules of einsum and the contractions' helpers

@@ -115,10 +115,19 @@ def _leaves(L, vals):
 
 class BatchLift(BatchView):
     """``batch_lift(x, n)``: ``x`` repeated ``n`` times along a new axis 0, a new array
-    (``batch_view``'s view, copied)."""
+    (``batch_view``'s view, copied); a container leaf by leaf, so an empty list (``[]``
+    before anything is appended: no leaf) is itself."""
+
+    def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 2 and isinstance(types[0], T.List) \
+                and types[0].elem is None:
+            return types[0]
+        return super().type(fn, types, kw, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
         (x, xt), (n, nt) = vals
+        if isinstance(xt, T.List):
+            return x
         if isinstance(xt, T.Scalar):
             return R.create(L, rtype, [S.convert(L, n, nt, T.INT)], (x, xt))
         return A.copy(L, super().lower(L, fn, vals, kw, rtype), rtype)
@@ -390,6 +399,9 @@ class BatchArray:
         if kw or len(types) != 2 or getattr(atoms[0], "value", None) not in (np.array,
                                                                              np.asarray):
             return None
+        if isinstance(types[1], T.Array) and types[1].ndim >= 1 and \
+                atoms[0].value is np.asarray:
+            return types[1]  # a batched array converted as it is: itself
         items = getattr(types[1], "items", None)
         if not items or not all(isinstance(t, T.Array) and t.ndim == items[0].ndim >= 1
                                 for t in items):
@@ -400,6 +412,8 @@ class BatchArray:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         tup, tt = vals[1]
+        if isinstance(tt, T.Array):
+            return tup
         items = [(b.extract_value(tup, j), t) for j, t in enumerate(tt.items)]
         shape = A.shape_list(L, *items[0])
         for v, t in items[1:]:

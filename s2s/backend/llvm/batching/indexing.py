@@ -11,7 +11,9 @@ index differs per example, as a loop over the examples (``s2s_runtime.batching``
 * ``batch_gather(x, index, x_batched, True)``: ``out[k] = x_k[index_k]`` (``x_k`` is
   ``x[k]`` when batched) into a new array ``(n,) + slot shape``; a batched integer is
   clamped into ``[-d, d - 1]`` first, as the Python helper does (examples a masked
-  loop has finished still compute their reads).
+  loop has finished still compute their reads);
+* ``batch_gather_vjp(g, x, index, True, True)`` (its cotangent, ``x`` of rank 2, one
+  batched integer): ``g[k]`` added at ``index_k`` of example ``k`` of zeros like ``x``.
 
 Index parts: ints, slices and, for the batched parts, int64 vectors; anything else
 (boolean masks, fancy indices) is refused by the call table with the types.
@@ -180,8 +182,53 @@ class BatchGather:
         return out
 
 
+class BatchGatherVjp:
+    """``batch_gather_vjp(g, x, index, True, True)`` for a batched ``x`` of rank 2 and one
+    batched integer per example: zeros like ``x`` with ``out[k, index_k] += g[k]``, the
+    index clamped into ``[-d, d - 1]`` and wrapped as in the gather."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 5 or _flags(atoms[3:5]) != [True, True]:
+            return None
+        g, x, index = types[:3]
+        if not (isinstance(x, T.Array) and x.ndim == 2 and isinstance(g, T.Array)
+                and g.ndim == 1 and isinstance(index, T.Array) and index.ndim == 1
+                and index.dtype == "i8"):
+            return None
+        codes = {x.dtype, g.dtype}
+        return T.Array("c16" if "c16" in codes else ("f4" if codes == {"f4"} else "f8"), 2)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        from ..values import scalars as S
+        b = L.b
+        (g, gt), (x, xt), (idx, it) = vals[:3]
+        n, d = A.shape_of(L, x, 0), A.shape_of(L, x, 1)
+        L.check(b.icmp_signed("!=", A.shape_of(L, idx, 0), n), ValueError,
+                "vmap: an index over {0} examples into an array of {1}",
+                (A.shape_of(L, idx, 0), n))
+        out = A.allocate(L, rtype, [n, d], zeroed=True)
+        data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        et = rtype.elem
+
+        def example(k):
+            i = A.element(L, idx, it, [k])
+            low, high = b.neg(d), b.sub(d, A.ONE)
+            i = b.select(b.icmp_signed("<", i, low), low, i)
+            i = b.select(b.icmp_signed(">", i, high), high, i)
+            i = b.select(b.icmp_signed("<", i, A.ZERO), b.add(i, d), i)
+            ptr = A.element_ptr(L, data, strides, [k, i], et)
+            gv = S.convert(L, A.element(L, g, gt, [k]), gt.elem, et)
+            A.store(L, S.binary(L, "add", A.load(L, ptr, et), gv, et), ptr, et)
+
+        A.loop(L, n, example)
+        return out
+
+
 register(BatchSetitem(), rt.batch_setitem)
 register(BatchGather(), rt.batch_gather)
+register(BatchGatherVjp(), rt.batch_gather_vjp)
 
 
 class BatchReadChecked:

@@ -5,7 +5,8 @@ other use refused by the call table with the helper's name and argument types):
 
 * ``reduce_per_example(fn)(x)`` (what ``core/vmap_jit.py`` makes of ``fn(x, axis=batch_axes(x))``):
   the reduction ``fn`` (sum, prod, mean, max, min) of each example: ``x`` as
-  ``(n, -1)``, reduced over axis 1;
+  ``(n, -1)``, reduced over axis 1; ``reduce_per_example(fn)(x, like)`` the same for
+  ``fn(x, axis=batch_axes(like))`` where ``like`` has ``x``'s rank;
 * ``batch_unbroadcast(g, x, True, x_batched)``: each example of ``g`` summed to the
   per-example shape of ``x`` (``contractions.einsum2`` with the summed letters);
 * ``sum_vjp_per_example(g, x)`` (``core/vmap_jit.py``'s form of ``sum_vjp(g, x,
@@ -32,16 +33,23 @@ from .axes import BatchFlat, PerExampleShape, int_tuple, restrided
 
 
 class ReducePerExample:
-    """``fn(x, axis=(1, ..., x.ndim - 1))`` for a batched array ``x`` of rank >= 2."""
+    """``fn(x, axis=(1, ..., x.ndim - 1))`` for a batched array ``x`` (rank 1: no axis to
+    reduce, ``x`` itself)."""
 
     def type(self, fn, types, kw, loc):
-        if kw or len(types) != 1 or not isinstance(types[0], T.Array) or types[0].ndim < 2:
+        if kw or len(types) not in (1, 2) or not isinstance(types[0], T.Array) \
+                or types[0].ndim < 1:
             return None
-        whole = Reduce().type(fn.reduction, types, {}, loc, [None], {})
+        if len(types) == 2 and not (isinstance(types[1], T.Array)
+                                    and types[1].ndim == types[0].ndim):
+            return None  # the axes of ``like``: those of ``x`` only for the same rank
+        whole = Reduce().type(fn.reduction, types[:1], {}, loc, [None], {})
         return None if whole is None else T.Array(whole.dtype, 1)
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
+        if xt.ndim == 1:  # a number per example: reduced over no axis, itself (a copy)
+            return A.copy(L, x, xt, rtype.dtype)
         flat_t = T.Array(xt.dtype, 2)
         flat = BatchFlat().lower(L, rt.batch_flat, [(x, xt)], {}, flat_t)
         return reduce_axis(L, flat, flat_t, 1, False, Reduce.OPS[fn.reduction], rtype)
@@ -119,11 +127,12 @@ def sum_vjp_per_example(g, x):
 
 def reduce_per_example(reduction):
     """The Python function ``reduction(x, axis=(1, ..., ndim - 1))`` (one per reduction,
-    so the call table can tell them apart)."""
+    so the call table can tell them apart); ``like``: over ``batch_axes(like)``, the
+    same axes where ``like`` has ``x``'s rank (compiled only then)."""
     found = _PER_EXAMPLE.get(reduction)
     if found is None:
-        def per_example(x):
-            return reduction(x, axis=rt.batch_axes(x))
+        def per_example(x, like=None):
+            return reduction(x, axis=rt.batch_axes(x if like is None else like))
         per_example.reduction = reduction
         per_example.__name__ = f"{reduction.__name__}_per_example"
         per_example.__qualname__ = per_example.__name__

@@ -557,5 +557,5 @@ register(ClipSelected(), rt.clip_selected)
 
 # the other handlers of derivative code's helpers (and the containers' handlers they
 # defer to) register themselves
-from . import products, custom_checks, remat_calls, tuples  # noqa: E402,F401
+from . import products, custom_checks, index_transposes, remat_calls, tuples  # noqa: E402,F401
 from ..ops import fancy, dicts, lists  # noqa: E402,F401

@@ -268,6 +268,9 @@ class Create:
                 return None
             code = _dtype_of(kw, "f8")
             return T.Array(code, len(dims)) if code else None
+        if isinstance(types[0], T.Scalar) and fn in (np.zeros_like, np.ones_like):
+            code = _dtype_of(kw, types[0].dtype)  # numpy: a 0-d array, a number here
+            return T.Scalar(code) if code else None
         if not isinstance(types[0], T.Array):
             return None
         code = _dtype_of(kw, types[0].dtype)
@@ -275,6 +278,8 @@ class Create:
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
+        if isinstance(rtype, T.Scalar):
+            return L.const(self.FILL[fn], rtype)
         shape = R.shape_values(L, v, t) if fn in (np.zeros, np.ones, np.empty) \
             else A.shape_list(L, v, t)
         fill = self.FILL[fn]
@@ -303,6 +308,22 @@ class Copy:
 
 
 register(Copy(), np.copy, np.transpose, np.ascontiguousarray)
+
+
+class AsArray:
+    """``np.asarray(x)`` of an array or a number: ``x`` itself (numpy copies nothing; a
+    number stays a number here, as every 0-d value of compiled code)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        return types[0]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+register(AsArray(), np.asarray)
 
 
 class Reduce:

@@ -297,10 +297,23 @@ class Diag:
 
 
 class Reshape:
-    """``np.reshape(a, shape)`` (one dimension may be -1) and ``np.ravel(a)``."""
+    """``np.reshape(a, shape)`` (one dimension may be -1) and ``np.ravel(a)``, in C order
+    (``order='C'``, numpy's default, given or not)."""
+
+    @staticmethod
+    def _c_order(types, kw, at):
+        """``(types, ok)``: ``types`` without a constant ``order='C'`` (at position ``at``)."""
+        order = kw.get("order", types[at] if len(types) > at else None)
+        if set(kw) - {"order"} or (order is not None and
+                                   getattr(order, "value", None) != "C"):
+            return types, False
+        return types[:at], True
 
     def type(self, fn, types, kw, loc):
-        if kw or not types or not isinstance(types[0], T.Array):
+        if not types or not isinstance(types[0], T.Array):
+            return None
+        types, ok = self._c_order(types, kw, 1 if fn is np.ravel else 2)
+        if not ok:
             return None
         if fn is np.ravel:
             return T.Array(types[0].dtype, 1) if len(types) == 1 else None

@@ -133,7 +133,7 @@ def _folded(fn, args, kwargs):
         (a, ta), (b, tb) = args
         for (c, _), (_, t) in (((a, ta), (b, tb)), ((b, tb), (a, ta))):
             if isinstance(c, ir.Const) and c.value is None and \
-                    isinstance(t, (T.Scalar, T.Array, T.Tuple)):
+                    isinstance(t, (T.Scalar, T.Tuple)):  # (an array: NoneTest)
                 return True, fn is operator.is_not
     if fn not in _FOLDABLE or kwargs or not args or \
             not all(isinstance(a, ir.Const) for a, _ in args) or \
@@ -307,6 +307,6 @@ def exception_instance(fn, args, loc):
 
 # the handlers register themselves in TABLE
 from . import numbers, arrays, build, linalg, norm, printing  # noqa: E402,F401
-from ..batching import axes, masks, per_example, indexing, values  # noqa: E402,F401
+from ..batching import axes, lanes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers
 from ..derivs import pieces  # noqa: E402,F401  cotangents of joined arrays

@@ -510,7 +510,9 @@ register(Bitwise(), *Bitwise.OPS)
 
 class NoneTest:
     """``x is None`` / ``x is not None`` where one side's type is ``None``: known from the
-    types, a constant (a compiled variable holds values of one type)."""
+    types, a constant (a compiled variable holds values of one type), except for an
+    array ``x``: true while it holds the None it started as (its data pointer null;
+    an array's own never is: allocation failures raise ``MemoryError``)."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 2 or not any(isinstance(t, T.NoneType) for t in types):
@@ -518,6 +520,13 @@ class NoneTest:
         return T.BOOL
 
     def lower(self, L, fn, vals, kw, rtype):
+        arrays = [v for v, t in vals if isinstance(t, T.Array)]
+        if arrays:  # an array variable still holding the None it started as (a name a
+            # loop assigns later, typed as the array it becomes): a null data pointer
+            b = L.b
+            null = b.icmp_unsigned("==", b.ptrtoint(b.extract_value(arrays[0], 0), T.I64),
+                                   ll.Constant(T.I64, 0))
+            return null if fn is operator.is_ else b.not_(null)
         same = all(isinstance(t, T.NoneType) for _, t in vals)
         return ll.Constant(ll.IntType(1), int(same == (fn is operator.is_)))
 

@@ -5,5 +5,6 @@
 only what the adjoint reads; cheap values, elements of arrays nothing writes and the
 counters of index tuples recomputed instead), ``local_copies`` (copies of temporaries propagated),
 ``write_statements`` (in-place writes as statements), ``writes`` (which array
-parameters a kernel may write into).
+parameters a kernel may write into), ``literal_containers`` (loops over and indices into
+containers built by a literal, resolved statically).
 """
