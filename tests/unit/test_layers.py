@@ -21,6 +21,8 @@ import textwrap
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 #: top to bottom; a module may import its own layer and the layers after it
@@ -193,3 +195,52 @@ def test_layers_of_the_public_paths():
     assert layer_of("s2s.cli.main") == "cli" and layer_of("s2s.__main__") == "cli"
     assert layer_of("s2s.backend.llvm.lower") == "middle"
     assert layer_of("s2s_runtime.tree") == "runtime" and layer_of("numpy") is None
+
+
+# --- every module imports first -------------------------------------------------------------
+# A module imported before any other of s2s (a user's `from s2s.backend.llvm.ops import
+# arrays`, a test file that starts there) must not meet a half-initialised module: the call
+# table's handler modules register from the table's own import, so their packages import the
+# table first.
+
+_IMPORT_FIRST = textwrap.dedent('''
+    import importlib, sys
+    bad = []
+    for name in sys.argv[1:]:
+        for m in [m for m in sys.modules if m == "s2s" or m.startswith("s2s.")]:
+            del sys.modules[m]
+        try:
+            importlib.import_module(name)
+        except Exception as e:
+            bad.append(f"{name}: {type(e).__name__}: {e}")
+    print("\\n".join(bad))
+''')
+
+#: modules that register handlers or read the registries, imported first (the default run)
+FIRST_IMPORTS = ["s2s.backend.llvm.ops.arrays", "s2s.backend.llvm.ops.numbers",
+                 "s2s.backend.llvm.ops.build", "s2s.backend.llvm.derivs.index_transposes",
+                 "s2s.backend.llvm.batching.per_example", "s2s.backend.llvm.lower.function",
+                 "s2s.rules.statistics", "s2s.batch.rules", "s2s.cli.modes"]
+
+
+def _modules_importing_first(names):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", _IMPORT_FIRST, *names], capture_output=True,
+                       text=True, cwd=str(REPO))
+    assert r.returncode == 0, r.stderr
+    return [line for line in r.stdout.splitlines() if line]
+
+
+def test_registering_modules_import_first():
+    assert _modules_importing_first(FIRST_IMPORTS) == []
+
+
+@pytest.mark.slow
+def test_every_module_imports_first():
+    names = []
+    for p in sorted((REPO / "s2s").rglob("*.py")):
+        parts = p.relative_to(REPO).with_suffix("").parts
+        if parts[-1] != "__main__":
+            names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    assert _modules_importing_first(names) == []

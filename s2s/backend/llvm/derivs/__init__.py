@@ -8,3 +8,7 @@ the tangent of ``dot_vjp`` for forward over reverse), ``linalg`` and ``norm``
 ``custom_checks`` (the checks around user rules), ``remat_calls`` (checkpointed
 loops), ``jacobian_ops`` (the helpers of compiled Jacobian kernels).
 """
+
+# the call table first: it registers these modules' handlers (importing one of them
+# alone, before the table, would meet the table's modules half-initialised)
+from ..ops import calls  # noqa: E402,F401

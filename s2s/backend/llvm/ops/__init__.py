@@ -9,3 +9,7 @@ reshape, ravel), ``fancy`` (advanced-index reads, writes and their derivative
 helpers), ``lists`` (lists that grow), ``dicts`` (dicts with constant keys),
 ``linalg`` and ``norm`` (``numpy.linalg``), ``printing`` (``print`` at run time).
 """
+
+# the call table first: it registers the handler modules (importing one of them alone,
+# before the table, would meet the table's modules half-initialised)
+from . import calls  # noqa: E402,F401

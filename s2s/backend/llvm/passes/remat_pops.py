@@ -62,7 +62,7 @@ _RENAMEABLE = (ir.Assign, ir.ExprStmt, ir.Unpack, ir.Return)
 _NEW_ARRAY = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg}
 
 
-def _index(top):
+def statement_index(top):
     """``(where, defs)``: per statement id ``(block, position, enclosing fors)``, and
     per name the statements assigning it, in the block ``top`` (a function's body)."""
     where, defs = {}, {}
@@ -111,7 +111,11 @@ def _unwritten_inputs(func, defs, types):
     return out
 
 
-class _Plan:
+class RecomputePlan:
+    """What the adjoint of one function may recompute instead of popping: the statements
+    by position (``statement_index``), the tape stacks, the value types and the arrays no
+    statement writes (``frozen_arrays``)."""
+
     def __init__(self, func, top, where, defs, stacks, types):
         self.where, self.defs, self.stacks, self.top = where, defs, stacks, top
         self.types = types
@@ -238,8 +242,8 @@ def rematerialise(func, stacks, types):
     if not stacks:
         return func
     top = tuple(func.body)
-    where, defs = _index(top)
-    plan = _Plan(func, top, where, defs, set(stacks), types)
+    where, defs = statement_index(top)
+    plan = RecomputePlan(func, top, where, defs, set(stacks), types)
     reversed_of = {s.target.name: s.value.args[0] for s in ir.walk(func.body)
                    if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
                    and s.value.fn is build.reversed_range and len(s.value.args) == 1
@@ -278,7 +282,7 @@ def rematerialise(func, stacks, types):
                 for pops, kind in held):
             continue  # the pop of a value read does not bracket the recomputation
         before = {d.name for x in block[:ppos] for y in ir.walk([x]) for d in ir.stmt_defs(y)}
-        if any(not _counter_matches(o, sfors, bfors, before, reversed_of) for o in counters):
+        if any(not counter_matches(o, sfors, bfors, before, reversed_of) for o in counters):
             continue
         renames = {}
         recomputed = []
@@ -326,7 +330,10 @@ def _in_time(pops_at, kind, block, first, plan) -> bool:
     return plan.before(pblock, ppos, block) and (pblock is not block or first < ppos)
 
 
-def _counter_matches(o, sfors, bfors, before, reversed_of) -> bool:
+def counter_matches(o, sfors, bfors, before, reversed_of) -> bool:
+    """Whether the loop counter ``o`` of the primal loops ``sfors`` is the counter of an
+    adjoint loop in ``bfors`` that runs the same range reversed (so the adjoint holds
+    ``o``'s value without a pop); ``before`` are names assigned before that loop."""
     lp = next((f for f in reversed(sfors) if f.target.name == o), None)
     la = next((f for f in reversed(bfors) if f.target.name == o), None)
     if lp is None or la is None or o in before or not isinstance(la.iter, ir.Var):

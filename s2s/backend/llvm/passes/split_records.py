@@ -30,7 +30,7 @@ from ....ir import nodes as ir
 from ....ir.names import NameGen
 from ..lower.stacks import is_pop, is_push
 from ..typing import types as T
-from .remat_pops import _Plan, _counter_matches, _index
+from .remat_pops import RecomputePlan, counter_matches, statement_index
 
 
 def split_records(func, stacks, types):
@@ -38,8 +38,8 @@ def split_records(func, stacks, types):
     if not stacks:
         return func
     top = tuple(func.body)
-    where, defs = _index(top)
-    plan = _Plan(func, top, where, defs, set(stacks), types)
+    where, defs = statement_index(top)
+    plan = RecomputePlan(func, top, where, defs, set(stacks), types)
     reversed_of = {s.target.name: s.value.args[0] for s in ir.walk(func.body)
                    if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
                    and s.value.fn is build.reversed_range and len(s.value.args) == 1
@@ -77,7 +77,7 @@ def split_records(func, stacks, types):
         if not parts or len(parts) == len(s.value.args) or not all(
                 isinstance(types.get(a.name), T.Scalar) for a in parts):
             continue
-        if any(not _counter_matches(o, sfors, bfors, set(), reversed_of)
+        if any(not counter_matches(o, sfors, bfors, set(), reversed_of)
                and not _recomputed_range_matches(o, sfors, bfors, reversed_of, plan)
                for o in counters):
             continue
