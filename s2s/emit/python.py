@@ -190,7 +190,7 @@ class Emitter:
         """Fold only small expressions: one function call at most, about 40 characters."""
         if call_depth(call, folds) > 1:
             return False
-        return len(self.x.call(call, dict(folds))[0]) <= 40
+        return len(self.x.call(call, _reachable(call, folds))[0]) <= 40
 
     def _use_index(self, stmts, i):
         """Index of the statement of this block that reads temporary ``stmts[i]``, if foldable."""
@@ -315,6 +315,18 @@ class Emitter:
                       self.block(s.orelse) + [_Stmt("break")])
         body = self.block(s.test_body) + [exit_] + self.block(s.body)
         return _Stmt("while True:", body)
+
+
+def _reachable(call: ir.Call, folds) -> dict:
+    """The folds ``call``'s text reads (its folded operands, theirs, ...): a copy the
+    builder may pop from, the size of the expression and not of the block."""
+    out, todo = {}, [call]
+    while todo:
+        for a in todo.pop().operands():
+            if isinstance(a, ir.Var) and a.name in folds and a.name not in out:
+                out[a.name] = folds[a.name]
+                todo.append(folds[a.name])
+    return out
 
 
 def _pass():
