@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from typing import Dict, Iterator, Optional
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
-from libcst._position import CodePosition, CodeRange
+from libcst._nodes.internal import CodegenState  # not exported; PositionProvider subclasses it too
+from libcst.metadata import CodePosition, CodeRange
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
