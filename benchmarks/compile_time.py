@@ -9,7 +9,9 @@ stages are the best of ``repeat`` runs on a fresh ``Jitted``.
 
 Run alone:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/compile_time.py
 ``--chains``: seconds to the first ``grad`` / ``jit(grad)`` call of straight-line
-chains of 250 to 2000 statements (``chain_source``), one fresh process each.
+chains of 250 to 2000 statements (``chain_source``; with ``--loops``,
+``loop_chain_source``), one fresh process each; ``--grad-only`` skips ``jit(grad)``
+(whose LLVM optimisation takes minutes at these sizes: benchmarks/README.md).
 (``bench_jit.py`` prints the same table after its speed table.)
 """
 import sys
@@ -88,6 +90,32 @@ def chain_source(n):
     return "\n".join(lines + ["    return np.sum(a * b)", ""])
 
 
+def loop_chain_source(n):
+    """``chain_source``'s statements in groups of 20, every other group inside
+    ``for i in range(2): if np.sum(a) > 0.0: <10> else: ...; <10>`` (``chain(x, y)``)."""
+    body = ["a = np.tanh(a * b) + 0.5 * np.cos(a)", "b = np.tanh(b) - a * 0.5",
+            "c = a * x + b", "a = np.sin(c) + np.sin(b) * y"]
+    lines = ["import numpy as np", "", "", "def chain(x, y):", "    a = x * y", "    b = np.sin(x) + y"]
+    k = 0
+    g = 0
+    while k < n:
+        if g % 2:
+            lines.append("    for i in range(2):")
+            lines.append("        if np.sum(a) > 0.0:")
+            for j in range(10):
+                lines.append("            " + body[(k + j) % 4])
+            lines.append("        else:")
+            lines.append("            a = a * 0.9")
+            for j in range(10, 20):
+                lines.append("        " + body[(k + j) % 4])
+        else:
+            for j in range(20):
+                lines.append("    " + body[(k + j) % 4])
+        k += 20
+        g += 1
+    return "\n".join(lines + ["    return np.sum(a * b)", ""])
+
+
 CHILD = """
 import importlib.util, sys, time
 import numpy as np
@@ -101,7 +129,7 @@ print(time.perf_counter() - t)
 """
 
 
-def chain_times(sizes=(250, 500, 1000, 2000), modes=("grad", "jit")):
+def chain_times(sizes=(250, 500, 1000, 2000), modes=("grad", "jit"), source=None):
     """Seconds to the first call of ``grad(chain)`` / ``jit(grad(chain))`` for chains of
     ``sizes`` statements, each in a fresh subprocess (imports before the clock)."""
     import os
@@ -111,7 +139,7 @@ def chain_times(sizes=(250, 500, 1000, 2000), modes=("grad", "jit")):
     with tempfile.TemporaryDirectory() as d:
         for n in sizes:
             path = os.path.join(d, f"chain{n}.py")
-            Path(path).write_text(chain_source(n))
+            Path(path).write_text((source or chain_source)(n))
             for mode in modes:
                 env = dict(os.environ, S2S_CACHE_DIR=os.path.join(d, "cache"))
                 run = subprocess.run([sys.executable, "-c", CHILD, path, mode], env=env,
@@ -131,7 +159,9 @@ def print_chains(times):
 
 def main():
     if "--chains" in sys.argv:  # transform + compile time against the function's length
-        print_chains(chain_times())
+        loops = "--loops" in sys.argv  # the same statements in loops with branches
+        modes = ("grad",) if "--grad-only" in sys.argv else ("grad", "jit")
+        print_chains(chain_times(modes=modes, source=loop_chain_source if loops else None))
         return
     import jit_kernels as K
     rng = np.random.default_rng(0)

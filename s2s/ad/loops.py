@@ -209,7 +209,9 @@ class LoopAdjoints(TapeRecording):
         """Variables of the loop assigned before any read in every iteration and not
         read after it: their adjoints live within one iteration."""
         inside = ir.use_counts([s])
-        outside = {n for n, c in self.use_counts.items() if c > inside.get(n, 0)}
+        # (only the loop's own definitions can be in the answer: look at those, not at
+        # every variable of the function once per loop)
+        outside = {n for n in defs if self.use_counts.get(n, 0) > inside.get(n, 0)}
         outside |= self.returned  # read by the return, which the body no longer holds
         target = {s.target.name} if isinstance(s, ir.For) else set()
         return defs - read_first(loop_stmts(s)) - outside - target

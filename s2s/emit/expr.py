@@ -1,6 +1,6 @@
-"""IR atoms and calls -> libcst expression nodes.
+"""IR atoms and calls -> Python expression text.
 
-``ExprBuilder.call(c, folds)`` returns ``(node, precedence)``; operands
+``ExprBuilder.call(c, folds)`` returns ``(text, precedence)``; operands
 whose precedence is lower than their context needs are parenthesised, so
 folded expressions mean exactly what the three-address statements meant.
 Operators print infix, ``getitem`` as a subscript with slice syntax,
@@ -8,6 +8,12 @@ Operators print infix, ``getitem`` as a subscript with slice syntax,
 ``call_method`` as attribute access and method calls; every other callable by
 its public dotted name (``naming.py``) or, failing that, a name bound in the
 function's namespace.
+
+The text is written directly (the spacing is libcst's default layout: ``a + b``,
+``f(a, b, k=v)``, ``(a,)``, ``x[a:b]``, ``{k: v}``); building libcst nodes and printing
+them cost most of the time of emitting a long function.  Names, aliases and folded
+temporaries are taken in the order the operands are printed, so the text is a pure
+function of the IR.
 """
 from __future__ import annotations
 
@@ -16,7 +22,6 @@ import math
 import operator
 from typing import Dict
 
-import libcst as cst
 import numpy as np
 
 from s2s_runtime import build
@@ -26,52 +31,38 @@ from ..frontend import desugar
 from ..ir import nodes as ir
 
 _INFIX = {
-    operator.add: (cst.Add, 10), operator.sub: (cst.Subtract, 10),
-    operator.mul: (cst.Multiply, 11), operator.truediv: (cst.Divide, 11),
-    operator.floordiv: (cst.FloorDivide, 11), operator.mod: (cst.Modulo, 11),
-    operator.matmul: (cst.MatrixMultiply, 11), operator.pow: (cst.Power, 13),
-    operator.and_: (cst.BitAnd, 8), operator.or_: (cst.BitOr, 6), operator.xor: (cst.BitXor, 7),
-    operator.lshift: (cst.LeftShift, 9), operator.rshift: (cst.RightShift, 9),
+    operator.add: (" + ", 10), operator.sub: (" - ", 10),
+    operator.mul: (" * ", 11), operator.truediv: (" / ", 11),
+    operator.floordiv: (" // ", 11), operator.mod: (" % ", 11),
+    operator.matmul: (" @ ", 11), operator.pow: (" ** ", 13),
+    operator.and_: (" & ", 8), operator.or_: (" | ", 6), operator.xor: (" ^ ", 7),
+    operator.lshift: (" << ", 9), operator.rshift: (" >> ", 9),
 }
 _COMPARE = {
-    operator.lt: cst.LessThan, operator.le: cst.LessThanEqual, operator.gt: cst.GreaterThan,
-    operator.ge: cst.GreaterThanEqual, operator.eq: cst.Equal, operator.ne: cst.NotEqual,
-    operator.is_: cst.Is, operator.is_not: cst.IsNot,
+    operator.lt: " < ", operator.le: " <= ", operator.gt: " > ",
+    operator.ge: " >= ", operator.eq: " == ", operator.ne: " != ",
+    operator.is_: " is ", operator.is_not: " is not ",
 }
-_PREFIX = {operator.neg: (cst.Minus, 12), operator.pos: (cst.Plus, 12),
-           operator.invert: (cst.BitInvert, 12), operator.not_: (cst.Not, 4)}
-#: augmented-assignment node of each in-place operator
-AUG = {operator.iadd: cst.AddAssign, operator.isub: cst.SubtractAssign,
-       operator.imul: cst.MultiplyAssign, operator.itruediv: cst.DivideAssign,
-       operator.ifloordiv: cst.FloorDivideAssign, operator.imod: cst.ModuloAssign,
-       operator.ipow: cst.PowerAssign, operator.imatmul: cst.MatrixMultiplyAssign,
-       operator.iand: cst.BitAndAssign, operator.ior: cst.BitOrAssign,
-       operator.ixor: cst.BitXorAssign, operator.ilshift: cst.LeftShiftAssign,
-       operator.irshift: cst.RightShiftAssign}
+_PREFIX = {operator.neg: ("-", 12), operator.pos: ("+", 12),
+           operator.invert: ("~", 12), operator.not_: ("not ", 4)}
+#: augmented-assignment operator of each in-place operator
+AUG = {operator.iadd: " += ", operator.isub: " -= ",
+       operator.imul: " *= ", operator.itruediv: " /= ",
+       operator.ifloordiv: " //= ", operator.imod: " %= ",
+       operator.ipow: " **= ", operator.imatmul: " @= ",
+       operator.iand: " &= ", operator.ior: " |= ",
+       operator.ixor: " ^= ", operator.ilshift: " <<= ",
+       operator.irshift: " >>= "}
 ATOM = 16
-_NO_SPACE = cst.SimpleWhitespace("")
 
 
-def dotted(text: str) -> cst.BaseExpression:
-    """``a.b.c`` as a Name/Attribute chain."""
-    parts = text.split(".")
-    node: cst.BaseExpression = cst.Name(parts[0])
-    for p in parts[1:]:
-        node = cst.Attribute(node, cst.Name(p))
-    return node
-
-
-def paren(node):
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-def kwarg(name: str, value) -> cst.Arg:
-    return cst.Arg(value, keyword=cst.Name(name),
-                   equal=cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE))
+def _tuple(items) -> str:
+    """A parenthesised tuple display (``(a,)`` for one element)."""
+    return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
 
 
 class ExprBuilder:
-    """Builds expression nodes; ``namer`` names callables and module aliases."""
+    """Builds expression text; ``namer`` names callables and module aliases."""
 
     def __init__(self, namer):
         self.namer = namer
@@ -80,53 +71,49 @@ class ExprBuilder:
         if isinstance(a, ir.Var):
             if a.name in folds:
                 return self.call(folds.pop(a.name), folds)
-            return cst.Name(a.name), ATOM
+            return a.name, ATOM
         return self.const(a.value)
 
     @staticmethod
-    def wrap(sub, min_prec):
-        node, prec = sub
-        return paren(node) if prec < min_prec else node
+    def wrap(sub, min_prec) -> str:
+        text, prec = sub
+        return "(" + text + ")" if prec < min_prec else text
 
     def const(self, v) -> tuple:
         if v is None or v is True or v is False:
-            return cst.Name(repr(v)), ATOM
+            return repr(v), ATOM
         if v is Ellipsis:
-            return cst.Ellipsis(), ATOM
+            return "...", ATOM
         if type(v) is int or type(v) is float:
             if type(v) is float and (math.isinf(v) or math.isnan(v)):
-                node = cst.Attribute(cst.Name(self.namer.alias("math")),
-                                     cst.Name("inf" if math.isinf(v) else "nan"))
-                return (cst.UnaryOperation(cst.Minus(), node), 12) if v < 0 else (node, ATOM)
-            literal = (cst.Integer if type(v) is int else cst.Float)(repr(abs(v)))
-            return (cst.UnaryOperation(cst.Minus(), literal), 12) if repr(v)[0] == "-" \
-                else (literal, ATOM)
+                text = self.namer.alias("math") + (".inf" if math.isinf(v) else ".nan")
+                return ("-" + text, 12) if v < 0 else (text, ATOM)
+            literal = repr(abs(v))
+            return ("-" + literal, 12) if repr(v)[0] == "-" else (literal, ATOM)
         if type(v) is complex:
-            node = cst.parse_expression(repr(v))  # '1j' or '(1+2j)': parenthesised by repr
-            return node, ATOM if not repr(v).startswith("-") else 12
+            text = repr(v)  # '1j' or '(1+2j)': parenthesised by repr
+            return text, ATOM if not text.startswith("-") else 12
         if isinstance(v, (str, bytes)):
-            return cst.SimpleString(repr(v)), ATOM
+            return repr(v), ATOM
         if isinstance(v, slice):
-            args = [cst.Arg(self.const(x)[0]) for x in (v.start, v.stop, v.step)]
-            return cst.Call(cst.Name("slice"), args), 15
+            parts = [self.const(x)[0] for x in (v.start, v.stop, v.step)]
+            return "slice(" + ", ".join(parts) + ")", 15
         if isinstance(v, tuple) and not hasattr(v, "_fields"):
-            return cst.Tuple([cst.Element(self.const(x)[0]) for x in v]), ATOM
+            return _tuple([self.const(x)[0] for x in v]), ATOM
         if isinstance(v, list):
-            return cst.List([cst.Element(self.const(x)[0]) for x in v]), ATOM
+            return "[" + ", ".join([self.const(x)[0] for x in v]) + "]", ATOM
         if isinstance(v, dict):
-            return cst.Dict([cst.DictElement(self.const(k)[0], self.const(x)[0])
-                             for k, x in v.items()]), ATOM
+            items = [self.const(k)[0] + ": " + self.const(x)[0] for k, x in v.items()]
+            return "{" + ", ".join(items) + "}", ATOM
         np_ = self.namer.alias("np")
         if isinstance(v, np.ndarray):
-            node = cst.Call(cst.Attribute(cst.Name(np_), cst.Name("array")),
-                            [cst.Arg(self.const(v.tolist())[0]),
-                             kwarg("dtype", dotted(f"{np_}.{v.dtype.name}"))])
-            return node, 15
+            data = self.const(v.tolist())[0]
+            return f"{np_}.array({data}, dtype={np_}.{v.dtype.name})", 15
         if isinstance(v, np.generic):
-            return cst.Call(dotted(f"{np_}.{v.dtype.name}"), [cst.Arg(self.const(v.item())[0])]), 15
+            return f"{np_}.{v.dtype.name}({self.const(v.item())[0]})", 15
         if isinstance(v, np.dtype):
-            return cst.Call(dotted(f"{np_}.dtype"), [cst.Arg(cst.SimpleString(repr(v.name)))]), 15
-        return dotted(self.namer.name_of(v)), ATOM
+            return f"{np_}.dtype({v.name!r})", 15
+        return self.namer.name_of(v), ATOM
 
     # -- subscripts -----------------------------------------------------------
     def index(self, idx, folds):
@@ -138,27 +125,25 @@ class ExprBuilder:
             return [self.index_part(p, folds) for p in call.args], True
         return [self.index_part(idx, folds)], False
 
-    def index_part(self, p, folds) -> cst.SubscriptElement:
+    def index_part(self, p, folds) -> str:
         if isinstance(p, ir.Const) and isinstance(p.value, slice):
             bounds = [ir.Const(p.value.start), ir.Const(p.value.stop), ir.Const(p.value.step)]
-            return cst.SubscriptElement(self._slice(bounds, folds))
+            return self._slice(bounds, folds)
         if isinstance(p, ir.Var) and p.name in folds and folds[p.name].fn is slice:
             call = folds.pop(p.name)
             args = list(call.args) + [ir.Const(None)] * (3 - len(call.args))
-            return cst.SubscriptElement(self._slice(args, folds))
-        return cst.SubscriptElement(cst.Index(self.atom(p, folds)[0]))
+            return self._slice(args, folds)
+        return self.atom(p, folds)[0]
 
-    def _slice(self, bounds, folds) -> cst.Slice:
+    def _slice(self, bounds, folds) -> str:
         lo, hi, st = (None if isinstance(b, ir.Const) and b.value is None
                       else self.atom(b, folds)[0] for b in bounds)
-        return cst.Slice(lower=lo, upper=hi, step=st,
-                         second_colon=cst.Colon() if st is not None else cst.MaybeSentinel.DEFAULT)
+        return (lo or "") + ":" + (hi or "") + ("" if st is None else ":" + st)
 
-    def subscript(self, base, idx, folds) -> cst.Subscript:
+    def subscript(self, base, idx, folds) -> str:
         elements, is_tuple = self.index(idx, folds)
-        if is_tuple and len(elements) == 1:  # x[a,]: keep the trailing comma
-            elements = [elements[0].with_changes(comma=cst.Comma())]
-        return cst.Subscript(self.wrap(self.atom(base, folds), ATOM - 1), elements)
+        inside = elements[0] + "," if is_tuple and len(elements) == 1 else ", ".join(elements)
+        return self.wrap(self.atom(base, folds), ATOM - 1) + "[" + inside + "]"
 
     # -- calls ----------------------------------------------------------------
     def call(self, c: ir.Call, folds) -> tuple:
@@ -171,47 +156,48 @@ class ExprBuilder:
             else:
                 left = self.wrap(self.atom(args[0], folds), prec)
                 right = self.wrap(self.atom(args[1], folds), prec + 1)
-            return cst.BinaryOperation(left, op(), right), prec
+            return left + op + right, prec
         if fn in _COMPARE and len(args) == 2 and not c.kwargs:
-            return self._compare(args[0], _COMPARE[fn](), args[1], folds), 5
+            return self._compare(args[0], _COMPARE[fn], args[1], folds), 5
         if fn is desugar.contains and len(args) == 2:
-            return self._compare(args[1], cst.In(), args[0], folds), 5
+            return self._compare(args[1], " in ", args[0], folds), 5
         if fn is desugar.not_contains and len(args) == 2:
-            return self._compare(args[1], cst.NotIn(), args[0], folds), 5
+            return self._compare(args[1], " not in ", args[0], folds), 5
         if fn in _PREFIX and len(args) == 1:
             op, prec = _PREFIX[fn]
-            return cst.UnaryOperation(op(), self.wrap(self.atom(args[0], folds), prec)), prec
+            return op + self.wrap(self.atom(args[0], folds), prec), prec
         if fn is operator.getitem and len(args) == 2:
             return self.subscript(args[0], args[1], folds), 15
         if fn is build.make_tuple:
-            return cst.Tuple([cst.Element(self.atom(a, folds)[0]) for a in args]), ATOM
+            return _tuple([self.atom(a, folds)[0] for a in args]) if args else "()", ATOM
         if fn is build.make_list:
-            return cst.List([cst.Element(self.atom(a, folds)[0]) for a in args]), ATOM
+            return "[" + ", ".join([self.atom(a, folds)[0] for a in args]) + "]", ATOM
         if fn is build.make_dict:
             items = [self.atom(a, folds)[0] for a in args]
-            return cst.Dict([cst.DictElement(k, v) for k, v in zip(items[::2], items[1::2])]), ATOM
+            return "{" + ", ".join([k + ": " + v for k, v in zip(items[::2], items[1::2])]) \
+                + "}", ATOM
         if fn is getattr and len(args) == 2 and isinstance(args[1], ir.Const) \
                 and isinstance(args[1].value, str) and args[1].value.isidentifier():
             base = self.wrap(self.atom(args[0], folds), 15)
-            return cst.Attribute(base, cst.Name(args[1].value)), 15
+            return base + "." + args[1].value, 15
         if fn is build.call_method and len(args) >= 2 and isinstance(args[1], ir.Const):
             base = self.wrap(self.atom(args[0], folds), 15)
-            head = base if args[1].value == "__call__" else cst.Attribute(base, cst.Name(args[1].value))
-            return cst.Call(head, self._args(args[2:], c.kwargs, folds)), 15
+            head = base if args[1].value == "__call__" else base + "." + args[1].value
+            return head + "(" + self._args(args[2:], c.kwargs, folds) + ")", 15
         # numpy reductions and np.split are called through s2s_runtime's equivalents,
         # which skip numpy's Python dispatch (runtime/fast_numpy.py: the same results)
-        head = dotted(self.namer.name_of(_FAST_BY_ID.get(id(fn), fn)))
-        return cst.Call(head, self._args(_drop_default_tail(fn, args), c.kwargs, folds)), 15
+        head = self.namer.name_of(_FAST_BY_ID.get(id(fn), fn))
+        return head + "(" + self._args(_drop_default_tail(fn, args), c.kwargs, folds) + ")", 15
 
-    def _compare(self, left, op, right, folds):
-        return cst.Comparison(self.wrap(self.atom(left, folds), 6),
-                              [cst.ComparisonTarget(op, self.wrap(self.atom(right, folds), 6))])
+    def _compare(self, left, op, right, folds) -> str:
+        left = self.wrap(self.atom(left, folds), 6)
+        return left + op + self.wrap(self.atom(right, folds), 6)
 
-    def _args(self, args, kwargs, folds):
-        out = [cst.Arg(self.atom(a, folds)[0]) for a in args]
-        return out + [kwarg(k, self.atom(v, folds)[0]) for k, v in kwargs]
+    def _args(self, args, kwargs, folds) -> str:
+        out = [self.atom(a, folds)[0] for a in args]
+        return ", ".join(out + [k + "=" + self.atom(v, folds)[0] for k, v in kwargs])
 
-    def expr(self, value, folds):
+    def expr(self, value, folds) -> str:
         if isinstance(value, ir.Call):
             return self.call(value, folds)[0]
         return self.atom(value, folds)[0]

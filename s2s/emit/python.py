@@ -1,10 +1,12 @@
-"""IR -> libcst -> Python source.
+"""IR -> Python source.
 
 Contract: ``emit_function(fn)`` accepts any ``ir.Function`` and returns an
 ``Emitted`` with the source text of one ``def``, the module aliases it uses
-and the objects it refers to that have no public name.  The function is
-built as a libcst tree (expressions by ``expr.ExprBuilder``) and printed by
-libcst's code generator.  Output is deterministic (a pure function of the IR).
+and the objects it refers to that have no public name.  Statements are built as
+``_Stmt`` records (a line, its comments, the blocks under it; expressions as text
+by ``expr.ExprBuilder``) and printed with four spaces per level, in libcst's
+default layout.  Output is deterministic (a pure function of the IR), and the time
+it takes is linear in the function's length.
 
 Readability:
 
@@ -21,17 +23,43 @@ import operator
 from dataclasses import dataclass, field, replace
 from typing import Dict, List
 
-import libcst as cst
-
 import s2s_runtime as rt
 
 from ..frontend import desugar
 from ..ir import nodes as ir
 from ..ir.names import NameGen
-from .expr import AUG, ExprBuilder, call_depth, kwarg
+from .expr import AUG, ExprBuilder, call_depth
 from .naming import callable_path
 
-_EMPTY_MODULE = cst.Module([])
+
+class _Stmt:
+    """One printed statement: ``line`` (a simple statement, or a compound statement's
+    header), comment lines above it, a comment at its end, and for a compound statement
+    its block and the clauses after it (``(header, block)``: ``elif``, ``else``...)."""
+
+    __slots__ = ("line", "leading", "trailing", "body", "clauses")
+
+    def __init__(self, line: str, body=None, clauses=()):
+        self.line = line
+        self.leading: List[str] = []
+        self.trailing = None
+        self.body = body
+        self.clauses = list(clauses)
+
+    def render(self, indent: str, out: List[str]) -> None:
+        for comment in self.leading:
+            out.append(indent + comment)
+        out.append(indent + self.line + ("" if self.trailing is None else "  " + self.trailing))
+        if self.body is not None:
+            _render(self.body, indent + "    ", out)
+            for header, block in self.clauses:
+                out.append(indent + header)
+                _render(block, indent + "    ", out)
+
+
+def _render(stmts, indent: str, out: List[str]) -> None:
+    for s in stmts:
+        s.render(indent, out)
 
 
 @dataclass
@@ -81,22 +109,21 @@ class Emitter:
         fn = self.fn
         params, kwonly = [], []
         for p in fn.params:
-            default = None if p.default is None else self.x.const(p.default.value)[0]
-            node = cst.Param(cst.Name(p.var.name), default=default,
-                             equal=kwarg("_", default).equal if default is not None
-                             else cst.MaybeSentinel.DEFAULT)
-            (kwonly if p.kwonly else params).append(node)
-        parameters = cst.Parameters(params=params, kwonly_params=kwonly,
-                                    star_arg=cst.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT)
+            text = p.var.name if p.default is None \
+                else p.var.name + "=" + self.x.const(p.default.value)[0]
+            (kwonly if p.kwonly else params).append(text)
+        if kwonly:
+            params += ["*"] + kwonly
         body = self.block(fn.body)
         if fn.docstring:
-            body.insert(0, cst.SimpleStatementLine([cst.Expr(cst.SimpleString(repr(fn.docstring)))]))
-        node = cst.FunctionDef(cst.Name(fn.name), parameters, cst.IndentedBlock(body or _pass()))
-        src = cst.Module([node]).code
-        return Emitted(src, dict(self.aliases), dict(self.extern))
+            body.insert(0, _Stmt(repr(fn.docstring)))
+        out: List[str] = []
+        _Stmt(f"def {fn.name}({', '.join(params)}):", body or _pass()).render("", out)
+        out.append("")
+        return Emitted("\n".join(out), dict(self.aliases), dict(self.extern))
 
-    def block(self, stmts) -> List[cst.BaseStatement]:
-        out: List[cst.BaseStatement] = []
+    def block(self, stmts) -> List[_Stmt]:
+        out: List[_Stmt] = []
         folds: Dict[str, ir.Call] = {}
         last_line = None
         stmts = self._merge_rebinds(list(stmts))
@@ -109,14 +136,14 @@ class Emitter:
             nodes = self.stmt(s, folds)
             if self.locations == "table" and loc is not None and loc.line:
                 self.loc_table.append((loc, s))  # ``line_locations``: an index, not a position
-                nodes[0] = _trailing_comment(nodes[0], f"# @{len(self.loc_table) - 1}")
+                nodes[0].trailing = f"# @{len(self.loc_table) - 1}"
             elif self.locations and loc is not None and loc.line:
-                nodes[0] = _trailing_comment(nodes[0], f"# {loc.line}:{loc.col + 1}")
+                nodes[0].trailing = f"# {loc.line}:{loc.col + 1}"
             if self.comments and loc is not None and getattr(loc, "derived", False) and loc.line:
                 # one comment per run of derived code from the same source line, even when
                 # primal statements sit between (forward mode interleaves them)
                 if loc.line != last_line:
-                    nodes[0] = _leading_comment(nodes[0], f"# line {loc.line}: {loc.text.strip()}")
+                    nodes[0].leading.append(f"# line {loc.line}: {loc.text.strip()}")
                 last_line = loc.line
             out += nodes
         return out
@@ -163,7 +190,7 @@ class Emitter:
         """Fold only small expressions: one function call at most, about 40 characters."""
         if call_depth(call, folds) > 1:
             return False
-        return len(_EMPTY_MODULE.code_for_node(self.x.call(call, dict(folds))[0])) <= 40
+        return len(self.x.call(call, _reachable(call, folds))[0]) <= 40
 
     def _use_index(self, stmts, i):
         """Index of the statement of this block that reads temporary ``stmts[i]``, if foldable."""
@@ -201,116 +228,109 @@ class Emitter:
         return folds
 
     # -- statements -----------------------------------------------------------------
-    def stmt(self, s, folds) -> List[cst.BaseStatement]:
+    def stmt(self, s, folds) -> List[_Stmt]:
         x = self.x
         if isinstance(s, ir.Assign):
             v = s.value
             if isinstance(v, ir.Call) and v.fn in desugar.PLAIN_OF_INPLACE and len(v.args) == 2:
                 # t = operator.iadd(a, v)  ->  t = a; t += v   (same object semantics)
-                out = [] if v.args[0] == s.target else [_line(_assign(cst.Name(s.target.name),
-                                                                      x.atom(v.args[0], folds)[0]))]
-                aug = cst.AugAssign(cst.Name(s.target.name), AUG[v.fn](), x.atom(v.args[1], folds)[0])
-                return out + [_line(aug)]
+                out = [] if v.args[0] == s.target else [
+                    _Stmt(s.target.name + " = " + x.atom(v.args[0], folds)[0])]
+                return out + [_Stmt(s.target.name + AUG[v.fn] + x.atom(v.args[1], folds)[0])]
             if isinstance(v, ir.Call) and v.fn is rt.index_set and len(v.args) == 3 \
                     and isinstance(v.args[0], ir.Var):
                 # t = rt.index_set(y, i, v)  ->  y[i] = v; t = y   (the write is in place)
-                write = _assign(x.subscript(v.args[0], v.args[1], folds), x.atom(v.args[2], folds)[0])
+                target = x.subscript(v.args[0], v.args[1], folds)
+                write = _Stmt(target + " = " + x.atom(v.args[2], folds)[0])
                 rebind = [] if v.args[0] == s.target or not self.uses.get(s.target.name) else [
-                    _line(_assign(cst.Name(s.target.name), cst.Name(v.args[0].name)))]
-                return [_line(write)] + rebind
-            return [_line(_assign(cst.Name(s.target.name), x.expr(v, folds)))]
+                    _Stmt(s.target.name + " = " + v.args[0].name)]
+                return [write] + rebind
+            return [_Stmt(s.target.name + " = " + x.expr(v, folds))]
         if isinstance(s, ir.Unpack):
-            targets = cst.Tuple([cst.Element(cst.Name(t.name)) for t in s.targets], lpar=[], rpar=[])
-            return [_line(_assign(targets, x.atom(s.value, folds)[0]))]
+            names = [t.name for t in s.targets]
+            targets = names[0] + "," if len(names) == 1 else ", ".join(names)
+            return [_Stmt(targets + " = " + x.atom(s.value, folds)[0])]
         if isinstance(s, ir.ExprStmt):
             v = s.value
             if isinstance(v, ir.Call) and v.fn is operator.setitem and len(v.args) == 3:
                 target = x.subscript(v.args[0], v.args[1], folds)
-                return [_line(_assign(target, x.atom(v.args[2], folds)[0]))]
+                return [_Stmt(target + " = " + x.atom(v.args[2], folds)[0])]
             if isinstance(v, ir.Call) and v.fn is setattr and len(v.args) == 3:
-                target = cst.Attribute(x.wrap(x.atom(v.args[0], folds), 15), cst.Name(v.args[1].value))
-                return [_line(_assign(target, x.atom(v.args[2], folds)[0]))]
-            return [_line(cst.Expr(x.expr(v, folds)))]
+                target = x.wrap(x.atom(v.args[0], folds), 15) + "." + v.args[1].value
+                return [_Stmt(target + " = " + x.atom(v.args[2], folds)[0])]
+            return [_Stmt(x.expr(v, folds))]
         if isinstance(s, ir.Return):
-            return [_line(cst.Return(x.atom(s.value, folds)[0]))]
+            return [_Stmt("return " + x.atom(s.value, folds)[0])]
         if isinstance(s, ir.If):
             return [self._if(s, folds)]
         if isinstance(s, ir.For):
-            node = cst.For(cst.Name(s.target.name), x.atom(s.iter, folds)[0],
-                           cst.IndentedBlock(self.block(s.body) or _pass()),
-                           orelse=cst.Else(cst.IndentedBlock(self.block(s.orelse))) if s.orelse else None)
-            return [node]
+            head = f"for {s.target.name} in {x.atom(s.iter, folds)[0]}:"
+            body = self.block(s.body) or _pass()
+            return [_Stmt(head, body, [("else:", self.block(s.orelse))] if s.orelse else ())]
         if isinstance(s, ir.While):
             return [self._while(s)]
         if isinstance(s, ir.Break):
-            return [_line(cst.Break())]
+            return [_Stmt("break")]
         if isinstance(s, ir.Continue):
-            return [_line(cst.Continue())]
+            return [_Stmt("continue")]
         if isinstance(s, ir.Raise):
-            exc = None if s.exc is None else x.atom(s.exc, folds)[0]
-            return [_line(cst.Raise(exc=exc))]
+            return [_Stmt("raise" if s.exc is None else "raise " + x.atom(s.exc, folds)[0])]
         if isinstance(s, ir.Assert):
-            msg = None if s.msg is None else x.atom(s.msg, folds)[0]
-            return [_line(cst.Assert(x.atom(s.test, folds)[0], msg=msg))]
+            test = x.atom(s.test, folds)[0]
+            return [_Stmt("assert " + test if s.msg is None
+                          else "assert " + test + ", " + x.atom(s.msg, folds)[0])]
         if isinstance(s, ir.Try):
             handlers = []
             for h in s.handlers:
-                typ = None if h.type is None else x.atom(h.type, {})[0]
-                name = None if h.name is None else cst.AsName(cst.Name(h.name.name))
-                handlers.append(cst.ExceptHandler(cst.IndentedBlock(self.block(h.body) or _pass()),
-                                                  type=typ, name=name))
-            return [cst.Try(cst.IndentedBlock(self.block(s.body) or _pass()), handlers=handlers,
-                            orelse=cst.Else(cst.IndentedBlock(self.block(s.orelse))) if s.orelse else None,
-                            finalbody=cst.Finally(cst.IndentedBlock(self.block(s.finalbody)))
-                            if s.finalbody else None)]
+                head = "except" if h.type is None else "except " + x.atom(h.type, {})[0]
+                if h.name is not None:
+                    head += " as " + h.name.name
+                handlers.append((head + ":", self.block(h.body) or _pass()))
+            body = self.block(s.body) or _pass()
+            if s.orelse:
+                handlers.append(("else:", self.block(s.orelse)))
+            if s.finalbody:
+                handlers.append(("finally:", self.block(s.finalbody)))
+            return [_Stmt("try:", body, handlers)]
         raise TypeError(f"cannot emit {type(s).__name__}")
 
-    def _if(self, s: ir.If, folds) -> cst.If:
-        orelse = None
+    def _if(self, s: ir.If, folds, keyword="if") -> _Stmt:
+        clauses = []
         if s.orelse:
             if len(s.orelse) == 1 and isinstance(s.orelse[0], ir.If):
-                orelse = self._if(s.orelse[0], {})  # elif
+                elif_ = self._if(s.orelse[0], {}, "elif")  # its clauses follow this one's
+                clauses = [(elif_.line, elif_.body)] + elif_.clauses
             else:
-                orelse = cst.Else(cst.IndentedBlock(self.block(s.orelse)))
-        return cst.If(self.x.atom(s.test, folds)[0], cst.IndentedBlock(self.block(s.body) or _pass()),
-                      orelse=orelse)
+                clauses = [("else:", self.block(s.orelse))]
+        head = f"{keyword} {self.x.atom(s.test, folds)[0]}:"
+        return _Stmt(head, self.block(s.body) or _pass(), clauses)
 
-    def _while(self, s: ir.While) -> cst.While:
+    def _while(self, s: ir.While) -> _Stmt:
         folds = self._fold_all(s.test_body) if self.fold else None
         if folds is not None and not s.orelse:
-            return cst.While(self.x.atom(s.test, folds)[0],
-                             cst.IndentedBlock(self.block(s.body) or _pass()))
+            head = f"while {self.x.atom(s.test, folds)[0]}:"
+            return _Stmt(head, self.block(s.body) or _pass())
         # while True: <test_body>; if not test: <orelse>; break; <body>
-        exit_ = cst.If(cst.UnaryOperation(cst.Not(), self.x.wrap(self.x.atom(s.test, {}), 5)),
-                       cst.IndentedBlock(self.block(s.orelse) + [_line(cst.Break())]))
+        exit_ = _Stmt("if not " + self.x.wrap(self.x.atom(s.test, {}), 5) + ":",
+                      self.block(s.orelse) + [_Stmt("break")])
         body = self.block(s.test_body) + [exit_] + self.block(s.body)
-        return cst.While(cst.Name("True"), cst.IndentedBlock(body))
+        return _Stmt("while True:", body)
 
 
-def _line(small) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine([small])
-
-
-def _assign(target, value) -> cst.Assign:
-    return cst.Assign([cst.AssignTarget(target)], value)
+def _reachable(call: ir.Call, folds) -> dict:
+    """The folds ``call``'s text reads (its folded operands, theirs, ...): a copy the
+    builder may pop from, the size of the expression and not of the block."""
+    out, todo = {}, [call]
+    while todo:
+        for a in todo.pop().operands():
+            if isinstance(a, ir.Var) and a.name in folds and a.name not in out:
+                out[a.name] = folds[a.name]
+                todo.append(folds[a.name])
+    return out
 
 
 def _pass():
-    return [_line(cst.Pass())]
-
-
-def _leading_comment(node, text):
-    return node.with_changes(leading_lines=[*node.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
-
-
-def _trailing_comment(node, text):
-    comment = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text))
-    if isinstance(node, cst.SimpleStatementLine):
-        return node.with_changes(trailing_whitespace=comment)
-    header = getattr(node.body, "header", None)  # compound statements: the header line
-    if header is not None:
-        return node.with_changes(body=node.body.with_changes(header=comment))
-    return node
+    return [_Stmt("pass")]
 
 
 def line_locations(fn: ir.Function) -> Dict[int, tuple]:
@@ -338,3 +358,4 @@ def emit_function(fn: ir.Function, fold=True, comments=True, locations=False) ->
     appends ``# line:col`` of the user's source to each statement.
     """
     return Emitter(fn, fold, comments, locations).emit()
+

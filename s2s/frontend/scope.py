@@ -6,6 +6,8 @@ from typing import Any
 
 import libcst as cst
 
+from .cst_fast import walk
+
 
 @dataclass(frozen=True)
 class FreeVar:
@@ -51,70 +53,70 @@ class FreeVar:
             raise NameError(f"name {self.name!r} is not defined") from None
 
 
-class _Assigned(cst.CSTVisitor):
-    """Collects the names a function body binds (its locals)."""
+def _bind_target(t, names) -> None:
+    if isinstance(t, cst.Name):
+        names.add(t.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            _bind_target(e.value, names)
+    elif isinstance(t, cst.StarredElement):
+        _bind_target(t.value, names)
 
-    def __init__(self, root):
-        self.root = root
-        self.names = set()
 
-    def _target(self, t):
-        if isinstance(t, cst.Name):
-            self.names.add(t.value)
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            for e in t.elements:
-                self._target(e.value)
-        elif isinstance(t, cst.StarredElement):
-            self._target(t.value)
+def _bind_assign(n, node, names):
+    for t in n.targets:
+        _bind_target(t.target, names)
 
-    def visit_Assign(self, node):
-        for t in node.targets:
-            self._target(t.target)
 
-    def visit_AnnAssign(self, node):
-        self._target(node.target)
+def _bind_own_target(n, node, names):
+    _bind_target(n.target, names)
 
-    def visit_AugAssign(self, node):
-        self._target(node.target)
 
-    def visit_For(self, node):
-        self._target(node.target)
+def _bind_handler(n, node, names):
+    if n.name is not None:
+        _bind_target(n.name.name, names)
 
-    def visit_NamedExpr(self, node):
-        self._target(node.target)
 
-    def visit_ExceptHandler(self, node):
-        if node.name is not None:
-            self._target(node.name.name)
+def _bind_with(n, node, names):
+    if n.asname is not None:
+        _bind_target(n.asname.name, names)
 
-    def visit_WithItem(self, node):
-        if node.asname is not None:
-            self._target(node.asname.name)
 
-    def visit_FunctionDef(self, node):
-        if node is not self.root:
-            self.names.add(node.name.value)
-            return False
+def _bind_scope(n, node, names):
+    if n is node:
         return True
+    names.add(n.name.value)
+    return False
 
-    def visit_ClassDef(self, node):
-        self.names.add(node.name.value)
-        return False
 
-    def visit_Lambda(self, node):
-        return node is self.root
+def _skip_unless_root(n, node, names):
+    return n is node
 
-    def visit_ListComp(self, node):
-        return False
 
-    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+def _skip(n, node, names):
+    return False
+
+
+_BINDERS = {cst.Assign: _bind_assign, cst.AnnAssign: _bind_own_target,
+            cst.AugAssign: _bind_own_target, cst.For: _bind_own_target,
+            cst.NamedExpr: _bind_own_target, cst.ExceptHandler: _bind_handler,
+            cst.WithItem: _bind_with, cst.FunctionDef: _bind_scope, cst.ClassDef: _bind_scope,
+            cst.Lambda: _skip_unless_root, cst.ListComp: _skip, cst.SetComp: _skip,
+            cst.DictComp: _skip, cst.GeneratorExp: _skip}
 
 
 def assigned_names(node) -> set:
-    """Names bound anywhere in ``node``'s own scope (not nested scopes)."""
-    v = _Assigned(node)
-    node.visit(v)
-    return v.names
+    """Names bound anywhere in ``node``'s own scope (not nested scopes: a nested ``def``
+    or ``class`` binds only its name; lambdas and comprehensions bind nothing here)."""
+    names = set()
+    binders = _BINDERS
+
+    def enter(n):
+        bind = binders.get(type(n))
+        return True if bind is None else bind(n, node, names)
+
+    walk(node, enter)
+    return names
 
 
 class DefaultSlot:

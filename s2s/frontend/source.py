@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Dict, List, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import SourceUnavailableError
+from .cst_fast import Positions, walk
 from .registered import lines_of
 from .shipped import filename_of
 
@@ -37,7 +37,7 @@ class ParsedSource:
     filename: str
     lines: List[str]
     module: cst.Module
-    positions: Dict[cst.CSTNode, object]
+    positions: Positions  # node -> libcst CodeRange
     line_offset: int = 0  # added to libcst lines to get file lines
     col_offset: int = 0  # added to libcst columns (dedented snippets)
 
@@ -62,23 +62,22 @@ def _parse(filename: str, text: str, lines, line_offset=0, col_offset=0) -> Pars
     if hit is not None:
         return hit
     module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    positions = Positions(module)  # PositionProvider's ranges, made cheaper (cst_fast.py)
     parsed = ParsedSource(filename, lines, module, positions, line_offset, col_offset)
     _PARSE_CACHE[key] = parsed
     return parsed
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
     def __init__(self):
         self.defs: List[cst.FunctionDef] = []
         self.lambdas: List[cst.Lambda] = []
 
-    def visit_FunctionDef(self, node):
-        self.defs.append(node)
-
-    def visit_Lambda(self, node):
-        self.lambdas.append(node)
+    def __call__(self, node):
+        if isinstance(node, cst.FunctionDef):
+            self.defs.append(node)
+        elif isinstance(node, cst.Lambda):
+            self.lambdas.append(node)
 
 
 def _collect(parsed: ParsedSource) -> _Collector:
@@ -87,7 +86,7 @@ def _collect(parsed: ParsedSource) -> _Collector:
     c = parsed.__dict__.get("_collected")
     if c is None:
         c = _Collector()
-        parsed.module.visit(c)
+        walk(parsed.module, c)
         parsed.__dict__["_collected"] = c
     return c
 

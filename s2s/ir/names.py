@@ -15,6 +15,7 @@ class NameGen:
     def __init__(self, taken: Iterable[str] = ()):
         self.taken = set(taken)
         self._next_temp = 1
+        self._next: dict = {}  # base -> the suffix to try first (every smaller one is taken)
         self.temps = set()  # names handed out by temp()
 
     def reserve(self, name: str) -> None:
@@ -25,9 +26,10 @@ class NameGen:
         if base not in self.taken and not keyword.iskeyword(base):
             self.taken.add(base)
             return base
-        i = 1
+        i = self._next.get(base, 1)  # names are only ever added, so the scan resumes
         while f"{base}_{i}" in self.taken:
             i += 1
+        self._next[base] = i + 1
         name = f"{base}_{i}"
         self.taken.add(name)
         return name

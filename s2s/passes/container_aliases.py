@@ -103,10 +103,13 @@ def seq_op_kind(fn, args, st: State) -> Optional[str]:
 
 
 def join(*states: State) -> State:
+    """The bindings of every name in ``states``, joined (a binding shared by identity, as
+    the copies of one state share them, is taken as it is: no new Binding per name)."""
     out: State = {}
     for st in states:
         for n, b in st.items():
-            out[n] = out[n].join(b) if n in out else b
+            a = out.get(n)
+            out[n] = b if a is None or a is b else a.join(b)
     return out
 
 
