@@ -186,6 +186,9 @@ CASES += [
     (np.minimum, (np.array([1.0, 2.0]), np.array([1.0, 3.0]))),
     (np.fmax, (np.array([1.0, np.nan, 2.0]), np.array([np.nan, 3.0, 1.0]))),
     (np.fmin, (np.array([1.0, np.nan, 2.0]), np.array([np.nan, 3.0, 1.0]))),
+    (np.radians, (U(-1, 1),)), (np.degrees, (U(-1, 1),)),
+    (np.nan_to_num, (np.array([0.3, np.inf, -1.2, np.nan, -np.inf]),)),  # finite entries only
+    (np.unwrap, (np.array([0.1, 3.0, 6.5, 0.2, -3.1]),)),  # jumps of 2 pi added
 ]
 
 
