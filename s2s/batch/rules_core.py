@@ -18,6 +18,8 @@ The batch is axis 0 of every batched operand (``s2s_runtime.batching``).
 * **passthrough**: functions that already act on the trailing axes and keep
   axis 0 (``zeros_like``, stacked ``np.linalg`` functions...).
 * **queries** (``np.shape``, ``len``...): the per-example answer, unbatched.
+* ``per_example_helper(fn, *names)``: a rule that hands the call to a run-time helper
+  ``fn`` that works example by example (``rules_python``, ``rules_rank``).
 """
 from __future__ import annotations
 
@@ -340,6 +342,17 @@ defbatch(same, operator.is_, operator.is_not, build.dtype_of, unbatched_result=T
 
 
 # -- containers: every item batched --------------------------------------------------
+def per_example_helper(fn, *names):
+    """A rule that calls the run-time helper ``fn`` with the call's parameters ``names``
+    (the batched operand first; trailing ``None`` parameters dropped)."""
+    def rule(site):
+        args = [site.arg(n) for n in names]
+        while args and args[-1] is None:
+            args.pop()
+        return ir.Call(fn, tuple(ir.Const(None) if a is None else a for a in args))
+    return rule
+
+
 def container(site):
     call = site.call
     if call.fn is build.make_dict:

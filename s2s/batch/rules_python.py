@@ -1,0 +1,133 @@
+"""Batching rules of Python's own constructs in batched code: in-place operators,
+attributes, ``isinstance``, iteration, ``sum``, containers and records.
+
+* ``x += y`` (and the other in-place operators): ``y`` aligned against ``x``
+  (``x`` keeps its shape, as the write is in place).
+* ``getattr(x, name)``: ``.shape``/``.ndim``/``.size`` give the per-example
+  answer (unbatched); ``.T`` transposes each example; other attributes
+  (``.real``, a record's fields) read the batched value as it is.
+* ``isinstance(x, C)``: the batched value's answer for container classes ``C``.
+* ``zip``, ``enumerate``, ``reversed`` of batched values iterate over the
+  examples' rows (``rt.batch_rows``), every operand batched; ``rt.reversed_items``
+  (a ``reversed`` that no loop reads) is the rows backwards.
+* ``sum(items, start)`` and ``x.item()``: per example (``rt.batch_sum_items``,
+  ``rt.batch_item``); list ``append``/``extend`` and records keep batched leaves.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+import s2s_runtime as rt
+from s2s_runtime import build, containers, records
+
+from ..frontend.desugar import PLAIN_OF_INPLACE
+from ..ir import nodes as ir
+from .rules_core import aligned_operands, container, per_example_helper, same
+from .table import defbatch
+
+
+def inplace(site):
+    """``x op= y``: ``y`` aligned against ``x``; in place only where the examples are
+    arrays (``rt.batch_inplace``), as numbers are never changed in place."""
+    x, *rest = site.call.args
+    aligned = aligned_operands(site, [x] + rest)
+    if not site.b(x):  # x the same for every example, y batched: a new batched value
+        return ir.Call(PLAIN_OF_INPLACE[site.fn], (x,) + tuple(aligned[1:]))
+    return ir.Call(rt.batch_inplace, (ir.Const(site.fn), ir.Const(PLAIN_OF_INPLACE[site.fn]),
+                                      x) + tuple(aligned[1:]))
+
+
+defbatch(inplace, operator.iadd, operator.isub, operator.imul, operator.itruediv,
+         operator.ipow, operator.ifloordiv, operator.imod, operator.iand, operator.ior,
+         operator.ixor)
+
+_QUERIES = {"shape": rt.batch_shape, "ndim": rt.batch_ndim, "size": rt.batch_size_of}
+
+
+def getattr_rule(site):
+    obj, name = site.call.args[:2]
+    if isinstance(name, ir.Const) and name.value in _QUERIES:
+        return ir.Call(_QUERIES[name.value], (obj,))
+    if isinstance(name, ir.Const) and name.value == "T":
+        axes = site.rt(rt.batch_transpose_axes, obj)
+        return ir.Call(np.transpose, (obj, axes))
+    return site.call
+
+
+def _getattr_unbatched(call) -> bool:
+    name = call.args[1] if len(call.args) > 1 else None
+    return isinstance(name, ir.Const) and name.value in _QUERIES
+
+
+defbatch(getattr_rule, builtins.getattr, unbatched_result=_getattr_unbatched)
+
+
+_CONTAINERS = (tuple, list, dict)
+
+
+def _container_classes(call) -> bool:
+    """Whether ``isinstance``'s classes are a constant container class or tuple of them
+    (subclasses of ``tuple``, ``list``, ``dict``)."""
+    cls = call.args[1] if len(call.args) == 2 and not call.kwargs else None
+    if not isinstance(cls, ir.Const):
+        return False
+    classes = cls.value if isinstance(cls.value, tuple) else (cls.value,)
+    return bool(classes) and all(isinstance(c, type) and issubclass(c, _CONTAINERS)
+                                 for c in classes)
+
+
+def isinstance_rule(site):
+    """``isinstance(x, C)`` for container classes ``C``: the same answer in every example,
+    which is the batched value's own (a batched container is a container of batched
+    leaves, a batched number or array is an array, never a container).  Other classes
+    are refused (a batched number is an array while each example's is a float)."""
+    if not _container_classes(site.call):
+        raise site.tr.error("isinstance of a value that differs per example, with classes "
+                            "other than tuple, list or dict", site.loc)
+    return site.call
+
+
+defbatch(isinstance_rule, builtins.isinstance, unbatched_result=_container_classes)
+
+
+def rows_of_all(site):
+    """Each sequence operand as the examples' rows (an iterator made by another of these
+    calls, ``enumerate(zip(x, w))``, is already one: ``rt.batch_rows`` leaves it as it
+    is).  ``enumerate``'s ``start`` is a number, not a sequence: the same for every
+    example, or the index would differ per example (refused)."""
+    sequences = site.call.args[:1] if site.fn is builtins.enumerate else site.call.args
+    starts = site.call.args[len(sequences):] + tuple(v for _, v in site.call.kwargs)
+    if any(site.b(a) for a in starts):
+        raise site.tr.error("enumerate with a start that differs per example (write "
+                            "the index as start + i)", site.loc)
+    args = []
+    for a in sequences:
+        if not site.b(a):
+            a = site.rt(rt.batch_lift, a, site.n, batched=True)
+        args.append(site.rt(rt.batch_rows, a, batched=True))
+    return ir.Call(site.fn, tuple(args) + site.call.args[len(sequences):], site.call.kwargs)
+
+
+defbatch(rows_of_all, builtins.zip, builtins.enumerate, builtins.reversed)
+
+
+def reversed_rows(site):
+    """``rt.reversed_items(x)`` (the list ``reversed`` gives where no loop reads it): a
+    batched list holds batched items, so it is the examples' rows, backwards."""
+    (x,) = site.call.args
+    return ir.Call(rt.reversed_items, (site.rt(rt.batch_rows, x, batched=True),))
+
+
+defbatch(reversed_rows, rt.reversed_items)
+# rt.sequence(x): x itself for a list, tuple or array (a batched array stays one), else
+# list(x): an iterator over the examples' rows (zip, enumerate) becomes the batched list
+defbatch(same, rt.sequence)
+
+
+defbatch(per_example_helper(rt.batch_item, "x"), build.item)
+defbatch(per_example_helper(rt.batch_sum_items, "iterable", "start"), builtins.sum)
+defbatch(same, build.astype, records.make_record)
+defbatch(container, containers.list_append, containers.list_extend, records.record_like)
