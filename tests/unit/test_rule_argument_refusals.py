@@ -1,4 +1,4 @@
-"""Argument combinations the new rules do not differentiate raise a clear error (never a
+"""Argument combinations the rules do not differentiate raise a clear error (never a
 wrong derivative): at transform time with the user's source line (``S2SError`` /
 ``NoRuleError``), or at run time from the helper (``NotImplementedError`` "s2s: ...")."""
 import numpy as np
@@ -33,4 +33,4 @@ def test_unsupported_combinations_raise(f, error, match):
 def test_transform_errors_quote_the_source_line():
     with pytest.raises(S2SError) as info:
         s2s.grad(lambda x: np.nanmean(x, where=x > 2))(X)
-    assert "test_rules_more_errors.py" in str(info.value) and "np.nanmean" in str(info.value)
+    assert "test_rule_argument_refusals.py" in str(info.value) and "np.nanmean" in str(info.value)
