@@ -236,11 +236,10 @@ class RecomputePlan:
         return tuple(self.pops[name])
 
 
-def rematerialise(func, stacks, types):
-    """``func`` with the adjoint's reads of recomputable recorded values replaced by
-    recomputations (see the module docstring); the same object if none."""
-    if not stacks:
-        return func
+def adjoint_plan(func, stacks, types):
+    """``(top, where, defs, plan, reversed_of)`` for ``func``'s body ``top``: the statement
+    index (``statement_index``), its ``RecomputePlan``, and per name assigned once as
+    ``reversed_range(r)`` the range ``r`` it runs backwards (the adjoint loops' ranges)."""
     top = tuple(func.body)
     where, defs = statement_index(top)
     plan = RecomputePlan(func, top, where, defs, set(stacks), types)
@@ -248,6 +247,15 @@ def rematerialise(func, stacks, types):
                    if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
                    and s.value.fn is build.reversed_range and len(s.value.args) == 1
                    and len(defs.get(s.target.name, ())) == 1}
+    return top, where, defs, plan, reversed_of
+
+
+def rematerialise(func, stacks, types):
+    """``func`` with the adjoint's reads of recomputable recorded values replaced by
+    recomputations (see the module docstring); the same object if none."""
+    if not stacks:
+        return func
+    top, where, defs, plan, reversed_of = adjoint_plan(func, stacks, types)
     names = NameGen(ir.all_names(func))
     edits = {}  # id(block) -> (block, {position: (recomputation, renames)})
     for v in sorted({s.targets[0].name for s in ir.walk(func.body) if is_pop(s, plan.stacks)}):

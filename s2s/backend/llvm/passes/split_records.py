@@ -28,22 +28,16 @@ from s2s_runtime import build
 
 from ....ir import nodes as ir
 from ....ir.names import NameGen
-from ..lower.stacks import is_pop, is_push
+from ..lower.stacks import is_push
 from ..typing import types as T
-from .remat_pops import RecomputePlan, counter_matches, statement_index
+from .remat_pops import adjoint_plan, counter_matches
 
 
 def split_records(func, stacks, types):
     """``func`` with index tuples recorded by their parts (module docstring)."""
     if not stacks:
         return func
-    top = tuple(func.body)
-    where, defs = statement_index(top)
-    plan = RecomputePlan(func, top, where, defs, set(stacks), types)
-    reversed_of = {s.target.name: s.value.args[0] for s in ir.walk(func.body)
-                   if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
-                   and s.value.fn is build.reversed_range and len(s.value.args) == 1
-                   and len(defs.get(s.target.name, ())) == 1}
+    top, where, defs, plan, reversed_of = adjoint_plan(func, stacks, types)
     pushes = {}
     for s in ir.walk(func.body):
         if isinstance(s, ir.Assign) and s.target.name in plan.stacks \
