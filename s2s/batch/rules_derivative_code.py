@@ -1,4 +1,4 @@
-"""Batching rules of the run-time helpers generated derivative code calls: the VJPs and
+"""Batching rules of the calls generated derivative code makes: the VJPs and
 JVPs of numpy functions (``rt.cumsum_vjp``, ``cumprod_vjp``/``_jvp``, ``transpose_vjp``,
 ``reshape_vjp``, ``astype_vjp``/``_jvp``, ``sort_jvp``, ``trace_vjp``, ``average_vjp``/``_jvp``,
 ``unpack_vjp``, ``array_jvp``/``_vjp``) and in-place writes as values
