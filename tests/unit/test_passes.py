@@ -374,6 +374,63 @@ def test_dce_keeps_loops_and_what_they_read():
     assert run_ir(out, freevars, 0.5) == with_loop(0.5)
 
 
+def carried(x):
+    a, b, dead = 0.0, 0.0, 0.0
+    for i in range(4):
+        b = b + a * 2.0  # reads the a of the previous iteration
+        a = x + i
+        dead = dead + a * 3.0  # carried, but never read after the loop
+        if a > 100.0:
+            break
+    return b
+
+
+def with_while(x):
+    s, k, dead = x, 0, 0.0
+    while s < 10.0:
+        k += 1
+        dead = s * 2.0
+        if k == 2:
+            s = s + 0.5
+            continue
+        s = s * 1.5
+    return s + k
+
+
+def break_in_try(x):
+    y = 1.0
+    for i in range(5):
+        y = x * i  # read after the loop through the break inside the try
+        try:
+            if i == 2:
+                break
+        except ValueError:
+            pass
+        y = 0.0
+    return y
+
+
+@pytest.mark.parametrize("fn, dead", [(carried, "dead"), (with_while, "dead"),
+                                      (break_in_try, None)])
+def test_dce_inside_loops_keeps_what_a_later_iteration_or_exit_reads(fn, dead):
+    func, freevars = lower(fn)
+    out = dce(to_ssa(single_exit(func)))
+    defs = {v.name for s in ir.walk(out.body) for v in ir.stmt_defs(s)}
+    if dead:
+        assert not any(d == dead or d.startswith(dead + "_") for d in defs), defs
+    for x in (0.5, 2.0, 7.0):
+        assert run_ir(out, freevars, x) == fn(x)
+
+
+def test_dce_drops_a_loop_left_empty():
+    def f(x):
+        for i in range(3):
+            unused = x * i
+        return x
+    out = dce(lower(f)[0])
+    assert not any(isinstance(s, ir.For) for s in ir.walk(out.body))
+
+
 def test_dce_is_idempotent_on_live_code():
     func = lower(straight)[0]
     assert dce(func).body == func.body
