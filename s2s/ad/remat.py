@@ -10,7 +10,11 @@ so the caller's tape keeps only the arguments (where a loop overwrites
 them), never ``f``'s intermediates.  Forward mode: ``r = f_ckpt_jvp(a, b,
 da, db); y = r[0]; dy = r[1]`` (zeros for arguments without a tangent).
 Both companions are ``Remat`` objects too, so transforming the generated
-code again takes the same path (second order).
+code again takes the same path (second order).  Where forward-mode code reads
+only ``r[0]`` of a pushforward (the tangent is dead: a value read only for its
+shape, as in the ``jacrev`` code ``hessian`` pushes forward),
+``primal_only_pushforwards`` calls the checkpointed function itself instead, so
+no tangent of ``f`` is built (nor refused, for a ``custom_vjp`` call in ``f``).
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import operator
 from typing import List
 
 import s2s_runtime as rt
+from s2s_runtime import build
 
 from ..errors import unsupported
 from ..ir import nodes as ir
@@ -91,3 +96,49 @@ def remat_tangent(fwd, v: ir.Call, ans: ir.Var, loc, out: List) -> ir.Atom:
     out.append(ir.Assign(d, ir.Call(operator.getitem, (r, ir.Const(1))), loc))
     return d
 
+
+
+def primal_only_pushforwards(func: ir.Function) -> ir.Function:
+    """``func`` with every ``r = f_ckpt_jvp(*args, *tangents)`` whose uses are all
+    ``y = r[0]`` replaced by ``y_ = f_ckpt(*args); r = (y_,)`` (dead code removal
+    then drops the tangents)."""
+    calls, other_uses = {}, set()
+    for s in ir.walk(func.body):
+        v = getattr(s, "value", None)
+        if isinstance(s, ir.Assign) and is_remat_call(v) and \
+                getattr(getattr(v.fn, "base", None), "pushforward", None) is v.fn:
+            calls[s.target.name] = s
+        primal_read = (isinstance(s, ir.Assign) and isinstance(v, ir.Call)
+                       and v.fn is operator.getitem and v.args[1] == ir.Const(0))
+        for a in (v.args[1:] if primal_read else ir.stmt_uses(s)):
+            if isinstance(a, ir.Var):
+                other_uses.add(a.name)
+    primal_only = {n for n in calls if n not in other_uses}
+    if not primal_only:
+        return func
+    names = ir.all_names(func)
+
+    def rewrite(s):
+        if not (isinstance(s, ir.Assign) and s.target.name in primal_only):
+            return s
+        k = 0
+        while f"{s.target.name}_primal{k or ''}" in names:
+            k += 1
+        y = ir.Var(f"{s.target.name}_primal{k or ''}")
+        names.add(y.name)
+        push = s.value
+        args = push.args[:len(push.args) // 2]
+        return [ir.Assign(y, ir.Call(push.fn.base, args), s.loc),
+                ir.Assign(s.target, ir.Call(build.make_tuple, (y,)), s.loc)]
+
+    return func.with_body(_flat_map(func.body, rewrite))
+
+
+def _flat_map(body, fn):
+    out = []
+    for s in body:
+        r = fn(s)
+        for x in (r if isinstance(r, list) else [r]):
+            blocks = ir.sub_blocks(x)
+            out.append(ir.with_blocks(x, [_flat_map(b, fn) for b in blocks]) if blocks else x)
+    return tuple(out)

@@ -16,6 +16,7 @@ from typing import Dict, Sequence
 
 from ..ad import custom_rules
 from ..ad.forward import Forward
+from ..ad.remat import primal_only_pushforwards
 from ..ad.reverse import ParamInfo, Reverse
 from ..ad.split import split
 from .protocol import fixed_ir, ir_hook
@@ -338,7 +339,8 @@ def forward(fr: Front, wrt: Sequence[str], leaf: Dict[str, bool], *, has_aux=Fal
     """The JVP function of ``fr`` (see ``ad/forward.py``), dead code removed."""
     name = name or f"jvp_{fr.func.name}"
     out = Forward(_differentiable(fr.func), wrt, leaf).build(name, has_aux)
-    return custom_rules.refusals(dce(fold_negations(out)))
+    out = dce(primal_only_pushforwards(dce(fold_negations(out))))
+    return custom_rules.refusals(out)
 
 
 @compiling
