@@ -189,7 +189,8 @@ def _select_leaf(c, a, b):
 def batch_select(c, a, b):
     """Example by example ``a if c else b`` (``c`` a boolean vector over the batch; ``a``
     and ``b`` batched values of one structure).  ``b`` None (a name not yet assigned
-    before a loop) selects ``a``."""
+    before a loop) selects ``a``.  Containers of different structures (a tape one loop
+    iteration longer) are selected whole where ``c`` is the same for every example."""
     if b is None:
         return a
     c = np.asarray(c, dtype=bool)
@@ -200,6 +201,10 @@ def batch_select(c, a, b):
         try:
             return tree_map(lambda x, y: _select_leaf(c, x, y), a, b)
         except ValueError:
+            if c.all():
+                return a
+            if not c.any():
+                return b
             raise BatchingRuntimeError("vmap: a branch or loop whose condition differs per example "
                              "makes containers of different lengths or structures (e.g. "
                              "appending under a condition); such code cannot be batched"

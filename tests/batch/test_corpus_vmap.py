@@ -28,7 +28,6 @@ UNBATCHABLE = {
     "cf_try_seed-4": "'raise'", "cf_try_else-big": "'raise'", "cf_try_in_loop": "'raise'",
     "cf_finally-raised": "'raise'",
     "cf_slice_and_mask_writes": "boolean mask",
-    "cf_list_comprehension": "containers of different lengths",
     "cf_list_methods": "no batching rule", "cf_dict_methods": "no batching rule",
 }
 
@@ -122,3 +121,10 @@ def test_per_example_gradients_of_corpus_match_finite_differences():
         oracles.assert_tree_close(got, _stack(want), rtol=1e-5, atol=1e-6, what=case.id)
         batched += 1
     assert batched >= 130
+
+
+def test_vmap_of_a_comprehension_whose_length_differs_per_example_is_refused():
+    from tests.grad.corpus_control import cf_list_comprehension
+    xs = np.array([[0.5, -1.0, 0.2], [0.5, 0.3, 0.2]])  # the filter keeps 2 and 3 items
+    with pytest.raises(Exception, match="containers of different lengths"):
+        s2s.vmap(cf_list_comprehension)(xs)
