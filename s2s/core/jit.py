@@ -24,7 +24,7 @@ import numpy as np
 from s2s_runtime.tree import tree_map
 
 from . import pipeline
-from .custom_primal import front_without_custom_calls, primal_calls_inlined
+from .custom_primal import front_without_custom_calls, has_custom_calls, primal_calls_inlined
 from .reverse import ReverseTransform
 from .specialise import signature_of
 from .protocol import fixed_ir, ir_hook
@@ -160,7 +160,15 @@ class Jitted:
         values of its keyword-only free-variable parameters (in order)."""
         fn = self.fn
         if hasattr(fn, "_s2s_jit_ir"):  # jit(vmap(f)): the batched program
-            return fn._s2s_jit_ir(args)
+            func, load_free = fn._s2s_jit_ir(args)
+            if not has_custom_calls(func):
+                return func, load_free
+            # custom functions batched with their rules (core/custom_batched.py): their code
+            names = [p.var.name for p in func.params]
+            values = dict(zip(names, list(args) + list(load_free())))
+            inlined, more = primal_calls_inlined(func, {}, arguments=values)
+            added = [p.var.name for p in inlined.params[len(names):]]
+            return inlined, lambda: load_free() + [more[n].load() for n in added]
         if isinstance(fn, ReverseTransform):
             gen, free = fn.generated(list(args))
             func, fv = gen.__s2s_ir__()
@@ -168,8 +176,9 @@ class Jitted:
             func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
             return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
         fixed = fixed_ir(fn)
-        if fixed is not None:
-            func, freevars = primal_calls_inlined(*fixed)
+        if fixed is not None:  # a closure (a pullback, a jvp_fun): its companions expanded too
+            values = dict(zip([p.var.name for p in fixed[0].params if not p.kwonly], args))
+            func, freevars = primal_calls_inlined(*fixed, arguments=values)
             return func, freevar_loader(func, freevars, self.param_names)
         front = pipeline.front(fn)
         arguments = dict(zip(self.param_names, args))

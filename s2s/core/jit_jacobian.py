@@ -40,7 +40,8 @@ def check_kinds(what, args, nums, loc):
     from ..backend.llvm.typing import types as T
     for n in nums:
         for _, v in leaf_paths(args[n]):
-            if v is not None and (T.value_type(v) is None or isinstance(v, (dict, list))):
+            if v is not None and (T.value_type(v) is None or isinstance(v, (dict, list))
+                                  or isinstance(v, tuple) and type(v) is not tuple):
                 raise TypeError(
                     f"jit({what}): argument {n} is or holds a {type(v).__name__}; compiled "
                     "Jacobians take numbers, numpy arrays and tuples of them (call "

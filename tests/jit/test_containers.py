@@ -4,6 +4,7 @@ against central finite differences and the dot-product test, clear refusals, and
 deterministic LLVM IR."""
 from __future__ import annotations
 
+import collections
 import numpy as np
 import pytest
 
@@ -347,9 +348,15 @@ def tuple_items(t, x):
     return t[0] * x + t[1] ** 2 * t[0] + np.sum(t[2] * x)
 
 
+def dict_of_tuples(x):
+    parts = {"a": x[0] * x[1], "b": (np.sin(x[2]), x[0] ** 2)}  # cotangents: tuples added
+    return parts["b"][0] * parts["a"] + parts["b"][1] * parts["b"][0]
+
+
 @pytest.mark.parametrize("fn, args, argnums", [
     (over_tuple_of_arrays, (V[:3], V[3:]), (0, 1)),
-    (tuple_items, ((1.5, -0.5, V[:2]), 0.3), (0, 1))])
+    (tuple_items, ((1.5, -0.5, V[:2]), 0.3), (0, 1)),
+    (dict_of_tuples, (V[:3],), 0)])
 def test_tuple_cotangents_against_finite_differences(fn, args, argnums):
     got = s2s.jit(s2s.grad(fn, argnums=argnums))(*args)
     assert_tree_close(got, fd_grad(fn, args, argnums), rtol=1e-6, atol=1e-7, what=fn.__name__)
@@ -470,3 +477,44 @@ def test_sum_of_displays_against_finite_differences():
     g = s2s.jit(s2s.grad(sums_of_displays, argnums=(0, 1)))(1.5, 2.0)
     assert_tree_close(g, fd_grad(sums_of_displays, (1.5, 2.0), (0, 1)), rtol=1e-7, atol=1e-8)
     assert g == pytest.approx((1.0 + 2.0 + 1.0, 2.0 + 1.5 + 1.0), rel=1e-14)  # closed form
+
+
+# -- namedtuples -------------------------------------------------------------------------------
+Layer = collections.namedtuple("Layer", "w bias")
+
+
+def layer_fields(p, x):
+    return np.tanh(p.w @ x + p.bias) * p[1][0]
+
+
+def layer_returned(p, x):
+    return Layer(p.w * x[0], p.bias) if x[0] > 0 else p
+
+
+def layer_loss(p, x):
+    return np.sum(layer_fields(p, x) ** 2) + p.bias[1] * p.w[0, 1]
+
+
+LAYER = Layer(RNG.normal(size=(2, 3)), RNG.normal(size=2))
+
+
+@pytest.mark.parametrize("fn", [layer_fields, layer_returned])
+def test_namedtuple_fields_and_results_match_python(fn):
+    for x in (XS[0], -XS[0]):
+        got, want = s2s.jit(fn)(LAYER, x), fn(LAYER, x)
+        assert type(got) is type(want)
+        assert_tree_close(got, want, rtol=1e-12, atol=1e-12, what=fn.__name__)
+
+
+def test_namedtuple_gradient_is_a_namedtuple_against_finite_differences():
+    got = s2s.jit(s2s.grad(layer_loss))(LAYER, XS[1])
+    assert type(got) is Layer
+    assert_tree_close(got, fd_grad(layer_loss, (LAYER, XS[1]), 0), rtol=1e-6, atol=1e-7,
+                      what="layer_loss")
+
+
+def test_a_namedtuple_field_that_does_not_exist_is_refused():
+    def f(p):
+        return p.weight
+    with pytest.raises(s2s.S2SError, match="getattr"):
+        s2s.jit(f)(LAYER)

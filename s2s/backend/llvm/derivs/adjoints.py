@@ -40,7 +40,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ..numerics.axis import reduction_axis, spread_axis
-from ..ops.calls import register
+from ..ops.calls import TABLE, register
 from ..ops.arrays import GetItem
 from ..ops.arrays import Reversed
 from ..ops.numbers import ARITHMETIC
@@ -235,7 +235,7 @@ class ZerosLike:
             return t
         if isinstance(t, T.Tuple):
             items = tuple(self.type(fn, [i], kw, loc) for i in t.items)
-            return None if None in items else T.Tuple(items)
+            return None if None in items else T.tuple_like(t, items)
         return None
 
     def lower(self, L, fn, vals, kw, rtype):
@@ -336,12 +336,20 @@ class IndexOps:
 
 
 class AddCotangents:
+    """``rt.add(a, c)``: cotangents added, None as zero; tuples item by item (each pair
+    through the call table, so items may be arrays, dicts or tuples again)."""
+
     def type(self, fn, types, kw, loc):
         a, c = types
         if isinstance(a, T.NoneType):
             return c
         if isinstance(c, T.NoneType):
             return a
+        if _item_pairs(a, c):
+            head = TABLE[rt.add]
+            atoms = _NO_ATOMS if getattr(head, "wants_atoms", False) else ()
+            items = [head.type(rt.add, [x, y], {}, loc, *atoms) for x, y in zip(a.items, c.items)]
+            return None if any(i is None for i in items) else T.tuple_like(a, items)
         return ARITHMETIC.type(__import__("operator").add, types, kw, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
@@ -350,7 +358,48 @@ class AddCotangents:
             return c
         if isinstance(ct, T.NoneType):
             return a
+        if _item_pairs(at, ct):
+            out = ll.Constant(rtype.llvm(), None)
+            for k, (x, y, it) in enumerate(zip(at.items, ct.items, rtype.items)):
+                pair = [(L.b.extract_value(a, k), x), (L.b.extract_value(c, k), y)]
+                item = TABLE[rt.add].lower(L, rt.add, pair, {}, it)
+                out = L.b.insert_value(out, item, k)
+            return out
         return ARITHMETIC.lower(L, __import__("operator").add, vals, kw, rtype)
+
+
+_NO_ATOMS = ((None, None), {})  # for handlers that read constant operands (dict keys)
+
+
+def _item_pairs(a, c) -> bool:
+    return (isinstance(a, T.Tuple) and isinstance(c, T.Tuple)
+            and len(a.items) == len(c.items))
+
+
+class GetattrVjp:
+    """``getattr_vjp(g, x, name)`` of a namedtuple ``x`` and a constant field ``name``:
+    a namedtuple of ``x``'s class, zeros like ``x`` with ``g`` at that field."""
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 3 or not isinstance(types[1], T.NamedTuple):
+            return None
+        g, x = types[:2]
+        k = x.field(getattr(atoms[2], "value", None)) if len(atoms) > 2 else None
+        zeros = ZerosLike().type(fn, [x], {}, loc)
+        if k is None or zeros is None:
+            return None
+        return T.tuple_like(x, [g if j == k else z for j, z in enumerate(zeros.items)])
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (g, _), (x, xt) = vals[:2]
+        k = xt.field(L.call_atoms[0][2].value)
+        out = ll.Constant(rtype.llvm(), None)
+        for j, it in enumerate(xt.items):
+            item = g if j == k else ZerosLike().lower(L, fn, [(L.b.extract_value(x, j), it)], {},
+                                                      rtype.items[j])
+            out = L.b.insert_value(out, item, j)
+        return out
 
 
 class UnpackVjp:
@@ -389,7 +438,7 @@ class Densify:
         if isinstance(ct, T.Tuple) and isinstance(like, T.Tuple) \
                 and len(ct.items) == len(like.items):
             items = tuple(self._type(c, v) for c, v in zip(ct.items, like.items))
-            return None if None in items else T.Tuple(items)
+            return None if None in items else T.tuple_like(like, items)
         return ct
 
     def type(self, fn, types, kw, loc):
@@ -547,6 +596,7 @@ register(Unbroadcast(), rt.unbroadcast)
 register(SumVjp(), rt.sum_vjp, rt.mean_vjp)
 register(ZerosLike(), rt.zeros_like)
 register(GetitemVjp(), rt.getitem_vjp)
+register(GetattrVjp(), rt.getattr_vjp)
 register(IndexOps(), rt.read_copy, rt.read_checked, rt.index_set, rt.index_updated, rt.index_set_vjp_base,
          rt.index_set_vjp_value)
 register(AddCotangents(), rt.add)

@@ -209,7 +209,8 @@ def _reader(t, caller):
         if isinstance(t, T.Tuple):
             parts = [build(it) for it in t.items]
             make = (lambda items, keys=t.keys: dict(zip(keys, items))) \
-                if isinstance(t, T.Dict) else list if isinstance(t, T.ListLiteral) else tuple
+                if isinstance(t, T.Dict) else list if isinstance(t, T.ListLiteral) else \
+                (lambda items, cls=t.cls: cls(*items)) if isinstance(t, T.NamedTuple) else tuple
             if not any(getattr(p, "needs_blocks", False) for p in parts):
                 return lambda: make([p() for p in parts])
 

@@ -37,6 +37,28 @@ class MakeTuple:
 register(MakeTuple(), rt.make_tuple, rt.make_list)  # a list literal: read, never grown
 
 
+class MakeNamedTuple:
+    """``make_record(cls, fields)`` of a namedtuple class ``cls`` given every field: the
+    tuple of the fields, typed as ``cls`` (``types.NamedTuple``)."""
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        cls = getattr(atoms[0], "value", None) if atoms else None
+        if kw or len(types) != 2 or not (isinstance(cls, type) and issubclass(cls, tuple)
+                                         and hasattr(cls, "_fields")):
+            return None
+        fields = types[1]
+        if not (T.plain_tuple(fields) and len(fields.items) == len(cls._fields)):
+            return None
+        return T.NamedTuple(fields.items, cls)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[1][0]
+
+
+register(MakeNamedTuple(), rt.make_record)
+
+
 class Sequence:
     """``rt.sequence(x)`` (what a loop over ``x`` iterates): ``x`` itself for an array or
     tuple."""

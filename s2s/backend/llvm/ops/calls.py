@@ -157,6 +157,9 @@ def type_call(fn, args, kwargs, loc):
     handler = _lookup(fn)
     types = [t for _, t in args]
     kw = {k: t for k, (_, t) in kwargs.items()}
+    field = _named_field(fn, args, kwargs)
+    if field is not None:
+        return types[0].items[field]
     if handler is None:
         raise unsupported(fn, types, loc)
     if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple) \
@@ -189,6 +192,9 @@ def lower_call(L, call):
     if call.fn is operator.getitem and isinstance(vals[0][1], T.Tuple) \
             and not isinstance(vals[0][1], T.Dict):
         return _tuple_item(L, vals[0], call.args[1], rtype), rtype
+    field = _named_field(call.fn, list(zip(call.args, [t for _, t in vals])), call.kwargs)
+    if field is not None:
+        return L.b.extract_value(vals[0][0], field), rtype
     if _joins_tuples(call.fn, [t for _, t in vals], kw):
         out = ll.Constant(rtype.llvm(), None)
         items = [(v, k) for v, t in vals for k in range(len(t.items))]
@@ -206,6 +212,13 @@ def lower_call(L, call):
     L.call_atoms = (call.args, dict(call.kwargs))  # constants some handlers read (axis=)
     value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)
     return value, rtype
+
+
+def _named_field(fn, args, kwargs):
+    """The item position ``getattr(x, "name")`` reads of a namedtuple ``x``, or None."""
+    if fn is not getattr or kwargs or len(args) != 2 or not isinstance(args[0][1], T.NamedTuple):
+        return None
+    return args[0][1].field(getattr(args[1][0], "value", None))
 
 
 def _joins_tuples(fn, types, kw):

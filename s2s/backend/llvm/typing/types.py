@@ -98,12 +98,33 @@ class Dict(Tuple):
 
 
 @dataclass(frozen=True)
+class NamedTuple(Tuple):
+    """An instance of a ``collections.namedtuple`` class ``cls``: laid out and read as a
+    tuple; ``x.field`` reads the item of that field, and a result is rebuilt as ``cls``."""
+
+    cls: type = tuple
+
+    def __str__(self):
+        return f"{self.cls.__name__}{Tuple.__str__(self)}"
+
+    def field(self, name):
+        """The position of field ``name`` (None: not a field)."""
+        fields = self.cls._fields
+        return fields.index(name) if name in fields else None
+
+
+@dataclass(frozen=True)
 class ListLiteral(Tuple):
     """A list display ``[a, b]`` that is only read: laid out and used as a tuple, except
     where numpy reads a list differently from a tuple (an index: ``fancy.py``)."""
 
     def __str__(self):
         return "[" + ", ".join(map(str, self.items)) + "]"
+
+
+def tuple_like(t: Tuple, items) -> Tuple:
+    """A tuple of ``items`` of ``t``'s kind: a namedtuple of ``t``'s class, else a tuple."""
+    return NamedTuple(tuple(items), t.cls) if isinstance(t, NamedTuple) else Tuple(tuple(items))
 
 
 def plain_tuple(t) -> bool:
@@ -186,9 +207,11 @@ def value_type(x):
         return NONE
     if t is range:
         return Range()
-    if t is tuple:
+    if t is tuple or isinstance(x, tuple) and hasattr(t, "_fields"):
         items = tuple(value_type(v) for v in x)
-        return None if any(i is None for i in items) else Tuple(items)
+        if any(i is None for i in items):
+            return None
+        return Tuple(items) if t is tuple else NamedTuple(items, t)
     if t is list:  # a list of numbers (lists.py)
         from ..values.lists import list_type
         return list_type(x)
