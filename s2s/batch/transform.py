@@ -76,6 +76,9 @@ class Batch:
         self.batched: Set[str] = set(batched_params)
         self.params_batched = [p.var.name for p in fn.params if p.var.name in self.batched]
         self.fallback = fallback
+        #: ``(custom function, flags) -> its batched custom function's call`` (set by the
+        #: caller, ``core/vmap.py``): a custom call keeps its rule under vmap; None: refused
+        self.custom_batched = None
         self._size = None
         self.mask = None
         #: per try body enclosing the statement batched, the refusals raised in it
@@ -231,6 +234,11 @@ class Batch:
         """``(statements, expression)`` computing call ``v`` on its (partly) batched operands."""
         if not any(self.is_b(a) for a in v.operands()):
             return [], v
+        if getattr(v.fn, "_s2s_custom", None) == "call" and self.custom_batched is not None:
+            if v.kwargs:
+                raise self.error(f"{_describe(v.fn)} with keyword arguments", loc)
+            flags = tuple(self.is_b(a) for a in v.args)
+            return [], ir.Call(self.custom_batched(v.fn.owner, flags), v.args)
         rule = batch_rule(v.fn)
         site = Site(self, v, loc)
         if rule is not None:

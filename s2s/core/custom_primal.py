@@ -38,11 +38,11 @@ def _calls(stmts, pred) -> bool:
     return False
 
 
-def _primal_of(fn):
+def _primal_of(fn, keep_custom_calls=False):
     """The function whose code computes a call of ``fn`` (None: ``fn`` is not a custom
-    call or a checkpointed function)."""
+    call or a checkpointed function, or a custom call that is kept)."""
     if isinstance(fn, CustomCall):
-        return fn.primal
+        return None if keep_custom_calls else fn.primal
     from .remat import Remat
     if type(fn) is Remat:
         return fn.fun
@@ -90,31 +90,32 @@ def _with_companion_sites(func: ir.Function) -> ir.Function:
     return replace(func, body=ir.map_stmts(func.body, site))
 
 
-def with_primals(func: ir.Function) -> ir.Function:
-    """``func`` with each call of a custom or checkpointed function made a call of the
-    function that computes its value (``custom.with_primal_calls``, generalised)."""
+def with_primals(func: ir.Function, keep_custom_calls=False) -> ir.Function:
+    """``func`` with each call of a custom (unless kept) or checkpointed function made a
+    call of the function that computes its value (``custom.with_primal_calls``,
+    generalised)."""
     def primal_call(s):
         v = getattr(s, "value", None)
-        if isinstance(v, ir.Call) and _primal_of(v.fn) is not None:
+        if isinstance(v, ir.Call) and _primal_of(v.fn, keep_custom_calls) is not None:
             return replace(s, value=replace(v, fn=_primal_of(v.fn)))
         return s
 
     return replace(func, body=ir.map_stmts(func.body, primal_call))
 
 
-def _opaque(fn) -> bool:
-    return _primal_of(fn) is not None or _companion(fn) or (
+def _opaque(fn, keep_custom_calls=False) -> bool:
+    return _primal_of(fn, keep_custom_calls) is not None or _companion(fn) or (
         fixed_ir(fn) is not None
         and getattr(fn, "_s2s_custom", None) is not None)
 
 
-def has_custom_calls(func: ir.Function) -> bool:
-    """Whether ``func`` calls a custom function or one of its rules."""
-    return _calls(func.body, _opaque)
+def has_custom_calls(func: ir.Function, keep_custom_calls=False) -> bool:
+    """Whether ``func`` calls a custom function (unless kept) or one of its rules."""
+    return _calls(func.body, lambda fn: _opaque(fn, keep_custom_calls))
 
 
 def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit: int = 50,
-                         arguments=None):
+                         arguments=None, keep_custom_calls=False):
     """``(func, freevars)`` with the custom calls replaced (see the module docstring).
     With ``arguments`` (every parameter of ``func`` by name, free variables included:
     the values it is specialised on), calls of transforms (a ``custom_jvp``'s transposed
@@ -140,12 +141,12 @@ def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit:
         if arguments is not None and has_sites(func):
             values = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
             func, freevars = expand(func, dict(freevars), values, lowered)
-        if not has_custom_calls(func):
+        if not has_custom_calls(func, keep_custom_calls):
             return func, freevars
         if arguments is None and not _calls(func.body, lambda fn: not _companion(fn)
-                                            and _opaque(fn)):
+                                            and _opaque(fn, keep_custom_calls)):
             return func, freevars  # only companions left: nothing to expand them with
-        func = with_primals(func)
+        func = with_primals(func, keep_custom_calls)
         func, freevars = inline_calls(func, dict(freevars), lowered, statics=statics)
         # the user code inlined gets what pipeline.front gives the rest: its list and dict
         # methods made values
@@ -153,13 +154,15 @@ def primal_calls_inlined(func: ir.Function, freevars: dict, statics=None, limit:
     return func, freevars
 
 
-def front_without_custom_calls(front, arguments=None):
+def front_without_custom_calls(front, arguments=None, keep_custom_calls=False):
     """A ``pipeline.Front`` with its custom calls replaced (itself if it has none);
-    ``arguments`` as for ``primal_calls_inlined``."""
-    if not has_custom_calls(front.func):
+    ``arguments`` and ``keep_custom_calls`` (the calls of custom functions themselves
+    stay; their rules' calls are inlined) as for ``primal_calls_inlined``."""
+    if not has_custom_calls(front.func, keep_custom_calls):
         return front
     statics = []
     func, freevars = primal_calls_inlined(front.func, front.freevars, statics,
-                                          arguments=arguments)
+                                          arguments=arguments,
+                                          keep_custom_calls=keep_custom_calls)
     return replace(front, func=func, freevars=freevars,
                    statics=tuple(front.statics) + tuple(statics))

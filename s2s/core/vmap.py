@@ -36,6 +36,7 @@ import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_structure, tree_unflatten
 
 from . import pipeline
+from .custom_batched import batched_custom
 from .custom_primal import front_without_custom_calls
 from .reverse import ReverseTransform
 from .specialise import signature_of, Specialising, memo
@@ -311,10 +312,13 @@ class Vmapped(Specialising):
         arguments = {**{p.var.name: v for p, v in zip(params, example)},
                      **kw_example, **self.free_values()}
         front = self.front_for(arguments)
-        front = front_without_custom_calls(front, arguments)  # custom functions: their code
+        # custom functions stay (batched with their rules, core/custom_batched.py); the
+        # rules called in derivative code become their code
+        front = front_without_custom_calls(front, arguments, keep_custom_calls=True)
         front = pipeline.with_helper_code(front, batch_rule)  # helpers without a batching rule
         batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
         tr = Batch(front.func, batched, self.fallback)
+        tr.custom_batched = lambda f, flags: batched_custom(f, flags, self.fallback).call
         pairs = list(zip(params, values, example)) + [
             (p, static[p.var.name], kw_example[p.var.name]) for p in front.func.params
             if p.kwonly and p.var.name in kw_batched]

@@ -103,3 +103,43 @@ def test_vmap_checkpoint_loop():
 def test_vmap_jvp_rule_checks_per_example():
     with pytest.raises(ValueError, match="tangent output"):
         s2s.vmap(short_tangent)(X)
+
+
+# -- derivatives of vmap: the batched custom function keeps the rule ------------------------
+@pytest.mark.parametrize("loss,closed", [(loss_vjp, grad_vjp_closed),
+                                         (loss_jvp, grad_jvp_closed)])
+def test_grad_of_vmap_uses_rule(loss, closed):
+    total = lambda xs: np.sum(s2s.vmap(loss)(xs))  # noqa: E731
+    want = np.stack([closed(x) for x in X])
+    np.testing.assert_allclose(s2s.grad(total)(X), want, rtol=1e-12)
+    ct = np.linspace(0.5, 1.5, X.shape[0])
+    got = s2s.vjp(s2s.vmap(loss), X)[1](ct)[0]
+    np.testing.assert_allclose(got, want * ct[:, None], rtol=1e-12)
+
+
+def test_jvp_of_vmap_uses_the_custom_jvp_rule_and_refuses_a_custom_vjp():
+    t = np.ones_like(X)
+    got = s2s.jvp(s2s.vmap(loss_jvp), (X,), (t,))[1]
+    np.testing.assert_allclose(got, [np.sum(grad_jvp_closed(x)) for x in X], rtol=1e-12)
+    with pytest.raises(s2s.S2SError, match="custom_vjp"):
+        s2s.jvp(s2s.vmap(loss_vjp), (X,), (t,))
+
+
+def test_grad_of_vmap_with_an_unbatched_argument_sums_its_rule_cotangents():
+    a, b = X, X[0] * 0.5 + 0.2
+    total = lambda a, b: np.sum(s2s.vmap(loss_two, in_axes=(0, None))(a, b))  # noqa: E731
+    ga, gb = s2s.grad(total, argnums=(0, 1))(a, b)
+    pairs = [grad_two_closed(x, b) for x in a]
+    np.testing.assert_allclose(ga, np.stack([p[0] for p in pairs]), rtol=1e-12)
+    np.testing.assert_allclose(gb, np.sum([p[1] for p in pairs], axis=0), rtol=1e-12)
+
+
+def test_jit_of_grad_of_vmap_of_an_elementwise_custom_vjp_uses_rule():
+    total = lambda xs: np.sum(s2s.vmap(f)(xs))  # noqa: E731
+    np.testing.assert_allclose(s2s.jit(s2s.grad(total))(X), 2.0 * np.cos(X), rtol=1e-12)
+
+
+def test_jit_of_vmap_of_a_custom_function_matches_the_loop():
+    for loss in (loss_vjp, loss_jvp):
+        np.testing.assert_allclose(s2s.jit(s2s.vmap(loss))(X), [loss(x) for x in X],
+                                   rtol=1e-13)
