@@ -16,3 +16,6 @@ def jit(fun=None, *, boundscheck: bool = True, cache: bool = False):
     if fun is None:
         return lambda f: jit(f, boundscheck=boundscheck, cache=cache)
     return Jitted(fun, boundscheck=boundscheck, cache=cache)
+
+
+jit._s2s_static_factory = True  # jit(f)(x) in code: made while lowering (grad of it is grad(f))

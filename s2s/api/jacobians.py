@@ -229,3 +229,8 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
 
     return _compiled_as(hessfun, "hessian", fun, argnums, has_aux, holomorphic)
 
+
+
+for _factory in (jacfwd, jacrev, hessian):  # jacfwd(f)(x) in code: made while lowering
+    _factory._s2s_static_factory = True
+del _factory

@@ -244,3 +244,22 @@ def test_list_methods_in_the_primal_of_a_checkpoint_or_custom_rule_under_jit_and
     np.testing.assert_allclose(s2s.vmap(wrapped)(xs), [gathers(x) for x in xs], rtol=1e-12)
     np.testing.assert_allclose(s2s.grad(s2s.jit(s2s.checkpoint(gathers)))(X3),
                                fd_jacobian(gathers, X3, 1e-6), rtol=1e-6)
+
+
+def _g(x):
+    return np.sin(x) * x
+
+
+def _sum_g(x):
+    return np.sum(_g(x))
+
+
+@pytest.mark.parametrize("make, closed", [
+    (lambda x: np.sum(s2s.jit(_g)(x)), lambda x: np.cos(x) * x + np.sin(x)),
+    (lambda x: np.sum(s2s.jacfwd(_g)(x)), lambda x: 2 * np.cos(x) - x * np.sin(x)),
+    (lambda x: np.sum(s2s.jacrev(_g)(x)), lambda x: 2 * np.cos(x) - x * np.sin(x)),
+    (lambda x: np.sum(s2s.hessian(_sum_g)(x)),
+     lambda x: -3 * np.sin(x) - x * np.cos(x))], ids=["jit", "jacfwd", "jacrev", "hessian"])
+def test_grad_of_a_transform_made_inside_the_differentiated_code(make, closed):
+    x = np.array([0.1, 0.2, 0.7])
+    np.testing.assert_allclose(s2s.grad(make)(x), closed(x), rtol=1e-12)
