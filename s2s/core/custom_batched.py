@@ -37,9 +37,12 @@ def _axes(flags):
     return tuple(0 if b else None for b in flags)
 
 
-def _make(f, flags, fallback):
-    from .vmap import vmap_of
+def _vmapped(fun, fallback, axes):
+    from .vmap import vmap_of  # vmap.py batches custom calls with this module
+    return vmap_of(fun, fallback, in_axes=axes)
 
+
+def _make(f, flags, fallback):
     n = f.n
     if len(flags) != n:
         raise TypeError(f"{f.describe()} takes {n} positional argument(s), got {len(flags)}")
@@ -48,7 +51,7 @@ def _make(f, flags, fallback):
     args = ", ".join(names)
     base = f"{f.name}_vmap"
     primal = define_function(f"def {base}({args}):\n    return _primal({args})\n", base,
-                             {"_primal": vmap_of(f.fun, fallback, in_axes=axes)}, f.fun)
+                             {"_primal": _vmapped(f.fun, fallback, axes)}, f.fun)
     out = type(f)(primal, f.nondiff_argnums)
     nondiff = [names[i] for i in f.nondiff_argnums]
     nondiff_axes = tuple(axes[i] for i in f.nondiff_argnums)
@@ -69,13 +72,13 @@ def _make(f, flags, fallback):
             f"    {''.join(p + ', ' for p in ps)}= primals\n"
             f"    {''.join(t + ', ' for t in ts)}= tangents\n"
             f"    return _rule({flat})\n", f"{base}_jvp",
-            {"_rule": vmap_of(flat_rule, fallback,
-                              in_axes=nondiff_axes + diff_axes + diff_axes)}, f.jvp)
+            {"_rule": _vmapped(flat_rule, fallback, nondiff_axes + diff_axes + diff_axes)},
+            f.jvp)
         out.defjvp(rule)
     elif isinstance(f, custom_vjp):
         fwd = _batched_fwd(f, names, axes, base, fallback)
         bwd = define_function(_batched_bwd_source(f, axes, base, lead), f"{base}_bwd",
-                              {"_bwd": vmap_of(f.bwd, fallback, in_axes=nondiff_axes + (0, 0)),
+                              {"_bwd": _vmapped(f.bwd, fallback, nondiff_axes + (0, 0)),
                                "_unbroadcast": rt.unbroadcast}, f.bwd)
         out.defvjp(fwd, bwd)
     return out
@@ -88,14 +91,12 @@ def _unbatched(f, axes):
 def _batched_fwd(f, names, axes, base, fallback):
     """``fwd`` batched; its residuals are ``(batched residuals, the unbatched
     differentiable arguments)``: ``bwd`` sums their cotangents back to their shapes."""
-    from .vmap import vmap_of
-
     args = ", ".join(names)
     kept = "".join(f"{names[i]}, " for i in _unbatched(f, axes))
     src = (f"def {base}_fwd({args}):\n"
            f"    out, res = _fwd({args})\n"
            f"    return out, (res, ({kept}))\n")
-    return define_function(src, f"{base}_fwd", {"_fwd": vmap_of(f.fwd, fallback, in_axes=axes)},
+    return define_function(src, f"{base}_fwd", {"_fwd": _vmapped(f.fwd, fallback, axes)},
                            f.fwd)
 
 
