@@ -10,14 +10,20 @@ differentiated arguments ``nums``:
 
 * **jacfwd**: for each differentiated ``a_n``, a loop over its ``size`` entries
   pushes the basis vector ``e_k`` (shaped like ``a_n``, zero tangents for the
-  other arguments) through ``jvp(fun, ...)`` and stacks the tangent outputs as
-  the last axis, reshaped to ``out.shape + a_n.shape``;
+  other arguments) through ``jvp(fun, ...)`` and writes the tangent output into
+  row ``k`` of a buffer allocated before the loop (shaped from one primal call
+  ``fun(*a)``), whose first axis is then moved last and reshaped to
+  ``out.shape + a_n.shape``;
 * **jacrev**: for each output leaf ``o``, a loop over its entries takes
   ``grad`` of ``sum(fun(*a)[o] * ct)`` with respect to ``nums`` at the basis
-  cotangent ``ct = e_k`` and stacks the rows, reshaped to
-  ``o.shape + a_n.shape``;
+  cotangent ``ct = e_k`` and writes the gradient into row ``k`` of a buffer
+  allocated before the loop, reshaped to ``o.shape + a_n.shape``;
 * **hessian**: the jacfwd code of ``jacrev(fun, argnums)``, as JAX's
   ``jacfwd(jacrev(fun))``.
+
+The rows are written in place rather than appended to a list and stacked, so the
+code compiles (a list that grows holds numbers under jit) and is batched and
+differentiated through the in-place writes' rules.
 
 * **vjp** inside code: ``vjp(fun, *primals)`` is ``(fun(*primals), pullback)``
   where ``pullback`` is an object of a class written in that code, which never
@@ -45,7 +51,8 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend.registered import register as register_source
 from ..ir.kinds import is_inexact_leaf
 
-_CODE = {}  # (what, id(fun), nargs, nums, single, layout) -> (fun, generated function)
+_CODE = {}  # (what, id(fun), nargs, nums, single, layout, dtypes, output dtypes)
+#            -> (fun, generated function)
 
 
 def _leaf(v) -> bool:
@@ -93,13 +100,14 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
             raise TypeError(f"{what} requires real-valued outputs, got "
                             f"{np.result_type(o).name}")
     dtypes = tuple(_dtype_text(a) for a in args)
-    key = (what, id(fun), len(args), nums, single, layout, dtypes)
+    out_dtypes = tuple(_dtype_text(o) for o in (out if layout is not None else (out,)))
+    key = (what, id(fun), len(args), nums, single, layout, dtypes, out_dtypes)
     hit = _CODE.get(key)
     if hit is None or hit[0] is not fun:
         if what == "jacrev":
             text = _jacrev_text(len(args), nums, single, layout, dtypes)
         else:
-            text = _jacfwd_text(len(args), nums, single, layout, dtypes)
+            text = _jacfwd_text(len(args), nums, single, layout, dtypes, out_dtypes)
         inner = jacrev_fun(fun, argnums) if what == "hessian" else fun
         name = "jacrev_code" if what == "jacrev" else "jacfwd_code"
         hit = _CODE[key] = (fun, _load(text, name, inner))
@@ -196,27 +204,30 @@ def _pack(parts, single) -> str:
     return parts[0] if single else "(" + ", ".join(parts) + ",)"
 
 
-def _jacfwd_text(nargs, nums, single, layout, dtypes) -> str:
+def _jacfwd_text(nargs, nums, single, layout, dtypes, out_dtypes) -> str:
     a = [f"a{i}" for i in range(nargs)]
     outs = [None] if layout is None else list(range(layout))
-    lines = [f"def jacfwd_code({', '.join(a)}):"]
+    lines = [f"def jacfwd_code({', '.join(a)}):",
+             f"    out = fun({', '.join(a)})"]
+    leaf = (lambda o: "out") if layout is None else (lambda o: f"out[{o}]")
     lines += [f"    z{i} = np.zeros_like({a[i]})" for i in range(nargs)]
     for n in nums:
         tangents = ", ".join("t" if i == n else f"z{i}" for i in range(nargs))
         lines += [f"    n{n} = np.size({a[n]})",
                   f"    e{n} = np.eye(n{n})" if dtypes[n] == "np.float64" else
                   f"    e{n} = np.eye(n{n}, dtype={dtypes[n]})"]
-        lines += [f"    c{n}_{o or 0} = []" for o in outs]
+        lines += [f"    c{n}_{o or 0} = np.zeros((n{n},) + np.shape({leaf(o)}), "
+                  f"dtype={out_dtypes[o or 0]})" for o in outs]
         lines += [f"    for k in range(n{n}):",
                   f"        t = np.reshape(e{n}[k], np.shape({a[n]}))",
                   f"        d = jvp(fun, ({', '.join(a)},), ({tangents},))[1]"]
-        lines += [f"        c{n}_{o or 0}.append({'d' if o is None else f'd[{o}]'})"
+        lines += [f"        c{n}_{o or 0}[k] = {'d' if o is None else f'd[{o}]'}"
                   for o in outs]
         for o in outs:
             c = f"c{n}_{o or 0}"
-            lines += [f"    {c} = np.stack({c}, axis=-1)",
-                      f"    {c} = np.reshape({c}, np.shape({c})[:-1] + np.shape({a[n]}))"]
-    per_out = [_pack([f"c{n}_{o or 0}" for n in nums], single) for o in outs]
+            lines += [f"    j{c} = np.reshape(np.moveaxis({c}, 0, -1), "
+                      f"np.shape({leaf(o)}) + np.shape({a[n]}))"]
+    per_out = [_pack([f"jc{n}_{o or 0}" for n in nums], single) for o in outs]
     lines.append(f"    return {per_out[0] if layout is None else _pack(per_out, False)}")
     return "\n".join(lines) + "\n"
 
@@ -241,15 +252,17 @@ def _jacrev_text(nargs, nums, single, layout, dtypes) -> str:
         given = ", ".join("ct" if x == o else f"z{x or 0}" for x in outs)
         lines += [f"    {m} = np.size(y{o or 0})",
                   f"    e{o or 0} = np.eye({m})"]
-        lines += [f"    r{o or 0}_{n} = []" for n in nums]
+        lines += [f"    r{o or 0}_{n} = np.zeros(({m},) + np.shape({a[n]}), dtype={dtypes[n]})"
+                  for n in nums]
         lines += [f"    for k in range({m}):",
                   f"        ct = np.reshape(e{o or 0}[k], np.shape(y{o or 0}))",
                   f"        g = {grad_of}({', '.join(a)}, {given})"]
-        lines += [f"        r{o or 0}_{n}.append(g[{j}])" for j, n in enumerate(nums)]
+        lines += [f"        r{o or 0}_{n}[k] = g[{j}]" for j, n in enumerate(nums)]
         for n in nums:
             r = f"r{o or 0}_{n}"
-            lines += [f"    {r} = np.reshape(np.stack({r}), np.shape(y{o or 0}) + "
+            lines += [f"    j{r} = np.reshape({r}, np.shape(y{o or 0}) + "
                       f"np.shape({a[n]}))"]
-    per_out = [_pack([f"r{o or 0}_{n}" for n in nums], single) for o in outs]
+    per_out = [_pack([f"jr{o or 0}_{n}" for n in nums], single) for o in outs]
     lines.append(f"    return {per_out[0] if layout is None else _pack(per_out, False)}")
     return "\n".join(lines) + "\n"
+

@@ -36,13 +36,9 @@ TRIPLES = [
     ("grad", "jvp", "jit"),             # jit of a forward-over-reverse HVP
 ]
 
-LIST_ROWS = ("jit: jacrev's code appends arrays (its rows) to a list; a growing list holds "
-             "numbers under jit")
 APPENDS = "jit: batched code appends arrays to a list; a growing list holds numbers under jit"
 SLOGDET_STACK = ("jit does not compile np.linalg.slogdet of a stack of matrices (batched: a "
                  "3-d array)")
-BATCHED_RULE_TUPLE = ("jit does not compile getitem_vjp of a tuple of batched arrays (the "
-                      "custom_jvp rule's transposed tuple unpacking, batched)")
 
 #: reason -> the (composition innermost first, function) cases it holds for (strict xfail;
 #: the default run meets the first two, the rest are -m slow cases)
@@ -50,19 +46,12 @@ _KNOWN = {
     SLOGDET_STACK: [(("hessian", "vmap", "jit"), "linalg"), (("grad", "vmap", "jit"), "linalg"),
                     (("jit", "vmap"), "linalg"), (("vmap", "jit"), "linalg"),
                     (("grad", "jit", "vmap"), "linalg")],
-    "jit of batched index_set_vjp_value_transpose: vmap reads the helper as code and its "
-    "batched code calls dtype_of/np.result_type, which jit does not compile":
-        [(("hessian", "vmap", "jit"), "inplace")],
-    LIST_ROWS: [(("hessian", "vmap", "jit"), f) for f in (
-        "logsumexp", "classes", "try_except", "loop_sum", "data_while", "branches",
-        "containers", "custom_jvp", "custom_vjp", "checkpoint")]
-    + [(("hessian", "jit"), "containers")],
     APPENDS: [(("jit", "vmap"), "containers"), (("grad", "jit", "vmap"), "containers"),
-              (("vmap", "jit"), "containers"), (("grad", "vmap", "jit"), "containers")],
-    "jit does not compile getitem_vjp of a tuple (the tangent of a gradient's tuple reads)":
-        [(("grad", "jvp", "jit"), "containers")],
-    BATCHED_RULE_TUPLE: [(("grad", "vmap", "jit"), "custom_jvp"),
-                         (("grad", "jit", "vmap"), "custom_jvp")],
+              (("vmap", "jit"), "containers"), (("grad", "vmap", "jit"), "containers"),
+              (("hessian", "vmap", "jit"), "containers")],
+    "jit: vmap of a data-dependent while loop pushes its tapes under a per-example mask "
+    "(batch_select of a tape), which is not a stack jit compiles":
+        [(("hessian", "vmap", "jit"), "data_while")],
     "hessian pushes forward the whole vjp code, its value output included: the "
     "checkpointed function's pushforward then needs the tangent of its custom_vjp call":
         [(("checkpoint", "hessian"), "custom_vjp")],

@@ -1,4 +1,5 @@
-"""Integer-array and boolean-mask indexing under jit (backend/llvm/values/fancy.py): reads and
+"""Integer-array and boolean-mask indexing under jit (backend/llvm/values/fancy.py), and
+views through ``...`` and ``None`` (values/arrays.py): reads and
 writes against numpy running the same Python function, gradients (jit(grad),
 jit(value_and_grad), jit(vjp_fun)) against central finite differences and the
 dot-product test, bounds errors, and deterministic, verified LLVM IR."""
@@ -368,3 +369,59 @@ def test_overlapping_writes_match_numpy():
     a, b = X.copy(), X.copy()
     np.testing.assert_array_equal(s2s.jit(write_from_argument)(a, a[:-1]),
                                   write_from_argument(b, b[:-1]))
+
+
+# -- Ellipsis and new axes (views), against numpy ------------------------------------------
+X34 = np.arange(12.0).reshape(3, 4) / 7.0
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x[..., None], lambda x: x[None], lambda x: x[:, None, 1], lambda x: x[..., 1],
+    lambda x: x[1, ...], lambda x: x[None, ..., None] * 2.0, lambda x: x[1, 2, ...] + 0.0,
+    lambda x: np.sum(x[None, :, None, :] * x[:, None, :, None]),
+], ids=["trailing", "leading", "mixed", "ellipsis_int", "int_ellipsis", "both", "element",
+        "outer"])
+def test_ellipsis_and_new_axes_match_numpy(fn):
+    got, want = s2s.jit(fn)(X34), fn(X34)
+    np.testing.assert_array_equal(got, want)
+    assert np.shape(got) == np.shape(want)
+
+
+def test_writes_through_ellipsis_and_new_axes_match_numpy():
+    def write(x):
+        y = np.zeros((3, 4))
+        y[..., 1] = x[:, 0]
+        y[None, 0] = 5.0
+        return y
+
+    np.testing.assert_array_equal(s2s.jit(write)(X34), write(X34))
+
+
+def test_gradient_through_new_axes_against_finite_differences():
+    f = lambda x: np.sum(np.sin(x[..., None] * x[:, None, ...]))  # noqa: E731
+    g = s2s.jit(s2s.grad(f))(X34)
+    h = 1e-6
+    fd = np.zeros_like(X34)
+    for i in np.ndindex(X34.shape):
+        e = np.zeros_like(X34)
+        e[i] = h
+        fd[i] = (f(X34 + e) - f(X34 - e)) / (2 * h)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_ndim_is_known_when_compiling():
+    def by_rank(x, y):
+        n = np.ndim(x)
+        if n - 1 == 1:  # only the branch of this rank compiles (x @ y of vectors is a number)
+            r = x @ y
+        else:
+            r = x * y
+        k = n
+        while k > 0:  # a compile-time int that a loop changes becomes a run-time one
+            k = k - 1
+        return r, n, k, np.zeros(n), np.ndim(y) + 1
+
+    for x in (np.ones((2, 2)), np.ones(2)):
+        got, want = s2s.jit(by_rank)(x, x), by_rank(x, x)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)

@@ -203,6 +203,33 @@ def test_hessian_against_second_differences(f, args):
     close(got, fd_hessian(f, args, 0, 0), rtol=1e-5, atol=1e-5)
 
 
+def test_vmapped_hessian_of_a_loop_closed_form():
+    # the Hessian code inside jit(vmap(...)) writes its rows into buffers (no growing list)
+    xs = np.array([[0.5, -1.5, 2.0, 0.1], [1.0, 0.3, -0.7, 2.2]])
+    got = s2s.jit(s2s.vmap(s2s.hessian(K.cubic_loop), in_axes=(0, None)))(xs, 1.7)
+    close(got, np.stack([np.diag(6 * 1.7 * x) for x in xs]), rtol=1e-13, atol=1e-13)
+
+
+def test_jacfwd_of_jacrev_inside_jit_closed_form():
+    x = np.array([0.3, -1.2, 0.8])
+    got = s2s.jit(lambda x: s2s.jacfwd(s2s.jacrev(K.quadratic))(x) * 2.0)(x)
+    close(got, 2.0 * (K.A_SYM + K.A_SYM.T), rtol=1e-13, atol=1e-13)
+
+
+def _tuple_items(x):
+    pair = (x[0] * x[1], np.sin(x[2]))
+    total = 0.0
+    for v in pair:  # the adjoint of each item read: getitem_vjp of a tuple
+        total = total + v * v
+    return total
+
+
+def test_hessian_of_a_loop_over_a_tuple_against_second_differences():
+    x = np.array([0.4, -0.9, 1.3])
+    got = s2s.jit(s2s.hessian(_tuple_items))(x)
+    close(got, fd_hessian(_tuple_items, (x,), 0, 0), rtol=1e-5, atol=1e-5)
+
+
 # -- errors ---------------------------------------------------------------------------------
 def test_has_aux_is_refused_by_name():
     with pytest.raises(s2s.S2SError, match="has_aux"):

@@ -265,3 +265,69 @@ def test_math_functions_raise_what_python_raises(fn, args):
     else:
         got = s2s.jit(call)(*args)  # (CPython has its own gamma/lgamma: a few ulps apart)
         assert math.isclose(got, expected, rel_tol=1e-14) or (math.isnan(got) and math.isnan(expected))
+
+
+# -- isinstance: answered from the compiled types, only the branch taken compiled --------
+def _dispatch(x, t):
+    if isinstance(x, (tuple, list)) or isinstance(t, dict):
+        return t
+    if not isinstance(x, np.ndarray):
+        return x * 2.0
+    return x + t
+
+
+def _affine(p, x):
+    if isinstance(p, tuple):  # the branch not taken would not compile for the other kind
+        return p[0] * x + p[1]
+    return p * x
+
+
+def _float_or_array(x):
+    if isinstance(x, np.ndarray):
+        y = np.sum(x * 2.0)
+    else:
+        y = x + 1.0
+    if isinstance(y, float) and not isinstance(y, (list, dict)):
+        return y * 3.0
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_dispatch, (np.arange(3.0), np.ones(3))), (_dispatch, (1.5, 2.0)),
+    (_dispatch, ((1.0, 2.0), 3.0)), (_affine, ((2.0, 1.0), np.arange(3.0))),
+    (_affine, (2.0, np.arange(3.0))), (_float_or_array, (np.arange(3.0),)),
+    (_float_or_array, (2.5,)),
+])
+def test_isinstance_matches_python(fn, args):
+    expected, got = fn(*args), s2s.jit(fn)(*args)
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_isinstance_gradient_against_finite_differences():
+    x, h = np.array([0.3, -1.2, 2.0]), 1e-6
+    g = s2s.jit(s2s.grad(lambda x: np.sum(_affine((1.5, 0.5), x) ** 2)))(x)
+    f = lambda x: np.sum(_affine((1.5, 0.5), x) ** 2)  # noqa: E731
+    fd = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-6)
+
+
+def test_isinstance_not_known_when_compiling_is_refused_naming_the_line():
+    def floating(v):
+        if isinstance(v, np.floating):  # an f8 may be a float or an np.float64
+            return v
+        return v + 1.0
+
+    with pytest.raises(s2s.UnsupportedSyntaxError) as e:
+        s2s.jit(floating)(np.arange(2.0)[0])
+    text = str(e.value)
+    assert "isinstance of a np.float64 is not known when compiling" in text
+    assert "if isinstance(v, np.floating):" in text
+
+
+def test_shape_size_ndim_of_a_number_match_numpy():
+    def of_number(v):
+        return np.size(v) + 10 * np.ndim(v) + 100 * len(np.shape(v))
+
+    for v in (2.5, np.float32(1.5), 3):
+        assert s2s.jit(of_number)(v) == of_number(v)

@@ -318,7 +318,8 @@ class BatchReshapeArg:
 
 
 class PerExampleShape:
-    """``batch_len``, ``batch_ndim``, ``batch_size_of`` of an array (a tuple's length)."""
+    """``batch_len``, ``batch_ndim``, ``batch_size_of`` of an array (a tuple's length);
+    ``batch_ndim`` is a compile-time int (``types.Static``)."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1:
@@ -327,6 +328,8 @@ class PerExampleShape:
         if fn is rt.batch_len and isinstance(x, T.Tuple):
             return T.INT
         ok = isinstance(x, T.Array) and x.ndim >= (2 if fn is rt.batch_len else 1)
+        if ok and fn is rt.batch_ndim:
+            return T.Static(x.ndim - 1)  # known when compiling, as np.ndim (ops/arrays.py)
         return T.INT if ok else None
 
     def lower(self, L, fn, vals, kw, rtype):

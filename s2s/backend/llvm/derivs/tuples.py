@@ -1,8 +1,10 @@
-"""``add_at(acc, g, x, k)`` for a tuple ``x`` (reverse mode's accumulation of the adjoint
-of a read ``x[k]``), natively: a handler of ``calls.TABLE``.
+"""``add_at(acc, g, x, k)`` and ``getitem_vjp(g, x, k)`` for a tuple ``x`` (reverse mode's
+adjoint of a read ``x[k]``, accumulated or fresh), natively: handlers of ``calls.TABLE``.
 
-Maths (``s2s_runtime.add_at``): ``acc`` with ``g`` added to item ``k``, a None item of
-``acc`` (no adjoint yet) read as zeros like the item of ``x``.  ``k`` is a constant, or
+Maths (``s2s_runtime.add_at``, ``getitem_vjp``): ``acc`` with ``g`` added to item ``k``,
+a None item of ``acc`` (no adjoint yet) read as zeros like the item of ``x``;
+``getitem_vjp`` is ``add_at`` with an ``acc`` of None items (zeros like ``x``, ``g`` at
+``k``).  ``k`` is a constant, or
 a variable when the tuple's items have one type (a loop over a tuple): then the item
 is chosen at run time, each candidate updated only on its own branch.
 """
@@ -44,8 +46,14 @@ class TupleAddAt:
     inner = None  # the next handler of add_at (calls.overload)
 
     def _mine(self, types):
+        if len(types) != 4:
+            return False
         acc, x = types[0], types[2]
         return T.plain_tuple(x) and T.plain_tuple(acc) and len(acc.items) == len(x.items)
+
+    def _as_add_at(self, types, vals=None, atoms=()):
+        """``(types, vals, atoms)`` of the call as ``add_at``'s operands."""
+        return types, vals, atoms
 
     def _index(self, atom, it, n):
         k = getattr(atom, "value", None)
@@ -54,7 +62,8 @@ class TupleAddAt:
         return "variable" if isinstance(it, T.Scalar) and it.dtype in ("i8", "b1") else None
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if len(types) == 4 and self._mine(types) and not kw:
+        if self._mine(types) and not kw:
+            types, _, atoms = self._as_add_at(list(types), None, tuple(atoms))
             k = self._index(atoms[3] if len(atoms) > 3 else None, types[3], len(types[2].items))
             if k is None:
                 return None
@@ -62,12 +71,16 @@ class TupleAddAt:
             items = _items(c, (None, types[0]), (None, types[2]))
             out = _joined(c, items, (None, types[1]), None if k == "variable" else k)
             return None if None in out else T.Tuple(tuple(out))
+        if self.inner is None:
+            return None
         return self.inner.type(fn, types, kw, loc, atoms, kw_atoms) \
             if getattr(self.inner, "wants_atoms", False) else self.inner.type(fn, types, kw, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
         if not self._mine([t for _, t in vals]):
             return self.inner.lower(L, fn, vals, kw, rtype)
+        types, vals, atoms = self._as_add_at([t for _, t in vals], list(vals),
+                                             tuple(L.call_atoms[0]))
         acc, g, x, (i, it) = vals
         b = L.b
         c = Ctx(L, L.loc)
@@ -77,7 +90,7 @@ class TupleAddAt:
         for j, ((v, t), rt_j) in enumerate(zip(items, rtype.items)):
             out = b.insert_value(out, S.convert(L, v, t, rt_j), j)
         b.store(out, slot)
-        k = self._index(L.call_atoms[0][3], it, len(items))
+        k = self._index(atoms[3], it, len(items))
         if k == "variable":
             k_value = A.wrap_index(L, S.convert(L, i, it, T.INT), A.i64(len(items)), 0)
         for j, ((v, t), rt_j) in enumerate(zip(items, rtype.items)):
@@ -96,4 +109,19 @@ class TupleAddAt:
         return b.load(slot)
 
 
+class TupleGetitemVjp(TupleAddAt):
+    """Takes ``getitem_vjp(g, x, k)`` over for a tuple ``x``: ``add_at`` of an ``acc`` of
+    None items; else defers to ``inner``."""
+
+    def _mine(self, types):
+        return len(types) == 3 and T.plain_tuple(types[1])
+
+    def _as_add_at(self, types, vals=None, atoms=()):
+        acc_t = T.Tuple((T.NONE,) * len(types[1].items))
+        acc = None if vals is None else (ll.Constant(acc_t.llvm(), None), acc_t)
+        return ([acc_t] + types, None if vals is None else [acc] + vals,
+                (None,) + tuple(atoms))
+
+
 overload("tuples", TupleAddAt(), rt.add_at)
+overload("tuples", TupleGetitemVjp(), rt.getitem_vjp)

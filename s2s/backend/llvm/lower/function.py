@@ -30,7 +30,7 @@ from ....ir import nodes as ir
 from ..values import abi
 from ..typing import types as T
 from . import inplace, scalar_windows, stacks
-from ..typing.infer import const_type, infer
+from ..typing.infer import const_type, infer, static_branch
 from ..passes.lean_tapes import lean_tapes
 from ..passes.local_copies import propagate_local_copies
 from .loops import LoopLowering
@@ -137,6 +137,8 @@ class FunctionLowering(LoopLowering):
             t = const_type(a.value, self.loc)
             return self.const(a.value, t), t
         t = self.var_type(a.name)
+        if T.runtime_type(t) is not t:  # a compile-time number: a constant
+            return self.const(t.value, T.runtime_type(t)), T.runtime_type(t)
         if isinstance(t, T.Static):
             return ll.Constant(t.llvm(), None), t
         return self.b.load(self.slots[a.name]), t
@@ -164,9 +166,13 @@ class FunctionLowering(LoopLowering):
     def store(self, name, value, t):
         """``name = value``; a variable holding arrays holds a reference to their blocks."""
         from ..values.scalars import convert
+        vt = self.var_type(name)
+        if isinstance(vt, T.Static):
+            return  # (known when compiling: no slot)
+        if T.runtime_type(t) is not t:  # a compile-time number into a run-time variable
+            value, t = self.const(t.value, T.runtime_type(t)), T.runtime_type(t)
         if isinstance(t, T.Static):
             return
-        vt = self.var_type(name)
         value = convert(self, value, t, vt)
         slot = self.slots[name]
         if abi.holds_arrays(vt):
@@ -289,6 +295,8 @@ class FunctionLowering(LoopLowering):
             else:
                 stacks.reset(self, s.target.name)
             return
+        if isinstance(self.types.get(s.target.name), T.Static):
+            return  # a compile-time constant (its value has no side effect): no code
         value, t = self.expr(s.value)
         self.store(s.target.name, value, t)
 
@@ -309,6 +317,11 @@ class FunctionLowering(LoopLowering):
             self.store(target.name, self.b.extract_value(value, k), t.items[k])
 
     def stmt_If(self, s):
+        known = self.var_type(s.test.name) if isinstance(s.test, ir.Var) else None
+        taken = static_branch(s, known)
+        if taken is not None:  # a compile-time flag: only the branch run is compiled
+            self.block(taken)
+            return
         value, t = self.atom(s.test)
         then = self.fn.append_basic_block("then")
         other = self.fn.append_basic_block("else")

@@ -104,7 +104,7 @@ def _add_at(L, a, at, idx, it, g, gt):
     parts = A.index_parts(L, idx, it)
     data, shape, strides = A.view(L, a, at, parts)
     et = at.elem
-    if not shape and len(parts) == at.ndim:
+    if A.is_element(parts, at.ndim):
         ptr = L.b.bitcast(data, T.memory_llvm(et).as_pointer())
         A.store(L, S.binary(L, "add", A.load(L, ptr, et), S.convert(L, g, gt, et), et), ptr, et)
         return

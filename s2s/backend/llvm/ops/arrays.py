@@ -176,7 +176,12 @@ register(MakeSlice(), slice)
 
 
 class Shape:
+    """``np.shape``/``np.size``/``np.ndim`` of an array or a number (``()``, 1, 0), ``len``
+    of an array, a tuple or a range; ``np.ndim`` is a compile-time int (``types.Static``)."""
+
     def type(self, fn, types, kw, loc):
+        if not kw and len(types) == 1 and isinstance(types[0], T.Scalar) and fn is not len:
+            return T.Tuple(()) if fn is np.shape else T.INT if fn is np.size else T.Static(0)
         if kw or len(types) != 1 or not isinstance(types[0], T.Array):
             if fn is len and len(types) == 1 and isinstance(types[0], (T.Tuple, T.Range)):
                 return T.INT
@@ -186,10 +191,13 @@ class Shape:
             return T.Tuple((T.INT,) * t.ndim)
         if fn is len:
             return T.INT if t.ndim else None
-        return T.INT  # np.size, np.ndim
+        return T.Static(t.ndim) if fn is np.ndim else T.INT  # (ndim: known when compiling)
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
+        if isinstance(t, T.Scalar):
+            return ll.Constant(rtype.llvm(), None) if fn is np.shape else \
+                A.i64(int(fn is np.size))
         if isinstance(t, T.Tuple):
             return A.i64(len(t.items))
         if isinstance(t, T.Range):
@@ -220,11 +228,8 @@ class GetItem:
             return "tuple"  # resolved with the constant index (type_getitem_tuple)
         if not isinstance(base, T.Array):
             return None
-        parts = index_types(index)
-        if parts is None or len(parts) > base.ndim:
-            return None
-        kept = base.ndim - sum(1 for p in parts if p == "int")
-        return base.elem if kept == 0 else T.Array(base.dtype, kept)
+        kept = view_ndim(base, index)
+        return None if kept is None else base.elem if kept == 0 else T.Array(base.dtype, kept)
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, t), (idx, it) = vals
@@ -233,7 +238,9 @@ class GetItem:
         return A.getitem(L, a, t, idx, it)[0]
 
 
-def index_types(index):
+def index_types(index, views=False):
+    """The kinds of an index's parts, ``"int"`` or ``"slice"`` (``views``: also
+    ``"ellipsis"`` and ``"new"``, which only a view's read and write take), or None."""
     items = index.items if isinstance(index, T.Tuple) else (index,)
     out = []
     for t in items:
@@ -241,16 +248,31 @@ def index_types(index):
             out.append("int")
         elif isinstance(t, T.Slice):
             out.append("slice")
+        elif views and isinstance(t, T.NoneType):
+            out.append("new")
+        elif views and isinstance(t, T.Static) and t.value is Ellipsis:
+            out.append("ellipsis")
         else:
             return None
     return out
+
+
+def view_ndim(base: T.Array, index):
+    """The ndim of ``base[index]`` for a basic index (None: not one, or too many parts)."""
+    parts = index_types(index, views=True)
+    if parts is None or parts.count("ellipsis") > 1:
+        return None
+    real = sum(1 for p in parts if p in ("int", "slice"))
+    if real > base.ndim:
+        return None
+    return base.ndim - parts.count("int") + parts.count("new")
 
 
 class SetItem:
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 3 or not isinstance(types[0], T.Array):
             return None
-        if index_types(types[1]) is None or not all_numeric([types[2]]):
+        if view_ndim(types[0], types[1]) is None or not all_numeric([types[2]]):
             return None
         return T.NONE
 

@@ -32,7 +32,7 @@ _OVERLOADS = {}  # fn -> [(family rank, order of registration, handler)]
 
 #: The kinds of operands whose handlers (``overload``) take a call over before the plain
 #: handler of its callable (``register``), in the order they are tried.
-OVERLOAD_FAMILIES = ("tuples",            # add_at into a tuple: derivs/tuples
+OVERLOAD_FAMILIES = ("tuples",            # add_at, getitem_vjp of a tuple: derivs/tuples
                      "list derivatives",  # cotangents and tangents of lists: derivs/lists
                      "lists",             # lists that grow: ops/lists
                      "dicts",             # dicts with constant keys: ops/dicts
@@ -119,15 +119,19 @@ def _lookup(fn):
 
 
 #: calls folded at compile time when an operand is a compile-time constant that is not
-#: a number (a string, None, a tuple of them: ``statics.py``) and every operand is constant
+#: a number (a string, None, a tuple of them: ``statics.py``; a compile-time flag,
+#: ``type_tests.py``) and every operand is constant
 _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
              operator.contains, operator.getitem, operator.add, operator.mod, len, str,
-             operator.lt, operator.le, operator.gt, operator.ge, operator.truth}
+             operator.lt, operator.le, operator.gt, operator.ge, operator.truth,
+             operator.sub, operator.mul, operator.floordiv, operator.neg, operator.and_,
+             operator.or_}
 
 
 def _folded(fn, args, kwargs):
     """``(True, value)`` of a call folded at compile time (see ``_FOLDABLE``), else
-    ``(False, None)``."""
+    ``(False, None)``; ``value`` is a ``types.Static`` where the result is a flag computed
+    from a compile-time flag."""
     if fn in (operator.is_, operator.is_not) and len(args) == 2 and not kwargs:
         # x is None for an x of a run-time type (a number, an array): known when compiling
         (a, ta), (b, tb) = args
@@ -135,14 +139,17 @@ def _folded(fn, args, kwargs):
             if isinstance(c, ir.Const) and c.value is None and \
                     isinstance(t, (T.Scalar, T.Tuple)):  # (an array: NoneTest)
                 return True, fn is operator.is_not
-    if fn not in _FOLDABLE or kwargs or not args or \
-            not all(isinstance(a, ir.Const) for a, _ in args) or \
-            not any(is_static(a.value) for a, _ in args):
+    known = [(a.value, False) if isinstance(a, ir.Const) else
+             (t.value, True) if isinstance(t, T.Static) else None for a, t in args]
+    if fn not in _FOLDABLE or kwargs or not args or None in known or \
+            not any(is_static(v) or flag for v, flag in known):
         return False, None
     try:
-        value = fn(*[a.value for a, _ in args])
+        value = fn(*[v for v, _ in known])
     except Exception:  # the run-time error is reported where it happens (not folded)
         return False, None
+    if type(value) in (bool, int) and any(flag for _, flag in known):
+        return True, T.Static(value)  # a compile-time number stays one (``not``, ``==``, ``-``)
     if is_static(value) or T.value_type(value) in (T.BOOL, T.INT, T.FLOAT):
         return True, value
     return False, None
@@ -153,7 +160,10 @@ def type_call(fn, args, kwargs, loc):
         return exception_instance(fn, args, loc)
     folded, value = _folded(fn, args, kwargs)
     if folded:
-        return T.Static(value) if is_static(value) else T.value_type(value)
+        return value if isinstance(value, T.Static) else \
+            T.Static(value) if is_static(value) else T.value_type(value)
+    args = [(a, T.runtime_type(t)) for a, t in args]  # a compile-time number: a constant
+    kwargs = {k: (a, T.runtime_type(t)) for k, (a, t) in kwargs.items()}
     handler = _lookup(fn)
     types = [t for _, t in args]
     kw = {k: t for k, (_, t) in kwargs.items()}
@@ -319,7 +329,7 @@ def exception_instance(fn, args, loc):
 
 
 # the handlers register themselves in TABLE
-from . import numbers, arrays, build, linalg, norm, printing  # noqa: E402,F401
+from . import numbers, arrays, build, linalg, norm, printing, type_tests  # noqa: E402,F401
 from ..batching import axes, lanes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers
 from ..derivs import pieces  # noqa: E402,F401  cotangents of joined arrays

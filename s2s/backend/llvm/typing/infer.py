@@ -7,6 +7,11 @@ types of every returned value.  Call result types come from the op registry
 (``calls.type_call``).  A value the backend cannot type (a string, a Python
 object, an unsupported call) raises ``UnsupportedSyntaxError`` naming the
 construct and the user's line.
+
+An ``if`` on a compile-time flag (``types.Static`` of a bool: ``isinstance``'s answer,
+``ops/type_tests.py``) types only the branch taken, and code after a statement that
+never falls through (``return``, ``raise``, ``break``, ``continue``, such an ``if``)
+is not typed: neither is ever run, nor lowered (``lower/function.py``).
 """
 from __future__ import annotations
 
@@ -47,6 +52,11 @@ class Inference:
         self.stacks = find_stacks(func)
         for name in self.stacks:
             self.types.setdefault(name, T.Stack(False))
+        assigned = {v.name for st in ir.walk(func.body) for v in ir.stmt_defs(st)}
+        #: array parameters the body never assigns: ndarrays, never the None a local
+        #: array variable may start as (what ``isinstance`` of them answers)
+        self.array_params = {p.var.name for p in func.params
+                             if isinstance(self.types.get(p.var.name), T.Array)} - assigned
 
     def atom(self, a, loc):
         if isinstance(a, ir.Const):
@@ -69,6 +79,13 @@ class Inference:
             self.changed = True
 
     def expr(self, value, loc):
+        if isinstance(value, ir.Call) and value.fn is isinstance and len(value.args) == 2 \
+                and isinstance(value.args[0], ir.Var) and value.args[0].name in self.array_params \
+                and isinstance(value.args[1], ir.Const) and not value.kwargs:
+            from ..ops.type_tests import answer_of_array
+            known = answer_of_array(value.args[1].value)
+            if known is not None:
+                return T.Static(known)
         if isinstance(value, ir.Call):
             from ..ops.calls import type_call
             args = [(a, self.atom(a, loc)) for a in value.args]
@@ -78,12 +95,29 @@ class Inference:
             return type_call(value.fn, args, kwargs, loc)
         return self.atom(value, loc)
 
-    def block(self, stmts):
+    def block(self, stmts) -> bool:
+        """Type ``stmts``; whether control never falls through their end."""
         for s in stmts:
-            self.stmt(s)
+            if self.stmt(s):
+                return True
+        return False
 
-    def stmt(self, s):
+    def stmt(self, s) -> bool:
+        """Type ``s``; whether control never falls through it."""
         loc = getattr(s, "loc", None)
+        if isinstance(s, ir.If):
+            taken = static_branch(s, self.atom(s.test, loc))
+            if taken is not None:
+                return self.block(taken)
+            return self.block(s.body) & self.block(s.orelse)
+        if isinstance(s, (ir.Return, ir.Raise, ir.Break, ir.Continue)):
+            self.terminal(s, loc)
+            return True
+        self.terminal(s, loc)
+        return False
+
+    def terminal(self, s, loc):
+        """Type ``s`` (any statement but an ``if``)."""
         if isinstance(s, ir.Assign):
             if s.target.name in self.stacks:
                 return  # a push or a reset (stacks.py)
@@ -119,11 +153,8 @@ class Inference:
             self.block(s.test_body)
             self.block(s.body)
             self.block(s.orelse)
-        elif isinstance(s, ir.If):
-            self.block(s.body)
-            self.block(s.orelse)
         elif isinstance(s, ir.Return):
-            t = self.atom(s.value, loc)
+            t = T.runtime_type(self.atom(s.value, loc))
             if t is not None:
                 new = T.join(self.returns, t)
                 if new is None:
@@ -146,6 +177,13 @@ class Inference:
             pass
         else:
             raise UnsupportedSyntaxError(f"jit: the statement {type(s).__name__}", loc)
+
+
+def static_branch(s: ir.If, test_type):
+    """The statements an ``if`` runs when its test is a compile-time flag, else None."""
+    if isinstance(test_type, T.Static) and type(test_type.value) in (bool, int):
+        return s.body if test_type.value else s.orelse
+    return None
 
 
 def infer(func: ir.Function, param_types: dict):

@@ -252,12 +252,22 @@ def promote(*types: Scalar) -> Scalar:
     return Scalar(code, False)
 
 
+def runtime_type(t):
+    """``t``, or the number type of a compile-time ``int`` or flag (``Static``) where a
+    run-time value is wanted."""
+    if isinstance(t, Static) and type(t.value) in (int, bool):
+        return INT if type(t.value) is int else BOOL
+    return t
+
+
 def join(a, b):
     """The type of a variable assigned values of types ``a`` and ``b`` (None: none)."""
     if a is None or a == b:
         return b
     if b is None:
         return a
+    if runtime_type(a) is not a or runtime_type(b) is not b:  # compile-time numbers that differ
+        return join(runtime_type(a), runtime_type(b))
     if isinstance(a, NoneType):
         return b
     if isinstance(b, NoneType):
@@ -296,8 +306,11 @@ def itemsize(dtype: str) -> int:
 
 @dataclass(frozen=True, eq=False)
 class Static:
-    """A compile-time constant that is not a number (a dtype, a class, a string):
-    an operand some calls read (``dtype=np.float32``), never a run-time value."""
+    """A compile-time constant that is not a run-time value: not a number (a dtype, a
+    class, a string), an operand some calls read (``dtype=np.float32``); a flag
+    (``isinstance``'s answer: an ``if`` on it compiles the branch taken); or an ``int``
+    known when compiling (``np.ndim``), which folds through arithmetic and comparisons
+    and is a run-time constant to every other call (``runtime_type``)."""
 
     value: object
 

@@ -190,7 +190,8 @@ def owned(L, a, t: T.Array):
 
 # -- indexing ---------------------------------------------------------------------
 def index_parts(L, idx, it):
-    """The components of an index: ``("int", v)``, ``("slice", v, present)``, ``("all",)``."""
+    """The components of an index: ``("int", v)``, ``("slice", v, present)``, ``("all",)``,
+    ``("ellipsis",)`` (``...``), ``("new",)`` (``None``, a new axis of length 1)."""
     if isinstance(it, T.Tuple):
         parts = []
         for k, item in enumerate(it.items):
@@ -200,7 +201,26 @@ def index_parts(L, idx, it):
         return [("int", convert(L, idx, it, T.INT))]
     if isinstance(it, T.Slice):
         return [("slice", idx, it.present)]
+    if isinstance(it, T.NoneType):
+        return [("new",)]
+    if isinstance(it, T.Static) and it.value is Ellipsis:
+        return [("ellipsis",)]
     raise UnsupportedSyntaxError(f"jit: indexing an array with a {it}", L.loc)
+
+
+def expanded_parts(parts, ndim):
+    """``parts`` with ``...`` replaced by whole axes (``("all",)``) up to ``ndim`` axes."""
+    if not any(p[0] == "ellipsis" for p in parts):
+        return list(parts)
+    k = next(i for i, p in enumerate(parts) if p[0] == "ellipsis")
+    used = sum(1 for p in parts if p[0] in ("int", "slice", "all"))
+    return list(parts[:k]) + [("all",)] * (ndim - used) + list(parts[k + 1:])
+
+
+def is_element(parts, ndim) -> bool:
+    """Whether ``parts`` pick one element of an ``ndim``-d array (a number, not a view)."""
+    parts = expanded_parts(parts, ndim)
+    return len(parts) == ndim and all(p[0] == "int" for p in parts)
 
 
 def wrap_index(L, i, n, axis):
@@ -246,16 +266,24 @@ def slice_bounds(L, s, present, n):
 
 
 def view(L, a, t: T.Array, parts):
-    """``(data, shape, strides)`` of ``a[parts]`` (ints dropped, slices kept)."""
+    """``(data, shape, strides)`` of ``a[parts]`` (ints dropped, slices kept, new axes
+    of length 1 and stride 0 inserted)."""
     b = L.b
-    if len(parts) > t.ndim:
+    parts = expanded_parts(parts, t.ndim)
+    real = [p for p in parts if p[0] != "new"]
+    if len(real) > t.ndim:
         raise UnsupportedSyntaxError(
-            f"jit: too many indices ({len(parts)}) for an array of {t.ndim} dimensions", L.loc)
+            f"jit: too many indices ({len(real)}) for an array of {t.ndim} dimensions", L.loc)
     data = b.extract_value(a, 0)
     offset, shape, strides = ZERO, [], []
-    for axis in range(t.ndim):
+    parts = parts + [("all",)] * (t.ndim - len(real))
+    axis = 0
+    for part in parts:
+        if part[0] == "new":
+            shape.append(ONE)
+            strides.append(ZERO)
+            continue
         n, st = shape_of(L, a, axis), stride_of(L, a, axis)
-        part = parts[axis] if axis < len(parts) else ("all",)
         if part[0] == "int":
             offset = b.add(offset, b.mul(wrap_index(L, part[1], n, axis), st))
         elif part[0] == "slice":
@@ -266,6 +294,7 @@ def view(L, a, t: T.Array, parts):
         else:
             shape.append(n)
             strides.append(st)
+        axis += 1
     return b.gep(data, [offset]), shape, strides
 
 
@@ -275,7 +304,7 @@ def getitem(L, a, t: T.Array, idx, it):
         return fancy.gather(L, a, t, idx, it), fancy.result_type(t, it)
     parts = index_parts(L, idx, it)
     data, shape, strides = view(L, a, t, parts)
-    if not shape and len(parts) == t.ndim:
+    if is_element(parts, t.ndim):
         ptr = L.b.bitcast(data, T.memory_llvm(t.elem).as_pointer())
         return load(L, ptr, t.elem), t.elem
     out_t = T.Array(t.dtype, len(shape))
@@ -288,7 +317,7 @@ def setitem(L, a, t: T.Array, idx, it, value, vt):
         return fancy.scatter(L, a, t, idx, it, value, vt)
     parts = index_parts(L, idx, it)
     data, shape, strides = view(L, a, t, parts)
-    if not shape and len(parts) == t.ndim:
+    if is_element(parts, t.ndim):
         ptr = L.b.bitcast(data, T.memory_llvm(t.elem).as_pointer())
         store(L, convert(L, value, vt, t.elem), ptr, t.elem)
         return
