@@ -37,15 +37,10 @@ TRIPLES = [
 ]
 
 APPENDS = "jit: batched code appends arrays to a list; a growing list holds numbers under jit"
-SLOGDET_STACK = ("jit does not compile np.linalg.slogdet of a stack of matrices (batched: a "
-                 "3-d array)")
 
 #: reason -> the (composition innermost first, function) cases it holds for (strict xfail;
 #: the default run meets the first two, the rest are -m slow cases)
 _KNOWN = {
-    SLOGDET_STACK: [(("hessian", "vmap", "jit"), "linalg"), (("grad", "vmap", "jit"), "linalg"),
-                    (("jit", "vmap"), "linalg"), (("vmap", "jit"), "linalg"),
-                    (("grad", "jit", "vmap"), "linalg")],
     APPENDS: [(("jit", "vmap"), "containers"), (("grad", "jit", "vmap"), "containers"),
               (("vmap", "jit"), "containers"), (("grad", "vmap", "jit"), "containers"),
               (("hessian", "vmap", "jit"), "containers")],

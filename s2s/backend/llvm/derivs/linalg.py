@@ -32,7 +32,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ..ops.calls import register
-from ..ops.linalg import RUNTIME, constant
+from ..ops.linalg import RUNTIME, constant, item
 
 
 def _consts(name, atoms, types, loc):
@@ -150,16 +150,18 @@ class RealImag:
 
 
 def _trace_args(name, atoms, types, ndim_of, loc, first=1):
-    """The constant ``offset`` of ``np.trace(a, offset, axis1, axis2)`` of a matrix (or of
-    ``trace_vjp(g, a, offset, axis1, axis2)``); other layouts are refused by name."""
+    """The constant ``offset`` of ``np.trace(a, offset, axis1, axis2)`` of a matrix, or of
+    a stack of them over its last two axes (or of ``trace_vjp(g, a, offset, axis1,
+    axis2)``), signed for ``axis1`` before ``axis2``; other layouts are refused by name."""
     values = _consts(name, atoms[first + 1:], types[first + 1:], loc)
     offset, *axes = values + [0, 0, 1][len(values):]
-    if ndim_of != 2 or type(offset) is not int or \
-            sorted(a % 2 for a in axes if type(a) is int) != [0, 1]:
+    last_two = [ndim_of - 2, ndim_of - 1]
+    if ndim_of < 2 or type(offset) is not int or not all(type(a) is int for a in axes) or \
+            sorted(a % ndim_of for a in axes) != last_two:
         raise UnsupportedSyntaxError(
             f"jit: {name} of a {ndim_of}-d array with offset {offset!r}, axes {tuple(axes)!r} "
-            "(jit compiles the diagonal sum of a matrix)", loc)
-    return offset if axes[0] % 2 == 0 else -offset
+            "(jit compiles the diagonal sums of a matrix or of a stack's last two axes)", loc)
+    return offset if axes[0] % ndim_of == ndim_of - 2 else -offset
 
 
 def _diagonal(L, x, offset, body):
@@ -174,8 +176,10 @@ def _diagonal(L, x, offset, body):
 
 
 class Trace:
-    """``np.trace(a, offset, axis1, axis2)`` of a matrix, and ``trace_vjp(g, a, offset,
-    axis1, axis2)``: zeros shaped like ``a`` with ``g`` on that diagonal."""
+    """``np.trace(a, offset, axis1, axis2)`` of a matrix (a number) or of a stack over its
+    last two axes (an array of its leading shape), and ``trace_vjp(g, a, offset, axis1,
+    axis2)``: zeros shaped like ``a`` with ``g`` (``g[idx]`` for matrix ``idx`` of a
+    stack) on that diagonal."""
 
     wants_atoms = True
 
@@ -183,13 +187,16 @@ class Trace:
         first = 1 if fn is rt.trace_vjp else 0
         if kw or len(types) < first + 1 or not isinstance(types[first], T.Array):
             return None
-        _trace_args(self._name(fn), atoms, types, types[first].ndim, loc, first)
+        x = types[first]
+        _trace_args(self._name(fn), atoms, types, x.ndim, loc, first)
         if fn is rt.trace_vjp:
-            if not isinstance(types[0], T.Scalar):
+            g = types[0]
+            if not (isinstance(g, T.Scalar) if x.ndim == 2 else
+                    isinstance(g, T.Array) and g.ndim == x.ndim - 2):
                 return None
-            return T.Array(T.promote(T.Scalar(types[0].dtype), types[1].elem,
-                                     T.Scalar("f8", True)).dtype, 2)
-        return R.sum_type(types[0])
+            return T.Array(T.promote(T.Scalar(g.dtype), x.elem, T.Scalar("f8", True)).dtype,
+                           x.ndim)
+        return R.sum_type(x) if x.ndim == 2 else T.Array(R.sum_type(x).dtype, x.ndim - 2)
 
     @staticmethod
     def _name(fn):
@@ -199,20 +206,41 @@ class Trace:
         b = L.b
         first = 1 if fn is rt.trace_vjp else 0
         x, xt = vals[first]
-        offset = _trace_args(self._name(fn), L.call_atoms[0], [t for _, t in vals], 2, L.loc,
-                             first)
+        offset = _trace_args(self._name(fn), L.call_atoms[0], [t for _, t in vals], xt.ndim,
+                             L.loc, first)
+        lead = A.shape_list(L, x, xt)[:xt.ndim - 2]
+        mt = T.Array(xt.dtype, 2)
         if fn is rt.trace_vjp:
-            g = S.convert(L, vals[0][0], vals[0][1], rtype.elem)
             out = R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, rtype.elem), rtype.elem))
-            data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
-            _diagonal(L, x, offset, lambda i, j: A.store(
-                L, g, A.element_ptr(L, data, strides, [i, j], rtype.elem), rtype.elem))
+            ot = T.Array(rtype.dtype, 2)
+            g, gt = vals[0]
+
+            def diagonal_of(idx):
+                value = g if not idx else A.element(L, g, gt, idx)
+                value = S.convert(L, value, gt.elem if idx else gt, rtype.elem)
+                m = item(L, out, rtype, idx)[0]
+                data, strides = b.extract_value(m, 0), A.strides_list(L, m, ot)
+                _diagonal(L, m, offset, lambda i, j: A.store(
+                    L, value, A.element_ptr(L, data, strides, [i, j], rtype.elem), rtype.elem))
+
+            A.loop_nest(L, lead, diagonal_of)
             return out
-        slot = L.entry_alloca(rtype.llvm())
-        b.store(L.const(0, rtype), slot)
-        _diagonal(L, x, offset, lambda i, j: b.store(S.binary(L, "add", b.load(slot), S.convert(
-            L, A.element(L, x, xt, [i, j]), xt.elem, rtype), rtype), slot))
-        return b.load(slot)
+        st = rtype if xt.ndim == 2 else rtype.elem
+
+        def diagonal_sum(idx):
+            m = item(L, x, xt, idx)[0]
+            slot = L.entry_alloca(st.llvm())
+            b.store(L.const(0, st), slot)
+            _diagonal(L, m, offset, lambda i, j: b.store(S.binary(L, "add", b.load(slot), S.convert(
+                L, A.element(L, m, mt, [i, j]), xt.elem, st), st), slot))
+            return b.load(slot)
+
+        if xt.ndim == 2:
+            return diagonal_sum(())
+        out = A.allocate(L, rtype, lead)
+        A.loop_nest(L, lead, lambda idx: A.store(L, diagonal_sum(idx), A.element_ptr(
+            L, b.extract_value(out, 0), A.strides_list(L, out, rtype), idx, st), st))
+        return out
 
 
 class Columns:
@@ -314,19 +342,25 @@ class Cast:
 
 class RecordLike:
     """``record_like(like, fields)`` of a tuple ``like`` (``slogdet``'s result, compiled as
-    a plain tuple): ``fields`` in ``like``'s item types (a tuple has no other fields)."""
+    a plain tuple): ``fields`` in ``like``'s item types (a tuple has no other fields);
+    arrays (a stack's ``slogdet``) as they are."""
 
     def type(self, fn, types, kw, loc):
         like, fields = types if len(types) == 2 else (None, None)
         if kw or not isinstance(like, T.Tuple) or not isinstance(fields, T.Tuple) \
                 or len(like.items) != len(fields.items):
             return None
-        if not all(isinstance(t, T.Scalar) and isinstance(f, T.Scalar)
-                   for t, f in zip(like.items, fields.items)):
-            return None
-        return like
+        if all(isinstance(t, T.Scalar) and isinstance(f, T.Scalar)
+               for t, f in zip(like.items, fields.items)):
+            return like
+        if all(isinstance(t, T.Array) and isinstance(f, T.Array) and t.ndim == f.ndim
+               for t, f in zip(like.items, fields.items)):  # (a stack's slogdet)
+            return fields
+        return None
 
     def lower(self, L, fn, vals, kw, rtype):
+        if rtype == vals[1][1]:
+            return vals[1][0]
         return S.convert(L, vals[1][0], vals[1][1], rtype)
 
 

@@ -4,7 +4,8 @@
 ``c`` (the other 1-D or 2-D; lengths already checked by ``reductions.dot``) into a
 fresh C-contiguous array.  Every entry is the sum of the plain definition,
 ``((0 + a[i,0] c[0,j]) + a[i,1] c[1,j]) + ...`` in order of the contracted index;
-only the order in which the entries are worked on changes:
+only the order in which the entries are worked on changes (``stacked_product``: the
+same per matrix of two stacks):
 
 * ``c`` 2-D: ``out[i, :] += a[i, k] * c[k, :]`` (i, k, j order): the inner loop runs
   along rows of ``c`` and ``out`` with no dependence between iterations, so LLVM
@@ -207,3 +208,53 @@ def _row_blocks(L, a, ta, c, tc, rows, k_n, acc_t, out_ptr, at):
 
     A.loop(L, rows, one_row, start=b.mul(blocks, A.i64(ROWS)))
 
+
+
+def stacked_product(L, a, ta: T.Array, c, tc: T.Array, rtype: T.Array):
+    """``np.matmul(a, c)`` of stacks of matrices (both 2-D or more, one of them 3-D or
+    more): the leading axes broadcast as numpy's (aligned from the right, a length 1
+    read at 0), each matrix product as ``product`` into the fresh result (shape: the
+    broadcast leading axes, then ``a``'s rows and ``c``'s columns)."""
+    from ..values import abi
+    b = L.b
+    lead = rtype.ndim - 2
+
+    def lead_dims(v, t):
+        dims = A.shape_list(L, v, t)[:t.ndim - 2]
+        return [None] * (lead - len(dims)) + dims
+
+    da, dc = lead_dims(a, ta), lead_dims(c, tc)
+    shape = []
+    for x, y in zip(da, dc):
+        if x is None or y is None:
+            shape.append(y if x is None else x)
+            continue
+        L.check(b.and_(b.icmp_signed("!=", x, y), b.and_(b.icmp_signed("!=", x, A.ONE),
+                                                         b.icmp_signed("!=", y, A.ONE))),
+                ValueError, "matmul: the stacks' leading axes do not broadcast ({0} against {1})",
+                (x, y))
+        shape.append(b.select(b.icmp_signed("==", x, A.ONE), y, x))
+    k_a, k_c = A.shape_of(L, a, ta.ndim - 1), A.shape_of(L, c, tc.ndim - 2)
+    L.check(b.icmp_signed("!=", k_a, k_c), ValueError,
+            "matmul: Input operand 1 has a mismatch in its core dimension 0 (size {0} is "
+            "different from {1})", (k_c, k_a))
+    rows, cols = A.shape_of(L, a, ta.ndim - 2), A.shape_of(L, c, tc.ndim - 1)
+    out = A.allocate(L, rtype, shape + [rows, cols])
+    mt = T.Array(rtype.dtype, 2)
+
+    def matrix(v, t, dims, idx):
+        picks = [b.select(b.icmp_signed("==", d, A.ONE), A.ZERO, i)
+                 for d, i in zip(dims, idx) if d is not None]
+        data, mshape, mstrides = A.view(L, v, t, [("int", i) for i in picks])
+        return A.make(L, T.Array(t.dtype, 2), data, b.extract_value(v, 1), mshape, mstrides)
+
+    def body(idx):
+        m = product(L, matrix(a, ta, da, idx), T.Array(ta.dtype, 2),
+                    matrix(c, tc, dc, idx), T.Array(tc.dtype, 2), mt)
+        data, oshape, ostrides = A.view(L, out, rtype, [("int", i) for i in idx])
+        target = A.make(L, mt, data, b.extract_value(out, 1), oshape, ostrides)
+        A.elementwise(L, lambda v: v[0], [(m, mt)], rtype.dtype, out=(target, mt))
+        abi.release(L, m, mt)
+
+    A.loop_nest(L, shape, body)
+    return out

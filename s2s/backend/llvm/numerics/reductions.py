@@ -5,7 +5,8 @@ refused with a clear error by ``calls.py``): ``np.zeros/ones/empty(shape,
 dtype)`` and their ``*_like`` forms, ``np.copy``; ``np.sum``/``np.prod`` (int
 and bool arrays sum as int64), ``np.max``/``np.min`` (an empty array raises
 ``ValueError``), ``np.mean``; ``np.dot``/``np.matmul``/``@`` on 1-D and 2-D
-arrays (a shape mismatch raises ``ValueError``).
+arrays (a shape mismatch raises ``ValueError``; stacks of matrices under ``matmul``:
+``products.stacked_product``).
 """
 from __future__ import annotations
 

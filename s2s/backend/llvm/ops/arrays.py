@@ -14,6 +14,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ..numerics.axis import reduce_axis, reduced_ndim, reduction_axis
+from ..numerics.products import stacked_product
 from .calls import elem_type, all_numeric, register
 
 
@@ -433,6 +434,9 @@ class Dot:
             return S.arith_type("mul", a, c)
         if not (isinstance(a, T.Array) and isinstance(c, T.Array)):
             return None
+        if fn is not np.dot and a.ndim >= 2 and c.ndim >= 2 and max(a.ndim, c.ndim) > 2:
+            st = T.promote(a.elem, c.elem)  # stacks of matrices (products.stacked_product)
+            return T.Array("i8" if st.dtype == "b1" else st.dtype, max(a.ndim, c.ndim))
         if not (1 <= a.ndim <= 2 and 1 <= c.ndim <= 2):
             return None
         st = T.promote(a.elem, c.elem)
@@ -444,6 +448,8 @@ class Dot:
         (a, ta), (c, tc) = vals
         if isinstance(ta, T.Scalar):
             return S.binary(L, "mul", S.convert(L, a, ta, rtype), S.convert(L, c, tc, rtype), rtype)
+        if max(ta.ndim, tc.ndim) > 2:
+            return stacked_product(L, a, ta, c, tc, rtype)
         return R.dot(L, a, ta, c, tc, rtype)
 
 

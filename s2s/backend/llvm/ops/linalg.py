@@ -2,7 +2,9 @@
 
 Contract (numpy's results and errors, for one real matrix -- a 2-D array of
 float64, float32, int64 or bool; ints and bools compute in float64, float32
-stays float32; complex and stacked (3-D+) matrices are refused by name):
+stays float32; complex matrices are refused by name, and so are stacks (3-D+)
+except for ``det``/``slogdet``/``solve``/``inv``, which compute each matrix of a
+stack):
 
 * ``solve(a, b)``: ``b`` a vector (1-D) or a matrix of right-hand sides (2-D);
   LU with partial pivoting (``linalg.lu``), then back substitution;
@@ -70,10 +72,12 @@ def refuse(name, why, loc):
     return UnsupportedSyntaxError(f"jit does not compile np.linalg.{name}: {why}", loc)
 
 
-def _matrix(name, t, loc):
+def _matrix(name, t, loc, stacks=False):
+    """``t`` if it is a real matrix (``stacks``: or a stack of them, 3-d and up), None if
+    it is not an array; refused naming the construct otherwise."""
     if not isinstance(t, T.Array):
         return None
-    if t.ndim != 2:
+    if t.ndim != 2 and not (stacks and t.ndim > 2):
         raise refuse(name, f"a {t.ndim}-d array (jit compiles one 2-d matrix, not a stack)"
                      if t.ndim > 2 else "a 1-d array (it needs a square matrix)", loc)
     if t.dtype == "c16":
@@ -109,49 +113,117 @@ def factor_solve(L, a, at, x, dtype, n, m):
     return x
 
 
+def item(L, arr, t: T.Array, idx):
+    """``(arr[idx], type)``: the sub-array at the leading indices ``idx`` (a view)."""
+    data, shape, strides = A.view(L, arr, t, [("int", i) for i in idx])
+    it = T.Array(t.dtype, t.ndim - len(idx))
+    return A.make(L, it, data, L.b.extract_value(arr, 1), shape, strides), it
+
+
+def each_matrix(L, a, at: T.Array, body):
+    """``body(idx, matrix, matrix type)`` for every matrix of the stack ``a`` (in C
+    order of its leading indices), after checking the matrices are square."""
+    lead = at.ndim - 2
+    n = A.shape_of(L, a, lead)
+    L.check(L.b.icmp_signed("!=", n, A.shape_of(L, a, lead + 1)), np.linalg.LinAlgError,
+            NOT_SQUARE)
+    A.loop_nest(L, A.shape_list(L, a, at)[:lead], lambda idx: body(idx, *item(L, a, at, idx)))
+
+
 class Solve:
+    """``solve(a, b)``: ``a`` a matrix and ``b`` a vector or matrix of right-hand sides, or
+    ``a`` a stack of matrices and ``b`` one vector or matrix for all, or a stack of
+    matrices of the same leading shape (or 1 on an axis, broadcast); numpy's rules (a
+    stack of ``b`` broadcasting ``a``'s stack is refused at run time)."""
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         if kw or len(types) != 2:
             return None
         a, c = types
-        if _matrix("solve", a, loc) is None or not isinstance(c, T.Array):
+        if _matrix("solve", a, loc, stacks=True) is None or not isinstance(c, T.Array):
             return None
-        if c.ndim not in (1, 2) or c.dtype == "c16":
-            raise refuse("solve", f"a right-hand side {c} (jit compiles a real vector or "
-                         "matrix)", loc)
-        return T.Array(float_dtype(a, c), c.ndim)
+        wanted = (1, 2) if a.ndim == 2 else (1, 2, a.ndim)
+        if c.ndim not in wanted or c.dtype == "c16":
+            raise refuse("solve", f"a right-hand side {c} for a {a} (jit compiles a real "
+                         "vector or matrix for all, or one matrix per matrix)", loc)
+        return T.Array(float_dtype(a, c), a.ndim - 1 if c.ndim == 1 else a.ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, at), (c, ct) = vals
+        if at.ndim == 2:
+            x = A.copy(L, c, ct, rtype.dtype)
+            return self.one_matrix(L, a, at, x, ct.ndim, rtype.dtype)
+        b = L.b
+        lead = at.ndim - 2
+        shape = A.shape_list(L, a, at)[:lead]
+        stacked = ct.ndim == at.ndim
+        if stacked:
+            for k in range(lead):
+                ck = A.shape_of(L, c, k)
+                L.check(b.and_(b.icmp_signed("!=", ck, shape[k]), b.icmp_signed("!=", ck, A.ONE)),
+                        ValueError,
+                        "solve under jit: the right-hand sides' stack has {0} items on axis "
+                        "{1}, the matrices' {2} (jit does not broadcast stacks)",
+                        (ck, A.i64(k), shape[k]))
+        tail = A.shape_list(L, c, ct)[lead:] if stacked else A.shape_list(L, c, ct)
+        out = A.allocate(L, rtype, shape + tail)
+
+        def body(idx, m, mt):
+            x, xt = item(L, out, rtype, idx)
+            if stacked:  # (an axis of length 1 read at 0 for every matrix)
+                rhs = item(L, c, ct, [b.select(b.icmp_signed("==", A.shape_of(L, c, k), A.ONE),
+                                               A.ZERO, i) for k, i in enumerate(idx)])
+            else:
+                rhs = (c, ct)
+            A.elementwise(L, lambda v: v[0], [rhs], rtype.dtype, out=(x, xt))
+            self.one_matrix(L, m, mt, x, len(tail), rtype.dtype)
+
+        each_matrix(L, a, at, body)
+        return out
+
+    def one_matrix(self, L, a, at, x, rhs_ndim, dtype):
+        """``x := a^-1 x`` for one matrix ``a`` (``x`` its right-hand side(s), contiguous)."""
         b = L.b
         n = A.shape_of(L, a, 0)
         L.check(b.icmp_signed("!=", n, A.shape_of(L, a, 1)), np.linalg.LinAlgError, NOT_SQUARE)
-        rows = A.shape_of(L, c, 0)
+        rows = A.shape_of(L, x, 0)
         L.check(b.icmp_signed("!=", rows, n), ValueError,
                 "solve: the right-hand side has {0} rows, the matrix {1}", (rows, n))
-        x = A.copy(L, c, ct, rtype.dtype)
-        m = A.ONE if ct.ndim == 1 else A.shape_of(L, c, 1)
-        return factor_solve(L, a, at, x, rtype.dtype, n, m)
+        m = A.ONE if rhs_ndim == 1 else A.shape_of(L, x, 1)
+        return factor_solve(L, a, at, x, dtype, n, m)
 
 
 class Inv:
+    """``inv(a)`` of a matrix or a stack of them: ``solve(a, I)`` per matrix."""
+
     def type(self, fn, types, kw, loc):
-        if kw or len(types) != 1 or _matrix("inv", types[0], loc) is None:
+        if kw or len(types) != 1 or _matrix("inv", types[0], loc, stacks=True) is None:
             return None
-        return T.Array(float_dtype(types[0]), 2)
+        return T.Array(float_dtype(types[0]), types[0].ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, at), = vals
+        if at.ndim == 2:
+            n = A.shape_of(L, a, 0)
+            L.check(L.b.icmp_signed("!=", n, A.shape_of(L, a, 1)), np.linalg.LinAlgError,
+                    NOT_SQUARE)
+            x = A.allocate(L, rtype, [n, n])
+            return self.one_matrix(L, a, at, x, rtype)
+        out = A.allocate(L, rtype, A.shape_list(L, a, at))
+        xt = T.Array(rtype.dtype, 2)
+        each_matrix(L, a, at, lambda idx, m, mt: self.one_matrix(
+            L, m, mt, item(L, out, rtype, idx)[0], xt))
+        return out
+
+    def one_matrix(self, L, a, at, x, xt):
+        """``x := a^-1`` (``x`` a contiguous ``n x n`` buffer)."""
         b = L.b
         n = A.shape_of(L, a, 0)
-        L.check(b.icmp_signed("!=", n, A.shape_of(L, a, 1)), np.linalg.LinAlgError, NOT_SQUARE)
-        x = A.allocate(L, rtype, [n, n])
-        A.fill(L, x, rtype, L.const(0, rtype.elem))
-        xp = ptr(L, x, rtype.dtype)
-        A.loop(L, n, lambda i: b.store(L.const(1, rtype.elem), b.gep(xp, [b.mul(i, b.add(n, A.ONE))])))
-        return factor_solve(L, a, at, x, rtype.dtype, n, n)
+        A.fill(L, x, xt, L.const(0, xt.elem))
+        xp = ptr(L, x, xt.dtype)
+        A.loop(L, n, lambda i: b.store(L.const(1, xt.elem), b.gep(xp, [b.mul(i, b.add(n, A.ONE))])))
+        return factor_solve(L, a, at, x, xt.dtype, n, n)
 
 
 def _factors(L, a, at, dtype, diag_fn, init):
@@ -176,14 +248,46 @@ def _odd(L, swaps):
 
 
 class Det:
+    """``det(a)`` and ``slogdet(a)`` of a matrix, or of a stack of them (``a.shape[:-2]``
+    results, each of its matrix as numpy computes it)."""
+
     def type(self, fn, types, kw, loc):
-        if kw or len(types) != 1 or _matrix(fn.__name__, types[0], loc) is None:
+        if kw or len(types) != 1 or _matrix(fn.__name__, types[0], loc, stacks=True) is None:
             return None
+        lead = types[0].ndim - 2
         st = T.Scalar(float_dtype(types[0]))
-        return st if fn is np.linalg.det else T.Tuple((st, st))
+        one = st if lead == 0 else T.Array(st.dtype, lead)
+        return one if fn is np.linalg.det else T.Tuple((one, one))
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, at), = vals
+        if at.ndim == 2:
+            return self.one_matrix(L, fn, a, at, rtype)
+        return self.stack(L, fn, a, at, rtype)
+
+    def stack(self, L, fn, a, at, rtype):
+        """Each matrix of the stack ``a`` in turn, into fresh arrays of its leading shape."""
+        b = L.b
+        out_ts = [rtype] if fn is np.linalg.det else list(rtype.items)
+        outs = [A.allocate(L, t, A.shape_list(L, a, at)[:at.ndim - 2]) for t in out_ts]
+        st = out_ts[0].elem
+        one_t = st if fn is np.linalg.det else T.Tuple((st, st))
+
+        def body(idx, m, mt):
+            value = self.one_matrix(L, fn, m, mt, one_t)
+            parts = [value] if fn is np.linalg.det else \
+                [b.extract_value(value, k) for k in range(2)]
+            for out, t, v in zip(outs, out_ts, parts):
+                A.store(L, v, A.element_ptr(L, b.extract_value(out, 0), A.strides_list(L, out, t),
+                                            idx, t.elem), t.elem)
+
+        each_matrix(L, a, at, body)
+        if fn is np.linalg.det:
+            return outs[0]
+        pair = ll.Constant(rtype.llvm(), None)
+        return b.insert_value(b.insert_value(pair, outs[0], 0), outs[1], 1)
+
+    def one_matrix(self, L, fn, a, at, rtype):
         b = L.b
         st = rtype if fn is np.linalg.det else rtype.items[0]
         zero, one = L.const(0, st), L.const(1, st)
