@@ -174,7 +174,7 @@ def jacfwd_batched(fun, args, nums, single):
 
 def hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree, ins, nums):
     """The Hessian blocks of ``hessian`` (``api/jacobians.py``) by one batched call of the
-    forward mode over the vjp code (``push``): the batch runs over every pair (output
+    forward mode over the vjp code's cotangents (``push``): the batch runs over every pair (output
     basis vector ``e_k`` as the cotangent, input basis vector ``e_l`` as the tangent),
     ``d/dx_l (J^T e_k)``.  ``blocks[o][a][i][b][j]`` has shape
     ``out_o.shape + in(a, i).shape + in(b, j).shape``; None when the code cannot be
@@ -216,7 +216,7 @@ def hessian_blocks_batched(push, values, free, kwonly, out_leaves, out_tree, ins
         res = vmap_of(fgen, None, tuple(axes + dot_axes))(*args, *dots, **free2, **kw)
     except S2SError:
         return None
-    dcts = res[1][1]
+    dcts = res[1]
     blocks = []
     for o, ol in enumerate(out_leaves):
         ko = slice(out_off[o], out_off[o] + int(np.size(ol)))

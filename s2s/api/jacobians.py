@@ -16,7 +16,7 @@ from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflat
 
 from ..core.specialise import (normalise_argnums, check_argnums, check_argnums_range,
                                check_callable)
-from ..core.reverse import reverse_transform
+from ..core.reverse import cotangents_only, reverse_transform
 from ..core.varargs import adapter, wants_adapter
 from ..core.forward import forward_of, zero_tangent
 from .tangents import jvp
@@ -156,7 +156,9 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
     """The Hessian of ``fun``: JAX's ``jacfwd(jacrev(fun))``, for any output.
 
     Forward mode over the generated reverse-mode code: the vjp function of
-    ``fun``, ``(x, ct) -> (fun(x), J(x)^T ct)``, is pushed forward along each
+    ``fun`` with its cotangents output only, ``(x, ct) -> J(x)^T ct``
+    (``core.reverse.cotangents_only``: the value output and what only it needs
+    are not pushed forward), is pushed forward along each
     input basis vector with each output basis vector as ``ct``, giving
     ``d/dx_j (J^T e_o)_i = d^2 fun_o / dx_i dx_j``.  Layout as JAX: for each
     output leaf, ``out.shape + in_i.shape + in_j.shape``, nested
@@ -188,7 +190,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
         check_outputs("jacrev", holomorphic, out)
         out_leaves, out_tree = tree_flatten(out)
         ins = [tree_flatten(args[i]) for i in nums]  # (leaves, tree) per differentiated arg
-        push = forward_of(gen, False)
+        push = forward_of(cotangents_only(gen), False)  # the value's tangent is not wanted
         zero_args = [zero_tangent(v) for v in values]
         per_out = []
         # one batched call over every (output, input) basis pair (s2s/api/batched_jacobians.py)
@@ -210,7 +212,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
                         tangents[n_b] = tree_unflatten(ins[b][1], t_parts)
                         _, dres = push((*values, ct), (*tangents, tree_map(rt.zeros_like, ct)),
                                        {**free, **kwonly})
-                        dcts = dres[1]
+                        dcts = dres
                         for a in range(len(nums)):
                             for i, g in enumerate(tree_flatten(dcts[a])[0]):
                                 block = blocks[a][i][b][j]

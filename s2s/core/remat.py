@@ -33,6 +33,7 @@ from ..passes.inline import ir_signature
 from ..passes.sites import IRCallable
 from ..rules.registry import defopaque
 from .travel import travelling
+from .reverse import cotangents_only
 
 
 def has_none(ct) -> bool:
@@ -203,15 +204,15 @@ class RematPullback(Remat):
 
     def _ir_for(self, primal):
         """IR ``pb(*args, ct, *, free...)``: the generated vjp of the base at these kinds,
-        keeping the cotangents (one per argument, None for static ones)."""
+        its cotangents only (``reverse.cotangents_only``: the value is not recomputed),
+        one per argument, None for static ones."""
         t, values, nums = self.base.vjp_transform(primal)
         gen, free = t.generated(values)
         n = len(primal)
         params = [ir.Var(f"a{i}") for i in range(n)] + [ir.Var("ct")]
         kw = [ir.Var(name) for name in free]
-        body = [ir.Assign(ir.Var("r"), ir.Call(gen, tuple(params),
-                                                 tuple((v.name, v) for v in kw))),
-                ir.Assign(ir.Var("g"), ir.Call(operator.getitem, (ir.Var("r"), ir.Const(1))))]
+        body = [ir.Assign(ir.Var("g"), ir.Call(cotangents_only(gen), tuple(params),
+                                                 tuple((v.name, v) for v in kw)))]
         items = []
         for i in range(n):
             if i in nums:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from dataclasses import replace
 
 import numpy as np
 
@@ -260,3 +261,35 @@ def reverse_transform(fun, argnums, has_aux, holomorphic, returns):
     nums = argnums = check_argnums(argnums, returns)
     return memo(fun, (returns, nums, bool(has_aux), bool(holomorphic)),
                 lambda: ReverseTransform(fun, argnums, has_aux, holomorphic, returns))
+
+
+def cotangents_only(vjp_code):
+    """``vjp_code`` (generated ``(*primals, ct) -> (value, cotangents)``, ``mode='vjp'``)
+    as generated code of the same signature returning only the cotangents: its IR with
+    ``return (value, cts)`` made ``return cts`` and dead code removed, so a transform of
+    it (``hessian``'s forward mode, a checkpoint's recomputed pullback) neither
+    transforms the value output nor what only it needs (a checkpointed call's primal,
+    a ``custom_vjp`` call of the primal).  Memoised per ``vjp_code``."""
+    hit = _COTANGENTS.get(vjp_code)
+    if hit is not None:
+        return hit
+    from ..passes.dce import dce
+    from ..passes.single_exit import single_exit
+    from s2s_runtime import build
+    func, _ = fixed_ir(vjp_code)
+    func = single_exit(func)
+    body = list(func.body)
+    ret = body[-1]
+    pair = next((s for s in body if getattr(getattr(s, "target", None), "name", None) ==
+                 getattr(ret.value, "name", None)), None)
+    if pair is None or not (getattr(pair.value, "fn", None) is build.make_tuple
+                            and len(pair.value.args) == 2):
+        raise UnsupportedSyntaxError("s2s internal error: an unexpected vjp code", func.loc)
+    body[-1] = type(ret)(pair.value.args[1], ret.loc)
+    out = dce(replace(func, name=f"{func.name}_cotangents", body=tuple(body)))
+    fn = pipeline.compile_function(out)[0]
+    _COTANGENTS[vjp_code] = fn
+    return fn
+
+
+_COTANGENTS = weakref.WeakKeyDictionary()  # vjp code -> its cotangents-only code

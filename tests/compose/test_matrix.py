@@ -39,7 +39,7 @@ TRIPLES = [
 APPENDS = "jit: batched code appends arrays to a list; a growing list holds numbers under jit"
 
 #: reason -> the (composition innermost first, function) cases it holds for (strict xfail;
-#: the default run meets the first two, the rest are -m slow cases)
+#: all of them are -m slow cases now)
 _KNOWN = {
     APPENDS: [(("jit", "vmap"), "containers"), (("grad", "jit", "vmap"), "containers"),
               (("vmap", "jit"), "containers"), (("grad", "vmap", "jit"), "containers"),
@@ -47,9 +47,6 @@ _KNOWN = {
     "jit: vmap of a data-dependent while loop pushes its tapes under a per-example mask "
     "(batch_select of a tape), which is not a stack jit compiles":
         [(("hessian", "vmap", "jit"), "data_while")],
-    "hessian pushes forward the whole vjp code, its value output included: the "
-    "checkpointed function's pushforward then needs the tangent of its custom_vjp call":
-        [(("checkpoint", "hessian"), "custom_vjp")],
 }
 #: (composition innermost first, function) -> reason
 XFAIL = {case: reason for reason, cases in _KNOWN.items() for case in cases}

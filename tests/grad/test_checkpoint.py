@@ -144,6 +144,21 @@ def test_second_order_through_checkpointed_calls():
                                rtol=1e-12)
 
 
+def test_hessian_of_a_checkpointed_custom_vjp_uses_the_rule_closed_form():
+    # hessian pushes forward only the cotangents of the vjp code, so the checkpointed
+    # primal (which calls the custom_vjp function) is never pushed forward
+    @s2s.custom_vjp
+    def cube(x):
+        return x ** 3
+
+    cube.defvjp(lambda x: (x ** 3, x), lambda x, g: (g * 3.0 * x * x,))
+    inner = s2s.checkpoint(lambda x: np.sum(cube(x) * np.sin(x)))
+    x = np.array([0.3, -0.8, 1.2])
+    # d2/dx2 (x^3 sin x) = 6x sin x + 6x^2 cos x - x^3 sin x, on the diagonal
+    want = np.diag(6 * x * np.sin(x) + 6 * x ** 2 * np.cos(x) - x ** 3 * np.sin(x))
+    np.testing.assert_allclose(s2s.hessian(inner)(x), want, rtol=1e-12, atol=1e-12)
+
+
 def test_static_argnums_and_policies():
     def f(x, y):
         return x * y
