@@ -250,10 +250,13 @@ class Aliases:
 
 
 # -- liveness ----------------------------------------------------------------------------
-def live_after(body) -> Dict[int, set]:
-    """For each statement (by id): the names that may be read after it runs."""
+def live_after(body, wanted=None) -> Dict[int, set]:
+    """For each statement (by id; only those in ``wanted`` when given): the names that
+    may be read after it runs.  One set is updated in place along the way and copied
+    only where kept or where the flow splits, so the cost is the number of names read
+    and written, not the statements times the names live."""
     out: Dict[int, set] = {}
-    _live_block(list(body), set(), out)
+    _live_block(list(body), set(), out, wanted)
     return out
 
 
@@ -261,23 +264,29 @@ def _uses(s) -> set:
     return {a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)}
 
 
-def _live_block(stmts, live: set, out) -> set:
+def _live_block(stmts, live: set, out, wanted) -> set:
+    """The names live before ``stmts`` given ``live`` after them (``live`` is updated)."""
     for s in reversed(stmts):
-        out[id(s)] = set(live)
-        live = _live_stmt(s, set(live), out)
+        if wanted is None or id(s) in wanted:
+            out[id(s)] = set(live)
+        live = _live_stmt(s, live, out, wanted)
     return live
 
 
-def _live_stmt(s, live: set, out) -> set:
+def _live_stmt(s, live: set, out, wanted) -> set:
     if isinstance(s, ir.If):
-        return _live_block(list(s.body), set(live), out) | \
-            _live_block(list(s.orelse), set(live), out) | _uses(s)
+        live_body = _live_block(list(s.body), set(live), out, wanted)
+        live = _live_block(list(s.orelse), live, out, wanted)
+        live |= live_body
+        live |= _uses(s)
+        return live
     if isinstance(s, (ir.For, ir.While, ir.Try)):
         # conservative: whatever the construct reads anywhere is live throughout it
-        reads = set().union(*(_uses(x) for x in [s, *ir.walk(ir.sub_blocks_flat(s))]))
-        inner = live | reads
+        for x in [s, *ir.walk(ir.sub_blocks_flat(s))]:
+            live |= _uses(x)
         for block in ir.sub_blocks(s):
-            _live_block(list(block), set(inner), out)
-        return inner
-    defs = {v.name for v in ir.stmt_defs(s)}
-    return (live - defs) | _uses(s)
+            _live_block(list(block), set(live), out, wanted)
+        return live
+    live.difference_update(v.name for v in ir.stmt_defs(s))
+    live |= _uses(s)
+    return live
