@@ -109,8 +109,10 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
     readers = _readers(defs, tuples)
     fixed_scalars, fixed_vectors = set(seeds), set(vectors)
     work = list(defs)
+    queued = set(work)
     while work:
         n = work.pop()
+        queued.discard(n)
         ds = defs.get(n, ())
         dropped = False
         if n in current and n not in fixed_scalars and not all(scalar_def(s, n) for s in ds):
@@ -123,7 +125,10 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
             powers.discard(n)
             dropped = True
         if dropped:
-            work.extend(readers.get(n, ()))
+            for r in readers.get(n, ()):
+                if r not in queued:
+                    queued.add(r)
+                    work.append(r)
     return current - {n for n in current if n not in defs and n not in seeds}
 
 

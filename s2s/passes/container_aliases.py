@@ -3,8 +3,9 @@
 An abstract interpretation over the structured IR (before SSA) with
 *allocation sites*: every statement that makes a new list or dict (a literal,
 ``list(...)``, ``dict(...)``, ``sorted(...)``, a copy, one of the functional
-container helpers) is a site.  Before each statement ``Aliases.before[id(s)]``
-maps every local name to a ``Binding``:
+container helpers) is a site.  Before each ``for`` loop ``Aliases.before[id(s)]``
+maps every local name to a ``Binding`` (before each call statement: the names it
+reads and those sharing a site with one of them):
 
 * ``sites``: the sites whose objects the name may hold (``UNKNOWN``: any other
   value, e.g. an argument, an item read from a container, a call's result);
@@ -136,11 +137,15 @@ class Aliases:
 
     # -- transfer --------------------------------------------------------------------
     def block(self, stmts, st: State) -> State:
+        """The state after ``stmts`` from ``st`` (which is updated in place)."""
         for s in stmts:
-            self.before[id(s)] = st
-            st = self.stmt(s, dict(st))
+            if isinstance(s, ir.For):
+                self.before[id(s)] = dict(st)
+            elif isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(s.value, ir.Call):
+                self.before[id(s)] = _slice(st, s.value)
+            st = self.stmt(s, st)
             for c in self.collect:
-                c.append(st)
+                c.append(dict(st))
         return st
 
     def escape(self, st: State, atoms) -> None:
@@ -176,7 +181,7 @@ class Aliases:
             for t in s.targets:
                 st[t.name] = Binding()
         elif isinstance(s, ir.If):
-            st = join(self.block(s.body, dict(st)), self.block(s.orelse, dict(st)))
+            st = join(self.block(s.body, dict(st)), self.block(s.orelse, st))
         elif isinstance(s, (ir.For, ir.While)):
             st = self.loop(s, st)
         elif isinstance(s, ir.Try):
@@ -247,6 +252,23 @@ class Aliases:
             ends.append(self.block(list(h.body), entry))
         st = join(start, *ends)
         return self.block(list(s.finalbody), st)
+
+
+def _slice(st: State, call: ir.Call) -> State:
+    """What ``containers.py`` reads of the state before a call: the bindings of its
+    operands and of every name sharing a site with one (in ``st``'s order, which the
+    aliases ``owned`` lists keep).  A copy of the whole state per statement was
+    quadratic in the function's length."""
+    names = {a.name for a in call.operands() if isinstance(a, ir.Var)}
+    sites = set()
+    for n in names:
+        b = st.get(n)
+        if b is not None:
+            sites.update(b.sites)
+    sites.discard(UNKNOWN)
+    if not sites:
+        return {n: st[n] for n in names if n in st}
+    return {n: b for n, b in st.items() if n in names or not sites.isdisjoint(b.sites)}
 
 
 # -- liveness ----------------------------------------------------------------------------
