@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+from itertools import islice
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional
 
@@ -114,6 +115,33 @@ def join(*states: State) -> State:
     return out
 
 
+def _join_derived(size: int, first: State, rest, written) -> State:
+    """``join(first, *rest)`` (``first`` updated in place) for states made from one state
+    of ``size`` names by giving the names in ``written`` new bindings: the others are
+    the same objects in each, so only ``written`` and the names added after the first
+    ``size`` need joining.  (A join over every name at each branch and loop was
+    quadratic in the number of compound statements.)"""
+    for n in written:
+        x = first.get(n)
+        if x is None:
+            continue  # new in some of ``rest``: below
+        for st in rest:
+            b = st.get(n)
+            if b is not None and b is not x:
+                x = x.join(b)
+        first[n] = x
+    added = set()  # names none of ``first``'s, in the order ``rest`` adds them
+    for st in rest:
+        for n, b in islice(st.items(), size, None):  # the names added after the first
+            if n in added:
+                a = first[n]
+                first[n] = b if a is b else a.join(b)
+            elif n not in first:
+                first[n] = b
+                added.add(n)
+    return first
+
+
 def _known_pure(fn) -> bool:
     """Functions that keep no reference to their arguments (numpy, math, builtins,
     the operators, s2s's helpers, anything with a derivative rule)."""
@@ -133,6 +161,7 @@ class Aliases:
         self.for_iters = single_for_iters  # lazy iterators only a for loop reads
         self.jumps: List[List[State]] = []
         self.collect: List[List[State]] = []
+        self.written: set = set()  # names given a binding since the innermost fork
         self.block(list(body), {p: Binding() for p in params})
 
     # -- transfer --------------------------------------------------------------------
@@ -152,9 +181,14 @@ class Aliases:
         for a in atoms:
             if isinstance(a, ir.Var) and a.name in st:
                 sites = st[a.name].sites - {UNKNOWN}
+                if not sites:  # no other name can share its object
+                    st[a.name] = Binding(st[a.name].sites, True)
+                    self.written.add(a.name)
+                    continue
                 for n, b in st.items():
                     if n == a.name or (b.sites & sites):
                         st[n] = Binding(b.sites, True)
+                        self.written.add(n)
 
     def escapes_of(self, s, v: ir.Call):
         """The operands a call keeps (or may keep) a reference to."""
@@ -177,11 +211,18 @@ class Aliases:
             self.escape(st, self.escapes_of(s, s.value))
         if isinstance(s, ir.Assign):
             st[s.target.name] = self.binding_of(s, st)
+            self.written.add(s.target.name)
         elif isinstance(s, ir.Unpack):
             for t in s.targets:
                 st[t.name] = Binding()
+                self.written.add(t.name)
         elif isinstance(s, ir.If):
-            st = join(self.block(s.body, dict(st)), self.block(s.orelse, st))
+            outer, self.written = self.written, set()
+            size = len(st)
+            body = self.block(s.body, dict(st))
+            st = _join_derived(size, body, [self.block(s.orelse, st)], self.written)
+            outer |= self.written
+            self.written = outer
         elif isinstance(s, (ir.For, ir.While)):
             st = self.loop(s, st)
         elif isinstance(s, ir.Try):
@@ -220,24 +261,34 @@ class Aliases:
         for n, b in st.items():  # other names hold an earlier object of this site
             if site in b.sites:
                 st[n] = Binding((b.sites - {site}) | {old}, b.escaped)
+                self.written.add(n)
         return Binding(frozenset({site}), False)
 
     def loop(self, s, st: State) -> State:
         stmts = list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)
+        outer = self.written
         head = st
         while True:
             self.jumps.append([])
+            self.written = set()
             entry = dict(head)
             if isinstance(s, ir.For):
                 entry[s.target.name] = Binding()
+                self.written.add(s.target.name)
             end = self.block(stmts, entry)
             jumps = self.jumps.pop()
-            new = join(head, end, *jumps)
+            new = _join_derived(len(head), dict(head), [end, *jumps], self.written)
+            outer |= self.written
             if new == head:
                 break
             head = new
-        after = join(head, *jumps)
-        return join(after, self.block(list(s.orelse), dict(after)))
+        after = _join_derived(len(head), dict(head), jumps, self.written)
+        self.written = set()
+        end = self.block(list(s.orelse), dict(after))
+        st = _join_derived(len(after), after, [end], self.written)
+        outer |= self.written
+        self.written = outer
+        return st
 
     def try_(self, s: ir.Try, st: State) -> State:
         self.collect.append([st])
@@ -249,6 +300,7 @@ class Aliases:
             entry = dict(start)
             if h.name is not None:
                 entry[h.name.name] = Binding()
+                self.written.add(h.name.name)
             ends.append(self.block(list(h.body), entry))
         st = join(start, *ends)
         return self.block(list(s.finalbody), st)
@@ -259,7 +311,7 @@ def _slice(st: State, call: ir.Call) -> State:
     operands and of every name sharing a site with one (in ``st``'s order, which the
     aliases ``owned`` lists keep).  A copy of the whole state per statement was
     quadratic in the function's length."""
-    names = {a.name for a in call.operands() if isinstance(a, ir.Var)}
+    names = dict.fromkeys(a.name for a in call.operands() if isinstance(a, ir.Var))
     sites = set()
     for n in names:
         b = st.get(n)
