@@ -73,6 +73,7 @@ def defined_before(body, params) -> Dict[int, tuple]:
         return {v.name for x in [s, *ir.walk(ir.sub_blocks_flat(s))] for v in ir.stmt_defs(x)}
 
     def scan(stmts, must: Set[str], around: Set[str]) -> Set[str]:
+        """``must`` (a set of the caller's own, updated in place) after ``stmts``."""
         for s in stmts:
             if isinstance(s, (ir.For, ir.While)):
                 out[id(s)] = (may | around, set(must))
@@ -82,7 +83,7 @@ def defined_before(body, params) -> Dict[int, tuple]:
                 scan(s.orelse, set(must), inner)
                 may.update(defs_of(s))
             elif isinstance(s, ir.If):
-                must = must | (scan(s.body, set(must), around) & scan(s.orelse, set(must), around))
+                must |= scan(s.body, set(must), around) & scan(s.orelse, set(must), around)
             elif isinstance(s, ir.Try):  # loops inside a try (any block may stop early)
                 for b in [s.body, *[h.body for h in s.handlers], s.orelse, s.finalbody]:
                     scan(b, set(must), around)
@@ -90,7 +91,7 @@ def defined_before(body, params) -> Dict[int, tuple]:
             else:
                 may.update(defs_of(s))
                 if isinstance(s, (ir.Assign, ir.Unpack)):
-                    must = must | {v.name for v in ir.stmt_defs(s)}
+                    must.update(v.name for v in ir.stmt_defs(s))
         return must
 
     scan(body, set(params), set())

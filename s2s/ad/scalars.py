@@ -103,16 +103,47 @@ def real_scalars(body, seeds: Set[str], scalar_item, vectors=frozenset(),
         return isinstance(s, ir.Assign) and is_real_power(s.value, current)
 
     powers = set(defs)  # names holding x ** y of real scalars: numbers, maybe complex
-    while True:
-        dropped = {n for n in current - set(seeds)
-                   if not all(scalar_def(s, n) for s in defs.get(n, ()))}
-        no_vector = {n for n in vecs - set(vectors) if not all(map(vector_def, defs.get(n, ())))}
-        no_power = {n for n in powers if not all(map(power_def, defs.get(n, ())))}
-        vecs -= no_vector
-        powers -= no_power
-        if not dropped and not no_vector and not no_power:
-            return current - {n for n in current if n not in defs and n not in seeds}
-        current -= dropped
+    # A worklist reaches the same greatest fixed point as rounds over every name (the
+    # three tests only grow with the sets), rechecking a name only when a name its
+    # assignments read has left a set: linear, where rounds were quadratic in a chain.
+    readers = _readers(defs, tuples)
+    fixed_scalars, fixed_vectors = set(seeds), set(vectors)
+    work = list(defs)
+    queued = set(work)
+    while work:
+        n = work.pop()
+        queued.discard(n)
+        ds = defs.get(n, ())
+        dropped = False
+        if n in current and n not in fixed_scalars and not all(scalar_def(s, n) for s in ds):
+            current.discard(n)
+            dropped = True
+        if n in vecs and n not in fixed_vectors and not all(map(vector_def, ds)):
+            vecs.discard(n)
+            dropped = True
+        if n in powers and not all(map(power_def, ds)):
+            powers.discard(n)
+            dropped = True
+        if dropped:
+            for r in readers.get(n, ()):
+                if r not in queued:
+                    queued.add(r)
+                    work.append(r)
+    return current - {n for n in current if n not in defs and n not in seeds}
+
+
+def _readers(defs, tuples) -> Dict[str, Set[str]]:
+    """name -> the assigned names one of whose assignments reads it (its operands, and
+    the items of a tuple literal it unpacks)."""
+    out: Dict[str, Set[str]] = {}
+    for name, ds in defs.items():
+        for s in ds:
+            reads = [a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)]
+            if isinstance(s, ir.Unpack) and isinstance(s.value, ir.Var):
+                reads += [a.name for a in tuples.get(s.value.name, ()) if isinstance(a, ir.Var)]
+            for r in reads:
+                out.setdefault(r, set()).add(name)
+    return out
 
 
 #: calls reading one item ``v[i]`` -> their number of arguments

@@ -99,7 +99,7 @@ class Call:
     kwargs: Tuple[Tuple[str, Atom], ...] = ()
 
     def operands(self) -> Tuple[Atom, ...]:
-        return self.args + tuple(v for _, v in self.kwargs)
+        return self.args + tuple(v for _, v in self.kwargs) if self.kwargs else self.args
 
 
 Expr = Union[Var, Const, Call]
@@ -249,8 +249,14 @@ class Function:
         return dict(self.kinds)
 
 
+#: the statements with nested blocks
+COMPOUND = (If, For, While, Try)
+
+
 def sub_blocks(stmt: Stmt):
     """The nested statement blocks of a compound statement, in source order."""
+    if not isinstance(stmt, COMPOUND):
+        return ()
     if isinstance(stmt, If):
         return (stmt.body, stmt.orelse)
     if isinstance(stmt, For):
@@ -338,8 +344,9 @@ def walk(body):
     """Every statement in a block, depth first, in source order."""
     for stmt in body:
         yield stmt
-        for block in sub_blocks(stmt):
-            yield from walk(block)
+        if isinstance(stmt, COMPOUND):
+            for block in sub_blocks(stmt):
+                yield from walk(block)
 
 
 def all_names(fn: Function) -> set:

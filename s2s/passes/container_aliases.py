@@ -3,8 +3,9 @@
 An abstract interpretation over the structured IR (before SSA) with
 *allocation sites*: every statement that makes a new list or dict (a literal,
 ``list(...)``, ``dict(...)``, ``sorted(...)``, a copy, one of the functional
-container helpers) is a site.  Before each statement ``Aliases.before[id(s)]``
-maps every local name to a ``Binding``:
+container helpers) is a site.  Before each ``for`` loop ``Aliases.before[id(s)]``
+maps every local name to a ``Binding`` (before each call statement: the names it
+reads and those sharing a site with one of them):
 
 * ``sites``: the sites whose objects the name may hold (``UNKNOWN``: any other
   value, e.g. an argument, an item read from a container, a call's result);
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+from itertools import islice
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional
 
@@ -113,6 +115,33 @@ def join(*states: State) -> State:
     return out
 
 
+def _join_derived(size: int, first: State, rest, written) -> State:
+    """``join(first, *rest)`` (``first`` updated in place) for states made from one state
+    of ``size`` names by giving the names in ``written`` new bindings: the others are
+    the same objects in each, so only ``written`` and the names added after the first
+    ``size`` need joining.  (A join over every name at each branch and loop was
+    quadratic in the number of compound statements.)"""
+    for n in written:
+        x = first.get(n)
+        if x is None:
+            continue  # new in some of ``rest``: below
+        for st in rest:
+            b = st.get(n)
+            if b is not None and b is not x:
+                x = x.join(b)
+        first[n] = x
+    added = set()  # names none of ``first``'s, in the order ``rest`` adds them
+    for st in rest:
+        for n, b in islice(st.items(), size, None):  # the names added after the first
+            if n in added:
+                a = first[n]
+                first[n] = b if a is b else a.join(b)
+            elif n not in first:
+                first[n] = b
+                added.add(n)
+    return first
+
+
 def _known_pure(fn) -> bool:
     """Functions that keep no reference to their arguments (numpy, math, builtins,
     the operators, s2s's helpers, anything with a derivative rule)."""
@@ -132,24 +161,34 @@ class Aliases:
         self.for_iters = single_for_iters  # lazy iterators only a for loop reads
         self.jumps: List[List[State]] = []
         self.collect: List[List[State]] = []
+        self.written: set = set()  # names given a binding since the innermost fork
         self.block(list(body), {p: Binding() for p in params})
 
     # -- transfer --------------------------------------------------------------------
     def block(self, stmts, st: State) -> State:
+        """The state after ``stmts`` from ``st`` (which is updated in place)."""
         for s in stmts:
-            self.before[id(s)] = st
-            st = self.stmt(s, dict(st))
+            if isinstance(s, ir.For):
+                self.before[id(s)] = dict(st)
+            elif isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(s.value, ir.Call):
+                self.before[id(s)] = _slice(st, s.value)
+            st = self.stmt(s, st)
             for c in self.collect:
-                c.append(st)
+                c.append(dict(st))
         return st
 
     def escape(self, st: State, atoms) -> None:
         for a in atoms:
             if isinstance(a, ir.Var) and a.name in st:
                 sites = st[a.name].sites - {UNKNOWN}
+                if not sites:  # no other name can share its object
+                    st[a.name] = Binding(st[a.name].sites, True)
+                    self.written.add(a.name)
+                    continue
                 for n, b in st.items():
                     if n == a.name or (b.sites & sites):
                         st[n] = Binding(b.sites, True)
+                        self.written.add(n)
 
     def escapes_of(self, s, v: ir.Call):
         """The operands a call keeps (or may keep) a reference to."""
@@ -172,11 +211,18 @@ class Aliases:
             self.escape(st, self.escapes_of(s, s.value))
         if isinstance(s, ir.Assign):
             st[s.target.name] = self.binding_of(s, st)
+            self.written.add(s.target.name)
         elif isinstance(s, ir.Unpack):
             for t in s.targets:
                 st[t.name] = Binding()
+                self.written.add(t.name)
         elif isinstance(s, ir.If):
-            st = join(self.block(s.body, dict(st)), self.block(s.orelse, dict(st)))
+            outer, self.written = self.written, set()
+            size = len(st)
+            body = self.block(s.body, dict(st))
+            st = _join_derived(size, body, [self.block(s.orelse, st)], self.written)
+            outer |= self.written
+            self.written = outer
         elif isinstance(s, (ir.For, ir.While)):
             st = self.loop(s, st)
         elif isinstance(s, ir.Try):
@@ -215,24 +261,34 @@ class Aliases:
         for n, b in st.items():  # other names hold an earlier object of this site
             if site in b.sites:
                 st[n] = Binding((b.sites - {site}) | {old}, b.escaped)
+                self.written.add(n)
         return Binding(frozenset({site}), False)
 
     def loop(self, s, st: State) -> State:
         stmts = list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)
+        outer = self.written
         head = st
         while True:
             self.jumps.append([])
+            self.written = set()
             entry = dict(head)
             if isinstance(s, ir.For):
                 entry[s.target.name] = Binding()
+                self.written.add(s.target.name)
             end = self.block(stmts, entry)
             jumps = self.jumps.pop()
-            new = join(head, end, *jumps)
+            new = _join_derived(len(head), dict(head), [end, *jumps], self.written)
+            outer |= self.written
             if new == head:
                 break
             head = new
-        after = join(head, *jumps)
-        return join(after, self.block(list(s.orelse), dict(after)))
+        after = _join_derived(len(head), dict(head), jumps, self.written)
+        self.written = set()
+        end = self.block(list(s.orelse), dict(after))
+        st = _join_derived(len(after), after, [end], self.written)
+        outer |= self.written
+        self.written = outer
+        return st
 
     def try_(self, s: ir.Try, st: State) -> State:
         self.collect.append([st])
@@ -244,16 +300,37 @@ class Aliases:
             entry = dict(start)
             if h.name is not None:
                 entry[h.name.name] = Binding()
+                self.written.add(h.name.name)
             ends.append(self.block(list(h.body), entry))
         st = join(start, *ends)
         return self.block(list(s.finalbody), st)
 
 
+def _slice(st: State, call: ir.Call) -> State:
+    """What ``containers.py`` reads of the state before a call: the bindings of its
+    operands and of every name sharing a site with one (in ``st``'s order, which the
+    aliases ``owned`` lists keep).  A copy of the whole state per statement was
+    quadratic in the function's length."""
+    names = dict.fromkeys(a.name for a in call.operands() if isinstance(a, ir.Var))
+    sites = set()
+    for n in names:
+        b = st.get(n)
+        if b is not None:
+            sites.update(b.sites)
+    sites.discard(UNKNOWN)
+    if not sites:
+        return {n: st[n] for n in names if n in st}
+    return {n: b for n, b in st.items() if n in names or not sites.isdisjoint(b.sites)}
+
+
 # -- liveness ----------------------------------------------------------------------------
-def live_after(body) -> Dict[int, set]:
-    """For each statement (by id): the names that may be read after it runs."""
+def live_after(body, wanted=None) -> Dict[int, set]:
+    """For each statement (by id; only those in ``wanted`` when given): the names that
+    may be read after it runs.  One set is updated in place along the way and copied
+    only where kept or where the flow splits, so the cost is the number of names read
+    and written, not the statements times the names live."""
     out: Dict[int, set] = {}
-    _live_block(list(body), set(), out)
+    _live_block(list(body), set(), out, wanted)
     return out
 
 
@@ -261,23 +338,29 @@ def _uses(s) -> set:
     return {a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)}
 
 
-def _live_block(stmts, live: set, out) -> set:
+def _live_block(stmts, live: set, out, wanted) -> set:
+    """The names live before ``stmts`` given ``live`` after them (``live`` is updated)."""
     for s in reversed(stmts):
-        out[id(s)] = set(live)
-        live = _live_stmt(s, set(live), out)
+        if wanted is None or id(s) in wanted:
+            out[id(s)] = set(live)
+        live = _live_stmt(s, live, out, wanted)
     return live
 
 
-def _live_stmt(s, live: set, out) -> set:
+def _live_stmt(s, live: set, out, wanted) -> set:
     if isinstance(s, ir.If):
-        return _live_block(list(s.body), set(live), out) | \
-            _live_block(list(s.orelse), set(live), out) | _uses(s)
+        live_body = _live_block(list(s.body), set(live), out, wanted)
+        live = _live_block(list(s.orelse), live, out, wanted)
+        live |= live_body
+        live |= _uses(s)
+        return live
     if isinstance(s, (ir.For, ir.While, ir.Try)):
         # conservative: whatever the construct reads anywhere is live throughout it
-        reads = set().union(*(_uses(x) for x in [s, *ir.walk(ir.sub_blocks_flat(s))]))
-        inner = live | reads
+        for x in [s, *ir.walk(ir.sub_blocks_flat(s))]:
+            live |= _uses(x)
         for block in ir.sub_blocks(s):
-            _live_block(list(block), set(inner), out)
-        return inner
-    defs = {v.name for v in ir.stmt_defs(s)}
-    return (live - defs) | _uses(s)
+            _live_block(list(block), set(live), out, wanted)
+        return live
+    live.difference_update(v.name for v in ir.stmt_defs(s))
+    live |= _uses(s)
+    return live

@@ -76,7 +76,8 @@ class _Rewriter:
         self.names = NameGen(ir.all_names(fn))
         self.temps = set(fn.temps)
         self.aliases = Aliases(fn.body, [p.var.name for p in fn.params], _loop_iterators(fn))
-        self.live = live_after(fn.body)
+        changes = {id(x) for x in ir.walk(fn.body) if _receiver(x) is not None}
+        self.live = live_after(fn.body, changes) if changes else {}  # read in simple()
         self.frozen = set()  # sites a loop iterates while its body changes them
         self.snapshots = {s.target.name for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
                           and isinstance(s.value, ir.Call)
