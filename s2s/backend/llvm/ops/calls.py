@@ -119,8 +119,8 @@ def _lookup(fn):
 
 
 #: calls folded at compile time when an operand is a compile-time constant that is not
-#: a number (a string, None, a tuple of them: ``statics.py``; a compile-time flag,
-#: ``type_tests.py``) and every operand is constant
+#: a number (a string, None, a tuple of them: ``statics.py``; a compile-time flag or int,
+#: ``type_tests.py``, ``np.ndim``) and every operand is constant
 _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
              operator.contains, operator.getitem, operator.add, operator.mod, len, str,
              operator.lt, operator.le, operator.gt, operator.ge, operator.truth,
@@ -130,8 +130,8 @@ _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.n
 
 def _folded(fn, args, kwargs):
     """``(True, value)`` of a call folded at compile time (see ``_FOLDABLE``), else
-    ``(False, None)``; ``value`` is a ``types.Static`` where the result is a flag computed
-    from a compile-time flag."""
+    ``(False, None)``; ``value`` is a ``types.Static`` where the result is a flag or an
+    int computed from a compile-time one (``types.Static``)."""
     if fn in (operator.is_, operator.is_not) and len(args) == 2 and not kwargs:
         # x is None for an x of a run-time type (a number, an array): known when compiling
         (a, ta), (b, tb) = args

@@ -8,8 +8,8 @@ types of every returned value.  Call result types come from the op registry
 object, an unsupported call) raises ``UnsupportedSyntaxError`` naming the
 construct and the user's line.
 
-An ``if`` on a compile-time flag (``types.Static`` of a bool: ``isinstance``'s answer,
-``ops/type_tests.py``) types only the branch taken, and code after a statement that
+An ``if`` on a compile-time flag or int (``types.Static``: ``isinstance``'s answer,
+``ops/type_tests.py``; ``np.ndim`` and what folds from it) types only the branch taken, and code after a statement that
 never falls through (``return``, ``raise``, ``break``, ``continue``, such an ``if``)
 is not typed: neither is ever run, nor lowered (``lower/function.py``).
 """
@@ -111,13 +111,13 @@ class Inference:
                 return self.block(taken)
             return self.block(s.body) & self.block(s.orelse)
         if isinstance(s, (ir.Return, ir.Raise, ir.Break, ir.Continue)):
-            self.terminal(s, loc)
+            self.simple_statement(s, loc)
             return True
-        self.terminal(s, loc)
+        self.simple_statement(s, loc)
         return False
 
-    def terminal(self, s, loc):
-        """Type ``s`` (any statement but an ``if``)."""
+    def simple_statement(self, s, loc):
+        """Type ``s``: any statement but an ``if`` (a loop's or a ``try``'s blocks too)."""
         if isinstance(s, ir.Assign):
             if s.target.name in self.stacks:
                 return  # a push or a reset (stacks.py)

@@ -316,6 +316,8 @@ class Static:
 
     def _key(self):
         v = self.value
+        if type(v) in (bool, int):
+            return type(v), v
         return (type(v), v.args) if isinstance(v, BaseException) else id(v)
 
     def __eq__(self, other):
