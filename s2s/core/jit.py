@@ -31,6 +31,7 @@ from .protocol import fixed_ir, ir_hook
 from ..errors import MisalignedArrayError, UnsupportedSyntaxError
 from ..ir.kinds import kind_of
 from .travel import travelling
+from .vmap_jit import per_example_forms
 from ..backend.llvm.typing.statics import is_static
 
 
@@ -197,6 +198,7 @@ class Jitted:
         func = pipeline.helper_code(func, lowers, "jit")  # helpers without a lowering: their code
         func = containers_resolved(func)  # loops over and indices into literal containers
         func = plain_pushes(func)  # forward-over-reverse tapes: pushes the backend keeps native
+        func = per_example_forms(func)  # batched code inside (jit(grad(vmap(f)))): its reductions
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
                                  describe=self.describe, cache=bool(self.cache))
 

@@ -5,7 +5,8 @@ the argument kinds (``Vmapped.site_ir``: the mapped axes moved to the front, the
 batched code, the result's batch axis moved to ``out_axes``) with the LLVM backend,
 whose table also lowers the batching helpers (``backend/llvm/batching/``); a
 reduction over every per-example axis (``fn(x, axis=rt.batch_axes(x))``) becomes one
-call of ``reduce_per_example(fn)``, and its cotangent ``rt.sum_vjp(g, x,
+call of ``reduce_per_example(fn)`` (``per_example_forms``, which ``jit`` applies to any
+code holding batched code), and its cotangent ``rt.sum_vjp(g, x,
 rt.batch_axes(x))`` one of ``sum_vjp_per_example``; the tapes of batched derivative
 code (``vmap(grad(f))``, ``vmap(vjp_fun)``) are written as plain pushes and pops
 (``jit_tapes.native_tapes``) so that they become native stacks.  Batched products
@@ -68,8 +69,8 @@ def jit_ir(vmapped, args):
     # reductions over batch_axes(x) then take the per-example forms below
     from ..backend.llvm.passes.tape_pushes import plain_pushes
     func = plain_pushes(func)  # forward-over-reverse tapes: plain pushes native_tapes finds
-    body = _constant_axes(func.body)
-    func = replace(func, body=native_tapes(_per_example_reductions(body, _axes_of(body))))
+    func = per_example_forms(func)
+    func = replace(func, body=native_tapes(func.body))
     names = [p.var.name for p in func.params if not p.kwonly][:len(args)]
     freevars = {**_generated_free(vmapped, args, func, freevars), **freevars}
     return func, freevar_loader(func, freevars, names)
@@ -154,6 +155,15 @@ def _axes_of(body):
                     len(args) == 1 or len(args) == 2 and args[1] == ir.Const(None)):
                 out[(s.target.name, "T")] = args[0]
     return out
+
+
+def per_example_forms(func: ir.Function) -> ir.Function:
+    """``func`` with batched code's per-example reductions in the forms the backend
+    compiles (``fn(x, axis=batch_axes(x))`` and their cotangents, transposes of every
+    example, constant axes of batched products): batched code met anywhere in compiled
+    code (``jit(vmap(f))``, and ``jit(grad(vmap(f)))`` whose gradient code holds it)."""
+    body = _constant_axes(func.body)
+    return replace(func, body=tuple(_per_example_reductions(body, _axes_of(body))))
 
 
 def _cotangents(sum_vjp_per_example):

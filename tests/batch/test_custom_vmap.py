@@ -139,6 +139,16 @@ def test_jit_of_grad_of_vmap_of_an_elementwise_custom_vjp_uses_rule():
     np.testing.assert_allclose(s2s.jit(s2s.grad(total))(X), 2.0 * np.cos(X), rtol=1e-12)
 
 
+@pytest.mark.parametrize("loss,closed", [(loss_vjp, grad_vjp_closed),
+                                         (loss_jvp, grad_jvp_closed)])
+def test_jit_of_grad_of_vmap_reduced_per_example_uses_rule(loss, closed):
+    # each example's custom result is summed (a reduction over batch_axes in the batched
+    # code, compiled in its per-example form inside the gradient's code)
+    total = lambda xs: np.sum(s2s.vmap(loss)(xs))  # noqa: E731
+    np.testing.assert_allclose(s2s.jit(s2s.grad(total))(X), np.stack([closed(x) for x in X]),
+                               rtol=1e-12)
+
+
 def test_jit_of_vmap_of_a_custom_function_matches_the_loop():
     for loss in (loss_vjp, loss_jvp):
         np.testing.assert_allclose(s2s.jit(s2s.vmap(loss))(X), [loss(x) for x in X],
