@@ -32,7 +32,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ..ops.calls import register
-from ..ops.linalg import RUNTIME, constant, item
+from ..ops.linalg import RUNTIME, constant
 
 
 def _consts(name, atoms, types, loc):
@@ -218,7 +218,7 @@ class Trace:
             def diagonal_of(idx):
                 value = g if not idx else A.element(L, g, gt, idx)
                 value = S.convert(L, value, gt.elem if idx else gt, rtype.elem)
-                m = item(L, out, rtype, idx)[0]
+                m = A.leading_view(L, out, rtype, idx)[0] if idx else out
                 data, strides = b.extract_value(m, 0), A.strides_list(L, m, ot)
                 _diagonal(L, m, offset, lambda i, j: A.store(
                     L, value, A.element_ptr(L, data, strides, [i, j], rtype.elem), rtype.elem))
@@ -228,7 +228,7 @@ class Trace:
         st = rtype if xt.ndim == 2 else rtype.elem
 
         def diagonal_sum(idx):
-            m = item(L, x, xt, idx)[0]
+            m = A.leading_view(L, x, xt, idx)[0] if idx else x
             slot = L.entry_alloca(st.llvm())
             b.store(L.const(0, st), slot)
             _diagonal(L, m, offset, lambda i, j: b.store(S.binary(L, "add", b.load(slot), S.convert(

@@ -245,14 +245,11 @@ def stacked_product(L, a, ta: T.Array, c, tc: T.Array, rtype: T.Array):
     def matrix(v, t, dims, idx):
         picks = [b.select(b.icmp_signed("==", d, A.ONE), A.ZERO, i)
                  for d, i in zip(dims, idx) if d is not None]
-        data, mshape, mstrides = A.view(L, v, t, [("int", i) for i in picks])
-        return A.make(L, T.Array(t.dtype, 2), data, b.extract_value(v, 1), mshape, mstrides)
+        return A.leading_view(L, v, t, picks)
 
     def body(idx):
-        m = product(L, matrix(a, ta, da, idx), T.Array(ta.dtype, 2),
-                    matrix(c, tc, dc, idx), T.Array(tc.dtype, 2), mt)
-        data, oshape, ostrides = A.view(L, out, rtype, [("int", i) for i in idx])
-        target = A.make(L, mt, data, b.extract_value(out, 1), oshape, ostrides)
+        m = product(L, *matrix(a, ta, da, idx), *matrix(c, tc, dc, idx), mt)
+        target, _ = A.leading_view(L, out, rtype, idx)
         A.elementwise(L, lambda v: v[0], [(m, mt)], rtype.dtype, out=(target, mt))
         abi.release(L, m, mt)
 

@@ -113,13 +113,6 @@ def factor_solve(L, a, at, x, dtype, n, m):
     return x
 
 
-def item(L, arr, t: T.Array, idx):
-    """``(arr[idx], type)``: the sub-array at the leading indices ``idx`` (a view)."""
-    data, shape, strides = A.view(L, arr, t, [("int", i) for i in idx])
-    it = T.Array(t.dtype, t.ndim - len(idx))
-    return A.make(L, it, data, L.b.extract_value(arr, 1), shape, strides), it
-
-
 def each_matrix(L, a, at: T.Array, body):
     """``body(idx, matrix, matrix type)`` for every matrix of the stack ``a`` (in C
     order of its leading indices), after checking the matrices are square."""
@@ -127,7 +120,8 @@ def each_matrix(L, a, at: T.Array, body):
     n = A.shape_of(L, a, lead)
     L.check(L.b.icmp_signed("!=", n, A.shape_of(L, a, lead + 1)), np.linalg.LinAlgError,
             NOT_SQUARE)
-    A.loop_nest(L, A.shape_list(L, a, at)[:lead], lambda idx: body(idx, *item(L, a, at, idx)))
+    A.loop_nest(L, A.shape_list(L, a, at)[:lead],
+                lambda idx: body(idx, *A.leading_view(L, a, at, idx)))
 
 
 class Solve:
@@ -170,10 +164,11 @@ class Solve:
         out = A.allocate(L, rtype, shape + tail)
 
         def body(idx, m, mt):
-            x, xt = item(L, out, rtype, idx)
+            x, xt = A.leading_view(L, out, rtype, idx)
             if stacked:  # (an axis of length 1 read at 0 for every matrix)
-                rhs = item(L, c, ct, [b.select(b.icmp_signed("==", A.shape_of(L, c, k), A.ONE),
-                                               A.ZERO, i) for k, i in enumerate(idx)])
+                rhs = A.leading_view(L, c, ct, [
+                    b.select(b.icmp_signed("==", A.shape_of(L, c, k), A.ONE), A.ZERO, i)
+                    for k, i in enumerate(idx)])
             else:
                 rhs = (c, ct)
             A.elementwise(L, lambda v: v[0], [rhs], rtype.dtype, out=(x, xt))
@@ -213,7 +208,7 @@ class Inv:
         out = A.allocate(L, rtype, A.shape_list(L, a, at))
         xt = T.Array(rtype.dtype, 2)
         each_matrix(L, a, at, lambda idx, m, mt: self.one_matrix(
-            L, m, mt, item(L, out, rtype, idx)[0], xt))
+            L, m, mt, A.leading_view(L, out, rtype, idx)[0], xt))
         return out
 
     def one_matrix(self, L, a, at, x, xt):

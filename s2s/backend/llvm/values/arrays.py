@@ -330,10 +330,17 @@ def setitem(L, a, t: T.Array, idx, it, value, vt):
 
 def first_axis_item(L, a, t: T.Array, i):
     """``a[i]`` for ``for row in a`` (``i`` already in range)."""
-    data, shape, strides = view(L, a, t, [("int", i)])
-    if not shape:
+    if t.ndim == 1:
+        data, _, _ = view(L, a, t, [("int", i)])
         return load(L, L.b.bitcast(data, T.memory_llvm(t.elem).as_pointer()), t.elem), t.elem
-    out_t = T.Array(t.dtype, t.ndim - 1)
+    return leading_view(L, a, t, [i])
+
+
+def leading_view(L, a, t: T.Array, idx):
+    """``(a[idx], type)`` for leading indices ``idx`` (fewer than ``t.ndim``): a view
+    sharing ``a``'s block (a matrix of a stack, a row)."""
+    data, shape, strides = view(L, a, t, [("int", i) for i in idx])
+    out_t = T.Array(t.dtype, t.ndim - len(idx))
     return make(L, out_t, data, L.b.extract_value(a, 1), shape, strides), out_t
 
 
