@@ -21,6 +21,12 @@ class BatchingRuntimeError(ValueError):
     example); ``vmap(..., fallback="loop")`` then runs the examples one by one."""
 
 
+#: the message of a batched selection between containers of different structures
+STRUCTURES_DIFFER = ("vmap: a branch or loop whose condition differs per example makes "
+                     "containers of different lengths or structures (e.g. appending under a "
+                     "condition); such code cannot be batched")
+
+
 def _is_container(x) -> bool:
     return isinstance(x, (tuple, list, dict))
 
@@ -205,10 +211,7 @@ def batch_select(c, a, b):
                 return a
             if not c.any():
                 return b
-            raise BatchingRuntimeError("vmap: a branch or loop whose condition differs per example "
-                             "makes containers of different lengths or structures (e.g. "
-                             "appending under a condition); such code cannot be batched"
-                             ) from None
+            raise BatchingRuntimeError(STRUCTURES_DIFFER) from None
     return _select_leaf(c, a, b)
 
 

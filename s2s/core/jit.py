@@ -193,11 +193,12 @@ class Jitted:
     def _specialise(self, args):
         from ..backend.llvm.driver.compile import compile_signature, lowers
         from ..backend.llvm.passes.literal_containers import containers_resolved
-        from ..backend.llvm.passes.tape_pushes import plain_pushes
+        from ..backend.llvm.passes.tape_pushes import masked_tapes, plain_pushes
         func, load_free = self.source_ir(args)
         func = pipeline.helper_code(func, lowers, "jit")  # helpers without a lowering: their code
         func = containers_resolved(func)  # loops over and indices into literal containers
         func = plain_pushes(func)  # forward-over-reverse tapes: pushes the backend keeps native
+        func = masked_tapes(func)  # batched loops' per-example tapes: kept or rewound whole
         func = per_example_forms(func)  # batched code inside (jit(grad(vmap(f)))): its reductions
         return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
                                  describe=self.describe, cache=bool(self.cache))

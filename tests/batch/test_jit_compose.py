@@ -5,6 +5,7 @@ import pytest
 
 import s2s
 from s2s.errors import UnsupportedSyntaxError
+from s2s_runtime import BatchingRuntimeError
 from tests.grad import oracles
 
 
@@ -169,3 +170,44 @@ def test_in_axes_shorter_than_the_parameters_is_a_clear_error():
 def test_vmap_of_jit_of_grad_matches_the_closed_form():
     got = s2s.vmap(s2s.jit(s2s.grad(smooth)))(X)
     np.testing.assert_allclose(got, np.sin(X) + X * np.cos(X), rtol=1e-12, atol=1e-14)
+
+
+def _while_until(x):
+    s = np.sum(x * x) + 1.0
+    k = 0
+    while s < 50.0:
+        s = s * 1.7 + np.sin(x[k % 3])
+        k += 1
+    return s / (k + 1)
+
+
+def test_jit_of_a_batched_hessian_of_a_data_dependent_while():
+    """The batched loop keeps or rewinds each iteration's tape pushes whole: where every
+    example runs the same trips, ``jit(vmap(hessian))`` and ``jit(vmap(hvp))`` match
+    second differences of the primal; where the trip counts differ, compiled code raises
+    the ``BatchingRuntimeError`` that Python's batched code raises."""
+    x0 = np.array([0.3, -0.7, 1.1])
+    xs = x0 + np.array([[0.0], [0.01], [-0.01]])
+    h = s2s.jit(s2s.vmap(s2s.hessian(_while_until)))(xs)
+    for x, got in zip(xs, h):
+        np.testing.assert_allclose(got, _second_differences(_while_until, x), rtol=1e-5,
+                                   atol=1e-5)
+    v = np.array([0.5, -1.0, 2.0])
+    hvp = s2s.jit(s2s.vmap(lambda x: s2s.jvp(s2s.grad(_while_until), (x,), (v,))[1]))(xs)
+    np.testing.assert_allclose(hvp, np.einsum("bij,j->bi", h, v), rtol=1e-10)
+    mixed = np.array([[0.3, -0.7, 1.1], [0.2, 0.5, -1.0], [1.5, 0.1, 0.2]])
+    for f in (s2s.vmap(s2s.hessian(_while_until)), s2s.jit(s2s.vmap(s2s.hessian(_while_until)))):
+        with pytest.raises(BatchingRuntimeError, match="condition differs per example"):
+            f(mixed)
+
+
+def _second_differences(f, x, h=1e-4):
+    n = x.shape[0]
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            ei, ej = np.eye(n)[i] * h, np.eye(n)[j] * h
+            out[i, j] = (f(x + ei + ej) - f(x + ei - ej) - f(x - ei + ej) + f(x - ei - ej)) \
+                / (4 * h * h)
+    return out
+

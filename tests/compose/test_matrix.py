@@ -36,18 +36,9 @@ TRIPLES = [
     ("grad", "jvp", "jit"),             # jit of a forward-over-reverse HVP
 ]
 
-APPENDS = "jit: batched code appends arrays to a list; a growing list holds numbers under jit"
-
 #: reason -> the (composition innermost first, function) cases it holds for (strict xfail;
-#: all of them are -m slow cases now)
-_KNOWN = {
-    APPENDS: [(("jit", "vmap"), "containers"), (("grad", "jit", "vmap"), "containers"),
-              (("vmap", "jit"), "containers"), (("grad", "vmap", "jit"), "containers"),
-              (("hessian", "vmap", "jit"), "containers")],
-    "jit: vmap of a data-dependent while loop pushes its tapes under a per-example mask "
-    "(batch_select of a tape), which is not a stack jit compiles":
-        [(("hessian", "vmap", "jit"), "data_while")],
-}
+#: none now: every composition of the corpus passes)
+_KNOWN = {}
 #: (composition innermost first, function) -> reason
 XFAIL = {case: reason for reason, cases in _KNOWN.items() for case in cases}
 

@@ -40,9 +40,9 @@ def mlp(params, x):
 
 
 def listy(x):
-    """A function ``s2s.jit`` does not compile (a list of arrays): runs in Python mode."""
-    rows = [np.sin(x[i]) * x[i] for i in range(x.shape[0])]
-    return np.stack(rows) * 2.0
+    """A function ``s2s.jit`` does not compile (a list of lists): runs in Python mode."""
+    rows = [[np.sin(x[i]), x[i]] for i in range(x.shape[0])]
+    return np.stack([a * b for a, b in rows]) * 2.0
 
 
 def count_and_scale(x, k):

@@ -318,15 +318,128 @@ def test_long_lists_and_error_paths_free_their_storage():
     assert grown < 12 * 1024, grown  # a leak would hold >= 20 * 1.6 MB (the last block)
 
 
-def test_list_of_arrays_is_refused_clearly():
-    def rows(x):
+M = RNG.normal(size=(4, 3))
+
+
+def rows_of_arrays(x):
+    acc = []
+    for k in range(3):
+        acc.append(np.sin(x) * (k + 1.0))
+    return np.sum(acc[0] + acc[-1] * acc[1]) + len(acc)
+
+
+def stacked_rows(m):
+    rows = []
+    for r in m:
+        rows.append(np.tanh(r) * r[0])
+    a = np.array(rows)
+    return np.sum(a * a) + np.sum(np.stack(rows)[1]) + np.mean(rows)
+
+
+def summed_arrays(x):
+    parts = []
+    for i in range(x.shape[0]):
+        parts.append(x[i] * x)
+    total = sum(parts)
+    return np.sum(total ** 2) + np.sum(sum(parts, 1.5))
+
+
+def array_list_methods(m):
+    acc = [m[0], m[1] * 2.0]  # a display of arrays that then grows
+    acc.append(np.exp(m[2]))
+    acc.insert(0, m[3] ** 2)
+    last = acc.pop()
+    acc[1] = acc[1] * last
+    out = 0.0
+    for a in acc[::2]:
+        out = out + np.sum(a * m[0])
+    return out + np.sum(acc[1:][0]) + np.sum(last)
+
+
+def matrices(x):
+    blocks = []
+    for k in range(3):
+        blocks.append(np.outer(x, x) * (k - 1.0))
+    return np.sum(blocks[2] @ blocks[0]) + np.sum(blocks[1])
+
+
+ARRAY_LIST_CASES = [(rows_of_arrays, (V,)), (stacked_rows, (M,)), (summed_arrays, (V[:4],)),
+                    (array_list_methods, (M,)), (matrices, (V[:3],))]
+
+
+@pytest.mark.parametrize("fn, args", ARRAY_LIST_CASES, ids=[c[0].__name__ for c in ARRAY_LIST_CASES])
+def test_list_of_arrays_matches_python_and_finite_differences(fn, args):
+    """A list that grows may hold arrays of one dtype and number of dimensions: the
+    primal against Python, ``jit(grad)`` against central differences."""
+    assert_tree_close(s2s.jit(fn)(*args), fn(*args), rtol=1e-12, atol=1e-12, what=fn.__name__)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(fn))(*args), fd_grad(fn, args, 0),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_a_list_holds_the_arrays_themselves():
+    """Python's aliasing: a write through another name shows in the list, and the list
+    keeps an array alive after its name is reassigned."""
+    def f(x):
         acc = []
-        for k in range(3):
-            acc.append(x * k)
+        a = np.zeros(3)
+        acc.append(a)
+        a[1] = x[0]
+        a = np.ones(3) * 7.0  # the list still holds the first array
+        acc.append(a)
+        return acc[0] + acc[1]
+
+    np.testing.assert_array_equal(s2s.jit(f)(V), f(V))
+
+
+def test_a_returned_list_of_arrays_is_a_list_of_arrays():
+    def f(x, n):
+        acc = []
+        for i in range(n):
+            acc.append(x * i)
+        return acc
+
+    got = s2s.jit(f)(V, 4)
+    assert type(got) is list and len(got) == 4
+    for a, b in zip(got, f(V, 4)):
+        np.testing.assert_array_equal(a, b)
+    assert s2s.jit(f)(V, 0) == []
+
+
+def test_list_of_arrays_errors_are_clear():
+    def mixed_ndim(x):
+        acc = [x]
+        acc.append(np.outer(x, x))
         return acc[0]
 
-    with pytest.raises(s2s.S2SError, match=r"appending a f8\[:\] to a list"):
-        s2s.jit(rows)(V)
+    with pytest.raises(s2s.S2SError, match=r"appending a f8\[:, :\] to a \[f8\[:\]\]"):
+        s2s.jit(mixed_ndim)(V)
+
+    def ragged(x):
+        acc = [x, x[1:]]
+        acc.append(x)
+        return np.array(acc)
+
+    with pytest.raises(ValueError, match="inhomogeneous shape"):
+        s2s.jit(ragged)(V)
+
+    def empty_sum(x, n):
+        acc = [x]
+        acc.pop()
+        for i in range(n):
+            acc.append(x)
+        return sum(acc)
+
+    assert np.sum(s2s.jit(empty_sum)(V, 2)) == pytest.approx(2 * np.sum(V))
+    with pytest.raises(ValueError, match="empty list of arrays"):
+        s2s.jit(empty_sum)(V, 0)
+
+    def largest(x):
+        acc = [x]
+        acc.append(x * 2.0)
+        return max(acc)
+
+    with pytest.raises(s2s.S2SError, match="ambiguous"):
+        s2s.jit(largest)(V)
 
 
 @pytest.mark.parametrize("fn, args", [(squares, (V, 4)), (s2s.grad(recurrence), (V,))])

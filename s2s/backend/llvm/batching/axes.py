@@ -163,7 +163,7 @@ class BatchAlign:
 
 class BatchIndex:
     def type(self, fn, types, kw, loc):
-        if not kw and len(types) == 2 and isinstance(types[0], T.Tuple):
+        if not kw and len(types) == 2 and isinstance(types[0], (T.Tuple, T.List)):
             return types[1]  # a container is indexed as it is
         if kw or len(types) != 2 or not isinstance(types[0], T.Array):
             return None
@@ -174,7 +174,7 @@ class BatchIndex:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         (idx, it) = vals[1]
-        if isinstance(vals[0][1], T.Tuple):
+        if isinstance(vals[0][1], (T.Tuple, T.List)):
             return idx
         out = ll.Constant(rtype.llvm(), None)
         out = b.insert_value(out, ll.Constant(rtype.items[0].llvm(), None), 0)

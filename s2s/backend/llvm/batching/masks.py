@@ -9,7 +9,12 @@ argument types):
   numbers and arrays (elementwise, broadcasting; the masks of batched branches);
   ``np.any``/``np.all`` of a whole array (the test of a batched ``while``);
 * ``batch_inplace(op, plain, x, y)``: ``x op= y`` in place where ``x`` is an array of
-  rank >= 2 (each example an array), else ``plain(x, y)``, a new value.
+  rank >= 2 (each example an array), else ``plain(x, y)``, a new value;
+* ``tape_select(tape, c, mark)`` (compiled code only: ``passes/tape_pushes.masked_tapes``
+  writes it for ``tape = batch_select(c, tape, saved)`` of a native tape): the tape as
+  it is where ``c`` holds for every example, back at the height ``mark`` where it holds
+  for none, and ``BatchingRuntimeError`` otherwise (the examples' tapes would differ in
+  length: Python's ``batch_select`` of two tapes raises the same).
 """
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ from ..values import scalars as S
 from ..typing import types as T
 from ..ops.numbers import Elementwise
 from ..ops.calls import TABLE, register
+from ....rules.registry import defno_mode
+from ..derivs.jacobian_ops import COMPILED_TAPES_ONLY
 from .axes import restrided
 
 
@@ -39,7 +46,8 @@ class BatchMask:
 class BatchSelect:
     """``batch_select(c, a, b)``: ``np.where`` with ``c`` viewed as ``(n, 1, ..., 1)``
     (numbers and arrays; ``b`` None -- also an array variable still holding the None it
-    started as, a null data pointer -- selects ``a``)."""
+    started as, a null data pointer -- selects ``a``; an ``a`` holding None selects
+    ``b``)."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 3 or not isinstance(types[0], T.Array) or types[0].ndim != 1:
@@ -57,20 +65,21 @@ class BatchSelect:
             return a[0]
         if isinstance(b_[1], T.Array) and a[1] == rtype:
             # ``b`` may still hold the None it started as (a name a loop assigns later,
-            # typed as the array it becomes: a null array): then ``a``, as in Python
+            # typed as the array it becomes: a null array): then ``a``, as in Python;
+            # ``a`` None (a value a tape gives back for the iteration before the first
+            # assignment, which no example reads again): ``b``, as batch_select_replayed
             bld = L.b
-            is_none = bld.icmp_unsigned("==", bld.ptrtoint(bld.extract_value(b_[0], 0), T.I64),
-                                        A.ZERO)
-            with bld.if_else(is_none) as (then, otherwise):
+            slot = L.entry_alloca(rtype.llvm())
+            with bld.if_else(A.holds_none(L, b_[0])) as (then, otherwise):
                 with then:
-                    then_end = bld.block
+                    bld.store(a[0], slot)
                 with otherwise:
-                    picked = self._where(L, c, ct, a, b_, rtype)
-                    else_end = bld.block
-            out = bld.phi(rtype.llvm())
-            out.add_incoming(a[0], then_end)
-            out.add_incoming(picked, else_end)
-            return out
+                    with bld.if_else(A.holds_none(L, a[0])) as (a_none, both):
+                        with a_none:
+                            bld.store(b_[0], slot)
+                        with both:
+                            bld.store(self._where(L, c, ct, a, b_, rtype), slot)
+            return bld.load(slot)
         return self._where(L, c, ct, a, b_, rtype)
 
     @staticmethod
@@ -153,6 +162,35 @@ class AnyAll:
                             init, T.Scalar("b1"))
 
 
+def tape_select(tape, c, mark):
+    raise NotImplementedError("tape_select exists only in compiled code")
+
+
+class TapeSelect:
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms, kw_atoms):
+        tape, c, mark = types
+        ok = isinstance(tape, T.Stack) and not tape.tagged and \
+            c in (T.Array("b1", 1), T.BOOL) and mark == T.INT
+        return T.NONE if ok and not kw else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        c = vals[1]
+        every = AnyAll().lower(L, np.all, [c], {}, T.BOOL)
+        some = AnyAll().lower(L, np.any, [c], {}, T.BOOL)
+        L.check(b.and_(some, b.not_(every)), rt.BatchingRuntimeError,
+                rt.batching.STRUCTURES_DIFFER)
+        top = b.gep(L.slots[L.call_atoms[0][0].name], [ll.Constant(T.I32, 0),
+                                                       ll.Constant(T.I32, 1)])
+        b.store(b.select(every, b.load(top), vals[2][0]), top)
+        return ll.Constant(rtype.llvm(), None)
+
+
+register(TapeSelect(), tape_select)
+for _mode in ("jvp", "vjp", "vmap"):
+    defno_mode(_mode, COMPILED_TAPES_ONLY, tape_select)
 register(BatchMask(), rt.batch_mask)
 register(BatchSelect(), rt.batch_select)
 register(BatchInplace(), rt.batch_inplace)

@@ -225,6 +225,9 @@ def _defaults(extra, kw):
 
 
 class ZerosLike:
+    """``zeros_like(x)``: float zeros shaped like ``x`` (tuples item by item; of None, or an
+    array variable still holding None, None)."""
+
     def type(self, fn, types, kw, loc):
         t = types[0]
         if isinstance(t, T.Scalar):
@@ -240,8 +243,13 @@ class ZerosLike:
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
-        if isinstance(t, T.Array):
-            return R.create(L, rtype, A.shape_list(L, v, t), (L.const(0, T.INT), T.INT))
+        if isinstance(t, T.Array):  # of an array variable still holding None: None
+            slot = L.entry_alloca(rtype.llvm())
+            L.b.store(ll.Constant(rtype.llvm(), None), slot)
+            with L.b.if_then(L.b.not_(A.holds_none(L, v))):
+                L.b.store(R.create(L, rtype, A.shape_list(L, v, t), (L.const(0, T.INT), T.INT)),
+                          slot)
+            return L.b.load(slot)
         if isinstance(t, T.Tuple):
             out = ll.Constant(rtype.llvm(), None)
             for k, it in enumerate(t.items):

@@ -30,6 +30,7 @@ from ..values import arrays as A
 from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
+from ....rules.registry import defno_mode
 from ..ops.calls import register
 
 _FLOAT = ("f4", "f8")
@@ -196,3 +197,8 @@ register(JacobianZeros(), jacobian_zeros)
 register(JacobianStore(), jacobian_store)
 register(TapeMark(), tape_mark)
 register(TapeRewind(), tape_rewind)
+#: why the operations of native tapes have no derivative or batching rule
+COMPILED_TAPES_ONLY = ("an operation on a native tape, written by jit's passes after every "
+                       "transform has run: no transform meets it")
+for _mode in ("jvp", "vjp", "vmap"):
+    defno_mode(_mode, COMPILED_TAPES_ONLY, tape_mark, tape_rewind)

@@ -1,15 +1,16 @@
-"""Cotangents and tangents of lists of numbers (``lists.py``), and numpy's reading of a
-list display of numbers as an array: handlers of ``calls.TABLE`` (``ops.lists.ListOp``,
+"""Cotangents and tangents of lists (``lists.py``) of numbers or arrays, and numpy's
+reading of a list display of numbers as an array: handlers of ``calls.TABLE`` (``ops.lists.ListOp``,
 each deferring to the handler registered before it unless its operand is a list).
 
 Maths (``s2s_runtime.containers``, ``adjoint`` and ``jvps_arrays``, the same semantics):
-a list's cotangent is a list of its length -- ``getitem_vjp(g, l, i)`` (zeros with ``g``
+a list's cotangent is a list of its length, of numbers or of arrays shaped like its
+items -- ``getitem_vjp(g, l, i)`` (zeros with ``g``
 at ``i``, or ``g``'s items along a slice), ``add_at`` (that added to ``acc``), ``add``
 (item by item), ``zeros_like``, ``densify``, ``seq_cast`` (a tuple's cotangent from a
 list of its length), ``array_vjp(g, l)`` (the items of the 1-D array ``g``),
-``sum_builtin_vjp(g, l)`` (``g`` for every item), ``extreme_ct(g, l, m)`` (``g`` at the
-first item equal to ``m``); ``array_jvp`` (the tangents as an array of the result's
-dtype).  A display ``[a, b, ...]`` of numbers: ``np.array``/``np.asarray`` (a 1-D array
+``sum_builtin_vjp(g, l)`` (``g`` summed to every item's shape), ``extreme_ct(g, l, m)``
+(``g`` at the first item equal to ``m``); ``array_jvp`` (the tangents as an array of the
+result's dtype; of arrays: stacked).  A display ``[a, b, ...]`` of numbers: ``np.array``/``np.asarray`` (a 1-D array
 of the promoted dtype; a rectangular display of displays: an array of its shape),
 ``np.shape``/``size``/``ndim``, and ``array_vjp`` into it.
 """
@@ -28,51 +29,82 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from .adjoints import Unbroadcast
-from ..ops.lists import (ListOp, as_list, cotangent_type, is_list, is_number, list_at, listish,
-                         overload_lists)
+from ..ops.lists import (ListOp, add_items, as_list, cotangent_type, is_list, is_number,
+                         list_at, listish, overload_lists, sum_item_type, zero_item)
 
 # -- cotangents --------------------------------------------------------------------------------
 class FromArray(ListOp):
-    """``array_vjp(g, l)``: the items of the 1-D array ``g``."""
+    """``array_vjp(g, l)``: the items of the 1-D array ``g`` (for a list of arrays: the
+    rows of ``g``, one more dimension than an item)."""
 
     def ltype(self, fn, types, loc):
         g = types[0]
-        return cotangent_type(types[1]) if isinstance(g, T.Array) and g.ndim == 1 else None
+        if not isinstance(g, T.Array) or g.ndim != Li.array_type(types[1]).ndim:
+            return None
+        return Li.rows_type(g) if Li.holds_arrays(types[1]) else cotangent_type(types[1])
 
     def llower(self, L, fn, vals, rtype):
         return Li.from_array(L, *vals[0], rtype)
 
 
+class StackRows(FromArray):
+    """``stack_vjp(g, l, 0)`` of a list: the rows of ``g``, as ``array_vjp`` (another
+    ``axis`` is refused)."""
+
+    reads_atoms = True
+
+    def ltype(self, fn, types, loc):
+        atoms = self.atoms[0] if self.atoms else ()
+        axis = getattr(atoms[2], "value", None) if len(atoms) > 2 else 0
+        return super().ltype(fn, types[:2], loc) if axis == 0 else None
+
+
 class Filled(ListOp):
-    """``sum_builtin_vjp(g, l)``: ``g`` for every item; ``zeros_like(l)``: zeros."""
+    """``sum_builtin_vjp(g, l)``: ``g`` (summed to its shape) for every item;
+    ``zeros_like(l)``: zeros."""
 
     def ltype(self, fn, types, loc):
         if fn is rt.zeros_like:
             return cotangent_type(types[0])
-        return T.List(T.promote(types[0], cotangent_type(types[1]).elem)) if is_number(types[0]) else None
+        e = cotangent_type(types[1]).elem
+        if isinstance(e, T.Array):
+            out = Unbroadcast().type(None, [types[0], Li.elem_of(types[1])], {}, loc)
+            return T.List(out) if isinstance(out, T.Array) else None
+        return T.List(T.promote(types[0], e)) if is_number(types[0]) else None
 
     def llower(self, L, fn, vals, rtype):
-        like = vals[0] if fn is rt.zeros_like else vals[1]
-        n = Li.fields(L, like[0])[2]
-        g = (ll.Constant(T.I64, 0), T.INT) if fn is rt.zeros_like else vals[0]
-        return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: g)
+        like, lt = vals[0] if fn is rt.zeros_like else vals[1]
+        if rtype.elem is None:
+            return ll.Constant(rtype.llvm(), None)  # of ``[]``: empty too
+        data, _, n = Li.fields(L, like)
+        e, le = rtype.elem, Li.elem_of(lt)
+        if fn is rt.zeros_like:
+            return Li.fresh(L, rtype, n, Li.room(L, n),
+                            lambda i: (zero_item(L, Li.load(L, data, i, lt), le, e), e))
+        if isinstance(e, T.Array):
+            return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: (Unbroadcast().lower(
+                L, None, [vals[0], (Li.load(L, data, i, lt), le)], {}, e), e))
+        return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: vals[0])
 
 
-def _scattered(L, acc, at, g, gt, index, it, rtype):
-    """A copy of list ``acc`` (None: zeros) with ``g`` added at ``index`` (a position, or a
-    slice along which ``g``'s items go)."""
+def _scattered(L, acc, like, g, gt, index, it, rtype):
+    """A copy of list ``acc`` (None: zeros shaped like the items of list ``like``) with
+    ``g`` added at ``index`` (a position, or a slice along which ``g``'s items go)."""
     b = L.b
-    like_n = Li.fields(L, acc[0])[2]
-    data = Li.fields(L, acc[0])[0]
-    out = Li.fresh(L, rtype, like_n, Li.room(L, like_n),
-                   lambda i: (Li.load(L, data, i, at), Li.elem_of(at)) if at.elem is not None
-                   else (ll.Constant(T.I64, 0), T.INT))
-    odata = Li.fields(L, out)[0]
+    ldata, _, like_n = Li.fields(L, like[0])
     e = rtype.elem
+    if acc is None:
+        item = (lambda i: (zero_item(L, Li.load(L, ldata, i, like[1]), Li.elem_of(like[1]), e),
+                           e))
+    else:
+        data = Li.fields(L, acc[0])[0]
+        item = (lambda i: (Li.load(L, data, i, acc[1]), Li.elem_of(acc[1])))
+    out = Li.fresh(L, rtype, like_n, Li.room(L, like_n), item)
+    odata = Li.fields(L, out)[0]
 
     def add_at(p, x, xt):
         old = Li.load(L, odata, p, rtype)
-        Li.store(L, S.binary(L, "add", old, S.convert(L, x, xt, e), e), e, odata, p, rtype)
+        Li.store(L, add_items(L, old, e, x, xt, e), e, odata, p, rtype)
 
     if isinstance(it, T.Slice):
         start, step, length = A.slice_bounds(L, index, it.present, like_n)
@@ -92,18 +124,18 @@ class Scatter(ListOp):
         if not (is_number(it) or isinstance(it, T.Slice)):
             return None
         ge = Li.elem_of(g) if isinstance(it, T.Slice) and is_list(g) else g
-        if not is_number(ge):
+        if not isinstance(ge, (T.Scalar, T.Array)):
             return None
         base = cotangent_type(lt) if isinstance(acc, T.NoneType) else acc
         if not is_list(base):
             return None
-        return T.List(T.promote(Li.elem_of(base), ge))
+        return T.List(sum_item_type(Li.elem_of(base), ge, loc))
 
     def llower(self, L, fn, vals, rtype):
-        acc, g, like, idx = ([(None, T.NONE)] + vals) if fn is rt.getitem_vjp else vals
-        if isinstance(acc[1], T.NoneType):
-            acc = (like[0], T.List(None))  # zeros of ``like``'s length
-        return _scattered(L, acc, acc[1], g[0], g[1], idx[0], idx[1], rtype)
+        acc, g, like, idx = ([None] + vals) if fn is rt.getitem_vjp else vals
+        if acc is not None and isinstance(acc[1], T.NoneType):
+            acc = None
+        return _scattered(L, acc, like, g[0], g[1], idx[0], idx[1], rtype)
 
 
 class Add(ListOp):
@@ -113,7 +145,7 @@ class Add(ListOp):
             return c if isinstance(a, T.NoneType) else a
         if not (is_list(a) and is_list(c)):
             return None
-        return T.List(T.promote(Li.elem_of(a), Li.elem_of(c)))
+        return T.List(sum_item_type(Li.elem_of(a), Li.elem_of(c), loc))
 
     def llower(self, L, fn, vals, rtype):
         (a, at), (c, ct) = vals
@@ -125,9 +157,9 @@ class Add(ListOp):
         L.check(b.icmp_signed("!=", n, m), ValueError,
                 "s2s: adding cotangents of lists of lengths {0} and {1}", (n, m))
         e = rtype.elem
-        return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: (S.binary(
-            L, "add", S.convert(L, Li.load(L, adata, i, at), Li.elem_of(at), e),
-            S.convert(L, Li.load(L, cdata, i, ct), Li.elem_of(ct), e), e), e))
+        return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: (add_items(
+            L, Li.load(L, adata, i, at), Li.elem_of(at), Li.load(L, cdata, i, ct),
+            Li.elem_of(ct), e), e))
 
 
 class Densify(ListOp):
@@ -362,7 +394,7 @@ class ExtremeCt(ListOp):
         A.loop(L, n, look)
         p = b.load(where)
         p = b.select(b.icmp_signed("==", p, n), A.ZERO, p)
-        return _scattered(L, (v, T.List(None)), T.List(None), g, gt, p, T.INT, rtype)
+        return _scattered(L, None, (v, vt), g, gt, p, T.INT, rtype)
 
 
 def _wrap(cls, fn, when, *args):
@@ -374,6 +406,7 @@ _wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (is_list(ts[0]) or (
     and all(is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))))
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
 _wrap(FromArray, rt.array_vjp, list_at(1))
+_wrap(StackRows, rt.stack_vjp, list_at(1))
 for _fn in (np.array, np.asarray):
     _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and bool(_grid(ts[0])))
 _wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))

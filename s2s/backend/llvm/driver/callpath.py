@@ -178,11 +178,11 @@ def _reader(t, caller):
             if t.dtype == "b1":
                 return lambda: py(bool(words[k]))
             return lambda: py(int(words[k]))
-        if isinstance(t, T.List):  # read as a 1-D array, handed back as a list
-            from ..values.lists import elem_of
+        if isinstance(t, T.List):  # read as an array (lists.as_array), handed back as a list
+            from ..values.lists import array_type, elem_of
             e = elem_of(t)
-            items = build(T.Array(e.dtype, 1))
-            as_list = (lambda a: a.tolist()) if e.weak else list
+            items = build(array_type(t))
+            as_list = (lambda a: a.tolist()) if getattr(e, "weak", False) else list
 
             def read_list(blocks):
                 return as_list(items(blocks))

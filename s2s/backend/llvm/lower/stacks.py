@@ -60,12 +60,14 @@ def is_pop(s, stacks):
 
 
 def _is_replay(s, name):
-    """``m = tape_mark(tape)`` or ``tape_rewind(tape, m)`` (``derivs/jacobian_ops.py``)."""
+    """``m = tape_mark(tape)``, ``tape_rewind(tape, m)`` (``derivs/jacobian_ops.py``) or
+    ``tape_select(tape, c, m)`` (``batching/masks.py``)."""
+    from ..batching.masks import tape_select
     from ..derivs.jacobian_ops import tape_mark, tape_rewind
     v = getattr(s, "value", None)
     return (isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(v, ir.Call)
             and (v.fn is tape_mark and isinstance(s, ir.Assign)
-                 or v.fn is tape_rewind and isinstance(s, ir.ExprStmt))
+                 or v.fn in (tape_rewind, tape_select) and isinstance(s, ir.ExprStmt))
             and v.args[0] == ir.Var(name) and name not in {a.name for a in ir.stmt_defs(s)})
 
 

@@ -155,6 +155,19 @@ def _folded(fn, args, kwargs):
     return False, None
 
 
+def constant_atom(atom, t):
+    """``atom`` as the handlers read it: a variable of a compile-time type
+    (``types.Static``: a string, None, a compile-time number) as its constant."""
+    if isinstance(t, T.Static) and not isinstance(atom, ir.Const):
+        return ir.Const(t.value)
+    return atom
+
+
+def _declared_type(L, atom):
+    """The type typing gave ``atom`` (a compile-time one kept; None for a constant)."""
+    return None if isinstance(atom, ir.Const) else L.types.get(atom.name)
+
+
 def type_call(fn, args, kwargs, loc):
     if isinstance(fn, type) and issubclass(fn, BaseException) and not kwargs:
         return exception_instance(fn, args, loc)
@@ -162,6 +175,7 @@ def type_call(fn, args, kwargs, loc):
     if folded:
         return value if isinstance(value, T.Static) else \
             T.Static(value) if is_static(value) else T.value_type(value)
+    atoms, kw_atoms = args, kwargs
     args = [(a, T.runtime_type(t)) for a, t in args]  # a compile-time number: a constant
     kwargs = {k: (a, T.runtime_type(t)) for k, (a, t) in kwargs.items()}
     handler = _lookup(fn)
@@ -180,8 +194,8 @@ def type_call(fn, args, kwargs, loc):
     if _compares_shapes(fn, types, kw):
         return T.BOOL
     if getattr(handler, "wants_atoms", False):
-        t = handler.type(fn, types, kw, loc, [a for a, _ in args],
-                         {k: a for k, (a, _) in kwargs.items()})
+        t = handler.type(fn, types, kw, loc, [constant_atom(a, t) for a, t in atoms],
+                         {k: constant_atom(a, t) for k, (a, t) in kw_atoms.items()})
     else:
         t = handler.type(fn, types, kw, loc)
     if t is None:
@@ -219,7 +233,9 @@ def lower_call(L, call):
                 hit = L.b.icmp_signed("==", L.b.extract_value(a, k), L.b.extract_value(c, k))
                 same = L.b.and_(same, hit)
         return (same if call.fn is operator.eq else L.b.not_(same)), rtype
-    L.call_atoms = (call.args, dict(call.kwargs))  # constants some handlers read (axis=)
+    # constants some handlers read (axis=, a dict's key), a compile-time value's among them
+    L.call_atoms = ([constant_atom(a, _declared_type(L, a)) for a in call.args],
+                    {k: constant_atom(a, _declared_type(L, a)) for k, a in call.kwargs})
     value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)
     return value, rtype
 

@@ -1,4 +1,5 @@
-"""Lists of numbers that grow (``lists.py``) under jit: handlers of ``calls.TABLE``.
+"""Lists that grow (``lists.py``), of numbers or of arrays, under jit: handlers of
+``calls.TABLE``.
 
 Each handler is an overload (``calls.overload``, family "lists"): it takes over
 when an operand is a ``types.List`` (``[]`` is one whose element type is not known
@@ -12,8 +13,11 @@ same semantics):
   ``np.shape``, ... read it as a 1-D array);
 * cotangents and tangents of lists: ``derivs/lists.py``.
 
-Items are numbers: appending an array, or a list of lists, is refused naming
-the construct and the line.
+Items are numbers, or arrays of one dtype and number of dimensions (a list of
+arrays: ``sum(l)`` adds them, numpy functions read ``np.array(l)``; ``max(l)``
+of arrays is refused, as Python's comparison of arrays is ambiguous).  A list
+of lists, or of arrays of different kinds, is refused naming the construct and
+the line.
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ from ..values import lists as Li
 from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
-from .calls import overload
+from .calls import TABLE, overload
 from ..derivs.adjoints import float_dtype
 
 
@@ -43,10 +47,40 @@ def is_number(t):
     return isinstance(t, T.Scalar)
 
 
+def is_item(t):
+    """A type a list that grows holds: a number or an array."""
+    return isinstance(t, (T.Scalar, T.Array))
+
+
 def cotangent_type(t: T.List) -> T.List:
-    """The type of a cotangent of list ``t``: float items."""
-    e = Li.elem_of(t)
-    return T.List(e if e.dtype in ("f4", "f8", "c16") else T.Scalar(float_dtype(e.dtype)))
+    """The type of a cotangent of list ``t``: float items (numbers, or arrays like the
+    items)."""
+    if t.elem is None:
+        return t  # ``[]`` before anything is appended: still empty
+    e = t.elem
+    dtype = e.dtype if e.dtype in ("f4", "f8", "c16") else float_dtype(e.dtype)
+    return T.List(T.Array(dtype, e.ndim) if isinstance(e, T.Array) else T.Scalar(dtype))
+
+
+def zero_item(L, like, like_t, e):
+    """A zero item of type ``e``: a number, or zeros shaped like the array ``like``."""
+    if isinstance(e, T.Array):
+        return A.allocate(L, e, A.shape_list(L, like, like_t), zeroed=True)
+    return S.convert(L, ll.Constant(T.I64, 0), T.INT, e)
+
+
+def sum_item_type(a, c, loc):
+    """The type of the sum of items of types ``a`` and ``c`` (numbers or arrays)."""
+    if isinstance(a, T.Array) or isinstance(c, T.Array):
+        return TABLE[operator.add].type(operator.add, [a, c], {}, loc)
+    return T.promote(a, c)
+
+
+def add_items(L, x, xt, y, yt, e):
+    """``x + y`` for items (numbers or arrays, numpy's broadcasting) as type ``e``."""
+    if isinstance(e, T.Array):
+        return TABLE[operator.add].lower(L, operator.add, [(x, xt), (y, yt)], {}, e)
+    return S.binary(L, "add", S.convert(L, x, xt, e), S.convert(L, y, yt, e), e)
 
 
 def listish(t):
@@ -86,6 +120,11 @@ class ListOp:
         return self.inner.lower(L, fn, vals, kw, rtype)
 
 
+def growable(t) -> bool:
+    """A list, or a list display (``[a, b]``) of items a list holds."""
+    return is_list(t) or isinstance(t, T.ListLiteral) and listish(t) is not None
+
+
 def list_at(k):
     return lambda types: len(types) > k and is_list(types[k])
 
@@ -120,10 +159,12 @@ class Display(ListOp):
 class Append(ListOp):
     def ltype(self, fn, types, loc):
         lt, v = listish(types[0]), types[1]
-        if lt is None or not is_number(v):
+        out = Li.join_list(lt, T.Tuple((v,))) if lt is not None and is_item(v) else None
+        if out is None:
             raise UnsupportedSyntaxError(
-                f"jit: appending a {v} to a {types[0]} (a list that grows holds numbers)", loc)
-        return Li.join_list(lt, T.Tuple((v,)))
+                f"jit: appending a {v} to a {types[0]} (a list that grows holds numbers, or "
+                "arrays of one dtype and number of dimensions)", loc)
+        return out
 
     def llower(self, L, fn, vals, rtype):
         (v, vt), (x, xt) = as_list(L, *vals[0]), vals[1]
@@ -168,9 +209,9 @@ def _placed(L, vals, rtype, inserted):
         if inserted:  # the old item i - 1 from p on (never read at p itself)
             j = b.select(b.icmp_signed("<", i, p), i, b.sub(i, A.ONE))
             j = b.select(b.icmp_signed("<", j, A.ZERO), A.ZERO, j)
-        old = S.convert(L, Li.load(L, data, j, vt), Li.elem_of(vt), rtype.elem)
-        return b.select(b.icmp_signed("==", i, p), S.convert(L, x, xt, rtype.elem), old), \
-            rtype.elem
+        old = Li.convert_item(L, Li.load(L, data, j, vt), Li.elem_of(vt), rtype.elem)
+        return b.select(b.icmp_signed("==", i, p), Li.convert_item(L, x, xt, rtype.elem),
+                        old), rtype.elem
 
     return _rebuilt(L, v, vt, rtype, b.add(n, A.ONE) if inserted else n, item)
 
@@ -187,10 +228,10 @@ class Remove(ListOp):
     """``list_remove(l, p, item)``: the last item dropped is a view; others copy."""
 
     def ltype(self, fn, types, loc):
-        return types[0]
+        return listish(types[0])
 
     def llower(self, L, fn, vals, rtype):
-        (v, vt), (p, pt) = vals[0], vals[1]
+        (v, vt), (p, pt) = as_list(L, *vals[0]), vals[1]
         b = L.b
         data, block, n = Li.fields(L, v)
         p = S.convert(L, p, pt, T.INT)
@@ -223,7 +264,7 @@ class Position(ListOp):
         return T.INT if is_number(types[1]) else None
 
     def llower(self, L, fn, vals, rtype):
-        (v, _), (i, it) = vals
+        (v, _), (i, it) = as_list(L, *vals[0]), vals[1]
         n = Li.fields(L, v)[2]
         return (Li.item_position if fn is rt.item_index else Li.insert_position)(L, i, it, n)
 
@@ -263,25 +304,49 @@ class Same(ListOp):
 
 
 class Sum(ListOp):
-    """Python's ``sum(l, start=0)``."""
+    """Python's ``sum(l, start=0)``: numbers from ``start`` on; arrays as
+    ``start + l[0] + l[1] + ...`` (numpy's broadcasting; an empty list of arrays is a
+    ``ValueError``, as its sum is the number ``start``, not an array)."""
 
     def ltype(self, fn, types, loc):
         start = types[1] if len(types) > 1 else T.INT
-        return T.promote(start, Li.elem_of(types[0])) if is_number(start) else None
+        if not is_number(start):
+            return None
+        e = Li.elem_of(types[0])
+        if isinstance(e, T.Array):
+            return TABLE[operator.add].type(operator.add, [start, e], {}, loc)
+        return T.promote(start, e)
 
     def llower(self, L, fn, vals, rtype):
         (v, vt) = vals[0]
         start = vals[1] if len(vals) > 1 else (ll.Constant(T.I64, 0), T.INT)
+        if Li.holds_arrays(vt):
+            return _sum_of_arrays(L, v, vt, start, rtype)
         view, at = Li.as_array(L, v, vt)
         return A.reduce_all(L, view, at, lambda acc, x: S.binary(L, "add", acc, x, rtype),
                             S.convert(L, start[0], start[1], rtype), rtype)
+
+
+def _sum_of_arrays(L, v, vt, start, rtype):
+    b = L.b
+    data, _, n = Li.fields(L, v)
+    e = Li.elem_of(vt)
+    add = TABLE[operator.add]
+    L.check(b.icmp_signed("==", n, A.ZERO), ValueError,
+            "jit: sum() of an empty list of arrays (the number 0 in Python, not an array)")
+    acc = L.entry_alloca(rtype.llvm())
+    b.store(add.lower(L, operator.add, [start, (Li.load(L, data, A.ZERO, vt), e)], {}, rtype),
+            acc)
+    A.loop(L, n, lambda i: b.store(add.lower(L, operator.add, [
+        (b.load(acc), rtype), (Li.load(L, data, i, vt), e)], {}, rtype), acc), start=A.ONE)
+    return b.load(acc)
 
 
 class SumJvp(ListOp):
     """``sum_builtin_jvp(t, ans)``: the sum of the items' tangents, as ``ans``'s type."""
 
     def ltype(self, fn, types, loc):
-        return types[1] if is_number(types[1]) else None
+        return types[1] if is_item(types[1]) else None
 
     def llower(self, L, fn, vals, rtype):
         start = (L.const(0, T.INT), T.INT)
@@ -292,6 +357,10 @@ class Extreme(ListOp):
     """``max(l)``/``min(l)`` (``ValueError`` when empty)."""
 
     def ltype(self, fn, types, loc):
+        if len(types) == 1 and Li.holds_arrays(types[0]):
+            raise UnsupportedSyntaxError(
+                f"jit: {fn.__name__}() of a {types[0]} (Python compares the arrays, an "
+                "ambiguous truth value)", loc)
         return Li.elem_of(types[0]) if len(types) == 1 else None
 
     def llower(self, L, fn, vals, rtype):
@@ -309,25 +378,26 @@ class ArrayView(ListOp):
         self.copy, self.to_list = copy, to_list
 
     def _types(self, types):
-        return [T.Array(Li.elem_of(t).dtype, 1) if is_list(t) else t for t in types]
+        return [Li.array_type(t) if is_list(t) else t for t in types]
 
     def ltype(self, fn, types, loc):
         if self.copy:
-            return T.Array(Li.elem_of(types[0]).dtype, 1)
+            return Li.array_type(types[0])
         inner = self.inner
         if inner is None:
             return None
         t = inner.type(fn, self._types(types), {}, loc, *self.atoms)
-        if self.to_list and isinstance(t, T.Array) and t.ndim == 1:
-            return T.List(t.elem)
+        if self.to_list and isinstance(t, T.Array) and t.ndim >= 1:
+            return Li.rows_type(t)
         return t
 
     def llower(self, L, fn, vals, rtype):
+        lists = [t for _, t in vals if is_list(t)]
         vals = [Li.as_array(L, v, t) if is_list(t) else (v, t) for v, t in vals]
         if self.copy:
-            return A.copy(L, *vals[0])
+            return vals[0][0] if Li.holds_arrays(lists[0]) else A.copy(L, *vals[0])
         if self.to_list:
-            at = T.Array(rtype.elem.dtype, 1)
+            at = Li.array_type(rtype)
             out = self.inner.lower(L, fn, vals, {}, at)
             return Li.from_array(L, out, at, rtype)
         return self.inner.lower(L, fn, vals, {}, rtype)
@@ -338,10 +408,10 @@ overload_lists(Append, rt.list_append, lambda ts: listish(ts[0]) is not None)
 overload_lists(Extend, rt.list_extend, lambda ts: is_list(ts[0]) or is_list(ts[1]))
 overload_lists(Extend, rt.seq_concat, lambda ts: is_list(ts[0]) or is_list(ts[1]))
 overload_lists(Insert, rt.list_insert, lambda ts: listish(ts[0]) is not None)
-overload_lists(Remove, rt.list_remove, list_at(0))
+overload_lists(Remove, rt.list_remove, lambda ts: growable(ts[0]))
 overload_lists(SetItem, rt.list_set, lambda ts: listish(ts[0]) is not None)
 for _fn in (rt.item_index, rt.insert_index):
-    overload_lists(Position, _fn, list_at(0))
+    overload_lists(Position, _fn, lambda ts: growable(ts[0]))
 overload_lists(GetItem, operator.getitem, list_at(0))
 overload_lists(Length, len, list_at(0))
 overload_lists(Same, rt.sequence, list_at(0))

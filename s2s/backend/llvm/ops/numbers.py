@@ -521,12 +521,9 @@ class NoneTest:
 
     def lower(self, L, fn, vals, kw, rtype):
         arrays = [v for v, t in vals if isinstance(t, T.Array)]
-        if arrays:  # an array variable still holding the None it started as (a name a
-            # loop assigns later, typed as the array it becomes): a null data pointer
-            b = L.b
-            null = b.icmp_unsigned("==", b.ptrtoint(b.extract_value(arrays[0], 0), T.I64),
-                                   ll.Constant(T.I64, 0))
-            return null if fn is operator.is_ else b.not_(null)
+        if arrays:  # an array variable still holding the None it started as
+            null = A.holds_none(L, arrays[0])
+            return null if fn is operator.is_ else L.b.not_(null)
         same = all(isinstance(t, T.NoneType) for _, t in vals)
         return ll.Constant(ll.IntType(1), int(same == (fn is operator.is_)))
 

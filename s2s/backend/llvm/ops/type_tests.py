@@ -27,6 +27,7 @@ from llvmlite import ir as ll
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..typing import types as T
+from ..values import arrays as A
 from .calls import register
 
 #: the Python types a number of each dtype may be at run time
@@ -121,8 +122,7 @@ class IsInstance:
         classes = _classes(L.call_atoms[0][1].value if isinstance(L.call_atoms[0][1], ir.Const)
                            else vals[1][1].value)
         b = L.b
-        null = b.icmp_unsigned("==", b.ptrtoint(b.extract_value(vals[0][0], 0), ll.IntType(64)),
-                               ll.Constant(ll.IntType(64), 0))
+        null = A.holds_none(L, vals[0][0])
         flag = [ll.Constant(ll.IntType(1), int(issubclass(c, classes)))
                 for c in (type(None), np.ndarray)]
         return b.select(null, *flag)

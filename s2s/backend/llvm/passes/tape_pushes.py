@@ -15,6 +15,15 @@ of a temporary ``t = (x, tape)`` assigned once and read only by that copy, with 
 temporary's assignment dropped), and ``rt.zeros_like(tape)`` whose ``tape`` was last
 assigned ``()`` in the same block is ``()`` (the zeros of an empty tuple); the same
 values are computed.
+
+Batched code (``vmap`` of reverse-mode code with a data-dependent loop) keeps or undoes
+each iteration's pushes and pops per example: ``saved = tape`` before the iteration,
+``tape = rt.batch_select(c, tape, saved)`` after it.  ``masked_tapes(func)`` returns
+``func`` where, for a tape (a name pushed as ``tape = (x, tape)`` somewhere), such a
+``saved`` assigned once and read only by that selection is ``saved = tape_mark(tape)``
+and the selection is ``tape_select(tape, c, saved)`` (``batching/masks.py``: the tape
+kept where ``c`` holds for every example, back at its mark where it holds for none, an
+error otherwise, as Python's ``batch_select`` of two tapes).
 """
 from __future__ import annotations
 
@@ -80,3 +89,39 @@ def plain_pushes(func: ir.Function) -> ir.Function:
 
     body = block(func.body)
     return func.with_body(body) if changed[0] else func
+
+
+def masked_tapes(func: ir.Function) -> ir.Function:
+    from ..batching.masks import tape_select
+    from ..derivs.jacobian_ops import tape_mark
+    stmts = list(ir.walk(func.body))
+    tapes = {s.target.name for s in stmts if isinstance(s, ir.Assign) and _pair(s.value)
+             and s.value.args[1].name == s.target.name}
+    defs = Counter(v.name for s in stmts for v in ir.stmt_defs(s))
+    uses = Counter(a.name for s in stmts for a in ir.stmt_uses(s) if isinstance(a, ir.Var))
+    saved = {s.target.name: s.value.name for s in stmts if isinstance(s, ir.Assign)
+             and isinstance(s.value, ir.Var) and s.value.name in tapes
+             and defs[s.target.name] == 1 and uses[s.target.name] == 1}
+    selects = {}
+    for s in stmts:
+        v = getattr(s, "value", None)
+        if isinstance(s, ir.Assign) and isinstance(v, ir.Call) and \
+                v.fn in (rt.batch_select, rt.batch_select_replayed) and len(v.args) == 3 and \
+                not v.kwargs and v.args[1] == s.target and isinstance(v.args[2], ir.Var) and \
+                saved.get(v.args[2].name) == s.target.name:
+            selects[id(s)] = v.args[2].name
+    if not selects:
+        return func
+    marks = set(selects.values())
+
+    def rewrite(s):
+        if isinstance(s, ir.Assign) and s.target.name in marks:
+            return replace(s, value=ir.Call(tape_mark, (s.value,), ()))
+        if id(s) in selects:
+            c = s.value.args[0]
+            return ir.ExprStmt(ir.Call(tape_select, (s.target, c, ir.Var(selects[id(s)])), ()),
+                               loc=s.loc)
+        blocks = ir.sub_blocks(s)
+        return ir.with_blocks(s, [tuple(map(rewrite, b)) for b in blocks]) if blocks else s
+
+    return func.with_body(tuple(map(rewrite, func.body)))

@@ -347,8 +347,9 @@ def result_layout(t):
         return 2 if t.dtype == "c16" else 1
     if isinstance(t, T.Array):
         return 2 + 2 * t.ndim
-    if isinstance(t, T.List):  # as a 1-D array over its storage (lists.py)
-        return 4
+    if isinstance(t, T.List):  # as an array (lists.as_array)
+        from .lists import array_type
+        return result_layout(array_type(t))
     if isinstance(t, T.Tuple):
         return sum(result_layout(i) for i in t.items)
     if isinstance(t, T.NoneType):

@@ -56,6 +56,13 @@ def make(L, t: T.Array, data, block, shape, strides):
     return v
 
 
+def holds_none(L, a):
+    """i1: whether array value ``a`` is the None an array variable starts as (a name a
+    loop assigns later, typed as the array it becomes): a null data pointer (an
+    allocation, even of no elements, and numpy's arrays never have one)."""
+    return L.b.icmp_unsigned("==", L.b.ptrtoint(L.b.extract_value(a, 0), T.I64), ZERO)
+
+
 def shape_list(L, a, t):
     return [shape_of(L, a, k) for k in range(t.ndim)]
 

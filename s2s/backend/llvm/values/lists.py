@@ -1,12 +1,17 @@
-"""Lists of numbers that grow, in LLVM IR (``types.List``).
+"""Lists that grow, of numbers or of arrays, in LLVM IR (``types.List``).
 
-A list value is ``{i8* data, i8* block, i64 len}``: ``len`` numbers of its
-element type, contiguous from ``data`` (numpy's memory layout of the dtype), in
+A list value is ``{i8* data, i8* block, i64 len}``: ``len`` items of its
+element type, contiguous from ``data`` (a number in numpy's memory layout of its
+dtype; an array as its ``types.Array`` struct, data, block, shape and strides), in
 the storage of ``block`` (an ``abi.alloc`` block, so variables and tapes holding
 a list count references to it and it is freed, on every exit path, like an
 array's).  A storage block starts with two words, ``end`` (the address after the
-last number ever written to it) and ``limit`` (the end of its capacity), then the
-numbers.
+last item ever written to it) and ``limit`` (the end of its capacity), then the
+items.  An array stored in a list is the array itself, not a copy (Python's
+aliasing: a write through another name shows in the list): storing it adds a
+reference to its block, which the list's storage holds until the call returns
+(storage does not release what it holds when it is freed; every block is freed
+on return, ``abi.free_all``).
 
 The IR treats a list as a value (``acc = rt.list_append(acc, v)`` makes a new
 one; ``runtime/containers.py``).  Contract: every operation gives the result
@@ -40,8 +45,23 @@ def elem_of(t: T.List) -> T.Scalar:
     return t.elem if t.elem is not None else T.F64T
 
 
+def holds_arrays(t: T.List) -> bool:
+    return isinstance(t.elem, T.Array)
+
+
+def item_llvm(e):
+    """How an item of type ``e`` (a number or an array) is laid out in a list's storage."""
+    return e.llvm() if isinstance(e, T.Array) else T.memory_llvm(e)
+
+
 def size_of(t: T.List) -> int:
-    return T.itemsize(elem_of(t).dtype)
+    e = elem_of(t)
+    return 8 * (2 + 2 * e.ndim) if isinstance(e, T.Array) else T.itemsize(e.dtype)
+
+
+def same_items(a, b) -> bool:
+    """Whether lists of element types ``a`` and ``b`` share their storage's layout."""
+    return item_llvm(a) == item_llvm(b)
 
 
 def join_list(a, b):
@@ -51,8 +71,8 @@ def join_list(a, b):
         if isinstance(t, T.List):
             if t.elem is not None:
                 elems.append(t.elem)
-        elif T.plain_tuple(t) and all(
-                isinstance(i, T.Scalar) for i in t.items):
+        elif T.plain_tuple(t) and (all(isinstance(i, T.Scalar) for i in t.items) or
+                                   all(isinstance(i, T.Array) for i in t.items)):
             elems += list(t.items)
         else:
             return None
@@ -76,25 +96,81 @@ def make(L, t, data, block, n):
     return v
 
 
+_INHOMOGENEOUS = ("setting an array element with a sequence. The requested array has an "
+                  "inhomogeneous shape after 1 dimensions.")
+
+
+def array_type(t: T.List) -> T.Array:
+    """The type of ``as_array`` of a list of type ``t``."""
+    e = elem_of(t)
+    return T.Array(e.dtype, e.ndim + 1) if isinstance(e, T.Array) else T.Array(e.dtype, 1)
+
+
+def rows_type(at: T.Array) -> T.List:
+    """The type of ``from_array`` of an array of type ``at``: its numbers or its rows."""
+    return T.List(at.elem if at.ndim == 1 else T.Array(at.dtype, at.ndim - 1))
+
+
 def as_array(L, v, t):
-    """The list as a 1-D array view (``types.Array`` of its dtype)."""
+    """``(array, type)``: a list of numbers as a 1-D array view of its storage; a list of
+    arrays as ``np.array`` of it, a fresh array of shape ``(len, *item shape)``
+    (``ValueError``, numpy's words, when the items' shapes differ; an empty list gives
+    zeros in every dimension)."""
     data, block, n = fields(L, v)
-    at = T.Array(elem_of(t).dtype, 1)
-    return A.make(L, at, data, block, [n], [A.i64(size_of(t))]), at
+    e, at = elem_of(t), array_type(t)
+    if not isinstance(e, T.Array):
+        return A.make(L, at, data, block, [n], [A.i64(size_of(t))]), at
+    b = L.b
+    slot = L.entry_alloca(e.llvm())
+    b.store(ll.Constant(e.llvm(), None), slot)  # an empty list: every dimension 0
+    with b.if_then(b.icmp_signed(">", n, A.ZERO)):
+        b.store(load(L, data, A.ZERO, t), slot)
+    shape = A.shape_list(L, b.load(slot), e)
+    out = A.allocate(L, at, [n] + shape)
+
+    def place(i):
+        item = load(L, data, i, t)
+        L.check(A.differs(L, A.shape_list(L, item, e), shape), ValueError, _INHOMOGENEOUS)
+        row = A.leading_view(L, out, at, [i])
+        A.elementwise(L, lambda vals: vals[0], [(item, e)], e.dtype, out=row)
+
+    A.loop(L, n, place)
+    return out, at
 
 
 def element_ptr(L, data, i, t):
     b = L.b
     return b.bitcast(b.gep(data, [b.mul(i, A.i64(size_of(t)))]),
-                     T.memory_llvm(elem_of(t)).as_pointer())
+                     item_llvm(elem_of(t)).as_pointer())
 
 
 def load(L, data, i, t):
-    return A.load(L, element_ptr(L, data, i, t), elem_of(t))
+    e = elem_of(t)
+    if isinstance(e, T.Array):
+        return L.b.load(element_ptr(L, data, i, t))
+    return A.load(L, element_ptr(L, data, i, t), e)
+
+
+def convert_item(L, value, vt, e):
+    """An item ``value`` of type ``vt`` as an item of type ``e``: numbers convert; an
+    array is stored as itself (``join_list`` gave the lists one array type)."""
+    if isinstance(e, T.Array) or isinstance(vt, T.Array):
+        if vt != e:
+            raise UnsupportedSyntaxError(f"jit: a {vt} in a list of {e}", L.loc)
+        return value
+    return S.convert(L, value, vt, e)
 
 
 def store(L, value, vt, data, i, t):
-    A.store(L, S.convert(L, value, vt, elem_of(t)), element_ptr(L, data, i, t), elem_of(t))
+    """Item ``i`` of storage ``data`` set to ``value``; an array is referenced by the
+    storage from now on (see the module's contract)."""
+    e = elem_of(t)
+    value = convert_item(L, value, vt, e)
+    if isinstance(e, T.Array):
+        abi.retain(L, value, e)
+        L.b.store(value, element_ptr(L, data, i, t))
+    else:
+        A.store(L, value, element_ptr(L, data, i, t), e)
 
 
 def _header(L, block):
@@ -157,15 +233,16 @@ def from_items(L, items, t):
 
 
 def from_array(L, a, at, t):
-    """A list of the numbers of the 1-D array ``a``."""
+    """``list(a)``: the numbers of the 1-D array ``a``, or the rows of an array of more
+    dimensions (views of ``a``)."""
     return fresh(L, t, A.shape_of(L, a, 0), room(L, A.shape_of(L, a, 0)),
-                 lambda i: (A.element(L, a, at, [i]), at.elem))
+                 lambda i: A.first_axis_item(L, a, at, i))
 
 
 def append(L, v, vt, x, xt, t):
     """``v`` (of type ``vt``) with ``x`` appended, as type ``t`` (see the module's contract)."""
     b = L.b
-    if T.memory_llvm(elem_of(vt)) != T.memory_llvm(elem_of(t)) and vt.elem is not None:
+    if not same_items(elem_of(vt), elem_of(t)) and vt.elem is not None:
         v, vt = copy(L, v, vt, t, 1), t
     data, block, n = fields(L, v)
     size = A.i64(size_of(t))
@@ -195,10 +272,10 @@ def convert_list(L, value, src, dst):
     if isinstance(src, T.NoneType) or (isinstance(src, T.List) and src.elem is None):
         return ll.Constant(dst.llvm(), None)
     if isinstance(src, T.List):
-        if T.memory_llvm(elem_of(src)) == T.memory_llvm(elem_of(dst)):
+        if same_items(elem_of(src), elem_of(dst)):
             return value
         return copy(L, value, src, dst)
-    if T.plain_tuple(src) and all(isinstance(i, T.Scalar) for i in src.items):
+    if T.plain_tuple(src) and join_list(T.List(None), src) is not None:
         return from_items(L, [(L.b.extract_value(value, k), it)
                               for k, it in enumerate(src.items)], dst)
     raise UnsupportedSyntaxError(f"jit: a {src} where a {dst} is expected", L.loc)
