@@ -32,7 +32,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from ..ops.calls import register
-from ..ops.linalg import RUNTIME, constant
+from ..ops.linalg import RUNTIME, constant, flag_value, is_flag
 
 
 def _consts(name, atoms, types, loc):
@@ -270,26 +270,30 @@ class Columns:
 
 
 class ConjLower:
+    """``conj_lower(x, upper)``: ``x``, or its conjugate transpose (a view for real
+    ``x``) where ``upper`` holds (a constant or a run-time flag)."""
+
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         if kw or len(types) != 2 or not isinstance(types[0], T.Array) or types[0].ndim < 2:
             return None
-        if constant(atoms[1], types[1]) is RUNTIME:
-            raise UnsupportedSyntaxError("jit: cholesky with upper= that is not a constant", loc)
+        if constant(atoms[1], types[1]) is RUNTIME and not is_flag(types[1]):
+            raise UnsupportedSyntaxError(f"jit: cholesky with upper= of type {types[1]}", loc)
         return types[0]
 
     def lower(self, L, fn, vals, kw, rtype):
-        (x, xt), (_, ut) = vals
-        if not constant(L.call_atoms[0][1], ut):
+        (x, xt), upper = vals
+        flag = flag_value(L, L.call_atoms[0][1], upper)
+        if getattr(flag, "constant", None) == 0:
             return x
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
         shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
         view = A.make(L, xt, L.b.extract_value(x, 0), L.b.extract_value(x, 1), shape, strides)
-        if xt.dtype != "c16":
-            return view
-        return A.elementwise(L, lambda v: (L.b.insert_value(v[0][0], L.b.fneg(
-            L.b.extract_value(v[0][0], 1)), 1), xt.elem), [(view, xt)], "c16")
+        if xt.dtype == "c16":
+            view = A.elementwise(L, lambda v: (L.b.insert_value(v[0][0], L.b.fneg(
+                L.b.extract_value(v[0][0], 1)), 1), xt.elem), [(view, xt)], "c16")
+        return L.b.select(flag, view, x)
 
 
 class HalfLowerMask:

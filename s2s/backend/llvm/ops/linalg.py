@@ -3,8 +3,8 @@
 Contract (numpy's results and errors, for one real matrix -- a 2-D array of
 float64, float32, int64 or bool; ints and bools compute in float64, float32
 stays float32; complex matrices are refused by name, and so are stacks (3-D+)
-except for ``det``/``slogdet``/``solve``/``inv``, which compute each matrix of a
-stack):
+except for ``det``/``slogdet``/``solve``/``inv``/``cholesky``, which compute each
+matrix of a stack):
 
 * ``solve(a, b)``: ``b`` a vector (1-D) or a matrix of right-hand sides (2-D);
   LU with partial pivoting (``linalg.lu``), then back substitution;
@@ -13,7 +13,8 @@ stack):
   ``slogdet(a)``: ``(sign, log|det|)`` from the same factors (``(0, -inf)`` when
   singular), a tuple;
 * ``cholesky(a, upper=False)``: ``L`` with ``A = L L^T`` from ``a``'s lower
-  triangle (``upper=True``: ``U = L^T`` from ``a``'s upper triangle, as numpy);
+  triangle (``upper=True``: ``U = L^T`` from ``a``'s upper triangle, as numpy;
+  ``upper`` a constant or a run-time bool);
 * a non-square ``a`` raises ``LinAlgError('Last 2 dimensions of the array must be
   square')``, a singular one in ``solve``/``inv`` ``LinAlgError('Singular
   matrix')``, a non-positive-definite one in ``cholesky`` ``LinAlgError('Matrix is
@@ -83,6 +84,20 @@ def _matrix(name, t, loc, stacks=False):
     if t.dtype == "c16":
         raise refuse(name, "a complex matrix (jit compiles real matrices)", loc)
     return t
+
+
+def flag_value(L, atom, value):
+    """An i1 of a flag operand (``upper=``): a constant where the value is known when
+    compiling (absent: False), else the run-time truth of ``value`` (``(v, type)``)."""
+    known = constant(atom, None if value is None else value[1], False)
+    if known is not RUNTIME:
+        return ll.Constant(T.I1, int(bool(known)))
+    return S.truth(L, *value)
+
+
+def is_flag(t) -> bool:
+    """A type a run-time flag operand may have (a bool or int number)."""
+    return isinstance(t, T.Scalar) and t.dtype in ("b1", "i8")
 
 
 def ptr(L, arr, dtype):
@@ -315,31 +330,49 @@ class Cholesky:
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if len(types) != 1 or set(kw) - {"upper"} or _matrix("cholesky", types[0], loc) is None:
+        if len(types) != 1 or set(kw) - {"upper"} or \
+                _matrix("cholesky", types[0], loc, stacks=True) is None:
             return None
         upper = constant((kw_atoms or {}).get("upper"), kw.get("upper"), False)
-        if upper is RUNTIME:
-            raise refuse("cholesky", "upper= that is not a constant", loc)
-        return T.Array(float_dtype(types[0]), 2)
+        if upper is RUNTIME and not is_flag(kw["upper"]):
+            raise refuse("cholesky", f"upper= of type {kw['upper']}", loc)
+        return T.Array(float_dtype(types[0]), types[0].ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, at), = vals
+        upper = flag_value(L, dict(L.call_atoms[1]).get("upper"), kw.get("upper"))
+        if at.ndim == 2:
+            n = A.shape_of(L, a, 0)
+            L.check(L.b.icmp_signed("!=", n, A.shape_of(L, a, 1)), np.linalg.LinAlgError,
+                    NOT_SQUARE)
+            return self.one_matrix(L, a, at, upper, rtype.dtype, None)
+        out = A.allocate(L, rtype, A.shape_list(L, a, at))
+        each_matrix(L, a, at, lambda idx, m, mt: self.one_matrix(
+            L, m, mt, upper, rtype.dtype, A.leading_view(L, out, rtype, idx)))
+        return out
+
+    @staticmethod
+    def one_matrix(L, a, at, upper, dtype, out):
+        """The factor of the square matrix ``a`` (``upper`` an i1): a fresh matrix, or
+        written into the matrix view ``out``."""
         b = L.b
+        mt = T.Array(dtype, 2)
         n = A.shape_of(L, a, 0)
-        L.check(b.icmp_signed("!=", n, A.shape_of(L, a, 1)), np.linalg.LinAlgError, NOT_SQUARE)
         # the kernel factors the upper triangle of its copy: a's own for upper=True (numpy
         # reads that one then), else a's lower one, transposed
-        atom = dict(L.call_atoms[1]).get("upper")
-        upper = atom is not None and constant(atom, kw["upper"][1])
-        u = A.copy(L, a if upper else A.transpose(L, a, at), at, rtype.dtype)
-        status = b.call(K.cholesky(L.module, rtype.dtype), [ptr(L, u, rtype.dtype), n])
+        u = A.copy(L, b.select(upper, a, A.transpose(L, a, at)), at, dtype)
+        status = b.call(K.cholesky(L.module, dtype), [ptr(L, u, dtype), n])
         L.check(b.icmp_signed("!=", status, A.ZERO), np.linalg.LinAlgError,
                 "Matrix is not positive definite")
-        if upper:
-            return u
-        low = A.copy(L, A.transpose(L, u, rtype), rtype)
-        _release(L, u, rtype)
-        return low
+        factor = b.select(upper, u, A.transpose(L, u, mt))
+        if out is None:
+            if getattr(upper, "constant", None) == 1:
+                return u
+            low = A.copy(L, factor, mt)
+        else:
+            A.elementwise(L, lambda v: v[0], [(factor, mt)], dtype, out=out)
+        _release(L, u, mt)
+        return None if out is not None else low
 
 
 register(Solve(), np.linalg.solve)
