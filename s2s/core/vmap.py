@@ -367,10 +367,12 @@ class Vmapped(Specialising):
                     and type(a) is not np.ndarray:
                 raise UnsupportedSyntaxError("vmap inside transformed code: a container "
                                              "argument mapped in part")
-        if isinstance(self.fn, Vmapped):
-            raise UnsupportedSyntaxError("nested vmap inside transformed code")
         free = {}
-        if wants_adapter(self.fn):  # *args, or a jacfwd... function: one call's shape
+        if isinstance(self.fn, Vmapped):  # both batches as one (core/vmap_nested.py)
+            from .vmap_nested import nested_site
+            func, freevars = nested_site(self, args, values, flags)
+            out_b = True
+        elif wants_adapter(self.fn):  # *args, or a jacfwd... function: one call's shape
             inner = vmap_of(adapter(self.fn, len(values), ()), self.fallback)
             func, front, out_b = inner.batched_ir(values, flags)
         elif isinstance(self.fn, ReverseTransform):
@@ -383,6 +385,8 @@ class Vmapped(Specialising):
             func, front, out_b = self.batched_ir(values, flags)
         from .vmap_nested import with_axes
         func = with_axes(func, axes, self.out_axes, out_b)
+        if isinstance(self.fn, Vmapped):
+            return func, freevars
         freevars = dict(front.freevars)
         if free:  # what the gradient code's free-variable parameters read (its f's globals)
             freevars = {**self.fn.gen_freevars(bound), **freevars}

@@ -1,6 +1,8 @@
 """Nested ``vmap`` (``core/vmap.py``): ``vmap(vmap(f, in_a, out_a), in_b, out_b)`` as one
 batch over both batch axes (``f`` applies to each example independently, so
-flattening the two batches into one of size ``n_outer * n_inner`` is exact)."""
+flattening the two batches into one of size ``n_outer * n_inner`` is exact): called
+(``nested_call``, numpy on the values) and as IR at a site in transformed code
+(``nested_site``, the same steps as IR, around a site of the flat ``vmap``)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,7 +10,10 @@ from dataclasses import replace
 import numpy as np
 
 import s2s_runtime as rt
+from s2s_runtime import build
 from s2s_runtime.tree import tree_flatten, tree_unflatten
+
+import operator
 
 from ..errors import UnsupportedSyntaxError
 from ..ir import nodes as ir
@@ -112,3 +117,101 @@ def with_axes(func, axes, out_axes, out_batched):
                                                        ir.Const(out_axes))), loc))
         value = t
     return replace(func, body=tuple(head + body) + (replace(ret, value=value),))
+
+
+def nested_site(outer, args, values, flags):
+    """``(ir, freevars)``: IR of ``vmap(vmap(f, in_a, out_a), in_b, out_b)`` for the site
+    arguments ``args``, their outer batch on axis 0 (``values``/``flags``: them prepared,
+    ``Vmapped.prepare``; ``with_axes`` moves the outer axes there and places the result's),
+    the two batches merged into one of size ``n_outer * n_inner`` for one ``vmap`` of ``f``
+    (a site, expanded here), and its result split and the inner batch put on
+    ``out_a``.  Array arguments and in_axes ints or None; a result of arrays (a tuple of
+    them, or one) with an int ``out_a``."""
+    from .vmap import vmap_of
+    inner = outer.fn
+    inner_axes = inner._arg_axes(args)
+    for a, k in zip(values, inner_axes):
+        if not (k is None or isinstance(k, int)) or (k is not None and
+                                                      not isinstance(a, np.ndarray)):
+            raise UnsupportedSyntaxError("nested vmap inside transformed code: in_axes must "
+                                         "be an int or None per argument (an int only for "
+                                         "an array argument)")
+    if not isinstance(inner.out_axes, int):
+        raise UnsupportedSyntaxError("nested vmap inside transformed code: the inner vmap's "
+                                     "out_axes must be an int")
+    result = outer(*args)  # the result's structure (the site's values, once)
+    leaves, tree = tree_flatten(result)
+    if not leaves or not all(isinstance(x, np.ndarray) for x in leaves) or \
+            not (len(leaves) == 1 and tree_flatten(leaves[0])[1] == tree
+                 or type(result) is tuple and len(result) == len(leaves)):
+        raise UnsupportedSyntaxError("nested vmap inside transformed code: a result that is "
+                                     "not an array or a tuple of arrays")
+    names = NameGen(())
+    loc = ir.NO_LOC
+    body, temps = [], set()
+
+    def call(fn, *operands):
+        target = ir.Var(names.temp())
+        temps.add(target.name)
+        body.append(ir.Assign(target, ir.Call(fn, tuple(operands)), loc))
+        return target
+
+    def shape_from(x, start):
+        return call(operator.getitem, call(np.shape, x), ir.Const(slice(start, None)))
+
+    def dim(x, k):
+        return call(operator.getitem, call(np.shape, x), ir.Const(k))
+
+    params = [ir.Param(ir.Var(names.fresh(f"a{i}"))) for i in range(len(values))]
+    moved = []
+    n_outer = n_inner = None
+    for p, v, f, k in zip(params, values, flags, inner_axes):
+        x, lead = p.var, 1 if f else 0
+        if k is not None:
+            nd = np.ndim(v) - lead
+            x = call(np.moveaxis, x, ir.Const(lead + k % nd), ir.Const(lead))
+            n_inner = n_inner or dim(x, lead)
+        if f:
+            n_outer = n_outer or dim(x, 0)
+        moved.append(x)
+    if n_inner is None:
+        raise UnsupportedSyntaxError("vmap must have at least one non-None value in in_axes")
+    both = call(operator.mul, n_outer, n_inner)
+    merged, flat_axes = [], []
+    for x, f, k in zip(moved, flags, inner_axes):
+        if k is None and not f:
+            merged.append(x), flat_axes.append(None)
+            continue
+        if k is None:  # mapped by the outer vmap only: the same for every inner example
+            rest = shape_from(x, 1)
+            x = call(np.broadcast_to, call(np.expand_dims, x, ir.Const(1)), call(
+                operator.add, call(build.make_tuple, n_outer, n_inner), rest))
+        elif not f:  # mapped by the inner vmap only
+            rest = shape_from(x, 1)
+            x = call(np.broadcast_to, x, call(operator.add, call(build.make_tuple, n_outer),
+                                              call(np.shape, x)))
+        else:
+            rest = shape_from(x, 2)
+        merged.append(call(np.reshape, x, call(operator.add, call(build.make_tuple, both), rest)))
+        flat_axes.append(0)
+    flat = vmap_of(inner.fn, inner.fallback or outer.fallback, in_axes=tuple(flat_axes),
+                   out_axes=0)
+    out = call(flat, *merged)
+    parts = [out] if len(leaves) == 1 else [call(operator.getitem, out, ir.Const(j))
+                                            for j in range(len(leaves))]
+    o = inner.out_axes
+    placed = []
+    for part in parts:
+        split = call(np.reshape, part, call(operator.add, call(build.make_tuple, n_outer, n_inner),
+                                            shape_from(part, 1)))
+        if o != 0:
+            split = call(np.moveaxis, split, ir.Const(1), ir.Const(1 + o if o >= 0 else o))
+        placed.append(split)
+    value = placed[0] if len(leaves) == 1 else call(build.make_tuple, *placed)
+    body.append(ir.Return(value, loc))
+    func = ir.Function("nested_vmap", tuple(params), tuple(body),
+                       temps=frozenset(temps))
+    from . import pipeline
+    front = pipeline.expanded(pipeline.Front(func, {}, sites=True),
+                              {p.var.name: v for p, v in zip(params, values)})
+    return front.func, dict(front.freevars)

@@ -211,3 +211,30 @@ def _second_differences(f, x, h=1e-4):
                 / (4 * h * h)
     return out
 
+
+
+def _pair_energy(a, b):
+    return np.sum(np.tanh(a * b)) + a[0] * b[-1]
+
+
+def test_nested_vmap_inside_transformed_code():
+    """``vmap(vmap(f))`` met in code another transform reads (jit, grad, an outer vmap):
+    the inner vmap's batched IR is batched again; against loops over both axes and
+    central differences."""
+    rng = np.random.default_rng(3)
+    xs, ys = rng.normal(size=(4, 3)), rng.normal(size=(5, 3))
+    pairwise = s2s.vmap(s2s.vmap(_pair_energy, in_axes=(None, 0)), in_axes=(0, None))
+    want = np.array([[_pair_energy(x, y) for y in ys] for x in xs])
+    np.testing.assert_allclose(s2s.jit(pairwise)(xs, ys), want, rtol=1e-12)
+    three = s2s.vmap(s2s.vmap(s2s.vmap(lambda v: np.sin(v) * v[0])))
+    cube = rng.normal(size=(2, 3, 4, 5))
+    np.testing.assert_allclose(s2s.jit(three)(cube), np.sin(cube) * cube[..., :1], rtol=1e-12)
+
+    def total(xs, ys):
+        return np.sum(pairwise(xs, ys) ** 2)
+
+    g = s2s.jit(s2s.grad(total, argnums=(0, 1)))(xs, ys)
+    oracles.assert_tree_close(g, oracles.fd_grad(total, (xs, ys), (0, 1)), rtol=1e-6,
+                              atol=1e-7)
+    g_py = s2s.grad(total, argnums=(0, 1))(xs, ys)
+    oracles.assert_tree_close(g_py, g, rtol=1e-12, atol=1e-12)
