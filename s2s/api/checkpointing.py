@@ -69,6 +69,7 @@ from types import SimpleNamespace
 from ..core.remat import Remat
 from s2s_runtime.markers import checkpoint_loop  # noqa: F401  (public)
 from ..rules import lookup
+from ..passes.callables import same_arguments
 
 
 def everything_saveable(*_, **__) -> bool:
@@ -115,4 +116,5 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 __all__ = ["checkpoint", "remat", "checkpoint_loop", "checkpoint_policies"]
 
 checkpoint._s2s_static_factory = True  # checkpoint(f)(x) in code: made while lowering
+checkpoint._s2s_closure_arguments = same_arguments  # of a local function: passes/callables.py
 remat = checkpoint

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.jit import Jitted
+from ..passes.callables import same_arguments
 
 
 def jit(fun=None, *, boundscheck: bool = True, cache: bool = False):
@@ -19,3 +20,4 @@ def jit(fun=None, *, boundscheck: bool = True, cache: bool = False):
 
 
 jit._s2s_static_factory = True  # jit(f)(x) in code: made while lowering (grad of it is grad(f))
+jit._s2s_closure_arguments = same_arguments  # of a local function: passes/callables.py

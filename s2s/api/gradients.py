@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence, Union
 from ..core.reverse import reverse_transform
+from ..passes.callables import same_arguments
 
 
 def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False,
@@ -22,6 +23,7 @@ def grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False
 
 
 grad._s2s_static_factory = True  # grad(f) with constant arguments is made while lowering
+grad._s2s_closure_arguments = same_arguments  # of a local function: passes/callables.py
 
 
 def value_and_grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bool = False,
@@ -33,3 +35,4 @@ def value_and_grad(fun=None, argnums: Union[int, Sequence[int]] = 0, has_aux: bo
 
 
 value_and_grad._s2s_static_factory = True
+value_and_grad._s2s_closure_arguments = same_arguments  # of a local function: passes/callables.py

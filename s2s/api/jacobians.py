@@ -25,6 +25,7 @@ from ..core.dtype_checks import check_inputs, check_outputs
 from .batched_jacobians import hessian_blocks_batched, jacfwd_batched, jacrev_batched
 from ..ir.kinds import is_inexact_leaf
 from ..core.jacobian_function import JacobianFunction
+from ..passes.callables import same_arguments
 
 
 def _basis(leaves, dtype_of):
@@ -235,4 +236,5 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
 
 for _factory in (jacfwd, jacrev, hessian):  # jacfwd(f)(x) in code: made while lowering
     _factory._s2s_static_factory = True
+    _factory._s2s_closure_arguments = same_arguments  # of a local function: passes/callables
 del _factory

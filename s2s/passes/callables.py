@@ -7,6 +7,16 @@ named; an object through its ``__call__``.  A recursive call is inlined again
 while its constant arguments change (``check_recursion``), so recursion whose
 depth constant arguments fix is unrolled; otherwise, or past
 ``MAX_RECURSION`` levels, it is an ``UnsupportedSyntaxError``.
+
+A transform of a local function (``vmap(lambda y: k(x, y))(ys)``, ``grad(g)(x)`` for a
+nested ``def g`` reading the enclosing code's variables) is closure-converted: the
+function's IR lifted to take the variables it captures as trailing parameters (an
+``IRCallable``), the transform made of that (the maker's ``_s2s_closure_arguments(args,
+kwargs, n_args, n_captured)`` gives its other arguments for the lifted function: ``vmap``
+maps the new parameters on no axis; a maker without it is not given local functions), and
+called with the
+captured variables appended, read where the call is (closures bind late), as a site the
+enclosing transform expands and differentiates or batches through like any other.
 """
 from __future__ import annotations
 
@@ -14,11 +24,13 @@ import inspect
 from dataclasses import replace
 from typing import List
 
+from s2s_runtime import build
+
 from ..errors import unsupported
 from ..frontend.scope import DefaultSlot
 from ..ir import nodes as ir
-from .local_callables import (NOTHING, BoundMethod, Closure, Value, VirtualObject,
-                              is_user_function, is_user_object, known_of_value)
+from .local_callables import (NOTHING, BoundMethod, Closure, TransformOfClosure, Value,
+                              VirtualObject, is_user_function, is_user_object, known_of_value)
 
 #: deepest unrolled recursion (Python's own limit is 1000 frames)
 MAX_RECURSION = 64
@@ -26,13 +38,62 @@ MAX_RECURSION = 64
 MAX_RECURSIVE_CALLS = 2000
 
 
+def same_arguments(args, kwargs, n_args, n_captured):
+    """A maker's ``_s2s_closure_arguments`` when its other arguments cover the lifted
+    function as they are (``grad``'s ``argnums`` count from the first parameter)."""
+    return args, kwargs
+
+
 class CallableCalls:
     """The calls of known values (see the module docstring)."""
+
+    def transform_of_closure(self, s, fn, args, kwargs):
+        """``t = maker(closure, *constants)``: ``t`` known as the transform of the closure
+        (no statement); None when this is not such a call."""
+        if getattr(fn, "_s2s_closure_arguments", None) is None or not args or \
+                not isinstance(s, ir.Assign):
+            return None
+        closure = self.known_of(args[0])
+        if not isinstance(closure, Closure):
+            return None
+        rest = [self.constant(a) for a in args[1:]]
+        kw = {k: self.constant(a) for k, a in kwargs}
+        if NOTHING in rest or NOTHING in kw.values():
+            return None
+        self.known.forget(s.target.name)
+        self.known.bind(s.target.name, TransformOfClosure(fn, closure, tuple(rest), kw))
+        return []
+
+    def call_transform_of_closure(self, s, known: TransformOfClosure, args, kwargs) -> List:
+        from .sites import IRCallable
+        closure, local = known.closure, known.closure.local
+        params = list(local.signature.parameters.values())
+        if kwargs or len(args) != len(params) or any(
+                p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
+                for p in params):
+            raise unsupported(f"this call of {known.describe()}", s.loc,
+                              "inside transformed code, a transform of a local function is "
+                              "called with one positional argument per parameter (no "
+                              "defaults, keywords or *args)")
+        captured = [c for c in local.captured if c in closure.env]
+        func = replace(local.func, params=tuple(p for p in local.func.params if not p.kwonly)
+                       + tuple(ir.Param(ir.Var(c)) for c in captured)
+                       + tuple(p for p in local.func.params if p.kwonly))
+        lifted = IRCallable(func, dict(local.freevars))
+        margs, mkwargs = known.maker._s2s_closure_arguments(known.args, known.kwargs,
+                                                            len(args), len(captured))
+        transformed = known.maker(lifted, *margs, **mkwargs)
+        operands = tuple(args) + tuple(ir.Var(closure.env[c]) for c in captured)
+        out, var = self.const_atom(transformed, s.loc)
+        call = with_call(s, build.call_method, (var, ir.Const("__call__")) + operands, ())
+        return out + self.call_known(call, Value(transformed), var, operands, ())
 
     def call_known(self, s, known, atom, args, kwargs) -> List:
         """``atom(*args, **kwargs)`` where ``atom`` is known to hold ``known``."""
         if isinstance(known, Closure):
             return self.inline_closure(s, known, args, kwargs)
+        if isinstance(known, TransformOfClosure):
+            return self.call_transform_of_closure(s, known, args, kwargs)
         if isinstance(known, BoundMethod):
             return self.inline(with_call(s, known.func, (known.receiver,) + tuple(args),
                                           kwargs), known.func)

@@ -318,6 +318,9 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
 
     def call_static(self, s, fn, args, kwargs):
         """A call of the Python callable ``fn`` (None: leave it as it is)."""
+        lifted = self.transform_of_closure(s, fn, args, kwargs)
+        if lifted is not None:
+            return lifted
         if is_user_class(fn) and isinstance(s, ir.Assign):
             obj = VirtualObject(fn, self.known.path)
             self.known.forget(s.target.name)

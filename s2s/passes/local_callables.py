@@ -9,6 +9,7 @@ variable is bound to at transform time:
   with the variables it captures, as named where it is called); no run-time
   value either;
 * ``BoundMethod``: ``obj.method`` taken without calling it (``f = m.forward``);
+* ``TransformOfClosure``: a transform of a local function (``vmap(lambda y: k(x, y))``);
 * ``Value``: a Python value fixed when s2s transforms the code: a program
   constant (a function, class or object the code names) or, when a transform
   is specialised on its arguments, a function, object or container of them
@@ -100,6 +101,23 @@ class Closure:
     def describe(self) -> str:
         what = "lambda" if self.local.name == "lambda_" else f"local function {self.local.name}"
         return f"the {what} ({self.local.loc})" if self.local.loc else f"the {what}"
+
+
+@dataclass(eq=False)
+class TransformOfClosure:
+    """``maker(closure, *args, **kwargs)``: a transform (``vmap``, ``grad``, ``jit``...)
+    of a local function, its other arguments constants (``callables.py`` calls it as the
+    transform of the function lifted to take its captures as trailing arguments)."""
+
+    maker: Any
+    closure: Closure
+    args: tuple
+    kwargs: Dict[str, Any]
+
+    runtime = False
+
+    def describe(self) -> str:
+        return f"{getattr(self.maker, '__name__', 'a transform')} of {self.closure.describe()}"
 
 
 @dataclass(eq=False)

@@ -163,8 +163,10 @@ class IRCallable:
     called in transformed code, never called at run time itself."""
 
     def __init__(self, func: ir.Function, freevars: Dict):
+        from .inline_bodies import ir_signature
         self.func, self.freevars = func, freevars
         self.__name__ = self.__qualname__ = func.name
+        self.__signature__ = ir_signature(func, exclude=set(freevars))
 
     def __s2s_ir__(self, args=None, kwargs=None):
         return self.func, self.freevars

@@ -1,0 +1,89 @@
+"""Transforms of local functions inside transformed code (JAX's idiom:
+``vmap(lambda y: k(x, y))(ys)``, ``grad(lambda t: f(t, y))(x)``): the local function is
+lifted to take what it captures as trailing arguments (``passes/callables.py``), so the
+enclosing transform differentiates or compiles through the captured values too.  Every
+value against a loop or central/second differences of the primal."""
+import numpy as np
+import pytest
+
+import s2s
+
+from tests.grad.oracles import fd_grad
+
+RNG = np.random.default_rng(11)
+X = RNG.normal(size=(4, 3))
+X0, Y0 = X[0], X[1]
+
+
+def kernel(x, y):
+    return np.exp(-np.sum((x - y) ** 2)) * (1.0 + x[0] * y[1])
+
+
+def gram_row(x, ys):
+    return s2s.vmap(lambda y: kernel(x, y))(ys)
+
+
+def row_energy(x, ys):
+    def against(y):
+        return kernel(x, y) ** 2
+
+    return np.sum(s2s.vmap(against)(ys))
+
+
+def inner_grad(x, y):
+    return s2s.grad(lambda t: kernel(t, y))(x)
+
+
+def inner_value_and_grad(x, y):
+    v, g = s2s.value_and_grad(lambda t: kernel(t, y) * np.sum(y))(x)
+    return v + np.sum(g * x)
+
+
+def _second_differences(f, x, h=1e-4):
+    n = x.shape[0]
+    e = np.eye(n) * h
+    return np.array([[(f(x + e[i] + e[j]) - f(x + e[i] - e[j]) - f(x - e[i] + e[j])
+                       + f(x - e[i] - e[j])) / (4 * h * h) for j in range(n)] for i in range(n)])
+
+
+def test_vmap_of_a_lambda_capturing_a_variable():
+    want = np.array([kernel(X0, y) for y in X])
+    np.testing.assert_allclose(gram_row(X0, X), want, rtol=1e-13)
+    np.testing.assert_allclose(s2s.jit(gram_row)(X0, X), want, rtol=1e-13)
+    total = lambda x: np.sum(gram_row(x, X) ** 2)  # noqa: E731
+    np.testing.assert_allclose(s2s.grad(total)(X0), fd_grad(total, (X0,)), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(total))(X0), fd_grad(total, (X0,)),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_vmap_of_a_nested_def_under_grad():
+    g = s2s.grad(row_energy, argnums=(0, 1))(X0, X)
+    fd = fd_grad(row_energy, (X0, X), (0, 1))
+    for a, b in zip(g, fd):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def test_grad_of_a_lambda_capturing_a_variable_and_its_derivatives():
+    fd = fd_grad(kernel, (X0, Y0), 0)
+    np.testing.assert_allclose(inner_grad(X0, Y0), fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(inner_grad)(X0, Y0), fd, rtol=1e-6, atol=1e-8)
+    hess = _second_differences(lambda x: kernel(x, Y0), X0)
+    np.testing.assert_allclose(s2s.jacfwd(inner_grad)(X0, Y0), hess, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s2s.jacrev(inner_grad)(X0, Y0), hess, rtol=1e-5, atol=1e-6)
+    # through the captured variable: d/dy of d kernel/dx
+    mixed = np.array([fd_grad(lambda y: fd_grad(kernel, (X0, y), 0)[i], (Y0,), 0)
+                      for i in range(3)])
+    np.testing.assert_allclose(s2s.jacfwd(inner_grad, argnums=1)(X0, Y0), mixed,
+                               rtol=1e-4, atol=1e-5)
+    f = inner_value_and_grad
+    np.testing.assert_allclose(s2s.grad(f, argnums=1)(X0, Y0), fd_grad(f, (X0, Y0), 1),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_a_call_the_lifting_does_not_cover_is_refused_by_name():
+    def with_default(x, y):
+        return s2s.grad(lambda t, s=2.0: kernel(t, y) * s)(x)
+
+    with pytest.raises(s2s.S2SError, match=r"test_closures.py:\d+:\d+: .*grad of the lambda"):
+        s2s.jit(with_default)(X0, Y0)
