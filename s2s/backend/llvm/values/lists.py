@@ -41,7 +41,8 @@ from ..typing import types as T
 LIST_HEAD = 16  # bytes: {end, limit} before the numbers
 
 
-def elem_of(t: T.List) -> T.Scalar:
+def elem_of(t: T.List):
+    """The type of ``t``'s items (a ``Scalar`` or an ``Array``; float64 for ``[]``)."""
     return t.elem if t.elem is not None else T.F64T
 
 
