@@ -74,11 +74,14 @@ class BatchSelect:
                 with then:
                     bld.store(a[0], slot)
                 with otherwise:
-                    with bld.if_else(A.holds_none(L, a[0])) as (a_none, both):
-                        with a_none:
-                            bld.store(b_[0], slot)
-                        with both:
-                            bld.store(self._where(L, c, ct, a, b_, rtype), slot)
+                    if L.may_hold_none(L.call_atoms[0][1]):
+                        with bld.if_else(A.holds_none(L, a[0])) as (a_none, both):
+                            with a_none:
+                                bld.store(b_[0], slot)
+                            with both:
+                                bld.store(self._where(L, c, ct, a, b_, rtype), slot)
+                    else:
+                        bld.store(self._where(L, c, ct, a, b_, rtype), slot)
             return bld.load(slot)
         return self._where(L, c, ct, a, b_, rtype)
 

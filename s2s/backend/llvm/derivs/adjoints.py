@@ -243,6 +243,8 @@ class ZerosLike:
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
+        if isinstance(t, T.Array) and not L.may_hold_none(L.call_atoms[0][0]):
+            return R.create(L, rtype, A.shape_list(L, v, t), (L.const(0, T.INT), T.INT))
         if isinstance(t, T.Array):  # of an array variable still holding None: None
             slot = L.entry_alloca(rtype.llvm())
             L.b.store(ll.Constant(rtype.llvm(), None), slot)

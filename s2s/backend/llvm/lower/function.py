@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+import s2s_runtime as rt
+
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..values import abi
@@ -142,6 +144,19 @@ class FunctionLowering(LoopLowering):
         if isinstance(t, T.Static):
             return ll.Constant(t.llvm(), None), t
         return self.b.load(self.slots[a.name]), t
+
+    def may_hold_none(self, atom) -> bool:
+        """Whether the variable ``atom`` may hold ``None`` (an array variable typed as the
+        array it becomes then holds a null array: ``values/arrays.holds_none``): it is
+        assigned ``None``, a copy of such a variable, or ``zeros_like``/``batch_select``
+        of one, somewhere in the function (a pop gives back what was pushed from the
+        same name)."""
+        if not isinstance(atom, ir.Var):
+            return False
+        names = getattr(self, "_may_be_none", None)
+        if names is None:
+            names = self._may_be_none = _names_that_may_hold_none(self.func)
+        return atom.name in names
 
     def const(self, value, t):
         if isinstance(t, T.Scalar):
@@ -388,3 +403,31 @@ def _exception(exc, loc):
         return type(value), str(value)
     raise UnsupportedSyntaxError(
         "jit: a raise of an exception that is not a constant class or instance", loc)
+
+
+#: calls whose result may be None where an operand may (``FunctionLowering.may_hold_none``)
+_NONE_THROUGH = (rt.zeros_like, rt.batch_select, rt.batch_select_replayed)
+
+
+def _names_that_may_hold_none(func) -> frozenset:
+    readers = {}  # name -> the targets that may take None from it
+    out = []
+    for s in ir.walk(func.body):
+        if not isinstance(s, ir.Assign):
+            continue
+        v = s.value
+        if v == ir.Const(None):
+            out.append(s.target.name)
+        elif isinstance(v, ir.Var):
+            readers.setdefault(v.name, []).append(s.target.name)
+        elif isinstance(v, ir.Call) and v.fn in _NONE_THROUGH:
+            for a in v.args:
+                if isinstance(a, ir.Var):
+                    readers.setdefault(a.name, []).append(s.target.name)
+    seen = set(out)
+    while out:  # a worklist: each name is visited once
+        for target in readers.get(out.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                out.append(target)
+    return frozenset(seen)
