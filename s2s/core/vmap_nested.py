@@ -5,6 +5,7 @@ flattening the two batches into one of size ``n_outer * n_inner`` is exact): cal
 (``nested_site``, the same steps as IR, around a site of the flat ``vmap``)."""
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
 
 import numpy as np
@@ -12,8 +13,6 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime import build
 from s2s_runtime.tree import tree_flatten, tree_unflatten
-
-import operator
 
 from ..errors import UnsupportedSyntaxError
 from ..ir import nodes as ir

@@ -14,9 +14,9 @@ function's IR lifted to take the variables it captures as trailing parameters (a
 ``IRCallable``), the transform made of that (the maker's ``_s2s_closure_arguments(args,
 kwargs, n_args, n_captured)`` gives its other arguments for the lifted function: ``vmap``
 maps the new parameters on no axis; a maker without it is not given local functions), and
-called with the
-captured variables appended, read where the call is (closures bind late), as a site the
-enclosing transform expands and differentiates or batches through like any other.
+called with the captured variables appended, read where the call is (closures bind late),
+as a site the enclosing transform expands and differentiates or batches through like any
+other.
 """
 from __future__ import annotations
 
