@@ -124,23 +124,28 @@ def nested_site(outer, args, values, flags):
     ``Vmapped.prepare``; ``with_axes`` moves the outer axes there and places the result's),
     the two batches merged into one of size ``n_outer * n_inner`` for one ``vmap`` of ``f``
     (a site, expanded here), and its result split and the inner batch put on
-    ``out_a``.  Array arguments and in_axes ints or None; a result of arrays (a tuple of
-    them, or one) with an int ``out_a``."""
+    ``out_a``.  Array arguments and in_axes ints or None; a result of numbers or arrays
+    (one, or a tuple of them; ``f`` called once on one example to see which) with an int
+    ``out_a``."""
     from .vmap import vmap_of
     inner = outer.fn
     inner_axes = inner._arg_axes(args)
-    for a, k in zip(values, inner_axes):
-        if not (k is None or isinstance(k, int)) or (k is not None and
-                                                      not isinstance(a, np.ndarray)):
+    example = []
+    for a, f, k in zip(values, flags, inner_axes):
+        if not (k is None or isinstance(k, int)) or \
+                ((k is not None or f) and not isinstance(a, np.ndarray)):
             raise UnsupportedSyntaxError("nested vmap inside transformed code: in_axes must "
-                                         "be an int or None per argument (an int only for "
-                                         "an array argument)")
+                                         "be an int or None per argument (a mapped argument "
+                                         "an array)")
+        x = a[0] if f else a
+        example.append(x if k is None else np.take(x, 0, axis=k))
     if not isinstance(inner.out_axes, int):
         raise UnsupportedSyntaxError("nested vmap inside transformed code: the inner vmap's "
                                      "out_axes must be an int")
-    result = outer(*args)  # the result's structure (the site's values, once)
+    result = inner.fn(*example)  # the result's structure: f of one example, once
     leaves, tree = tree_flatten(result)
-    if not leaves or not all(isinstance(x, np.ndarray) for x in leaves) or \
+    if not leaves or not all(isinstance(x, (np.ndarray, np.generic, float, int, complex))
+                             for x in leaves) or \
             not (len(leaves) == 1 and tree_flatten(leaves[0])[1] == tree
                  or type(result) is tuple and len(result) == len(leaves)):
         raise UnsupportedSyntaxError("nested vmap inside transformed code: a result that is "

@@ -29,6 +29,7 @@ from ..ops.numbers import Elementwise
 from ..ops.calls import TABLE, register
 from ....rules.registry import defno_mode
 from ..derivs.jacobian_ops import COMPILED_TAPES_ONLY
+from ..lower import stacks
 from .axes import restrided
 
 
@@ -185,8 +186,7 @@ class TapeSelect:
         some = AnyAll().lower(L, np.any, [c], {}, T.BOOL)
         L.check(b.and_(some, b.not_(every)), rt.BatchingRuntimeError,
                 rt.batching.STRUCTURES_DIFFER)
-        top = b.gep(L.slots[L.call_atoms[0][0].name], [ll.Constant(T.I32, 0),
-                                                       ll.Constant(T.I32, 1)])
+        top = stacks.height_ptr(L, L.call_atoms[0][0].name)
         b.store(b.select(every, b.load(top), vals[2][0]), top)
         return ll.Constant(rtype.llvm(), None)
 

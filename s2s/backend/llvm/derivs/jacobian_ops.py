@@ -185,9 +185,8 @@ class TapeRewind:
         return T.NONE if ok else None
 
     def lower(self, L, fn, vals, kw, rtype):
-        tape = L.call_atoms[0][0]
-        slot = L.slots[tape.name]
-        L.b.store(vals[1][0], L.b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)]))
+        from ..lower.stacks import height_ptr
+        L.b.store(vals[1][0], height_ptr(L, L.call_atoms[0][0].name))
         return ll.Constant(rtype.llvm(), None)
 
 

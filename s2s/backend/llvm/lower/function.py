@@ -25,14 +25,12 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-import s2s_runtime as rt
-
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..values import abi
 from ..typing import types as T
 from . import inplace, scalar_windows, stacks
-from ..typing.infer import const_type, infer, static_branch
+from ..typing.infer import const_type, infer, may_hold_none, static_branch
 from ..passes.lean_tapes import lean_tapes
 from ..passes.local_copies import propagate_local_copies
 from .loops import LoopLowering
@@ -56,6 +54,7 @@ class FunctionLowering(LoopLowering):
         if lean is not func:
             self.func = func = lean
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
+        self.none_holders = may_hold_none(func)
         self.stacks = stacks.find_stacks(func)
         self.owned = set()  # adjoint arrays held once throughout the loops being lowered
         self.replayed = stacks.replayed(func, self.stacks)
@@ -146,17 +145,9 @@ class FunctionLowering(LoopLowering):
         return self.b.load(self.slots[a.name]), t
 
     def may_hold_none(self, atom) -> bool:
-        """Whether the variable ``atom`` may hold ``None`` (an array variable typed as the
-        array it becomes then holds a null array: ``values/arrays.holds_none``): it is
-        assigned ``None``, a copy of such a variable, or ``zeros_like``/``batch_select``
-        of one, somewhere in the function (a pop gives back what was pushed from the
-        same name)."""
-        if not isinstance(atom, ir.Var):
-            return False
-        names = getattr(self, "_may_be_none", None)
-        if names is None:
-            names = self._may_be_none = _names_that_may_hold_none(self.func)
-        return atom.name in names
+        """Whether the variable ``atom`` may hold ``None`` (``infer.may_hold_none``: an
+        array variable then holds a null array, ``values/arrays.holds_none``)."""
+        return isinstance(atom, ir.Var) and atom.name in self.none_holders
 
     def const(self, value, t):
         if isinstance(t, T.Scalar):
@@ -404,30 +395,3 @@ def _exception(exc, loc):
     raise UnsupportedSyntaxError(
         "jit: a raise of an exception that is not a constant class or instance", loc)
 
-
-#: calls whose result may be None where an operand may (``FunctionLowering.may_hold_none``)
-_NONE_THROUGH = (rt.zeros_like, rt.batch_select, rt.batch_select_replayed)
-
-
-def _names_that_may_hold_none(func) -> frozenset:
-    readers = {}  # name -> the targets that may take None from it
-    out = []
-    for s in ir.walk(func.body):
-        if not isinstance(s, ir.Assign):
-            continue
-        v = s.value
-        if v == ir.Const(None):
-            out.append(s.target.name)
-        elif isinstance(v, ir.Var):
-            readers.setdefault(v.name, []).append(s.target.name)
-        elif isinstance(v, ir.Call) and v.fn in _NONE_THROUGH:
-            for a in v.args:
-                if isinstance(a, ir.Var):
-                    readers.setdefault(a.name, []).append(s.target.name)
-    seen = set(out)
-    while out:  # a worklist: each name is visited once
-        for target in readers.get(out.pop(), ()):
-            if target not in seen:
-                seen.add(target)
-                out.append(target)
-    return frozenset(seen)

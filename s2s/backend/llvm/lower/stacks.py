@@ -168,9 +168,13 @@ def item_size(L, name, t) -> int:
     return fixed if fixed is not None else slot_size([t])
 
 
+def height_ptr(L, name):
+    """``i64*`` to the height (bytes used) of the kernel's stack ``name``."""
+    return L.b.gep(L.slots[name], [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)])
+
+
 def reset(L, name):
-    slot = L.slots[name]
-    L.b.store(ll.Constant(T.I64, 0), L.b.gep(slot, [ll.Constant(T.I32, 0), ll.Constant(T.I32, 1)]))
+    L.b.store(ll.Constant(T.I64, 0), height_ptr(L, name))
 
 
 def cache_index(L, name):

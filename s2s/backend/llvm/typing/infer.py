@@ -15,6 +15,8 @@ is not typed: neither is ever run, nor lowered (``lower/function.py``).
 """
 from __future__ import annotations
 
+import s2s_runtime as rt
+
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from . import types as T
@@ -194,3 +196,35 @@ def infer(func: ir.Function, param_types: dict):
         inf.changed = False
         inf.block(func.body)
     return inf.types, (inf.returns if inf.returns is not None else T.NONE)
+
+
+#: calls whose result may be None where an operand may (``may_hold_none``)
+_NONE_THROUGH = (rt.zeros_like, rt.batch_select, rt.batch_select_replayed)
+
+
+def may_hold_none(func) -> frozenset:
+    """The variables of ``func`` that may hold ``None`` where typing gives them the array
+    type they become (a null array at run time): assigned ``None``, a copy of such a
+    variable, or ``zeros_like``/``batch_select`` of one, somewhere in the function (a pop
+    gives back what was pushed from the same name)."""
+    readers = {}  # name -> the targets that may take None from it
+    out = []
+    for s in ir.walk(func.body):
+        if not isinstance(s, ir.Assign):
+            continue
+        v = s.value
+        if v == ir.Const(None):
+            out.append(s.target.name)
+        elif isinstance(v, ir.Var):
+            readers.setdefault(v.name, []).append(s.target.name)
+        elif isinstance(v, ir.Call) and v.fn in _NONE_THROUGH:
+            for a in v.args:
+                if isinstance(a, ir.Var):
+                    readers.setdefault(a.name, []).append(s.target.name)
+    seen = set(out)
+    while out:  # a worklist: each name is visited once
+        for target in readers.get(out.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                out.append(target)
+    return frozenset(seen)
