@@ -370,10 +370,15 @@ ARRAY_LIST_CASES = [(rows_of_arrays, (V,)), (stacked_rows, (M,)), (summed_arrays
 @pytest.mark.parametrize("fn, args", ARRAY_LIST_CASES, ids=[c[0].__name__ for c in ARRAY_LIST_CASES])
 def test_list_of_arrays_matches_python_and_finite_differences(fn, args):
     """A list that grows may hold arrays of one dtype and number of dimensions: the
-    primal against Python, ``jit(grad)`` against central differences."""
+    primal against Python, ``jit(grad)`` and ``jit(jvp)`` against central differences."""
     assert_tree_close(s2s.jit(fn)(*args), fn(*args), rtol=1e-12, atol=1e-12, what=fn.__name__)
     np.testing.assert_allclose(s2s.jit(s2s.grad(fn))(*args), fd_grad(fn, args, 0),
                                rtol=1e-6, atol=1e-7)
+    t = np.random.default_rng(5).normal(size=args[0].shape)
+    tangent = s2s.jit(lambda x, t: s2s.jvp(fn, (x,), (t,))[1])(args[0], t)
+    eps = 1e-6
+    fd = (fn(args[0] + eps * t) - fn(args[0] - eps * t)) / (2 * eps)
+    assert tangent == pytest.approx(fd, rel=1e-6, abs=1e-8)
 
 
 def test_a_list_holds_the_arrays_themselves():

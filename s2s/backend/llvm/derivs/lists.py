@@ -232,8 +232,8 @@ class ArrayOfItems(ListOp):
 
 class ArrayJvp(ListOp):
     """``array_jvp(t, ans, object, copy, ndmin=0)`` for a list (or a display of numbers,
-    None items as zeros) of tangents: them as a 1-D array of ``ans``'s dtype (the real
-    part for a real ``ans``)."""
+    None items as zeros) of tangents: them as an array of ``ans``'s dtype (1-D; stacked
+    for a list of arrays; the real part for a real ``ans``)."""
 
     reads_atoms = True
 
@@ -241,7 +241,8 @@ class ArrayJvp(ListOp):
         atoms = self.atoms[0] if self.atoms else ()
         ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
         ans = types[1]
-        ok = isinstance(ans, T.Array) and ans.ndim == 1 and ndmin in (0, 1)
+        ndim = Li.array_type(types[0]).ndim if is_list(types[0]) else 1
+        ok = isinstance(ans, T.Array) and ans.ndim == ndim and ndmin in (0, 1)
         return ans if ok and ans.dtype in ("f4", "f8", "c16") else None
 
     def llower(self, L, fn, vals, rtype):
@@ -252,6 +253,11 @@ class ArrayJvp(ListOp):
             if vt.dtype == "c16" and e.dtype != "c16":
                 return L.b.extract_value(v, 0), T.F64T
             return v, vt
+
+        if is_list(tt) and Li.holds_arrays(tt):  # the tangents stacked, as ``ans``'s dtype
+            stacked, st = Li.as_array(L, t, tt)
+            return A.elementwise(L, lambda v: (S.convert(L, *real(*v[0]), e), e),
+                                 [(stacked, st)], e.dtype)
 
         if is_list(tt):
             data, _, n = Li.fields(L, t)

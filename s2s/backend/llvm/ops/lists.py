@@ -96,6 +96,7 @@ class ListOp:
 
     inner = None
     reads_atoms = False  # True: a handler whose ltype reads self.atoms itself
+    keywords = False  # True: a handler that reads keyword arguments (self.kw)
 
     def __init__(self, when):
         self.when = when
@@ -106,9 +107,10 @@ class ListOp:
 
     def type(self, fn, types, kw, loc, *atoms):
         if self.when(types):
-            if kw:
+            if kw and not self.keywords:
                 return None
             self.atoms = atoms  # (atoms, keyword atoms) for an inner handler that reads them
+            self.kw = kw
             return self.ltype(fn, list(types), loc)
         if self.inner is None:
             return None
@@ -116,6 +118,7 @@ class ListOp:
 
     def lower(self, L, fn, vals, kw, rtype):
         if self.when([t for _, t in vals]):
+            self.kw = kw
             return self.llower(L, fn, list(vals), rtype)
         return self.inner.lower(L, fn, vals, kw, rtype)
 
@@ -373,6 +376,8 @@ class ArrayView(ListOp):
     """A numpy function of a list: the list read as a 1-D array (``np.array`` copies it;
     ``sum_vjp``/``mean_vjp`` of a list give a list)."""
 
+    keywords = True  # handed to the numpy function's handler (np.mean(l, axis=None))
+
     def __init__(self, when, copy=False, to_list=False):
         super().__init__(when)
         self.copy, self.to_list = copy, to_list
@@ -382,11 +387,11 @@ class ArrayView(ListOp):
 
     def ltype(self, fn, types, loc):
         if self.copy:
-            return Li.array_type(types[0])
+            return None if self.kw else Li.array_type(types[0])
         inner = self.inner
         if inner is None:
             return None
-        t = inner.type(fn, self._types(types), {}, loc, *self.atoms)
+        t = inner.type(fn, self._types(types), self.kw, loc, *self.atoms)
         if self.to_list and isinstance(t, T.Array) and t.ndim >= 1:
             return Li.rows_type(t)
         return t
@@ -398,9 +403,9 @@ class ArrayView(ListOp):
             return vals[0][0] if Li.holds_arrays(lists[0]) else A.copy(L, *vals[0])
         if self.to_list:
             at = Li.array_type(rtype)
-            out = self.inner.lower(L, fn, vals, {}, at)
+            out = self.inner.lower(L, fn, vals, self.kw, at)
             return Li.from_array(L, out, at, rtype)
-        return self.inner.lower(L, fn, vals, {}, rtype)
+        return self.inner.lower(L, fn, vals, self.kw, rtype)
 
 
 overload_lists(Display, rt.make_list, lambda types: True)
