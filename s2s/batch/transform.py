@@ -76,9 +76,12 @@ class Batch:
         self.batched: Set[str] = set(batched_params)
         self.params_batched = [p.var.name for p in fn.params if p.var.name in self.batched]
         self.fallback = fallback
-        #: ``(custom function, flags) -> its batched custom function's call`` (set by the
-        #: caller, ``core/vmap.py``): a custom call keeps its rule under vmap; None: refused
-        self.custom_batched = None
+        #: ``(callable, flags) -> callable or None`` (set by the caller, ``core/vmap.py``):
+        #: the function computing a call on operands batched (on axis 0) where ``flags``
+        #: says, its whole result batched, for a call mapped as a whole (a custom
+        #: function keeps its rule, a ``vmap`` site merges with this batch); None when
+        #: the call is batched by its rule
+        self.mapped_whole = lambda fn, flags: None
         self._size = None
         self.mask = None
         #: per try body enclosing the statement batched, the refusals raised in it
@@ -234,11 +237,11 @@ class Batch:
         """``(statements, expression)`` computing call ``v`` on its (partly) batched operands."""
         if not any(self.is_b(a) for a in v.operands()):
             return [], v
-        if getattr(v.fn, "_s2s_custom", None) == "call" and self.custom_batched is not None:
+        whole = self.mapped_whole(v.fn, tuple(self.is_b(a) for a in v.args))
+        if whole is not None:
             if v.kwargs:
                 raise self.error(f"{_describe(v.fn)} with keyword arguments", loc)
-            flags = tuple(self.is_b(a) for a in v.args)
-            return [], ir.Call(self.custom_batched(v.fn.owner, flags), v.args)
+            return [], ir.Call(whole, v.args)
         rule = batch_rule(v.fn)
         site = Site(self, v, loc)
         if rule is not None:

@@ -285,11 +285,12 @@ def _front_of_sibling(fn):
 
 
 @compiling
-def expanded(fr: Front, arguments: Dict) -> Front:
+def expanded(fr: Front, arguments: Dict, keep_sites=None) -> Front:
     """``fr`` specialised on these argument values: the functions and objects it calls
     that are passed in inlined (``passes/inline.py``), then its calls of transforms
-    expanded (``passes/sites.py``); ``arguments`` maps each parameter (free variables
-    included) to its value.  ``fr`` itself when it needs neither."""
+    expanded (``passes/sites.py``; those whose callable ``keep_sites(fn)`` accepts
+    stay); ``arguments`` maps each parameter (free variables included) to its value.
+    ``fr`` itself when it needs neither."""
     if not fr.sites and not fr.values:
         return fr
     statics = []
@@ -304,13 +305,14 @@ def expanded(fr: Front, arguments: Dict) -> Front:
         func, freevars = inline_calls(func, freevars, lowered, values=arguments,
                                       statics=statics)
         func = functional_containers(func)
-    if has_sites(func):
+    if has_sites(func, keep_sites):
         arguments = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
-        func, freevars = expand_sites(func, freevars, arguments, lowered)
+        func, freevars = expand_sites(func, freevars, arguments, lowered, keep_sites)
         # the user code the expansions inlined (the function a vjp site takes, say) gets
         # what front gave the rest: its list and dict methods made values
         func = functional_containers(out_as_writes(func))
-    return Front(single_exit(func), freevars, fr.statics + tuple(statics))
+    return Front(single_exit(func), freevars, fr.statics + tuple(statics),
+                 has_sites(func))
 
 
 def with_helper_code(fr: Front, has_rule) -> Front:

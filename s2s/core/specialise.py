@@ -211,9 +211,14 @@ class Specialising:
         """The current values of the front's free variables."""
         return {name: fv.load() for name, fv in self.front.freevars.items()}
 
+    #: which calls of transforms ``front_for`` leaves as calls (``keep_sites`` of
+    #: ``pipeline.expanded``): None, every one is expanded
+    kept_sites = None
+
     def front_for(self, arguments: dict):
         """The front with its calls of transforms expanded for these arguments
-        (every parameter, free variables included, by name); cached per kinds."""
+        (every parameter, free variables included, by name; but those ``kept_sites``
+        accepts); cached per kinds."""
         front = self.front
         if not front.sites and not front.values:
             return front
@@ -223,7 +228,8 @@ class Specialising:
             with pipeline.COMPILE_LOCK:
                 hit = self.cache.get(key)
                 if hit is None:
-                    hit = self.cache[key] = pipeline.expanded(front, arguments)
+                    hit = self.cache[key] = pipeline.expanded(front, arguments,
+                                                              self.kept_sites)
         return hit
 
     def extra_freevars(self, front) -> dict:

@@ -51,6 +51,7 @@ from ..batch import rules as _rules  # noqa: F401  (batching and helper rules re
 from ..errors import UnsupportedSyntaxError
 from ..ir.kinds import kind_of
 from ..passes.dce import dce
+from ..passes.sites import has_sites
 from .travel import travelling
 
 
@@ -60,6 +61,10 @@ class Vmapped(Specialising):
     #: keyword arguments mapped on axis 0 (JAX's rule); False for the vmaps s2s makes of
     #: generated code (``vmap_of``), whose keyword arguments are free values
     map_keywords = True
+
+    #: a vmap called in the function stays a call until the batching transform maps it
+    #: as a whole (``_mapped_whole``)
+    kept_sites = staticmethod(lambda fn: isinstance(fn, Vmapped))
 
     def __init__(self, fun, in_axes=0, out_axes=0, fallback=None, axis_size=None):
         if not callable(fun):
@@ -318,7 +323,7 @@ class Vmapped(Specialising):
         front = pipeline.with_helper_code(front, batch_rule)  # helpers without a batching rule
         batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
         tr = Batch(front.func, batched, self.fallback)
-        tr.custom_batched = lambda f, flags: batched_custom(f, flags, self.fallback).call
+        tr.mapped_whole = self._mapped_whole
         pairs = list(zip(params, values, example)) + [
             (p, static[p.var.name], kw_example[p.var.name]) for p in front.func.params
             if p.kwonly and p.var.name in kw_batched]
@@ -332,7 +337,24 @@ class Vmapped(Specialising):
             raise UnsupportedSyntaxError("vmap: pass every positional argument (defaults of "
                                          f"{[p.var.name for p in defaults]} are not batched)")
         self._out_tree = tr.out_tree
+        if has_sites(func):  # vmap sites merged with this batch: expanded for these values
+            arguments = {**{p.var.name: v for p, v in zip(params, values)}, **static,
+                         **self.free_values()}
+            front = pipeline.expanded(pipeline.Front(func, front.freevars, sites=True),
+                                      arguments)
+            func = front.func
         return dce(func), front, tr.out_batched
+
+    def _mapped_whole(self, fn, flags):
+        """The batching transform's ``mapped_whole``: a custom function keeps its rule
+        (``core/custom_batched.py``), and a ``vmap`` called in the code (a site kept by
+        ``front_for``) becomes ``vmap(that vmap, in_axes=0 where batched)``, both batches
+        merged into one (``core/vmap_nested.py``)."""
+        if getattr(fn, "_s2s_custom", None) == "call":
+            return batched_custom(fn.owner, flags, self.fallback).call
+        if isinstance(fn, Vmapped):
+            return vmap_of(fn, self.fallback, tuple(0 if f else None for f in flags))
+        return None
 
     # -- the result ----------------------------------------------------------------
     def _place_out(self, out, out_batched, n, out_tree=None):

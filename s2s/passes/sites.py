@@ -49,8 +49,10 @@ def is_site(s) -> bool:
     return hook is not None and hook() is None  # IR that depends on the arguments' kinds
 
 
-def has_sites(func: ir.Function) -> bool:
-    return any(is_site(s) for s in ir.walk(func.body))
+def has_sites(func: ir.Function, keep=None) -> bool:
+    """Whether ``func`` calls a transform whose IR depends on the arguments' kinds (other
+    than those whose callable ``keep(fn)`` says stay calls)."""
+    return any(is_site(s) and not (keep and keep(s.value.fn)) for s in ir.walk(func.body))
 
 
 class _Recorder:
@@ -101,17 +103,19 @@ def _describe(fn) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
 
-def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower):
+def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower, keep=None):
     """``(func, freevars)`` with every site replaced by its IR for the kinds the
     probe saw; ``arguments`` maps every parameter of ``func`` (free variables
-    included) to its value for this specialisation."""
+    included) to its value for this specialisation.  Sites whose callable
+    ``keep(fn)`` accepts stay calls (the batching transform maps a ``vmap`` site
+    as a whole, ``core/vmap.py``)."""
     sites = [s for s in ir.walk(func.body) if is_site(s)]
     keys = {s.target.name: i for i, s in enumerate(sites)}
     recorder = _probe(func, keys, arguments)
 
     def site_values(s):
-        if s.target.name not in keys:  # a site inside an expansion: the next round's
-            return None
+        if s.target.name not in keys or keep and keep(s.value.fn):
+            return None  # a site inside an expansion (the next round's), or one kept
         key = keys[s.target.name]
         if key in recorder.mixed:
             raise unsupported(f"a call of {_describe(s.value.fn)} reached with arguments of "
@@ -129,9 +133,9 @@ def expand(func: ir.Function, freevars: Dict, arguments: Dict, lower):
             raise
 
     func, freevars = inline_calls(func, freevars, lower, site_values)
-    if has_sites(func):  # the expansions call transforms themselves (custom_jvp's transpose)
+    if has_sites(func, keep):  # the expansions call transforms (custom_jvp's transpose)
         arguments = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
-        return expand(func, freevars, arguments, lower)
+        return expand(func, freevars, arguments, lower, keep)
     return func, freevars
 
 
@@ -160,16 +164,29 @@ def unreached_site(s) -> List:
 
 class IRCallable:
     """A callable known to s2s by its IR alone (``__s2s_ir__``): inlined where it is
-    called in transformed code, never called at run time itself."""
+    called in transformed code; called at run time (by a probe, or a transform's look
+    at its output), its IR runs as Python, its free variables read then (IR straight
+    from the frontend, a local function lifted, given ``lower`` -- the frontend, see
+    ``inline_calls`` -- has the functions it calls inlined first)."""
 
-    def __init__(self, func: ir.Function, freevars: Dict):
+    def __init__(self, func: ir.Function, freevars: Dict, lower=None):
         from .inline_bodies import ir_signature
-        self.func, self.freevars = func, freevars
+        self.func, self.freevars, self._lower = func, freevars, lower
         self.__name__ = self.__qualname__ = func.name
         self.__signature__ = ir_signature(func, exclude=set(freevars))
+        self._python = None
 
     def __s2s_ir__(self, args=None, kwargs=None):
         return self.func, self.freevars
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(f"{self.__name__} exists only as IR inside generated code")
+        if self._python is None:
+            from ..emit.load import load
+            from ..emit.python import emit_function
+            func, freevars = self.func, self.freevars
+            if self._lower is not None:
+                func, freevars = inline_calls(func, dict(freevars), self._lower)
+            self._python = load(emit_function(func), func.name), freevars
+        run, freevars = self._python
+        free = {name: fv.load() for name, fv in freevars.items()}
+        return run(*args, **kwargs, **free)
