@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core.pullbacks import LinearizedFunction, vjp_of
 from ..core.specialise import check_callable
-from ..core.transform_code import vjp_ir
+from ..core.transform_code import linearize_ir, vjp_ir
 
 
 def vjp(fun, *primals, has_aux=False):
@@ -31,7 +31,41 @@ def _vjp_ir(args=None, kwargs=None):
     return vjp_ir(args[0], tuple(args[1:]), has_aux)
 
 
+class ClosureVjp:
+    """``vjp(local function, *primals)`` inside transformed code (``passes/callables.py``):
+    ``vjp`` of the function ``lifted`` to take the ``n_captured`` variables it captures
+    as trailing parameters, called with them after the primals; its pullback gives the
+    cotangents of the primals only (the captures are constants of the function)."""
+
+    def __init__(self, lifted, n_captured):
+        self.lifted, self.n_captured = lifted, n_captured
+        self.__name__ = f"vjp_of_{lifted.__name__}"
+
+    def _split(self, args):
+        if len(args) <= self.n_captured:
+            raise TypeError("vjp takes a function, the primals and has_aux=")
+        k = len(args) - self.n_captured
+        return tuple(args[:k]), tuple(args[k:])
+
+    def __call__(self, *args, has_aux=False):
+        primals, captured = self._split(args)
+        out = vjp_of(self.lifted, primals + captured, has_aux)
+        k = len(primals)
+        return (out[0], lambda ct: out[1](ct)[:k]) + tuple(out[2:])
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
+        kwargs = dict(kwargs or {})
+        has_aux = kwargs.pop("has_aux", False)
+        if kwargs:
+            raise TypeError("vjp takes a function, the primals and has_aux=")
+        primals, captured = self._split(args)
+        return vjp_ir(self.lifted, primals, has_aux, captured)
+
+
 vjp.__s2s_ir__ = _vjp_ir
+vjp._s2s_closure_site = ClosureVjp  # vjp of a local function in code: passes/callables.py
 
 
 def linearize(fun, *primals):
@@ -39,3 +73,47 @@ def linearize(fun, *primals):
     check_callable(fun, "linearize")
     out = fun(*primals)
     return out, LinearizedFunction(fun, primals)
+
+
+def _linearize_ir(args=None, kwargs=None):
+    """``linearize(f, *primals)`` inside transformed code, as IR (``linearize.__s2s_ir__``,
+    ``core/protocol.py``; ``transform_code.linearize_ir``)."""
+    if args is None:  # the IR depends on the arguments' kinds
+        return None
+    if kwargs or not args:
+        raise TypeError("linearize takes a function and the primals")
+    return linearize_ir(args[0], tuple(args[1:]))
+
+
+class ClosureLinearize:
+    """``linearize(local function, *primals)`` inside transformed code
+    (``passes/callables.py``): ``linearize`` of the function ``lifted`` to take the
+    ``n_captured`` variables it captures as trailing parameters, the captures called
+    with no tangent."""
+
+    def __init__(self, lifted, n_captured):
+        self.lifted, self.n_captured = lifted, n_captured
+        self.__name__ = f"linearize_of_{lifted.__name__}"
+
+    def _split(self, args):
+        if len(args) <= self.n_captured:
+            raise TypeError("linearize takes a function and the primals")
+        k = len(args) - self.n_captured
+        return tuple(args[:k]), tuple(args[k:])
+
+    def __call__(self, *args):
+        primals, captured = self._split(args)
+        out, jvp_fun = linearize(self.lifted, *primals, *captured)
+        return out, lambda *tangents: jvp_fun(*tangents, *(None,) * len(captured))
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
+        if kwargs:
+            raise TypeError("linearize takes a function and the primals")
+        primals, captured = self._split(args)
+        return linearize_ir(self.lifted, primals, captured)
+
+
+linearize.__s2s_ir__ = _linearize_ir
+linearize._s2s_closure_site = ClosureLinearize  # of a local function: passes/callables.py

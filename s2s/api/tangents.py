@@ -37,19 +37,55 @@ def _jvp_ir(args=None, kwargs=None):
     bound.apply_defaults()
     fun, primals, tangents, has_aux = (bound.arguments[n] for n in
                                        ("fun", "primals", "tangents", "has_aux"))
+    return _jvp_site_ir(fun, primals, tangents, has_aux)
+
+
+def _jvp_site_ir(fun, primals, tangents, has_aux, captured=()):
+    """The IR of a ``jvp`` site (``_jvp_wrapper``) for these values; ``captured``: the
+    values of the variables a local function captures (``ClosureJvp``), trailing
+    arguments of ``fun`` without tangents."""
     primals, tangents = check_pairs(primals, tangents, fun)
+    nprimals = len(primals)
     if wants_adapter(fun) or depends_on_kinds(fun):
-        fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
+        fun = adapter(fun, nprimals + len(captured), ())  # *args: one parameter per primal
     transform = forward_of(fun, has_aux)
-    values, kw = transform._bind(primals, None)
-    carries = transform._carries(values, len(primals))
+    values, kw = transform._bind(primals + tuple(captured), None)
+    # a tangent None (s2s's symbolic zero) is not carried
+    carries = [c and (i >= nprimals or tangents[i] is not None)
+               for i, c in enumerate(transform._carries(values, nprimals))]
     fwd_ir, free = transform.site_ir(values, carries, kw)
-    return _jvp_wrapper(fwd_ir, free, values, carries, len(primals), has_aux, fwd_ir.loc)
+    return _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, fwd_ir.loc,
+                        len(captured))
 
 
-def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
+class ClosureJvp:
+    """``jvp(local function, primals, tangents)`` inside transformed code
+    (``passes/callables.py``): ``jvp`` of the function ``lifted`` to take the
+    ``n_captured`` variables it captures as trailing parameters, called with them
+    appended to the primals, with no tangent (they are constants of the function)."""
+
+    def __init__(self, lifted, n_captured):
+        self.lifted, self.n_captured = lifted, n_captured
+        self.__name__ = f"jvp_of_{lifted.__name__}"
+
+    def __call__(self, primals, tangents, *captured, has_aux=False):
+        return jvp(self.lifted, tuple(primals) + captured,
+                   tuple(tangents) + (None,) * len(captured), has_aux)
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        if args is None:  # the IR depends on the arguments' kinds
+            return None
+        if len(args) != 2 + self.n_captured or set(kwargs or {}) - {"has_aux"}:
+            raise TypeError("jvp takes a function, the primals, the tangents and has_aux=")
+        primals, tangents, captured = args[0], args[1], tuple(args[2:])
+        return _jvp_site_ir(self.lifted, primals, tangents,
+                            (kwargs or {}).get("has_aux", False), captured)
+
+
+def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc, n_captured=0):
     """IR of ``lambda fun, primals, tangents, has_aux: jvp(f, primals, tangents)`` for fixed kinds,
-    where ``fwd_ir`` (free variables ``free``) is the JVP function of ``f``."""
+    where ``fwd_ir`` (free variables ``free``) is the JVP function of ``f``; with
+    ``n_captured``, ``lambda primals, tangents, *captured, has_aux`` (``ClosureJvp``)."""
     loc = loc and replace(loc, derived=True)
     body, names = [], []
 
@@ -60,7 +96,11 @@ def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
 
     primals, tangents = ir.Var("primals"), ir.Var("tangents")
     args, dots = [], []
+    captured = [ir.Var(f"c{k}") for k in range(n_captured)]
     for i, v in enumerate(values):
+        if nprimals <= i < nprimals + n_captured:  # a variable a local function captures
+            args.append(captured[i - nprimals])
+            continue
         if i >= nprimals:  # a default value of f
             args.append(ir.Const(v))
             continue
@@ -78,10 +118,12 @@ def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc):
         result = let("res", ir.Call(build.make_tuple, tuple(parts)))
     body.append(ir.Return(result, loc))
     # the call's own parameters: fun and has_aux were fixed when this IR was made
-    params = (ir.Param(ir.Var("fun")), ir.Param(primals), ir.Param(tangents),
-              ir.Param(ir.Var("has_aux"), ir.Const(False)))
+    params = ((() if n_captured else (ir.Param(ir.Var("fun")),)) +
+              (ir.Param(primals), ir.Param(tangents)) + tuple(map(ir.Param, captured)) +
+              (ir.Param(ir.Var("has_aux"), ir.Const(False)),))
     return ir.Function(f"jvp_{fwd_ir.name}", params, tuple(body), loc,
                        temps=frozenset(names)), {}
 
 
 jvp.__s2s_ir__ = _jvp_ir
+jvp._s2s_closure_site = ClosureJvp  # jvp of a local function in code: passes/callables.py

@@ -4,7 +4,8 @@ Every transform result (``grad``, ``value_and_grad``, ``jvp``, ``vjp`` and its
 pullback, ``linearize`` and its ``jvp_fun``, ``jacfwd``, ``jacrev``, ``hessian``,
 ``vmap``, ``jit``, ``checkpoint``, ``custom_jvp``/``custom_vjp`` functions), every
 function s2s generated, and the transforms that take a function as an argument
-and are called inside transformed code (``jvp``, ``vjp``) implement one method::
+and are called inside transformed code (``jvp``, ``vjp``, ``linearize``, and their
+forms for a local function, ``_s2s_closure_site``) implement one method::
 
     obj.__s2s_ir__(args=None, kwargs=None) -> (ir.Function, freevars) | None
 

@@ -115,9 +115,12 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
     return front.func, dict(front.freevars)
 
 
-def vjp_ir(fun, primals, has_aux):
+def vjp_ir(fun, primals, has_aux, captured=()):
     """``(ir.Function, freevars)`` of ``vjp(fun, *primals)`` called inside transformed
-    code with primals of these kinds: ``def vjp_code(f, a0, ..., has_aux=False)``."""
+    code with primals of these kinds: ``def vjp_code(f, a0, ..., has_aux=False)``; with
+    ``captured`` (the values of the variables a local function captures, trailing
+    arguments of ``fun`` that are not differentiated), ``def vjp_code(a0, ..., c0, ...,
+    has_aux=False)``."""
     from . import pipeline
 
     label = "vjp inside transformed code"
@@ -128,7 +131,7 @@ def vjp_ir(fun, primals, has_aux):
             raise UnsupportedSyntaxError(
                 f"{label}: primal {i} is a {type(a).__name__} (this code takes real numbers "
                 "and arrays)")
-    out = fun(*primals)
+    out = fun(*primals, *captured)
     if isinstance(out, tuple) and all(map(_leaf, out)):
         layout = len(out)
     elif _leaf(out):
@@ -138,33 +141,75 @@ def vjp_ir(fun, primals, has_aux):
     for o in out if layout is not None else (out,):
         if np.iscomplexobj(o):
             raise UnsupportedSyntaxError(f"{label}: a complex output")
-    key = ("vjp", id(fun), len(primals), layout)
+    key = ("vjp", id(fun), len(primals), layout, len(captured))
     hit = _CODE.get(key)
     if hit is None or hit[0] is not fun:
-        hit = _CODE[key] = (fun, _load(_vjp_text(len(primals), layout), "vjp_code", fun))
+        text = _vjp_text(len(primals), layout, len(captured))
+        hit = _CODE[key] = (fun, _load(text, "vjp_code", fun))
     # as the frontend lowered it: the pullback object is seen through where it is
     # inlined (returned from here on its own, it would escape)
     func, freevars = pipeline.lowered(hit[1])
     return func, dict(freevars)
 
 
-def _vjp_text(nargs, layout) -> str:
+def _vjp_text(nargs, layout, n_captured=0) -> str:
     a = [f"a{i}" for i in range(nargs)]
+    every = a + [f"c{i}" for i in range(n_captured)]  # the primals, then the captures
     outs = [None] if layout is None else list(range(layout))
     cts = [f"ct{o or 0}" for o in outs]
-    lines = [f"def dotted({', '.join(a + cts)}):",
-             f"    out = fun({', '.join(a)})"]
+    lines = [f"def dotted({', '.join(every + cts)}):",
+             f"    out = fun({', '.join(every)})"]
     terms = [f"np.sum(out * {cts[0]})"] if layout is None else \
         [f"np.sum(out[{o}] * {ct})" for o, ct in zip(outs, cts)]
     lines += [f"    return {' + '.join(terms)}", "", "", "class Pullback:",
-              f"    def __init__(self, {', '.join(a)}):"]
-    lines += [f"        self.{x} = {x}" for x in a]
+              f"    def __init__(self, {', '.join(every)}):"]
+    lines += [f"        self.{x} = {x}" for x in every]
     given = "ct" if layout is None else ", ".join(f"ct[{o}]" for o in outs)
+    head = "" if n_captured else "f, "
     lines += ["", "    def __call__(self, ct):",
               f"        return grad(dotted, argnums=({', '.join(map(str, range(nargs)))},))("
-              f"{', '.join('self.' + x for x in a)}, {given})", "", "",
-              f"def vjp_code(f, {', '.join(a)}, has_aux=False):",
-              f"    return fun({', '.join(a)}), Pullback({', '.join(a)})"]
+              f"{', '.join('self.' + x for x in every)}, {given})", "", "",
+              f"def vjp_code({head}{', '.join(every)}, has_aux=False):",
+              f"    return fun({', '.join(every)}), Pullback({', '.join(every)})"]
+    return "\n".join(lines) + "\n"
+
+
+def linearize_ir(fun, primals, captured=()):
+    """``(ir.Function, freevars)`` of ``linearize(fun, *primals)`` called inside
+    transformed code: ``def linearize_code(f, a0, ...)`` returning ``fun``'s value and
+    an object whose call on the tangents is ``jvp(fun, primals, tangents)[1]`` (the
+    primal recomputed by each call, as ``LinearizedFunction`` does); with ``captured``
+    (the values of the variables a local function captures, trailing arguments of
+    ``fun`` without tangents), ``def linearize_code(a0, ..., c0, ...)``."""
+    from . import pipeline
+
+    for i, a in enumerate(primals):
+        if not is_inexact_leaf(a):
+            raise UnsupportedSyntaxError(
+                f"linearize inside transformed code: primal {i} is a {type(a).__name__} "
+                "(this code takes float or complex numbers and arrays)")
+    key = ("linearize", id(fun), len(primals), len(captured))
+    hit = _CODE.get(key)
+    if hit is None or hit[0] is not fun:
+        text = _linearize_text(len(primals), len(captured))
+        hit = _CODE[key] = (fun, _load(text, "linearize_code", fun))
+    func, freevars = pipeline.lowered(hit[1])  # the object seen through where it is called
+    return func, dict(freevars)
+
+
+def _linearize_text(nargs, n_captured) -> str:
+    a = [f"a{i}" for i in range(nargs)]
+    c = [f"c{i}" for i in range(n_captured)]
+    t = [f"t{i}" for i in range(nargs)]
+    every = a + c
+    held = "".join(f"self.{x}, " for x in every)
+    lines = ["class Linearized:", f"    def __init__(self, {', '.join(every)}):"]
+    lines += [f"        self.{x} = {x}" for x in every]
+    lines += ["", f"    def __call__(self, {', '.join(t)}):",
+              f"        return jvp(fun, ({held}), ({''.join(x + ', ' for x in t)}"
+              f"{'None, ' * n_captured}))[1]", "", "",
+              f"def linearize_code({'' if n_captured else 'f, '}{', '.join(every)}):",
+              f"    return fun({', '.join(every)}), Linearized({', '.join(every)})"]
     return "\n".join(lines) + "\n"
 
 

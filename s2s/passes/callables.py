@@ -16,7 +16,10 @@ kwargs, n_args, n_captured)`` gives its other arguments for the lifted function:
 maps the new parameters on no axis; a maker without it is not given local functions), and
 called with the captured variables appended, read where the call is (closures bind late),
 as a site the enclosing transform expands and differentiates or batches through like any
-other.
+other.  A transform called with a local function (``jvp(lambda y: f(y, d), (x,), (v,))``,
+``vjp``, ``linearize``) is the call of what its ``_s2s_closure_site(lifted, n_captured)``
+makes, on its other arguments and the captured variables (whose tangents are zero and
+whose cotangents are dropped: they are not the transform's primals).
 """
 from __future__ import annotations
 
@@ -65,28 +68,56 @@ class CallableCalls:
         return []
 
     def call_transform_of_closure(self, s, known: TransformOfClosure, args, kwargs) -> List:
-        from .sites import IRCallable
-        closure, local = known.closure, known.closure.local
-        params = list(local.signature.parameters.values())
-        if kwargs or len(args) != len(params) or any(
-                p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
-                for p in params):
+        n_params = len(known.closure.local.signature.parameters)
+        if kwargs or len(args) != n_params:
             raise unsupported(f"this call of {known.describe()}", s.loc,
                               "inside transformed code, a transform of a local function is "
                               "called with one positional argument per parameter (no "
                               "defaults, keywords or *args)")
+        lifted, captures = self.lifted_closure(s, known.closure, known.describe())
+        margs, mkwargs = known.maker._s2s_closure_arguments(known.args, known.kwargs,
+                                                            len(args), len(captures))
+        return self.call_made(s, known.maker(lifted, *margs, **mkwargs),
+                              tuple(args) + captures, ())
+
+    def transform_call_of_closure(self, s, fn, args, kwargs):
+        """``jvp(closure, primals, tangents)``, ``vjp(closure, *primals)``,
+        ``linearize(closure, *primals)``: the call of ``fn._s2s_closure_site(lifted,
+        n_captured)`` on the other arguments and the captured variables; None when
+        this is not such a call."""
+        if getattr(fn, "_s2s_closure_site", None) is None or not args:
+            return None
+        closure = self.known_of(args[0])
+        if not isinstance(closure, Closure):
+            return None
+        label = f"{getattr(fn, '__name__', 'a transform')} of {closure.describe()}"
+        lifted, captures = self.lifted_closure(s, closure, label)
+        return self.call_made(s, fn._s2s_closure_site(lifted, len(captures)),
+                              tuple(args[1:]) + captures, kwargs)
+
+    def lifted_closure(self, s, closure: Closure, label):
+        """``(IRCallable, captures)``: the local function of ``closure`` taking the
+        variables it captures as trailing parameters, and those variables as read here
+        (closures bind late)."""
+        from .sites import IRCallable
+        local = closure.local
+        if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
+               for p in local.signature.parameters.values()):
+            raise unsupported(f"{label} inside transformed code", s.loc,
+                              "the local function takes positional parameters without "
+                              "defaults (no keywords or *args)")
         captured = [c for c in local.captured if c in closure.env]
         func = replace(local.func, params=tuple(p for p in local.func.params if not p.kwonly)
                        + tuple(ir.Param(ir.Var(c)) for c in captured)
                        + tuple(p for p in local.func.params if p.kwonly))
-        lifted = IRCallable(func, dict(local.freevars))
-        margs, mkwargs = known.maker._s2s_closure_arguments(known.args, known.kwargs,
-                                                            len(args), len(captured))
-        transformed = known.maker(lifted, *margs, **mkwargs)
-        operands = tuple(args) + tuple(ir.Var(closure.env[c]) for c in captured)
-        out, var = self.const_atom(transformed, s.loc)
-        call = with_call(s, build.call_method, (var, ir.Const("__call__")) + operands, ())
-        return out + self.call_known(call, Value(transformed), var, operands, ())
+        return (IRCallable(func, dict(local.freevars), self.lower),
+                tuple(ir.Var(closure.env[c]) for c in captured))
+
+    def call_made(self, s, made, operands, kwargs) -> List:
+        """``s``'s call made a call of the program object ``made`` on ``operands``."""
+        out, var = self.const_atom(made, s.loc)
+        call = with_call(s, build.call_method, (var, ir.Const("__call__")) + operands, kwargs)
+        return out + self.call_known(call, Value(made), var, operands, kwargs)
 
     def call_known(self, s, known, atom, args, kwargs) -> List:
         """``atom(*args, **kwargs)`` where ``atom`` is known to hold ``known``."""

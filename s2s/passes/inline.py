@@ -319,6 +319,8 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
     def call_static(self, s, fn, args, kwargs):
         """A call of the Python callable ``fn`` (None: leave it as it is)."""
         lifted = self.transform_of_closure(s, fn, args, kwargs)
+        if lifted is None:
+            lifted = self.transform_call_of_closure(s, fn, args, kwargs)
         if lifted is not None:
             return lifted
         if is_user_class(fn) and isinstance(s, ir.Assign):
@@ -343,10 +345,8 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         if fixed is not None:  # its IR, the same for every call (vjp closures, ...)
             self.check_uses(s)
             return self.inline_ir(with_call(s, fn, args, kwargs), fn, *fixed)
-        if True:  # its IR depends on the arguments' kinds: a site
-            self.check_uses(s)
-            return self.site(with_call(s, fn, args, kwargs), fn)
-        return None
+        self.check_uses(s)  # its IR depends on the arguments' kinds: a site
+        return self.site(with_call(s, fn, args, kwargs), fn)
 
     def site(self, s, fn) -> List:
         """A call of a transform (``grad(f)(x)``, ``jvp(f, p, t)``): its IR depends on the

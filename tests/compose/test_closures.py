@@ -87,3 +87,87 @@ def test_a_call_the_lifting_does_not_cover_is_refused_by_name():
 
     with pytest.raises(s2s.S2SError, match=r"test_closures.py:\d+:\d+: .*grad of the lambda"):
         s2s.jit(with_default)(X0, Y0)
+
+
+# -- jvp, vjp and linearize called with a local function (its captures take no tangent
+#    and give no cotangent: they are constants of the function, not its primals)
+
+def hvp_closure(x, v, y):
+    return s2s.jvp(lambda t: s2s.grad(kernel)(t, y), (x,), (v,))[1]
+
+
+def vjp_closure(x, w, y):
+    out, pull = s2s.vjp(lambda t: np.sin(t * y), x)
+    return pull(w)[0] + out
+
+
+def linearize_closure(x, v, y):
+    out, jvp_fun = s2s.linearize(lambda t: np.cos(t) * y ** 2, x)
+    return jvp_fun(v) + out
+
+
+V0 = RNG.normal(size=3)
+
+
+@pytest.mark.parametrize("transform", ["python", "jit"])
+def test_jvp_vjp_linearize_of_a_lambda_in_code(transform):
+    wrap = s2s.jit if transform == "jit" else (lambda f: f)
+    hess = _second_differences(lambda x: kernel(x, Y0), X0)
+    np.testing.assert_allclose(wrap(hvp_closure)(X0, V0, Y0), hess @ V0, rtol=1e-5,
+                               atol=1e-6)
+    closed = np.cos(X0 * Y0) * Y0 * V0 + np.sin(X0 * Y0)
+    np.testing.assert_allclose(wrap(vjp_closure)(X0, V0, Y0), closed, rtol=1e-13)
+    closed = -np.sin(X0) * Y0 ** 2 * V0 + np.cos(X0) * Y0 ** 2
+    np.testing.assert_allclose(wrap(linearize_closure)(X0, V0, Y0), closed, rtol=1e-13)
+
+
+@pytest.mark.parametrize("f", [hvp_closure, vjp_closure, linearize_closure],
+                         ids=lambda f: f.__name__)
+def test_derivatives_and_batches_through_the_captured_variable(f):
+    w = RNG.normal(size=3)
+    scalar = lambda x, v, y: np.sum(f(x, v, y) * w)  # noqa: E731
+    for argnums in (0, 2):  # the primal, and the variable the local function captures
+        fd = fd_grad(lambda a: scalar(*[a if i == argnums else b
+                                        for i, b in enumerate((X0, V0, Y0))]),
+                     ((X0, V0, Y0)[argnums],), 0)
+        np.testing.assert_allclose(s2s.grad(scalar, argnums=argnums)(X0, V0, Y0), fd,
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(s2s.jit(s2s.grad(scalar, argnums=argnums))(X0, V0, Y0),
+                                   fd, rtol=1e-5, atol=1e-6)
+    want = np.stack([f(x, V0, Y0) for x in X])
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None, None))(X, V0, Y0), want,
+                               rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(None, None, 0))(X0, V0, X),
+                               np.stack([f(X0, V0, y) for y in X]), rtol=1e-12)
+
+
+def test_linearize_of_a_named_function_in_code():
+    def g(t):
+        return np.tanh(t) * t
+
+    def lin(x, v):
+        out, jvp_fun = s2s.linearize(g, x)
+        return jvp_fun(v) * out
+
+    closed = ((1 - np.tanh(X0) ** 2) * X0 + np.tanh(X0)) * V0 * g(X0)
+    np.testing.assert_allclose(s2s.jit(lin)(X0, V0), closed, rtol=1e-13)
+    scalar = lambda x: np.sum(lin(x, V0))  # noqa: E731
+    np.testing.assert_allclose(s2s.grad(scalar)(X0), fd_grad(scalar, (X0,)), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_vjp_of_a_nested_def_holding_its_own_lambdas_and_transforms():
+    def f(x, y):
+        def inner(t):
+            h = lambda u: np.sin(u) * y  # noqa: E731
+            return h(t) + s2s.grad(lambda s: np.sum(s * y ** 2))(t)
+
+        out, pull = s2s.vjp(inner, x)
+        return pull(np.ones_like(x))[0] + out
+
+    closed = np.cos(X0) * Y0 + np.sin(X0) * Y0 + Y0 ** 2
+    np.testing.assert_allclose(f(X0, Y0), closed, rtol=1e-13)
+    np.testing.assert_allclose(s2s.jit(f)(X0, Y0), closed, rtol=1e-13)
+    scalar = lambda y: np.sum(f(X0, y))  # noqa: E731
+    np.testing.assert_allclose(s2s.grad(scalar)(Y0), fd_grad(scalar, (Y0,)), rtol=1e-6,
+                               atol=1e-8)

@@ -12,11 +12,13 @@ compiled, array lengths when it runs, with the errors the checks raise in Python
 Also ``unpack_vjp_transpose(ct, cts, x)`` for a tuple ``x`` (the second derivative of
 tuple unpacking, as in a rule's ``(x,), (t,) = primals, tangents``): ``ct``'s first
 ``len(cts)`` items; ``getitem_vjp_transpose(ct, g, x, k)`` for a tuple ``x`` and a
-constant ``k``: ``ct[k]``.
+constant ``k``: ``ct[k]`` (for an array ``x``: ``unbroadcast(ct[k], g)``).
 A check that the types decide against raises ``TypeError``/``ValueError`` naming
 the rule when the function is compiled for those argument types.
 """
 from __future__ import annotations
+
+import operator
 
 from llvmlite import ir as ll
 
@@ -25,8 +27,9 @@ from s2s_runtime import check_bwd_output, check_fwd_output, check_jvp_output
 
 from ..values import arrays as A
 from ..typing import types as T
+from ..ops.arrays import GetItem
 from ..ops.calls import register
-from .adjoints import ZerosLike
+from .adjoints import Unbroadcast, ZerosLike
 
 
 def _label(atoms) -> str:
@@ -156,18 +159,31 @@ class UnpackVjpTranspose:
 
 
 class GetitemVjpTranspose:
+    """For a tuple ``x``: ``ct[k]``; for an array: ``unbroadcast(ct[index], g)`` (the
+    read of ``ct`` at the slot, summed to ``g``'s shape), with the array read and the
+    unbroadcast lowerings."""
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if len(types) != 4 or not (isinstance(types[2], T.Tuple)
-                                   and isinstance(types[0], T.Tuple)):
+        if len(types) != 4:
+            return None
+        ct, g, x, index = types
+        if isinstance(x, T.Array) and isinstance(ct, T.Array):
+            item = GetItem().type(operator.getitem, [ct, index], {}, loc)
+            return None if item is None else Unbroadcast().type(rt.unbroadcast, [item, g], {},
+                                                                loc)
+        if not (isinstance(x, T.Tuple) and isinstance(ct, T.Tuple)):
             return None
         k = getattr(atoms[3], "value", None)
-        n = len(types[0].items)
-        return types[0].items[k] if type(k) is int and -n <= k < n else None
+        n = len(ct.items)
+        return ct.items[k] if type(k) is int and -n <= k < n else None
 
     def lower(self, L, fn, vals, kw, rtype):
-        ct, t = vals[0]
+        (ct, t), g, x, (index, it) = vals
+        if isinstance(x[1], T.Array):
+            item_t = GetItem().type(operator.getitem, [t, it], {}, None)
+            item = GetItem().lower(L, operator.getitem, [(ct, t), (index, it)], {}, item_t)
+            return Unbroadcast().lower(L, rt.unbroadcast, [(item, item_t), g], {}, rtype)
         return L.b.extract_value(ct, L.call_atoms[0][3].value % len(t.items))
 
 
