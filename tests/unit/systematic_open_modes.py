@@ -120,7 +120,6 @@ NO_JIT = {
     'np.dsplit(x, [1])': 'no lowering: np.dsplit(f8[:, :, :], [int])',
     'np.dstack([x, y])': 'no lowering: np.dstack([f8[:, :], f8[:, :]])',
     'np.ediff1d(x)': 'no lowering: np.ediff1d(f8[:, :])',
-    "np.einsum('ij,jk->ik', x, y)": "no lowering: np.einsum('ij,jk->ik', f8[:, :], f8[:, :])",
     'np.extract(x > 0, x)': 'no lowering: np.extract(b1[:, :], f8[:, :])',
     'np.fliplr(x)': 'no lowering: np.fliplr(f8[:, :])',
     'np.flipud(x)': 'no lowering: np.flipud(f8[:, :])',

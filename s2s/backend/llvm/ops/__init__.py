@@ -7,7 +7,8 @@ operators, identity markers), ``arrays`` (tuples, ranges, slices, shapes, indexi
 creation, copies, reductions, products), ``build`` (arange, linspace, full, eye,
 reshape, ravel), ``fancy`` (advanced-index reads, writes and their derivative
 helpers), ``lists`` (lists that grow), ``dicts`` (dicts with constant keys),
-``linalg`` and ``norm`` (``numpy.linalg``), ``printing`` (``print`` at run time).
+``einsum`` (``np.einsum`` and its derivative helpers as loop nests), ``linalg`` and
+``norm`` (``numpy.linalg``), ``printing`` (``print`` at run time).
 """
 
 # the call table first: it registers the handler modules (importing one of them alone,
