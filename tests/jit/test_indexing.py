@@ -272,11 +272,11 @@ def test_ir_is_deterministic_and_verified(fn, args):
 
 
 def test_unsupported_index_is_a_clear_error():
-    def two_arrays(a, i):
-        return a[i, i]
+    def array_and_mask(a, i):
+        return a[i, a[0] > 0]
 
     with pytest.raises(s2s.S2SError, match=r"jit does not compile operator.getitem"):
-        s2s.jit(two_arrays)(M, IDX[IDX < 4])
+        s2s.jit(array_and_mask)(M, IDX[IDX < 4])
 
 
 # -- a list display as an index is an array (numpy), never a tuple of indices -----------------
@@ -425,3 +425,58 @@ def test_ndim_is_known_when_compiling():
         got, want = s2s.jit(by_rank)(x, x), by_rank(x, x)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
+
+
+# -- several integer arrays together (p[rows, cols]) -----------------------------------------
+ROWS = np.array([0, 2, -1, 2, 1])  # negative and repeated entries
+COLS = np.array([4, 0, 1, 0, 3])
+PAIRED = [
+    lambda a, r, c: a[r, c],
+    lambda a, r, c: a[r, c[:1]],  # a length-1 array broadcasts
+    lambda a, r, c: a[r[:3], 2],
+    lambda a, r, c: C[:, r[:3] % 3, c[:3] % 4] * a[0, 0],  # the group in the middle
+    lambda a, r, c: C[r[:3] % 2, :, c[:3] % 4] * a[0, 0],  # apart: its axis goes first
+    lambda a, r, c: C[1, r[:3] % 3, c[:3] % 4] * a[0, 0],
+    lambda a, r, c: C[r[:3] % 2, 1, c[:3] % 4] * a[0, 0],
+]
+
+
+@pytest.mark.parametrize("fn", PAIRED, ids=[f"paired{k}" for k in range(len(PAIRED))])
+def test_several_integer_arrays_read_like_numpy(fn):
+    got, want = s2s.jit(fn)(M, ROWS, COLS), fn(M, ROWS, COLS)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def cross_entropy(w, x, y):
+    logits = x @ w
+    logits = logits - np.max(logits, axis=1, keepdims=True)
+    p = np.exp(logits) / np.sum(np.exp(logits), axis=1, keepdims=True)
+    return -np.mean(np.log(p[np.arange(len(y)), y]))
+
+
+def paired_writes(a, r, c):
+    b = a * 1.0
+    b[r, c] = a[0, :5] * 2.0  # repeated places: the last write wins
+    b[r[:2], c[:2]] += 1.0
+    return np.sum(b ** 2 * a)
+
+
+def test_several_integer_arrays_gradients_against_finite_differences():
+    w, x, y = M[:, :3], RNG.normal(size=(6, 4)), np.array([0, 1, 2, 1, 0, 2])
+    np.testing.assert_allclose(s2s.jit(cross_entropy)(w, x, y), cross_entropy(w, x, y),
+                               rtol=1e-13)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(cross_entropy))(w, x, y),
+                               fd_grad(cross_entropy, (w, x, y), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(paired_writes)(M, ROWS, COLS),
+                               paired_writes(M, ROWS, COLS), rtol=1e-13)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(paired_writes))(M, ROWS, COLS),
+                               fd_grad(paired_writes, (M, ROWS, COLS), 0), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_several_integer_arrays_of_different_lengths_raise_index_error():
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        s2s.jit(lambda a, r, c: a[r, c[:2]])(M, ROWS, COLS)
+    with pytest.raises(IndexError, match="out of bounds"):
+        s2s.jit(lambda a, r, c: a[r, c + 3])(M, ROWS, COLS)

@@ -198,7 +198,6 @@ NO_JIT = {
     'x.take([1, 1], axis=1)': 'no lowering: np.take(f8[:, :], [int, int])',
     'x.transpose(1, 0)': 'no lowering: np.transpose(f8[:, :], (int, int))',
     'x.var(ddof=1)': 'no lowering: np.var(f8[:, :])',
-    'x[[0, 0, 1], [2, 2, 0]]': 'no lowering: operator.getitem(f8[:, :], ([int, int, int], [int, ',
     # rows of the tables merged with the builtins, float-parts and scipy.special rules
     'np.frexp(x)': 'UnsupportedSyntaxError: jit does not compile np.frexp(np.float64)',
     'np.heaviside(np.floor(x), y)': 'UnsupportedSyntaxError: jit does not compile np.heaviside(f8[:, :], f8',

@@ -1,17 +1,18 @@
-"""Advanced (numpy "fancy") indexing in LLVM IR: one integer array or boolean mask.
+"""Advanced (numpy "fancy") indexing in LLVM IR: integer arrays or one boolean mask.
 
-An index is *advanced* here when it is, or is a tuple holding, exactly one
-1-D ``int64`` array or one boolean array (a mask of ``k`` dimensions covering
-``k`` axes) -- or a list of integers or booleans standing for one (a display
-``[0, 2]``, made an array for the read; a grown list or a list argument, read in
-place) -- beside any number of integers and slices.  Contract, numpy's
-semantics:
+An index is *advanced* here when it is, or is a tuple holding, 1-D ``int64``
+arrays (one or more, each covering one axis: ``p[rows, cols]``) or exactly one
+boolean array (a mask of ``k`` dimensions covering ``k`` axes) -- or lists of
+integers or booleans standing for them (a display ``[0, 2]``, made an array for the
+read; a grown list or a list argument, read in place) -- beside any number of
+integers and slices.  Contract, numpy's semantics:
 
-* the selected places are the entries of the integer array (negative ones wrap,
-  out-of-range ones raise ``IndexError`` naming the index, the axis and its
-  size unless ``boundscheck=False``) or the positions where the mask is true, in
-  C order (a mask whose shape differs from the axes it covers raises
-  ``IndexError``);
+* the selected places are the entries of the integer arrays taken together (entry
+  ``j`` of each names the place's index on its axis; the arrays' lengths must agree
+  or be 1, else ``IndexError``; negative entries wrap, out-of-range ones raise
+  ``IndexError`` naming the index, the axis and its size unless
+  ``boundscheck=False``) or the positions where the mask is true, in C order (a
+  mask whose shape differs from the axes it covers raises ``IndexError``);
 * the result has one axis of ``count`` (the number of places) where the
   advanced group (the array and the integers) stands when that group is
   contiguous in the index, else first; the slices' axes keep their order;
@@ -84,7 +85,8 @@ def _layout(base: T.Array, it):
     """``(kinds, result ndim, placement)`` of an advanced index on ``base``, or None."""
     items = index_items(it)
     kinds = [_part_kind(t) for t in items]
-    if None in kinds or sum(k in ("array", "mask") for k in kinds) != 1:
+    arrays, masks = kinds.count("array"), kinds.count("mask")
+    if None in kinds or not (masks == 1 and arrays == 0 or masks == 0 and arrays >= 1):
         return None
     covered = sum(getattr(t, "ndim", 1) if k == "mask" else 1 for k, t in zip(kinds, items))
     if covered > base.ndim:
@@ -119,6 +121,8 @@ class Selection:
             if type(it) is T.Tuple else [idx]
         data = b.extract_value(a, 0)
         offset, self.rest_shape, self.rest_strides = A.ZERO, [], []
+        #: per integer array (or the mask): (value, type, array made of a display or None)
+        self.indices, self.axes = [], []
         axis = 0
         for kind, v, vt in zip(kinds, values, items):
             if kind == "int":
@@ -134,12 +138,14 @@ class Selection:
                 self.rest_strides.append(b.mul(st, step))
                 axis += 1
             else:
-                v, vt, self.temp = _as_array(L, v, vt, kind)
+                v, vt, temp = _as_array(L, v, vt, kind)
                 width = vt.ndim if kind == "mask" else 1
-                self.kind, self.index, self.index_t = kind, v, vt
-                self.axes = [(A.shape_of(L, a, axis + m), A.stride_of(L, a, axis + m), axis + m)
-                             for m in range(width)]
+                self.kind = kind
+                self.indices.append((v, vt, temp))
+                self.axes += [(A.shape_of(L, a, axis + m), A.stride_of(L, a, axis + m),
+                               axis + m) for m in range(width)]
                 axis += width
+        self.index, self.index_t, _ = self.indices[0]
         for k in range(axis, t.ndim):
             self.rest_shape.append(A.shape_of(L, a, k))
             self.rest_strides.append(A.stride_of(L, a, k))
@@ -159,8 +165,16 @@ class Selection:
 
     def _count(self):
         L, b = self.L, self.L.b
-        if self.kind == "array":
-            return A.shape_of(L, self.index, 0)
+        if self.kind == "array":  # the arrays' common length (those of length 1 broadcast)
+            lengths = [A.shape_of(L, v, 0) for v, _, _ in self.indices]
+            n = lengths[0]
+            for m in lengths[1:]:
+                n = b.select(b.icmp_signed("==", n, A.ONE), m, n)
+            for m in lengths:
+                L.check(b.and_(b.icmp_signed("!=", m, n), b.icmp_signed("!=", m, A.ONE)),
+                        IndexError, "shape mismatch: indexing arrays could not be broadcast "
+                        "together with shapes ({0},) ({1},)", (lengths[0], m))
+            return n
         slot = L.entry_alloca(T.I64)
         b.store(A.ZERO, slot)
 
@@ -172,9 +186,20 @@ class Selection:
         return b.load(slot)
 
     def done(self):
-        """Free the array made of a list display index (if any)."""
-        if self.temp is not None:
-            abi.release(self.L, self.temp, self.index_t)
+        """Free the arrays made of list display indices (if any)."""
+        for _, vt, temp in self.indices:
+            if temp is not None:
+                abi.release(self.L, temp, vt)
+
+    def entries(self, j):
+        """The wrapped entries of the integer arrays for place ``j`` (one per array; an
+        array of length 1 gives its one entry to every place)."""
+        L, b = self.L, self.L.b
+        out = []
+        for (v, vt, _), (n, _, axis) in zip(self.indices, self.axes):
+            k = b.select(b.icmp_signed("==", A.shape_of(L, v, 0), A.ONE), A.ZERO, j)
+            out.append(A.wrap_index(L, A.element(L, v, vt, [k]), n, axis))
+        return out
 
     def shape(self):
         """The shape of ``a[index]``."""
@@ -185,11 +210,11 @@ class Selection:
         """``body(j, offset)`` for each place, in order (``offset``: bytes from the base)."""
         L, b = self.L, self.L.b
         if self.kind == "array":
-            (n, st, axis), = self.axes
-
             def one(j):
-                i = A.element(L, self.index, self.index_t, [j])
-                body(j, b.mul(A.wrap_index(L, i, n, axis), st))
+                offset = A.ZERO
+                for i, (_, st, _) in zip(self.entries(j), self.axes):
+                    offset = b.add(offset, b.mul(i, st))
+                body(j, offset)
 
             A.loop(L, self.count, one)
             return
@@ -295,15 +320,18 @@ def last_writes_only(L, g, gt: T.Array, idx, it):
         sel.done()
         return out
     b = L.b
-    (n, _, _), = sel.axes
+    places = A.ONE  # the indexed axes' places, numbered in C order
+    for n, _, _ in sel.axes:
+        places = b.mul(places, n)
     table_t = T.Array("i8", 1)
-    table = A.allocate(L, table_t, [n])
+    table = A.allocate(L, table_t, [places])
     A.fill(L, table, table_t, ll.Constant(T.I64, -1))
     tdata = b.extract_value(table, 0)
 
     def position(j):
-        i = A.element(L, sel.index, sel.index_t, [j])
-        k = A.wrap_index(L, i, n, sel.axes[0][2])
+        k = A.ZERO
+        for i, (n, _, _) in zip(sel.entries(j), sel.axes):
+            k = b.add(b.mul(k, n), i)
         return b.bitcast(b.gep(tdata, [b.mul(k, A.i64(8))]), T.I64.as_pointer())
 
     A.loop(L, sel.count, lambda j: b.store(j, position(j)))
