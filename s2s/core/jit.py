@@ -31,6 +31,7 @@ from .protocol import fixed_ir, ir_hook
 from ..errors import MisalignedArrayError, UnsupportedSyntaxError
 from ..ir.kinds import kind_of
 from .travel import travelling
+from .varargs import Adapter, adapter
 from .vmap_jit import per_example_forms
 from ..backend.llvm.typing.statics import is_static
 
@@ -73,11 +74,9 @@ class Jitted:
             pipeline.primitive_signature(fn) or signature_of(fn)
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        if len(self.param_names) != len(self.sig.parameters):
-            name = getattr(fn, "__qualname__", repr(fn))
-            raise UnsupportedSyntaxError(
-                f"jit: {name} takes *args or **kwargs; jit compiles functions with named "
-                "parameters")
+        #: for a function with *args/**kwargs: (arguments passed, keywords) -> the jit of
+        #: its adapter for that call shape (``varargs.py``); None for named parameters
+        self.shapes = {} if len(self.param_names) != len(self.sig.parameters) else None
         self.nargs = len(self.param_names)
         self.__name__ = getattr(fn, "__name__", "jitted")
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -88,6 +87,9 @@ class Jitted:
     def __s2s_ir__(self, args=None, kwargs=None):
         """The IR of the function it compiles (``core/protocol.py``): met by another
         transform in the code it transforms, ``jit(f)`` is ``f``."""
+        if self.shapes is not None:  # *args/**kwargs: the adapter of the call's shape
+            return None if args is None else \
+                adapter(self.fn, len(args), tuple(kwargs or ())).__s2s_ir__()
         hook = ir_hook(self.fn)
         if hook is not None:
             return hook(args, kwargs)
@@ -105,6 +107,13 @@ class Jitted:
         return travelling(self, Jitted, (self.fn, self.boundscheck, self.cache))
 
     def __call__(self, *args, **kwargs):
+        if self.shapes is not None:  # *args/**kwargs: one compiled function per call shape
+            shape = (len(args), tuple(sorted(kwargs)))
+            inner = self.shapes.get(shape)
+            if inner is None:
+                inner = self.shapes[shape] = Jitted(adapter(self.fn, *shape),
+                                                    self.boundscheck, self.cache)
+            return inner(*args, **kwargs)
         try:
             if not kwargs:
                 hit = self.fast.get(tuple(map(type, args)))
@@ -176,7 +185,8 @@ class Jitted:
             values = {**dict(free), **dict(zip([p.var.name for p in func.params], args))}
             func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
             return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
-        fixed = fixed_ir(fn)
+        # an adapter (*args, varargs.py) is one call of the user's function: read as code
+        fixed = None if isinstance(fn, Adapter) else fixed_ir(fn)
         if fixed is not None:  # a closure (a pullback, a jvp_fun): its companions expanded too
             values = dict(zip([p.var.name for p in fixed[0].params if not p.kwonly], args))
             func, freevars = primal_calls_inlined(*fixed, arguments=values)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import s2s
+from tests.grad.oracles import fd_grad
 
 
 def div(a, b):
@@ -331,3 +332,79 @@ def test_shape_size_ndim_of_a_number_match_numpy():
 
     for v in (2.5, np.float32(1.5), 3):
         assert s2s.jit(of_number)(v) == of_number(v)
+
+
+# -- *args and **kwargs: one compiled function per call shape (core/varargs.py adapters) --
+def sum_of_squares(*xs):
+    return sum(np.sum(x ** 2) for x in xs)
+
+
+def scaled(a, *rest, scale=2.0, **extra):
+    return a * scale + sum(rest) + extra.get("shift", 0.0)
+
+
+def test_jit_of_varargs_functions_matches_python():
+    a = np.arange(3.0)
+    compiled = s2s.jit(sum_of_squares)
+    for args in ((a,), (a, 2 * a), (a, a, a)):
+        assert compiled(*args) == pytest.approx(sum_of_squares(*args), rel=1e-14)
+    g = s2s.jit(scaled)
+    for args, kw in (((1.0, 2.0, 3.0), {}), ((1.0,), {"scale": 3.0}),
+                     ((1.0, 2.0), {"scale": 3.0, "shift": 1.5})):
+        assert g(*args, **kw) == pytest.approx(scaled(*args, **kw), rel=1e-14)
+    grad = s2s.jit(s2s.grad(sum_of_squares, argnums=1))(a, 3 * a)
+    np.testing.assert_allclose(grad, fd_grad(sum_of_squares, (a, 3 * a), 1), rtol=1e-6)
+    inside = lambda x: compiled(x, np.sin(x))  # noqa: E731  (jit of *args inside grad)
+    np.testing.assert_allclose(s2s.grad(inside)(a), fd_grad(inside, (a,)), rtol=1e-6)
+    rows = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(s2s.vmap(compiled)(rows, rows),
+                               [sum_of_squares(r, r) for r in rows], rtol=1e-14)
+
+
+# -- an array variable assigned arrays of two dtypes holds the promoted one ---------------
+def accumulate(x, n):
+    total = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(n):
+        total = total + x * i  # int array, then float arrays
+    return total
+
+
+def test_an_accumulator_of_int_then_float_arrays_compiles():
+    x = np.linspace(0.0, 1.0, 4)
+    np.testing.assert_allclose(s2s.jit(accumulate)(x, 3), accumulate(x, 3), rtol=1e-14)
+    rows = np.arange(8.0).reshape(2, 4)  # the batched form of `sum(generator)`
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(sum_of_squares))(rows, rows),
+                               [sum_of_squares(r, r) for r in rows], rtol=1e-14)
+
+
+def test_a_variable_of_two_dtypes_that_aliases_or_is_written_stays_refused():
+    def written(x, n):
+        total = np.zeros(x.shape[0], dtype=np.int64)
+        for i in range(n):
+            total = total + x * i
+        total[0] = 1.0  # written in place: a conversion copy would be seen
+        return total
+
+    def aliased(a, x):
+        total = a  # the caller's int array: converting it would be a copy
+        total = total + x
+        return total
+
+    for fn, args in ((written, (np.ones(3), 2)), (aliased, (np.arange(3), np.ones(3)))):
+        with pytest.raises(s2s.S2SError, match="holds values of types"):
+            s2s.jit(fn)(*args)
+
+
+def test_sum_of_a_tuple_of_arrays_or_of_no_items():
+    def of_arrays(a, b):
+        return np.sum(sum((a * b, np.sin(a), 1.0)) ** 2)
+
+    def of_nothing(a):
+        return sum(()) + sum((), 2.5) * a
+
+    a, b = np.linspace(0.1, 0.9, 3), np.linspace(1.0, 2.0, 3)
+    assert s2s.jit(of_arrays)(a, b) == pytest.approx(of_arrays(a, b), rel=1e-14)
+    assert s2s.jit(of_nothing)(1.5) == of_nothing(1.5)
+    for k in (0, 1):
+        np.testing.assert_allclose(s2s.jit(s2s.grad(of_arrays, argnums=k))(a, b),
+                                   fd_grad(of_arrays, (a, b), k), rtol=1e-6)

@@ -29,7 +29,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from .adjoints import Unbroadcast
-from ..ops.lists import (ListOp, add_items, as_list, cotangent_type, is_list, is_number,
+from ..ops.lists import (ListOp, add_items, as_list, cotangent_type, is_item, is_list, is_number,
                          list_at, listish, overload_lists, sum_item_type, zero_item)
 
 # -- cotangents --------------------------------------------------------------------------------
@@ -300,13 +300,13 @@ class SumOfItems(ListOp):
 
 
 class EachItem(ListOp):
-    """``sum_builtin_vjp(g, t)`` for a tuple or display of numbers: ``g`` for every item
-    (as each item's cotangent)."""
+    """``sum_builtin_vjp(g, t)`` for a tuple or display of numbers or arrays: ``g``
+    summed to each item's shape (as each item's cotangent)."""
 
     def ltype(self, fn, types, loc):
         g, x = types
         items = tuple(Unbroadcast().type(None, [g, it], {}, loc) for it in x.items)
-        return None if not is_number(g) or None in items else type(x)(items)
+        return None if not is_item(g) or None in items else type(x)(items)
 
     def llower(self, L, fn, vals, rtype):
         (g, gt), (x, xt) = vals
@@ -419,7 +419,8 @@ _wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))
 _wrap(SumOfItems, rt.sum_builtin_jvp, lambda ts: T.plain_tuple(ts[0]) and bool(ts[0].items) and all(
     is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
 _wrap(Filled, rt.sum_builtin_vjp, list_at(1))
-_wrap(EachItem, rt.sum_builtin_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
+_wrap(EachItem, rt.sum_builtin_vjp, lambda ts: len(ts) == 2 and T.plain_tuple(ts[1])
+      and all(map(is_item, ts[1].items)))
 for _fn in (np.shape, np.size, np.ndim):
     _wrap(ShapeOfItems, _fn, lambda ts: len(ts) == 1 and _numbers(ts[0]))
 _wrap(Filled, rt.zeros_like, list_at(0))

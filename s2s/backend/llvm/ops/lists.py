@@ -345,6 +345,38 @@ def _sum_of_arrays(L, v, vt, start, rtype):
     return b.load(acc)
 
 
+class TupleSum(ListOp):
+    """Python's ``sum(t, start=0)`` of a tuple that is empty or holds arrays:
+    ``start + t[0] + t[1] + ...`` item by item (numbers and arrays, numpy's
+    broadcasting); the empty tuple's sum is ``start``."""
+
+    def ltype(self, fn, types, loc):
+        acc = types[1] if len(types) > 1 else T.INT
+        for item in [acc] + list(types[0].items):
+            if not is_item(item):
+                return None
+        for item in types[0].items:
+            acc = sum_item_type(acc, item, loc)
+            if acc is None:
+                return None
+        return acc
+
+    def llower(self, L, fn, vals, rtype):
+        (v, vt) = vals[0]
+        acc, acc_t = vals[1] if len(vals) > 1 else (ll.Constant(T.I64, 0), T.INT)
+        for k, item in enumerate(vt.items):
+            new_t = sum_item_type(acc_t, item, L.loc)
+            acc = add_items(L, acc, acc_t, L.b.extract_value(v, k), item, new_t)
+            acc_t = new_t
+        return S.convert(L, acc, acc_t, rtype)
+
+
+def _tuple_to_sum(types):
+    """A tuple ``sum`` reads item by item: empty, or holding an array."""
+    return bool(types) and T.plain_tuple(types[0]) and (
+        not types[0].items or any(isinstance(t, T.Array) for t in types[0].items))
+
+
 class SumJvp(ListOp):
     """``sum_builtin_jvp(t, ans)``: the sum of the items' tangents, as ``ans``'s type."""
 
@@ -421,6 +453,7 @@ overload_lists(GetItem, operator.getitem, list_at(0))
 overload_lists(Length, len, list_at(0))
 overload_lists(Same, rt.sequence, list_at(0))
 overload_lists(Sum, builtins.sum, list_at(0))
+overload_lists(TupleSum, builtins.sum, _tuple_to_sum)
 overload_lists(SumJvp, rt.sum_builtin_jvp, list_at(0))
 for _fn in (rt.max_of, rt.min_of, builtins.max, builtins.min):
     overload_lists(Extreme, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]))

@@ -70,3 +70,33 @@ def written_params(func, types) -> set:
         if isinstance(t, (T.Array, T.Tuple)) and _aliases(func, p) & writes:
             out.add(p)
     return out
+
+
+def fresh_values_only(func) -> set:
+    """The names never written in place (first operand of an ``in_place`` call) whose
+    every assignment is a call that is not a view (``_VIEWS``), a constant, or a copy of
+    another such name (a greatest fixed point)."""
+    written, sources, bad = set(), {}, set()
+    for s in ir.walk(func.body):
+        v = getattr(s, "value", None)
+        if isinstance(v, ir.Call) and v.fn in _WRITES and v.args and isinstance(v.args[0], ir.Var):
+            written.add(v.args[0].name)
+        if isinstance(s, ir.Assign):
+            name = s.target.name
+            if isinstance(v, ir.Var):
+                sources.setdefault(name, set()).add(v.name)
+            elif isinstance(v, ir.Call) and v.fn in _VIEWS:
+                bad.add(name)
+            else:
+                sources.setdefault(name, set())
+        else:
+            bad.update(t.name for t in ir.stmt_defs(s))  # unpacked, a loop target...
+    ok = set(sources) - bad - written - {p.var.name for p in func.params}
+    changed = True
+    while changed:
+        changed = False
+        for name in list(ok):
+            if not sources[name] <= ok:
+                ok.discard(name)
+                changed = True
+    return ok

@@ -44,6 +44,17 @@ def _short(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def widenable_arrays(func) -> set:
+    """The variables that may hold arrays of different dtypes (and one ndim) as one array
+    variable of the promoted dtype (``total = 0`` lifted over a batch, then ``total =
+    total + x`` of floats): each assignment converts its value, a copy, which is exact
+    only where no other name can see the difference.  So: never written in place, and
+    every value assigned is fresh (a call that is not a view, a constant) or a copy of
+    another such variable."""
+    from ..passes.writes import fresh_values_only
+    return fresh_values_only(func)
+
+
 class Inference:
     def __init__(self, func: ir.Function, param_types: dict):
         self.func = func
@@ -59,6 +70,7 @@ class Inference:
         #: array variable may start as (what ``isinstance`` of them answers)
         self.array_params = {p.var.name for p in func.params
                              if isinstance(self.types.get(p.var.name), T.Array)} - assigned
+        self.widenable = widenable_arrays(func)
 
     def atom(self, a, loc):
         if isinstance(a, ir.Const):
@@ -71,6 +83,9 @@ class Inference:
             return
         old = self.types.get(name)
         new = T.join(old, t)
+        if new is None and name in self.widenable and isinstance(old, T.Array) and \
+                isinstance(t, T.Array) and old.ndim == t.ndim:
+            new = T.Array(T.promote(old.elem, t.elem).dtype, old.ndim)
         if new is None:
             raise UnsupportedSyntaxError(
                 f"jit: the variable {name!r} holds values of types {old} and {t}; a compiled "
