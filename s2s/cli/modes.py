@@ -28,6 +28,8 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+import numpy as np
+
 MODES = ("jvp", "vjp", "vmap", "jit")
 
 #: modules of s2s_runtime whose functions no transform sees: the pytree API is the
@@ -105,6 +107,9 @@ def inventory() -> List:
 def qualified_name(fn) -> str:
     """``numpy.sin``, ``operator.mul``, ``s2s_runtime.vjps.prod_vjp``: a module path that
     gives back ``fn`` where there is one."""
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, np.ufunc):  # a ufunc's method: numpy.add.at
+        return f"numpy.{owner.__name__}.{fn.__name__}"
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     module = getattr(fn, "__module__", None) or type(fn).__module__
     candidates = [module.lstrip("_"), module] if module.startswith("_") else [module]

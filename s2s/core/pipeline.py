@@ -35,7 +35,7 @@ from ..passes.dce import dce
 from ..passes.index_writes import writes_as_values
 from ..passes.helpers import helpers_inlined, needs_helpers
 from ..passes.inline import inline_calls, needs_values
-from ..passes.out_args import out_as_writes
+from ..passes.out_args import out_as_writes, scatter_adds_as_writes
 from ..passes.single_exit import single_exit
 from ..passes.sites import expand as expand_sites, has_sites
 from ..passes.ssa import to_ssa
@@ -339,8 +339,9 @@ def _has_derivative_rule(fn) -> bool:
 
 
 def _differentiable(func: ir.Function) -> ir.Function:
-    """``func`` with the helpers that have no derivative rule read as code."""
-    return helper_code(func, _has_derivative_rule)
+    """``func`` with the helpers that have no derivative rule read as code, and
+    ``np.add.at`` as a write of ``rt.add_at`` (``passes/out_args.py``)."""
+    return helper_code(scatter_adds_as_writes(func), _has_derivative_rule)
 
 
 @compiling

@@ -51,6 +51,7 @@ from ..batch import rules as _rules  # noqa: F401  (batching and helper rules re
 from ..errors import UnsupportedSyntaxError
 from ..ir.kinds import kind_of
 from ..passes.dce import dce
+from ..passes.out_args import scatter_adds_as_writes
 from ..passes.sites import has_sites
 from .travel import travelling
 
@@ -322,7 +323,8 @@ class Vmapped(Specialising):
         front = front_without_custom_calls(front, arguments, keep_custom_calls=True)
         front = pipeline.with_helper_code(front, batch_rule)  # helpers without a batching rule
         batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
-        tr = Batch(front.func, batched, self.fallback)
+        # np.add.at as a write of rt.add_at, which batches (passes/out_args.py)
+        tr = Batch(scatter_adds_as_writes(front.func), batched, self.fallback)
         tr.mapped_whole = self._mapped_whole
         pairs = list(zip(params, values, example)) + [
             (p, static[p.var.name], kw_example[p.var.name]) for p in front.func.params

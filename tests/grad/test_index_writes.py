@@ -252,3 +252,38 @@ def test_in_place_operators_on_shared_arrays_are_index_writes():
     p = [0.3, 0.4]
     assert_tree_close(s2s.grad(operator_on_an_item_of_a_list_argument)(p),
                       fd_grad(operator_on_an_item_of_a_list_argument, (p,)))
+
+
+# -- np.add.at / np.subtract.at: a scatter with repeated places accumulating ---------------
+SCATTER = np.array([0, 2, 2, 1, 0])  # repeated places
+SEGMENTS = np.array([1, 0, 1])
+
+
+def scatter_sums(x, v):
+    z = np.zeros(3)
+    np.add.at(z, SCATTER, v * x[:5])
+    np.subtract.at(z, SCATTER[:2], x[1])  # one number for every place
+    return np.sum(np.sin(z) * x[:3])
+
+
+def segment_sums(m, w):  # message passing: rows summed by segment
+    out = np.zeros((2, 3))
+    np.add.at(out, SEGMENTS, m * w)
+    return np.sum(out ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (scatter_sums, (np.linspace(0.1, 1.1, 6), np.linspace(-1.0, 1.0, 5))),
+    (segment_sums, (np.arange(9.0).reshape(3, 3) / 9, np.array([0.5, -1.0, 2.0])))],
+    ids=["scatter", "segments"])
+def test_scatter_adds_differentiate_batch_and_compile(f, args):
+    for k in (0, 1):
+        fd = fd_grad(f, args, k)
+        np.testing.assert_allclose(s2s.grad(f, argnums=k)(*args), fd, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(s2s.jit(s2s.grad(f, argnums=k))(*args), fd, rtol=1e-6,
+                                   atol=1e-9)
+        np.testing.assert_allclose(s2s.jacfwd(f, argnums=k)(*args), fd, rtol=1e-6, atol=1e-9)
+    xs = np.stack([args[0], 2 * args[0]])
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None))(xs, args[1]),
+                               [f(x, args[1]) for x in xs], rtol=1e-13)
+    assert f(*args) == pytest.approx(s2s.jit(f)(*args), rel=1e-13)

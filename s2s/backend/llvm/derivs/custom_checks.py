@@ -27,8 +27,7 @@ from s2s_runtime import check_bwd_output, check_fwd_output, check_jvp_output
 
 from ..values import arrays as A
 from ..typing import types as T
-from ..ops.arrays import GetItem
-from ..ops.calls import register
+from ..ops.calls import TABLE, register
 from .adjoints import Unbroadcast, ZerosLike
 
 
@@ -169,7 +168,7 @@ class GetitemVjpTranspose:
             return None
         ct, g, x, index = types
         if isinstance(x, T.Array) and isinstance(ct, T.Array):
-            item = GetItem().type(operator.getitem, [ct, index], {}, loc)
+            item = _read_type(ct, index, loc, atoms)
             return None if item is None else Unbroadcast().type(rt.unbroadcast, [item, g], {},
                                                                 loc)
         if not (isinstance(x, T.Tuple) and isinstance(ct, T.Tuple)):
@@ -181,10 +180,21 @@ class GetitemVjpTranspose:
     def lower(self, L, fn, vals, kw, rtype):
         (ct, t), g, x, (index, it) = vals
         if isinstance(x[1], T.Array):
-            item_t = GetItem().type(operator.getitem, [t, it], {}, None)
-            item = GetItem().lower(L, operator.getitem, [(ct, t), (index, it)], {}, item_t)
+            atoms = L.call_atoms[0]
+            item_t = _read_type(t, it, L.loc, atoms)
+            L.call_atoms = ([atoms[0], atoms[3]], {})  # what the read's handler may look at
+            item = TABLE[operator.getitem].lower(L, operator.getitem, [(ct, t), (index, it)],
+                                                 {}, item_t)
             return Unbroadcast().lower(L, rt.unbroadcast, [(item, item_t), g], {}, rtype)
         return L.b.extract_value(ct, L.call_atoms[0][3].value % len(t.items))
+
+
+def _read_type(ct, index, loc, atoms):
+    """The type of ``ct[index]`` by the read's own handler (basic or advanced index)."""
+    read = TABLE[operator.getitem]
+    if getattr(read, "wants_atoms", False):
+        return read.type(operator.getitem, [ct, index], {}, loc, [atoms[0], atoms[3]], {})
+    return read.type(operator.getitem, [ct, index], {}, loc)
 
 
 register(GetitemVjpTranspose(), rt.getitem_vjp_transpose)

@@ -10,7 +10,7 @@ repeated places accumulating; ``G``: gather):
 * ``x[i]`` -> ``G(x)``, ``read_copy``/``read_checked`` the same (a gather is a copy);
 * ``y[i] = v`` (``operator.setitem``, ``index_set`` in place, ``index_updated`` on a
   copy): the last write to a place wins;
-* ``np.add.at(y, i, v)``: ``y += S(v)`` in place;
+* ``np.add.at(y, i, v)``: ``y += S(v)`` in place (``np.subtract.at``: ``y -= S(v)``);
 * ``getitem_vjp(g, x, i)`` = ``S(g)``; ``add_at(acc, g, x, i)`` = ``acc + S(g)``;
 * ``index_set_vjp_base(g, i)``: ``g`` with zeros at the places;
   ``index_set_vjp_value(g, i, v)``: ``G(g)`` with zeros where a later entry writes
@@ -77,7 +77,7 @@ class Read(_Fancy):
 
 
 class Write(_Fancy):
-    """``y[i] = v``, ``index_set``, ``index_updated``, ``np.add.at``."""
+    """``y[i] = v``, ``index_set``, ``index_updated``, ``np.add.at``, ``np.subtract.at``."""
 
     def __init__(self, result, copy=False, mode="set"):
         self.result, self.copy, self.mode = result, copy, mode
@@ -173,6 +173,7 @@ _wrap(Write, operator.setitem, "none")
 _wrap(Write, rt.index_set, "array")
 _wrap(Write, rt.index_updated, "array", copy=True)
 _wrap(Write, np.add.at, "none", mode="add")
+_wrap(Write, np.subtract.at, "none", mode="sub")
 _wrap(SetVjpBase, rt.index_set_vjp_base)
 _wrap(SetVjpValue, rt.index_set_vjp_value)
 _wrap(GetitemVjp, rt.getitem_vjp)

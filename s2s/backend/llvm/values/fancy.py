@@ -18,10 +18,10 @@ integers and slices.  Contract, numpy's semantics:
   contiguous in the index, else first; the slices' axes keep their order;
 * ``gather`` reads ``a[index]`` into a fresh array (a copy, never a view);
   ``scatter`` writes a value broadcast to the selection's shape -- ``"set"``
-  (a repeated place keeps the last write, numpy's order) or ``"add"`` (repeated
-  places accumulate: ``np.add.at``); ``last_writes_only`` zeroes in a gather
-  every entry whose place a later entry writes again (the cotangent of a
-  value written by ``y[idx] = v``).
+  (a repeated place keeps the last write, numpy's order) or ``"add"``/``"sub"``
+  (repeated places accumulate: ``np.add.at``, ``np.subtract.at``);
+  ``last_writes_only`` zeroes in a gather every entry whose place a later entry
+  writes again (the cotangent of a value written by ``y[idx] = v``).
 
 No scratch buffers: the places are recomputed on each pass (a mask is read
 twice, once to count), except ``last_writes_only``'s winner table, released
@@ -288,8 +288,9 @@ def _value_reader(L, value, vt, shape):
 
 
 def scatter(L, a, t: T.Array, idx, it, value, vt, mode="set"):
-    """``a[idx] = value`` (``mode="set"``) or ``np.add.at(a, idx, value)`` (``"add"``),
-    in place, ``value`` broadcast to the selection's shape."""
+    """``a[idx] = value`` (``mode="set"``), ``np.add.at(a, idx, value)`` (``"add"``) or
+    ``np.subtract.at`` (``"sub"``), in place, ``value`` broadcast to the selection's
+    shape."""
     from .overlap import guarded  # a value sharing memory with ``a`` is read from a copy
     return guarded(L, a, t, value, vt, lambda v: _scatter(L, a, t, idx, it, v, vt, mode))
 
@@ -300,10 +301,10 @@ def _scatter(L, a, t, idx, it, value, vt, mode):
 
     def write(ridx, ptr):
         v, et = read(ridx)
-        if mode == "add":
+        if mode in ("add", "sub"):
             old = A.load(L, ptr, t.elem)
-            st = S.arith_type("add", t.elem, et)
-            v = S.binary(L, "add", S.convert(L, old, t.elem, st), S.convert(L, v, et, st), st)
+            st = S.arith_type(mode, t.elem, et)
+            v = S.binary(L, mode, S.convert(L, old, t.elem, st), S.convert(L, v, et, st), st)
             et = st
         A.store(L, S.convert(L, v, et, t.elem), ptr, t.elem)
 
