@@ -3,9 +3,13 @@
 """
 from __future__ import annotations
 
+from ..core.protocol import ClosureSite
 from ..core.pullbacks import LinearizedFunction, vjp_of
 from ..core.specialise import check_callable
 from ..core.transform_code import linearize_ir, vjp_ir
+
+_VJP_USAGE = "vjp takes a function, the primals and has_aux="
+_LINEARIZE_USAGE = "linearize takes a function and the primals"
 
 
 def vjp(fun, *primals, has_aux=False):
@@ -27,28 +31,19 @@ def _vjp_ir(args=None, kwargs=None):
     kwargs = dict(kwargs or {})
     has_aux = kwargs.pop("has_aux", False)
     if kwargs or not args:
-        raise TypeError("vjp takes a function, the primals and has_aux=")
+        raise TypeError(_VJP_USAGE)
     return vjp_ir(args[0], tuple(args[1:]), has_aux)
 
 
-class ClosureVjp:
-    """``vjp(local function, *primals)`` inside transformed code (``passes/callables.py``):
-    ``vjp`` of the function ``lifted`` to take the ``n_captured`` variables it captures
-    as trailing parameters, called with them after the primals; its pullback gives the
-    cotangents of the primals only (the captures are constants of the function)."""
+class ClosureVjp(ClosureSite):
+    """``vjp(local function, *primals)`` inside transformed code (``ClosureSite``): the
+    captures after the primals; its pullback gives the cotangents of the primals only
+    (the captures are constants of the function)."""
 
-    def __init__(self, lifted, n_captured):
-        self.lifted, self.n_captured = lifted, n_captured
-        self.__name__ = f"vjp_of_{lifted.__name__}"
-
-    def _split(self, args):
-        if len(args) <= self.n_captured:
-            raise TypeError("vjp takes a function, the primals and has_aux=")
-        k = len(args) - self.n_captured
-        return tuple(args[:k]), tuple(args[k:])
+    transform = "vjp"
 
     def __call__(self, *args, has_aux=False):
-        primals, captured = self._split(args)
+        primals, captured = self.split(args, _VJP_USAGE)
         out = vjp_of(self.lifted, primals + captured, has_aux)
         k = len(primals)
         return (out[0], lambda ct: out[1](ct)[:k]) + tuple(out[2:])
@@ -59,8 +54,8 @@ class ClosureVjp:
         kwargs = dict(kwargs or {})
         has_aux = kwargs.pop("has_aux", False)
         if kwargs:
-            raise TypeError("vjp takes a function, the primals and has_aux=")
-        primals, captured = self._split(args)
+            raise TypeError(_VJP_USAGE)
+        primals, captured = self.split(args, _VJP_USAGE)
         return vjp_ir(self.lifted, primals, has_aux, captured)
 
 
@@ -81,28 +76,18 @@ def _linearize_ir(args=None, kwargs=None):
     if args is None:  # the IR depends on the arguments' kinds
         return None
     if kwargs or not args:
-        raise TypeError("linearize takes a function and the primals")
+        raise TypeError(_LINEARIZE_USAGE)
     return linearize_ir(args[0], tuple(args[1:]))
 
 
-class ClosureLinearize:
-    """``linearize(local function, *primals)`` inside transformed code
-    (``passes/callables.py``): ``linearize`` of the function ``lifted`` to take the
-    ``n_captured`` variables it captures as trailing parameters, the captures called
-    with no tangent."""
+class ClosureLinearize(ClosureSite):
+    """``linearize(local function, *primals)`` inside transformed code (``ClosureSite``):
+    the captures after the primals, with no tangent."""
 
-    def __init__(self, lifted, n_captured):
-        self.lifted, self.n_captured = lifted, n_captured
-        self.__name__ = f"linearize_of_{lifted.__name__}"
-
-    def _split(self, args):
-        if len(args) <= self.n_captured:
-            raise TypeError("linearize takes a function and the primals")
-        k = len(args) - self.n_captured
-        return tuple(args[:k]), tuple(args[k:])
+    transform = "linearize"
 
     def __call__(self, *args):
-        primals, captured = self._split(args)
+        primals, captured = self.split(args, _LINEARIZE_USAGE)
         out, jvp_fun = linearize(self.lifted, *primals, *captured)
         return out, lambda *tangents: jvp_fun(*tangents, *(None,) * len(captured))
 
@@ -110,8 +95,8 @@ class ClosureLinearize:
         if args is None:  # the IR depends on the arguments' kinds
             return None
         if kwargs:
-            raise TypeError("linearize takes a function and the primals")
-        primals, captured = self._split(args)
+            raise TypeError(_LINEARIZE_USAGE)
+        primals, captured = self.split(args, _LINEARIZE_USAGE)
         return linearize_ir(self.lifted, primals, captured)
 
 

@@ -8,6 +8,7 @@ import operator
 from dataclasses import replace
 import s2s_runtime as rt
 from s2s_runtime import build
+from ..core.protocol import ClosureSite
 from ..core.reverse import depends_on_kinds
 from ..core.varargs import adapter, wants_adapter
 from ..ir import nodes as ir
@@ -58,15 +59,12 @@ def _jvp_site_ir(fun, primals, tangents, has_aux, captured=()):
                         len(captured))
 
 
-class ClosureJvp:
+class ClosureJvp(ClosureSite):
     """``jvp(local function, primals, tangents)`` inside transformed code
-    (``passes/callables.py``): ``jvp`` of the function ``lifted`` to take the
-    ``n_captured`` variables it captures as trailing parameters, called with them
-    appended to the primals, with no tangent (they are constants of the function)."""
+    (``ClosureSite``): the captures appended to the primals, with no tangent (they are
+    constants of the function)."""
 
-    def __init__(self, lifted, n_captured):
-        self.lifted, self.n_captured = lifted, n_captured
-        self.__name__ = f"jvp_of_{lifted.__name__}"
+    transform = "jvp"
 
     def __call__(self, primals, tangents, *captured, has_aux=False):
         return jvp(self.lifted, tuple(primals) + captured,

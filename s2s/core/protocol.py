@@ -69,3 +69,26 @@ def ir_for(fn, args, kwargs=None):
         raise TypeError(f"{fn!r} does not implement {HOOK}")
     hit = hook(tuple(args), dict(kwargs or {}))
     return hit if hit is not None else hook()
+
+
+class ClosureSite:
+    """A transform called with a local function inside transformed code (``jvp``,
+    ``vjp``, ``linearize``; ``passes/callables.py`` makes it through the transform's
+    ``_s2s_closure_site``): the transform of ``lifted``, the local function taking the
+    ``n_captured`` variables it captures as trailing parameters, called with the
+    transform's other arguments and then those variables.  Subclasses give
+    ``__call__`` (the run-time result, for the probe) and ``__s2s_ir__``."""
+
+    transform = "a transform"  # the transform's name, for errors
+
+    def __init__(self, lifted, n_captured):
+        self.lifted, self.n_captured = lifted, n_captured
+        self.__name__ = f"{self.transform}_of_{lifted.__name__}"
+
+    def split(self, args, usage):
+        """``(the transform's own arguments, the captured values)``; TypeError(``usage``)
+        when there are too few."""
+        if len(args) <= self.n_captured:
+            raise TypeError(usage)
+        k = len(args) - self.n_captured
+        return tuple(args[:k]), tuple(args[k:])
