@@ -139,6 +139,14 @@ def checkpointed(x):
     return _block(_block(x) + x)
 
 
+def _pair(a, b):
+    return np.sum(np.sin(a) * b) + a[0] * b[-1]
+
+
+def inner_vmap(x):  # code that itself calls vmap (a batch merged with any outer one)
+    return s2s.vmap(_pair, in_axes=(0, None))(np.outer(x, x) + x, x) * x
+
+
 CORPUS = {
     "loop_sum": (loop_sum, np.array([0.3, 0.7, 1.1])),
     "inplace": (inplace, np.array([0.4, -0.6, 0.9])),
@@ -152,4 +160,5 @@ CORPUS = {
     "custom_jvp": (custom_jvp_fn, np.array([0.4, -0.3, 0.6])),
     "custom_vjp": (custom_vjp_fn, np.array([0.5, 0.2, -0.7])),
     "checkpoint": (checkpointed, np.array([0.3, 0.6, -0.2])),
+    "inner_vmap": (inner_vmap, np.array([0.6, -0.4, 0.9])),
 }
