@@ -24,6 +24,9 @@ functions with derivative rules are mapped as the call they are.
 shared by every ``vjp_fun`` of that code) with the residuals unbatched;
 ``vmap(grad(f))`` batches the code ``grad`` generated, also where the trip
 counts of ``f``'s loops differ per example (``batch/lanes.py``).
+A ``vmap`` that the function itself calls stays a call until the batching
+transform meets it, then becomes ``vmap`` of that ``vmap`` (``in_axes`` 0 where its
+operands are batched): both batches merged into one (``core/vmap_nested.py``).
 Functions are specialised on the kinds of the arguments and on which are
 batched, and cached like the other transforms.
 """

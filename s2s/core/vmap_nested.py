@@ -2,7 +2,8 @@
 batch over both batch axes (``f`` applies to each example independently, so
 flattening the two batches into one of size ``n_outer * n_inner`` is exact): called
 (``nested_call``, numpy on the values) and as IR at a site in transformed code
-(``nested_site``, the same steps as IR, around a site of the flat ``vmap``)."""
+(``nested_site``, the same steps as IR, around a site of the flat ``vmap``; also the
+form a ``vmap`` called inside a batched function takes, ``Vmapped._mapped_whole``)."""
 from __future__ import annotations
 
 import operator
