@@ -67,8 +67,9 @@ class ClosureJvp(ClosureSite):
     transform = "jvp"
 
     def __call__(self, primals, tangents, *captured, has_aux=False):
-        return jvp(self.lifted, tuple(primals) + captured,
-                   tuple(tangents) + (None,) * len(captured), has_aux)
+        primals, tangents = check_pairs(primals, tangents, self.lifted)  # the user's own
+        return jvp(self.lifted, primals + captured, tangents + (None,) * len(captured),
+                   has_aux)
 
     def __s2s_ir__(self, args=None, kwargs=None):
         if args is None:  # the IR depends on the arguments' kinds

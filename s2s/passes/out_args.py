@@ -8,8 +8,8 @@ modes differentiate (forward mode writes the tangent the same way, reverse
 mode treats it like any index write).  ``out=None`` is dropped.  Other
 ``out`` values (tuples of arrays) are left as they are.
 
-Contract: ``scatter_adds_as_writes(fn)`` returns ``fn`` with every statement
-``np.add.at(a, index, v)`` (``np.subtract.at``: ``-v``) made ``t = rt.add_at(a, v, a,
+Contract: ``scatter_adds_as_writes(fn)`` returns ``fn`` with every call
+``np.add.at(a, index, v)`` (a statement, or an assignment of its None) (``np.subtract.at``: ``-v``) made ``t = rt.add_at(a, v, a,
 index)`` and the whole-array write ``a[...] = t``: ``a`` plus ``v`` scattered at the
 places ``index`` names, repeated places accumulating (numpy's semantics), in a form
 both modes differentiate (``add_at`` is linear in ``a`` and ``v``) and ``vmap``
@@ -74,8 +74,8 @@ def _scatter_add(s):
     """``(a, index, v, negate)`` of a statement ``np.add.at(a, index, v)`` (or
     ``np.subtract.at``), else None."""
     v = getattr(s, "value", None)
-    if not (isinstance(s, ir.ExprStmt) and isinstance(v, ir.Call) and not v.kwargs
-            and len(v.args) == 3 and getattr(v.fn, "__name__", None) == "at"):
+    if not (isinstance(s, (ir.ExprStmt, ir.Assign)) and isinstance(v, ir.Call)
+            and not v.kwargs and len(v.args) == 3 and getattr(v.fn, "__name__", None) == "at"):
         return None
     ufunc = getattr(v.fn, "__self__", None)
     if ufunc is not np.add and ufunc is not np.subtract:
@@ -108,6 +108,8 @@ def scatter_adds_as_writes(fn: ir.Function) -> ir.Function:
             out.append(ir.Assign(result, ir.Call(rt.add_at, (a, v, a, index)), s.loc))
             out.append(ir.ExprStmt(ir.Call(operator.setitem, (a, ir.Const(Ellipsis), result)),
                                    s.loc))
+            if isinstance(s, ir.Assign):  # its value, numpy's: None
+                out.append(ir.Assign(s.target, ir.Const(None), s.loc))
         return tuple(out)
 
     return replace(fn, body=block(fn.body), temps=frozenset(temps))
