@@ -78,23 +78,6 @@ def batch_align(x, other, other_batched):
     return x.reshape(x.shape[:1] + (1,) * pad + x.shape[1:])
 
 
-def batch_read_align(g, x, index):
-    """Batched ``g`` reshaped so that it broadcasts, example by example, against the
-    read ``x[index]`` of batched ``x`` (``index`` from ``batch_index``): size-1 axes
-    inserted after the batch axis up to the read's per-example rank (a value scattered
-    into the places, ``np.add.at(a, idx, v)`` with a number ``v`` per example).  A
-    pure reshape; the read's rank comes from a view (or, for an advanced index, a
-    selection of booleans)."""
-    if _is_container(x):  # an item's cotangent: the item's own shape
-        return g
-    g = np.asarray(g)
-    probe = np.broadcast_to(np.zeros((), dtype=bool), np.shape(x))
-    pad = np.ndim(probe[index]) - g.ndim
-    if pad <= 0:
-        return g
-    return g.reshape(g.shape[:1] + (1,) * pad + g.shape[1:])
-
-
 def batch_core_align(x, core, other, other_batched, other_core):
     """``batch_align`` for the operands of a generalized ufunc (``np.matvec``: core
     dimensions ``(m,n),(n)->(m)``): size-1 axes inserted after the batch axis until the

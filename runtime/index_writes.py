@@ -115,3 +115,9 @@ def index_set_vjp_value_transpose(ct, g, index, v):
     out[index] = vals
     return out
 
+
+def scattered_values(v, a, index):
+    """``v`` broadcast to the shape of the read ``a[index]`` (the values ``np.add.at(a,
+    index, v)`` adds at each place), as plain numpy that the transforms read as code
+    (``rules/helper_code.py``): ``v + zeros_like(a[index])``, linear in ``v``."""
+    return v + np.zeros_like(a[index])

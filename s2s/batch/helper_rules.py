@@ -1,8 +1,7 @@
 """Derivative rules of the run-time helpers batched code calls (``rt.batch_*``), so
 that batched code is differentiated like any other code (``grad(vmap(f))``).
 
-* ``batch_align``, ``batch_core_align``, ``batch_read_align``, ``batch_flat``: reshapes;
-  the transpose reshapes back.
+* ``batch_align``, ``batch_core_align``, ``batch_flat``: reshapes; the transpose reshapes back.
 * ``batch_lift``/``batch_view`` (broadcast over the batch) and ``batch_unlift``
   (sum over the batch) are each other's transposes.
 * ``batch_rows`` swaps the first two axes: its own transpose.
@@ -18,8 +17,8 @@ that carry derivatives).
 import numpy as np
 
 import s2s_runtime as B
-from s2s_runtime import (batch_align, batch_core_align, batch_read_align, batch_contract,
-                         batch_contract_vjp, batch_flat, batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
+from s2s_runtime import (batch_align, batch_core_align, batch_contract, batch_contract_vjp, batch_flat,
+                         batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
                          batch_size, batch_unbroadcast, batch_unlift, batch_view, zeros_like)
 
 from ..rules.registry import defjvp, defno_mode, defnondiff, defvjp
@@ -28,11 +27,6 @@ defvjp(batch_align, lambda g, ans, x, other, other_batched: np.reshape(g, np.sha
        lambda g, ans, x, other, other_batched: zeros_like(other))
 defjvp(batch_align, lambda t, ans, x, other, other_batched: batch_align(t, other, other_batched),
        lambda t, ans, x, other, other_batched: zeros_like(ans))
-# batch_read_align(g, x, index): a reshape of g (x and index give only the read's rank)
-defvjp(batch_read_align, lambda c, ans, g, x, index: np.reshape(c, np.shape(g)),
-       lambda c, ans, g, x, index: zeros_like(x), None)
-defjvp(batch_read_align, lambda t, ans, g, x, index: batch_read_align(t, x, index),
-       lambda t, ans, g, x, index: zeros_like(ans), None)
 # batch_core_align(x, core, other, ...): a reshape of x, like batch_align
 defvjp(batch_core_align,
        lambda g, ans, x, core, other, other_batched, other_core: np.reshape(g, np.shape(x)),

@@ -196,12 +196,9 @@ def getitem_vjp(site):
         x = site.rt(rt.batch_view, x, site.n, batched=True)
     if site.b(index):
         return ir.Call(rt.batch_gather_vjp, (g, x, index, ir.Const(True), ir.Const(True)))
-    at = site.rt(rt.batch_index, x, index)
     if not site.b(g):
         g = site.rt(rt.batch_view, g, site.n, batched=True)
-    else:  # one value per example for all its places (np.add.at): aligned to the read
-        g = site.rt(rt.batch_read_align, g, x, at, batched=True)
-    return ir.Call(rt.getitem_vjp, (g, x, at))
+    return ir.Call(rt.getitem_vjp, (g, x, site.rt(rt.batch_index, x, index)))
 
 
 def add_at(site):

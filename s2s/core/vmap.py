@@ -32,6 +32,8 @@ batched, and cached like the other transforms.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 
@@ -324,10 +326,11 @@ class Vmapped(Specialising):
         # custom functions stay (batched with their rules, core/custom_batched.py); the
         # rules called in derivative code become their code
         front = front_without_custom_calls(front, arguments, keep_custom_calls=True)
+        # np.add.at as a write of rt.add_at, which batches (passes/out_args.py)
+        front = replace(front, func=scatter_adds_as_writes(front.func))
         front = pipeline.with_helper_code(front, batch_rule)  # helpers without a batching rule
         batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
-        # np.add.at as a write of rt.add_at, which batches (passes/out_args.py)
-        tr = Batch(scatter_adds_as_writes(front.func), batched, self.fallback)
+        tr = Batch(front.func, batched, self.fallback)
         tr.mapped_whole = self._mapped_whole
         pairs = list(zip(params, values, example)) + [
             (p, static[p.var.name], kw_example[p.var.name]) for p in front.func.params

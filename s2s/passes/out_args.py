@@ -10,7 +10,8 @@ mode treats it like any index write).  ``out=None`` is dropped.  Other
 
 Contract: ``scatter_adds_as_writes(fn)`` returns ``fn`` with every call
 ``np.add.at(a, index, v)`` (a statement, or an assignment of its None) (``np.subtract.at``: ``-v``) made ``t = rt.add_at(a, v, a,
-index)`` and the whole-array write ``a[...] = t``: ``a`` plus ``v`` scattered at the
+index)`` (``v`` broadcast to the places first, ``index_writes.scattered_values``) and
+the whole-array write ``a[...] = t``: ``a`` plus ``v`` scattered at the
 places ``index`` names, repeated places accumulating (numpy's semantics), in a form
 both modes differentiate (``add_at`` is linear in ``a`` and ``v``) and ``vmap``
 batches.  Differentiated and batched code only (``core/pipeline.py``,
@@ -24,6 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 import s2s_runtime as rt
+from s2s_runtime import index_writes
 
 from ..ir import nodes as ir
 from ..ir.names import NameGen
@@ -103,9 +105,13 @@ def scatter_adds_as_writes(fn: ir.Function) -> ir.Function:
                 temps.add(neg.name)
                 out.append(ir.Assign(neg, ir.Call(operator.neg, (v,)), s.loc))
                 v = neg
+            spread = ir.Var(names.fresh("t"))  # v at every place (v may broadcast)
+            temps.add(spread.name)
+            out.append(ir.Assign(spread, ir.Call(index_writes.scattered_values, (v, a, index)),
+                                 s.loc))
             result = ir.Var(names.fresh("t"))
             temps.add(result.name)
-            out.append(ir.Assign(result, ir.Call(rt.add_at, (a, v, a, index)), s.loc))
+            out.append(ir.Assign(result, ir.Call(rt.add_at, (a, spread, a, index)), s.loc))
             out.append(ir.ExprStmt(ir.Call(operator.setitem, (a, ir.Const(Ellipsis), result)),
                                    s.loc))
             if isinstance(s, ir.Assign):  # its value, numpy's: None

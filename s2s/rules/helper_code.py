@@ -19,6 +19,7 @@ definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed
           batching_numpy.batch_solve, batching_numpy.batch_diag)
 definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_inplace)
 # helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
-definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose)
+definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose,
+          index_writes.scattered_values)
 definline(*(getattr(second_order, f"{product}_vjp_{mode}")
             for product in ("dot", "inner", "tensordot") for mode in ("jvp", "vjp", "transpose")))

@@ -12,8 +12,6 @@ the helper and its argument types):
   axis 0 -- a view with stride 0 on that axis (Python's is a read-only broadcast);
 * ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
   batch axis until its per-example rank reaches ``other``'s (a view: stride 0 axes);
-* ``batch_read_align(g, x, index)``: the same, up to the per-example rank of the read
-  ``x[index]``;
 * ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``, ``index``
   for a tuple;
 * ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x`` (``(len,) + shape[1:]`` for a
@@ -34,8 +32,6 @@ the helper and its argument types):
   rank: ``out[:, j] = x_j``, shape ``(n, m) + x_0.shape[1:]`` (shapes checked).
 """
 from __future__ import annotations
-
-import operator
 
 import numpy as np
 import s2s_runtime as rt
@@ -163,31 +159,6 @@ class BatchAlign:
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
         return restrided(L, rtype, x, shape[:1] + [A.ONE] * pad + shape[1:],
                          strides[:1] + [A.ZERO] * pad + strides[1:])
-
-
-class BatchReadAlign:
-    """``batch_read_align(g, x, index)``: ``g`` viewed with size-1 axes after the batch
-    axis up to the per-example rank of ``x[index]`` (the read's type decides)."""
-
-    wants_atoms = True
-
-    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if kw or len(types) != 3 or not isinstance(types[0], T.Array):
-            return None
-        if isinstance(types[1], (T.Tuple, T.List)):  # an item's cotangent: as it is
-            return types[0]
-        from ..ops.calls import TABLE
-        read = TABLE[operator.getitem]
-        sel = read.type(operator.getitem, [types[1], types[2]], {}, loc, list(atoms[1:]), {}) \
-            if getattr(read, "wants_atoms", False) else \
-            read.type(operator.getitem, [types[1], types[2]], {}, loc)
-        if not isinstance(sel, (T.Array, T.Scalar)):
-            return None
-        ndim = sel.ndim if isinstance(sel, T.Array) else 0
-        return T.Array(types[0].dtype, max(types[0].ndim, ndim))
-
-    def lower(self, L, fn, vals, kw, rtype):
-        return BatchAlign().lower(L, fn, vals, kw, rtype)
 
 
 class BatchIndex:
@@ -465,7 +436,6 @@ class BatchArray:
 register(BatchSize(), rt.batch_size)
 register(BatchLift(), rt.batch_lift)
 register(BatchAlign(), rt.batch_align)
-register(BatchReadAlign(), rt.batch_read_align)
 register(BatchIndex(), rt.batch_index)
 register(BatchShape(), rt.batch_shape)
 register(BatchAxes(), rt.batch_axes)

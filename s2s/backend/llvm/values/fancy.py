@@ -170,7 +170,7 @@ class Selection:
             n = lengths[0]
             for m in lengths[1:]:
                 n = b.select(b.icmp_signed("==", n, A.ONE), m, n)
-            for m in lengths:
+            for m in lengths if len(lengths) > 1 else ():
                 L.check(b.and_(b.icmp_signed("!=", m, n), b.icmp_signed("!=", m, A.ONE)),
                         IndexError, "shape mismatch: indexing arrays could not be broadcast "
                         "together with shapes ({0},) ({1},)", (lengths[0], m))
@@ -197,7 +197,8 @@ class Selection:
         L, b = self.L, self.L.b
         out = []
         for (v, vt, _), (n, _, axis) in zip(self.indices, self.axes):
-            k = b.select(b.icmp_signed("==", A.shape_of(L, v, 0), A.ONE), A.ZERO, j)
+            k = j if len(self.indices) == 1 else \
+                b.select(b.icmp_signed("==", A.shape_of(L, v, 0), A.ONE), A.ZERO, j)
             out.append(A.wrap_index(L, A.element(L, v, vt, [k]), n, axis))
         return out
 
@@ -211,9 +212,10 @@ class Selection:
         L, b = self.L, self.L.b
         if self.kind == "array":
             def one(j):
-                offset = A.ZERO
-                for i, (_, st, _) in zip(self.entries(j), self.axes):
-                    offset = b.add(offset, b.mul(i, st))
+                terms = [b.mul(i, st) for i, (_, st, _) in zip(self.entries(j), self.axes)]
+                offset = terms[0]
+                for t in terms[1:]:
+                    offset = b.add(offset, t)
                 body(j, offset)
 
             A.loop(L, self.count, one)
@@ -321,8 +323,8 @@ def last_writes_only(L, g, gt: T.Array, idx, it):
         sel.done()
         return out
     b = L.b
-    places = A.ONE  # the indexed axes' places, numbered in C order
-    for n, _, _ in sel.axes:
+    places = sel.axes[0][0]  # the indexed axes' places, numbered in C order
+    for n, _, _ in sel.axes[1:]:
         places = b.mul(places, n)
     table_t = T.Array("i8", 1)
     table = A.allocate(L, table_t, [places])
@@ -330,8 +332,9 @@ def last_writes_only(L, g, gt: T.Array, idx, it):
     tdata = b.extract_value(table, 0)
 
     def position(j):
-        k = A.ZERO
-        for i, (n, _, _) in zip(sel.entries(j), sel.axes):
+        entries = sel.entries(j)
+        k = entries[0]
+        for i, (n, _, _) in zip(entries[1:], sel.axes[1:]):
             k = b.add(b.mul(k, n), i)
         return b.bitcast(b.gep(tdata, [b.mul(k, A.i64(8))]), T.I64.as_pointer())
 
