@@ -321,9 +321,9 @@ def return_type_of(func, values, freevars, carries=None):
     """The backend type ``func`` returns for its parameters: ``values``, then (with
     ``carries``) one tangent per carried value, then the free variables by name (the calls
     of custom rules and checkpoints inlined first, as the kernel will have them)."""
-    from ..backend.llvm.driver.compile import lowers, param_types
+    from ..backend.llvm.driver.compile import param_types
     from ..backend.llvm.typing.infer import infer
-    from .pipeline import helper_code
+    from .jit import compiled_forms
     from .custom_primal import primal_calls_inlined
     from s2s_runtime.tree import tree_map
     vals = list(values)
@@ -334,7 +334,7 @@ def return_type_of(func, values, freevars, carries=None):
     names = [p.var.name for p in func.params]
     arguments = {**free, **dict(zip(names, vals))}
     func, more = primal_calls_inlined(func, freevars, arguments=arguments)
-    func = helper_code(func, lowers)  # as jit will have it: helpers without a lowering
+    func = compiled_forms(func)  # as jit will have it
     free.update((n, fv.load()) for n, fv in more.items())
     names = [p.var.name for p in func.params]
     vals += [free[n] for n in names[len(vals):]]

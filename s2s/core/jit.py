@@ -201,16 +201,9 @@ class Jitted:
         return func, freevar_loader(func, front.freevars, self.param_names)
 
     def _specialise(self, args):
-        from ..backend.llvm.driver.compile import compile_signature, lowers
-        from ..backend.llvm.passes.literal_containers import containers_resolved
-        from ..backend.llvm.passes.tape_pushes import masked_tapes, plain_pushes
+        from ..backend.llvm.driver.compile import compile_signature
         func, load_free = self.source_ir(args)
-        func = pipeline.helper_code(func, lowers, "jit")  # helpers without a lowering: their code
-        func = containers_resolved(func)  # loops over and indices into literal containers
-        func = plain_pushes(func)  # forward-over-reverse tapes: pushes the backend keeps native
-        func = masked_tapes(func)  # batched loops' per-example tapes: kept or rewound whole
-        func = per_example_forms(func)  # batched code inside (jit(grad(vmap(f)))): its reductions
-        return compile_signature(func, args, load_free, boundscheck=self.boundscheck,
+        return compile_signature(compiled_forms(func), args, load_free, boundscheck=self.boundscheck,
                                  describe=self.describe, cache=bool(self.cache))
 
 
@@ -222,6 +215,23 @@ class Jitted:
 
     def signatures(self):
         return [s.signature for s in self.specs.values()]
+
+
+def compiled_forms(func):
+    """``func`` as the LLVM backend types and lowers it: run-time helpers without a
+    lowering read as their code, loops over literal containers resolved, tapes in the
+    forms the backend keeps native (forward-over-reverse pushes, batched loops'
+    per-example tapes kept or rewound whole) and batched code's per-example reductions
+    (``jit(grad(vmap(f)))``) in their compiled forms.  Whatever types a function before
+    it is compiled (a Jacobian kernel's result type) reads this form too."""
+    from ..backend.llvm.driver.compile import lowers
+    from ..backend.llvm.passes.literal_containers import containers_resolved
+    from ..backend.llvm.passes.tape_pushes import masked_tapes, plain_pushes
+    func = pipeline.helper_code(func, lowers, "jit")
+    func = containers_resolved(func)
+    func = plain_pushes(func)
+    func = masked_tapes(func)
+    return per_example_forms(func)
 
 
 def indexed_loops(func, params):

@@ -18,6 +18,11 @@ definline(jvps_arrays.max_jvp)
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
           batching_numpy.batch_solve, batching_numpy.batch_diag)
 definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_inplace)
+# batched code's view of a per-example rank and of per-example axes, as an outer vmap of
+# batched code (vmap of the derivative of code that calls vmap) reads it: each is a
+# function of one example's shape, so its batched form comes from np.ndim and reshape
+definline(batching.batch_align, batching.per_example_ndim, batching.batch_axes,
+          batching.batch_axis, batching.batch_axis_of)
 # helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
 definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose,
           index_writes.scattered_values)

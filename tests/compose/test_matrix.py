@@ -36,20 +36,8 @@ TRIPLES = [
     ("grad", "jvp", "jit"),             # jit of a forward-over-reverse HVP
 ]
 
-_BATCHED_DERIVATIVE = ("vmap of the derivative of code that calls vmap: the derivative code "
-                      "holds the inner vmap's batched code, whose rt.batch_* helpers have "
-                      "no batching rule (a clear BatchingError; fallback='loop' runs it)")
-_JIT_JACOBIAN = ("jit of a Jacobian or pullback of code that calls vmap: a per-example "
-                 "reduction over rt.batch_axes the jit does not fold to constant axes")
 #: reason -> the (composition innermost first, function) cases it holds for (strict xfail)
-_KNOWN = {
-    _BATCHED_DERIVATIVE: [((inner, "vmap"), "inner_vmap") for inner in (
-        "checkpoint", "grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian")]
-    + [(("grad", "vmap", "jit"), "inner_vmap"), (("grad", "jit", "vmap"), "inner_vmap"),
-       (("hessian", "vmap"), "inner_vmap"), (("hessian", "vmap", "jit"), "inner_vmap")],
-    _JIT_JACOBIAN: [((inner, "jit"), "inner_vmap")
-                    for inner in ("pullback", "jacfwd", "jacrev", "hessian")],
-}
+_KNOWN: dict = {}
 #: (composition innermost first, function) -> reason
 XFAIL = {case: reason for reason, cases in _KNOWN.items() for case in cases}
 

@@ -219,6 +219,5 @@ NO_JIT = {
     'sp.expit(x)': 'UnsupportedSyntaxError: jit does not compile np.expit(np.float64)',
     'sp.xlogy(x, y)': 'UnsupportedSyntaxError: jit does not compile np.xlogy(np.float64, np.f',
     'sp.xlog1py(x, y)': 'UnsupportedSyntaxError: jit does not compile np.xlog1py(np.float64, np',
-    'sp.logsumexp(x, axis=(0, 2))': 'UnsupportedSyntaxError: jit: max over axis (0, 2) of a 3-d array (one ',
 }
 

@@ -16,7 +16,8 @@ the helper and its argument types):
   for a tuple;
 * ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x`` (``(len,) + shape[1:]`` for a
   tuple of batched arrays of one shape); ``batch_axes(x)``:
-  ``(1, ..., x.ndim - 1)``;
+  ``(1, ..., x.ndim - 1)``, and ``batch_axis(axis)``/``batch_axis_of(axis, x)`` of a
+  constant ``axis``, compile-time constants (axes that reductions read);
 * ``batch_len(x)``/``batch_ndim(x)``/``batch_size_of(x)``: ``len``, ``np.ndim`` and
   ``np.size`` of one example of an array ``x`` (``len`` of a tuple: its length);
 * ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
@@ -37,6 +38,7 @@ import numpy as np
 import s2s_runtime as rt
 from llvmlite import ir as ll
 
+from ....ir import nodes as ir
 from ....errors import located
 
 from ..values import arrays as A
@@ -215,13 +217,37 @@ class BatchShape:
 
 
 class BatchAxes:
+    """``batch_axes(x)``: a compile-time tuple of ints (``types.Static``), which an axis
+    argument reads as a constant (``np.sum(y, axis=batch_axes(x))``)."""
+
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1 or not isinstance(types[0], T.Array):
             return None
-        return T.Tuple((T.INT,) * max(types[0].ndim - 1, 0))
+        return T.Static(tuple(range(1, types[0].ndim)))
 
-    def lower(self, L, fn, vals, kw, rtype):
-        return int_tuple(L, [A.i64(k + 1) for k in range(len(rtype.items))])[0]
+
+class BatchAxisArgument:
+    """``batch_axis(axis)`` and ``batch_axis_of(axis, x)`` of a constant ``axis`` (a
+    compile-time one: ``batch_axes``, ``tuple(range(...))`` of ``np.ndim``): the axes of
+    the batched array, themselves a compile-time constant (``types.Static``) that an
+    axis argument reads (``np.sum(y, axis=batch_axis_of(axes, y))``)."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or not atoms or not isinstance(atoms[0], ir.Const):
+            return None
+        axis = atoms[0].value
+        if fn is rt.batch_axis_of:
+            if len(types) != 2 or not isinstance(types[1], T.Array):
+                return None
+            value = rt.batch_axis_of(axis, np.empty((0,) * types[1].ndim))
+        elif len(types) == 1:
+            value = rt.batch_axis(axis)
+        else:
+            return None
+        return T.Static(value) if value is None or type(value) is int or \
+            T.is_int_tuple(value) else None
 
 
 class MoveAxis:
@@ -439,6 +465,7 @@ register(BatchAlign(), rt.batch_align)
 register(BatchIndex(), rt.batch_index)
 register(BatchShape(), rt.batch_shape)
 register(BatchAxes(), rt.batch_axes)
+register(BatchAxisArgument(), rt.batch_axis, rt.batch_axis_of)
 register(BatchRows(), rt.batch_rows)
 register(MoveAxis(), np.moveaxis)
 register_compiled_form(TransposePerExample(), transpose_per_example)

@@ -23,7 +23,7 @@ from ..values import scalars as S
 from ..typing import types as T
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
-from ..numerics.axis import reduction_axis
+from ..numerics.axis import out_index, out_shape, reduction_axis
 from ..ops.calls import TABLE, register
 from .adjoints import float_dtype, scalar_of
 
@@ -94,7 +94,7 @@ def outer_or_scale(L, u, ut, v, vt, rtype, ndim, left=False):
 
 class MaxVjp:
     """``max_vjp(g, ans, a, axis, keepdims)``: ``g * (a == ans) / count`` (ties share),
-    over the whole array or along one axis (``ans`` and ``g`` then reduced arrays)."""
+    over the whole array or along axes (``ans`` and ``g`` then reduced arrays)."""
 
     wants_atoms = True
 
@@ -133,8 +133,8 @@ class MaxVjp:
             counts_shape = []
         else:
             def reduced(idx):
-                return idx[:axis] + ([A.ZERO] if keepdims else []) + idx[axis + 1:]
-            counts_shape = shape[:axis] + ([A.ONE] if keepdims else []) + shape[axis + 1:]
+                return out_index(idx, axis, keepdims)
+            counts_shape = out_shape(shape, axis, keepdims)
 
         def value_of(v, t, idx):
             return A.element(L, v, t, reduced(idx)) if isinstance(t, T.Array) else v

@@ -228,11 +228,15 @@ def _check_layout():
 def compile_signature(func, args, load_free, boundscheck=True,
                       describe=lambda: ("function", ""), cache=False):
     """Compile ``func`` for ``args`` (and its free values); ``None``, strings and tuples
-    of them are compile-time constants (``statics.py``): their slots pass nothing."""
+    of them are compile-time constants (``statics.py``): their slots pass nothing.  So is
+    a free value that is a tuple of ints (a global's, a closure's, a pullback's residual
+    axes or shape), as Numba freezes globals: a new value compiles again."""
     _check_layout()
     free = load_free()
     values = list(args) + list(free)
     statics = {k: values[k] for k in static_values(values)}
+    statics.update((k, v) for k, v in enumerate(values)
+                   if k >= len(args) and T.is_int_tuple(v) and v)
     names = [p.var.name for p in func.params]
     func = with_statics(func, {names[k]: v for k, v in statics.items() if k < len(names)})
     types = param_types(func, [None if k in statics else v for k, v in enumerate(values)],

@@ -1,13 +1,17 @@
-"""Reductions along one axis (``np.sum(a, axis=k)``, ``keepdims``) and their cotangents.
+"""Reductions along axes (``np.sum(a, axis=k)``, ``axis=(j, k)``, ``keepdims``) and their
+cotangents.
 
 Contract: ``reduction_axis(fn, atoms, kw_atoms, ndim, loc)`` reads ``axis`` and
 ``keepdims`` (constants; positional or keyword) and returns ``(axis, keepdims)``
-with ``axis`` None for a whole-array reduction or in ``0..ndim-1``; anything else
-(a tuple of axes, ``where=``, ``dtype=``, a non-constant axis) raises a clear
-error.  ``reduce_axis`` computes sum/prod/mean/max/min along the axis (max/min of
-an empty axis raise ``ValueError``; nan propagates), ``spread_axis`` is the
-cotangent of sum/mean: ``g`` broadcast back along the axis (over its length for
-mean).
+with ``axis`` None for a whole-array reduction, an ``int`` in ``0..ndim-1`` for one
+axis, or (for a tuple of axes, numpy's form) a sorted tuple of distinct axes in
+``0..ndim-1``; anything else (``where=``, ``dtype=``, a non-constant axis, an axis out
+of range, a repeated axis) raises a clear error.  The helpers below take either form
+of ``axis``: ``reduce_axis`` computes sum/prod/mean/max/min over the axes (max/min
+over no element raise ``ValueError``; nan propagates), ``spread_axis`` is the
+cotangent of sum/mean: ``g`` broadcast back along the axes (over their element count
+for mean); ``out_index``/``out_shape`` map an index or shape of the operand to the
+reduced array's.
 """
 from __future__ import annotations
 
@@ -43,35 +47,79 @@ def reduction_axis(fn, atoms, kw_atoms, ndim, loc, vjp=False):
             "(jit compiles axis and keepdims)", loc)
     if axis is None:
         return None, keepdims
-    if type(axis) is not int or not -ndim <= axis < ndim:
+    many = type(axis) is tuple
+    axes = axis if many else (axis,)
+    if not all(type(k) is int and -ndim <= k < ndim for k in axes):
         raise UnsupportedSyntaxError(
             f"jit: {getattr(fn, '__name__', fn)} over axis {axis!r} of a {ndim}-d array "
-            "(one integer axis)", loc)
-    return axis % ndim, keepdims
+            "(an integer axis or a tuple of them)", loc)
+    axes = tuple(sorted(k % ndim for k in axes))
+    if len(set(axes)) != len(axes):
+        raise UnsupportedSyntaxError(
+            f"jit: {getattr(fn, '__name__', fn)} over axis {axis!r}: duplicate value in "
+            "'axis'", loc)
+    return (axes if many else axes[0]), keepdims
+
+
+def _axes(axis):
+    return axis if type(axis) is tuple else (axis,)
 
 
 def reduced_ndim(ndim, axis, keepdims):
-    return ndim if keepdims else ndim - 1
+    return ndim if keepdims else ndim - len(_axes(axis))
 
 
 def out_index(idx, axis, keepdims):
-    return idx[:axis] + ([A.ZERO] if keepdims else []) + idx[axis + 1:]
+    """The reduced array's index (or shape) of the operand's ``idx``: each reduced axis
+    dropped, or 0 (``keepdims``)."""
+    return out_shape(idx, axis, keepdims, A.ZERO)
+
+
+def out_shape(shape, axis, keepdims, one=None):
+    """The reduced array's shape of the operand's ``shape`` (each reduced axis dropped,
+    or of length 1 with ``keepdims``)."""
+    axes = _axes(axis)
+    one = A.ONE if one is None else one
+    return [one if k in axes else d for k, d in enumerate(shape)
+            if keepdims or k not in axes]
+
+
+def _first_index(idx, axis, keepdims, ndim):
+    """The operand's index of the first element reduced into the reduced array's ``idx``."""
+    axes = _axes(axis)
+    it = iter(idx)
+    full = []
+    for k in range(ndim):
+        if k in axes:
+            full.append(A.ZERO)
+            if keepdims:
+                next(it)
+        else:
+            full.append(next(it))
+    return full
+
+
+def _count(L, shape, axis):
+    """How many elements are reduced into each output element (an i64)."""
+    n = A.ONE
+    for k in _axes(axis):
+        n = L.b.mul(n, shape[k])
+    return n
 
 
 def reduce_axis(L, a, t: T.Array, axis, keepdims, op, rtype: T.Array):
     b = L.b
     shape = A.shape_list(L, a, t)
-    out_shape = shape[:axis] + ([A.ONE] if keepdims else []) + shape[axis + 1:]
-    out = A.allocate(L, rtype, out_shape)
+    reduced = out_shape(shape, axis, keepdims)
+    out = A.allocate(L, rtype, reduced)
     data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
     et = rtype.elem
-    n = shape[axis]
+    n = _count(L, shape, axis)
     if op in ("max", "min"):
         L.check(b.icmp_signed("==", n, A.ZERO), ValueError,
                 f"zero-size array to reduction operation {op}imum which has no identity")
-        A.loop_nest(L, out_shape, lambda idx: A.store(
-            L, S.convert(L, A.element(L, a, t, idx[:axis] + [A.ZERO] + idx[axis + 1:]
-                                      if keepdims else idx[:axis] + [A.ZERO] + idx[axis:]),
+        A.loop_nest(L, reduced, lambda idx: A.store(
+            L, S.convert(L, A.element(L, a, t, _first_index(idx, axis, keepdims, t.ndim)),
                          t.elem, et),
             A.element_ptr(L, data, strides, idx, et), et))
     else:
@@ -97,13 +145,13 @@ def reduce_axis(L, a, t: T.Array, axis, keepdims, op, rtype: T.Array):
 
 
 def spread_axis(L, g, gt: T.Array, a, at: T.Array, axis, keepdims, mean, rtype: T.Array):
-    """``a``-shaped: ``g`` at every position along ``axis`` (``/ n`` for a mean)."""
+    """``a``-shaped: ``g`` at every position along the axes (``/ n`` for a mean)."""
     b = L.b
     shape = A.shape_list(L, a, at)
     out = A.allocate(L, rtype, shape)
     data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
     et = rtype.elem
-    count = S.convert(L, shape[axis], T.INT, et)
+    count = S.convert(L, _count(L, shape, axis), T.INT, et)
 
     def body(idx):
         v = S.convert(L, A.element(L, g, gt, out_index(idx, axis, keepdims)), gt.elem, et)

@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 from llvmlite import ir as ll
+import s2s_runtime as rt
 
 
 from ....errors import UnsupportedSyntaxError
@@ -119,19 +120,20 @@ def _lookup(fn):
 
 
 #: calls folded at compile time when an operand is a compile-time constant that is not
-#: a number (a string, None, a tuple of them: ``statics.py``; a compile-time flag or int,
-#: ``type_tests.py``, ``np.ndim``) and every operand is constant
+#: a number (a string, None, a tuple of them: ``statics.py``; a compile-time flag, int,
+#: range or tuple of ints, ``type_tests.py``, ``np.ndim``, ``rt.batch_axes``) and every
+#: operand is constant (``(1,) * (np.ndim(a) - np.ndim(b))`` is ``rt.seq_repeat``)
 _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,
              operator.contains, operator.getitem, operator.add, operator.mod, len, str,
              operator.lt, operator.le, operator.gt, operator.ge, operator.truth,
              operator.sub, operator.mul, operator.floordiv, operator.neg, operator.and_,
-             operator.or_}
+             operator.or_, range, tuple, rt.seq_repeat}
 
 
 def _folded(fn, args, kwargs):
     """``(True, value)`` of a call folded at compile time (see ``_FOLDABLE``), else
-    ``(False, None)``; ``value`` is a ``types.Static`` where the result is a flag or an
-    int computed from a compile-time one (``types.Static``)."""
+    ``(False, None)``; ``value`` is a ``types.Static`` where the result is a flag, an int,
+    a range or a tuple of ints computed from a compile-time one (``types.Static``)."""
     if fn in (operator.is_, operator.is_not) and len(args) == 2 and not kwargs:
         # x is None for an x of a run-time type (a number, an array): known when compiling
         (a, ta), (b, tb) = args
@@ -148,8 +150,10 @@ def _folded(fn, args, kwargs):
         value = fn(*[v for v, _ in known])
     except Exception:  # the run-time error is reported where it happens (not folded)
         return False, None
-    if type(value) in (bool, int) and any(flag for _, flag in known):
-        return True, T.Static(value)  # a compile-time number stays one (``not``, ``==``, ``-``)
+    if (type(value) in (bool, int, range) or T.is_int_tuple(value)) and \
+            any(flag for _, flag in known):
+        return True, T.Static(value)  # a compile-time number stays one (``not``, ``==``, ``-``,
+        # ``tuple(range(1, np.ndim(x)))``)
     if is_static(value) or T.value_type(value) in (T.BOOL, T.INT, T.FLOAT):
         return True, value
     return False, None
@@ -206,8 +210,9 @@ def type_call(fn, args, kwargs, loc):
 def lower_call(L, call):
     vals = [L.atom(a) for a in call.args]
     kw = {k: L.atom(a) for k, a in call.kwargs}
-    rtype = type_call(call.fn, [(a, t) for a, (_, t) in zip(call.args, vals)],
-                      {k: (a, kw[k][1]) for k, a in call.kwargs}, L.loc)
+    # typed as typing saw the operands (a compile-time constant keeps its Static type)
+    rtype = type_call(call.fn, [(a, _declared_type(L, a) or t) for a, (_, t) in zip(call.args, vals)],
+                      {k: (a, _declared_type(L, a) or kw[k][1]) for k, a in call.kwargs}, L.loc)
     if isinstance(rtype, T.Static):
         return ll.Constant(rtype.llvm(), None), rtype
     folded, value = _folded(call.fn, list(zip(call.args, [t for _, t in vals])), call.kwargs)

@@ -155,7 +155,7 @@ class Inference:
             for v, it in zip(s.targets, t.items):
                 self.assign(v.name, it, loc)
         elif isinstance(s, ir.For):
-            t = self.atom(s.iter, loc)
+            t = T.runtime_type(self.atom(s.iter, loc))  # a compile-time range: a range
             if isinstance(t, T.Range):
                 self.assign(s.target.name, T.INT, loc)
             elif isinstance(t, T.Array) and t.ndim >= 1:

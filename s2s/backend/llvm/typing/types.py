@@ -253,11 +253,23 @@ def promote(*types: Scalar) -> Scalar:
 
 
 def runtime_type(t):
-    """``t``, or the number type of a compile-time ``int`` or flag (``Static``) where a
-    run-time value is wanted."""
-    if isinstance(t, Static) and type(t.value) in (int, bool):
-        return INT if type(t.value) is int else BOOL
+    """``t``, or the run-time type of a compile-time number (``Static``) where a run-time
+    value is wanted: an ``int`` or flag, a ``range`` or a tuple of ints (axes computed from
+    ``np.ndim``, ``rt.batch_axes``)."""
+    if isinstance(t, Static):
+        v = t.value
+        if type(v) in (int, bool):
+            return INT if type(v) is int else BOOL
+        if type(v) is range:
+            return Range()
+        if is_int_tuple(v):
+            return Tuple((INT,) * len(v))
     return t
+
+
+def is_int_tuple(value) -> bool:
+    """A tuple of Python ints (axes), the empty tuple included."""
+    return type(value) is tuple and all(type(v) is int for v in value)
 
 
 def join(a, b):
@@ -316,7 +328,7 @@ class Static:
 
     def _key(self):
         v = self.value
-        if type(v) in (bool, int):
+        if type(v) in (bool, int, range) or is_int_tuple(v):
             return type(v), v
         return (type(v), v.args) if isinstance(v, BaseException) else id(v)
 
