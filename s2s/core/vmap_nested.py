@@ -202,8 +202,9 @@ def nested_site(outer, args, values, flags):
     flat = vmap_of(inner.fn, inner.fallback or outer.fallback, in_axes=tuple(flat_axes),
                    out_axes=0)
     out = call(flat, *merged)
-    parts = [out] if len(leaves) == 1 else [call(operator.getitem, out, ir.Const(j))
-                                            for j in range(len(leaves))]
+    many = type(result) is tuple  # a tuple of arrays (a 1-tuple too: a pullback's)
+    parts = [call(operator.getitem, out, ir.Const(j)) for j in range(len(leaves))] if many \
+        else [out]
     o = inner.out_axes
     placed = []
     for part in parts:
@@ -212,7 +213,7 @@ def nested_site(outer, args, values, flags):
         if o != 0:
             split = call(np.moveaxis, split, ir.Const(1), ir.Const(1 + o if o >= 0 else o))
         placed.append(split)
-    value = placed[0] if len(leaves) == 1 else call(build.make_tuple, *placed)
+    value = call(build.make_tuple, *placed) if many else placed[0]
     body.append(ir.Return(value, loc))
     func = ir.Function("nested_vmap", tuple(params), tuple(body),
                        temps=frozenset(temps))

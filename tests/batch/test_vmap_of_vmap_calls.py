@@ -32,6 +32,14 @@ def row_moved(x, ys):  # the inner batch placed on the last axis of the result
     return s2s.vmap(pair, in_axes=(None, 0), out_axes=1)(x, ys)[:, -1]
 
 
+def pair_as_tuple(a, b):  # a 1-tuple result (as a pullback returns)
+    return (pair(a, b),)
+
+
+def row_of_tuples(x, ys):
+    return s2s.vmap(pair_as_tuple, in_axes=(None, 0))(x, ys)[0].sum()
+
+
 def grid(x, zs):  # three levels: vmap over code calling vmap over code calling vmap
     return s2s.vmap(row, in_axes=(None, 0))(x, zs).sum()
 
@@ -44,8 +52,9 @@ def _loop(f, *args, in_axes=None):
 
 
 @pytest.mark.parametrize("f, args", [(row, (XS, YS)), (row_swapped, (XS, YS)),
-                                     (row_moved, (XS, YS)), (grid, (XS, ZS))],
-                         ids=["row", "swapped", "out_axes", "three_levels"])
+                                     (row_moved, (XS, YS)), (grid, (XS, ZS)),
+                                     (row_of_tuples, (XS, YS))],
+                         ids=["row", "swapped", "out_axes", "three_levels", "one_tuple"])
 @pytest.mark.parametrize("transform", ["python", "jit"])
 def test_vmap_of_code_calling_vmap_matches_a_loop(f, args, transform):
     mapped = s2s.vmap(f)
