@@ -4,6 +4,8 @@ axes; the differentiable ones' ``jit(grad)`` against central finite differences 
 float64; bad input raising numpy's exception type."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,13 @@ WITH_NAN = M.copy()
 WITH_NAN[1, 2] = np.nan
 TIES = np.array([[1.0, 3.0, 1.0, 2.0, 3.0], [0.5, 0.5, -1.0, 2.0, -1.0]])
 SORTED = np.sort(RNG.normal(size=9))
+SPECIAL = np.array([0.3, -1.2, np.nan, 0.7, np.inf, -0.0, 0.0, -np.inf])
+ALL_NAN_ROW = WITH_NAN.copy()
+ALL_NAN_ROW[0] = np.nan
+SQUARE = 0.4 * RNG.normal(size=(3, 3)) + np.eye(3)
+XP = np.array([0.0, 1.0, 2.5, 4.0])
+FP = np.array([1.0, -1.0, 2.0, 0.5])
+XQ = np.array([-1.0, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, np.nan])
 ZEROS = np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.0, 3.0, 0.5], [2.0, 1.0, -0.5, 4.0]])
 
 
@@ -108,6 +117,85 @@ PRIMAL = [
     _case("tensordot-full", lambda a, b: np.tensordot(a, b, axes=2), M, W),
     _case("kron", lambda a, b: np.kron(a, b), M[:2, :3], W[:3, :2]),
     _case("kron-int", lambda a, b: np.kron(a, b), I2[:2, :2], I2[:3, :3]),
+    # elementwise predicates and conversions (numpy_code/elementwise.py)
+    _case("isnan", lambda a: np.isnan(a), SPECIAL),
+    _case("isinf", lambda a: np.isinf(a), SPECIAL),
+    _case("isfinite-f32", lambda a: np.isfinite(a), SPECIAL.astype(np.float32)),
+    _case("isnan-int", lambda a: np.isnan(a), I2),
+    _case("signbit", lambda a: np.signbit(a), SPECIAL),
+    _case("deg2rad", lambda a: np.deg2rad(a), M),
+    _case("radians-int", lambda a: np.radians(a), I2),
+    _case("rad2deg", lambda a: np.rad2deg(a), M),
+    _case("fmax", lambda a, b: np.fmax(a, b), SPECIAL, SPECIAL[::-1]),
+    _case("fmin-scalar", lambda a: np.fmin(a, 0.5), SPECIAL),
+    _case("sinc", lambda a: np.sinc(a), np.append(V, 0.0)),
+    _case("logaddexp2", lambda a, b: np.logaddexp2(a, b), SPECIAL, SPECIAL[::-1]),
+    _case("float_power-int", lambda a: np.float_power(a, 2), I2),
+    _case("nan_to_num", lambda a: np.nan_to_num(a), SPECIAL),
+    _case("nan_to_num-kw", lambda a: np.nan_to_num(a, nan=-1.0, posinf=7.0, neginf=-7.0), SPECIAL),
+    _case("nan_to_num-f32", lambda a: np.nan_to_num(a), SPECIAL.astype(np.float32)),
+    _case("select", lambda a: np.select([a > 0.5, a < -0.5], [a, -a]), M),
+    _case("select-default", lambda a: np.select([a > 0], [a * 2], default=-1.0), M),
+    _case("astype-f32", lambda a: a.astype(np.float32), M),
+    _case("astype-str", lambda a: a.astype("float64"), I2),
+    _case("astype-like", lambda a, b: a.astype(b.dtype), I2, M),
+    _case("astype-bool", lambda a: a.astype(bool), I2),
+    _case("bitwise-masks", lambda a: (a > 0) & (a < 1) | ~(a != a), M),
+    _case("bitwise-int", lambda a: (a & 3) ^ ~a, I2),
+    _case("logical_xor", lambda a, b: np.logical_xor(a > 0, b), M, W),
+    # statistics (numpy_code/statistics.py)
+    _case("var", lambda a: np.var(a), M),
+    _case("var-ax1-ddof", lambda a: np.var(a, axis=1, ddof=1, keepdims=True), M),
+    _case("var-axes-3d", lambda a: a.var(axis=(0, 2)), T3),
+    _case("var-int", lambda a: np.var(a, axis=0), I2),
+    _case("var-f32", lambda a: np.var(a), M.astype(np.float32)),
+    _case("var-complex", lambda a: np.var(a, axis=0), M + 1j * W),
+    _case("std", lambda a: np.std(a, axis=0), M),
+    _case("ptp", lambda a: np.ptp(a, axis=1), M),
+    _case("nansum", lambda a: np.nansum(a, axis=1), WITH_NAN),
+    _case("nanmean", lambda a: np.nanmean(a), WITH_NAN),
+    _case("nanmean-f32", lambda a: np.nanmean(a, axis=0), WITH_NAN.astype(np.float32)),
+    _case("nanmax", lambda a: np.nanmax(a, axis=1), ALL_NAN_ROW),
+    _case("nanmin-int", lambda a: np.nanmin(a), I2),
+    # shapes (numpy_code/shapes.py)
+    _case("fliplr", lambda a: np.fliplr(a), M),
+    _case("flipud", lambda a: np.flipud(a), V),
+    _case("rot90", lambda a: np.rot90(a), M),
+    _case("rot90-k", lambda a: np.rot90(a, -3), T3),
+    _case("squeeze", lambda a: np.squeeze(a, axis=1), T3[:, :1]),
+    _case("diagonal", lambda a: np.diagonal(a, 1), M),
+    _case("diagonal-far", lambda a: a.diagonal(-7), M),
+    _case("take", lambda a: np.take(a, np.array([0, 3, -1])), M),
+    _case("take-axis", lambda a: np.take(a, np.array([2, 0]), axis=1), M),
+    _case("take-int", lambda a: np.take(a, 1, axis=0), I2),
+    _case("take_along_axis", lambda a: np.take_along_axis(a, np.argsort(a, axis=0), axis=0), M),
+    _case("tile", lambda a: np.tile(a, 3), I2),
+    _case("identity", lambda a: np.identity(3) * a[0], V),
+    _case("full_like", lambda a: np.full_like(a, 2.5), I2),
+    _case("meshgrid", lambda a, b: np.meshgrid(a, b), V, V[:4]),
+    _case("meshgrid-ij", lambda a, b: np.meshgrid(a, b, indexing="ij"), V, V[:4]),
+    # joins and products
+    _case("column_stack", lambda a, b: np.column_stack((a, b)), V, V),
+    _case("dstack", lambda a, b: np.dstack((a, b)), M, W),
+    _case("split", lambda a: np.split(a, 2, axis=0)[1], V),
+    _case("split-indices", lambda a: np.split(a, (1, 3), axis=1)[2], M),
+    _case("inner", lambda a, b: np.inner(a, b), M, W),
+    _case("inner-1d", lambda a: np.inner(a, a), V),
+    _case("vdot", lambda a, b: np.vdot(a, b), M, W),
+    _case("matrix_power", lambda a: np.linalg.matrix_power(a, 5), SQUARE),
+    _case("matrix_power-neg", lambda a: np.linalg.matrix_power(a, -2), SQUARE),
+    _case("matrix_power-int", lambda a: np.linalg.matrix_power(a, 3), I2[:3, :3]),
+    # series (numpy_code/series.py)
+    _case("polyval", lambda p, x: np.polyval(p, x), V, M),
+    _case("polyval-scalar", lambda p: np.polyval(p, 0.3), V),
+    _case("interp", lambda x: np.interp(x, XP, FP), XQ),
+    _case("interp-scalar", lambda: np.interp(2.0, XP, FP)),
+    _case("interp-left-right", lambda x: np.interp(x, XP, FP, left=-9.0, right=9.0), XQ),
+    _case("trapezoid", lambda y: np.trapezoid(y), V),
+    _case("trapezoid-x-ax0", lambda y: np.trapezoid(y, XP[:3], axis=0), M[:3]),
+    _case("convolve", lambda a, b: np.convolve(a, b), V, V[:3]),
+    _case("convolve-same", lambda a, b: np.convolve(a, b, "same"), V[:3], V),
+    _case("convolve-valid", lambda a, b: np.convolve(a, b, mode="valid"), V, V[:3]),
 ]
 
 
@@ -162,6 +250,27 @@ GRAD = [
     _fd_case("tensordot-lhs", lambda a: np.sum(np.tensordot(a, W.T, 1) ** 2), M),
     _fd_case("tensordot-rhs", lambda a: np.sum(np.sin(np.tensordot(T3, a, 2))),
              RNG.normal(size=(3, 4, 2))),
+    _fd_case("var", lambda a: np.var(a) + np.sum(np.var(a, axis=0) ** 2), M),
+    _fd_case("var-ddof-keepdims", lambda a: np.sum(np.sin(np.var(a, 1, ddof=1, keepdims=True))), M),
+    _fd_case("std", lambda a: np.sum(np.std(a, axis=1) * np.arange(4.0)), M),
+    _fd_case("var-axes", lambda a: np.sum(np.var(a, axis=(0, 2)) ** 2), T3),
+    _fd_case("ptp", lambda a: np.sum(np.ptp(a, axis=0) ** 2), M),
+    _fd_case("nansum-nanmean", lambda a: np.nansum(a * a) + np.sum(np.nanmean(a, axis=1) ** 2), M),
+    _fd_case("nanmax-nanmin", lambda a: np.nanmax(a) + np.sum(np.nanmin(a, axis=0) ** 3), M),
+    _fd_case("sinc-deg2rad", lambda a: np.sum(np.sinc(a) + np.deg2rad(a) ** 2), M),
+    _fd_case("fmax-logaddexp2", lambda a: np.sum(np.fmax(a, 0.1) ** 2 + np.logaddexp2(a, a.T.ravel()[:20].reshape(4, 5))), M),
+    _fd_case("float_power", lambda a: np.sum(np.float_power(a * a + 1.0, 1.5)), M),
+    _fd_case("astype", lambda a: np.sum(a.astype(np.float64) ** 3), M),
+    _fd_case("take", lambda a: np.sum(np.take(a, np.array([0, 3, -1, 3])) ** 2), M),
+    _fd_case("tile", lambda a: np.sum(np.tile(a, 2) * np.arange(10.0)), M),
+    _fd_case("squeeze-rot90-fliplr", lambda a: np.sum(np.rot90(np.squeeze(a[None], 0)) * W.T)
+             + np.sum(np.fliplr(a) * W), M),
+    _fd_case("polyval", lambda a: np.sum(np.polyval(a[0], a[1])), M),
+    _fd_case("vdot", lambda a: np.vdot(a, np.sin(a)) + np.vdot(np.cos(a), a * a), M),
+    _fd_case("matrix_power", lambda a: np.sum(np.linalg.matrix_power(a, 3))
+             + np.sum(np.linalg.matrix_power(a, -1)), SQUARE),
+    _fd_case("nan_to_num", lambda a: np.sum(np.nan_to_num(a) ** 2), M),
+    _fd_case("full_like", lambda a: np.sum(a * np.full_like(a, 2.0)), M),
 ]
 
 
@@ -219,14 +328,41 @@ def test_bad_sizes_raise_value_error(fn, args):
 
 
 @pytest.mark.parametrize("fn,args", [
+    _case("squeeze-no-axis", lambda a: np.squeeze(a), T3),
+    _case("round-ndigits", lambda a: round(a[0], 2), V),
+    _case("astype-int32", lambda a: a.astype(np.int32), M),
+    _case("interp-period", lambda x: np.interp(x, XP, FP, period=2.0), XQ),
     _case("nonzero-2d", lambda a: np.nonzero(a), M),
     _case("diff-prepend", lambda a: np.diff(a, prepend=0.0), M),
     _case("tensordot-outer", lambda a: np.tensordot(a, a, 0), M),
     _case("grad-median", s2s.grad(lambda a: np.median(a)), M),
 ])
 def test_what_is_not_compiled_says_so(fn, args):
-    with pytest.raises((NotImplementedError, s2s.S2SError), match="s2s"):
+    with pytest.raises((NotImplementedError, s2s.S2SError), match="s2s|jit does not compile"):
         s2s.jit(fn)(*args)
+
+
+@pytest.mark.parametrize("fn,args", [
+    _case("squeeze-not-one", lambda a: np.squeeze(a, axis=0), T3),
+    _case("split-unequal", lambda a: np.split(a, 4), V),
+    _case("convolve-empty", lambda a: np.convolve(a, a[:0]), V),
+    _case("interp-lengths", lambda x: np.interp(x, XP, FP[:3]), XQ),
+    _case("select-lengths", lambda a: np.select([a > 0, a < 0], [a]), M),
+])
+def test_numpy_value_errors_are_raised(fn, args):
+    with pytest.raises(ValueError):
+        fn(*args)
+    with pytest.raises(ValueError):
+        s2s.jit(fn)(*args)
+
+
+def test_scalar_results_are_numbers_as_numpy_gives_them():
+    for fn, args in [(lambda a: np.var(a), (M,)), (lambda a: np.sum(a, axis=0), (V,)),
+                     (lambda a: np.trapezoid(a), (V,)), (lambda: np.interp(2.0, XP, FP), ()),
+                     (lambda a: np.inner(a, a), (V,)), (lambda a: math.isnan(a[2]), (SPECIAL,)),
+                     (lambda a: round(a[1]), (SPECIAL,)), (lambda a: pow(a[0], 2), (V,))]:
+        got, want = s2s.jit(fn)(*args), fn(*args)
+        assert type(got) is type(want) and got == pytest.approx(want, rel=1e-14)
 
 
 def test_argmax_of_empty_raises_value_error():

@@ -18,8 +18,8 @@ private parts they share (``rows.py``), which are marked ``inline`` for the jit 
 it reads them in turn.  Statements read this way carry the line of the user's call, so
 an error (numpy's ``AxisError`` for an axis out of range) names the user's line.
 
-Modules: ``rows`` (an axis as rows), ``scans`` (running sums and products),
+Modules: ``elementwise`` (predicates, conversions, ``astype``), ``rows`` (an axis as rows), ``scans`` (running sums and products),
 ``order`` (sorting, extrema, searching), ``shapes`` (flips, rolls, triangles,
 rounding), ``joins`` (concatenating and stacking).
 """
-from . import joins, linear, order, products, rows, scans, shapes  # noqa: F401  (each registers its functions)
+from . import elementwise, joins, linear, order, products, rows, scans, series, shapes, statistics  # noqa: F401  (each registers its functions)

@@ -1,5 +1,6 @@
-"""Joining arrays (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``) as plain
-Python the jit compiles.  The arrays are a tuple or list of arrays of one dtype and rank.
+"""Joining arrays (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``,
+``np.column_stack``, ``np.dstack``) and splitting one (``np.split``) as plain Python the
+jit compiles.  The arrays are a tuple or list of arrays of one dtype and rank.
 (Their cotangents, a tuple of pieces, are a lowering: ``backend/llvm/derivs/pieces.py``.)"""
 import numpy as np
 
@@ -83,7 +84,51 @@ def hstack(tup, dtype=None, casting="same_kind"):
     return _joined(tup, -1)
 
 
+def column_stack(tup):
+    """1-D arrays as the columns of a matrix; arrays of 2 or more dimensions joined along
+    their second axis (the arrays of one rank)."""
+    if tup[0].ndim == 1:
+        return np.stack(tup, axis=1)
+    return _joined(tup, 1)
+
+
+def dstack(tup):
+    """The arrays, each at least 3-D (``(N,)`` as ``(1, N, 1)``, ``(M, N)`` as ``(M, N,
+    1)``), joined along the third axis."""
+    if tup[0].ndim == 1:
+        return np.stack(tup, axis=1).reshape((1, tup[0].shape[0], len(tup)))
+    if tup[0].ndim == 2:
+        return np.stack(tup, axis=2)
+    return _joined(tup, 2)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``ary`` cut along ``axis`` into ``indices_or_sections`` equal parts (an integer;
+    numpy's ``ValueError`` when they cannot be equal) or at the given indices (a tuple or
+    list of integers), as a list of views."""
+    moved = np.moveaxis(ary, axis, 0)  # numpy's AxisError for an axis out of range
+    n = moved.shape[0]
+    parts = []
+    if isinstance(indices_or_sections, int):
+        if indices_or_sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if n % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        size = n // indices_or_sections
+        for k in range(indices_or_sections):
+            parts.append(np.moveaxis(moved[k * size:(k + 1) * size], 0, axis))
+        return parts
+    start = 0
+    for k in range(len(indices_or_sections)):
+        stop = indices_or_sections[k]
+        parts.append(np.moveaxis(moved[start:stop], 0, axis))
+        start = stop
+    parts.append(np.moveaxis(moved[start:], 0, axis))
+    return parts
+
+
 for _fn, _code in ((np.concatenate, concatenate), (np.stack, stack), (np.vstack, vstack),
-                   (np.hstack, hstack)):
+                   (np.hstack, hstack), (np.column_stack, column_stack), (np.dstack, dstack),
+                   (np.split, split)):
     definline(_fn, code=_code, modes=("jit",))
 definline(_joined, _joined_flat, modes=("jit",))

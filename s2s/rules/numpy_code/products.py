@@ -1,5 +1,5 @@
-"""Tensor products (``np.tensordot`` with an integer ``axes``, ``np.kron`` of matrices)
-and ``tensordot``'s cotangents, as plain Python the jit compiles: reshapes to matrices
+"""Tensor products (``np.tensordot`` with an integer ``axes``, ``np.kron`` of matrices,
+``np.inner``, ``np.vdot``, ``np.linalg.matrix_power``) and ``tensordot``'s cotangents, as plain Python the jit compiles: reshapes to matrices
 and one ``np.dot`` (the jit's matrix product) or loops."""
 import numpy as np
 
@@ -56,7 +56,56 @@ def kron(a, b):
     return res
 
 
+def inner(a, b):
+    """``sum_k a[..., k] b[..., k]`` over the last axes (a product for a number)."""
+    if np.ndim(a) == 0:  # (one test per if: each folds when compiling)
+        return a * b
+    if np.ndim(b) == 0:
+        return a * b
+    if np.ndim(a) + np.ndim(b) == 2:
+        return np.dot(a, b)
+    n = a.shape[-1]
+    if b.shape[-1] != n:
+        raise ValueError("shapes not aligned: last dimensions differ")
+    a2 = np.reshape(a, (a.size // n if n > 0 else 0, n))
+    b2 = np.reshape(b, (b.size // n if n > 0 else 0, n))
+    return np.reshape(np.dot(a2, np.transpose(b2)), a.shape[:-1] + b.shape[:-1])
+
+
+def vdot(a, b):
+    """``sum conj(a) b`` over the flattened arrays."""
+    return np.dot(np.conj(np.ravel(a)), np.ravel(b))
+
+
+def matrix_power(a, n):
+    """``a`` multiplied by itself ``n`` times (the identity for 0; the inverse's power for
+    a negative ``n``), by repeated squaring, for a square matrix."""
+    if a.ndim != 2:
+        raise NotImplementedError("s2s.jit: np.linalg.matrix_power of a stack of matrices")
+    if a.shape[0] != a.shape[1]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if n < 0:
+        return _power(np.linalg.inv(a), -n)
+    return _power(a, n)
+
+
+def _power(a, n):
+    result = np.zeros(a.shape, dtype=a.dtype)
+    for i in range(a.shape[0]):
+        result[i, i] = 1
+    base = a
+    k = n
+    while k > 0:
+        if k % 2 == 1:
+            result = np.dot(result, base)
+        k = k // 2
+        if k > 0:
+            base = np.dot(base, base)
+    return result
+
+
 for _fn, _code in ((np.tensordot, tensordot), (rt.tensordot_vjp, tensordot_vjp),
-                   (np.kron, kron)):
+                   (np.kron, kron), (np.inner, inner), (np.vdot, vdot),
+                   (np.linalg.matrix_power, matrix_power)):
     definline(_fn, code=_code, modes=("jit",))
-definline(_contracted, modes=("jit",))
+definline(_contracted, _power, modes=("jit",))

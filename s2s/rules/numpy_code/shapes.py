@@ -1,9 +1,13 @@
-"""Rearranging and masking (``np.flip``, ``np.roll``, ``np.triu``/``tril``), counting and
-rounding, as plain Python the jit compiles."""
+"""Rearranging and masking (``np.flip``, ``np.fliplr``/``flipud``, ``np.rot90``, ``np.roll``,
+``np.triu``/``tril``, ``np.squeeze``, ``np.diagonal``, ``np.take``,
+``np.take_along_axis``, ``np.tile``), filling (``np.identity``, ``np.full_like``,
+``np.meshgrid`` of two vectors), counting and rounding, as plain Python the jit
+compiles."""
 import numpy as np
 
 import s2s_runtime as rt
 
+from ...errors import UnsupportedSyntaxError
 from ..registry import definline
 from .rows import rows, unrows
 
@@ -125,8 +129,166 @@ def nonzero(a):
     return (idx,)
 
 
+def fliplr(m):
+    """``m`` with its columns reversed (axis 1; at least 2-D)."""
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return m[:, ::-1]
+
+
+def flipud(m):
+    """``m`` with its rows reversed (axis 0; at least 1-D)."""
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return m[::-1]
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times from the first axis towards the second (the
+    first two axes; other ``axes`` are not compiled)."""
+    if axes != (0, 1):
+        raise NotImplementedError("s2s.jit: np.rot90 with axes other than (0, 1)")
+    if m.ndim < 2:
+        raise ValueError("Axes must be different.")
+    turns = k % 4
+    if turns == 0:
+        return m[:, :]
+    if turns == 1:
+        return np.swapaxes(m, 0, 1)[::-1]
+    if turns == 2:
+        return m[::-1, ::-1]
+    return np.swapaxes(m[::-1], 0, 1)
+
+
+def squeeze(a, axis=None):
+    """``a`` without its length-1 axis ``axis`` (an int: the result's rank must be known
+    when compiling, so ``axis=None`` is not compiled)."""
+    if axis is None:
+        raise UnsupportedSyntaxError("jit does not compile np.squeeze without axis= (the "
+                                     "result's number of dimensions depends on the shape)")
+    moved = np.moveaxis(a, axis, 0)  # numpy's AxisError for an axis out of range
+    if moved.shape[0] != 1:
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return moved[0]
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal ``offset`` of a matrix (2-D ``a``, ``axis1=0``, ``axis2=1``)."""
+    if a.ndim != 2 or axis1 != 0 or axis2 != 1:
+        raise NotImplementedError("s2s.jit: np.diagonal of an array that is not a matrix, "
+                                  "or of other axes")
+    rows = a.shape[0]
+    cols = a.shape[1]
+    first_row = -offset if offset < 0 else 0
+    first_col = offset if offset > 0 else 0
+    n = min(rows - first_row, cols - first_col)
+    n = n if n > 0 else 0
+    res = np.empty(n, dtype=a.dtype)
+    for i in range(n):
+        res[i] = a[first_row + i, first_col + i]
+    return res
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """``a``'s elements (flat, for ``axis=None``) or slices along ``axis`` at ``indices``
+    (an integer or an array of them; negative ones count from the end)."""
+    if axis is None:
+        return np.ravel(a)[indices]
+    return np.moveaxis(np.moveaxis(a, axis, 0)[indices], 0, axis)
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along its last axis (``reps`` an integer)."""
+    x = np.atleast_1d(A)
+    n = x.shape[-1]
+    flat = x.reshape(-1, n)
+    res = np.empty((flat.shape[0], n * reps), dtype=x.dtype)
+    for j in range(flat.shape[0]):
+        for r in range(reps):
+            for i in range(n):
+                res[j, r * n + i] = flat[j, i]
+    return res.reshape(x.shape[:-1] + (n * reps,))
+
+
+def identity(n, dtype=None):
+    """The ``n`` x ``n`` identity matrix (float64 by default)."""
+    res = np.zeros((n, n), dtype=np.float64 if dtype is None else dtype)
+    for i in range(n):
+        res[i, i] = 1
+    return res
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    """An array shaped like ``a`` (of its dtype unless given), every element
+    ``fill_value``."""
+    res = np.empty_like(a, dtype=dtype)
+    res[...] = fill_value
+    return res
+
+
+def take_along_axis(arr, indices, axis):
+    """``arr``'s elements at ``indices`` along ``axis`` (``indices`` shaped like ``arr`` but
+    along ``axis``; the flat array for None)."""
+    if axis is None:
+        return np.ravel(arr)[indices]
+    x = rows(arr, axis)
+    ix = rows(indices, axis)
+    if ix.shape[0] != x.shape[0]:
+        raise ValueError("s2s.jit: np.take_along_axis with indices that broadcast "
+                         "(give them arr's shape outside the axis)")
+    res = np.empty(ix.shape, dtype=arr.dtype)
+    for j in range(ix.shape[0]):
+        res[j] = x[j][ix[j]]
+    return unrows(res, indices, axis)
+
+
+def meshgrid(x, y, indexing="xy"):
+    """The coordinate matrices of two 1-D arrays: ``(Y, X)``-shaped for ``"xy"``, ``(X,
+    Y)`` for ``"ij"`` (copies)."""
+    if indexing == "xy":
+        return (np.zeros((y.shape[0], 1), dtype=x.dtype) + x,
+                np.zeros((1, x.shape[0]), dtype=y.dtype) + y.reshape(-1, 1))
+    if indexing == "ij":
+        return (np.zeros((1, y.shape[0]), dtype=x.dtype) + x.reshape(-1, 1),
+                np.zeros((x.shape[0], 1), dtype=y.dtype) + y)
+    raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+
+
+def take_vjp(g, a, indices, axis=None, mode="raise"):
+    """``a_bar``: zeros shaped like ``a`` with ``g`` added at the taken positions (a
+    position taken twice gets both)."""
+    out = np.zeros(np.shape(a))
+    idx = np.ravel(np.atleast_1d(indices))
+    if axis is None:
+        flat = np.ravel(out)  # (a view of the fresh array)
+        gf = np.ravel(np.atleast_1d(g))
+        for k in range(idx.shape[0]):
+            flat[idx[k]] += gf[k]
+        return flat.reshape(np.shape(a))
+    ax = axis % np.ndim(a)
+    moved = np.moveaxis(out, ax, 0)
+    gm = np.moveaxis(np.reshape(g, np.shape(a)[:ax] + (idx.shape[0],) + np.shape(a)[ax + 1:]),
+                     ax, 0)
+    for k in range(idx.shape[0]):
+        moved[idx[k]] += gm[k]
+    return out
+
+
+def tile_vjp(g, a, reps):
+    """``a_bar``: the sum of ``g``'s ``reps`` tiles (``reps`` an integer)."""
+    x = np.atleast_1d(a)
+    n = x.shape[-1]
+    tiles = np.reshape(g, (x.size // n if n > 0 else 0, reps, n))
+    return np.reshape(np.sum(tiles, axis=1), np.shape(a)) * 1.0
+
+
 for _fn, _code in ((np.repeat, repeat), (rt.repeat_vjp, repeat_vjp),
                    (np.broadcast_to, broadcast_to), (np.nonzero, nonzero), (np.flip, flip), (np.roll, roll), (np.triu, triu), (np.tril, tril),
-                   (np.count_nonzero, count_nonzero), (np.around, around), (np.round, around)):
+                   (np.count_nonzero, count_nonzero), (np.around, around), (np.round, around),
+                   (np.fliplr, fliplr), (np.flipud, flipud), (np.rot90, rot90),
+                   (np.squeeze, squeeze), (np.diagonal, diagonal), (np.take, take),
+                   (np.tile, tile), (np.identity, identity), (np.full_like, full_like),
+                   (np.take_along_axis, take_along_axis), (np.meshgrid, meshgrid),
+                   (rt.take_vjp, take_vjp), (rt.tile_vjp, tile_vjp)):
     definline(_fn, code=_code, modes=("jit",))
 definline(_band, modes=("jit",))

@@ -144,7 +144,7 @@ class Logical:
             x = [S.truth(L, v, t) for v, t in items]
             if op == "not":
                 return b.not_(x[0]), T.BOOL
-            return getattr(b, op + "_")(x[0], x[1]), T.BOOL
+            return getattr(b, "xor" if op == "xor" else op + "_")(x[0], x[1]), T.BOOL
 
         if isinstance(rtype, T.Scalar):
             return combine(vals)[0]

@@ -3,7 +3,7 @@ cotangents.
 
 Contract: ``reduction_axis(fn, atoms, kw_atoms, ndim, loc)`` reads ``axis`` and
 ``keepdims`` (constants; positional or keyword) and returns ``(axis, keepdims)``
-with ``axis`` None for a whole-array reduction, an ``int`` in ``0..ndim-1`` for one
+with ``axis`` None for a whole-array reduction (every axis named counts as one), an ``int`` in ``0..ndim-1`` for one
 axis, or (for a tuple of axes, numpy's form) a sorted tuple of distinct axes in
 ``0..ndim-1``; anything else (``where=``, ``dtype=``, a non-constant axis, an axis out
 of range, a repeated axis) raises a clear error.  The helpers below take either form
@@ -58,6 +58,8 @@ def reduction_axis(fn, atoms, kw_atoms, ndim, loc, vjp=False):
         raise UnsupportedSyntaxError(
             f"jit: {getattr(fn, '__name__', fn)} over axis {axis!r}: duplicate value in "
             "'axis'", loc)
+    if axes == tuple(range(ndim)):  # every axis: numpy's number, as for axis=None
+        return None, keepdims
     return (axes if many else axes[0]), keepdims
 
 

@@ -1,0 +1,170 @@
+"""Elementwise predicates and conversions (``np.isnan``, ``np.isfinite``, ``np.signbit``,
+``np.deg2rad``, ``np.fmax``, ``np.sinc``, ``np.logaddexp2``,
+``np.float_power``, ``np.nan_to_num``, ``np.select``; ``math.isnan``, ``math.degrees``;
+``round``, ``pow``; ``x.astype(dtype)``) as plain Python the jit compiles, each with numpy's (or Python's)
+formula, so values, dtype and shape are theirs: a number gives a number, an array an
+array of the same shape.  Written with operators, ``np.where``, ``np.abs`` and the math
+functions the jit lowers itself."""
+import builtins
+import math
+
+import numpy as np
+
+import s2s_runtime as rt
+from s2s_runtime import build
+
+from ..registry import definline
+
+
+def isnan(x, out=None, where=True):
+    """``x != x``: True exactly where ``x`` is NaN (never for integers)."""
+    return x != x
+
+
+def isinf(x, out=None, where=True):
+    """True where ``|x|`` is infinite."""
+    return np.abs(x) == np.inf
+
+
+def isfinite(x, out=None, where=True):
+    """True where ``|x|`` is finite (False for NaN: every comparison with it is False)."""
+    return np.abs(x) < np.inf
+
+
+def signbit(x, out=None, where=True):
+    """True where the sign bit is set (``-0.0`` and negative NaNs included)."""
+    return np.copysign(1.0, x) < 0
+
+
+def deg2rad(x, out=None, where=True):
+    """numpy's ``x * (pi / 180)``."""
+    return x * (np.pi / 180.0)
+
+
+def rad2deg(x, out=None, where=True):
+    """numpy's ``x * (180 / pi)``."""
+    return x * (180.0 / np.pi)
+
+
+def math_radians(x):
+    """CPython's ``x * (pi / 180)`` on a float."""
+    return float(x) * (math.pi / 180.0)
+
+
+def math_degrees(x):
+    """CPython's ``x / (pi / 180)`` on a float."""
+    return float(x) / (math.pi / 180.0)
+
+
+def math_isnan(x):
+    return float(x) != float(x)
+
+
+def math_isinf(x):
+    return abs(float(x)) == math.inf
+
+
+def math_isfinite(x):
+    return abs(float(x)) < math.inf
+
+
+def fmax(x1, x2, out=None, where=True):
+    """The larger of ``x1`` and ``x2``, NaN only where both are (``np.maximum`` otherwise)."""
+    return np.where(x1 != x1, x2, np.where(x2 != x2, x1, np.maximum(x1, x2)))
+
+
+def fmin(x1, x2, out=None, where=True):
+    """The smaller of ``x1`` and ``x2``, NaN only where both are."""
+    return np.where(x1 != x1, x2, np.where(x2 != x2, x1, np.minimum(x1, x2)))
+
+
+def sinc(x):
+    """numpy's ``sin(y) / y`` with ``y = pi * where(x == 0, 1e-20, x)``."""
+    y = np.pi * np.where(x == 0, 1.0e-20, x)
+    return np.sin(y) / y
+
+
+def logaddexp2(x1, x2, out=None, where=True):
+    """``log2(2**x1 + 2**x2)`` without overflow, as numpy computes it: ``x1 + 1`` where
+    the two are equal (infinities too), else the larger plus ``log2(1 + 2**-|x1 - x2|)``."""
+    larger = np.maximum(x1, x2)
+    gap = -np.abs(x1 - x2)
+    return np.where(x1 == x2, x1 + 1.0, larger + np.log1p(np.exp2(gap)) * 1.4426950408889634)
+
+
+def float_power(x1, x2, out=None, where=True):
+    """``x1 ** x2`` computed in float64 whatever the operands' dtypes."""
+    return np.power(np.float64(x1), np.float64(x2))
+
+
+def round_(number, ndigits=None):
+    """Python's ``round(number)``: the nearest integer, halves to even, as an ``int``.
+    ``round(x, ndigits)`` (decimal rounding of the shortest repr) is not compiled."""
+    if ndigits is None:
+        return int(np.rint(number))
+    raise NotImplementedError("s2s.jit: round(x, ndigits) (use np.round(x, ndigits))")
+
+
+def pow_(base, exp, mod=None):
+    """Python's ``pow(base, exp)``: ``base ** exp`` (three-argument ``pow`` not compiled)."""
+    if mod is None:
+        return base ** exp
+    raise NotImplementedError("s2s.jit: pow(base, exp, mod)")
+
+
+def astype(x, dtype):
+    """``x.astype(dtype)``: a converted copy, for the dtypes compiled code holds (float64,
+    float32, int64, bool; by class, name or ``np.dtype``)."""
+    if dtype is float or dtype == np.float64 or dtype == "float64" or dtype == "f8":
+        return np.float64(x) * 1
+    if dtype == np.float32 or dtype == "float32" or dtype == "f4":
+        return np.float32(x) * 1
+    if dtype is int or dtype == np.int64 or dtype == "int64" or dtype == "i8":
+        return np.int64(x) * 1
+    if dtype is bool or dtype == np.bool_ or dtype == "bool":
+        return x != 0
+    raise NotImplementedError("s2s.jit: astype to a dtype compiled code does not hold")
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the
+    largest finite value of ``x``'s float dtype by default); integers unchanged."""
+    if not (x.dtype == np.float64 or x.dtype == np.float32):
+        return x * 1
+    big = 3.4028234663852886e38 if x.dtype == np.float32 else 1.7976931348623157e308
+    high = big if posinf is None else posinf
+    low = -big if neginf is None else neginf
+    return np.where(x != x, nan, np.where(x == np.inf, high, np.where(x == -np.inf, low, x)))
+
+
+def select(condlist, choicelist, default=0):
+    """Elementwise, the choice of the first condition that holds (``default`` where none
+    does)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    res = np.where(condlist[len(condlist) - 1], choicelist[len(condlist) - 1], default)
+    for k in range(len(condlist) - 2, -1, -1):
+        res = np.where(condlist[k], choicelist[k], res)
+    return res
+
+
+def astype_vjp(g, x):
+    """``x_bar = g`` in ``x``'s shape and float dtype (real for real ``x``)."""
+    if x.dtype == np.float32:
+        return np.float32(np.reshape(g, np.shape(x)))
+    if x.dtype == np.complex128:
+        return np.reshape(g, np.shape(x)) * (1.0 + 0.0j)
+    return np.float64(np.real(np.reshape(g, np.shape(x))))
+
+
+for _fn, _code in ((np.isnan, isnan), (np.isinf, isinf), (np.isfinite, isfinite),
+                   (np.signbit, signbit), (np.deg2rad, deg2rad), (np.radians, deg2rad),
+                   (np.rad2deg, rad2deg), (np.degrees, rad2deg), (np.fmax, fmax),
+                   (np.fmin, fmin), (np.sinc, sinc),
+                   (np.logaddexp2, logaddexp2), (np.float_power, float_power),
+                   (math.isnan, math_isnan), (math.isinf, math_isinf),
+                   (math.isfinite, math_isfinite), (math.radians, math_radians),
+                   (math.degrees, math_degrees), (builtins.round, round_),
+                   (builtins.pow, pow_), (build.astype, astype), (rt.astype_vjp, astype_vjp),
+                   (np.nan_to_num, nan_to_num), (np.select, select)):
+    definline(_fn, code=_code, modes=("jit",))

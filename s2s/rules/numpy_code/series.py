@@ -1,0 +1,103 @@
+"""Sequences of samples and coefficients: polynomial evaluation (``np.polyval``), linear
+interpolation (``np.interp``), the trapezoidal rule (``np.trapezoid``) and discrete
+convolution (``np.convolve``), as plain Python the jit compiles with numpy's formulas
+(the same operations in the same order, so the same rounding)."""
+import numpy as np
+
+from ..registry import definline
+
+
+def polyval(p, x):
+    """``p[0] x**(n-1) + ... + p[n-1]`` by Horner's rule, as numpy: ``y = 0; y = y x + c``
+    for each coefficient ``c``."""
+    y = x * 0 + p[0] * 0
+    for k in range(len(p)):
+        y = y * x + p[k]
+    return y
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """The piecewise-linear interpolant through ``(xp, fp)`` (``xp`` increasing) at
+    ``x``: ``fp[0]`` (or ``left``) before ``xp[0]``, ``fp[-1]`` (or ``right``) after
+    ``xp[-1]``, NaN at NaN; numpy's slope form and its fall-backs where it is NaN."""
+    if period is not None:
+        raise NotImplementedError("s2s.jit: np.interp with period=")
+    n = xp.shape[0]
+    if n == 0:
+        raise ValueError("array of sample points is empty")
+    if fp.shape[0] != n:
+        raise ValueError("fp and xp are not of the same length.")
+    lval = fp[0] if left is None else left
+    rval = fp[n - 1] if right is None else right
+    xs = np.ravel(np.atleast_1d(x))
+    res = np.empty(xs.shape[0])
+    for i in range(xs.shape[0]):
+        v = xs[i]
+        if v != v:
+            res[i] = v
+        elif v < xp[0]:
+            res[i] = lval
+        elif v > xp[n - 1]:
+            res[i] = rval
+        elif v == xp[n - 1]:
+            res[i] = fp[n - 1]
+        else:
+            lo = 0
+            hi = n - 1
+            while hi - lo > 1:  # xp[lo] <= v < xp[hi]
+                mid = (lo + hi) // 2
+                if xp[mid] <= v:
+                    lo = mid
+                else:
+                    hi = mid
+            slope = (fp[lo + 1] - fp[lo]) / (xp[lo + 1] - xp[lo])
+            y = slope * (v - xp[lo]) + fp[lo]
+            if y != y:
+                y = slope * (v - xp[lo + 1]) + fp[lo + 1]
+                if y != y and fp[lo] == fp[lo + 1]:
+                    y = fp[lo]
+            res[i] = y
+    if np.ndim(x) == 0:
+        return res[0]
+    return res.reshape(np.shape(x))
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """``sum(d (y[1:] + y[:-1]) / 2)`` along ``axis``, ``d`` the spacing: ``np.diff(x)``
+    of a 1-D ``x``, else ``dx``."""
+    moved = np.moveaxis(y, axis, -1)  # numpy's AxisError for an axis out of range
+    if x is None:
+        return np.sum(dx * (moved[..., 1:] + moved[..., :-1]) / 2.0, axis=-1)
+    if np.ndim(x) != 1:
+        raise NotImplementedError("s2s.jit: np.trapezoid with an x of 2 or more dimensions")
+    return np.sum(np.diff(x) * (moved[..., 1:] + moved[..., :-1]) / 2.0, axis=-1)
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution ``(a * v)[k] = sum_i a[i] v[k - i]`` of two 1-D
+    arrays: all ``len(a) + len(v) - 1`` values (``"full"``), the middle ``max`` of them
+    (``"same"``), or those where the two overlap completely (``"valid"``)."""
+    na = a.shape[0]
+    nv = v.shape[0]
+    if na == 0:
+        raise ValueError("a cannot be empty")
+    if nv == 0:
+        raise ValueError("v cannot be empty")
+    full = np.zeros(na + nv - 1, dtype=(a[:1] * v[:1]).dtype)
+    for i in range(na):
+        for j in range(nv):
+            full[i + j] += a[i] * v[j]
+    short = min(na, nv)
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (short - 1) // 2
+        return full[start:start + max(na, nv)]
+    if mode == "valid":
+        return full[short - 1:max(na, nv)]
+    raise ValueError("mode must be one of 'valid', 'same', or 'full'")
+
+
+for _fn, _code in ((np.polyval, polyval), (np.interp, interp), (np.trapezoid, trapezoid),
+                   (np.convolve, convolve)):
+    definline(_fn, code=_code, modes=("jit",))

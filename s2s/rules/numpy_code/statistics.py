@@ -1,0 +1,102 @@
+"""Spread and NaN-skipping reductions (``np.var``, ``np.std``, ``np.ptp``, ``np.nansum``,
+``np.nanmean``, ``np.nanmax``, ``np.nanmin``) and the cotangent and tangent of the
+variance, as plain Python the jit compiles from the reductions it lowers itself (one
+axis, a tuple of axes or all, ``keepdims``).
+
+``var`` of complex values is the mean of ``|a - mean|^2`` (real), as numpy's;
+``correction=`` and ``where=`` are not compiled (refused by their errors).
+"""
+import numpy as np
+
+import s2s_runtime as rt
+
+from ..registry import definline
+
+
+def _count(a, kept):
+    """How many elements of ``a`` each element of ``kept`` (a reduction of ``a`` with
+    ``keepdims``) stands for."""
+    return a.size // kept.size if kept.size > 0 else 0
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+        correction=None):
+    """``sum((a - mean(a))**2) / (n - ddof)`` over ``axis`` (numpy's two passes)."""
+    if dtype is not None or out is not None or mean is not None or correction is not None:
+        raise NotImplementedError("s2s.jit: np.var with dtype=, out=, mean= or correction=")
+    m = np.mean(a, axis=axis, keepdims=True)
+    d = a - m
+    return np.sum(np.real(d * np.conj(d)), axis=axis, keepdims=keepdims) / (_count(a, m) - ddof)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+        correction=None):
+    """``sqrt(var(a))``."""
+    return np.sqrt(np.var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                          correction=correction))
+
+
+def var_vjp(g, a, axis=None, ddof=0, keepdims=False, where=True, correction=None):
+    """``a_bar = 2 g (a - mean(a)) / (n - ddof)`` (``g`` laid out as the kept reduction)."""
+    if correction is not None:
+        raise NotImplementedError("s2s.jit: the derivative of np.var with correction=")
+    m = np.mean(a, axis=axis, keepdims=True)
+    if axis is not None and not keepdims:  # the reduced axes put back, of length 1
+        return np.reshape(g, m.shape) * 2.0 * np.conj(a - m) / (_count(a, m) - ddof)
+    return g * 2.0 * np.conj(a - m) / (_count(a, m) - ddof)
+
+
+def var_jvp(t, ans, a, axis=None, ddof=0, keepdims=False, where=True, correction=None):
+    """``d var = 2 sum((a - mean(a)) t) / (n - ddof)`` (the ``mean(t)`` term sums to 0)."""
+    if correction is not None:
+        raise NotImplementedError("s2s.jit: the derivative of np.var with correction=")
+    m = np.mean(a, axis=axis, keepdims=True)
+    return 2.0 * np.sum(np.real(np.conj(a - m) * t), axis=axis, keepdims=keepdims) / \
+        (_count(a, m) - ddof)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """``max(a) - min(a)`` over ``axis``."""
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """The sum with NaNs counted as zero."""
+    return np.sum(np.where(a != a, 0, a), axis=axis, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    """The mean of the values that are not NaN (NaN where there are none), in ``a``'s
+    float dtype."""
+    total = np.sum(np.where(a != a, 0, a), axis=axis, keepdims=keepdims)
+    count = np.sum(a == a, axis=axis, keepdims=keepdims)
+    if a.dtype == np.float32:
+        return total / np.float32(count)
+    return total / count
+
+
+def _floating(a):
+    return a.dtype == np.float64 or a.dtype == np.float32
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """The largest value that is not NaN (NaN where every value is)."""
+    if not _floating(a):
+        return np.max(a, axis=axis, keepdims=keepdims)
+    big = np.max(np.where(a != a, -np.inf, a), axis=axis, keepdims=keepdims)
+    return np.where(np.sum(a == a, axis=axis, keepdims=keepdims) == 0, np.nan, big)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """The smallest value that is not NaN (NaN where every value is)."""
+    if not _floating(a):
+        return np.min(a, axis=axis, keepdims=keepdims)
+    small = np.min(np.where(a != a, np.inf, a), axis=axis, keepdims=keepdims)
+    return np.where(np.sum(a == a, axis=axis, keepdims=keepdims) == 0, np.nan, small)
+
+
+for _fn, _code in ((np.var, var), (np.std, std), (rt.var_vjp, var_vjp),
+                   (rt.var_jvp, var_jvp), (np.ptp, ptp), (np.nansum, nansum),
+                   (np.nanmean, nanmean), (np.nanmax, nanmax), (np.nanmin, nanmin)):
+    definline(_fn, code=_code, modes=("jit",))
+definline(_count, _floating, modes=("jit",))
