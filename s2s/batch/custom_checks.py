@@ -19,7 +19,7 @@ import s2s_runtime as rt
 from s2s_runtime import check_bwd_output, check_fwd_output, check_jvp_output
 
 from ..ir import nodes as ir
-from .table import defbatch
+from .table import defbatch, per_example
 
 
 def same_call(site):
@@ -35,13 +35,6 @@ def bwd_check(site):
         else:
             cts = site.rt(rt.batch_lift, cts, site.n, batched=True)
     return ir.Call(call.fn, (cts, primals) + tuple(call.args[2:]), call.kwargs)
-
-
-def per_example(site):
-    call = site.call
-    flags = tuple(site.b(a) for a in call.args)
-    return ir.Call(rt.batch_loop, (ir.Const(call.fn), ir.Const(flags), site.n) + call.args,
-                   call.kwargs)
 
 
 defbatch(per_example, rt.unpack_vjp_transpose, rt.getitem_vjp_transpose)

@@ -234,7 +234,7 @@ defbatch(axis_rule(arrays=("g", "ans", "x"), axes_of="x"), *_v("norm_vjp"))
 defbatch(axis_rule(arrays=("t", "ans", "x"), axes_of="x"), *_v("norm_jvp"))
 defbatch(axis_rule(arrays=("g", "x"), axes_of="x"), rt.unreduce)
 defbatch(axis_rule(arrays=("m",), none="all"), np.flip)
-defbatch(axis_rule(arrays=("a",), none="keep", default=-1), np.sort, np.argsort)
+defbatch(axis_rule(arrays=("a",), none="flat", default=-1), np.sort, np.argsort)
 defbatch(axis_rule(arrays=("a",), none="keep", more_axes=("axis2",), axis_param="axis1",
                    default=0), np.diagonal, np.trace)
 defbatch(axis_rule(arrays=("a",), axis_param="axis1", more_axes=("axis2",), none="keep"),
@@ -242,7 +242,20 @@ defbatch(axis_rule(arrays=("a",), axis_param="axis1", more_axes=("axis2",), none
 defbatch(axis_rule(arrays=("a",), axis_param="source", more_axes=("destination",),
                    none="keep"), np.moveaxis)
 defbatch(axis_rule(arrays=("a",), none="keep"), np.expand_dims)
-defbatch(axis_rule(arrays=("arrays",), none="keep", default=0), np.concatenate, np.stack)
+_join_rule = axis_rule(arrays=("arrays",), none="keep", default=0)
+
+
+def _join(site):
+    """``np.concatenate``/``np.stack`` along a per-example axis; ``axis=None`` (joining the
+    flattened arrays) is refused by name rather than joined across the batch."""
+    axis = site.arg("axis", ir.Const(0))
+    if isinstance(axis, ir.Const) and axis.value is None:
+        raise site.tr.error(f"np.{site.call.fn.__name__} with axis=None of batched arrays",
+                            site.loc)
+    return _join_rule(site)
+
+
+defbatch(_join, np.concatenate, np.stack)
 defbatch(axis_rule(arrays=("ary",), none="keep", default=0), np.split)
 defbatch(axis_rule(arrays=("g", "xs"), axes_of="g", none="keep", default=0),
          rt.concatenate_vjp, rt.stack_vjp)

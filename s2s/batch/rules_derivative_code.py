@@ -1,7 +1,7 @@
 """Batching rules of the calls generated derivative code makes: the VJPs and
 JVPs of numpy functions (``rt.cumsum_vjp``, ``cumprod_vjp``/``_jvp``, ``transpose_vjp``,
 ``reshape_vjp``, ``astype_vjp``/``_jvp``, ``sort_jvp``, ``trace_vjp``, ``average_vjp``/``_jvp``,
-``unpack_vjp``, ``array_jvp``/``_vjp``) and in-place writes as values
+``unpack_vjp``, ``array_jvp``/``_vjp``, ``apply_linear`` per example) and in-place writes as values
 (``index_writes.index_set``/``index_updated``, their VJPs, ``read_copy``/``read_checked``).
 
 Unbatched cotangents and primals are broadcast over the batch (``rt.batch_view``); an
@@ -17,7 +17,7 @@ from s2s_runtime import index_writes
 
 from ..ir import nodes as ir
 from .rules_core import axis_rule
-from .table import defbatch
+from .table import defbatch, per_example
 
 
 # -- VJP and JVP helpers of generated derivative code ---------------------------------
@@ -99,6 +99,9 @@ def unpack_vjp(site):
 
 
 defbatch(unpack_vjp, rt.unpack_vjp)
+# apply_linear(op, x, like, spec): a linear map chosen by the name op and like's shape
+# (np.diff's, the median's and quantiles' interpolation, np.pad's...): one call per example
+defbatch(per_example, rt.apply_linear)
 
 
 # -- in-place writes as values (generated reverse-mode code) ---------------------------

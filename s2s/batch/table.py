@@ -41,6 +41,17 @@ def defbatch(rule, *prims, unbatched_result=False):
         _KEEP.append(p)
 
 
+def per_example(site):
+    """The rule of a call that is correct example by example and has no cheaper form: the
+    primitive called once per example (``rt.batch_loop``: batched operands sliced, results
+    stacked) -- what ``vmap(..., fallback="loop")`` does for every call without a rule."""
+    import s2s_runtime as rt
+    call = site.call
+    flags = tuple(site.b(a) for a in call.args)
+    return ir.Call(rt.batch_loop, (ir.Const(call.fn), ir.Const(flags), site.n) + call.args,
+                   call.kwargs)
+
+
 def batch_table() -> List:
     """Every primitive with a batching rule (for ``s2s rules``)."""
     return [r.fn for r in _TABLE.values()]

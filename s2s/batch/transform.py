@@ -342,9 +342,14 @@ class Batch:
         self.stacks = lanes.tape_stacks(body)
         self.range_names = lanes.range_names(body, self.stacks)
         self.replayed = lanes.replayed_names(body, self.stacks)
+        from .value_reads import written_views
+        groups = written_views(body)
         while True:
             before = len(self.batched)
             self.analyse(body, False)
+            for group in groups:  # a view written with batched values: its array too
+                if group & self.batched:
+                    self.batched |= group
             if len(self.batched) == before:
                 break
         # a tape made afresh in each trip of a loop: one stack only if every example runs

@@ -34,7 +34,7 @@ first operand, which its result is; the values it stores are copied), a call wit
 from __future__ import annotations
 
 import operator
-from typing import Dict, Set
+from typing import Dict, List, Set
 
 import numpy as np
 
@@ -110,6 +110,35 @@ def changing_names(body) -> Set[str]:
     roots = {classes.find(n) for n in written}
     names = set(classes.parent) | written
     return {n for n in names if classes.find(n) in roots}
+
+
+def written_views(body) -> List[Set[str]]:
+    """The groups of names of ``body`` that are views of one array (copies of a name and
+    results of calls whose record says ``view``: ``x[i]``, ``np.ravel``, ``np.moveaxis``...)
+    where some member is written in place.  Batched, such a group is batched as a whole:
+    a batched value written through a view of an unbatched array is written into the
+    lifted array itself, so that the array and its other views see it, as in numpy."""
+    from ..rules.registry import having
+    views = having("view")
+    classes = _Classes()
+    written = set()
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign):
+            v = s.value
+            if isinstance(v, ir.Var):
+                classes.union([s.target.name, v.name])
+            elif isinstance(v, ir.Call) and v.fn in views and v.args and \
+                    isinstance(v.args[0], ir.Var):
+                classes.union([s.target.name, v.args[0].name])
+            if isinstance(v, ir.Call) and (v.fn in PLAIN_OF_INPLACE or v.fn in MUTATING):
+                written.update(_vars(v.args[:1]))
+        elif isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.Call) and \
+                s.value.fn is operator.setitem:
+            written.update(_vars(s.value.args[:1]))
+    groups: Dict[str, Set[str]] = {}
+    for n in classes.parent:
+        groups.setdefault(classes.find(n), set()).add(n)
+    return [g for root, g in sorted(groups.items()) if len(g) > 1 and g & written]
 
 
 def _no_effect(s) -> bool:

@@ -315,12 +315,13 @@ def expanded(fr: Front, arguments: Dict, keep_sites=None) -> Front:
                  has_sites(func))
 
 
-def with_helper_code(fr: Front, has_rule) -> Front:
+def with_helper_code(fr: Front, has_rule, mode=None) -> Front:
     """``fr`` with the ``inline`` run-time helpers that ``has_rule(fn)`` (the transform's
-    own table) refuses inlined as code (``passes/helpers.py``)."""
-    if not needs_helpers(fr.func, has_rule):
+    own table) refuses inlined as code (``passes/helpers.py``; those ``mode``'s transform
+    reads)."""
+    if not needs_helpers(fr.func, has_rule, mode):
         return fr
-    func, freevars = helpers_inlined(fr.func, fr.freevars, has_rule, lowered)
+    func, freevars = helpers_inlined(fr.func, fr.freevars, has_rule, lowered, mode)
     return Front(func, freevars, fr.statics, fr.sites, fr.values)
 
 

@@ -328,7 +328,7 @@ class Vmapped(Specialising):
         front = front_without_custom_calls(front, arguments, keep_custom_calls=True)
         # np.add.at as a write of rt.add_at, which batches (passes/out_args.py)
         front = replace(front, func=scatter_adds_as_writes(front.func))
-        front = pipeline.with_helper_code(front, batch_rule)  # helpers without a batching rule
+        front = pipeline.with_helper_code(front, batch_rule, "vmap")  # those without a rule
         batched = [p.var.name for p, f in zip(params, flags) if f] + sorted(kw_batched)
         tr = Batch(front.func, batched, self.fallback)
         tr.mapped_whole = self._mapped_whole

@@ -185,6 +185,22 @@ PRIMAL = [
     _case("matrix_power", lambda a: np.linalg.matrix_power(a, 5), SQUARE),
     _case("matrix_power-neg", lambda a: np.linalg.matrix_power(a, -2), SQUARE),
     _case("matrix_power-int", lambda a: np.linalg.matrix_power(a, 3), I2[:3, :3]),
+    _case("nanvar", lambda a: np.nanvar(a, axis=1, ddof=1), WITH_NAN),
+    _case("nanstd", lambda a: np.nanstd(a, axis=0, keepdims=True), WITH_NAN),
+    _case("cov", lambda a: np.cov(a), M),
+    _case("cov-columns-bias", lambda a: np.cov(a, rowvar=False, bias=True), M),
+    _case("cov-1d", lambda a: np.cov(a), V),
+    _case("corrcoef", lambda a: np.corrcoef(a), M),
+    _case("corrcoef-1d", lambda a: np.corrcoef(a), V),
+    _case("vector_norm", lambda a: np.linalg.vector_norm(a), M),
+    _case("vector_norm-axes-inf", lambda a: np.linalg.vector_norm(a, axis=(0, 2), ord=np.inf), T3),
+    _case("vector_norm-p-keepdims", lambda a: np.linalg.vector_norm(a, axis=1, ord=3, keepdims=True), M),
+    _case("diagonal-3d", lambda a: np.diagonal(a, 1, 1, 2), T3),
+    _case("diagonal-axes-swapped", lambda a: a.diagonal(-1, 2, 0), T3),
+    _case("diagflat", lambda a: np.diagflat(a, -1), M[:2, :2]),
+    _case("vander", lambda a: np.vander(a), V),
+    _case("vander-increasing", lambda a: np.vander(a, 3, increasing=True), I2[0]),
+    _case("moveaxis-tuples", lambda a: np.moveaxis(a, (0, 1), (-1, -2)), T3),
     # series (numpy_code/series.py)
     _case("polyval", lambda p, x: np.polyval(p, x), V, M),
     _case("polyval-scalar", lambda p: np.polyval(p, 0.3), V),
@@ -196,6 +212,8 @@ PRIMAL = [
     _case("convolve", lambda a, b: np.convolve(a, b), V, V[:3]),
     _case("convolve-same", lambda a, b: np.convolve(a, b, "same"), V[:3], V),
     _case("convolve-valid", lambda a, b: np.convolve(a, b, mode="valid"), V, V[:3]),
+    _case("correlate", lambda a, b: np.correlate(a, b), V, V[:3]),
+    _case("correlate-full", lambda a, b: np.correlate(a, b, "full"), V[:3], V),
 ]
 
 
@@ -348,6 +366,8 @@ def test_what_is_not_compiled_says_so(fn, args):
     _case("convolve-empty", lambda a: np.convolve(a, a[:0]), V),
     _case("interp-lengths", lambda x: np.interp(x, XP, FP[:3]), XQ),
     _case("select-lengths", lambda a: np.select([a > 0, a < 0], [a]), M),
+    _case("diagonal-same-axes", lambda a: np.diagonal(a, 0, 1, -2), T3),
+    _case("moveaxis-lengths", lambda a: np.moveaxis(a, (0, 1), (2,)), T3),
 ])
 def test_numpy_value_errors_are_raised(fn, args):
     with pytest.raises(ValueError):

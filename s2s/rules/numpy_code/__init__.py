@@ -1,13 +1,16 @@
-"""numpy functions the LLVM backend compiles from plain Python (``definline(..., code=)``).
+"""numpy functions the LLVM backend compiles, and vmap batches, from plain Python
+(``definline(..., code=)``).
 
 Each function here computes what its numpy namesake computes -- values, dtype, shape
 and the exception numpy raises for bad input -- with loops, indexing and the numpy
-calls the jit lowers itself.  Its record says ``inline`` for the ``jit`` mode only: the
-jit reads it where it has no lowering of its own (``passes/helpers.py``), so
-``s2s.jit(f)`` compiles user code that calls ``np.cumsum``, and ``s2s.jit(s2s.grad(f))``
-compiles the derivative templates of ``np.cumsum`` (which call ``np.cumsum`` and
-``np.flip`` again) the same way.  Derivatives and batching stay the numpy function's
-own rules; the Python emitter still calls numpy.
+calls the jit lowers itself.  Its record says ``inline`` for the ``jit`` and ``vmap``
+modes: each reads it where it has no lowering or batching rule of its own
+(``passes/helpers.py``), so ``s2s.jit(f)`` compiles user code that calls ``np.cumsum``,
+``s2s.jit(s2s.grad(f))`` compiles the derivative templates of ``np.cumsum`` (which call
+``np.cumsum`` and ``np.flip`` again) the same way, and ``s2s.vmap(f)`` of code calling
+``np.diff`` batches ``np.diff``'s code.  Derivatives stay the numpy function's own
+rules; the Python emitter still calls numpy.  (``linear.py``'s ``apply_linear`` is read
+by the jit only: it compiles some of the maps.)
 
 Conventions that keep the code compilable: an ``axis`` parameter is never reassigned
 (the jit folds a constant parameter only while it has one value), work along an axis
@@ -18,8 +21,11 @@ private parts they share (``rows.py``), which are marked ``inline`` for the jit 
 it reads them in turn.  Statements read this way carry the line of the user's call, so
 an error (numpy's ``AxisError`` for an axis out of range) names the user's line.
 
-Modules: ``elementwise`` (predicates, conversions, ``astype``), ``rows`` (an axis as rows), ``scans`` (running sums and products),
+Modules: ``elementwise`` (predicates, conversions, ``astype``), ``norms`` (vector norms),
+``rows`` (an axis as rows), ``series`` (polynomials, interpolation, convolution),
+``statistics`` (variance, NaN reductions, covariance), ``scans`` (running sums and products),
 ``order`` (sorting, extrema, searching), ``shapes`` (flips, rolls, triangles,
-rounding), ``joins`` (concatenating and stacking).
+rounding, taking), ``joins`` (concatenating, stacking, splitting), ``products`` (tensor
+products, inner products, matrix powers), ``linear`` (linear maps of derivatives).
 """
-from . import elementwise, joins, linear, order, products, rows, scans, series, shapes, statistics  # noqa: F401  (each registers its functions)
+from . import elementwise, joins, linear, norms, order, products, rows, scans, series, shapes, statistics  # noqa: F401  (each registers its functions)

@@ -167,4 +167,4 @@ for _fn, _code in ((np.isnan, isnan), (np.isinf, isinf), (np.isfinite, isfinite)
                    (math.degrees, math_degrees), (builtins.round, round_),
                    (builtins.pow, pow_), (build.astype, astype), (rt.astype_vjp, astype_vjp),
                    (np.nan_to_num, nan_to_num), (np.select, select)):
-    definline(_fn, code=_code, modes=("jit",))
+    definline(_fn, code=_code, modes=("jit", "vmap"))

@@ -130,5 +130,5 @@ def split(ary, indices_or_sections, axis=0):
 for _fn, _code in ((np.concatenate, concatenate), (np.stack, stack), (np.vstack, vstack),
                    (np.hstack, hstack), (np.column_stack, column_stack), (np.dstack, dstack),
                    (np.split, split)):
-    definline(_fn, code=_code, modes=("jit",))
-definline(_joined, _joined_flat, modes=("jit",))
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(_joined, _joined_flat, modes=("jit", "vmap"))

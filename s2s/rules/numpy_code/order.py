@@ -183,5 +183,5 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 for _fn, _code in ((np.median, median), (np.unique, unique), (np.argmax, argmax), (np.argmin, argmin), (np.searchsorted, searchsorted),
                    (np.sort, sort), (np.argsort, argsort), (rt.sort_vjp, sort_vjp),
                    (rt.sort_jvp, sort_jvp)):
-    definline(_fn, code=_code, modes=("jit",))
-definline(_arg_best, _order, modes=("jit",))
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(_arg_best, _order, modes=("jit", "vmap"))

@@ -107,5 +107,5 @@ def _power(a, n):
 for _fn, _code in ((np.tensordot, tensordot), (rt.tensordot_vjp, tensordot_vjp),
                    (np.kron, kron), (np.inner, inner), (np.vdot, vdot),
                    (np.linalg.matrix_power, matrix_power)):
-    definline(_fn, code=_code, modes=("jit",))
-definline(_contracted, _power, modes=("jit",))
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(_contracted, _power, modes=("jit", "vmap"))

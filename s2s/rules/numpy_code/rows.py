@@ -22,4 +22,4 @@ def unrows(res, a, axis):
 
 
 # read as code by the jit (the functions calling them are)
-definline(rows, unrows, modes=("jit",))
+definline(rows, unrows, modes=("jit", "vmap"))

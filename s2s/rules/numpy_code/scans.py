@@ -137,5 +137,5 @@ def diff_transpose(g, like, n=1, axis=-1):
 
 for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
                    (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp)):
-    definline(_fn, code=_code, modes=("jit",))
-definline(_running, diff_transpose, modes=("jit",))
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(_running, diff_transpose, modes=("jit", "vmap"))

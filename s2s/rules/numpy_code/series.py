@@ -1,6 +1,6 @@
 """Sequences of samples and coefficients: polynomial evaluation (``np.polyval``), linear
 interpolation (``np.interp``), the trapezoidal rule (``np.trapezoid``) and discrete
-convolution (``np.convolve``), as plain Python the jit compiles with numpy's formulas
+convolution and correlation (``np.convolve``, ``np.correlate``), as plain Python the jit compiles with numpy's formulas
 (the same operations in the same order, so the same rounding)."""
 import numpy as np
 
@@ -98,6 +98,12 @@ def convolve(a, v, mode="full"):
     raise ValueError("mode must be one of 'valid', 'same', or 'full'")
 
 
+def correlate(a, v, mode="valid"):
+    """The cross-correlation ``c[k] = sum_n a[n + k] conj(v[n])``: ``np.convolve`` of ``a``
+    and the reversed conjugate of ``v`` (``"valid"`` by default)."""
+    return np.convolve(a, np.conj(v[::-1]), mode)
+
+
 for _fn, _code in ((np.polyval, polyval), (np.interp, interp), (np.trapezoid, trapezoid),
-                   (np.convolve, convolve)):
-    definline(_fn, code=_code, modes=("jit",))
+                   (np.convolve, convolve), (np.correlate, correlate)):
+    definline(_fn, code=_code, modes=("jit", "vmap"))

@@ -173,20 +173,28 @@ def squeeze(a, axis=None):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal ``offset`` of a matrix (2-D ``a``, ``axis1=0``, ``axis2=1``)."""
-    if a.ndim != 2 or axis1 != 0 or axis2 != 1:
-        raise NotImplementedError("s2s.jit: np.diagonal of an array that is not a matrix, "
-                                  "or of other axes")
-    rows = a.shape[0]
-    cols = a.shape[1]
+    """Diagonal ``offset`` of the matrices in axes ``(axis1, axis2)``, as the last axis of
+    the result (the other axes in order before it)."""
+    if axis1 < -a.ndim or axis1 >= a.ndim or axis2 < -a.ndim or axis2 >= a.ndim:
+        raise np.exceptions.AxisError("axis out of bounds for the array's dimension")
+    first = axis1 % a.ndim
+    second = axis2 % a.ndim
+    if first == second:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    # axis2 to the end, then axis1 (one place lower if it was after axis2) before it
+    x = np.moveaxis(np.moveaxis(a, axis2, -1), first - (first > second), -2)
+    rows = x.shape[-2]
+    cols = x.shape[-1]
     first_row = -offset if offset < 0 else 0
     first_col = offset if offset > 0 else 0
     n = min(rows - first_row, cols - first_col)
     n = n if n > 0 else 0
-    res = np.empty(n, dtype=a.dtype)
-    for i in range(n):
-        res[i] = a[first_row + i, first_col + i]
-    return res
+    flat = x.reshape(-1, rows, cols)
+    res = np.empty((flat.shape[0], n), dtype=a.dtype)
+    for b in range(flat.shape[0]):
+        for i in range(n):
+            res[b, i] = flat[b, first_row + i, first_col + i]
+    return res.reshape(x.shape[:-2] + (n,))
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
@@ -238,7 +246,8 @@ def take_along_axis(arr, indices, axis):
                          "(give them arr's shape outside the axis)")
     res = np.empty(ix.shape, dtype=arr.dtype)
     for j in range(ix.shape[0]):
-        res[j] = x[j][ix[j]]
+        for i in range(ix.shape[1]):
+            res[j, i] = x[j, ix[j, i]]
     return unrows(res, indices, axis)
 
 
@@ -252,6 +261,54 @@ def meshgrid(x, y, indexing="xy"):
         return (np.zeros((1, y.shape[0]), dtype=x.dtype) + x.reshape(-1, 1),
                 np.zeros((x.shape[0], 1), dtype=y.dtype) + y)
     raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+
+
+def atleast_1d(x):
+    """``x`` with at least one axis: a number as ``(1,)``."""
+    if np.ndim(x) == 0:
+        return np.reshape(x, (1,))
+    return x
+
+
+def atleast_2d(x):
+    """``x`` with at least two axes: a number as ``(1, 1)``, ``(N,)`` as ``(1, N)``."""
+    if np.ndim(x) == 0:
+        return np.reshape(x, (1, 1))
+    if np.ndim(x) == 1:
+        return np.reshape(x, (1, np.shape(x)[0]))
+    return x
+
+
+def atleast_3d(x):
+    """``x`` with at least three axes: ``()`` as ``(1, 1, 1)``, ``(N,)`` as ``(1, N, 1)``,
+    ``(M, N)`` as ``(M, N, 1)``."""
+    if np.ndim(x) == 0:
+        return np.reshape(x, (1, 1, 1))
+    if np.ndim(x) == 1:
+        return np.reshape(x, (1, np.shape(x)[0], 1))
+    if np.ndim(x) == 2:
+        return np.reshape(x, np.shape(x) + (1,))
+    return x
+
+
+def diagflat(v, k=0):
+    """The flattened ``v`` on diagonal ``k`` of a square matrix of zeros."""
+    return np.diag(np.ravel(v), k)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of 1-D ``x``: columns ``x**(N-1), ..., x, 1`` (reversed for
+    ``increasing``), ``N`` columns (``len(x)`` by default)."""
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise ValueError("N must be nonnegative")
+    res = np.empty((x.shape[0], n), dtype=(x[:1] * 1).dtype)
+    for i in range(x.shape[0]):
+        p = x[i] ** 0
+        for j in range(n):
+            res[i, j if increasing else n - 1 - j] = p
+            p = p * x[i]
+    return res
 
 
 def take_vjp(g, a, indices, axis=None, mode="raise"):
@@ -289,6 +346,11 @@ for _fn, _code in ((np.repeat, repeat), (rt.repeat_vjp, repeat_vjp),
                    (np.squeeze, squeeze), (np.diagonal, diagonal), (np.take, take),
                    (np.tile, tile), (np.identity, identity), (np.full_like, full_like),
                    (np.take_along_axis, take_along_axis), (np.meshgrid, meshgrid),
-                   (rt.take_vjp, take_vjp), (rt.tile_vjp, tile_vjp)):
-    definline(_fn, code=_code, modes=("jit",))
-definline(_band, modes=("jit",))
+                   (rt.take_vjp, take_vjp), (rt.tile_vjp, tile_vjp), (np.diagflat, diagflat),
+                   (np.vander, vander)):
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+# the jit lowers these as views of their own (backend/llvm/derivs/linalg.py); vmap reads this
+for _fn, _code in ((np.atleast_1d, atleast_1d), (np.atleast_2d, atleast_2d),
+                   (np.atleast_3d, atleast_3d)):
+    definline(_fn, code=_code, modes=("vmap",))
+definline(_band, modes=("jit", "vmap"))

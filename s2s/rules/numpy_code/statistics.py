@@ -1,5 +1,6 @@
 """Spread and NaN-skipping reductions (``np.var``, ``np.std``, ``np.ptp``, ``np.nansum``,
-``np.nanmean``, ``np.nanmax``, ``np.nanmin``) and the cotangent and tangent of the
+``np.nanmean``, ``np.nanmax``, ``np.nanmin``, ``np.nanvar``, ``np.nanstd``), covariance
+and correlation matrices (``np.cov``, ``np.corrcoef``) and the cotangent and tangent of the
 variance, as plain Python the jit compiles from the reductions it lowers itself (one
 axis, a tuple of axes or all, ``keepdims``).
 
@@ -95,8 +96,61 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     return np.where(np.sum(a == a, axis=axis, keepdims=keepdims) == 0, np.nan, small)
 
 
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=None, correction=None):
+    """``var`` of the values that are not NaN: ``sum |a - m|^2 / (n - ddof)`` over them,
+    ``m`` their mean and ``n`` their count."""
+    if dtype is not None or out is not None or mean is not None or correction is not None:
+        raise NotImplementedError("s2s.jit: np.nanvar with dtype=, out=, mean= or correction=")
+    present = a == a
+    count = np.sum(present, axis=axis, keepdims=True)
+    m = np.sum(np.where(present, a, 0), axis=axis, keepdims=True) / count
+    d = np.where(present, a - m, 0)
+    return np.sum(np.real(d * np.conj(d)), axis=axis, keepdims=keepdims) / \
+        (np.sum(present, axis=axis, keepdims=keepdims) - ddof)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=None, correction=None):
+    """``sqrt(nanvar(a))``."""
+    return np.sqrt(np.nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                             correction=correction))
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        *, dtype=None):
+    """The covariance matrix of the variables (rows of ``m``, columns for
+    ``rowvar=False``): ``X Xᴴ / (N - ddof)`` of the centred observations, ``ddof`` 1 (0
+    for ``bias``); a number's worth (a 0-d array) for one variable."""
+    if y is not None or fweights is not None or aweights is not None or dtype is not None:
+        raise NotImplementedError("s2s.jit: np.cov with y=, fweights=, aweights= or dtype=")
+    x = np.atleast_2d(m)
+    if not rowvar:
+        x = np.transpose(x)
+    n = x.shape[1]
+    d = (0 if bias else 1) if ddof is None else ddof
+    centred = x - np.mean(x, axis=1, keepdims=True)
+    c = np.dot(centred, np.transpose(np.conj(centred))) / (n - d)
+    if np.ndim(m) == 1:
+        return np.reshape(c, ())
+    return c
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """The correlation coefficients ``C_ij / sqrt(C_ii C_jj)`` of ``np.cov``'s ``C``, real
+    ones clipped to ``[-1, 1]``."""
+    c = np.atleast_2d(np.cov(x, y, rowvar, dtype=dtype))
+    std = np.sqrt(np.real(np.diagonal(c)))
+    r = np.clip(c / std.reshape(-1, 1) / std.reshape(1, -1), -1, 1)
+    if np.ndim(x) == 1:
+        return r[0, 0]
+    return r
+
+
 for _fn, _code in ((np.var, var), (np.std, std), (rt.var_vjp, var_vjp),
                    (rt.var_jvp, var_jvp), (np.ptp, ptp), (np.nansum, nansum),
-                   (np.nanmean, nanmean), (np.nanmax, nanmax), (np.nanmin, nanmin)):
-    definline(_fn, code=_code, modes=("jit",))
-definline(_count, _floating, modes=("jit",))
+                   (np.nanmean, nanmean), (np.nanmax, nanmax), (np.nanmin, nanmin),
+                   (np.nanvar, nanvar), (np.nanstd, nanstd), (np.cov, cov),
+                   (np.corrcoef, corrcoef)):
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(_count, _floating, modes=("jit", "vmap"))

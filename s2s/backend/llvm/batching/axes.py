@@ -267,29 +267,46 @@ class MoveAxis:
         return restrided(L, xt, x, [shape[k] for k in order], [strides[k] for k in order])
 
 
+def _axes_list(v):
+    """A constant ``source``/``destination`` of ``np.moveaxis`` as a list of ints (None
+    if it is not an int or a tuple or list of them)."""
+    items = list(v) if type(v) in (tuple, list) else [v]
+    return items if all(type(k) is int for k in items) else None
+
+
 def _check_move_axes(types, atoms, loc):
-    """numpy's ``AxisError`` (at the call's line) for a constant axis out of range."""
+    """numpy's ``AxisError`` (at the call's line) for a constant axis out of range, and its
+    ``ValueError`` for ``source`` and ``destination`` of different lengths."""
     if len(atoms) != 3 or not isinstance(types[0], T.Array):
         return
     nd = types[0].ndim
-    for a in atoms[1:]:
-        v = getattr(a, "value", None)
-        if type(v) is int and not -nd <= v < nd:
-            raise np.exceptions.AxisError(located(
-                f"axis {v} is out of bounds for array of dimension {nd}", loc))
+    lists = [_axes_list(getattr(a, "value", None)) for a in atoms[1:]]
+    for items in lists:
+        for v in items or ():
+            if not -nd <= v < nd:
+                raise np.exceptions.AxisError(located(
+                    f"axis {v} is out of bounds for array of dimension {nd}", loc))
+    if None not in lists and len(lists[0]) != len(lists[1]):
+        raise ValueError(located("`source` and `destination` arguments must have the same "
+                                 "number of elements", loc))
 
 
 def _move_axes(types, atoms):
-    """The order of the axes after ``np.moveaxis`` (None unless constant and in range)."""
+    """The order of the axes after ``np.moveaxis`` (None unless constant and in range):
+    each source axis at its destination, the others in order in the places left."""
     if len(atoms) != 3 or not isinstance(types[0], T.Array):
         return None
-    src, dst = (getattr(a, "value", None) for a in atoms[1:])
+    src, dst = (_axes_list(getattr(a, "value", None)) for a in atoms[1:])
     nd = types[0].ndim
-    if not all(type(v) is int and -nd <= v < nd for v in (src, dst)):
+    if src is None or dst is None or len(src) != len(dst) or \
+            not all(-nd <= v < nd for v in src + dst):
         return None
-    order = [k for k in range(nd) if k != src % nd]
-    order.insert(dst % nd, src % nd)
-    return order
+    src, dst = [v % nd for v in src], [v % nd for v in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        return None
+    rest = iter(k for k in range(nd) if k not in src)
+    placed = dict(zip(dst, src))
+    return [placed[k] if k in placed else next(rest) for k in range(nd)]
 
 
 class BatchRows:

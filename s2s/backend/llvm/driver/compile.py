@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import engine, fastcall
 from ..typing import types as T
+from ....ir import nodes as ir
 from .callpath import Caller, convert_leaves
 from .module import build_module
 from ..typing.statics import static_values, with_statics
@@ -229,15 +230,18 @@ def compile_signature(func, args, load_free, boundscheck=True,
                       describe=lambda: ("function", ""), cache=False):
     """Compile ``func`` for ``args`` (and its free values); ``None``, strings and tuples
     of them are compile-time constants (``statics.py``): their slots pass nothing.  So is
-    a free value that is a tuple of ints (a global's, a closure's, a pullback's residual
-    axes or shape), as Numba freezes globals: a new value compiles again."""
+    a free value that is an int, a bool or a tuple of ints (a global's, a closure's, a
+    pullback's residual axes or shape) that the function never assigns, as Numba freezes
+    globals: a new value compiles again."""
     _check_layout()
     free = load_free()
     values = list(args) + list(free)
-    statics = {k: values[k] for k in static_values(values)}
-    statics.update((k, v) for k, v in enumerate(values)
-                   if k >= len(args) and T.is_int_tuple(v) and v)
     names = [p.var.name for p in func.params]
+    statics = {k: values[k] for k in static_values(values)}
+    assigned = {v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s)}
+    statics.update((k, v) for k, v in enumerate(values)
+                   if k >= len(args) and k < len(names) and names[k] not in assigned and
+                   (type(v) in (int, bool) or T.is_int_tuple(v) and v))
     func = with_statics(func, {names[k]: v for k, v in statics.items() if k < len(names)})
     types = param_types(func, [None if k in statics else v for k, v in enumerate(values)],
                         describe)
