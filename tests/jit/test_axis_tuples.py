@@ -1,6 +1,6 @@
 """Reductions over a tuple of axes under ``s2s.jit`` (``np.sum(x, axis=(0, 2))``, mean,
 prod, max, min, ``keepdims``, negative axes) and axes computed when compiling
-(``tuple(range(1, np.ndim(x)))``, a global tuple of ints): each against numpy itself,
+(``tuple(range(1, np.ndim(x)))``, a global int or tuple of ints): each against numpy itself,
 ``jit(grad)`` against central finite differences in float64, and numpy's refusals
 (a repeated axis, an axis out of range) as located s2s errors."""
 from __future__ import annotations
@@ -102,6 +102,25 @@ def test_a_global_tuple_of_ints_is_a_constant_and_a_new_value_compiles_again():
         np.testing.assert_allclose(j(T3), np.sum(T3, axis=1), rtol=1e-13)
     finally:
         AXES = (0, 2)
+
+
+AXIS = 1
+
+
+def reads_global_axis(x):
+    return np.sum(x, axis=AXIS) + np.moveaxis(x, AXIS, 0)[0, 0, 0]
+
+
+def test_a_global_int_is_a_constant_and_a_new_value_compiles_again():
+    global AXIS
+    j = s2s.jit(reads_global_axis)
+    np.testing.assert_allclose(j(T3), reads_global_axis(T3), rtol=1e-13)
+    AXIS = 2
+    try:
+        np.testing.assert_allclose(j(T3), reads_global_axis(T3), rtol=1e-13)
+        assert len(j.signatures()) == 1  # one signature, compiled again for the new value
+    finally:
+        AXIS = 1
 
 
 def repeated_axis(x):
