@@ -322,6 +322,7 @@ def return_type_of(func, values, freevars, carries=None):
     ``carries``) one tangent per carried value, then the free variables by name (the calls
     of custom rules and checkpoints inlined first, as the kernel will have them)."""
     from ..backend.llvm.driver.compile import param_types
+    from ..backend.llvm.typing import types as T
     from ..backend.llvm.typing.infer import infer
     from .jit import compiled_forms
     from .custom_primal import primal_calls_inlined
@@ -339,4 +340,9 @@ def return_type_of(func, values, freevars, carries=None):
     names = [p.var.name for p in func.params]
     vals += [free[n] for n in names[len(vals):]]
     types = param_types(func, vals, lambda: (func.name, ""))
-    return infer(func, dict(zip(names, types)))[1]
+    returned = infer(func, dict(zip(names, types)))[1]
+    if isinstance(returned, T.NoneType):  # every path raises (a case refused at run time)
+        raise UnsupportedSyntaxError("jit: the function returns no value for these argument "
+                                     "types (every path raises, or it returns None): its "
+                                     "Jacobian is not compiled", func.loc)
+    return returned

@@ -203,8 +203,9 @@ class Jitted:
     def _specialise(self, args):
         from ..backend.llvm.driver.compile import compile_signature
         func, load_free = self.source_ir(args)
-        return compile_signature(compiled_forms(func), args, load_free, boundscheck=self.boundscheck,
-                                 describe=self.describe, cache=bool(self.cache))
+        return compile_signature(compiled_forms(func), args, load_free,
+                                 boundscheck=self.boundscheck, describe=self.describe,
+                                 cache=bool(self.cache))
 
 
     def describe(self):

@@ -101,13 +101,14 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
                             f"{np.result_type(o).name}")
     dtypes = tuple(_dtype_text(a) for a in args)
     out_dtypes = tuple(_dtype_text(o) for o in (out if layout is not None else (out,)))
-    key = (what, id(fun), len(args), nums, single, layout, dtypes, out_dtypes)
+    numbers = tuple(i for i, a in enumerate(args) if np.ndim(a) == 0)
+    key = (what, id(fun), len(args), nums, single, layout, dtypes, out_dtypes, numbers)
     hit = _CODE.get(key)
     if hit is None or hit[0] is not fun:
         if what == "jacrev":
             text = _jacrev_text(len(args), nums, single, layout, dtypes)
         else:
-            text = _jacfwd_text(len(args), nums, single, layout, dtypes, out_dtypes)
+            text = _jacfwd_text(len(args), nums, single, layout, dtypes, out_dtypes, numbers)
         inner = jacrev_fun(fun, argnums) if what == "hessian" else fun
         name = "jacrev_code" if what == "jacrev" else "jacfwd_code"
         hit = _CODE[key] = (fun, _load(text, name, inner))
@@ -249,7 +250,9 @@ def _pack(parts, single) -> str:
     return parts[0] if single else "(" + ", ".join(parts) + ",)"
 
 
-def _jacfwd_text(nargs, nums, single, layout, dtypes, out_dtypes) -> str:
+def _jacfwd_text(nargs, nums, single, layout, dtypes, out_dtypes, numbers=()) -> str:
+    """``jacfwd_code``: one ``jvp`` per basis vector of each differentiated argument (a
+    number's tangent is the number 1.0, as its primal is a number)."""
     a = [f"a{i}" for i in range(nargs)]
     outs = [None] if layout is None else list(range(layout))
     lines = [f"def jacfwd_code({', '.join(a)}):",
@@ -257,16 +260,19 @@ def _jacfwd_text(nargs, nums, single, layout, dtypes, out_dtypes) -> str:
     leaf = (lambda o: "out") if layout is None else (lambda o: f"out[{o}]")
     lines += [f"    z{i} = np.zeros_like({a[i]})" for i in range(nargs)]
     for n in nums:
-        tangents = ", ".join("t" if i == n else f"z{i}" for i in range(nargs))
+        # each argument's own tangent and result names (a number's basis tangent is 0-d,
+        # a vector's 1-d: one name would hold two types under jit)
+        tangents = ", ".join(f"t{n}" if i == n else f"z{i}" for i in range(nargs))
         lines += [f"    n{n} = np.size({a[n]})",
                   f"    e{n} = np.eye(n{n})" if dtypes[n] == "np.float64" else
                   f"    e{n} = np.eye(n{n}, dtype={dtypes[n]})"]
         lines += [f"    c{n}_{o or 0} = np.zeros((n{n},) + np.shape({leaf(o)}), "
                   f"dtype={out_dtypes[o or 0]})" for o in outs]
         lines += [f"    for k in range(n{n}):",
-                  f"        t = np.reshape(e{n}[k], np.shape({a[n]}))",
-                  f"        d = jvp(fun, ({', '.join(a)},), ({tangents},))[1]"]
-        lines += [f"        c{n}_{o or 0}[k] = {'d' if o is None else f'd[{o}]'}"
+                  f"        t{n} = e{n}[k, 0]" if n in numbers else
+                  f"        t{n} = np.reshape(e{n}[k], np.shape({a[n]}))",
+                  f"        d{n} = jvp(fun, ({', '.join(a)},), ({tangents},))[1]"]
+        lines += [f"        c{n}_{o or 0}[k] = {f'd{n}' if o is None else f'd{n}[{o}]'}"
                   for o in outs]
         for o in outs:
             c = f"c{n}_{o or 0}"
@@ -294,15 +300,15 @@ def _jacrev_text(nargs, nums, single, layout, dtypes) -> str:
     grad_of = f"grad(dotted, argnums=({', '.join(map(str, nums))},))"
     for o in outs:
         m = f"m{o or 0}"
-        given = ", ".join("ct" if x == o else f"z{x or 0}" for x in outs)
+        given = ", ".join(f"ct{o or 0}" if x == o else f"z{x or 0}" for x in outs)
         lines += [f"    {m} = np.size(y{o or 0})",
                   f"    e{o or 0} = np.eye({m})"]
         lines += [f"    r{o or 0}_{n} = np.zeros(({m},) + np.shape({a[n]}), dtype={dtypes[n]})"
                   for n in nums]
         lines += [f"    for k in range({m}):",
-                  f"        ct = np.reshape(e{o or 0}[k], np.shape(y{o or 0}))",
-                  f"        g = {grad_of}({', '.join(a)}, {given})"]
-        lines += [f"        r{o or 0}_{n}[k] = g[{j}]" for j, n in enumerate(nums)]
+                  f"        ct{o or 0} = np.reshape(e{o or 0}[k], np.shape(y{o or 0}))",
+                  f"        g{o or 0} = {grad_of}({', '.join(a)}, {given})"]
+        lines += [f"        r{o or 0}_{n}[k] = g{o or 0}[{j}]" for j, n in enumerate(nums)]
         for n in nums:
             r = f"r{o or 0}_{n}"
             lines += [f"    j{r} = np.reshape({r}, np.shape(y{o or 0}) + "

@@ -347,17 +347,20 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         return ir.Call(desugar.COMPARE_OPS[kind], (left, right))
 
     def expr_BooleanOperation(self, node):
-        # a and b -> r = a; if r: r = b      a or b -> r = a; if not r: r = b
+        # a and b -> if a: r = b else: r = a      a or b -> if a: r = a else: r = b
+        # (r assigned in each branch: where a is known when compiling, the jit types only
+        # the branch taken, so r keeps one compile-time value)
         loc = self.loc(node)
+        left = self.atom(node.left)
         result = self.temp()
-        self.emit(ir.Assign(result, self.atom(node.left), loc))
+        keep = (ir.Assign(result, left, loc),)
         self.blocks.append([])
         self.emit(ir.Assign(result, self.atom(node.right), loc))
         rhs = tuple(self.blocks.pop())
         if isinstance(node.operator, cst.And):
-            self.emit(ir.If(result, rhs, (), loc))
+            self.emit(ir.If(left, rhs, keep, loc))
         else:
-            self.emit(ir.If(result, (), rhs, loc))
+            self.emit(ir.If(left, keep, rhs, loc))
         return result
 
     def expr_IfExp(self, node):

@@ -20,10 +20,7 @@ BENCH = ROOT / "benchmarks"
 
 # (case, mode) -> text the refusal contains; mode "python" (Python-mode s2s) or "jit"
 KNOWN_REFUSALS = {
-    ("ba jacobian", "jit"): "jit does not compile jacfwd",
     ("hand (jacfwd)", "jit"): "jit does not compile array_jvp([",
-    ("lstm (2 layers)", "jit"): "jit does not compile np.concatenate",
-    ("kmeans newton", "jit"): "the variable 'tape' holds values of types",
 }
 
 CASE_NAMES = ["gmm (full cov.)", "ba objective", "ba jacobian", "hand (jacfwd)",

@@ -329,3 +329,38 @@ def test_checkpointed_code(mode):
 def test_real_and_imag_parts_compile():
     z, x = np.array([1 + 2j, 3 - 1j]), np.array([0.5, 2.0])
     np.testing.assert_allclose(s2s.jit(K.real_parts)(z, x), K.real_parts(z, x), rtol=1e-15)
+
+
+def _residual(v, w):  # a vector and a number in, three values out
+    out = np.empty(3)
+    out[0:2] = w * np.sin(v[:2]) * v[2]
+    out[2] = 1.0 - w * w
+    return out
+
+
+def _blocks(V, W):  # a Jacobian per row, from jacfwd called in the compiled loop
+    jac = s2s.jacfwd(_residual, argnums=(0, 1))
+    out = np.empty((V.shape[0], 3, 4))
+    for i in range(V.shape[0]):
+        jv, jw = jac(V[i], W[i])
+        out[i, :, 0:3] = jv
+        out[i, :, 3] = jw
+    return out
+
+
+@pytest.mark.parametrize("how", ["python", "jit"])
+def test_jacfwd_of_a_vector_and_a_number_called_in_a_loop(how):
+    rng = np.random.default_rng(4)
+    V, W = rng.normal(size=(5, 3)), rng.normal(size=5)
+    got = (s2s.jit(_blocks) if how == "jit" else _blocks)(V, W)
+    h = 1e-6
+    for i in range(V.shape[0]):
+        for j in range(4):
+            dv = np.zeros(3)
+            dw = 0.0
+            if j < 3:
+                dv[j] = h
+            else:
+                dw = h
+            fd = (_residual(V[i] + dv, W[i] + dw) - _residual(V[i] - dv, W[i] - dw)) / (2 * h)
+            np.testing.assert_allclose(got[i, :, j], fd, rtol=1e-6, atol=1e-8)

@@ -408,3 +408,52 @@ def test_sum_of_a_tuple_of_arrays_or_of_no_items():
     for k in (0, 1):
         np.testing.assert_allclose(s2s.jit(s2s.grad(of_arrays, argnums=k))(a, b),
                                    fd_grad(of_arrays, (a, b), k), rtol=1e-6)
+
+
+def _dispatch_or(a, b):
+    if a.ndim == 1 or b.ndim == 1:  # known when compiling: one branch is compiled
+        return np.dot(a, b)
+    return (a @ b)[0]
+
+
+def _dispatch_and(a, b):
+    if a.ndim == 2 and b.ndim == 2:
+        return (a @ b)[0]
+    return np.dot(a, b)
+
+
+def _optional(x, y=None):
+    empty = y is None or y.shape[0] == 0  # y.shape is never compiled for a None y
+    return np.sum(x) if empty else np.sum(x * y)
+
+
+def _operands(x):
+    b = x[1] or 2.0  # `or` and `and` give an operand, as Python's
+    c = x[0] > 0 and x[1]
+    return b + c * x[2] + (0.0 and x[0])
+
+
+@pytest.mark.parametrize("fn", [_dispatch_or, _dispatch_and])
+def test_and_or_of_compile_time_tests_compile_only_the_branch_taken(fn):
+    v, m = np.linspace(0.5, 1.5, 3), np.arange(9.0).reshape(3, 3)
+    for args in ((v, v), (m, m), (m, v), (v, m)):
+        got, want = s2s.jit(fn)(*args), fn(*args)
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_is_none_of_a_default_none_is_known_when_compiling():
+    x = np.linspace(0.1, 0.9, 4)
+    assert s2s.jit(_optional)(x) == pytest.approx(_optional(x), rel=1e-14)
+    assert s2s.jit(_optional)(x, 2 * x) == pytest.approx(_optional(x, 2 * x), rel=1e-14)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(_optional))(x, 2 * x),
+                               fd_grad(_optional, (x, 2 * x)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, 0.7, 2.0]), np.array([-0.5, 1.5, 2.0])])
+def test_and_or_values_and_their_gradients(x):
+    assert s2s.jit(_operands)(x) == _operands(x)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(_operands))(x), fd_grad(_operands, (x,)),
+                               rtol=1e-6, atol=1e-8)
+    falsy = np.array([0.5, 0.0, 2.0])  # x[1] or 2.0 is 2.0 (a kink: values only)
+    assert s2s.jit(_operands)(falsy) == _operands(falsy) == 2.0

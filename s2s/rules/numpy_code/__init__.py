@@ -28,4 +28,6 @@ Modules: ``elementwise`` (predicates, conversions, ``astype``), ``norms`` (vecto
 rounding, taking), ``joins`` (concatenating, stacking, splitting), ``products`` (tensor
 products, inner products, matrix powers), ``linear`` (linear maps of derivatives).
 """
-from . import elementwise, joins, linear, norms, order, products, rows, scans, series, shapes, statistics  # noqa: F401  (each registers its functions)
+# each module registers its functions
+from . import (elementwise, joins, linear, norms, order, products, rows, scans,  # noqa: F401
+               series, shapes, statistics)

@@ -1,10 +1,11 @@
 """Elementwise predicates and conversions (``np.isnan``, ``np.isfinite``, ``np.signbit``,
-``np.deg2rad``, ``np.fmax``, ``np.sinc``, ``np.logaddexp2``,
-``np.float_power``, ``np.nan_to_num``, ``np.select``; ``math.isnan``, ``math.degrees``;
-``round``, ``pow``; ``x.astype(dtype)``) as plain Python the jit compiles, each with numpy's (or Python's)
+``np.deg2rad``, ``np.fmax``, ``np.sinc``, ``np.logaddexp2``, ``np.float_power``,
+``np.nan_to_num``, ``np.select``; ``math.isnan``, ``math.degrees``; ``round``, ``pow``;
+``x.astype(dtype)``) as plain Python the jit compiles, each with numpy's (or Python's)
 formula, so values, dtype and shape are theirs: a number gives a number, an array an
 array of the same shape.  Written with operators, ``np.where``, ``np.abs`` and the math
-functions the jit lowers itself."""
+functions the jit lowers itself.
+"""
 import builtins
 import math
 

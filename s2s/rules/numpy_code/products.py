@@ -1,6 +1,7 @@
 """Tensor products (``np.tensordot`` with an integer ``axes``, ``np.kron`` of matrices,
-``np.inner``, ``np.vdot``, ``np.linalg.matrix_power``) and ``tensordot``'s cotangents, as plain Python the jit compiles: reshapes to matrices
-and one ``np.dot`` (the jit's matrix product) or loops."""
+``np.inner``, ``np.vdot``, ``np.linalg.matrix_power``) and ``tensordot``'s cotangents,
+as plain Python the jit compiles: reshapes to matrices and one ``np.dot`` (the jit's
+matrix product) or loops."""
 import numpy as np
 
 import s2s_runtime as rt

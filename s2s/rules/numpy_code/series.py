@@ -1,7 +1,8 @@
 """Sequences of samples and coefficients: polynomial evaluation (``np.polyval``), linear
 interpolation (``np.interp``), the trapezoidal rule (``np.trapezoid``) and discrete
-convolution and correlation (``np.convolve``, ``np.correlate``), as plain Python the jit compiles with numpy's formulas
-(the same operations in the same order, so the same rounding)."""
+convolution and correlation (``np.convolve``, ``np.correlate``), as plain Python the jit
+compiles with numpy's formulas (the same operations in the same order, so the same
+rounding)."""
 import numpy as np
 
 from ..registry import definline

@@ -2,14 +2,14 @@
 cotangents.
 
 Contract: ``reduction_axis(fn, atoms, kw_atoms, ndim, loc)`` reads ``axis`` and
-``keepdims`` (constants; positional or keyword) and returns ``(axis, keepdims)``
-with ``axis`` None for a whole-array reduction (every axis named counts as one), an ``int`` in ``0..ndim-1`` for one
-axis, or (for a tuple of axes, numpy's form) a sorted tuple of distinct axes in
-``0..ndim-1``; anything else (``where=``, ``dtype=``, a non-constant axis, an axis out
-of range, a repeated axis) raises a clear error.  The helpers below take either form
-of ``axis``: ``reduce_axis`` computes sum/prod/mean/max/min over the axes (max/min
-over no element raise ``ValueError``; nan propagates), ``spread_axis`` is the
-cotangent of sum/mean: ``g`` broadcast back along the axes (over their element count
+``keepdims`` (constants; positional or keyword) and returns ``(axis, keepdims)`` with
+``axis`` None for a whole-array reduction (every axis named counts as one), an ``int``
+in ``0..ndim-1`` for one axis, or (for a tuple of axes, numpy's form) a sorted tuple of
+distinct axes in ``0..ndim-1``; anything else (``where=``, ``dtype=``, a non-constant
+axis, an axis out of range, a repeated axis) raises a clear error.  The helpers below
+take either form of ``axis``: ``reduce_axis`` computes sum/prod/mean/max/min over the
+axes (max/min over no element raise ``ValueError``; nan propagates), ``spread_axis`` is
+the cotangent of sum/mean: ``g`` broadcast back along the axes (over their element count
 for mean); ``out_index``/``out_shape`` map an index or shape of the operand to the
 reduced array's.
 """

@@ -14,8 +14,8 @@ import operator
 
 import numpy as np
 from llvmlite import ir as ll
-import s2s_runtime as rt
 
+import s2s_runtime as rt
 
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
@@ -140,7 +140,7 @@ def _folded(fn, args, kwargs):
         for (c, _), (_, t) in (((a, ta), (b, tb)), ((b, tb), (a, ta))):
             if isinstance(c, ir.Const) and c.value is None and \
                     isinstance(t, (T.Scalar, T.Tuple)):  # (an array: NoneTest)
-                return True, fn is operator.is_not
+                return True, T.Static(fn is operator.is_not)  # a compile-time flag
     known = [(a.value, False) if isinstance(a, ir.Const) else
              (t.value, True) if isinstance(t, T.Static) else None for a, t in args]
     if fn not in _FOLDABLE or kwargs or not args or None in known or \
@@ -151,7 +151,7 @@ def _folded(fn, args, kwargs):
     except Exception:  # the run-time error is reported where it happens (not folded)
         return False, None
     if (type(value) in (bool, int, range) or T.is_int_tuple(value)) and \
-            any(flag for _, flag in known):
+            any(flag or is_static(v) for v, flag in known):  # (x is None of a None x too)
         return True, T.Static(value)  # a compile-time number stays one (``not``, ``==``, ``-``,
         # ``tuple(range(1, np.ndim(x)))``)
     if is_static(value) or T.value_type(value) in (T.BOOL, T.INT, T.FLOAT):
@@ -211,7 +211,8 @@ def lower_call(L, call):
     vals = [L.atom(a) for a in call.args]
     kw = {k: L.atom(a) for k, a in call.kwargs}
     # typed as typing saw the operands (a compile-time constant keeps its Static type)
-    rtype = type_call(call.fn, [(a, _declared_type(L, a) or t) for a, (_, t) in zip(call.args, vals)],
+    rtype = type_call(call.fn,
+                      [(a, _declared_type(L, a) or t) for a, (_, t) in zip(call.args, vals)],
                       {k: (a, _declared_type(L, a) or kw[k][1]) for k, a in call.kwargs}, L.loc)
     if isinstance(rtype, T.Static):
         return ll.Constant(rtype.llvm(), None), rtype

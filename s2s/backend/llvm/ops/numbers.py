@@ -550,14 +550,17 @@ register(Invert(), operator.invert, np.invert, np.bitwise_not)
 
 class NoneTest:
     """``x is None`` / ``x is not None`` where one side's type is ``None``: known from the
-    types, a constant (a compiled variable holds values of one type), except for an
-    array ``x``: true while it holds the None it started as (its data pointer null;
+    types, a compile-time flag (a compiled variable holds values of one type), except for
+    an array ``x``: true while it holds the None it started as (its data pointer null;
     an array's own never is: allocation failures raise ``MemoryError``)."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 2 or not any(isinstance(t, T.NoneType) for t in types):
             return None
-        return T.BOOL
+        if any(isinstance(t, T.Array) for t in types):
+            return T.BOOL
+        same = all(isinstance(t, T.NoneType) for t in types)  # known when compiling:
+        return T.Static(same == (fn is operator.is_))  # an if on it compiles one branch
 
     def lower(self, L, fn, vals, kw, rtype):
         arrays = [v for v, t in vals if isinstance(t, T.Array)]

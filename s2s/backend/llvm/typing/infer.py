@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import s2s_runtime as rt
 
-from ....errors import UnsupportedSyntaxError
+from ....errors import S2SError, UnsupportedSyntaxError
 from ....ir import nodes as ir
 from . import types as T
 
@@ -127,6 +127,12 @@ class Inference:
             if taken is not None:
                 return self.block(taken)
             return self.block(s.body) & self.block(s.orelse)
+        if isinstance(s, ir.Raise) and s.exc is not None:
+            refused = self.atom(s.exc, loc)
+            if isinstance(refused, T.Static) and isinstance(refused.value, S2SError):
+                # s2s's own refusal in code it reads (numpy_code): on a path typing takes,
+                # a compile-time error, as the call table's refusals are
+                raise UnsupportedSyntaxError(refused.value.message, loc)
         if isinstance(s, (ir.Return, ir.Raise, ir.Break, ir.Continue)):
             self.simple_statement(s, loc)
             return True
