@@ -2,8 +2,8 @@
 
 ``calls`` (the table: one type rule and lowering per callable, overloads by operand
 kind, the refusal naming the call), and the handlers it registers: ``numbers``
-(arithmetic, comparisons, math and other elementwise functions, casts, bitwise
-operators, identity markers), ``arrays`` (tuples, ranges, slices, shapes, indexing,
+(arithmetic, comparisons, math and other elementwise functions, casts, identity
+markers), ``bitwise`` (``&``, ``|``, ``^``, ``~`` on flags and ints), ``arrays`` (tuples, ranges, slices, shapes, indexing,
 creation, copies, reductions, products), ``build`` (arange, linspace, full, eye,
 reshape, ravel), ``fancy`` (advanced-index reads, writes and their derivative
 helpers), ``lists`` (lists that grow), ``dicts`` (dicts with constant keys),
