@@ -200,10 +200,17 @@ class Jitted:
         func = versioned(func)  # d['new key'] = v: a new variable per dict type
         return func, freevar_loader(func, front.freevars, self.param_names)
 
+    def compiled_ir(self, args):
+        """``(ir_function, free values)`` as the LLVM backend compiles them for these
+        arguments: ``source_ir`` in its ``compiled_forms`` (what ``s2s dump --mode llvm``
+        and the tape-size report read)."""
+        func, load_free = self.source_ir(args)
+        return compiled_forms(func), load_free
+
     def _specialise(self, args):
         from ..backend.llvm.driver.compile import compile_signature
-        func, load_free = self.source_ir(args)
-        return compile_signature(compiled_forms(func), args, load_free,
+        func, load_free = self.compiled_ir(args)
+        return compile_signature(func, args, load_free,
                                  boundscheck=self.boundscheck, describe=self.describe,
                                  cache=bool(self.cache))
 

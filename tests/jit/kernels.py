@@ -280,3 +280,18 @@ def empty_loop(x):
     for v in x:
         s = s + v
     return s, np.sum(x)
+
+
+def nearest_cost(centroids, points):
+    total = 0.0
+    for i in range(points.shape[0]):
+        diff = centroids - points[i]
+        total = total + np.min(np.sum(diff * diff, axis=1))
+    return total
+
+
+def nearest_newton(centroids, points):
+    """A jvp of a gradient called inside the function (``s2s dump --mode llvm`` of it)."""
+    J, H = s2s.jvp(s2s.grad(nearest_cost), (centroids, points),
+                   (np.ones_like(centroids), np.zeros_like(points)))
+    return J + H

@@ -71,6 +71,14 @@ def test_cli_dump_llvm(capsys):
     assert rc == 0 and "ret" in asm
 
 
+def test_cli_dump_llvm_compiles_what_jit_compiles(capsys):
+    """A transform called inside the function: the dump is of the form ``s2s.jit``
+    compiles (its tapes in the backend's forms), not an error."""
+    rc, text, err = _dump(capsys, f"{KERNELS_FILE}:nearest_newton", "--mode", "llvm",
+                          "--args", "(np.ones((3, 2)), np.ones((5, 2)))")
+    assert rc == 0 and "define" in text, err
+
+
 def test_cli_dump_llvm_error_names_the_line(capsys):
     rc, out, err = _dump(capsys, f"{KERNELS_FILE}:uses_list", "--mode", "llvm")
     assert rc == 2 and "jit does not compile" in err and "kernels.py" in err

@@ -226,13 +226,13 @@ def _check_layout():
         _LAYOUT.append(True)
 
 
-def compile_signature(func, args, load_free, boundscheck=True,
-                      describe=lambda: ("function", ""), cache=False):
-    """Compile ``func`` for ``args`` (and its free values); ``None``, strings and tuples
-    of them are compile-time constants (``statics.py``): their slots pass nothing.  So is
-    a free value that is an int, a bool or a tuple of ints (a global's, a closure's, a
-    pullback's residual axes or shape) that the function never assigns, as Numba freezes
-    globals: a new value compiles again."""
+def signature_form(func, args, load_free, describe=lambda: ("function", "")):
+    """``(func, types, statics)``: ``func`` as compiled for ``args`` (and its free
+    values), its parameters' types and its compile-time constants by position.
+    ``None``, strings and tuples of them are compile-time constants (``statics.py``):
+    their slots pass nothing.  So is a free value that is an int, a bool or a tuple of
+    ints (a global's, a closure's, a pullback's residual axes or shape) that the function
+    never assigns, as Numba freezes globals: a new value compiles again."""
     _check_layout()
     free = load_free()
     values = list(args) + list(free)
@@ -245,6 +245,13 @@ def compile_signature(func, args, load_free, boundscheck=True,
     func = with_statics(func, {names[k]: v for k, v in statics.items() if k < len(names)})
     types = param_types(func, [None if k in statics else v for k, v in enumerate(values)],
                         describe)
+    return func, types, statics
+
+
+def compile_signature(func, args, load_free, boundscheck=True,
+                      describe=lambda: ("function", ""), cache=False):
+    """Compile ``func`` for ``args`` (and its free values), typed by ``signature_form``."""
+    func, types, statics = signature_form(func, args, load_free, describe)
     spec = Specialisation(func, types, len(args), load_free, boundscheck, cache)
     spec.statics = statics
     return spec

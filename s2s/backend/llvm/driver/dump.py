@@ -1,7 +1,7 @@
 """``s2s dump --mode llvm|asm``: the LLVM IR (or machine code) jit makes for a function.
 
 Contract: ``llvm_module_text(jitted, values, stage="opt", asm=False)`` returns the module
-``jitted`` (a ``core.jit.Jitted``: its ``source_ir`` and ``describe`` are read) compiles
+``jitted`` (a ``core.jit.Jitted``: its ``compiled_ir`` and ``describe`` are read) compiles
 for these example values: ``stage="unopt"`` the IR as lowered, ``"opt"`` after LLVM's O3
 pipeline; ``asm=True`` the assembly of the optimised module.  Deterministic for the same
 function and signature.  ``cli/dump_llvm.py`` makes the ``Jitted`` (of the function or
@@ -22,15 +22,15 @@ from ..lower import stacks
 from ..lower.stacks import is_pop
 from ..typing import types as T
 from . import engine
-from .compile import param_types
+from .compile import signature_form
 from .engine import triple_and_layout
 from .module import build_module
 
 
 def llvm_module_text(j, values, stage="opt", asm=False) -> str:
-    func, load_free = j.source_ir(values)
-    mt = build_module(func, param_types(func, list(values) + list(load_free()), j.describe),
-                      j.boundscheck)
+    func, load_free = j.compiled_ir(values)
+    func, types, _ = signature_form(func, values, load_free, j.describe)
+    mt = build_module(func, types, j.boundscheck)
     if asm:
         return engine.asm(engine.optimise(mt.text))
     return mt.text if stage == "unopt" else engine.optimise(mt.text)
@@ -56,8 +56,8 @@ def kernel_tape_layout(j, values) -> list:
     push sits in an ``if``); ``array_pushes`` counts pushed
     arrays, each of which also keeps its buffer alive until popped.  Read from the
     lowered IR: nothing is compiled or run."""
-    func, load_free = j.source_ir(values)
-    types = param_types(func, list(values) + list(load_free()), j.describe)
+    func, load_free = j.compiled_ir(values)
+    func, types, _ = signature_form(func, values, load_free, j.describe)
     module = ll.Module(name="tape_layout")
     module.triple, module.data_layout = triple_and_layout()
     L = FunctionLowering(module, func, types, "tape_layout.kernel", j.boundscheck)
