@@ -35,6 +35,7 @@ from ..passes.lean_tapes import lean_tapes
 from ..passes.local_copies import propagate_local_copies
 from .loops import LoopLowering
 from ..passes.write_statements import write_statements
+from ..passes.elementwise_fusion import fuse_elementwise
 from ..derivs import adjoints as derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
@@ -53,6 +54,10 @@ class FunctionLowering(LoopLowering):
         lean = write_statements(lean)  # y[i] = v without rebinding y (no count updates)
         if lean is not func:
             self.func = func = lean
+            self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
+        fused = fuse_elementwise(func, self.types)  # chains of elementwise statements: one loop
+        if fused is not func:
+            self.func = func = fused
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
         self.none_holders = may_hold_none(func)
         self.stacks = stacks.find_stacks(func)

@@ -24,6 +24,9 @@ class Bitwise:
            np.bitwise_or: "or_", np.bitwise_and: "and_", np.bitwise_xor: "xor"}
     INPLACE = {operator.ior, operator.iand, operator.ixor}
 
+    def maps_elements(self, fn):  # (calls.maps_elements) not the in-place forms
+        return fn not in self.INPLACE
+
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 2 or not all_numeric(types):
             return None
@@ -54,6 +57,9 @@ register(Bitwise(), *Bitwise.OPS)
 
 class Invert:
     """``~x`` (``np.invert``, ``np.bitwise_not``): logical not of bools, ``-x - 1`` of ints."""
+
+    def maps_elements(self, fn):  # (calls.maps_elements)
+        return True
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1 or not all_numeric(types):

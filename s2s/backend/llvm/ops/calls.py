@@ -113,10 +113,30 @@ def unsupported(fn, types, loc, why=""):
 
 
 def _lookup(fn):
+    if isinstance(fn, ElementwiseTree):  # statements fused into one loop (fused.py)
+        return fn
     try:
         return TABLE.get(fn)
     except TypeError:
         return None
+
+
+def maps_elements(fn) -> bool:
+    """Whether ``fn``'s lowering on arrays is its lowering on their elements mapped over
+    the operands' broadcast shape (``map_elementwise``), so the lowering of a call on
+    numbers computes one element of a call on arrays (what ``fused.py`` relies on).
+    Stated by the handler (``maps_elements(fn)``); false for an unknown callable."""
+    handler = _PLAIN.get(fn) if _hashable(fn) else None
+    return handler is not None and getattr(handler, "maps_elements", None) is not None \
+        and handler.maps_elements(fn)
+
+
+def _hashable(fn) -> bool:
+    try:
+        hash(fn)
+    except TypeError:
+        return False
+    return True
 
 
 #: calls folded at compile time when an operand is a compile-time constant that is not
@@ -242,7 +262,7 @@ def lower_call(L, call):
     # constants some handlers read (axis=, a dict's key), a compile-time value's among them
     L.call_atoms = ([constant_atom(a, _declared_type(L, a)) for a in call.args],
                     {k: constant_atom(a, _declared_type(L, a)) for k, a in call.kwargs})
-    value = TABLE[call.fn].lower(L, call.fn, vals, kw, rtype)
+    value = _lookup(call.fn).lower(L, call.fn, vals, kw, rtype)
     return value, rtype
 
 
@@ -351,6 +371,7 @@ def exception_instance(fn, args, loc):
 
 
 # the handlers register themselves in TABLE
+from .fused import ElementwiseTree  # noqa: E402
 from . import numbers, arrays, bitwise, build, einsum, linalg, norm, printing, type_tests  # noqa: E402,F401
 from ..batching import axes, lanes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers

@@ -29,6 +29,9 @@ class Arith:
     def __init__(self, ops):
         self.ops = ops
 
+    def maps_elements(self, fn):  # (calls.maps_elements) not the in-place forms
+        return fn not in _INPLACE
+
     def type(self, fn, types, kw, loc):
         if len(types) != 2 or kw or not all_numeric(types):
             return None
@@ -167,6 +170,9 @@ class Compare:
     def __init__(self, ops):
         self.ops = ops
 
+    def maps_elements(self, fn):  # (calls.maps_elements)
+        return True
+
     def type(self, fn, types, kw, loc):
         if len(types) != 2 or kw or not all_numeric(types):
             return None
@@ -190,6 +196,9 @@ register(Compare({**S.COMPARE, **_NP_COMPARE}), *S.COMPARE, *_NP_COMPARE)
 
 class Unary:
     """``-x``, ``+x``, ``abs(x)``, ``not x`` and their numpy forms."""
+
+    def maps_elements(self, fn):  # (calls.maps_elements) not ``not x`` (numbers only)
+        return fn is not operator.not_
 
     def type(self, fn, types, kw, loc):
         if len(types) != 1 or kw or not all_numeric(types):
@@ -275,6 +284,9 @@ def python_math_errors(L, fn, x, y):
 
 
 class Math1:
+    def maps_elements(self, fn):  # (calls.maps_elements) numpy's; math's take numbers
+        return fn in _NP_MATH
+
     def type(self, fn, types, kw, loc):
         if len(types) != 1 or kw or not all_numeric(types):
             return None
@@ -334,6 +346,9 @@ def python_math2_errors(L, fn, a, c, y):
 
 
 class Math2:
+    def maps_elements(self, fn):  # (calls.maps_elements) numpy's; math's take numbers
+        return fn.__class__ is np.ufunc
+
     def type(self, fn, types, kw, loc):
         if len(types) != 2 or kw or not all_numeric(types):
             return None
@@ -422,6 +437,9 @@ class Elementwise:
 
     ARITY = {np.square: (1,), np.sign: (1,), np.logaddexp: (2,), np.where: (3,),
              np.clip: (3,), math.log: (1, 2)}
+
+    def maps_elements(self, fn):  # (calls.maps_elements) math.log takes numbers
+        return fn is not math.log
 
     def type(self, fn, types, kw, loc):
         if fn is math.log and len(types) == 1:
@@ -515,6 +533,9 @@ register(NoneTest(), operator.is_, operator.is_not)
 
 
 class Conjugate:
+    def maps_elements(self, fn):  # (calls.maps_elements)
+        return True
+
     def type(self, fn, types, kw, loc):
         return types[0] if len(types) == 1 and not kw and all_numeric(types) else None
 

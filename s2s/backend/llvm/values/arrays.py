@@ -379,7 +379,6 @@ def broadcast_shape(L, shapes, ndim):
 
 def elementwise(L, fn, inputs, dtype, out=None):
     """``fn([elements])`` over the broadcast of ``inputs`` (``(value, type)`` pairs)."""
-    b = L.b
     arrays = [(v, t) for v, t in inputs if isinstance(t, T.Array)]
     if out is not None:
         ndim = out[1].ndim
@@ -394,6 +393,15 @@ def elementwise(L, fn, inputs, dtype, out=None):
         shape = broadcast_shape(L, [shape_list(L, v, t) for v, t in arrays], ndim)
         out_t = T.Array(dtype, ndim)
         result = allocate(L, out_t, shape)
+    map_into(L, fn, inputs, result, out_t, shape)
+    return result
+
+
+def map_into(L, fn, inputs, result, out_t, shape):
+    """``result[idx] = fn([elements of inputs at idx])`` over ``shape`` (``result``'s;
+    every input broadcasts to it: not checked here)."""
+    b = L.b
+    ndim = out_t.ndim
     readers = []
     for v, t in inputs:
         if isinstance(t, T.Array):
@@ -422,7 +430,6 @@ def elementwise(L, fn, inputs, dtype, out=None):
               element_ptr(L, out_data, out_strides, idx, out_t.elem), out_t.elem)
 
     loop_nest(L, shape, body)
-    return result
 
 
 def differs(L, a, c):

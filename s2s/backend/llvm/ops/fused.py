@@ -1,0 +1,150 @@
+"""Chains of elementwise operations lowered as one loop: the callable of the calls that
+``passes/elementwise_fusion.py`` makes of them.
+
+Contract: ``ElementwiseTree(nodes, inplace)`` is the callable of an IR call
+``tree(*leaves)`` that computes what the statements it replaced computed.  Node ``k`` of
+``nodes`` is ``Node(fn, operands, loc)``: ``fn(*operands)`` where each operand is
+``("leaf", i)`` (the call's ``i``-th argument) or ``("node", j)`` (an earlier node's
+value); the last node is the result, an array.  Every ``fn`` maps elements
+(``calls.maps_elements``: its lowering on arrays is its lowering on numbers mapped over
+the broadcast shape) or is ``rt.broadcast_like(x, like)`` (``x`` in ``like``'s shape).
+
+Typed node by node with each callable's own type rule.  Lowered as one loop: first the
+shape of every node, in order, with the error each statement raised for operands that do
+not broadcast, at its own line; then one allocation of the result and one loop over its
+shape whose body computes each node's element with the callable's lowering on numbers
+(the element types of its operands) from the leaves' elements.  Each node's element is
+converted to its own dtype, as storing it in its array did.
+
+``inplace`` is the position of a leaf that the statement assigns the result to
+(``a = a * b + c``) or None: where that leaf is an array of the result's type held by
+nobody else (``inplace.unshared``) and already of the result's shape, the loop writes
+into it (each element is read before it is written, and no other leaf can be a view of
+it), as ``inplace.inplace_add`` does for ``a = a + b``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from llvmlite import ir as ll
+
+import s2s_runtime as rt
+
+from ....ir import nodes as ir
+from ..values import arrays as A
+from ..values import scalars as S
+from ..typing import types as T
+
+
+@dataclass(frozen=True)
+class Node:
+    fn: object
+    operands: Tuple[Tuple[str, int], ...]
+    loc: object = ir.NO_LOC
+
+
+@dataclass(frozen=True, eq=False)
+class ElementwiseTree:
+    nodes: Tuple[Node, ...]
+    inplace: Optional[int] = None
+
+    __name__ = "fused_elementwise"
+
+    def __repr__(self):
+        from .calls import name_of
+        return "fused_elementwise(" + ", ".join(name_of(n.fn) for n in self.nodes) + ")"
+
+    # -- the handler of its own calls (calls._lookup) ------------------------------------
+    def type(self, fn, types, kw, loc):
+        return self.node_types(types)[-1]
+
+    def node_types(self, leaf_types):
+        """The type of every node, given the leaves' types."""
+        from .calls import type_call
+        out = []
+        for node in self.nodes:
+            operands = [(_OPERAND, leaf_types[i] if kind == "leaf" else out[i])
+                        for kind, i in node.operands]
+            out.append(type_call(node.fn, operands, {}, node.loc))
+        return out
+
+    def lower(self, L, fn, vals, kw, rtype):
+        from .calls import TABLE
+        from ..lower.inplace import unshared
+        b = L.b
+        types = self.node_types([t for _, t in vals])
+        loc = L.loc
+        shapes = []
+        for node, t in zip(self.nodes, types):
+            L.loc = node.loc
+            operands = [self._operand_shape(L, vals, shapes, op) for op in node.operands]
+            if node.fn is rt.broadcast_like:
+                shapes.append(_broadcast_into(L, operands[0], operands[1]))
+            else:
+                shapes.append(A.broadcast_shape(L, [s for s in operands if s is not None],
+                                                t.ndim))
+        L.loc = loc
+        shape = shapes[-1]
+
+        def compute(items):
+            values = []
+            for node, t in zip(self.nodes, types):
+                L.loc = node.loc
+                operands = [items[i] if kind == "leaf" else values[i]
+                            for kind, i in node.operands]
+                if node.fn is rt.broadcast_like:
+                    (x, xt), _ = operands
+                    value = S.convert(L, x, xt, t.elem)
+                else:
+                    L.call_atoms = ([_OPERAND] * len(operands), {})
+                    value = TABLE[node.fn].lower(L, node.fn, operands, {}, t.elem)
+                values.append((value, t.elem))
+            L.loc = loc
+            return values[-1]
+
+        if self._reusable(vals, rtype):  # the assigned leaf's array, where nobody sees it
+            target = vals[self.inplace][0]
+            ok = b.and_(unshared(L, target),
+                        b.not_(A.differs(L, A.shape_list(L, target, rtype), shape)))
+            slot = L.entry_alloca(rtype.llvm())
+            with b.if_else(ok) as (reuse, fresh):
+                with reuse:
+                    b.store(target, slot)
+                with fresh:
+                    b.store(A.allocate(L, rtype, shape), slot)
+            result = b.load(slot)
+        else:
+            result = A.allocate(L, rtype, shape)
+        A.map_into(L, compute, vals, result, rtype, shape)  # (the shapes are checked above)
+        return result
+
+    def _reusable(self, vals, rtype) -> bool:
+        return self.inplace is not None and vals[self.inplace][1] == rtype and \
+            rtype.dtype in ("f4", "f8", "c16", "i8", "b1")
+
+    @staticmethod
+    def _operand_shape(L, vals, shapes, operand):
+        kind, i = operand
+        if kind == "node":
+            return shapes[i]
+        v, t = vals[i]
+        return A.shape_list(L, v, t) if isinstance(t, T.Array) else None
+
+
+#: the operand atom the callables' type rules and lowerings see (never a constant: the
+#: constants of the fused statements are leaves)
+_OPERAND = ir.Var("fused.operand")
+
+
+def _broadcast_into(L, x, like):
+    """``like``'s shape, checking that ``x``'s broadcasts to it (``rt.broadcast_like``)."""
+    if like is None:
+        return x if x is not None else []
+    if x is None:
+        return like
+    target = A.broadcast_shape(L, [like, x], len(like))
+    L.check(A.differs(L, target, like), ValueError,
+            "could not broadcast the value into the target (its first dimension: {0})",
+            (like[0] if like else A.ONE,))
+    return like

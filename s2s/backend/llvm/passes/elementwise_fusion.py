@@ -1,0 +1,169 @@
+"""Fusing chains of elementwise statements into one call, lowered as one loop.
+
+``t1 = a * b; t2 = np.exp(c); y = t1 + t2`` allocates and loops three times when each
+statement is lowered alone; the adjoint and tangent code that reverse and forward mode
+write is made of such chains (``dt = dx * y + x * dy``).  Contract:
+``fuse_elementwise(func, types)`` returns ``func`` (typed by ``types``) with each chain
+of statements ``t = fn(...)`` replaced by one statement ``y = tree(*leaves)``
+(``ops/fused.ElementwiseTree``), or ``func`` itself when nothing fuses.
+
+A statement joins the call that reads it when:
+
+* it assigns an array computed by a callable that maps elements
+  (``calls.maps_elements``: arithmetic, comparisons, numpy's math functions ...) or by
+  ``rt.broadcast_like``, positional operands only, numbers or arrays, and the
+  callable's type rule on the operands' element types gives the result's element type;
+* its target is not a parameter, is assigned by no other statement of the function and
+  is read once, by a later statement of the same block that joins the same way (or is
+  the chain's last statement);
+* every statement between it and that reader is itself a statement that joins a chain.
+
+Those statements are pure, so computing a joined statement where its reader is computed
+reads the same values: the statements in between write no leaf (a joined statement
+assigns a name read only later; a statement computed where it stands first emits the
+chains that read the name it assigns), and a name read before its assignment in a loop
+body is never joined (its one reader comes later).  Any other statement first emits the
+chains not yet read, in their order.  Error checks stay those of each statement
+(``fused.py``).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import numbers
+
+import s2s_runtime as rt
+
+from ....ir import nodes as ir
+from ..ops.calls import maps_elements, type_call
+from ..ops.fused import ElementwiseTree, Node
+from ..typing import types as T
+
+
+def fuse_elementwise(func, types):
+    defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
+    fusion = _Fusion(types, defs, ir.use_counts(func.body), {p.var.name for p in func.params})
+    body = fusion.block(func.body)
+    return replace(func, body=body) if fusion.changed else func
+
+
+class _Chain:
+    """The statements joined so far into one value: its nodes and leaves (atoms)."""
+
+    def __init__(self, stmt):
+        self.stmt = stmt
+        self.nodes = []
+        self.leaves = []
+
+    def leaf(self, atom):
+        for k, a in enumerate(self.leaves):
+            if type(a) is type(atom) and a == atom:
+                return k
+        self.leaves.append(atom)
+        return len(self.leaves) - 1
+
+    def join(self, other):
+        """``other``'s nodes and leaves appended; the operand that reads its value."""
+        leaf_at = [self.leaf(a) for a in other.leaves]
+        first = len(self.nodes)
+        for node in other.nodes:
+            operands = tuple(("leaf", leaf_at[i]) if kind == "leaf" else ("node", first + i)
+                             for kind, i in node.operands)
+            self.nodes.append(replace(node, operands=operands))
+        return ("node", len(self.nodes) - 1)
+
+    def statement(self):
+        """The chain as one statement (the statement itself when nothing joined it)."""
+        s = self.stmt
+        if len(self.nodes) == 1:
+            return s
+        inplace = next((k for k, a in enumerate(self.leaves)
+                        if isinstance(a, ir.Var) and a.name == s.target.name), None)
+        tree = ElementwiseTree(tuple(self.nodes), inplace)
+        return replace(s, value=ir.Call(tree, tuple(self.leaves)))
+
+
+class _Fusion:
+    def __init__(self, types, defs, uses, params):
+        self.types, self.defs, self.uses, self.params = types, defs, uses, params
+        self.changed = False
+
+    def block(self, stmts):
+        stmts = list(stmts)
+        joins = [self._joins(s) for s in stmts]
+        reader = {}  # a name read by a later joining statement of this block -> its index
+        for j, s in enumerate(stmts):
+            if joins[j]:
+                for a in s.value.args:
+                    if isinstance(a, ir.Var):
+                        reader.setdefault(a.name, j)
+        out, pending = [], {}  # pending: name -> _Chain, in statement order
+
+        def flush(keep=()):
+            for name in [n for n in pending if n not in keep]:
+                out.append(self._emit(pending.pop(name)))
+
+        for k, s in enumerate(stmts):
+            if not joins[k]:
+                flush()
+                blocks = ir.sub_blocks(s)
+                if blocks:
+                    s = ir.with_blocks(s, [tuple(self.block(b)) for b in blocks])
+                out.append(s)
+                continue
+            chain = _Chain(s)
+            operands = []
+            for a in s.value.args:
+                if isinstance(a, ir.Var) and a.name in pending:
+                    operands.append(chain.join(pending.pop(a.name)))
+                else:
+                    operands.append(("leaf", chain.leaf(a)))
+            chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc))
+            name = s.target.name
+            later = reader.get(name, -1)
+            if later > k and self.defs[name] == 1 and self.uses.get(name, 0) == 1 \
+                    and name not in self.params:
+                pending[name] = chain  # (no pending chain reads it: its one reader is later)
+            else:  # computed here: the chains that read the name it assigns first
+                flush(keep={n for n, c in pending.items()
+                            if not any(isinstance(a, ir.Var) and a.name == name
+                                       for a in c.leaves)})
+                out.append(self._emit(chain))
+        flush()
+        return tuple(out)
+
+    def _emit(self, chain):
+        s = chain.statement()
+        self.changed |= s is not chain.stmt
+        return s
+
+    def _joins(self, s) -> bool:
+        """Whether ``s`` is a statement a chain may hold (see the module's docstring)."""
+        if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)) or s.value.kwargs:
+            return False
+        fn = s.value.fn
+        if fn is not rt.broadcast_like and not maps_elements(fn):
+            return False
+        result = self.types.get(s.target.name)
+        if not isinstance(result, T.Array):
+            return False
+        operands = []
+        for a in s.value.args:
+            if isinstance(a, ir.Const):
+                if not isinstance(a.value, numbers.Number):
+                    return False
+                t = T.value_type(a.value)
+            else:
+                t = self.types.get(a.name)
+            if type(t) not in (T.Scalar, T.Array):
+                return False
+            operands.append((a, t))
+        if fn is rt.broadcast_like:
+            return len(operands) == 2 and isinstance(operands[1][1], T.Array)
+        try:  # what the callable computes of one element of each operand
+            elem = type_call(fn, [(a, t.elem if isinstance(t, T.Array) else t)
+                                  for a, t in operands], {}, s.loc)
+        except Exception:
+            return False
+        return elem == result.elem

@@ -1,0 +1,173 @@
+"""Chains of elementwise statements compiled as one loop (``passes/elementwise_fusion.py``,
+``ops/fused.py``): the same values, dtypes and errors as numpy, statement by statement,
+and the chains the pass makes (fewer loops) where it may, none where it may not."""
+import inspect
+import traceback
+
+import numpy as np
+import pytest
+from llvmlite import ir as ll
+
+import s2s
+from s2s.backend.llvm.driver.compile import signature_form
+from s2s.backend.llvm.lower.function import FunctionLowering
+from s2s.backend.llvm.ops.fused import ElementwiseTree
+from s2s.core.jit import Jitted
+from s2s.ir import nodes as ir
+
+
+def fused_chains(fn, *args):
+    """The fused calls (as tuples of their callables' names) of ``jit(fn)`` for ``args``."""
+    func, load_free = Jitted(fn).compiled_ir(args)
+    func, types, _ = signature_form(func, args, load_free)
+    lowering = FunctionLowering(ll.Module(), func, types, "kernel")
+    return [tuple(getattr(n.fn, "__name__", "?") for n in s.value.fn.nodes)
+            for s in ir.walk(lowering.func.body)
+            if isinstance(getattr(s, "value", None), ir.Call)
+            and isinstance(s.value.fn, ElementwiseTree)]
+
+
+def poly(x, y):
+    a = x * y
+    b = np.exp(-a)
+    c = b * 2.0 + y
+    return c - x / 3.0
+
+
+def mixed_ranks(m, v, s):
+    t = m * v          # (3, 4) * (4,)
+    u = np.sin(t) + s  # + a number
+    return u * v[None, :] - m
+
+
+def float32_chain(a, b, c):
+    t = a * b
+    return t + c * np.float32(0.5)
+
+
+def int_chain(i, j):
+    t = i * 3
+    u = t // 2 - j
+    return u % 5
+
+
+def masks(x):
+    inside = (x > 0.0) & (x < 1.0)
+    return np.where(inside, x * 2.0, -x)
+
+
+def complex_chain(z, w):
+    t = np.conj(z) * w
+    return t - z * 2.0
+
+
+def loop_body(x, n):
+    acc = np.zeros_like(x)
+    for i in range(n):
+        t = np.cos(x * i)
+        acc = acc + t * t
+    return acc
+
+
+def in_place_root(x):
+    a = x * 1.0        # a fresh array nobody else holds
+    a = a * 2.0 + x    # written into a's block
+    return a
+
+
+def shared_root(x):
+    a = x * 1.0
+    keep = a           # a second name for the same array
+    a = a * 2.0 + x    # must not write into keep
+    return a, keep
+
+
+def parameter_root(x, y):
+    x = x * 2.0 + y    # x is the caller's array: never written
+    return x
+
+
+def reassigned_leaf(x, y):
+    t = x * 2.0
+    x = y + 1.0        # x changes after t read it
+    return t + x
+
+
+CASES = [
+    (poly, lambda r: (r.normal(size=(5, 3)), r.normal(size=(5, 3)))),
+    (poly, lambda r: (r.normal(size=(4, 1)), r.normal(size=(3,)))),
+    (mixed_ranks, lambda r: (r.normal(size=(3, 4)), r.normal(size=4), 0.5)),
+    (float32_chain, lambda r: tuple(r.normal(size=7).astype(np.float32) for _ in range(3))),
+    (int_chain, lambda r: (r.integers(-50, 50, 9), r.integers(-5, 5, 9))),
+    (masks, lambda r: (r.normal(size=(2, 6)),)),
+    (complex_chain, lambda r: (r.normal(size=4) + 1j * r.normal(size=4),
+                               r.normal(size=4) - 2j * r.normal(size=4))),
+    (loop_body, lambda r: (r.normal(size=6), 4)),
+    (in_place_root, lambda r: (r.normal(size=(2, 3)),)),
+    (shared_root, lambda r: (r.normal(size=5),)),
+    (parameter_root, lambda r: (r.normal(size=5), r.normal(size=5))),
+    (reassigned_leaf, lambda r: (r.normal(size=5), r.normal(size=5))),
+]
+
+
+@pytest.mark.parametrize("fn,make", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_fused_chains_equal_numpy(fn, make):
+    args = make(np.random.default_rng(7))
+    originals = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*originals)
+    got = s2s.jit(fn)(*args)
+    for w, g in zip(want if isinstance(want, tuple) else (want,),
+                    got if isinstance(got, tuple) else (got,)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if g.dtype.kind == "c":  # numpy's complex product may round its last bit otherwise
+            np.testing.assert_allclose(g, w, rtol=1e-15, atol=0)
+        else:  # the same operations, element by element
+            np.testing.assert_array_equal(g, w)
+    for a, o in zip(args, originals):  # the caller's arrays are never written
+        np.testing.assert_array_equal(a, o)
+
+
+def test_chains_are_fused():
+    r = np.random.default_rng(0)
+    x, y = r.normal(size=4), r.normal(size=4)
+    assert fused_chains(poly, x, y) == [("mul", "neg", "exp", "mul", "add", "truediv", "sub")]
+    assert fused_chains(masks, x) == [("gt", "lt", "and_", "mul", "neg", "where")]
+    assert fused_chains(in_place_root, x) == [("mul", "add")]
+
+
+def test_a_leaf_written_between_is_not_moved():
+    """``t = x * 2`` is not computed after ``x = y + 1`` (the fused call would read the
+    new ``x``): ``x = y + 1`` is the root of its own chain and ``t`` is emitted first."""
+    r = np.random.default_rng(1)
+    x, y = r.normal(size=3), r.normal(size=3)
+    assert fused_chains(reassigned_leaf, x, y) == []
+    np.testing.assert_array_equal(s2s.jit(reassigned_leaf)(x, y), reassigned_leaf(x, y))
+
+
+def test_gradients_of_fused_code_match_differences():
+    def f(x):
+        y = np.tanh(x * 1.5) * np.exp(-x * x)
+        return np.sum(y * y + 0.5 * x)
+
+    x = np.random.default_rng(2).normal(size=6)
+    g = s2s.jit(s2s.grad(f))(x)
+    fd = np.array([(f(x + h) - f(x - h)) / 2e-6 for h in np.eye(6) * 1e-6])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def mismatch(a, b, c):
+    t = a * 2.0
+    u = t + b  # the statement whose operands do not broadcast
+    return u * c
+
+
+def test_a_broadcast_error_names_its_own_statement():
+    with pytest.raises(ValueError, match="could not be broadcast") as info:
+        s2s.jit(mismatch)(np.ones(3), np.ones(4), np.ones(3))
+    lines, start = inspect.getsourcelines(mismatch)
+    line = start + next(k for k, text in enumerate(lines) if "u = t + b" in text)
+    last = traceback.extract_tb(info.value.__traceback__)[-1]
+    assert (last.filename, last.lineno) == (__file__, line)
+    # nothing broken: the same kernel on good operands
+    np.testing.assert_array_equal(s2s.jit(mismatch)(np.ones(3), np.ones(3), np.ones(3)),
+                                  mismatch(np.ones(3), np.ones(3), np.ones(3)))
