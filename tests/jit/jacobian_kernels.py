@@ -164,3 +164,15 @@ def real_parts(z, x):
 def none_in_tuple(p, x):
     scale, nothing = p
     return scale * x * 2.0
+
+
+def rotation_display(aa, v):
+    """A matrix written as a nested display of numbers (the hand-tracking model's
+    rotation), some entries constants (their tangents are None parts)."""
+    n = math.sqrt(np.sum(aa * aa))
+    x, y, z = aa[0] / n, aa[1] / n, aa[2] / n
+    s, c = math.sin(n), math.cos(n)
+    m = np.array([[x * x + (1 - x * x) * c, x * y * (1 - c) - z * s, 0.0],
+                  [x * y * (1 - c) + z * s, y * y + (1 - y * y) * c, 1.0],
+                  [0.5, -2.0, z * z + (1 - z * z) * c]])
+    return m @ v

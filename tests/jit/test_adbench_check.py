@@ -19,9 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 
 # (case, mode) -> text the refusal contains; mode "python" (Python-mode s2s) or "jit"
-KNOWN_REFUSALS = {
-    ("hand (jacfwd)", "jit"): "jit does not compile array_jvp([",
-}
+KNOWN_REFUSALS = {}
 
 CASE_NAMES = ["gmm (full cov.)", "ba objective", "ba jacobian", "hand (jacfwd)",
               "lstm (2 layers)", "ode (rk4)", "logsumexp", "least squares", "kmeans newton",

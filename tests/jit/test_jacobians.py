@@ -94,6 +94,8 @@ CASES = [
     ("vector_out", K.vector_out, (X5[:3],), 0),
     ("scaled_then_written", K.scaled_then_written, (X5[:3],), 0),
     ("try_while", K.try_while, (np.array([0.7, -0.3, 1.2, 0.4]),), 0),
+    ("nested_display", K.rotation_display, (np.array([0.3, -0.2, 0.5]),
+                                            np.array([1.0, 2.0, -1.0])), 0),
 ]
 
 

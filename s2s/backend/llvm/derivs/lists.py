@@ -230,10 +230,35 @@ class ArrayOfItems(ListOp):
         return out
 
 
+def _fits_grid(t, shape) -> bool:
+    """Whether the tangent display ``t`` has the structure of a display of numbers of
+    ``shape`` (``_grid``), a None anywhere standing for zeros of that part."""
+    if isinstance(t, T.NoneType):
+        return True
+    if not shape:
+        return is_number(t)
+    return T.plain_tuple(t) and len(t.items) == shape[0] and \
+        all(_fits_grid(it, shape[1:]) for it in t.items)
+
+
+def _tangent_leaves(L, v, t, at=()):
+    """``(index, value, type)`` of each number of the tangent display ``v`` (None parts,
+    zeros, left out)."""
+    if isinstance(t, T.NoneType):
+        return
+    if is_number(t):
+        yield at, v, t
+        return
+    for k, it in enumerate(t.items):
+        yield from _tangent_leaves(L, L.b.extract_value(v, k), it, at + (k,))
+
+
 class ArrayJvp(ListOp):
     """``array_jvp(t, ans, object, copy, ndmin=0)`` for a list (or a display of numbers,
     None items as zeros) of tangents: them as an array of ``ans``'s dtype (1-D; stacked
-    for a list of arrays; the real part for a real ``ans``)."""
+    for a list of arrays; the real part for a real ``ans``); for a nested display
+    (``np.array([[a, b], [c, d]])``, ``object`` a display of numbers of rows of one
+    length) the tangents in ``object``'s shape, a None part as zeros."""
 
     reads_atoms = True
 
@@ -241,6 +266,11 @@ class ArrayJvp(ListOp):
         atoms = self.atoms[0] if self.atoms else ()
         ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
         ans = types[1]
+        grid = _grid(types[2]) if len(types) > 2 else None
+        if grid and len(grid) > 1 and not is_list(types[0]):
+            ok = isinstance(ans, T.Array) and ans.ndim == len(grid) and ndmin in (0, 1) \
+                and _fits_grid(types[0], grid)
+            return ans if ok and ans.dtype in ("f4", "f8", "c16") else None
         ndim = Li.array_type(types[0]).ndim if is_list(types[0]) else 1
         ok = isinstance(ans, T.Array) and ans.ndim == ndim and ndmin in (0, 1)
         return ans if ok and ans.dtype in ("f4", "f8", "c16") else None
@@ -253,6 +283,15 @@ class ArrayJvp(ListOp):
             if vt.dtype == "c16" and e.dtype != "c16":
                 return L.b.extract_value(v, 0), T.F64T
             return v, vt
+
+        grid = _grid(vals[2][1]) if len(vals) > 2 else None
+        if grid and len(grid) > 1 and not is_list(tt):  # a nested display: object's shape
+            out = A.allocate(L, rtype, [A.i64(d) for d in grid], zeroed=True)
+            data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+            for at, x, xt in _tangent_leaves(L, t, tt):
+                A.store(L, S.convert(L, *real(x, xt), e),
+                        A.element_ptr(L, data, strides, [A.i64(k) for k in at], e), e)
+            return out
 
         if is_list(tt) and Li.holds_arrays(tt):  # the tangents stacked, as ``ans``'s dtype
             stacked, st = Li.as_array(L, t, tt)
@@ -354,6 +393,56 @@ class ItemsOfArray(ListOp):
         return out
 
 
+class GridItems(ListOp):
+    """``array_vjp(g, [[a, b], [c, d]])`` of a nested display of numbers (rows of one
+    length, ``_grid``): ``g``'s elements in the display's structure, each as the
+    cotangent of its number (``ItemsOfArray`` for a flat display)."""
+
+    def ltype(self, fn, types, loc):
+        g, x = types
+        grid = _grid(x)
+        if not (isinstance(g, T.Array) and g.ndim == len(grid)):
+            return None
+        return self._type(g.elem, x, loc)
+
+    def _type(self, elem, x, loc):
+        if is_number(x):
+            return Unbroadcast().type(None, [elem, x], {}, loc)
+        items = tuple(self._type(elem, it, loc) for it in x.items)
+        return None if None in items else type(x)(items)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (x, xt) = vals
+        grid = _grid(xt)
+        shape = A.shape_list(L, g, gt)
+        L.check(A.differs(L, shape, [A.i64(d) for d in grid]), ValueError,
+                "s2s: a cotangent whose first dimension is {0} for {1} rows",
+                (shape[0], A.i64(grid[0])))
+
+        def build(v, t, rt_, at):
+            if is_number(t):
+                return Unbroadcast().lower(L, None, [(A.element(L, g, gt, [A.i64(k) for k in at]),
+                                                      gt.elem), (v, t)], {}, rt_)
+            out = ll.Constant(rt_.llvm(), None)
+            for k, (it, rk) in enumerate(zip(t.items, rt_.items)):
+                out = L.b.insert_value(out, build(L.b.extract_value(v, k), it, rk, at + (k,)), k)
+            return out
+
+        return build(x, xt, rtype, ())
+
+
+class GridShape(ListOp):
+    """``np.shape`` of a display of numbers (rows of one length, ``_grid``): its shape,
+    known when compiling (``np.reshape(g, np.shape(display))`` in ``np.array``'s
+    cotangent)."""
+
+    def ltype(self, fn, types, loc):
+        return T.Tuple((T.INT,) * len(_grid(types[0])))
+
+    def llower(self, L, fn, vals, rtype):
+        return ll.Constant(rtype.llvm(), [A.i64(d) for d in _grid(vals[0][1])])
+
+
 class ToTuple(ListOp):
     """``seq_cast(items, like)`` for a tuple ``like`` and a list ``items`` of its length:
     the tuple of the items."""
@@ -409,8 +498,13 @@ def _wrap(cls, fn, when, *args):
 
 _wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (is_list(ts[0]) or (
     T.plain_tuple(ts[0]) and ts[0].items
-    and all(is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))))
+    and all(is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items)) or (
+    len(ts) >= 3 and bool(_grid(ts[2])) and len(_grid(ts[2])) > 1
+    and _fits_grid(ts[0], _grid(ts[2])))))
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
+_wrap(GridItems, rt.array_vjp, lambda ts: len(ts) == 2 and not _numbers(ts[1])
+      and T.plain_tuple(ts[1]) and bool(_grid(ts[1])))
+_wrap(GridShape, np.shape, lambda ts: len(ts) == 1 and T.plain_tuple(ts[0]) and bool(_grid(ts[0])))
 _wrap(FromArray, rt.array_vjp, list_at(1))
 _wrap(StackRows, rt.stack_vjp, list_at(1))
 for _fn in (np.array, np.asarray):
