@@ -70,7 +70,7 @@ def loop_body(x, n):
 
 
 def in_place_root(x):
-    a = x * 1.0        # a fresh array nobody else holds
+    a = np.copy(x)     # a fresh array nobody else holds
     a = a * 2.0 + x    # written into a's block
     return a
 
@@ -133,6 +133,8 @@ def test_chains_are_fused():
     assert fused_chains(poly, x, y) == [("mul", "neg", "exp", "mul", "add", "truediv", "sub")]
     assert fused_chains(masks, x) == [("gt", "lt", "and_", "mul", "neg", "where")]
     assert fused_chains(in_place_root, x) == [("mul", "add")]
+    # ``a = x * 1.0`` does not join ``a * 2.0 + x``: ``keep = a`` reads it in between
+    assert fused_chains(shared_root, x) == [("mul", "add")]
 
 
 def test_a_leaf_written_between_is_not_moved():
@@ -171,3 +173,47 @@ def test_a_broadcast_error_names_its_own_statement():
     # nothing broken: the same kernel on good operands
     np.testing.assert_array_equal(s2s.jit(mismatch)(np.ones(3), np.ones(3), np.ones(3)),
                                   mismatch(np.ones(3), np.ones(3), np.ones(3)))
+
+
+def broadcast_loss(x, y, n):
+    """Adjoints that sum over broadcast axes (``x`` is (3, 1), ``y`` (4,)) and adjoints
+    accumulated into the same names in a loop."""
+    total = 0.0
+    for i in range(n):
+        z = x * y + np.sin(x * i)
+        total = total + np.sum(z * z * y)
+    return total
+
+
+def same_shape_loss(x, y):
+    d = x - y
+    return np.sum(d * d * x)
+
+
+@pytest.mark.parametrize("shapes", [((3, 1), (4,)), ((3, 4), (3, 4)), ((1, 4), (3, 4))])
+def test_gradients_through_unbroadcast_match_differences(shapes):
+    r = np.random.default_rng(3)
+    x, y = r.normal(size=shapes[0]), r.normal(size=shapes[1])
+    gx, gy = s2s.jit(s2s.grad(broadcast_loss, argnums=(0, 1)))(x, y, 3)
+    for arg, g in ((0, gx), (1, gy)):
+        base = [x, y]
+        fd = np.zeros_like(base[arg])
+        for k in np.ndindex(fd.shape):
+            plus = [a.copy() for a in base]
+            minus = [a.copy() for a in base]
+            plus[arg][k] += 1e-6
+            minus[arg][k] -= 1e-6
+            fd[k] = (broadcast_loss(*plus, 3) - broadcast_loss(*minus, 3)) / 2e-6
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)
+
+
+def test_adjoint_chains_through_unbroadcast_are_fused():
+    """``x_bar = unbroadcast(g * y, x)`` and its accumulation join one loop (the
+    identity where the shapes agree, checked at run time)."""
+    x = np.random.default_rng(4).normal(size=5)
+    chains = fused_chains(s2s.grad(same_shape_loss), x, x + 1.0)
+    assert any("unbroadcast" in c for c in chains), chains
+    g = s2s.jit(s2s.grad(same_shape_loss))(x, x + 1.0)
+    fd = np.array([(same_shape_loss(x + h, x + 1.0) - same_shape_loss(x - h, x + 1.0)) / 2e-6
+                   for h in np.eye(5) * 1e-6])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)

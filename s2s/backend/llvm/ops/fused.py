@@ -7,14 +7,18 @@ Contract: ``ElementwiseTree(nodes, inplace)`` is the callable of an IR call
 ``("leaf", i)`` (the call's ``i``-th argument) or ``("node", j)`` (an earlier node's
 value); the last node is the result, an array.  Every ``fn`` maps elements
 (``calls.maps_elements``: its lowering on arrays is its lowering on numbers mapped over
-the broadcast shape) or is ``rt.broadcast_like(x, like)`` (``x`` in ``like``'s shape).
+the broadcast shape) or is ``rt.broadcast_like(x, like)`` (``x`` in ``like``'s shape) or
+``rt.unbroadcast(g, x)`` (``g`` summed to ``x``'s shape: the identity where the shapes
+agree, the real part for a real ``x``).
 
 Typed node by node with each callable's own type rule.  Lowered as one loop: first the
 shape of every node, in order, with the error each statement raised for operands that do
 not broadcast, at its own line; then one allocation of the result and one loop over its
 shape whose body computes each node's element with the callable's lowering on numbers
 (the element types of its operands) from the leaves' elements.  Each node's element is
-converted to its own dtype, as storing it in its array did.
+converted to its own dtype, as storing it in its array did.  Where an ``unbroadcast``
+node's operand does not have ``x``'s shape (a sum over broadcast axes), the whole call is
+computed node by node instead, each node by its callable's lowering on arrays.
 
 ``inplace`` is the position of a leaf that the statement assigns the result to
 (``a = a * b + c``) or None: where that leaf is an array of the result's type held by
@@ -70,22 +74,41 @@ class ElementwiseTree:
         return out
 
     def lower(self, L, fn, vals, kw, rtype):
-        from .calls import TABLE
-        from ..lower.inplace import unshared
         b = L.b
         types = self.node_types([t for _, t in vals])
         loc = L.loc
-        shapes = []
+        shapes, exact = [], []
         for node, t in zip(self.nodes, types):
             L.loc = node.loc
             operands = [self._operand_shape(L, vals, shapes, op) for op in node.operands]
             if node.fn is rt.broadcast_like:
                 shapes.append(_broadcast_into(L, operands[0], operands[1]))
+            elif node.fn is rt.unbroadcast:  # the identity where the shapes agree
+                exact.append(b.not_(A.differs(L, operands[0], operands[1])))
+                shapes.append(operands[1])
             else:
                 shapes.append(A.broadcast_shape(L, [s for s in operands if s is not None],
                                                 t.ndim))
         L.loc = loc
-        shape = shapes[-1]
+        if not exact:
+            return self._fused(L, vals, types, shapes[-1], rtype)
+        every = exact[0]
+        for e in exact[1:]:
+            every = b.and_(every, e)
+        slot = L.entry_alloca(rtype.llvm())
+        with b.if_else(every, likely=True) as (fused, stepwise):
+            with fused:
+                b.store(self._fused(L, vals, types, shapes[-1], rtype), slot)
+            with stepwise:  # a sum over broadcast axes: each node as its own call
+                b.store(self._stepwise(L, vals, types), slot)
+        return b.load(slot)
+
+    def _fused(self, L, vals, types, shape, rtype):
+        """One loop over ``shape`` computing every node's element (see the docstring)."""
+        from .calls import TABLE
+        from ..lower.inplace import unshared
+        b = L.b
+        loc = L.loc
 
         def compute(items):
             values = []
@@ -93,8 +116,10 @@ class ElementwiseTree:
                 L.loc = node.loc
                 operands = [items[i] if kind == "leaf" else values[i]
                             for kind, i in node.operands]
-                if node.fn is rt.broadcast_like:
+                if node.fn in (rt.broadcast_like, rt.unbroadcast):
                     (x, xt), _ = operands
+                    if xt.dtype == "c16" and t.dtype != "c16":  # (a real cotangent)
+                        x, xt = b.extract_value(x, 0), T.Scalar("f8")
                     value = S.convert(L, x, xt, t.elem)
                 else:
                     L.call_atoms = ([_OPERAND] * len(operands), {})
@@ -118,6 +143,19 @@ class ElementwiseTree:
             result = A.allocate(L, rtype, shape)
         A.map_into(L, compute, vals, result, rtype, shape)  # (the shapes are checked above)
         return result
+
+    def _stepwise(self, L, vals, types):
+        """Each node lowered as the call it was, on arrays (a new array per node)."""
+        from .calls import TABLE
+        loc = L.loc
+        values = []
+        for node, t in zip(self.nodes, types):
+            L.loc = node.loc
+            operands = [vals[i] if kind == "leaf" else values[i] for kind, i in node.operands]
+            L.call_atoms = ([_OPERAND] * len(operands), {})
+            values.append((TABLE[node.fn].lower(L, node.fn, operands, {}, t), t))
+        L.loc = loc
+        return values[-1][0]
 
     def _reusable(self, vals, rtype) -> bool:
         return self.inplace is not None and vals[self.inplace][1] == rtype and \

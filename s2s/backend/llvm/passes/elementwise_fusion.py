@@ -13,9 +13,11 @@ A statement joins the call that reads it when:
   (``calls.maps_elements``: arithmetic, comparisons, numpy's math functions ...) or by
   ``rt.broadcast_like``, positional operands only, numbers or arrays, and the
   callable's type rule on the operands' element types gives the result's element type;
-* its target is not a parameter, is assigned by no other statement of the function and
-  is read once, by a later statement of the same block that joins the same way (or is
-  the chain's last statement);
+* its target is not a parameter, and is read by a later statement of the same block
+  that joins the same way (or the statement is the chain's last): the one read of a
+  name assigned once in the function, or, for a name assigned again (an adjoint
+  ``x_bar``), the next mention of it, after which it is assigned again before anything
+  else reads it (``_dead_after_reader``);
 * every statement between it and that reader is itself a statement that joins a chain.
 
 Those statements are pure, so computing a joined statement where its reader is computed
@@ -44,6 +46,7 @@ from ..typing import types as T
 def fuse_elementwise(func, types):
     defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
     fusion = _Fusion(types, defs, ir.use_counts(func.body), {p.var.name for p in func.params})
+    fusion.may_catch = any(isinstance(s, ir.Try) for s in ir.walk(func.body))
     body = fusion.block(func.body)
     return replace(func, body=body) if fusion.changed else func
 
@@ -98,6 +101,10 @@ class _Fusion:
                 for a in s.value.args:
                     if isinstance(a, ir.Var):
                         reader.setdefault(a.name, j)
+        occurs = {}  # name -> the indices of the statements that read or assign it
+        for j, s in enumerate(stmts):
+            for name in _names(s):
+                occurs.setdefault(name, []).append(j)
         out, pending = [], {}  # pending: name -> _Chain, in statement order
 
         def flush(keep=()):
@@ -122,8 +129,9 @@ class _Fusion:
             chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc))
             name = s.target.name
             later = reader.get(name, -1)
-            if later > k and self.defs[name] == 1 and self.uses.get(name, 0) == 1 \
-                    and name not in self.params:
+            if later > k and name not in self.params and (
+                    self.defs[name] == 1 and self.uses.get(name, 0) == 1
+                    or self._dead_after_reader(stmts, occurs[name], k, later)):
                 pending[name] = chain  # (no pending chain reads it: its one reader is later)
             else:  # computed here: the chains that read the name it assigns first
                 flush(keep={n for n, c in pending.items()
@@ -132,6 +140,29 @@ class _Fusion:
                 out.append(self._emit(chain))
         flush()
         return tuple(out)
+
+    def _dead_after_reader(self, stmts, occurs, k, j) -> bool:
+        """Whether the value ``stmts[k]`` assigns (a name assigned elsewhere too) is read
+        only by ``stmts[j]``, once: no statement in between mentions the name, and it is
+        assigned again by ``stmts[j]`` or by the next statement after it that mentions
+        it, which does not read it, with no ``break``/``continue``/``return``/``raise``
+        on the way (nor a ``try`` in the function: a handler might read it)."""
+        if self.may_catch:
+            return False
+        name = stmts[k].target.name
+        at = occurs.index(k)
+        if occurs[at + 1:at + 2] != [j] or \
+                sum(isinstance(a, ir.Var) and a.name == name for a in stmts[j].value.args) != 1:
+            return False
+        if stmts[j].target.name == name:
+            kill = j
+        else:
+            kill = occurs[at + 2] if len(occurs) > at + 2 else None
+            if kill is None or not (isinstance(stmts[kill], ir.Assign)
+                                    and stmts[kill].target.name == name
+                                    and name not in _reads(stmts[kill])):
+                return False
+        return not any(isinstance(x, _LEAVES) for x in ir.walk(stmts[k + 1:kill + 1]))
 
     def _emit(self, chain):
         s = chain.statement()
@@ -143,7 +174,7 @@ class _Fusion:
         if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)) or s.value.kwargs:
             return False
         fn = s.value.fn
-        if fn is not rt.broadcast_like and not maps_elements(fn):
+        if fn not in (rt.broadcast_like, rt.unbroadcast) and not maps_elements(fn):
             return False
         result = self.types.get(s.target.name)
         if not isinstance(result, T.Array):
@@ -161,9 +192,25 @@ class _Fusion:
             operands.append((a, t))
         if fn is rt.broadcast_like:
             return len(operands) == 2 and isinstance(operands[1][1], T.Array)
+        if fn is rt.unbroadcast:  # of an array to one of its rank
+            return len(operands) == 2 and all(isinstance(t, T.Array) for _, t in operands) \
+                and operands[0][1].ndim == operands[1][1].ndim == result.ndim
         try:  # what the callable computes of one element of each operand
             elem = type_call(fn, [(a, t.elem if isinstance(t, T.Array) else t)
                                   for a, t in operands], {}, s.loc)
         except Exception:
             return False
         return elem == result.elem
+
+
+#: statements that leave a block before its end
+_LEAVES = (ir.Break, ir.Continue, ir.Return, ir.Raise)
+
+
+def _reads(s):
+    return {a.name for x in ir.walk([s]) for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+
+
+def _names(s):
+    """The names ``s`` reads or assigns, nested blocks included."""
+    return _reads(s) | {v.name for x in ir.walk([s]) for v in ir.stmt_defs(x)}
