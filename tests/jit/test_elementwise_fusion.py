@@ -217,3 +217,48 @@ def test_adjoint_chains_through_unbroadcast_are_fused():
     fd = np.array([(same_shape_loss(x + h, x + 1.0) - same_shape_loss(x - h, x + 1.0)) / 2e-6
                    for h in np.eye(5) * 1e-6])
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def sum_of_chain(x, y):
+    d = x - y
+    return np.sum(d * d * x)
+
+
+def prod_of_chain(x, y):
+    return np.prod(x * 0.5 + y)
+
+
+def count_of_mask(b, n):
+    return np.sum(b & (n > 2))
+
+
+def sum_of_broadcast_chain(x, y):
+    return np.sum(np.exp(x * y))  # (3, 1) * (4,): the array it sums is (3, 4)
+
+
+@pytest.mark.parametrize("fn,make", [
+    (sum_of_chain, lambda r: (r.normal(size=(4, 5)), r.normal(size=5))),
+    (prod_of_chain, lambda r: (r.normal(size=6), r.normal(size=6))),
+    (count_of_mask, lambda r: (r.normal(size=(3, 4)) > 0, r.integers(0, 5, (3, 4)))),
+    (sum_of_broadcast_chain, lambda r: (r.normal(size=(3, 1)), r.normal(size=4))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_chain_ending_in_a_reduction(fn, make):
+    """The sum adds the elements as they are computed, in C order, as the jit's sum of
+    the stored array does (numpy's pairwise sum agrees to rounding)."""
+    args = make(np.random.default_rng(5))
+    got, want = s2s.jit(fn)(*args), fn(*args)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    chains = fused_chains(fn, *args)
+    assert len(chains) == 1 and chains[0][-1] in ("sum", "prod"), chains
+
+
+def test_gradient_of_a_sum_of_squares_chain():
+    def loss(w, x):
+        r = np.tanh(x * w) - 0.5
+        return np.sum(r * r)
+
+    w, x = np.random.default_rng(6).normal(size=(2, 7))
+    g = s2s.jit(s2s.grad(loss))(w, x)
+    fd = np.array([(loss(w + h, x) - loss(w - h, x)) / 2e-6 for h in np.eye(7) * 1e-6])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)

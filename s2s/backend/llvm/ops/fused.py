@@ -5,7 +5,10 @@ Contract: ``ElementwiseTree(nodes, inplace)`` is the callable of an IR call
 ``tree(*leaves)`` that computes what the statements it replaced computed.  Node ``k`` of
 ``nodes`` is ``Node(fn, operands, loc)``: ``fn(*operands)`` where each operand is
 ``("leaf", i)`` (the call's ``i``-th argument) or ``("node", j)`` (an earlier node's
-value); the last node is the result, an array.  Every ``fn`` maps elements
+value); the last node is the result, an array, or (``reduces``) the ``np.sum``/``np.prod`` of
+the array the node before it makes, a number: its elements are then added (multiplied)
+in C order as they are computed, as the reduction of the stored array adds them, and
+that array is never made.  Every ``fn`` maps elements
 (``calls.maps_elements``: its lowering on arrays is its lowering on numbers mapped over
 the broadcast shape) or is ``rt.broadcast_like(x, like)`` (``x`` in ``like``'s shape) or
 ``rt.unbroadcast(g, x)`` (``g`` summed to ``x``'s shape: the identity where the shapes
@@ -31,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+import numpy as np
 from llvmlite import ir as ll
 
 import s2s_runtime as rt
@@ -83,6 +87,8 @@ class ElementwiseTree:
             operands = [self._operand_shape(L, vals, shapes, op) for op in node.operands]
             if node.fn is rt.broadcast_like:
                 shapes.append(_broadcast_into(L, operands[0], operands[1]))
+            elif node is self.nodes[-1] and self.reduces:  # over the array before it
+                shapes.append(operands[0])
             elif node.fn is rt.unbroadcast:  # the identity where the shapes agree
                 exact.append(b.not_(A.differs(L, operands[0], operands[1])))
                 shapes.append(operands[1])
@@ -110,9 +116,12 @@ class ElementwiseTree:
         b = L.b
         loc = L.loc
 
+        reduces = self.reduces
+        nodes = self.nodes[:-1] if reduces else self.nodes
+
         def compute(items):
             values = []
-            for node, t in zip(self.nodes, types):
+            for node, t in zip(nodes, types):
                 L.loc = node.loc
                 operands = [items[i] if kind == "leaf" else values[i]
                             for kind, i in node.operands]
@@ -128,6 +137,13 @@ class ElementwiseTree:
             L.loc = loc
             return values[-1]
 
+        if reduces:  # in C order, as the reduction of the array would add them
+            acc = L.entry_alloca(rtype.llvm())
+            b.store(L.const(0 if reduces == "add" else 1, rtype), acc)
+            visit = lambda idx, v, vt: b.store(S.binary(  # noqa: E731
+                L, reduces, b.load(acc), S.convert(L, v, vt, rtype), rtype), acc)
+            A.visit_elements(L, compute, vals, shape, visit)
+            return b.load(acc)
         if self._reusable(vals, rtype):  # the assigned leaf's array, where nobody sees it
             target = vals[self.inplace][0]
             ok = b.and_(unshared(L, target),
@@ -157,6 +173,13 @@ class ElementwiseTree:
         L.loc = loc
         return values[-1][0]
 
+    @property
+    def reduces(self):
+        """``"add"``/``"mul"`` where the last node is ``np.sum``/``np.prod`` of the whole
+        array the node before makes (not made: its elements are added as computed),
+        else None."""
+        return _REDUCTIONS.get(self.nodes[-1].fn)
+
     def _reusable(self, vals, rtype) -> bool:
         return self.inplace is not None and vals[self.inplace][1] == rtype and \
             rtype.dtype in ("f4", "f8", "c16", "i8", "b1")
@@ -169,6 +192,9 @@ class ElementwiseTree:
         v, t = vals[i]
         return A.shape_list(L, v, t) if isinstance(t, T.Array) else None
 
+
+#: reductions a chain may end in (whole-array, no keywords), and how they combine
+_REDUCTIONS = {np.sum: "add", np.prod: "mul"}
 
 #: the operand atom the callables' type rules and lowerings see (never a constant: the
 #: constants of the fused statements are leaves)

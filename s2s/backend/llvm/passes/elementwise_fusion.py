@@ -20,6 +20,9 @@ A statement joins the call that reads it when:
   else reads it (``_dead_after_reader``);
 * every statement between it and that reader is itself a statement that joins a chain.
 
+A chain may end in ``np.sum``/``np.prod`` of its whole array (no keywords): the
+reduction then adds the elements as they are computed, and the array is never made.
+
 Those statements are pure, so computing a joined statement where its reader is computed
 reads the same values: the statements in between write no leaf (a joined statement
 assigns a name read only later; a statement computed where it stands first emits the
@@ -34,6 +37,8 @@ from collections import Counter
 from dataclasses import replace
 
 import numbers
+
+import numpy as np
 
 import s2s_runtime as rt
 
@@ -95,9 +100,10 @@ class _Fusion:
     def block(self, stmts):
         stmts = list(stmts)
         joins = [self._joins(s) for s in stmts]
+        reduces = [not joins[j] and self._reduces(s) for j, s in enumerate(stmts)]
         reader = {}  # a name read by a later joining statement of this block -> its index
         for j, s in enumerate(stmts):
-            if joins[j]:
+            if joins[j] or reduces[j]:
                 for a in s.value.args:
                     if isinstance(a, ir.Var):
                         reader.setdefault(a.name, j)
@@ -112,6 +118,13 @@ class _Fusion:
                 out.append(self._emit(pending.pop(name)))
 
         for k, s in enumerate(stmts):
+            if reduces[k] and s.value.args[0].name in pending:  # a chain's last node
+                arg = s.value.args[0].name
+                flush(keep={arg})
+                chain = _Chain(s)
+                chain.nodes.append(Node(s.value.fn, (chain.join(pending.pop(arg)),), s.loc))
+                out.append(self._emit(chain))
+                continue
             if not joins[k]:
                 flush()
                 blocks = ir.sub_blocks(s)
@@ -163,6 +176,18 @@ class _Fusion:
                                     and name not in _reads(stmts[kill])):
                 return False
         return not any(isinstance(x, _LEAVES) for x in ir.walk(stmts[k + 1:kill + 1]))
+
+    def _reduces(self, s) -> bool:
+        """``total = np.sum(a)`` / ``np.prod(a)`` of a whole array ``a`` (a name), no
+        keywords: a statement that may end a chain (``fused.ElementwiseTree.reduces``)."""
+        if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)) or s.value.kwargs \
+                or s.value.fn not in (np.sum, np.prod) or len(s.value.args) != 1 \
+                or not isinstance(s.value.args[0], ir.Var):
+            return False
+        t = self.types.get(s.value.args[0].name)
+        return isinstance(t, T.Array) and t.dtype != "c16" and \
+            self.types.get(s.target.name) == (T.Scalar("i8") if t.dtype in ("b1", "i8")
+                                              else t.elem)
 
     def _emit(self, chain):
         s = chain.statement()

@@ -400,8 +400,20 @@ def elementwise(L, fn, inputs, dtype, out=None):
 def map_into(L, fn, inputs, result, out_t, shape):
     """``result[idx] = fn([elements of inputs at idx])`` over ``shape`` (``result``'s;
     every input broadcasts to it: not checked here)."""
+    out_data, out_strides = L.b.extract_value(result, 0), strides_list(L, result, out_t)
+
+    def write(idx, value, vt):
+        store(L, convert(L, value, vt, out_t.elem),
+              element_ptr(L, out_data, out_strides, idx, out_t.elem), out_t.elem)
+
+    visit_elements(L, fn, inputs, shape, write)
+
+
+def visit_elements(L, fn, inputs, shape, visit):
+    """``visit(idx, *fn([elements of inputs at idx]))`` for every index of ``shape`` in C
+    order (every input broadcasts to it: not checked here)."""
     b = L.b
-    ndim = out_t.ndim
+    ndim = len(shape)
     readers = []
     for v, t in inputs:
         if isinstance(t, T.Array):
@@ -416,7 +428,6 @@ def map_into(L, fn, inputs, result, out_t, shape):
             readers.append(("array", b.extract_value(v, 0), strides, t))
         else:
             readers.append(("scalar", v, None, t))
-    out_data, out_strides = b.extract_value(result, 0), strides_list(L, result, out_t)
 
     def body(idx):
         vals = []
@@ -425,9 +436,7 @@ def map_into(L, fn, inputs, result, out_t, shape):
                 vals.append((load(L, element_ptr(L, v, strides, idx, t.elem), t.elem), t.elem))
             else:
                 vals.append((v, t))
-        value, vt = fn(vals)
-        store(L, convert(L, value, vt, out_t.elem),
-              element_ptr(L, out_data, out_strides, idx, out_t.elem), out_t.elem)
+        visit(idx, *fn(vals))
 
     loop_nest(L, shape, body)
 
