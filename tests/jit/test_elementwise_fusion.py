@@ -69,6 +69,15 @@ def loop_body(x, n):
     return acc
 
 
+def reassigned_in_a_loop(x, n):
+    s = x * 1.0
+    for i in range(n):
+        t = s * 0.5          # reads the value of the previous iteration
+        s = np.sin(x) * i    # read once, by the next line, which assigns s again
+        s = s + t
+    return s
+
+
 def in_place_root(x):
     a = np.copy(x)     # a fresh array nobody else holds
     a = a * 2.0 + x    # written into a's block
@@ -103,6 +112,7 @@ CASES = [
     (complex_chain, lambda r: (r.normal(size=4) + 1j * r.normal(size=4),
                                r.normal(size=4) - 2j * r.normal(size=4))),
     (loop_body, lambda r: (r.normal(size=6), 4)),
+    (reassigned_in_a_loop, lambda r: (r.normal(size=5), 4)),
     (in_place_root, lambda r: (r.normal(size=(2, 3)),)),
     (shared_root, lambda r: (r.normal(size=5),)),
     (parameter_root, lambda r: (r.normal(size=5), r.normal(size=5))),
@@ -133,6 +143,8 @@ def test_chains_are_fused():
     assert fused_chains(poly, x, y) == [("mul", "neg", "exp", "mul", "add", "truediv", "sub")]
     assert fused_chains(masks, x) == [("gt", "lt", "and_", "mul", "neg", "where")]
     assert fused_chains(in_place_root, x) == [("mul", "add")]
+    # the loop body is one chain: s's first value is read once, then s is assigned again
+    assert fused_chains(reassigned_in_a_loop, x, 3) == [("sin", "mul", "mul", "add")]
     # ``a = x * 1.0`` does not join ``a * 2.0 + x``: ``keep = a`` reads it in between
     assert fused_chains(shared_root, x) == [("mul", "add")]
 

@@ -101,16 +101,20 @@ class _Fusion:
         stmts = list(stmts)
         joins = [self._joins(s) for s in stmts]
         reduces = [not joins[j] and self._reduces(s) for j, s in enumerate(stmts)]
-        reader = {}  # a name read by a later joining statement of this block -> its index
-        for j, s in enumerate(stmts):
-            if joins[j] or reduces[j]:
-                for a in s.value.args:
-                    if isinstance(a, ir.Var):
-                        reader.setdefault(a.name, j)
         occurs = {}  # name -> the indices of the statements that read or assign it
         for j, s in enumerate(stmts):
             for name in _names(s):
                 occurs.setdefault(name, []).append(j)
+
+        def reader(name, k):
+            """The next statement after ``k`` that mentions ``name``, where that is a
+            chain's statement reading it as an operand, else -1."""
+            after = [j for j in occurs[name] if j > k][:1]
+            if after and (joins[after[0]] or reduces[after[0]]) and any(
+                    isinstance(a, ir.Var) and a.name == name for a in stmts[after[0]].value.args):
+                return after[0]
+            return -1
+
         out, pending = [], {}  # pending: name -> _Chain, in statement order
 
         def flush(keep=()):
@@ -141,7 +145,7 @@ class _Fusion:
                     operands.append(("leaf", chain.leaf(a)))
             chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc))
             name = s.target.name
-            later = reader.get(name, -1)
+            later = reader(name, k)
             if later > k and name not in self.params and (
                     self.defs[name] == 1 and self.uses.get(name, 0) == 1
                     or self._dead_after_reader(stmts, occurs[name], k, later)):
