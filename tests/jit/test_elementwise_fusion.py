@@ -274,3 +274,36 @@ def test_gradient_of_a_sum_of_squares_chain():
     g = s2s.jit(s2s.grad(loss))(w, x)
     fd = np.array([(loss(w + h, x) - loss(w - h, x)) / 2e-6 for h in np.eye(7) * 1e-6])
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def sum_along_axis(x, y):
+    d = x - y
+    return np.sum(d * d, axis=1)
+
+
+def prod_keepdims(x, y):
+    return np.prod(x * y + 1.0, axis=(0,), keepdims=True)
+
+
+def count_along_last(x, y):
+    return np.sum(x > y, axis=-1)
+
+
+@pytest.mark.parametrize("fn,make", [
+    (sum_along_axis, lambda r: (r.normal(size=(4, 5)), r.normal(size=5))),
+    (sum_along_axis, lambda r: (r.normal(size=(3, 4, 5)), r.normal(size=5))),
+    (prod_keepdims, lambda r: (r.normal(size=(4, 5)), r.normal(size=5))),
+    (count_along_last, lambda r: (r.normal(size=(3, 4, 5)), r.normal(size=5))),
+], ids=["axis1", "axis1_3d", "prod_keepdims", "count"])
+def test_a_chain_reduced_along_an_axis(fn, make):
+    args = make(np.random.default_rng(8))
+    got, want = s2s.jit(fn)(*args), fn(*args)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    chains = fused_chains(fn, *args)
+    assert len(chains) == 1 and chains[0][-1] in ("sum", "prod"), chains
+
+
+def test_a_reduction_along_a_bad_axis_is_numpys_error():
+    with pytest.raises(Exception, match="axis"):
+        s2s.jit(sum_along_axis)(np.ones(3), np.ones(3))

@@ -110,8 +110,24 @@ def _count(L, shape, axis):
 
 
 def reduce_axis(L, a, t: T.Array, axis, keepdims, op, rtype: T.Array):
-    b = L.b
     shape = A.shape_list(L, a, t)
+
+    def elements(visit):
+        A.loop_nest(L, shape, lambda idx: visit(idx, A.element(L, a, t, idx), t.elem))
+
+    first = lambda idx: (A.element(L, a, t, _first_index(idx, axis, keepdims, t.ndim)),  # noqa: E731
+                         t.elem)
+    return accumulate_axis(L, shape, elements, axis, keepdims, op, rtype, first)
+
+
+def accumulate_axis(L, shape, elements, axis, keepdims, op, rtype: T.Array, first=None):
+    """A new array of ``rtype``: the reduction ``op`` (``"sum"``, ``"prod"``, ``"mean"``;
+    ``"max"``/``"min"`` given ``first(out_idx)``, the first element reduced into each
+    place) along ``axis`` of the elements ``elements(visit)`` yields, calling
+    ``visit(idx, value, type)`` for every index of ``shape`` in C order; each is added
+    to its place in that order (``reduce_axis``: of an array; ``ops/fused.py``: of
+    elements computed as they are visited)."""
+    b = L.b
     reduced = out_shape(shape, axis, keepdims)
     out = A.allocate(L, rtype, reduced)
     data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
@@ -121,15 +137,13 @@ def reduce_axis(L, a, t: T.Array, axis, keepdims, op, rtype: T.Array):
         L.check(b.icmp_signed("==", n, A.ZERO), ValueError,
                 f"zero-size array to reduction operation {op}imum which has no identity")
         A.loop_nest(L, reduced, lambda idx: A.store(
-            L, S.convert(L, A.element(L, a, t, _first_index(idx, axis, keepdims, t.ndim)),
-                         t.elem, et),
-            A.element_ptr(L, data, strides, idx, et), et))
+            L, S.convert(L, *first(idx), et), A.element_ptr(L, data, strides, idx, et), et))
     else:
         A.fill(L, out, rtype, L.const(1 if op == "prod" else 0, et))
 
-    def body(idx):
+    def visit(idx, value, vt):
         ptr = A.element_ptr(L, data, strides, out_index(idx, axis, keepdims), et)
-        x = S.convert(L, A.element(L, a, t, idx), t.elem, et)
+        x = S.convert(L, value, vt, et)
         acc = A.load(L, ptr, et)
         if op in ("max", "min"):
             new = S.min_max(L, op, acc, x, et, propagate_nan=True)
@@ -137,7 +151,7 @@ def reduce_axis(L, a, t: T.Array, axis, keepdims, op, rtype: T.Array):
             new = S.binary(L, "mul" if op == "prod" else "add", acc, x, et)
         A.store(L, new, ptr, et)
 
-    A.loop_nest(L, shape, body)
+    elements(visit)
     if op == "mean":
         count = S.convert(L, n, T.INT, et)
         A.elementwise(L, lambda xs: (S.binary(L, "truediv", S.convert(L, xs[0][0], xs[0][1], et),

@@ -6,9 +6,10 @@ Contract: ``ElementwiseTree(nodes, inplace)`` is the callable of an IR call
 ``nodes`` is ``Node(fn, operands, loc)``: ``fn(*operands)`` where each operand is
 ``("leaf", i)`` (the call's ``i``-th argument) or ``("node", j)`` (an earlier node's
 value); the last node is the result, an array, or (``reduces``) the ``np.sum``/``np.prod`` of
-the array the node before it makes, a number: its elements are then added (multiplied)
-in C order as they are computed, as the reduction of the stored array adds them, and
-that array is never made.  Every ``fn`` maps elements
+the array the node before it makes (of all of it, a number, or along ``axis=``, with
+``keepdims=``: the node's ``keywords``): its elements are then added (multiplied) in C
+order into their places as they are computed, as the reduction of the stored array adds
+them (``numerics/axis.accumulate_axis``), and that array is never made.  Every ``fn`` maps elements
 (``calls.maps_elements``: its lowering on arrays is its lowering on numbers mapped over
 the broadcast shape) or is ``rt.broadcast_like(x, like)`` (``x`` in ``like``'s shape) or
 ``rt.unbroadcast(g, x)`` (``g`` summed to ``x``'s shape: the identity where the shapes
@@ -42,6 +43,7 @@ import s2s_runtime as rt
 from ....ir import nodes as ir
 from ..values import arrays as A
 from ..values import scalars as S
+from ..numerics.axis import accumulate_axis, reduction_axis
 from ..typing import types as T
 
 
@@ -50,6 +52,10 @@ class Node:
     fn: object
     operands: Tuple[Tuple[str, int], ...]
     loc: object = ir.NO_LOC
+    keywords: Tuple[Tuple[str, object], ...] = ()  # constants (a reduction's axis=)
+
+    def keyword_atoms(self):
+        return {k: ir.Const(v) for k, v in self.keywords}
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +80,8 @@ class ElementwiseTree:
         for node in self.nodes:
             operands = [(_OPERAND, leaf_types[i] if kind == "leaf" else out[i])
                         for kind, i in node.operands]
-            out.append(type_call(node.fn, operands, {}, node.loc))
+            keywords = {k: (a, T.value_type(a.value)) for k, a in node.keyword_atoms().items()}
+            out.append(type_call(node.fn, operands, keywords, node.loc))
         return out
 
     def lower(self, L, fn, vals, kw, rtype):
@@ -137,6 +144,13 @@ class ElementwiseTree:
             L.loc = loc
             return values[-1]
 
+        if reduces and isinstance(rtype, T.Array):  # along axes: into their places
+            last = self.nodes[-1]
+            axis, keepdims = reduction_axis(last.fn, [_OPERAND], last.keyword_atoms(),
+                                            len(shape), last.loc)
+            return accumulate_axis(
+                L, shape, lambda visit: A.visit_elements(L, compute, vals, shape, visit),
+                axis, keepdims, "prod" if reduces == "mul" else "sum", rtype)
         if reduces:  # in C order, as the reduction of the array would add them
             acc = L.entry_alloca(rtype.llvm())
             b.store(L.const(0 if reduces == "add" else 1, rtype), acc)
@@ -168,16 +182,16 @@ class ElementwiseTree:
         for node, t in zip(self.nodes, types):
             L.loc = node.loc
             operands = [vals[i] if kind == "leaf" else values[i] for kind, i in node.operands]
-            L.call_atoms = ([_OPERAND] * len(operands), {})
-            values.append((TABLE[node.fn].lower(L, node.fn, operands, {}, t), t))
+            L.call_atoms = ([_OPERAND] * len(operands), node.keyword_atoms())
+            keywords = {k: L.atom(a) for k, a in node.keyword_atoms().items()}
+            values.append((TABLE[node.fn].lower(L, node.fn, operands, keywords, t), t))
         L.loc = loc
         return values[-1][0]
 
     @property
     def reduces(self):
-        """``"add"``/``"mul"`` where the last node is ``np.sum``/``np.prod`` of the whole
-        array the node before makes (not made: its elements are added as computed),
-        else None."""
+        """``"add"``/``"mul"`` where the last node is ``np.sum``/``np.prod`` of the array
+        the node before makes (not made: its elements are added as computed), else None."""
         return _REDUCTIONS.get(self.nodes[-1].fn)
 
     def _reusable(self, vals, rtype) -> bool:

@@ -20,8 +20,9 @@ A statement joins the call that reads it when:
   else reads it (``_dead_after_reader``);
 * every statement between it and that reader is itself a statement that joins a chain.
 
-A chain may end in ``np.sum``/``np.prod`` of its whole array (no keywords): the
-reduction then adds the elements as they are computed, and the array is never made.
+A chain may end in ``np.sum``/``np.prod`` of its array, whole or along a constant
+``axis=``: the reduction then adds the elements as they are computed, and the array is
+never made.
 
 Those statements are pure, so computing a joined statement where its reader is computed
 reads the same values: the statements in between write no leaf (a joined statement
@@ -126,7 +127,8 @@ class _Fusion:
                 arg = s.value.args[0].name
                 flush(keep={arg})
                 chain = _Chain(s)
-                chain.nodes.append(Node(s.value.fn, (chain.join(pending.pop(arg)),), s.loc))
+                chain.nodes.append(Node(s.value.fn, (chain.join(pending.pop(arg)),), s.loc,
+                                        tuple((k, a.value) for k, a in s.value.kwargs)))
                 out.append(self._emit(chain))
                 continue
             if not joins[k]:
@@ -182,16 +184,32 @@ class _Fusion:
         return not any(isinstance(x, _LEAVES) for x in ir.walk(stmts[k + 1:kill + 1]))
 
     def _reduces(self, s) -> bool:
-        """``total = np.sum(a)`` / ``np.prod(a)`` of a whole array ``a`` (a name), no
-        keywords: a statement that may end a chain (``fused.ElementwiseTree.reduces``)."""
-        if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)) or s.value.kwargs \
+        """``total = np.sum(a)`` / ``np.prod(a)`` of an array ``a`` (a name), of all of
+        it or along a constant ``axis=`` (``keepdims=`` a constant flag, ``where=True``): a statement
+        that may end a chain (``fused.ElementwiseTree.reduces``)."""
+        if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)) \
                 or s.value.fn not in (np.sum, np.prod) or len(s.value.args) != 1 \
                 or not isinstance(s.value.args[0], ir.Var):
             return False
+        keywords = dict(s.value.kwargs)
+        if set(keywords) - {"axis", "keepdims", "where"} or \
+                not all(isinstance(a, ir.Const) for a in keywords.values()) or \
+                keywords.get("where", ir.Const(True)).value is not True:
+            return False
+        axis = keywords.get("axis", ir.Const(None)).value
+        keepdims = keywords.get("keepdims", ir.Const(False)).value
+        if not (axis is None or type(axis) is int or
+                type(axis) is tuple and all(type(k) is int for k in axis)) or \
+                type(keepdims) is not bool or axis is None and keepdims:
+            return False
         t = self.types.get(s.value.args[0].name)
-        return isinstance(t, T.Array) and t.dtype != "c16" and \
-            self.types.get(s.target.name) == (T.Scalar("i8") if t.dtype in ("b1", "i8")
-                                              else t.elem)
+        if not isinstance(t, T.Array) or t.dtype == "c16":
+            return False
+        dtype = "i8" if t.dtype in ("b1", "i8") else t.dtype
+        result = self.types.get(s.target.name)
+        if axis is None:
+            return result == T.Scalar(dtype)
+        return isinstance(result, T.Array) and result.dtype == dtype
 
     def _emit(self, chain):
         s = chain.statement()
