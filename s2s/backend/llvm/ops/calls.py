@@ -126,17 +126,12 @@ def maps_elements(fn) -> bool:
     the operands' broadcast shape (``map_elementwise``), so the lowering of a call on
     numbers computes one element of a call on arrays (what ``fused.py`` relies on).
     Stated by the handler (``maps_elements(fn)``); false for an unknown callable."""
-    handler = _PLAIN.get(fn) if _hashable(fn) else None
+    try:
+        handler = _PLAIN.get(fn)
+    except TypeError:  # an unhashable callable: none of the table's
+        return False
     return handler is not None and getattr(handler, "maps_elements", None) is not None \
         and handler.maps_elements(fn)
-
-
-def _hashable(fn) -> bool:
-    try:
-        hash(fn)
-    except TypeError:
-        return False
-    return True
 
 
 #: calls folded at compile time when an operand is a compile-time constant that is not

@@ -51,8 +51,8 @@ from ..typing import types as T
 
 def fuse_elementwise(func, types):
     defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
-    fusion = _Fusion(types, defs, ir.use_counts(func.body), {p.var.name for p in func.params})
-    fusion.may_catch = any(isinstance(s, ir.Try) for s in ir.walk(func.body))
+    fusion = _Fusion(types, defs, ir.use_counts(func.body), {p.var.name for p in func.params},
+                     may_catch=any(isinstance(s, ir.Try) for s in ir.walk(func.body)))
     body = fusion.block(func.body)
     return replace(func, body=body) if fusion.changed else func
 
@@ -94,8 +94,9 @@ class _Chain:
 
 
 class _Fusion:
-    def __init__(self, types, defs, uses, params):
+    def __init__(self, types, defs, uses, params, may_catch):
         self.types, self.defs, self.uses, self.params = types, defs, uses, params
+        self.may_catch = may_catch  # a try in the function: a handler might read anything
         self.changed = False
 
     def block(self, stmts):
