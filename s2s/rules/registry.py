@@ -189,6 +189,11 @@ def all_rules():
 #   ``code`` where it has no lowering of its own, while the derivative and batching
 #   rules of ``np.cumsum`` stay its own).
 #
+# Besides these flags a record may name *shape operands*: the positions of operands the
+# primitive reads only for their type and shape, never for their value
+# (``unbroadcast(g, x)``'s ``x``; ``defshape_operands``).  A pass may hand such an
+# operand any value of that type and shape, or stop keeping the array for it.
+#
 # A primitive need not have a derivative rule to have properties (``operator.setitem``
 # is handled by the transforms themselves); ``Props`` is its record then.
 
@@ -205,6 +210,8 @@ class Props:
     code: Optional[Callable] = None
     #: ``inline``: the modes whose transforms read that code (where they have no rule)
     code_modes: Tuple[str, ...] = ("jvp", "vjp", "vmap", "jit")
+    #: positions of the operands read only for their type and shape (``defshape_operands``)
+    shape_operands: Tuple[int, ...] = ()
 
 
 _PROPS: Dict[int, Props] = {}
@@ -248,6 +255,19 @@ def having(prop) -> frozenset:
 def properties(fn) -> frozenset:
     hit = _PROPS.get(_key(fn))
     return hit.flags if hit is not None and hit.fn is fn else frozenset()
+
+
+def defshape_operands(fn, *positions):
+    """State that ``fn`` reads its operands at ``positions`` (positional, from 0) only for
+    their type and shape, never for their values."""
+    _props(fn).shape_operands = tuple(sorted(set(positions)))
+
+
+def shape_operands(fn) -> Tuple[int, ...]:
+    """The positions of ``fn``'s operands read only for their type and shape (``()`` for
+    a callable with no record)."""
+    hit = _PROPS.get(_key(fn))
+    return hit.shape_operands if hit is not None and hit.fn is fn else ()
 
 
 def definline(*fns, code=None, modes=("jvp", "vjp", "vmap", "jit")):

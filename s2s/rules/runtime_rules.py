@@ -50,11 +50,19 @@ from s2s_runtime import (add, add_at, owned, add_jvp, add_vjp, array_jvp, array_
                          unreduce_transpose, vstack_vjp, hstack_vjp, zeros_like)
 
 
-from .registry import defjvp, defnondiff, defvjp
+from .registry import defjvp, defnondiff, defshape_operands, defvjp
 
 # the seed 1 of grad, zero cotangents, the 0/1 mask of clip: constants; raise_error never returns
 defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error, build.reversed_range,
            build.iteration_items, build.with_cause)
+
+# operands read only for their type and shape (the shape and dtype of the result, of the
+# zeros a cotangent is scattered into; index_set_vjp_value's: index_writes.py)
+defshape_operands(unbroadcast, 1)
+defshape_operands(zeros_like, 0)
+defshape_operands(densify, 1)
+defshape_operands(getitem_vjp, 1)
+defshape_operands(add_at, 2)
 
 # --- adjoint.py ------------------------------------------------------------------------
 # add(a, b) = a + b (None is zero): linear in both

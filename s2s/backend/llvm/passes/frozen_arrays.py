@@ -9,7 +9,7 @@
 * every other statement naming ``a`` only reads it: an element or view taken from it
   (a view into a variable in ``F``), arithmetic or a pure reduction of it (a new value),
   its shape or length, an operand read only for its shape and dtype
-  (``lean_tapes.REFERENCE_OPERANDS``), or a push of ``a`` on one of ``stacks``.
+  (``the records' ``shape_operands````), or a push of ``a`` on one of ``stacks``.
 
 So no statement writes into the memory an ``a`` in ``F`` refers to, through any name:
 an element ``a[i]`` read again later reads what it read the first time, as long as
@@ -26,6 +26,7 @@ import numpy as np
 import s2s_runtime as rt
 
 from ....ir import nodes as ir
+from ....rules.registry import shape_operands
 from ..typing import types as T
 from ..lower.stacks import is_pop, is_push
 
@@ -46,7 +47,6 @@ def _fresh(fn, kwargs=()) -> bool:
 
 
 def frozen_arrays(func, types, stacks) -> frozenset:
-    from .lean_tapes import REFERENCE_OPERANDS  # (lean_tapes imports remat_pops: this)
     stacks = set(stacks)
     arrays = {n for n, t in types.items() if isinstance(t, T.Array)}
     statements = {}  # name -> the statements naming it
@@ -92,7 +92,7 @@ def frozen_arrays(func, types, stacks) -> frozenset:
         mine = [k for k, a in enumerate(v.args) if a == ir.Var(name)]
         if v.fn in _VIEWS and mine == [0]:
             return isinstance(types.get(s.target.name), T.Scalar) or s.target.name in out
-        where = REFERENCE_OPERANDS.get(v.fn, ())
+        where = shape_operands(v.fn)
         return all(k in where for k in mine)
 
     changed = True

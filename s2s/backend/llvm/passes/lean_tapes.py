@@ -2,7 +2,8 @@
 
 Reverse mode (``ad/loops.py``) keeps the push of every value the adjoint code
 names.  Some of those names are read only as *references*: the run-time
-helpers below look at the operand's type and shape, never at its value.
+helpers below look at the operand's type and shape, never at its value (their
+records' shape operands, ``rules.registry.shape_operands``).
 
 ==============================  ==============================================
 ``unbroadcast(g, x)``           ``x``: the shape and dtype ``g`` is summed to
@@ -40,25 +41,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import s2s_runtime as rt
 
 from ....ad.tape_reads import unneeded_pops
 from ....ir import nodes as ir
+from ....rules.registry import shape_operands
 from ..typing import types as T
 from .remat_pops import rematerialise
 from .split_records import split_records
 from ..lower.stacks import find_stacks, is_pop
-
-#: helper -> positions of its operands read only for their type and shape
-REFERENCE_OPERANDS = {
-    rt.unbroadcast: (1,),
-    rt.zeros_like: (0,),
-    rt.index_set_vjp_value: (2,),
-    rt.densify: (1,),
-    rt.getitem_vjp: (1,),
-    rt.add_at: (2,),
-}
-
 
 def scalar_stand_in(t):
     """A constant of exactly the scalar type ``t`` (None when there is none)."""
@@ -79,7 +69,7 @@ def without_scalar_references(func, types):
         v = getattr(s, "value", None)
         if not isinstance(s, (ir.Assign, ir.ExprStmt)) or not isinstance(v, ir.Call):
             return s
-        positions = REFERENCE_OPERANDS.get(v.fn)
+        positions = shape_operands(v.fn)
         if not positions or v.kwargs:
             return s
         args = list(v.args)

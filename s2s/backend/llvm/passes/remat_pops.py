@@ -45,6 +45,7 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ....ir import nodes as ir
+from ....rules.registry import shape_operands
 from ....ir.names import NameGen
 from ..typing import types as T
 from ..lower.stacks import is_pop
@@ -84,7 +85,6 @@ def _unwritten_inputs(func, defs, types):
     """Parameters never reassigned, written or aliased: every statement naming one reads
     a number from it (``x[i, j]``), its shape, makes a new array of it (arithmetic)
     or takes it as a shape reference (``rt.add_at``'s ``x``, ...)."""
-    from .lean_tapes import REFERENCE_OPERANDS  # (lean_tapes imports this module)
     out = set()
     for p in func.params:
         n = p.var.name
@@ -102,7 +102,7 @@ def _unwritten_inputs(func, defs, types):
             elif v.fn in _NEW_ARRAY:
                 ok = True
             else:
-                where = REFERENCE_OPERANDS.get(v.fn, ())
+                where = shape_operands(v.fn)
                 ok = all(k in where for k, a in enumerate(v.args) if a == p.var)
             if not ok:
                 break
