@@ -57,12 +57,19 @@ defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error, build.reversed
            build.iteration_items, build.with_cause)
 
 # operands read only for their type and shape (the shape and dtype of the result, of the
-# zeros a cotangent is scattered into; index_set_vjp_value's: index_writes.py)
+# zeros a cotangent is scattered into, of what a cotangent is broadcast to;
+# index_set_vjp_value's: index_writes.py)
 defshape_operands(unbroadcast, 1)
 defshape_operands(zeros_like, 0)
 defshape_operands(densify, 1)
 defshape_operands(getitem_vjp, 1)
 defshape_operands(add_at, 2)
+defshape_operands(add_vjp, 1)
+defshape_operands(add_jvp, 1)
+defshape_operands(broadcast_like, 1)
+defshape_operands(unreduce, 1)
+defshape_operands(sum_vjp, 1)
+defshape_operands(mean_vjp, 1)
 
 # --- adjoint.py ------------------------------------------------------------------------
 # add(a, b) = a + b (None is zero): linear in both

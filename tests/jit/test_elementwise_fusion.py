@@ -11,20 +11,31 @@ from llvmlite import ir as ll
 import s2s
 from s2s.backend.llvm.driver.compile import signature_form
 from s2s.backend.llvm.lower.function import FunctionLowering
-from s2s.backend.llvm.ops.fused import ElementwiseTree
+from s2s.backend.llvm.ops.fused import ElementwiseShape, ElementwiseTree
 from s2s.core.jit import Jitted
 from s2s.ir import nodes as ir
 
 
-def fused_chains(fn, *args):
-    """The fused calls (as tuples of their callables' names) of ``jit(fn)`` for ``args``."""
+def lowered_statements(fn, *args):
+    """The statements ``jit(fn)`` lowers for ``args`` (after the fusion pass)."""
     func, load_free = Jitted(fn).compiled_ir(args)
     func, types, _ = signature_form(func, args, load_free)
-    lowering = FunctionLowering(ll.Module(), func, types, "kernel")
+    return list(ir.walk(FunctionLowering(ll.Module(), func, types, "kernel").func.body))
+
+
+def fused_chains(fn, *args):
+    """The fused calls (as tuples of their callables' names) of ``jit(fn)`` for ``args``."""
     return [tuple(getattr(n.fn, "__name__", "?") for n in s.value.fn.nodes)
-            for s in ir.walk(lowering.func.body)
+            for s in lowered_statements(fn, *args)
             if isinstance(getattr(s, "value", None), ir.Call)
             and isinstance(s.value.fn, ElementwiseTree)]
+
+
+def shape_stand_ins(fn, *args):
+    """The names ``jit(fn)`` assigns only the shape of (``ElementwiseShape``)."""
+    return [s.target.name for s in lowered_statements(fn, *args)
+            if isinstance(getattr(s, "value", None), ir.Call)
+            and isinstance(s.value.fn, ElementwiseShape)]
 
 
 def poly(x, y):
@@ -307,3 +318,60 @@ def test_a_chain_reduced_along_an_axis(fn, make):
 def test_a_reduction_along_a_bad_axis_is_numpys_error():
     with pytest.raises(Exception, match="axis"):
         s2s.jit(sum_along_axis)(np.ones(3), np.ones(3))
+
+
+def residual_shapes(x, y):
+    """Primal temporaries the adjoint reads only for their shape (``unbroadcast(g, t)``
+    of ``t = np.sin(x)``, ``t = a * x``) and once by value, in the next statement."""
+    a = np.sin(x) + y
+    b = np.tanh(a * y) + 0.5 * np.cos(a)
+    c = b * x + a
+    return np.sum(np.sin(c) * y + b)
+
+
+def central_differences(f, args, arg, h=1e-6):
+    fd = np.zeros_like(args[arg])
+    for k in np.ndindex(fd.shape):
+        plus, minus = [a.copy() for a in args], [a.copy() for a in args]
+        plus[arg][k] += h
+        minus[arg][k] -= h
+        fd[k] = (f(*plus) - f(*minus)) / (2 * h)
+    return fd
+
+
+@pytest.mark.parametrize("shapes", [((5,), (5,)), ((3, 1), (4,)), ((3, 4), (1, 4))])
+def test_values_read_only_for_their_shape_are_not_stored(shapes):
+    """The primal temporaries only ``unbroadcast`` reads besides their one reader get a
+    shape stand-in and are computed inside their reader's loop; the gradient is the
+    Python-mode gradient (the same operations in the same order, up to the last bit of
+    the compiled sin/cos/tanh) and central differences, also where the adjoint sums over
+    broadcast axes."""
+    r = np.random.default_rng(5)
+    x, y = r.normal(size=shapes[0]), r.normal(size=shapes[1])
+    grad = s2s.grad(residual_shapes, argnums=(0, 1))
+    assert shape_stand_ins(grad, x, y), "no temporary was read only for its shape"
+    compiled = s2s.jit(grad)(x, y)
+    for arg, g, g_python in zip((0, 1), compiled, grad(x, y)):
+        np.testing.assert_allclose(g, g_python, rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(g, central_differences(residual_shapes, [x, y], arg),
+                                   rtol=1e-6, atol=1e-7)
+
+
+def shape_mismatch_loss(x, y):
+    t = np.sin(x)
+    u = t * y  # the statement whose operands do not broadcast
+    return np.sum(np.cos(u) + t)
+
+
+def test_a_shape_stand_in_raises_its_statements_error():
+    """``u``'s value is read by the next statement only, its shape by the adjoint: the
+    broadcast error is raised where ``u`` was assigned, at its line."""
+    grad = s2s.jit(s2s.grad(shape_mismatch_loss))
+    with pytest.raises(ValueError, match="could not be broadcast") as info:
+        grad(np.ones(3), np.ones(4))
+    lines, start = inspect.getsourcelines(shape_mismatch_loss)
+    line = start + next(k for k, text in enumerate(lines) if "u = t * y" in text)
+    assert traceback.extract_tb(info.value.__traceback__)[-1].lineno == line
+    x, y = np.linspace(0.1, 0.9, 4), np.linspace(-1.0, 1.0, 4)
+    np.testing.assert_allclose(grad(x, y), central_differences(shape_mismatch_loss, [x, y], 0),
+                               rtol=1e-6, atol=1e-7)

@@ -113,7 +113,7 @@ def unsupported(fn, types, loc, why=""):
 
 
 def _lookup(fn):
-    if isinstance(fn, ElementwiseTree):  # statements fused into one loop (fused.py)
+    if isinstance(fn, (ElementwiseTree, ElementwiseShape)):  # fused statements (fused.py)
         return fn
     try:
         return TABLE.get(fn)
@@ -366,7 +366,7 @@ def exception_instance(fn, args, loc):
 
 
 # the handlers register themselves in TABLE
-from .fused import ElementwiseTree  # noqa: E402
+from .fused import ElementwiseShape, ElementwiseTree  # noqa: E402
 from . import numbers, arrays, bitwise, build, einsum, linalg, norm, printing, type_tests  # noqa: E402,F401
 from ..batching import axes, lanes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers

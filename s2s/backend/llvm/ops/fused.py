@@ -87,6 +87,25 @@ class ElementwiseTree:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         types = self.node_types([t for _, t in vals])
+        shapes, exact = self.node_shapes(L, vals, types)
+        if not exact:
+            return self._fused(L, vals, types, shapes[-1], rtype)
+        every = exact[0]
+        for e in exact[1:]:
+            every = b.and_(every, e)
+        slot = L.entry_alloca(rtype.llvm())
+        with b.if_else(every, likely=True) as (fused, stepwise):
+            with fused:
+                b.store(self._fused(L, vals, types, shapes[-1], rtype), slot)
+            with stepwise:  # a sum over broadcast axes: each node as its own call
+                b.store(self._stepwise(L, vals, types), slot)
+        return b.load(slot)
+
+    def node_shapes(self, L, vals, types):
+        """``(shapes, exact)``: the shape of every node (i64 values), checked as each
+        statement checked its operands, at its own line; and for each ``unbroadcast``
+        node an i1, true where its operand has its target's shape already."""
+        b = L.b
         loc = L.loc
         shapes, exact = [], []
         for node, t in zip(self.nodes, types):
@@ -103,18 +122,7 @@ class ElementwiseTree:
                 shapes.append(A.broadcast_shape(L, [s for s in operands if s is not None],
                                                 t.ndim))
         L.loc = loc
-        if not exact:
-            return self._fused(L, vals, types, shapes[-1], rtype)
-        every = exact[0]
-        for e in exact[1:]:
-            every = b.and_(every, e)
-        slot = L.entry_alloca(rtype.llvm())
-        with b.if_else(every, likely=True) as (fused, stepwise):
-            with fused:
-                b.store(self._fused(L, vals, types, shapes[-1], rtype), slot)
-            with stepwise:  # a sum over broadcast axes: each node as its own call
-                b.store(self._stepwise(L, vals, types), slot)
-        return b.load(slot)
+        return shapes, exact
 
     def _fused(self, L, vals, types, shape, rtype):
         """One loop over ``shape`` computing every node's element (see the docstring)."""
@@ -205,6 +213,33 @@ class ElementwiseTree:
             return shapes[i]
         v, t = vals[i]
         return A.shape_list(L, v, t) if isinstance(t, T.Array) else None
+
+
+@dataclass(frozen=True, eq=False)
+class ElementwiseShape:
+    """The callable of ``t = shape(*leaves)``: an array of the type and shape ``tree`` of
+    the same leaves computes, every element zero, without computing the elements (a
+    stand-in for a value read only for its type and shape: an operand in a position its
+    callable's record lists in ``shape_operands``).  The shapes are checked as ``tree``
+    checks them (the errors its statements raised, at their lines).  The elements are
+    one zero read with strides 0, owned by nobody (no block: never freed, copied where
+    returned)."""
+    tree: ElementwiseTree
+
+    __name__ = "fused_shape"
+
+    def __repr__(self):
+        return "shape_of_" + repr(self.tree)
+
+    def type(self, fn, types, kw, loc):
+        return self.tree.type(fn, types, kw, loc)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        types = self.tree.node_types([t for _, t in vals])
+        shapes, _ = self.tree.node_shapes(L, vals, types)
+        zero = L.b.bitcast(L.refcount_dummy(), T.PTR)  # 32 zero bytes: one zero element
+        return A.make(L, rtype, zero, ll.Constant(T.PTR, None), shapes[-1],
+                      [A.ZERO] * rtype.ndim)
 
 
 #: reductions a chain may end in (whole-array, no keywords), and how they combine

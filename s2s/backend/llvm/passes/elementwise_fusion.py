@@ -20,6 +20,14 @@ A statement joins the call that reads it when:
   else reads it (``_dead_after_reader``);
 * every statement between it and that reader is itself a statement that joins a chain.
 
+Reads of a name as a *shape operand* (an operand its callable's record lists in
+``shape_operands``: ``unbroadcast(g, t)``'s ``t``, reverse mode's references to the
+primal values) do not count as its reader: a name assigned once whose value is read by
+one chain statement, or by none, gets ``t = shape(*leaves)`` where it was assigned
+(``fused.ElementwiseShape``: the shape its chain computes, checked as its statements
+checked it, with no elements computed), and its value is computed only inside its
+reader's loop, or never.
+
 A chain may end in ``np.sum``/``np.prod`` of its array, whole or along a constant
 ``axis=``: the reduction then adds the elements as they are computed, and the array is
 never made.
@@ -44,14 +52,16 @@ import numpy as np
 import s2s_runtime as rt
 
 from ....ir import nodes as ir
+from ....rules.registry import shape_operands
 from ..ops.calls import maps_elements, type_call
-from ..ops.fused import ElementwiseTree, Node
+from ..ops.fused import ElementwiseShape, ElementwiseTree, Node
 from ..typing import types as T
 
 
 def fuse_elementwise(func, types):
     defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
-    fusion = _Fusion(types, defs, ir.use_counts(func.body), {p.var.name for p in func.params},
+    fusion = _Fusion(types, defs, ir.use_counts(func.body), _shape_reads(func.body),
+                     {p.var.name for p in func.params},
                      may_catch=any(isinstance(s, ir.Try) for s in ir.walk(func.body)))
     body = fusion.block(func.body)
     return replace(func, body=body) if fusion.changed else func
@@ -94,8 +104,9 @@ class _Chain:
 
 
 class _Fusion:
-    def __init__(self, types, defs, uses, params, may_catch):
+    def __init__(self, types, defs, uses, shape_reads, params, may_catch):
         self.types, self.defs, self.uses, self.params = types, defs, uses, params
+        self.shape_reads = shape_reads  # name -> its reads as a shape operand
         self.may_catch = may_catch  # a try in the function: a handler might read anything
         self.changed = False
 
@@ -110,10 +121,10 @@ class _Fusion:
 
         def reader(name, k):
             """The next statement after ``k`` that mentions ``name``, where that is a
-            chain's statement reading it as an operand, else -1."""
+            chain's statement reading its value as an operand, else -1."""
             after = [j for j in occurs[name] if j > k][:1]
-            if after and (joins[after[0]] or reduces[after[0]]) and any(
-                    isinstance(a, ir.Var) and a.name == name for a in stmts[after[0]].value.args):
+            if after and (joins[after[0]] or reduces[after[0]]) and \
+                    name in _value_reads(stmts[after[0]].value):
                 return after[0]
             return -1
 
@@ -148,10 +159,17 @@ class _Fusion:
                     operands.append(("leaf", chain.leaf(a)))
             chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc))
             name = s.target.name
+            single = self.defs[name] == 1 and name not in self.params
+            shape_reads = self.shape_reads.get(name, 0) if single else 0
+            if shape_reads and self.uses.get(name, 0) == shape_reads:  # only its shape
+                out.append(self._shape_stand_in(chain))
+                continue
             later = reader(name, k)
             if later > k and name not in self.params and (
-                    self.defs[name] == 1 and self.uses.get(name, 0) == 1
-                    or self._dead_after_reader(stmts, occurs[name], k, later)):
+                    single and self.uses.get(name, 0) - shape_reads == 1
+                    or not shape_reads and self._dead_after_reader(stmts, occurs[name], k, later)):
+                if shape_reads:  # its shape here, its value where its reader is
+                    out.append(self._shape_stand_in(chain))
                 pending[name] = chain  # (no pending chain reads it: its one reader is later)
             else:  # computed here: the chains that read the name it assigns first
                 flush(keep={n for n, c in pending.items()
@@ -212,6 +230,13 @@ class _Fusion:
             return result == T.Scalar(dtype)
         return isinstance(result, T.Array) and result.dtype == dtype
 
+    def _shape_stand_in(self, chain):
+        """``t = shape(*leaves)`` for the chain computing ``t`` (``fused.ElementwiseShape``):
+        ``t``'s other reads read only its type and shape."""
+        self.changed = True
+        tree = ElementwiseShape(ElementwiseTree(tuple(chain.nodes)))
+        return replace(chain.stmt, value=ir.Call(tree, tuple(chain.leaves)))
+
     def _emit(self, chain):
         s = chain.statement()
         self.changed |= s is not chain.stmt
@@ -253,6 +278,25 @@ class _Fusion:
 
 #: statements that leave a block before its end
 _LEAVES = (ir.Break, ir.Continue, ir.Return, ir.Raise)
+
+
+def _shape_reads(stmts) -> Counter:
+    """How often each name is read as a shape operand (``shape_operands`` of the
+    callable's record) in ``stmts``, nested blocks included."""
+    out = Counter()
+    for s in ir.walk(stmts):
+        v = getattr(s, "value", None)
+        if isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(v, ir.Call):
+            for k in shape_operands(v.fn):
+                if k < len(v.args) and isinstance(v.args[k], ir.Var):
+                    out[v.args[k].name] += 1
+    return out
+
+
+def _value_reads(call):
+    """The names ``call`` reads as operands other than shape operands."""
+    shape = shape_operands(call.fn)
+    return {a.name for k, a in enumerate(call.args) if isinstance(a, ir.Var) and k not in shape}
 
 
 def _reads(s):
