@@ -375,3 +375,34 @@ def test_a_shape_stand_in_raises_its_statements_error():
     x, y = np.linspace(0.1, 0.9, 4), np.linspace(-1.0, 1.0, 4)
     np.testing.assert_allclose(grad(x, y), central_differences(shape_mismatch_loss, [x, y], 0),
                                rtol=1e-6, atol=1e-7)
+
+
+def two_broadcasts(x, y):
+    a = x * y + np.sin(x)
+    b = a * y - x / (1.0 + y * y)
+    return np.sum(b * b + a * x)
+
+
+def hessian_vector(x, y):
+    """The x-block of the Hessian of ``two_broadcasts`` times ones (forward over reverse)."""
+    return s2s.jvp(s2s.grad(two_broadcasts), (x, y), (np.ones_like(x), np.zeros_like(y)))[1]
+
+
+@pytest.mark.parametrize("shapes", [((3, 1), (4,)), ((3, 4), (3, 1)), ((2, 1, 3), (4, 1))])
+def test_chains_summing_over_broadcast_axes_are_computed_in_stages(shapes):
+    """Fused adjoint chains holding several ``unbroadcast`` nodes, where the shapes
+    differ at run time (each ``unbroadcast`` a sum, the loops between fused): the values
+    of Python mode, for a gradient and a Hessian-vector product, and central differences
+    of the gradient."""
+    r = np.random.default_rng(6)
+    x, y = r.normal(size=shapes[0]), r.normal(size=shapes[1])
+    grad = s2s.grad(two_broadcasts, argnums=(0, 1))
+    chains = fused_chains(grad, x, y) + fused_chains(hessian_vector, x, y)
+    assert max(c.count("unbroadcast") for c in chains) >= 2, chains
+    for got, want in zip(s2s.jit(grad)(x, y), grad(x, y)):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(s2s.jit(hessian_vector)(x, y), hessian_vector(x, y),
+                               rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(s2s.jit(grad)(x, y)[0],
+                               central_differences(two_broadcasts, [x, y], 0),
+                               rtol=1e-6, atol=1e-7)

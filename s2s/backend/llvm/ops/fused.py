@@ -21,8 +21,9 @@ not broadcast, at its own line; then one allocation of the result and one loop o
 shape whose body computes each node's element with the callable's lowering on numbers
 (the element types of its operands) from the leaves' elements.  Each node's element is
 converted to its own dtype, as storing it in its array did.  Where an ``unbroadcast``
-node's operand does not have ``x``'s shape (a sum over broadcast axes), the whole call is
-computed node by node instead, each node by its callable's lowering on arrays.
+node's operand does not have ``x``'s shape (a sum over broadcast axes), the call is
+computed in stages instead: each ``unbroadcast`` by its lowering on arrays, of an
+operand made by one loop over the nodes before it, and the rest by one last loop.
 
 ``inplace`` is the position of a leaf that the statement assigns the result to
 (``a = a * b + c``) or None: where that leaf is an array of the result's type held by
@@ -32,7 +33,7 @@ it), as ``inplace.inplace_add`` does for ``a = a + b``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 import numpy as np
@@ -98,7 +99,7 @@ class ElementwiseTree:
             with fused:
                 b.store(self._fused(L, vals, types, shapes[-1], rtype), slot)
             with stepwise:  # a sum over broadcast axes: each node as its own call
-                b.store(self._stepwise(L, vals, types), slot)
+                b.store(self._stepwise(L, vals, types, shapes), slot)
         return b.load(slot)
 
     def node_shapes(self, L, vals, types):
@@ -182,19 +183,62 @@ class ElementwiseTree:
         A.map_into(L, compute, vals, result, rtype, shape)  # (the shapes are checked above)
         return result
 
-    def _stepwise(self, L, vals, types):
-        """Each node lowered as the call it was, on arrays (a new array per node)."""
+    def _stepwise(self, L, vals, types, shapes):
+        """The call computed in stages where an ``unbroadcast`` sums over broadcast axes:
+        each ``unbroadcast`` by its lowering on arrays, of its operand made by one loop
+        (the nodes it reads that no stage made yet, fused), and the result by one last
+        loop over the nodes after them.  ``shapes``: ``node_shapes``' (checked)."""
         from .calls import TABLE
+        made = {}  # node index -> (array, type): the nodes made so far
         loc = L.loc
-        values = []
-        for node, t in zip(self.nodes, types):
+        for j, node in enumerate(self.nodes):
+            if node.fn is not rt.unbroadcast:
+                continue
             L.loc = node.loc
-            operands = [vals[i] if kind == "leaf" else values[i] for kind, i in node.operands]
-            L.call_atoms = ([_OPERAND] * len(operands), node.keyword_atoms())
-            keywords = {k: L.atom(a) for k, a in node.keyword_atoms().items()}
-            values.append((TABLE[node.fn].lower(L, node.fn, operands, keywords, t), t))
+            g = self._stage(L, vals, types, shapes, made, node.operands[0][1]) \
+                if node.operands[0][0] == "node" else vals[node.operands[0][1]]
+            kind, i = node.operands[1]
+            x = vals[i] if kind == "leaf" else made.get(i) or \
+                (_zeros_of_shape(L, types[i], shapes[i]), types[i])
+            L.call_atoms = ([_OPERAND] * 2, {})
+            made[j] = (TABLE[rt.unbroadcast].lower(L, rt.unbroadcast, [g, x], {}, types[j]),
+                       types[j])
         L.loc = loc
-        return values[-1][0]
+        return self._stage(L, vals, types, shapes, made, len(self.nodes) - 1)[0]
+
+    def _stage(self, L, vals, types, shapes, made, root):
+        """``(value, type)`` of node ``root``: made before, or computed now by one loop
+        over the nodes it reads that no stage made (the made ones and the call's leaves
+        are the loop's leaves)."""
+        if root in made:
+            return made[root]
+        wanted, todo = set(), [root]
+        while todo:
+            k = todo.pop()
+            if k in wanted or k in made:
+                continue
+            wanted.add(k)
+            todo.extend(i for kind, i in self.nodes[k].operands if kind == "node")
+        leaves, leaf_at, node_at, nodes = [], {}, {}, []
+
+        def leaf(key, value):
+            if key not in leaf_at:
+                leaf_at[key] = len(leaves)
+                leaves.append(value)
+            return ("leaf", leaf_at[key])
+
+        for k in sorted(wanted):
+            operands = tuple(
+                leaf(("leaf", i), vals[i]) if kind == "leaf" else
+                leaf(("node", i), made[i]) if i in made else ("node", node_at[i])
+                for kind, i in self.nodes[k].operands)
+            node_at[k] = len(nodes)
+            nodes.append(replace(self.nodes[k], operands=operands))
+        stage = ElementwiseTree(tuple(nodes))
+        sub_types = [types[k] for k in sorted(wanted)]
+        made[root] = (stage._fused(L, leaves, sub_types, shapes[root], types[root]),
+                      types[root])
+        return made[root]
 
     @property
     def reduces(self):
@@ -237,9 +281,7 @@ class ElementwiseShape:
     def lower(self, L, fn, vals, kw, rtype):
         types = self.tree.node_types([t for _, t in vals])
         shapes, _ = self.tree.node_shapes(L, vals, types)
-        zero = L.b.bitcast(L.refcount_dummy(), T.PTR)  # 32 zero bytes: one zero element
-        return A.make(L, rtype, zero, ll.Constant(T.PTR, None), shapes[-1],
-                      [A.ZERO] * rtype.ndim)
+        return _zeros_of_shape(L, rtype, shapes[-1])
 
 
 #: reductions a chain may end in (whole-array, no keywords), and how they combine
@@ -248,6 +290,14 @@ _REDUCTIONS = {np.sum: "add", np.prod: "mul"}
 #: the operand atom the callables' type rules and lowerings see (never a constant: the
 #: constants of the fused statements are leaves)
 _OPERAND = ir.Var("fused.operand")
+
+
+def _zeros_of_shape(L, t: T.Array, shape):
+    """An array of type ``t`` and ``shape`` (i64 values) whose elements are one zero read
+    with strides 0, owned by nobody (32 zero bytes on the stack: one element of any
+    dtype)."""
+    zero = L.b.bitcast(L.refcount_dummy(), T.PTR)
+    return A.make(L, t, zero, ll.Constant(T.PTR, None), shape, [A.ZERO] * t.ndim)
 
 
 def _broadcast_into(L, x, like):
