@@ -10,6 +10,7 @@ from llvmlite import ir as ll
 
 import s2s
 from s2s.backend.llvm.driver.compile import signature_form
+from s2s.backend.llvm.driver.module import build_module
 from s2s.backend.llvm.lower.function import FunctionLowering
 from s2s.backend.llvm.ops.fused import ElementwiseShape, ElementwiseTree
 from s2s.core.jit import Jitted
@@ -406,3 +407,40 @@ def test_chains_summing_over_broadcast_axes_are_computed_in_stages(shapes):
     np.testing.assert_allclose(s2s.jit(grad)(x, y)[0],
                                central_differences(two_broadcasts, [x, y], 0),
                                rtol=1e-6, atol=1e-7)
+
+
+def long_chain(x, y):
+    """Enough fused loops at the top level for the kernel to outline them (outline.py)."""
+    a = x * y
+    b = np.sin(x) + y
+    for_each = [a, b]
+    c = a * b + 0.5 * np.cos(a)
+    d = np.tanh(b) - c * 0.5
+    e = c * x + d
+    f = np.sin(e) + np.sin(d) * y
+    g = np.tanh(f * d) + 0.5 * np.cos(f)
+    h = np.tanh(d) - g * 0.5
+    k = g * x + h
+    m = np.sin(k) + np.sin(h) * y
+    return np.sum(m * g + for_each[0])
+
+
+def test_a_kernel_with_many_fused_loops_outlines_them():
+    """Each top-level fused loop is a function of its own (the kernel's LLVM IR names
+    them); the gradient is Python mode's and central differences', and a broadcast
+    error inside an outlined loop is raised at its statement's line, leaving the kernel
+    usable."""
+    r = np.random.default_rng(7)
+    x, y = r.normal(size=6), r.normal(size=6)
+    grad = s2s.grad(long_chain, argnums=(0, 1))
+    func, load_free = Jitted(grad).compiled_ir((x, y))
+    func, types, _ = signature_form(func, (x, y), load_free)
+    assert ".fused0" in build_module(func, types).text  # the first outlined loop
+    compiled = s2s.jit(grad)
+    for got, want in zip(compiled(x, y), grad(x, y)):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(compiled(x, y)[0], central_differences(long_chain, [x, y], 0),
+                               rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        compiled(x, np.ones(5))
+    np.testing.assert_allclose(compiled(x, y)[1], grad(x, y)[1], rtol=1e-13, atol=1e-14)

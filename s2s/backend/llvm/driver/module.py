@@ -80,7 +80,7 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     module = ll.Module(name=name)
     module.triple, module.data_layout = triple_and_layout()
     kernel = FunctionLowering(module, func, param_types, name + ".kernel", boundscheck,
-                              pooled=True).build()
+                              pooled=True, outline=True).build()
     leaves = []
     for t in param_types:
         _leaves(t, leaves)

@@ -5,6 +5,8 @@ Contract: ``FunctionLowering(module, func, param_types, ...).build()`` adds to
 
 * with ``pooled``, an allocation inside a loop reuses the block it made at an earlier
   iteration once nothing holds it (``abi.pooled_alloc``);
+* with ``outline``, in a kernel with at least ``OUTLINE_FROM`` fused elementwise loops
+  at its top level, each such loop is a function of its own, called (``outline.py``);
 * every variable is a stack slot of its inferred type (``infer.py``), zero
   at entry; LLVM's mem2reg makes them registers;
 * ``If``/``For`` (over ``range`` with any step, or over an array's first axis)
@@ -36,12 +38,17 @@ from ..passes.local_copies import propagate_local_copies
 from .loops import LoopLowering
 from ..passes.write_statements import write_statements
 from ..passes.elementwise_fusion import fuse_elementwise
+from ..ops.fused import ElementwiseTree
 from ..derivs import adjoints as derivs  # noqa: F401  (registers the run-time helpers of derivative code)
+
+
+#: the number of top-level fused loops from which a kernel outlines them (``outline``)
+OUTLINE_FROM = 16
 
 
 class FunctionLowering(LoopLowering):
     def __init__(self, module, func: ir.Function, param_types, name, boundscheck=True,
-                 pooled=False):
+                 pooled=False, outline=False):
         self.module = module
         self.pooled = pooled  # allocation sites in loops reuse their block (abi.pooled_alloc)
         self.func = func
@@ -59,6 +66,11 @@ class FunctionLowering(LoopLowering):
         if fused is not func:
             self.func = func = fused
             self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
+        # fused loops outside loops as functions of their own (outline.py), in a kernel
+        # with enough of them for LLVM's cost per loop to grow with their number
+        self.outline = outline and sum(
+            isinstance(getattr(s, "value", None), ir.Call)
+            and isinstance(s.value.fn, ElementwiseTree) for s in func.body) >= OUTLINE_FROM
         self.none_holders = may_hold_none(func)
         self.stacks = stacks.find_stacks(func)
         self.owned = set()  # adjoint arrays held once throughout the loops being lowered

@@ -46,6 +46,7 @@ from ..values import arrays as A
 from ..values import scalars as S
 from ..numerics.axis import accumulate_axis, reduction_axis
 from ..typing import types as T
+from ..lower.outline import call_outlined, may_outline
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,12 @@ class ElementwiseTree:
         return out
 
     def lower(self, L, fn, vals, kw, rtype):
+        if may_outline(L):  # a function of its own: see lower/outline.py
+            return call_outlined(L, "fused", vals, rtype,
+                                 lambda O, params: self._lower_here(O, params, rtype))
+        return self._lower_here(L, vals, rtype)
+
+    def _lower_here(self, L, vals, rtype):
         b = L.b
         types = self.node_types([t for _, t in vals])
         shapes, exact = self.node_shapes(L, vals, types)

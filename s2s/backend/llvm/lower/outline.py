@@ -1,0 +1,82 @@
+"""A piece of a kernel lowered as a function of its own, called where it stood.
+
+LLVM's optimisations are not linear in the size of a function: in one function holding
+hundreds of array loops over the same extents, every branch on an extent (a loop's end,
+a broadcast check) is a condition each later query about that extent scans
+(InstCombine's known bits from dominating conditions), so a kernel of 300 statements
+took seconds in InstCombine alone.  A loop lowered in a function of its own is
+optimised alone: the kernel keeps a call and a test of its status.
+
+Contract: ``call_outlined(L, name, operands, rtype, lower)`` emits, at ``L``'s builder,
+a call of a new internal function ``i32 @<kernel>.<name><k>(i64* ctx, <operand types>...,
+<rtype>* result)`` whose body is ``lower(O, operands')``: ``O`` is a lowering of the new
+function (its own builder, entry block, error exit; the kernel's module, error sites,
+``ctx`` words and allocation list), ``operands'`` the parameters as ``(value, type)``
+pairs.  It returns the value ``lower`` returned.  An error inside writes its site to
+``ctx`` as in the kernel and returns 1; the caller then leaves through its own error
+exit, which frees what both allocated.  Only where no ``try`` handler encloses the call
+(``L.handlers`` empty: a handler is chosen at compile time by the raise site's class)
+and outside the kernel's loops (``L.loops`` empty: allocations inside a loop are pooled
+per site, ``abi.pooled_alloc``); ``may_outline(L)`` says so.
+"""
+from __future__ import annotations
+
+import inspect
+import types as pytypes
+
+from llvmlite import ir as ll
+
+from ..typing import types as T
+
+
+def may_outline(L) -> bool:
+    return bool(getattr(L, "outline", False)) and not L.handlers and not L.loops
+
+
+class _Outlined:
+    """The lowering of an outlined function: its own ``fn``, ``b``, ``ctx``, entry and
+    error exit; every other attribute is the kernel lowering's, and its methods run on
+    this object (so they build into this function)."""
+
+    def __init__(self, kernel, fn):
+        self.kernel = kernel
+        self.fn, self.ctx = fn, fn.args[0]
+        self.handlers, self.loops, self.helper_loops = [], [], 0
+        self._dummy = None
+        entry, start = fn.append_basic_block("entry"), fn.append_basic_block("start")
+        ll.IRBuilder(entry).branch(start)
+        self.b = ll.IRBuilder(start)
+        self.error_block = fn.append_basic_block("error")
+        ll.IRBuilder(self.error_block).ret(ll.Constant(T.I32, 1))
+
+    def __getattr__(self, name):
+        kernel = self.__dict__["kernel"]
+        method = inspect.getattr_static(type(kernel), name, None)
+        if isinstance(method, pytypes.FunctionType):
+            return method.__get__(self)
+        return getattr(kernel, name)
+
+
+def call_outlined(L, name, operands, rtype, lower):
+    count = getattr(L, "outlined", 0)
+    L.outlined = count + 1
+    params = [T.I64.as_pointer()] + [t.llvm() for _, t in operands] + \
+        [rtype.llvm().as_pointer()]
+    fn = ll.Function(L.module, ll.FunctionType(T.I32, params), f"{L.fn.name}.{name}{count}")
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    inner = _Outlined(L, fn)
+    inner.loc = L.loc
+    result = lower(inner, [(arg, t) for arg, (_, t) in zip(fn.args[1:-1], operands)])
+    inner.b.store(result, fn.args[-1])
+    inner.b.ret(ll.Constant(T.I32, 0))
+    slot = L.entry_alloca(rtype.llvm())
+    status = L.b.call(fn, [L.ctx] + [v for v, _ in operands] + [slot])
+    failed = L.fn.append_basic_block("outlined.failed")
+    ok = L.fn.append_basic_block("outlined.ok")
+    L.b.cbranch(L.b.icmp_unsigned("!=", status, ll.Constant(T.I32, 0)), failed, ok) \
+        .set_weights([1, 1000])
+    L.b.position_at_end(failed)
+    L.b.branch(L.error_block)
+    L.b.position_at_end(ok)
+    return L.b.load(slot)
