@@ -105,7 +105,7 @@ class ElementwiseTree:
         with b.if_else(every, likely=True) as (fused, stepwise):
             with fused:
                 b.store(self._fused(L, vals, types, shapes[-1], rtype), slot)
-            with stepwise:  # a sum over broadcast axes: each node as its own call
+            with stepwise:  # a sum over broadcast axes: in stages
                 b.store(self._stepwise(L, vals, types, shapes), slot)
         return b.load(slot)
 
