@@ -12,10 +12,12 @@ def call(blob, args, kwargs=None):
 
 
 def dies_once(marker, fn, *args):
-    """``fn(*args)``, but the first call anywhere (no file ``marker`` yet) kills its
-    process, as a worker lost mid-computation."""
-    if not os.path.exists(marker):
-        with open(marker, "w"):
-            pass
-        os._exit(1)
-    return fn(*args)
+    """``fn(*args)``, but the first call anywhere (the one that creates the file
+    ``marker``) kills its process, as a worker lost mid-computation. The file is
+    created atomically (``O_EXCL``): two tasks starting at once on two workers must
+    not both see it missing and both die, which leaves no worker to recover on."""
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return fn(*args)
+    os._exit(1)
