@@ -210,10 +210,10 @@ from . import shape_helpers  # noqa: E402
 from .shape_helpers import (clip_selected, conv_pad, cov_layout, delete_kept, initial_or_one,  # noqa: E402
                             insert_sources, interp_layout, poly_factors, poly_slots, shapes_of,
                             matching_permutation, resize_source, rollaxis_destination,
-                            scan_slots, split_axis, trapezoid_weights, vander_exponents)
+                            scan_pad_widths, scan_slots, split_axis, trapezoid_weights, vander_exponents)
 
 __all__ += ["apply_linear", "clip_selected", "conv_pad", "delete_kept", "matching_permutation",
-            "resize_source", "scan_slots", "first_true", "rollaxis_destination", "select_none",
+            "resize_source", "scan_slots", "scan_pad_widths", "first_true", "rollaxis_destination", "select_none",
             "split_axis", "transpose_of", "trapezoid_weights", "initial_or_one", "interp_layout",
             "poly_factors", "poly_slots", "cov_layout", "insert_sources", "shapes_of",
             "vander_exponents"]

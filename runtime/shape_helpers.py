@@ -107,15 +107,22 @@ def resize_source(a, new_shape):
 
 def scan_slots(x, axis=None, include_initial=False):
     """For ``np.cumulative_sum/prod(x, axis, include_initial)``: the positions of the
-    result along ``axis`` that come from ``x`` (all but the initial one), and the pad
-    widths putting a result without the initial slot back in place."""
+    result along ``axis`` that come from ``x`` (all but the initial one)."""
     x = np.asarray(x)
     ax = 0 if axis is None else int(axis) % max(x.ndim, 1)
     n = x.size if axis is None else x.shape[ax]
     first = 1 if include_initial else 0
+    return np.arange(first, first + n)
+
+
+def scan_pad_widths(x, axis=None, include_initial=False):
+    """For ``np.cumulative_sum/prod(x, axis, include_initial)``: the ``np.pad`` widths
+    putting a result without the initial slot back in place."""
+    x = np.asarray(x)
+    ax = 0 if axis is None else int(axis) % max(x.ndim, 1)
     widths = [(0, 0)] * max(x.ndim if axis is not None else 1, 1)
-    widths[ax] = (first, 0)
-    return np.arange(first, first + n), widths
+    widths[ax] = (1 if include_initial else 0, 0)
+    return widths
 
 
 def interp_layout(x, xp, left=None, right=None, period=None):

@@ -14,7 +14,7 @@ Both are ``apply_linear`` again, so derivatives of every order exist.
 from s2s_runtime import (apply_linear, clip_selected, conv_pad, cov_layout, delete_kept,
                          first_true, initial_or_one, insert_sources, interp_layout,
                          matching_permutation, poly_factors, poly_slots, resize_source,
-                         rollaxis_destination, scan_slots, select_none, shapes_of, split_axis,
+                         rollaxis_destination, scan_pad_widths, scan_slots, select_none, shapes_of, split_axis,
                          transpose_of, trapezoid_weights, vander_exponents, zeros_like)
 
 from .registry import defjvp, defnondiff, defvjp
@@ -33,6 +33,6 @@ defjvp(apply_linear, None,
 defnondiff(transpose_of, initial_or_one, insert_sources, poly_slots, select_none, clip_selected,
            conv_pad, matching_permutation, resize_source, split_axis, delete_kept,
            rollaxis_destination, trapezoid_weights)
-defnondiff(first_true, scan_slots, poly_factors, cov_layout, interp_layout, vander_exponents,
+defnondiff(first_true, scan_slots, scan_pad_widths, poly_factors, cov_layout, interp_layout, vander_exponents,
            shapes_of,
            container_result=True)

@@ -139,4 +139,6 @@ defjvp(np.sort, lambda t, ans, a, axis=-1, kind=None, order=None, stable=None:
 defprops(operator.getitem, np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims,
          np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.real, np.imag,
          np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d, getattr, build.item,
-         view=True)
+         np.rollaxis, np.asanyarray, view=True)
+defprops(*[f for f in (getattr(np, "matrix_transpose", None),  # numpy >= 2
+                       getattr(np.linalg, "matrix_transpose", None)) if f], view=True)

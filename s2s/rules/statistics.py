@@ -16,7 +16,7 @@ quantile...) is an error.
 import numpy as np
 
 from s2s_runtime import (apply_linear, cov_layout, cumprod_jvp, cumprod_vjp, cumsum_vjp, max_jvp,
-                         max_vjp, prod_jvp, prod_vjp, scan_slots, sum_vjp, unbroadcast, unreduce)
+                         max_vjp, prod_jvp, prod_vjp, scan_pad_widths, scan_slots, sum_vjp, unbroadcast, unreduce)
 
 from .registry import defjvp, defvjp
 
@@ -153,15 +153,15 @@ defjvp(np.ediff1d, lambda t, ans, ary, to_end=None, to_begin=None:
 # optional initial 0 / 1 (a constant) in front
 if hasattr(np, "cumulative_sum"):
     def _cumulative_sum_vjp(g, ans, x, axis=None, dtype=None, out=None, include_initial=False):
-        slots, widths = scan_slots(x, axis, include_initial)
+        slots = scan_slots(x, axis, include_initial)
         return cumsum_vjp(np.take(g, slots, axis=axis), x, axis)
 
     def _cumulative_prod_vjp(g, ans, x, axis=None, dtype=None, out=None, include_initial=False):
-        slots, widths = scan_slots(x, axis, include_initial)
+        slots = scan_slots(x, axis, include_initial)
         return cumprod_vjp(np.take(g, slots, axis=axis), x, axis)
 
     def _cumulative_prod_jvp(t, ans, x, axis=None, dtype=None, out=None, include_initial=False):
-        slots, widths = scan_slots(x, axis, include_initial)
+        widths = scan_pad_widths(x, axis, include_initial)
         inner = cumprod_jvp(t, np.cumprod(x, axis), x, axis)
         return apply_linear("pad", inner, ans, (widths, "constant", "even"))
 

@@ -127,6 +127,27 @@ def astype(x, dtype):
     raise NotImplementedError("s2s.jit: astype to a dtype compiled code does not hold")
 
 
+def np_astype(x, dtype, copy=True, device=None):
+    """``np.astype(x, dtype)``: ``x.astype(dtype)``."""
+    return x.astype(dtype)
+
+
+def angle(z, deg=False):
+    """The argument of ``z``, ``arctan2(imag, real)`` (0 or pi for real ``z``), in degrees
+    where ``deg``."""
+    a = np.arctan2(np.imag(z), np.real(z))
+    if deg:
+        return a * (180.0 / np.pi)
+    return a
+
+
+def ldexp(x1, x2, out=None, where=True):
+    """``x1 * 2 ** x2`` for integer ``x2``, in two exact halves so that ``2 ** x2`` itself
+    never overflows where the product does not."""
+    half = x2 // 2
+    return x1 * np.power(2.0, half) * np.power(2.0, x2 - half)
+
+
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the
     largest finite value of ``x``'s float dtype by default); integers unchanged."""
@@ -169,3 +190,8 @@ for _fn, _code in ((np.isnan, isnan), (np.isinf, isinf), (np.isfinite, isfinite)
                    (builtins.pow, pow_), (build.astype, astype), (rt.astype_vjp, astype_vjp),
                    (np.nan_to_num, nan_to_num), (np.select, select)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+# vmap batches these as elementwise functions of their own
+for _fn, _code in ((np.angle, angle), (np.ldexp, ldexp)):
+    definline(_fn, code=_code, modes=("jit",))
+if hasattr(np, "astype"):  # numpy >= 2.1
+    definline(np.astype, code=np_astype, modes=("jit", "vmap"))

@@ -127,8 +127,17 @@ def split(ary, indices_or_sections, axis=0):
     return parts
 
 
+def append(arr, values, axis=None):
+    """``arr`` and ``values`` joined along ``axis`` (both flattened for None)."""
+    if axis is None:
+        return np.concatenate((np.ravel(arr), np.ravel(values)))
+    return np.concatenate((arr, values), axis=axis)
+
+
 for _fn, _code in ((np.concatenate, concatenate), (np.stack, stack), (np.vstack, vstack),
                    (np.hstack, hstack), (np.column_stack, column_stack), (np.dstack, dstack),
-                   (np.split, split)):
+                   (np.split, split), (np.append, append)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+if hasattr(np, "row_stack"):  # numpy < 2.4: an alias of vstack
+    definline(np.row_stack, code=vstack, modes=("jit", "vmap"))
 definline(_joined, _joined_flat, modes=("jit", "vmap"))

@@ -44,20 +44,27 @@ def searchsorted(a, v, side="left", sorter=None):
     ``side="left"``, last for ``"right"``): a binary search per element."""
     if side != "left" and side != "right":
         raise ValueError("side must be 'left' or 'right'")
+    if np.ndim(v) == 0:  # a number: numpy's integer
+        return _insertion_point(a, v, side == "left")
     vv = np.ravel(v)
     res = np.empty(vv.shape[0], dtype=np.int64)
-    n = a.shape[0]
     for j in range(vv.shape[0]):
-        lo = 0
-        hi = n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if (a[mid] < vv[j]) if side == "left" else (a[mid] <= vv[j]):
-                lo = mid + 1
-            else:
-                hi = mid
-        res[j] = lo
+        res[j] = _insertion_point(a, vv[j], side == "left")
     return res.reshape(v.shape)
+
+
+def _insertion_point(a, x, left):
+    """The first index of the sorted 1-D ``a`` where ``x`` may go (``left``: before equal
+    elements, else after them): a binary search."""
+    lo = 0
+    hi = a.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (a[mid] < x) if left else (a[mid] <= x):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def _order(x):
@@ -184,4 +191,4 @@ for _fn, _code in ((np.median, median), (np.unique, unique), (np.argmax, argmax)
                    (np.sort, sort), (np.argsort, argsort), (rt.sort_vjp, sort_vjp),
                    (rt.sort_jvp, sort_jvp)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
-definline(_arg_best, _order, modes=("jit", "vmap"))
+definline(_arg_best, _order, _insertion_point, modes=("jit", "vmap"))

@@ -105,8 +105,43 @@ def _power(a, n):
     return result
 
 
+def _core_check(name, signature, size, want):
+    """numpy's error for operand 1 of a generalized ufunc whose core dimension 0 differs
+    from operand 0's (numpy's message also gives the two sizes)."""
+    if size != want:
+        raise ValueError(name + ": Input operand 1 has a mismatch in its core dimension 0, "
+                         "with gufunc signature " + signature)
+
+
+def vecdot(x1, x2, out=None, axis=-1):
+    """``np.vecdot``, ``(n),(n)->()``: ``sum(conj(x1) * x2)`` over the last axis, the
+    other axes broadcast (``axis=`` other than -1 is not compiled)."""
+    if axis != -1:
+        raise NotImplementedError("s2s.jit: np.vecdot with axis=")
+    _core_check("vecdot", "(n),(n)->()", np.shape(x2)[-1], np.shape(x1)[-1])
+    return np.sum(np.conj(x1) * x2, axis=-1)
+
+
+def matvec(x1, x2, out=None):
+    """``np.matvec``, ``(m,n),(n)->(m)``: ``x1 @ x2`` per stacked matrix and vector."""
+    _core_check("matvec", "(m,n),(n)->(m)", np.shape(x2)[-1], np.shape(x1)[-1])
+    return np.sum(x1 * np.expand_dims(x2, -2), axis=-1)
+
+
+def vecmat(x1, x2, out=None):
+    """``np.vecmat``, ``(n),(n,m)->(m)``: ``conj(x1) @ x2`` per stacked vector and matrix."""
+    _core_check("vecmat", "(n),(n,m)->(m)", np.shape(x2)[-2], np.shape(x1)[-1])
+    return np.sum(np.expand_dims(np.conj(x1), -1) * x2, axis=-2)
+
+
 for _fn, _code in ((np.tensordot, tensordot), (rt.tensordot_vjp, tensordot_vjp),
                    (np.kron, kron), (np.inner, inner), (np.vdot, vdot),
                    (np.linalg.matrix_power, matrix_power)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
 definline(_contracted, _power, modes=("jit", "vmap"))
+if hasattr(np, "vecdot"):  # numpy >= 2.0 (matvec, vecmat: 2.2); vmap batches the gufuncs
+    for _fn, _code in ((np.vecdot, vecdot), (getattr(np, "matvec", None), matvec),
+                       (getattr(np, "vecmat", None), vecmat)):
+        if _fn is not None:
+            definline(_fn, code=_code, modes=("jit",))
+definline(_core_check, modes=("jit",))

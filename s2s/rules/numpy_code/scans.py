@@ -36,6 +36,72 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _running(a, axis, True)
 
 
+def _cumulative(x, axis, include_initial, prod):
+    """numpy 2's ``np.cumulative_sum`` (``prod``: ``cumulative_prod``): the running sums
+    (products) along ``axis`` -- which only a 1-D ``x`` may leave out -- after a leading
+    0 (1) where ``include_initial``."""
+    if axis is None and np.ndim(x) != 1:
+        raise ValueError("For arrays which have more than one dimension ``axis`` argument "
+                         "is required.")
+    if axis is None:
+        res = _running(x, 0, prod)
+        first = np.zeros(1, dtype=res.dtype) if not prod else np.ones(1, dtype=res.dtype)
+        if include_initial:
+            return np.concatenate((first, res))
+        return res
+    res = _running(x, axis, prod)
+    if not include_initial:
+        return res
+    if prod:
+        first = np.expand_dims(np.ones_like(np.sum(res, axis=axis)), axis)
+    else:
+        first = np.expand_dims(np.zeros_like(np.sum(res, axis=axis)), axis)
+    return np.concatenate((first, res), axis=axis)
+
+
+def cumulative_sum(x, axis=None, dtype=None, out=None, include_initial=False):
+    """``np.cumulative_sum``: running sums along ``axis`` (see ``_cumulative``)."""
+    if dtype is not None:
+        raise NotImplementedError("s2s.jit: np.cumulative_sum with dtype=")
+    return _cumulative(x, axis, include_initial, False)
+
+
+def cumulative_prod(x, axis=None, dtype=None, out=None, include_initial=False):
+    """``np.cumulative_prod``: running products along ``axis`` (see ``_cumulative``)."""
+    if dtype is not None:
+        raise NotImplementedError("s2s.jit: np.cumulative_prod with dtype=")
+    return _cumulative(x, axis, include_initial, True)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Running sums with NaNs counted as zero (flat for ``axis=None``)."""
+    return _running(np.where(a != a, 0, a), axis, False)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Running products with NaNs counted as one (flat for ``axis=None``)."""
+    return _running(np.where(a != a, 1, a), axis, True)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of consecutive elements of the flattened ``ary``
+    (``to_end``/``to_begin`` are not compiled)."""
+    if to_end is not None or to_begin is not None:
+        raise NotImplementedError("s2s.jit: np.ediff1d with to_end= or to_begin=")
+    return np.diff(np.ravel(ary))
+
+
+def scan_slots(x, axis=None, include_initial=False):
+    """The positions of ``np.cumulative_sum(x, axis, include_initial)`` that come from
+    ``x``: ``first, ..., first + n - 1`` (``first`` 1 after an initial slot)."""
+    first = 0
+    if include_initial:
+        first = 1
+    if axis is None:
+        return np.arange(first, first + np.size(x))
+    return np.arange(first, first + np.shape(x)[axis])
+
+
 def cumsum_vjp(g, a, axis=None):
     """``a_bar_i = sum_{k >= i} g_k`` along ``axis`` (flat for None), shaped like ``a``."""
     gg = rows(g, axis)
@@ -136,6 +202,11 @@ def diff_transpose(g, like, n=1, axis=-1):
 
 
 for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
-                   (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp)):
+                   (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp),
+                   (rt.scan_slots, scan_slots), (np.nancumsum, nancumsum), (np.nancumprod, nancumprod), (np.ediff1d, ediff1d)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+if hasattr(np, "cumulative_sum"):  # numpy >= 2.1
+    definline(np.cumulative_sum, code=cumulative_sum, modes=("jit", "vmap"))
+    definline(np.cumulative_prod, code=cumulative_prod, modes=("jit", "vmap"))
+definline(_running, _cumulative, modes=("jit", "vmap"))
 definline(_running, diff_transpose, modes=("jit", "vmap"))

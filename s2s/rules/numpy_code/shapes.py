@@ -6,6 +6,7 @@ compiles."""
 import numpy as np
 
 import s2s_runtime as rt
+from s2s_runtime import build
 
 from ...errors import UnsupportedSyntaxError
 from ..registry import definline
@@ -218,6 +219,11 @@ def tile(A, reps):
     return res.reshape(x.shape[:-1] + (n * reps,))
 
 
+def flatten(x):
+    """``x.flatten()``: a fresh flat copy, in C order."""
+    return np.ravel(np.copy(x))
+
+
 def identity(n, dtype=None):
     """The ``n`` x ``n`` identity matrix (float64 by default)."""
     res = np.zeros((n, n), dtype=np.float64 if dtype is None else dtype)
@@ -354,3 +360,4 @@ for _fn, _code in ((np.atleast_1d, atleast_1d), (np.atleast_2d, atleast_2d),
                    (np.atleast_3d, atleast_3d)):
     definline(_fn, code=_code, modes=("vmap",))
 definline(_band, modes=("jit", "vmap"))
+definline(build.flatten, code=flatten, modes=("jit",))  # vmap batches it as np.ravel

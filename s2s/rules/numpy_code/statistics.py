@@ -66,6 +66,11 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     return np.sum(np.where(a != a, 0, a), axis=axis, keepdims=keepdims)
 
 
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """The product with NaNs counted as one."""
+    return np.prod(np.where(a != a, 1, a), axis=axis, keepdims=keepdims)
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """The mean of the values that are not NaN (NaN where there are none), in ``a``'s
     float dtype."""
@@ -148,7 +153,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
 
 
 for _fn, _code in ((np.var, var), (np.std, std), (rt.var_vjp, var_vjp),
-                   (rt.var_jvp, var_jvp), (np.ptp, ptp), (np.nansum, nansum),
+                   (rt.var_jvp, var_jvp), (np.ptp, ptp), (np.nansum, nansum), (np.nanprod, nanprod),
                    (np.nanmean, nanmean), (np.nanmax, nanmax), (np.nanmin, nanmin),
                    (np.nanvar, nanvar), (np.nanstd, nanstd), (np.cov, cov),
                    (np.corrcoef, corrcoef)):

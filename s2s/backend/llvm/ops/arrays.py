@@ -16,6 +16,8 @@ from ..typing import types as T
 from ..numerics.axis import reduce_axis, reduced_ndim, reduction_axis
 from ..numerics.products import stacked_product
 from .calls import elem_type, all_numeric, register
+from .linalg import RUNTIME, constant
+from ....errors import located
 
 
 # -- tuples, ranges, shapes ----------------------------------------------------------------
@@ -335,40 +337,178 @@ register(Create(), *Create.FILL)
 
 
 class Copy:
+    """``np.copy(x)`` and ``np.ascontiguousarray(x)``: a fresh C-contiguous copy of an
+    array (of a number: the number; ``ascontiguousarray`` of one: numpy's 1-element
+    array); ``np.asfortranarray(x)``: a fresh Fortran-ordered copy (the transpose of a C
+    copy of the transpose)."""
+
     def type(self, fn, types, kw, loc):
-        if fn is np.transpose and len(types) == 2 and types[1] == T.NONE:  # axes=None
-            types = types[:1]
-        if kw or len(types) != 1 or not isinstance(types[0], T.Array):
-            return types[0] if len(types) == 1 and isinstance(types[0], T.Scalar) \
-                and not kw and fn is np.copy else None
+        if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        t = types[0]
+        if isinstance(t, T.Scalar) and fn is not np.copy:
+            return T.Array(t.dtype, 1)
+        return t
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if isinstance(t, T.Scalar):
+            return v if fn is np.copy else R.create(L, rtype, [A.ONE], (v, t))
+        if fn is np.asfortranarray:
+            return A.transpose(L, A.copy(L, A.transpose(L, v, t), t), t)
+        return A.copy(L, v, t)
+
+
+register(Copy(), np.copy, np.ascontiguousarray, np.asfortranarray)
+
+
+def _axis_items(value):
+    """A constant axes operand as a list of ints (None if it is not an int, or a tuple or
+    list of ints)."""
+    items = list(value) if type(value) in (tuple, list) else [value]
+    return items if all(type(k) is int for k in items) else None
+
+
+class Transpose:
+    """``np.transpose(x, axes)`` (``x.transpose(*axes)``): a view of ``x`` whose axis ``k``
+    is ``x``'s axis ``axes[k]`` (reversed for ``axes=None``); constant axes only. numpy's
+    errors at the call's line: ``ValueError`` for axes that are not a permutation of
+    ``x``'s, ``AxisError`` for one out of range. A number is its own transpose."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) not in (1, 2) or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        if len(types) == 2 and self.order(types, atoms, loc) is None:
+            return None
         return types[0]
+
+    def order(self, types, atoms, loc):
+        """The axes of the view, as a list of ints (None: refuse)."""
+        nd = getattr(types[0], "ndim", 0)
+        value = constant(atoms[1], types[1]) if len(atoms) > 1 else None
+        if value is None:
+            return list(range(nd))[::-1]
+        if value is RUNTIME:
+            return None
+        items = _axis_items(value)
+        if items is None:
+            return None
+        if len(items) != nd:
+            raise ValueError(located("axes don't match array", loc))
+        for k in items:
+            if not -nd <= k < nd:
+                raise np.exceptions.AxisError(located(
+                    f"axis {k} is out of bounds for array of dimension {nd}", loc))
+        items = [k % nd for k in items]
+        if len(set(items)) != nd:
+            raise ValueError(located("repeated axis in transpose", loc))
+        return items
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
         if isinstance(t, T.Scalar):
             return v
-        if fn is np.transpose:
-            return A.transpose(L, v, t)
-        return A.copy(L, v, t)
+        order = self.order([t] + [vt for _, vt in vals[1:]], L.call_atoms[0], L.loc)
+        shape, strides = A.shape_list(L, v, t), A.strides_list(L, v, t)
+        return A.make(L, t, L.b.extract_value(v, 0), L.b.extract_value(v, 1),
+                      [shape[k] for k in order], [strides[k] for k in order])
 
 
-register(Copy(), np.copy, np.transpose, np.ascontiguousarray)
+register(Transpose(), np.transpose)
 
 
-class AsArray:
-    """``np.asarray(x)`` of an array or a number: ``x`` itself (numpy copies nothing; a
-    number stays a number here, as every 0-d value of compiled code)."""
+class MatrixTranspose:
+    """``np.matrix_transpose(x)`` (``np.linalg.matrix_transpose``): a view of ``x`` with
+    its last two axes exchanged; numpy's ``ValueError`` for fewer than two axes."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1 or not isinstance(types[0], (T.Array, T.Scalar)):
             return None
+        if getattr(types[0], "ndim", 0) < 2:
+            raise ValueError(located("Input array must be at least 2-dimensional, but it is "
+                                     f"{getattr(types[0], 'ndim', 0)}", loc))
         return types[0]
 
     def lower(self, L, fn, vals, kw, rtype):
-        return vals[0][0]
+        v, t = vals[0]
+        shape, strides = A.shape_list(L, v, t), A.strides_list(L, v, t)
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+        return A.make(L, t, L.b.extract_value(v, 0), L.b.extract_value(v, 1), shape, strides)
 
 
-register(AsArray(), np.asarray)
+register(MatrixTranspose(), *{f for f in (getattr(np, "matrix_transpose", None),  # numpy >= 2
+                                         getattr(np.linalg, "matrix_transpose", None)) if f})
+
+
+class RollAxis:
+    """``np.rollaxis(x, axis, start=0)`` for constant ints: the view numpy gives, ``axis``
+    moved to just before ``start`` (numpy's ``AxisError`` for either out of range)."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) not in (2, 3) or not isinstance(types[0], T.Array):
+            return None
+        return None if self.order(types, atoms, loc) is None else types[0]
+
+    def order(self, types, atoms, loc):
+        nd = types[0].ndim
+        axis = constant(atoms[1], types[1])
+        start = constant(atoms[2], types[2]) if len(atoms) > 2 else 0
+        if type(axis) is not int or type(start) is not int or RUNTIME in (axis, start):
+            return None
+        if not -nd <= axis < nd:
+            raise np.exceptions.AxisError(located(
+                f"axis {axis} is out of bounds for array of dimension {nd}", loc))
+        if not -nd <= start <= nd:
+            raise np.exceptions.AxisError(located(
+                f"start arg requires {-nd} <= start < {nd + 1} but {start} was passed in", loc))
+        axis, start = axis % nd, start + nd if start < 0 else start
+        if axis < start:
+            start -= 1
+        order = [k for k in range(nd) if k != axis]
+        order.insert(start, axis)
+        return order
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        order = self.order([vt for _, vt in vals], L.call_atoms[0], L.loc)
+        shape, strides = A.shape_list(L, v, t), A.strides_list(L, v, t)
+        return A.make(L, t, L.b.extract_value(v, 0), L.b.extract_value(v, 1),
+                      [shape[k] for k in order], [strides[k] for k in order])
+
+
+register(RollAxis(), np.rollaxis)
+
+
+class AsArray:
+    """``np.asarray(x)`` / ``np.asanyarray(x)`` of an array or a number: ``x`` itself
+    (numpy copies nothing; a number stays a number here, as every 0-d value of compiled
+    code); with ``dtype=`` of another dtype, a converted copy. ``np.array(x)`` (and with
+    ``dtype=``): always a copy."""
+
+    def type(self, fn, types, kw, loc):
+        if set(kw) - {"dtype"} or len(types) != 1 or \
+                not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        t = types[0]
+        code = _dtype_of(kw, t.dtype)
+        if code is None:
+            return None
+        return T.Array(code, t.ndim) if isinstance(t, T.Array) else T.Scalar(code)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        v, t = vals[0]
+        if isinstance(t, T.Scalar):
+            return S.convert(L, v, t, rtype)
+        if fn is not np.array and rtype.dtype == t.dtype:
+            return v
+        return A.copy(L, v, t, rtype.dtype)
+
+
+register(AsArray(), np.asarray, np.asanyarray, np.array)
 
 
 class Reduce:

@@ -14,6 +14,7 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from .calls import elem_type, register
+from .linalg import constant
 
 _INTS = ("i8", "b1")
 
@@ -371,11 +372,17 @@ register(Reshape(), np.reshape, np.ravel)
 
 
 class ShapeVjps:
-    """``reshape_vjp(g, a)``: ``g`` reshaped to ``a``'s shape; ``transpose_vjp(g, a)``
-    (no axes): ``g`` transposed; ``clip_inside(a, lo, hi)``: 1.0 inside the bounds."""
+    """``reshape_vjp(g, a)``: ``g`` reshaped to ``a``'s shape; ``transpose_vjp(g, a,
+    axes)``: ``g`` transposed by the inverse of the permutation ``axes`` (reversed for
+    None; constant axes, which ``np.transpose`` checked); ``clip_inside(a, lo, hi)``: 1.0
+    inside the bounds."""
 
-    def type(self, fn, types, kw, loc):
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         import s2s_runtime as rt
+        if fn is rt.transpose_vjp and len(types) == 3 and self.inverse(types, atoms):
+            return T.Array(types[0].dtype, types[1].ndim)
         if fn is rt.clip_inside:
             if kw or len(types) != 3 or not isinstance(types[0], (T.Array, T.Scalar)):
                 return None
@@ -415,13 +422,33 @@ class ShapeVjps:
             return A.elementwise(L, lambda xs: (scalar(*xs[0]), T.F64T), [(a, at)], "f8")
         (g, gt), (a, at) = vals[:2]
         if fn is rt.transpose_vjp:
-            return A.transpose(L, g, gt)
+            order = self.inverse([t for _, t in vals], L.call_atoms[0])
+            if not order:
+                return A.transpose(L, g, gt)
+            shape, strides = A.shape_list(L, g, gt), A.strides_list(L, g, gt)
+            return A.make(L, rtype, b.extract_value(g, 0), b.extract_value(g, 1),
+                          [shape[k] for k in order], [strides[k] for k in order])
         shape = A.shape_list(L, a, at)
         dims = ll.Constant(T.Tuple((T.INT,) * at.ndim).llvm(), None)
         for k, d in enumerate(shape):
             dims = b.insert_value(dims, d, k)
         return Reshape().lower(L, np.reshape, [(g, gt), (dims, T.Tuple((T.INT,) * at.ndim))],
                                {}, rtype)
+
+
+    @staticmethod
+    def inverse(types, atoms):
+        """The inverse of the constant permutation ``axes`` of ``transpose_vjp(g, a,
+        axes)`` (None if it is not one of ``g``'s axes)."""
+        if len(atoms) < 3 or not isinstance(types[0], T.Array):
+            return None
+        axes = constant(atoms[2], types[2])
+        nd = types[0].ndim
+        if type(axes) not in (tuple, list) or len(axes) != nd or \
+                not all(type(k) is int and -nd <= k < nd for k in axes) or \
+                len({k % nd for k in axes}) != nd:
+            return None
+        return [int(k) for k in np.argsort([k % nd for k in axes])]
 
 
 def _register_shape_vjps():

@@ -433,10 +433,11 @@ register(Cast(), *Cast.TARGET)
 # -- other elementwise functions and operators -----------------------------------------------------
 class Elementwise:
     """Elementwise functions written with the scalar helpers: ``np.square``,
-    ``np.sign``, ``np.logaddexp``, ``np.where``, ``np.clip``, ``math.log(x, base)``."""
+    ``np.sign``, ``np.logaddexp``, ``np.where``, ``np.clip``, ``math.log(x, base)``,
+    ``np.reciprocal`` (``1 / x`` of floats; numpy's integer reciprocal is not compiled)."""
 
     ARITY = {np.square: (1,), np.sign: (1,), np.logaddexp: (2,), np.where: (3,),
-             np.clip: (3,), math.log: (1, 2)}
+             np.clip: (3,), math.log: (1, 2), np.reciprocal: (1,)}
 
     def maps_elements(self, fn):  # (calls.maps_elements) math.log takes numbers
         return fn is not math.log
@@ -459,6 +460,8 @@ class Elementwise:
             return None
         if fn is np.sign and st.dtype == "b1":
             return None
+        if fn is np.reciprocal and st.dtype not in ("f4", "f8"):
+            return None
         return lifted_type(types, T.Scalar(st.dtype))
 
     def lower(self, L, fn, vals, kw, rtype):
@@ -475,6 +478,8 @@ class Elementwise:
             xs = [S.convert(L, v, t, et) for v, t in zip(values, types)]
             if fn is np.square:
                 return S.binary(L, "mul", xs[0], xs[0], et)
+            if fn is np.reciprocal:
+                return b.fdiv(L.const(1, et), xs[0])
             if fn is np.sign:
                 zero = L.const(0, et)
                 pos = S.convert(L, S.compare(L, ">", xs[0], zero, et), T.BOOL, et)
