@@ -10,6 +10,7 @@ and conditional expressions become ``If`` statements (short-circuit kept).
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import dataclasses
 import inspect
@@ -98,15 +99,36 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
     def expr_SimpleString(self, node):
         return ir.Const(node.evaluated_value)
 
-    expr_ConcatenatedString = expr_SimpleString
+    def expr_ConcatenatedString(self, node):
+        """Adjacent string literals: their value, or, where one is an f-string, one
+        ``build.format_string`` of the joined templates."""
+        if node.evaluated_value is not None:
+            return ir.Const(node.evaluated_value)
+        template, operands = self._template(node)
+        return ir.Call(build.format_string, (ir.Const(template), *operands))
 
     def expr_FormattedString(self, node):
         """``f"a {x!r:>4} b"`` -> ``build.format_string("a {!r:>4} b", x)`` (a str: no
         derivative); a format spec with nested fields is refused."""
+        template, operands = self._template(node)
+        return ir.Call(build.format_string, (ir.Const(template), *operands))
+
+    def _template(self, node):
+        """``(template, operands)`` of a string literal, an f-string or adjacent ones, for
+        ``template.format(*operands)``."""
+        if isinstance(node, cst.ConcatenatedString):
+            left, left_operands = self._template(node.left)
+            right, right_operands = self._template(node.right)
+            return left + right, [*left_operands, *right_operands]
+        if isinstance(node, cst.SimpleString):
+            return node.evaluated_value.replace("{", "{{").replace("}", "}}"), []
         template, operands = [], []
+        quote = node.start.replace("f", "").replace("F", "")  # the prefix (r, b) and quote
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText):
-                template.append(part.value)  # the source text: braces already doubled
+                # the source text, its escapes read as Python reads them (braces stay
+                # doubled: no escape outside an f-string)
+                template.append(ast.literal_eval(quote + part.value + node.end))
                 continue
             field = "{"
             if part.conversion is not None:
@@ -118,7 +140,7 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
                 field += ":" + "".join(p.value for p in part.format_spec)
             template.append(field + "}")
             operands.append(self.atom(part.expression))
-        return ir.Call(build.format_string, (ir.Const("".join(template)), *operands))
+        return "".join(template), operands
 
     def expr_Ellipsis(self, node):
         return ir.Const(Ellipsis)

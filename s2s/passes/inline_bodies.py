@@ -68,6 +68,9 @@ class InlineBodies:
         env.update((name, self._adopt_freevar(fv).name) for name, fv in callee_free.items())
         body = list(func.body)
         ret = body.pop()
+        if isinstance(ret, ir.Raise):  # a callee that always raises: its call never returns
+            body.append(ret)
+            ret = ir.Return(ir.Const(None), ret.loc)
         if any(isinstance(x, ir.Return) for x in ir.walk(body)):
             raise unsupported(f"'return' inside a loop or try in {callee_name(callee)}", s.loc)
         assigned = {v.name for x in ir.walk(body) for v in ir.stmt_defs(x)}

@@ -39,6 +39,7 @@ from .loops import LoopLowering
 from ..passes.write_statements import write_statements
 from ..passes.elementwise_fusion import fuse_elementwise
 from ..ops.fused import ElementwiseTree
+from ..ops import messages
 from ..derivs import adjoints as derivs  # noqa: F401  (registers the run-time helpers of derivative code)
 
 
@@ -364,6 +365,10 @@ class FunctionLowering(LoopLowering):
 
     def stmt_Raise(self, s):
         exc = s.exc
+        raised = self.types.get(exc.name) if isinstance(exc, ir.Var) else None
+        if isinstance(raised, T.Raised):  # a message formatted at run time (ops/messages.py)
+            messages.raise_message(self, raised.cls, raised.message, self.atom(exc)[0], s.loc)
+            return
         if isinstance(exc, ir.Var) and isinstance(self.types.get(exc.name), T.Static):
             exc = ir.Const(self.types[exc.name].value)
         exc, message = _exception(exc, s.loc)
@@ -371,6 +376,15 @@ class FunctionLowering(LoopLowering):
 
     def stmt_Assert(self, s):
         value, t = self.atom(s.test)
+        formatted = self.types.get(s.msg.name) if isinstance(s.msg, ir.Var) else None
+        if isinstance(formatted, T.Message):  # assert test, f"... {x}"
+            fail = self.fn.append_basic_block("fail")
+            ok = self.fn.append_basic_block("ok")
+            self.b.cbranch(self.truth(value, t), ok, fail).set_weights([1000, 1])
+            self.b.position_at_end(fail)
+            messages.raise_message(self, AssertionError, formatted, self.atom(s.msg)[0], s.loc)
+            self.b.position_at_end(ok)
+            return
         message = "" if s.msg is None else str(getattr(s.msg, "value", ""))
         self.check(self.b.not_(self.truth(value, t)), AssertionError, message)
 

@@ -231,6 +231,8 @@ def lower_call(L, call):
                       {k: (a, _declared_type(L, a) or kw[k][1]) for k, a in call.kwargs}, L.loc)
     if isinstance(rtype, T.Static):
         return ll.Constant(rtype.llvm(), None), rtype
+    if isinstance(rtype, T.Raised):  # an exception made with a run-time message: its numbers
+        return vals[0][0], rtype
     folded, value = _folded(call.fn, list(zip(call.args, [t for _, t in vals])), call.kwargs)
     if folded:
         return L.atom(ir.Const(value))[0], rtype
@@ -358,7 +360,10 @@ def map_elementwise(L, vals, rtype, scalar_fn, out=None):
 
 
 def exception_instance(fn, args, loc):
-    """``ValueError("message")`` with constant arguments: a constant to ``raise``."""
+    """``ValueError("message")`` with constant arguments: a constant to ``raise``;
+    ``ValueError(f"... {n}")``, one message formatted at run time: a ``types.Raised``."""
+    if len(args) == 1 and isinstance(args[0][1], T.Message):
+        return T.Raised(fn, args[0][1])
     if not all(hasattr(a, "value") for a, _ in args):
         raise UnsupportedSyntaxError(
             f"jit: {fn.__name__}(...) with arguments that are not constants", loc)
@@ -367,7 +372,7 @@ def exception_instance(fn, args, loc):
 
 # the handlers register themselves in TABLE
 from .fused import ElementwiseShape, ElementwiseTree  # noqa: E402
-from . import numbers, arrays, bitwise, build, einsum, linalg, norm, printing, type_tests  # noqa: E402,F401
+from . import numbers, arrays, bitwise, build, einsum, linalg, messages, norm, printing, type_tests  # noqa: E402,F401
 from ..batching import axes, lanes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers
 from ..derivs import pieces  # noqa: E402,F401  cotangents of joined arrays

@@ -1,7 +1,8 @@
 """``print(...)`` inside ``s2s.jit``: printed when the compiled code runs (as Numba does).
 
 Contract: a call ``print(*values, sep=' ', end='\\n')`` whose values are numbers
-(float64/float32/int64/bool) or compile-time strings (constants, ``None``) compiles to a
+(float64/float32/int64/bool), compile-time strings (constants, ``None``) or strings
+formatted from numbers (f-strings: ``messages.py``) compiles to a
 call of one process-wide Python callback (``ctypes``, which takes the GIL; linked as
 the symbol ``s2s.print_values``) with the
 call's layout key and the numbers packed in 64-bit words; the callback rebuilds
@@ -22,6 +23,7 @@ from llvmlite import ir as ll
 
 from ....errors import UnsupportedSyntaxError
 from ..typing import types as T
+from . import messages
 from .calls import register
 
 #: layout key -> (parts, sep, end); a part is ("text", str) or ("f8"|"f4"|"i8"|"b1", None).
@@ -37,6 +39,11 @@ def _show(layout, words):
     for kind, text in parts:
         if kind == "text":
             values.append(text)
+            continue
+        if kind == "message":  # text: the types.Message; its numbers, words k...
+            n = len(text.numbers())
+            values.append(messages.text(text, [words[k + j] for j in range(n)]))
+            k += n
             continue
         w = words[k]
         k += 1
@@ -64,7 +71,7 @@ class Print:
         if set(kw) - {"sep", "end"} or not all(_static_text(t) for t in kw.values()):
             return None
         for t in types:
-            if not (_static_text(t) or t == T.NONE or
+            if not (_static_text(t) or t == T.NONE or isinstance(t, T.Message) or
                     isinstance(t, T.Scalar) and t.dtype in _SCALARS):
                 return None
         return T.NONE
@@ -78,6 +85,10 @@ class Print:
         for atom, (v, t) in zip(atoms, vals):
             if isinstance(t, (T.Static, T.NoneType)):
                 parts.append(("text", str(getattr(atom, "value", None))))
+                continue
+            if isinstance(t, T.Message):
+                parts.append(("message", t))
+                words.extend(messages.words(L, v, t))
                 continue
             parts.append((t.dtype, None))
             if t.dtype in ("f8", "f4"):

@@ -178,6 +178,10 @@ class Inference:
             self.block(s.orelse)
         elif isinstance(s, ir.Return):
             t = T.runtime_type(self.atom(s.value, loc))
+            if _holds_message(t):
+                raise UnsupportedSyntaxError(
+                    "jit: returning a string formatted at run time (compiled code formats "
+                    "strings only to raise or print them)", loc)
             if t is not None:
                 new = T.join(self.returns, t)
                 if new is None:
@@ -249,3 +253,10 @@ def may_hold_none(func) -> frozenset:
                 seen.add(target)
                 out.append(target)
     return frozenset(seen)
+
+
+def _holds_message(t) -> bool:
+    """Whether ``t`` is, or holds, a string formatted at run time (``types.Message``)."""
+    if isinstance(t, (T.Message, T.Raised)):
+        return True
+    return isinstance(t, T.Tuple) and any(_holds_message(i) for i in t.items)

@@ -9,7 +9,9 @@ Contract: every IR value the backend lowers has one of these types:
   ``{i8* data, i8* block, [ndim x i64] shape, [ndim x i64] strides}`` (strides in
   bytes; ``block`` is the runtime allocation that owns the data, null for arrays
   the caller passed in);
-* ``Tuple(items)``, ``Range`` (start, stop, step), ``Slice(present)``, ``NoneType``.
+* ``Tuple(items)``, ``Range`` (start, stop, step), ``Slice(present)``, ``NoneType``;
+* ``Message`` (a string formatted at run time: its numbers) and ``Raised`` (an
+  exception made with one).
 
 ``value_type(x)`` is the type of a run-time value (None when the backend
 cannot take it); ``promote`` is numpy's result type of
@@ -343,6 +345,43 @@ class Static:
 
     def llvm(self):
         return ll.LiteralStructType([])
+
+
+@dataclass(frozen=True)
+class Message:
+    """A string formatted at run time (an f-string, ``"...".format(...)``): the
+    compile-time ``template`` and ``parts``, one per value formatted -- a number's type
+    (``Scalar``: its value is carried) or ``Static`` (a constant, in the type) -- lowered
+    as the struct of the numbers.  The text is made in Python where it is shown: the
+    message of an exception raised, or a line printed (``ops/messages.py``)."""
+
+    template: str
+    parts: TupleT
+    percent: bool = False  # ``template % values`` rather than ``template.format(*values)``
+
+    def __str__(self):
+        return "str"
+
+    def numbers(self):
+        return tuple(p for p in self.parts if isinstance(p, Scalar))
+
+    def llvm(self):
+        return ll.LiteralStructType([t.llvm() for t in self.numbers()])
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception made with a ``Message`` (``ValueError(f"bad n: {n}")``): its class
+    and message, lowered as the message's numbers."""
+
+    cls: type
+    message: Message
+
+    def __str__(self):
+        return f"{self.cls.__name__}(str)"
+
+    def llvm(self):
+        return self.message.llvm()
 
 
 @dataclass(frozen=True)
