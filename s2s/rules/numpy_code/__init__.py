@@ -22,7 +22,8 @@ it reads them in turn.  Statements read this way carry the line of the user's ca
 an error (numpy's ``AxisError`` for an axis out of range) names the user's line.
 
 Modules: ``elementwise`` (predicates, conversions, ``astype``), ``norms`` (vector norms),
-``rows`` (an axis as rows), ``series`` (polynomials, interpolation, convolution),
+``rows`` (an axis as rows), ``sequences`` (spaced samples, windows, triangles),
+``series`` (polynomials, interpolation, convolution),
 ``statistics`` (variance, NaN reductions, covariance), ``scans`` (running sums and products),
 ``order`` (sorting, extrema, searching), ``shapes`` (flips, rolls, triangles,
 rounding, taking), ``joins`` (concatenating, stacking, splitting), ``products`` (tensor
@@ -30,4 +31,4 @@ products, inner products, matrix powers), ``linear`` (linear maps of derivatives
 """
 # each module registers its functions
 from . import (elementwise, joins, linear, norms, order, products, rows, scans,  # noqa: F401
-               series, shapes, statistics)
+               sequences, series, shapes, statistics)

@@ -148,6 +148,172 @@ def ldexp(x1, x2, out=None, where=True):
     return x1 * np.power(2.0, half) * np.power(2.0, x2 - half)
 
 
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|a - b| <= atol + rtol |b|`` where both are finite, ``a == b`` where one is
+    infinite, and (with ``equal_nan``) true where both are NaN."""
+    finite = np.isfinite(a) & np.isfinite(b)
+    close = np.where(finite, np.abs(a - b) <= atol + rtol * np.abs(b), a == b)
+    if equal_nan:
+        return close | (np.isnan(a) & np.isnan(b))
+    return close
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether ``isclose`` holds everywhere, as a Python bool."""
+    return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
+
+
+def isposinf(x, out=None):
+    """``+inf`` elementwise."""
+    return np.isinf(x) & ~np.signbit(x)
+
+
+def isneginf(x, out=None):
+    """``-inf`` elementwise."""
+    return np.isinf(x) & np.signbit(x)
+
+
+def fix(x, out=None):
+    """Rounding towards zero: numpy's ``np.trunc``."""
+    return np.trunc(x)
+
+
+def heaviside(x1, x2, out=None, where=True):
+    """The step function: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``, NaN for NaN."""
+    return np.where(x1 < 0, 0.0, np.where(x1 > 0, 1.0, np.where(x1 == 0, x2, x1 * 1.0)))
+
+
+def any_(iterable):
+    """Python's ``any``: whether some item is true (the items of a 1-D array, a list or
+    a tuple)."""
+    found = False
+    for item in np.asarray(iterable):
+        if item:
+            found = True
+            break
+    return found
+
+
+def all_(iterable):
+    """Python's ``all``: whether every item is true."""
+    every = True
+    for item in np.asarray(iterable):
+        if not item:
+            every = False
+            break
+    return every
+
+
+def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
+    """``math.isclose``: equal, or both finite and ``|a - b| <= max(rel_tol max(|a|, |b|),
+    abs_tol)``; Python's ``ValueError`` for a negative tolerance."""
+    if rel_tol < 0.0 or abs_tol < 0.0:
+        raise ValueError("tolerances must be non-negative")
+    if a == b:
+        return True
+    if math.isinf(a) or math.isinf(b):
+        return False
+    diff = abs(b - a)
+    return (diff <= abs(rel_tol * b)) or (diff <= abs(rel_tol * a)) or (diff <= abs_tol)
+
+
+def math_isqrt(n):
+    """``math.isqrt``: the largest integer whose square is at most ``n`` (Newton's method
+    on integers)."""
+    if n < 0:
+        raise ValueError("isqrt() argument must be nonnegative")
+    if n < 2:
+        return n
+    x = int(np.sqrt(float(n)))  # within one of the answer, then corrected exactly
+    while x > 3037000499 or x * x > n:
+        x -= 1
+    while x < 3037000499 and (x + 1) * (x + 1) <= n:
+        x += 1
+    return x
+
+
+def math_factorial(n):
+    """``math.factorial`` of an ``n`` whose factorial fits int64 (``n <= 20``; larger
+    is refused with ``OverflowError``: compiled integers are int64)."""
+    if n < 0:
+        raise ValueError("factorial() not defined for negative values")
+    if n > 20:
+        raise OverflowError("s2s.jit: math.factorial(n) for n > 20 does not fit int64")
+    out = 1
+    for k in range(2, n + 1):
+        out *= k
+    return out
+
+
+def math_perm(n, k=None):
+    """``math.perm(n, k)``: ``n! / (n - k)!`` (0 for ``k > n``); ``OverflowError`` where
+    it does not fit int64."""
+    if k is None:
+        return math.factorial(n)
+    if n < 0 or k < 0:
+        raise ValueError("n must be a non-negative integer")
+    if k > n:
+        return 0
+    out = 1
+    for j in range(n - k + 1, n + 1):
+        if out > 9223372036854775807 // j:
+            raise OverflowError("s2s.jit: math.perm(n, k) does not fit int64")
+        out *= j
+    return out
+
+
+def math_comb(n, k):
+    """``math.comb(n, k)``: the binomial coefficient (0 for ``k > n``), by the exact
+    product ``c = c (n - k + j) / j``; ``OverflowError`` where it does not fit int64."""
+    if n < 0 or k < 0:
+        raise ValueError("n must be a non-negative integer")
+    if k > n:
+        return 0
+    r = min(k, n - k)
+    out = 1
+    for j in range(1, r + 1):
+        g = math.gcd(out, j)
+        step = (n - r + j) // (j // g)
+        if out // g > 9223372036854775807 // step:
+            raise OverflowError("s2s.jit: math.comb(n, k) does not fit int64")
+        out = (out // g) * step
+    return out
+
+
+def gcd(x1, x2, out=None, where=True):
+    """``np.gcd`` of integers, elementwise and broadcast: Euclid's algorithm on every
+    element at once (``gcd(0, 0) = 0``)."""
+    a = np.abs(x1 + x2 * 0)
+    b = np.abs(x2 + x1 * 0)
+    while np.any(b != 0):
+        nonzero = b != 0
+        step = np.where(nonzero, b, 1)
+        a, b = np.where(nonzero, b, a), np.where(nonzero, a % step, 0)
+    return a
+
+
+def lcm(x1, x2, out=None, where=True):
+    """``np.lcm`` of integers: ``|x1 / gcd * x2|`` (0 where either is 0)."""
+    g = np.gcd(x1, x2)
+    return np.where(g == 0, 0, np.abs(x1 // np.where(g == 0, 1, g) * x2))
+
+
+def spacing(x, out=None, where=True):
+    """``np.spacing``: the distance from ``x`` to the next float away from zero (negative
+    for ``x < 0``, positive for both zeros; NaN for infinities and NaN)."""
+    return np.where(x < 0, np.nextafter(x, -np.inf) - x, np.nextafter(x, np.inf) - x)
+
+
+def math_gcd(a, b):
+    """``math.gcd(a, b)``: the greatest common divisor of two integers, by Euclid's
+    algorithm (``math.gcd`` of other numbers of integers is not compiled)."""
+    x = abs(a)
+    y = abs(b)
+    while y != 0:
+        x, y = y, x % y
+    return x
+
+
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the
     largest finite value of ``x``'s float dtype by default); integers unchanged."""
@@ -191,7 +357,17 @@ for _fn, _code in ((np.isnan, isnan), (np.isinf, isinf), (np.isfinite, isfinite)
                    (np.nan_to_num, nan_to_num), (np.select, select)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
 # vmap batches these as elementwise functions of their own
-for _fn, _code in ((np.angle, angle), (np.ldexp, ldexp)):
+for _fn, _code in ((np.angle, angle), (np.ldexp, ldexp), (np.isclose, isclose),
+                   (np.fix, fix), (np.heaviside, heaviside)):
+    definline(_fn, code=_code, modes=("jit",))
+for _fn, _code in ((np.allclose, allclose), (np.isposinf, isposinf), (np.isneginf, isneginf),
+                   (math.gcd, math_gcd), (builtins.any, any_), (builtins.all, all_),
+                   (math.isclose, math_isclose), (math.isqrt, math_isqrt),
+                   (math.factorial, math_factorial), (math.perm, math_perm),
+                   (math.comb, math_comb)):
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+# vmap batches these ufuncs elementwise
+for _fn, _code in ((np.gcd, gcd), (np.lcm, lcm), (np.spacing, spacing)):
     definline(_fn, code=_code, modes=("jit",))
 if hasattr(np, "astype"):  # numpy >= 2.1
     definline(np.astype, code=np_astype, modes=("jit", "vmap"))

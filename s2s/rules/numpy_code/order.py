@@ -53,6 +53,47 @@ def searchsorted(a, v, side="left", sorter=None):
     return res.reshape(v.shape)
 
 
+def digitize(x, bins, right=False):
+    """The bin of each ``x``: ``searchsorted`` of the monotonic ``bins`` (numpy's
+    ``ValueError`` for bins that are neither increasing nor decreasing; decreasing bins
+    count from the end)."""
+    up = True
+    down = True
+    for i in range(1, bins.shape[0]):
+        if bins[i] < bins[i - 1]:
+            up = False
+        if bins[i] > bins[i - 1]:
+            down = False
+    if not up and not down:
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    if up:
+        if right:
+            return np.searchsorted(bins, x, side="left")
+        return np.searchsorted(bins, x, side="right")
+    if right:
+        return bins.shape[0] - np.searchsorted(bins[::-1], x, side="left")
+    return bins.shape[0] - np.searchsorted(bins[::-1], x, side="right")
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, kind=None):
+    """Whether each element of ``element`` equals one of ``test_elements`` (negated
+    where ``invert``), in ``element``'s shape."""
+    found = np.any(np.expand_dims(element, -1) == np.ravel(test_elements), axis=-1)
+    if invert:
+        return ~found
+    return found
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Whether ``a1`` and ``a2`` have one shape and equal elements (NaNs equal where
+    ``equal_nan``), as a Python bool."""
+    if np.shape(a1) != np.shape(a2):
+        return False
+    if equal_nan:
+        return bool(np.all((a1 == a2) | ((a1 != a1) & (a2 != a2))))
+    return bool(np.all(a1 == a2))
+
+
 def _insertion_point(a, x, left):
     """The first index of the sorted 1-D ``a`` where ``x`` may go (``left``: before equal
     elements, else after them): a binary search."""
@@ -189,6 +230,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 for _fn, _code in ((np.median, median), (np.unique, unique), (np.argmax, argmax), (np.argmin, argmin), (np.searchsorted, searchsorted),
                    (np.sort, sort), (np.argsort, argsort), (rt.sort_vjp, sort_vjp),
-                   (rt.sort_jvp, sort_jvp)):
+                   (rt.sort_jvp, sort_jvp), (np.digitize, digitize), (np.isin, isin),
+                   (np.array_equal, array_equal)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
 definline(_arg_best, _order, _insertion_point, modes=("jit", "vmap"))

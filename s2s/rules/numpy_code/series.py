@@ -6,6 +6,7 @@ rounding)."""
 import numpy as np
 
 from ..registry import definline
+from .rows import rows, unrows
 
 
 def polyval(p, x):
@@ -15,6 +16,87 @@ def polyval(p, x):
     for k in range(len(p)):
         y = y * x + p[k]
     return y
+
+
+def _padded_sum(a1, a2, sign):
+    """``a1 + sign * a2`` of coefficient vectors, the shorter padded with leading zeros
+    (numpy's ``polyadd``/``polysub``)."""
+    diff = a2.shape[0] - a1.shape[0]
+    if diff > 0:
+        return np.concatenate((np.zeros(diff, dtype=a1.dtype), a1)) + sign * a2
+    if diff < 0:
+        return a1 + sign * np.concatenate((np.zeros(-diff, dtype=a2.dtype), a2))
+    return a1 + sign * a2
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials' coefficients (highest power first)."""
+    return _padded_sum(np.atleast_1d(a1), np.atleast_1d(a2), 1)
+
+
+def polysub(a1, a2):
+    """The difference of two polynomials' coefficients (highest power first)."""
+    return _padded_sum(np.atleast_1d(a1), np.atleast_1d(a2), -1)
+
+
+def polymul(a1, a2):
+    """The product of two polynomials: the convolution of their coefficients."""
+    return np.convolve(a1, a2)
+
+
+def polyder(p, m=1):
+    """The ``m``-th derivative of a polynomial: ``p[:-1] * (n, ..., 1)``, ``m`` times."""
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    y = np.asarray(p)
+    for _ in range(m):
+        y = y[:-1] * np.arange(y.shape[0] - 1, 0, -1)
+    return y
+
+
+def polyint(p, m=1, k=None):
+    """The ``m``-th antiderivative of a polynomial, each integration constant ``k`` (a
+    number, or 0 for None): ``(p / (n, ..., 1), k)``, ``m`` times."""
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    if k is not None and np.ndim(k) != 0:
+        raise NotImplementedError("s2s.jit: np.polyint with a sequence of constants k")
+    c = 0.0
+    if k is not None:
+        c = k * 1.0
+    y = np.asarray(p) * 1.0
+    for _ in range(m):
+        y = np.concatenate((y / np.arange(y.shape[0], 0, -1), np.full(1, c)))
+    return y
+
+
+def unwrap(p, discont=None, axis=-1, period=6.283185307179586):
+    """``p`` with each jump along ``axis`` larger than ``max(discont, period / 2)`` taken
+    back by a multiple of ``period`` (numpy's formula: each difference brought into
+    ``[-period/2, period/2)`` (``period/2`` for a positive difference on the boundary),
+    the corrections summed in order)."""
+    x = rows(p * 1.0, axis)
+    res = np.empty_like(x)
+    half = period / 2
+    limit = half
+    if discont is not None:
+        limit = discont
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        if n > 0:
+            res[j, 0] = x[j, 0]
+        acc = 0.0
+        for i in range(1, n):
+            dd = x[j, i] - x[j, i - 1]
+            ddmod = np.mod(dd + half, period) - half
+            if ddmod == -half and dd > 0:
+                ddmod = half
+            correct = ddmod - dd
+            if abs(dd) < limit:
+                correct = 0.0
+            acc = acc + correct
+            res[j, i] = x[j, i] + acc
+    return unrows(res, p, axis)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -105,6 +187,10 @@ def correlate(a, v, mode="valid"):
     return np.convolve(a, np.conj(v[::-1]), mode)
 
 
+for _fn, _code in ((np.polyadd, polyadd), (np.polysub, polysub), (np.polymul, polymul),
+                   (np.polyder, polyder), (np.polyint, polyint), (np.unwrap, unwrap)):
+    definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(_padded_sum, modes=("jit", "vmap"))
 for _fn, _code in ((np.polyval, polyval), (np.interp, interp), (np.trapezoid, trapezoid),
                    (np.convolve, convolve), (np.correlate, correlate)):
     definline(_fn, code=_code, modes=("jit", "vmap"))

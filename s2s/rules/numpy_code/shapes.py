@@ -219,6 +219,92 @@ def tile(A, reps):
     return res.reshape(x.shape[:-1] + (n * reps,))
 
 
+def flatnonzero(a):
+    """The indices of the nonzero elements of the flattened ``a``."""
+    return np.nonzero(np.ravel(a))[0]
+
+
+def argwhere(a):
+    """The indices of the nonzero elements of ``a``, one row per element (row-major)."""
+    flat = np.ravel(a)
+    hits = np.nonzero(flat)[0]
+    shape = np.shape(a)
+    res = np.empty((hits.shape[0], len(shape)), dtype=np.int64)
+    for r in range(hits.shape[0]):
+        rest = hits[r]
+        for d in range(len(shape) - 1, -1, -1):
+            res[r, d] = rest % shape[d]
+            rest = rest // shape[d]
+    return res
+
+
+def extract(condition, arr):
+    """The elements of the flattened ``arr`` where the flattened ``condition`` is
+    nonzero."""
+    return np.ravel(arr)[np.nonzero(np.ravel(condition))[0]]
+
+
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` (elements of the flattened ``a`` for None)
+    where the 1-D ``condition`` is true (numpy's ``IndexError`` where it is longer)."""
+    idx = np.nonzero(np.asarray(condition))[0]
+    if axis is None:
+        return np.ravel(a)[idx]
+    return np.take(a, idx, axis=axis)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` (flattened for None) without the entry (slice along ``axis``) at the
+    integer ``obj`` (negative from the end; numpy's ``IndexError`` out of range)."""
+    if not isinstance(obj, (int, np.integer)):
+        raise NotImplementedError("s2s.jit: np.delete of a slice or an array of indices")
+    if axis is None:
+        flat = np.ravel(arr)
+        n = flat.shape[0]
+        if obj < -n or obj >= n:
+            raise IndexError(f"index {obj} is out of bounds for axis 0 with size {n}")
+        k = obj % n
+        return np.concatenate((flat[:k], flat[k + 1:]))
+    moved = np.moveaxis(arr, axis, 0)
+    n = moved.shape[0]
+    if obj < -n or obj >= n:
+        raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
+    k = obj % n
+    return np.moveaxis(np.concatenate((moved[:k], moved[k + 1:])), 0, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """The flattened ``arr`` with the number ``values`` inserted before the integer
+    ``obj`` (``axis=None`` and a number only)."""
+    if not isinstance(obj, (int, np.integer)) or axis is not None or np.ndim(values) != 0:
+        raise NotImplementedError("s2s.jit: np.insert other than of a number into the "
+                                  "flattened array at an integer")
+    flat = np.ravel(arr)
+    n = flat.shape[0]
+    if obj < -n or obj > n:
+        raise IndexError(f"index {obj} is out of bounds for axis 0 with size {n}")
+    k = obj
+    if obj < 0:
+        k = obj + n
+    res = np.empty(n + 1, dtype=flat.dtype)
+    res[:k] = flat[:k]
+    res[k] = values
+    res[k + 1:] = flat[k:]
+    return res
+
+
+def resize(a, new_shape):
+    """An array of ``new_shape`` filled with the flattened ``a`` repeated (zeros for an
+    empty ``a``)."""
+    flat = np.ravel(a)
+    res = np.zeros(new_shape, dtype=flat.dtype)
+    out = np.ravel(res)  # a view: res is fresh and contiguous
+    if flat.shape[0] > 0:
+        for i in range(out.shape[0]):
+            out[i] = flat[i % flat.shape[0]]
+    return res
+
+
 def flatten(x):
     """``x.flatten()``: a fresh flat copy, in C order."""
     return np.ravel(np.copy(x))
@@ -361,3 +447,8 @@ for _fn, _code in ((np.atleast_1d, atleast_1d), (np.atleast_2d, atleast_2d),
     definline(_fn, code=_code, modes=("vmap",))
 definline(_band, modes=("jit", "vmap"))
 definline(build.flatten, code=flatten, modes=("jit",))  # vmap batches it as np.ravel
+# the number of elements they return depends on values: the jit only
+for _fn, _code in ((np.flatnonzero, flatnonzero), (np.argwhere, argwhere),
+                   (np.extract, extract), (np.compress, compress), (np.delete, delete),
+                   (np.insert, insert), (np.resize, resize)):
+    definline(_fn, code=_code, modes=("jit",))

@@ -24,6 +24,8 @@ from llvmlite import ir as ll
 
 from ..values import arrays as A
 from ..values import scalars as S
+from ..numerics import reductions as R
+from ..numerics.axis import reduce_axis, reduced_ndim, reduction_axis
 from ..typing import types as T
 from ..ops.numbers import Elementwise
 from ..ops.calls import TABLE, register
@@ -152,18 +154,55 @@ class Logical:
 
 
 class AnyAll:
-    def type(self, fn, types, kw, loc):
-        ok = not kw and len(types) == 1 and isinstance(types[0], (T.Array, T.Scalar))
-        return T.Scalar("b1") if ok else None
+    """``np.any(x)`` / ``np.all(x)``: whether some (every) element is true; along constant
+    ``axis`` (``keepdims=``), ``any`` is a count of the true elements above zero and
+    ``all`` a count of the false ones at zero."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if not types or not isinstance(types[0], (T.Array, T.Scalar)):
+            return None
+        if len(types) == 1 and not kw:
+            return T.Scalar("b1")
+        if not isinstance(types[0], T.Array):
+            return None
+        axis, keepdims = reduction_axis(fn, atoms, kw_atoms or {}, types[0].ndim, loc)
+        if axis is None:  # every axis
+            return T.Array("b1", types[0].ndim) if keepdims else T.Scalar("b1")
+        ndim = reduced_ndim(types[0].ndim, axis, keepdims)
+        return T.Array("b1", ndim) if ndim else T.Scalar("b1")
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
         if isinstance(xt, T.Scalar):
             return S.truth(L, x, xt)
+        if isinstance(rtype, T.Array):
+            return self.along(L, fn, x, xt, rtype)
         op = L.b.or_ if fn is np.any else L.b.and_
         init = ll.Constant(T.I1, 0 if fn is np.any else 1)
-        return A.reduce_all(L, x, xt, lambda acc, v: op(acc, S.truth(L, v, xt.elem)),
-                            init, T.Scalar("b1"))
+        # (reduce_all hands each element over as the accumulator's type: a bool)
+        return A.reduce_all(L, x, xt, lambda acc, v: op(acc, v), init, T.Scalar("b1"))
+
+    def along(self, L, fn, x, xt, rtype):
+        b = L.b
+        args, kwargs = L.call_atoms
+        axis, keepdims = reduction_axis(fn, args, kwargs, xt.ndim, L.loc)
+        counted = A.elementwise(  # 1 where the element is true (any) / false (all)
+            L, lambda items: (b.zext(S.truth(L, *items[0]) if fn is np.any else
+                                     b.not_(S.truth(L, *items[0])), T.I64), T.INT),
+            [(x, xt)], "i8")
+        ct = T.Array("i8", xt.ndim)
+        if axis is None:  # keepdims of the whole array
+            total = R.sum_all(L, counted, ct, "add")
+            some = b.icmp_signed(">", total, A.ZERO)
+            return R.create(L, rtype, [A.ONE] * xt.ndim,
+                            (some if fn is np.any else b.not_(some), T.BOOL))
+        counts_t = T.Array("i8", rtype.ndim)
+        counts = reduce_axis(L, counted, ct, axis, keepdims, "sum", counts_t)
+        return A.elementwise(
+            L, lambda items: (b.icmp_signed(">" if fn is np.any else "==", items[0][0],
+                                            A.ZERO), T.BOOL), [(counts, counts_t)], "b1")
 
 
 def tape_select(tape, c, mark):

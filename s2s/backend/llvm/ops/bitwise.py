@@ -1,5 +1,5 @@
 """Bitwise operators on flags and ints (``a | b``, ``a & b``, ``a ^ b``, their in-place
-forms, ``np.bitwise_*``, ``~x``/``np.invert``), on numbers and elementwise on arrays:
+forms, ``np.bitwise_*``, ``~x``/``np.invert``, the shifts ``<<``/``>>``), on numbers and elementwise on arrays:
 handlers of ``calls.TABLE``.  (numpy's ``logical_*`` functions: ``batching/masks.py``.)"""
 from __future__ import annotations
 
@@ -53,6 +53,54 @@ class Bitwise:
 
 
 register(Bitwise(), *Bitwise.OPS)
+
+
+class Shift:
+    """``a << n``, ``a >> n`` (and ``np.left_shift``/``np.right_shift``, ``<<=``/``>>=``)
+    on int64 numbers or arrays, elementwise: the bits of ``a`` moved left (zeros in) or
+    right (the sign bit in), numpy's results for a count of 64 or more (0 after a left
+    shift, 0 or -1 after a right one); Python's ``ValueError`` for a negative count of
+    ``<<``/``>>``. (Python's ints do not overflow; compiled ints are int64, as in numpy.)"""
+
+    LEFT = {operator.lshift, operator.ilshift, np.left_shift}
+    INPLACE = {operator.ilshift, operator.irshift}
+    PYTHON = {operator.lshift, operator.rshift, operator.ilshift, operator.irshift}
+
+    def maps_elements(self, fn):  # (calls.maps_elements) not the in-place forms
+        return fn not in self.INPLACE
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not all_numeric(types):
+            return None
+        if not all(elem_type(t).dtype == "i8" for t in types):
+            return None
+        if fn in self.INPLACE and isinstance(types[0], T.Array):
+            return types[0]
+        return lifted_type(types, T.promote(*map(elem_type, types)))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        width = ll.Constant(T.I64, 64)
+
+        def scalar(values, types):
+            a, n = (S.convert(L, v, t, T.INT) for v, t in zip(values, types))
+            if fn in self.PYTHON:
+                L.check(b.icmp_signed("<", n, A.ZERO), ValueError, "negative shift count")
+            out_of_range = b.icmp_unsigned(">=", n, width)  # (a negative count too)
+            count = b.select(out_of_range, A.ZERO, n)
+            if fn in self.LEFT:
+                return b.select(out_of_range, A.ZERO, b.shl(a, count))
+            return b.select(out_of_range, b.ashr(a, ll.Constant(T.I64, 63)), b.ashr(a, count))
+
+        if fn in self.INPLACE and isinstance(vals[0][1], T.Array):
+            A.elementwise(L, lambda items: (scalar([v for v, _ in items], [t for _, t in items]),
+                                            T.INT), vals, "i8", out=vals[0])
+            return vals[0][0]
+        return map_elementwise(L, vals, rtype, scalar)
+
+
+register(Shift(), operator.lshift, operator.rshift, operator.ilshift, operator.irshift,
+         np.left_shift, np.right_shift)
 
 
 class Invert:

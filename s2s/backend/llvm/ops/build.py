@@ -70,28 +70,49 @@ class Arange:
 
 
 class Linspace:
-    def type(self, fn, types, kw, loc):
-        if kw or len(types) != 3 or not all(map(_number, types)) or types[2].dtype not in _INTS:
+    """``np.linspace(start, stop, num=50, endpoint=True)`` of numbers: ``start + i * step``
+    with ``step = (stop - start) / (num - 1)`` and the last sample ``stop`` exactly
+    (``endpoint=False``: ``step = (stop - start) / num``, ``stop`` left out), numpy's
+    formula; a constant ``endpoint`` only."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if set(kw) - {"endpoint"} or len(types) not in (2, 3) or not all(map(_number, types)):
+            return None
+        if len(types) == 3 and types[2].dtype not in _INTS:
+            return None
+        if type(self.endpoint(kw, kw_atoms or {})) is not bool:
             return None
         return T.Array("f8", 1)
+
+    @staticmethod
+    def endpoint(kw, kw_atoms):
+        return constant(kw_atoms.get("endpoint"), kw.get("endpoint"), True)
 
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         et = T.F64T
+        endpoint = self.endpoint(kw, L.call_atoms[1])
         start, stop = (S.convert(L, v, t, et) for v, t in vals[:2])
-        n = S.convert(L, vals[2][0], vals[2][1], T.INT)
+        n = S.convert(L, vals[2][0], vals[2][1], T.INT) if len(vals) == 3 else A.i64(50)
         L.check(b.icmp_signed("<", n, A.ZERO), ValueError,
                 "Number of samples, {0}, must be non-negative.", (n,))
         out = A.allocate(L, rtype, [n])
         data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
-        div = b.select(b.icmp_signed(">", n, A.ONE), b.sub(n, A.ONE), A.ONE)
+        if endpoint:
+            div = b.select(b.icmp_signed(">", n, A.ONE), b.sub(n, A.ONE), A.ONE)
+        else:
+            div = b.select(b.icmp_signed(">", n, A.ZERO), n, A.ONE)
         step = b.fdiv(b.fsub(stop, start), b.sitofp(div, T.F64))
 
         def body(i):
             v = b.fadd(start, b.fmul(b.sitofp(i, T.F64), step))
-            last = b.and_(b.icmp_signed("==", i, b.sub(n, A.ONE)),
-                          b.icmp_signed(">", n, A.ONE))
-            A.store(L, b.select(last, stop, v), A.element_ptr(L, data, strides, [i], et), et)
+            if endpoint:
+                last = b.and_(b.icmp_signed("==", i, b.sub(n, A.ONE)),
+                              b.icmp_signed(">", n, A.ONE))
+                v = b.select(last, stop, v)
+            A.store(L, v, A.element_ptr(L, data, strides, [i], et), et)
 
         A.loop(L, n, body)
         return out
