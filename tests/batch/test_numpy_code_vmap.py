@@ -35,6 +35,18 @@ CASES = {
     "vector_norm": lambda x: np.linalg.vector_norm(x, axis=1),
     "nanvar": lambda x: np.nanvar(x, axis=1),
     "vander": lambda x: np.vander(x[0], 3),
+    "quantile": lambda x: np.quantile(x, [0.1, 0.5, 0.95], axis=1),
+    "percentile": lambda x: np.percentile(x[0], 30),
+    "nanmedian": lambda x: np.nanmedian(x, axis=1),
+    "nanquantile": lambda x: np.nanquantile(x, 0.7),
+    "polynomials": lambda x: np.polyadd(np.polymul(x[0], x[1, :2]), np.polyder(x[2], 2)),
+    "polyint": lambda x: np.polyint(x[0], 2, 0.5),
+    "unwrap": lambda x: np.unwrap(4.0 * x, axis=0),
+    "digitize": lambda x: np.digitize(x, np.array([-0.5, 0.0, 0.5])),
+    "isin": lambda x: np.isin(x, x[0, :2]),
+    "cumulative_sum": lambda x: np.cumulative_sum(x, axis=1, include_initial=True),
+    "nancumsum": lambda x: np.nancumsum(x, axis=0),
+    "append": lambda x: np.append(x[0], x[1, :2]),
 }
 
 
@@ -46,7 +58,7 @@ def _loop(f, xs):
 @pytest.mark.parametrize("how", ["python", "jit"])
 def test_vmap_of_a_function_read_as_code_matches_a_loop(name, how):
     f = CASES[name]
-    xs = WITH_NAN if name == "nanvar" else X
+    xs = WITH_NAN if name.startswith("nan") else X
     mapped = s2s.vmap(f) if how == "python" else s2s.jit(s2s.vmap(f))
     np.testing.assert_allclose(mapped(xs), _loop(f, xs), rtol=1e-12, atol=1e-14)
 

@@ -7,7 +7,7 @@ layout (``np.transpose`` with axes, ``rollaxis``, ``matrix_transpose``,
 windows and triangles (``logspace``, ``geomspace``, ``hamming``, ``tri``,
 ``triu_indices``), searching and selecting (``digitize``, ``isin``, ``argwhere``,
 ``extract``, ``compress``, ``delete``, ``insert``, ``resize``), polynomials,
-``unwrap``, ``any``/``all`` (with ``axis=``) and ``math``'s integer functions.  Each
+``unwrap``, quantiles, ``any``/``all`` (with ``axis=``) and ``math``'s integer functions.  Each
 compiled result equals numpy's (Python's) in value, dtype and shape; a view stays a
 view (writes through it reach the array); numpy's errors are raised at the user's line;
 gradients through the views match central differences."""
@@ -168,6 +168,16 @@ CASES = [
     ("insert end", lambda x: np.insert(x, 4, -1.0), V),
     ("resize", lambda x: np.resize(x, (3, 5)), M),
     ("resize shorter", lambda x: np.resize(x, 3), M),
+    # quantiles (numpy's linear method, to the last bit)
+    ("quantile", lambda x: np.quantile(x, 0.3), V),
+    ("quantile list axis", lambda x: np.quantile(x, [0.0, 0.25, 1.0], axis=1), M),
+    ("quantile array of q", lambda x: np.quantile(x, np.array([[0.1, 0.2], [0.5, 0.99]]), axis=0), M),
+    ("quantile of ints", lambda x: np.quantile(np.arange(10), 0.33) + x[0], V),
+    ("percentile", lambda x: np.percentile(x, [25, 75], axis=-1), M),
+    ("percentile with NaN", lambda x: np.percentile(x, 50, axis=1), NANS),
+    ("nanquantile", lambda x: np.nanquantile(x, [0.2, 0.9], axis=1), NANS),
+    ("nanpercentile", lambda x: np.nanpercentile(x, 30.0), NANS),
+    ("nanmedian", lambda x: np.nanmedian(x, axis=0), NANS),
     # polynomials, unwrapping
     ("polyadd", lambda x: np.polyadd(x, x[:2]) + np.polyadd(x[:1], x), V),
     ("polysub", lambda x: np.polysub(x[:3], x), V),
@@ -227,6 +237,8 @@ BAD = [
     (lambda x: np.delete(x, 30), IndexError, "index 30 is out of bounds for axis 0 with size 24"),
     (lambda x: np.digitize(x[0, 0], np.array([0.0, 2.0, 1.0])), ValueError, "monotonically"),
     (lambda x: math.isqrt(-1 - int(x[0, 0, 0] > 99)), ValueError, "nonnegative"),
+    (lambda x: np.quantile(x, 1.5), ValueError, r"Quantiles must be in the range \[0, 1\]"),
+    (lambda x: np.percentile(x, -5), ValueError, r"Percentiles must be in the range"),
 ]
 
 

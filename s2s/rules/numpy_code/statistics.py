@@ -1,6 +1,8 @@
 """Spread and NaN-skipping reductions (``np.var``, ``np.std``, ``np.ptp``, ``np.nansum``,
 ``np.nanmean``, ``np.nanmax``, ``np.nanmin``, ``np.nanvar``, ``np.nanstd``), covariance
-and correlation matrices (``np.cov``, ``np.corrcoef``) and the cotangent and tangent of the
+and correlation matrices (``np.cov``, ``np.corrcoef``), quantiles by numpy's ``linear``
+method (``np.quantile``, ``np.percentile``, their NaN-skipping forms, ``np.nanmedian``)
+and the cotangent and tangent of the
 variance, as plain Python the jit compiles from the reductions it lowers itself (one
 axis, a tuple of axes or all, ``keepdims``).
 
@@ -12,6 +14,7 @@ import numpy as np
 import s2s_runtime as rt
 
 from ..registry import definline
+from .rows import rows
 
 
 def _count(a, kept):
@@ -152,10 +155,115 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     return r
 
 
+def _quantiles(a, q, axis, keepdims, method, skip_nan):
+    """numpy's ``linear`` quantiles ``q`` (numbers in [0, 1]) of ``a`` along ``axis`` (the
+    flat array for None): per row, sorted (NaN last), ``v = (n - 1) q``, the neighbours
+    ``lo = floor(v)`` and ``lo + 1`` (clamped to the row), ``g = v - lo`` and numpy's
+    ``lerp``: ``a + (b - a) g``, ``b - (b - a) (1 - g)`` for ``g >= 0.5``.  A row with a
+    NaN gives NaN (``skip_nan``: its NaNs are left out; a row of NaNs gives NaN).  The
+    result: ``q``'s shape, then ``a``'s without ``axis``."""
+    if method != "linear":
+        raise NotImplementedError("s2s.jit: quantiles by a method other than 'linear'")
+    if keepdims:
+        raise NotImplementedError("s2s.jit: quantiles with keepdims=True")
+    qv = np.ravel(np.atleast_1d(np.asarray(q))) * 1.0
+    for k in range(qv.shape[0]):
+        if not (qv[k] >= 0.0 and qv[k] <= 1.0):
+            raise ValueError("Quantiles must be in the range [0, 1]")
+    x = rows(a, axis) * 1.0
+    res = np.empty((qv.shape[0], x.shape[0]))
+    n = x.shape[1]
+    for j in range(x.shape[0]):
+        row = np.sort(x[j])
+        if n == 0:
+            raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+        count = n
+        if skip_nan:  # the values that are not NaN (sorted first)
+            count = int(np.sum(row == row))
+        undefined = count == 0 or (not skip_nan and row[n - 1] != row[n - 1])
+        for k in range(qv.shape[0]):
+            v = (max(count, 1) - 1) * qv[k]
+            lo = int(np.floor(v))
+            hi = lo + 1
+            if v >= count - 1:
+                lo = max(count - 1, 0)
+                hi = max(count - 1, 0)
+            if v < 0:
+                lo = 0
+                hi = 0
+            gamma = v - lo
+            below = row[lo]
+            above = row[hi]
+            diff = above - below
+            value = below + diff * gamma
+            if gamma >= 0.5:
+                value = above - diff * (1 - gamma)
+            if undefined:
+                value = np.nan
+            res[k, j] = value  # (one write: vmap batches the choices above as selects)
+    qa = np.asarray(q)  # (an array's rank is known when compiling; a list's is not)
+    if axis is None:
+        if np.ndim(qa) == 0:
+            return res[0, 0]
+        return res[:, 0].reshape(np.shape(qa))
+    kept = np.moveaxis(a, axis, -1).shape[:-1]
+    if np.ndim(qa) == 0:
+        return res[0].reshape(kept)
+    return res.reshape(np.shape(qa) + kept)
+
+
+def _percent_range(q):
+    """numpy's ``ValueError`` for a percentile outside [0, 100]."""
+    qv = np.ravel(np.atleast_1d(np.asarray(q))) * 1.0
+    for k in range(qv.shape[0]):
+        if not (qv[k] >= 0.0 and qv[k] <= 100.0):
+            raise ValueError("Percentiles must be in the range [0, 100]")
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, weights=None, interpolation=None):
+    """``np.quantile`` by the ``linear`` method (see ``_quantiles``)."""
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError("s2s.jit: np.quantile with weights= or interpolation=")
+    return _quantiles(a, q, axis, keepdims, method, False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, weights=None, interpolation=None):
+    """``np.nanquantile``: quantiles of the values that are not NaN."""
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError("s2s.jit: np.nanquantile with weights= or interpolation=")
+    return _quantiles(a, q, axis, keepdims, method, True)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, weights=None, interpolation=None):
+    """``np.percentile``: ``quantile`` at ``q / 100``."""
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError("s2s.jit: np.percentile with weights= or interpolation=")
+    _percent_range(q)
+    return _quantiles(a, np.true_divide(np.asarray(q), 100), axis, keepdims, method, False)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, weights=None, interpolation=None):
+    """``np.nanpercentile``: ``nanquantile`` at ``q / 100``."""
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError("s2s.jit: np.nanpercentile with weights= or interpolation=")
+    _percent_range(q)
+    return _quantiles(a, np.true_divide(np.asarray(q), 100), axis, keepdims, method, True)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``np.nanmedian``: the middle of the values that are not NaN."""
+    return _quantiles(a, 0.5, axis, keepdims, "linear", True)
+
 for _fn, _code in ((np.var, var), (np.std, std), (rt.var_vjp, var_vjp),
                    (rt.var_jvp, var_jvp), (np.ptp, ptp), (np.nansum, nansum), (np.nanprod, nanprod),
                    (np.nanmean, nanmean), (np.nanmax, nanmax), (np.nanmin, nanmin),
                    (np.nanvar, nanvar), (np.nanstd, nanstd), (np.cov, cov),
-                   (np.corrcoef, corrcoef)):
+                   (np.corrcoef, corrcoef), (np.quantile, quantile),
+                   (np.nanquantile, nanquantile), (np.percentile, percentile),
+                   (np.nanpercentile, nanpercentile), (np.nanmedian, nanmedian)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
-definline(_count, _floating, modes=("jit", "vmap"))
+definline(_count, _floating, _quantiles, _percent_range, modes=("jit", "vmap"))

@@ -320,7 +320,8 @@ class Diag:
 
 class Reshape:
     """``np.reshape(a, shape)`` (one dimension may be -1) and ``np.ravel(a)``, in C order
-    (``order='C'``, numpy's default, given or not)."""
+    (``order='C'``, numpy's default, given or not); of a number, of its one-element
+    array."""
 
     @staticmethod
     def _c_order(types, kw, at):
@@ -332,8 +333,10 @@ class Reshape:
         return types[:at], True
 
     def type(self, fn, types, kw, loc):
-        if not types or not isinstance(types[0], T.Array):
+        if not types or not isinstance(types[0], (T.Array, T.Scalar)):
             return None
+        if isinstance(types[0], T.Scalar):  # a number: numpy's 0-d array of one element
+            types = [T.Array(types[0].dtype, 1)] + list(types[1:])
         types, ok = self._c_order(types, kw, 1 if fn is np.ravel else 2)
         if not ok:
             return None
@@ -350,6 +353,9 @@ class Reshape:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         a, at = vals[0]
+        if isinstance(at, T.Scalar):
+            at = T.Array(at.dtype, 1)
+            a = R.create(L, at, [A.ONE], vals[0])
         dims = [A.size(L, a, at)] if fn is np.ravel else R.shape_values(L, *vals[1])
         size = A.size(L, a, at)
         known, unknown = A.ONE, None
