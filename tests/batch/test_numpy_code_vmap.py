@@ -2,6 +2,8 @@
 definition in their record (``s2s/rules/numpy_code``, read by vmap as by the jit): the
 batching transform batches that code.  Each against a Python loop over the examples, in
 Python and under ``jit``; derivatives of the batched code against central differences."""
+import math
+
 import numpy as np
 import pytest
 
@@ -47,6 +49,11 @@ CASES = {
     "cumulative_sum": lambda x: np.cumulative_sum(x, axis=1, include_initial=True),
     "nancumsum": lambda x: np.nancumsum(x, axis=0),
     "append": lambda x: np.append(x[0], x[1, :2]),
+    "any_all": lambda x: np.array([any(x[0] > 0.5), all(x[1] > -1.0), any([x[0, 0] > 0.0])]),
+    "math.isclose": lambda x: np.array([math.isclose(x[0, 0], x[1, 0], rel_tol=0.5),
+                                        math.isclose(x[0, 0], x[0, 0] * (1 + 1e-12))]),
+    "allclose-array_equal": lambda x: np.array([np.allclose(x[0], x[1], atol=1.0),
+                                                np.array_equal(x[0], x[0])]),
 }
 
 

@@ -187,10 +187,8 @@ def any_(iterable):
     """Python's ``any``: whether some item is true (the items of a 1-D array, a list or
     a tuple)."""
     found = False
-    for item in np.asarray(iterable):
-        if item:
-            found = True
-            break
+    for item in np.asarray(iterable):  # (no early exit: the items have no side effects)
+        found = found | (item != 0)
     return found
 
 
@@ -198,9 +196,7 @@ def all_(iterable):
     """Python's ``all``: whether every item is true."""
     every = True
     for item in np.asarray(iterable):
-        if not item:
-            every = False
-            break
+        every = every & (item != 0)
     return every
 
 
@@ -363,9 +359,11 @@ for _fn, _code in ((np.angle, angle), (np.ldexp, ldexp), (np.isclose, isclose),
 for _fn, _code in ((np.allclose, allclose), (np.isposinf, isposinf), (np.isneginf, isneginf),
                    (math.gcd, math_gcd), (builtins.any, any_), (builtins.all, all_),
                    (math.isclose, math_isclose), (math.isqrt, math_isqrt),
-                   (math.factorial, math_factorial), (math.perm, math_perm),
-                   (math.comb, math_comb)):
+                   (math.factorial, math_factorial)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+# their overflow checks raise where the numbers differ per example: vmap refuses them
+for _fn, _code in ((math.perm, math_perm), (math.comb, math_comb)):
+    definline(_fn, code=_code, modes=("jit",))
 # vmap batches these ufuncs elementwise
 for _fn, _code in ((np.gcd, gcd), (np.lcm, lcm), (np.spacing, spacing)):
     definline(_fn, code=_code, modes=("jit",))

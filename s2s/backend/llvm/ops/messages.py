@@ -176,8 +176,8 @@ _KEPT = threading.local()
 _KEEP_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64))
 
 
-def _keep(count, words):
-    _KEPT.words = [words[k] for k in range(count)]
+def _keep(count, buffer):
+    _KEPT.words = [buffer[k] for k in range(count)]
 
 
 _KEEP = _KEEP_TYPE(_keep)

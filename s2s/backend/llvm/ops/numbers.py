@@ -412,7 +412,7 @@ class Cast:
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1 or not isinstance(types[0], T.Scalar):
-            if fn in (np.float64, np.float32, np.int64) and len(types) == 1 \
+            if fn in (np.float64, np.float32, np.int64, np.bool_) and len(types) == 1 \
                     and isinstance(types[0], T.Array) and not kw:
                 return T.Array(self.TARGET[fn].dtype, types[0].ndim)
             return None
