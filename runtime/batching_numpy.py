@@ -109,3 +109,28 @@ def batch_solve(a, b, a_batched, b_batched):
     if vector:
         return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
     return np.linalg.solve(a, b)
+
+
+# -- axes and pad widths of one example, checked against its rank ----------------------
+def batch_axis_in(axis, x):
+    """A per-example axis of batched ``x`` (an int, or a tuple or list of them) as an
+    axis of ``x``: non-negative ones move up by one, negative ones count from the end
+    and stay; numpy's ``AxisError`` where an example (rank ``np.ndim(x) - 1``) has no
+    such axis, as the per-example call raises (``np.sort`` of a 0-d example with
+    ``axis=-1``), never an axis that reaches the batch."""
+    nd = np.ndim(x) - 1
+    if isinstance(axis, (tuple, list)):
+        return type(axis)(batch_axis_in(a, x) for a in axis)
+    axis = int(axis)
+    if axis < -nd or axis >= nd:
+        raise np.exceptions.AxisError(axis, nd)
+    return axis + 1 if axis >= 0 else axis
+
+
+def batch_pad_width(x, pad_width):
+    """``np.pad``'s ``pad_width`` (an int, one ``(before, after)`` pair, or one pair per
+    axis) for batched ``x``: one pair per per-example axis (numpy's broadcast, with its
+    error for a bad shape) after ``(0, 0)`` for the batch axis."""
+    widths = np.asarray(pad_width)
+    widths = np.broadcast_to(widths, (np.ndim(x) - 1, 2))
+    return np.concatenate([np.zeros((1, 2), dtype=widths.dtype), widths])

@@ -104,6 +104,12 @@ class Site:
             self.tr.batched.discard(t.name)
         return t
 
+    def check(self, helper, *args) -> None:
+        """A call of ``helper`` before the call, kept for its effect (it raises where the
+        batched call must not run, e.g. ``rt.batch_axis_in`` for an example without the
+        axes the call reads) though its result is never read."""
+        self.out.append(ir.ExprStmt(ir.Call(helper, tuple(args)), self.loc))
+
     # -- arguments by name (the derivative rule's signature mirrors the primitive's) --
     def params(self) -> List[str]:
         rule = lookup(self.fn)

@@ -22,7 +22,8 @@ definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_in
 # batched code (vmap of the derivative of code that calls vmap) reads it: each is a
 # function of one example's shape, so its batched form comes from np.ndim and reshape
 definline(batching.batch_align, batching.per_example_ndim, batching.batch_axes,
-          batching.batch_axis, batching.batch_axis_of)
+          batching.batch_axis, batching.batch_axis_of, batching_numpy.batch_axis_in,
+          batching_numpy.batch_pad_width)
 # helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
 definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose,
           index_writes.scattered_values)
