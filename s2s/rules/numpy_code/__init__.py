@@ -26,8 +26,10 @@ Modules: ``elementwise`` (predicates, conversions, ``astype``), ``norms`` (vecto
 ``statistics`` (variance, NaN reductions, covariance), ``scans`` (running sums and products),
 ``order`` (sorting, extrema, searching), ``shapes`` (flips, rolls, triangles,
 rounding, taking), ``joins`` (concatenating, stacking, splitting), ``products`` (tensor
-products, inner products, matrix powers), ``linear`` (linear maps of derivatives).
+products, inner products, matrix powers), ``linear`` (linear maps of derivatives),
+``vmapped`` (functions only ``vmap`` reads as code: the array-API running sums, splits,
+``append``, ``ediff1d``, polynomial arithmetic).
 """
 # each module registers its functions
 from . import (elementwise, joins, linear, norms, order, products, rows, scans,  # noqa: F401
-               series, shapes, statistics)
+               series, shapes, statistics, vmapped)
