@@ -135,7 +135,7 @@ defbatch(trailing(1), np.sort_complex)
 defbatch(trailing(2, array="x"), np.matrix_transpose, np.linalg.matrix_transpose,
          np.linalg.svdvals, np.linalg.matrix_norm, np.linalg.cond, np.linalg.trace,
          np.linalg.diagonal)
-defbatch(trailing(2, array="x1", then=alias(np.matmul)), np.linalg.matmul)
+defbatch(trailing(1, array="x1", then=alias(np.matmul)), np.linalg.matmul)
 defbatch(trailing(1, array="x1", then=alias(np.vecdot)), np.linalg.vecdot)
 defbatch(alias(np.vstack), *[f for f in (getattr(np, "row_stack", None),) if f is not None])
 defbatch(alias(np.asarray), np.asanyarray)
