@@ -44,7 +44,9 @@ def checked_axes(axis_param="axis", none="keep", array="a", default=None, shifte
     """``axis_rule`` for ``f(array, ..., axis_param=...)`` where every per-example axis
     (``axis_param`` and ``more_axes``, passed or defaulted) is resolved at run time by
     ``rt.batch_axis_in`` (numpy's ``AxisError`` where an example has no such axis);
-    ``none`` is ``axis_rule``'s meaning of ``axis=None``; ``shifted_too``: ``(name,
+    ``none`` is ``axis_rule``'s meaning of ``axis=None`` (an axis held by a variable is
+    resolved by ``axis_rule`` too where it may be ``None`` at run time: ``none="all"``);
+    ``shifted_too``: ``(name,
     default)`` of positions that may also be one past the last axis (``np.rollaxis``'s
     ``start``), shifted past the batch (negative ones stay).  A batched operand among
     ``varying`` (one that shapes each example's result), or any batched operand but
@@ -59,7 +61,8 @@ def checked_axes(axis_param="axis", none="keep", array="a", default=None, shifte
             return per_example(site)
         axis = site.arg(axis_param, ir.Const(default))
         call = site.call
-        if isinstance(axis, ir.Const) and axis.value is None:
+        if isinstance(axis, ir.Const) and axis.value is None or \
+                isinstance(axis, ir.Var) and none == "all":  # None, or possibly None
             call = shifted(site)
         else:
             call = site.with_arg(call, axis_param, site.rt(rt.batch_axis_in, axis, a))
@@ -98,8 +101,8 @@ def alias(fn):
 
 
 # -- running and NaN-skipping reductions, order statistics -----------------------------
-defbatch(axis_rule(arrays=("a",), none="flat"), np.nancumsum, np.nancumprod)
-defbatch(axis_rule(), np.nanprod, np.nanmedian)
+defbatch(checked_axes(none="flat"), np.nancumsum, np.nancumprod)
+defbatch(checked_axes(none="all"), np.nanprod, np.nanmedian)
 
 
 def quantile(site):
@@ -110,7 +113,7 @@ def quantile(site):
     q = site.arg("q")
     if site.b(q) or site.arg("weights") is not None or not site.b(site.arg("a")):
         return per_example(site)
-    res = site.emit(axis_rule()(site))
+    res = site.emit(_checked_reduction(site))
     if isinstance(q, ir.Const):
         nq = np.ndim(q.value)
         if nq == 0:
@@ -119,6 +122,7 @@ def quantile(site):
     return ir.Call(np.moveaxis, (res, site.rt(np.ndim, q), ir.Const(0)))
 
 
+_checked_reduction = checked_axes(none="all")
 defbatch(quantile, np.quantile, np.percentile, np.nanquantile, np.nanpercentile)
 defbatch(checked_axes(none="flat", default=-1, varying=("kth",)), np.partition)
 defbatch(checked_axes(array="p", default=-1, varying=("discont", "period")), np.unwrap)

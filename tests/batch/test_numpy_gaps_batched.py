@@ -184,7 +184,8 @@ CASES = [
     ("linalg.matmul-unbatched", lambda x, y: np.linalg.matmul(x, y), (M, np.ones((5, 2))),
      (0, None)),
     ("linalg.vecdot", lambda x, y: np.linalg.vecdot(x, y), (M, M[:, 0])),
-    ("linalg.tensordot", lambda x, y: np.linalg.tensordot(x, y, axes=1), (M, np.swapaxes(T[:, 0], 1, 2))),
+    ("linalg.tensordot", lambda x, y: np.linalg.tensordot(x, y, axes=1),
+     (M, np.swapaxes(T[:, 0], 1, 2))),
 ]
 
 
@@ -216,6 +217,8 @@ def test_the_check_can_fail(monkeypatch):
 #: (name, function, the rank each example needs)
 TOO_FEW_AXES = [
     ("partition", lambda x: np.partition(x, 0), 1),
+    ("nanmedian", lambda x: np.nanmedian(x, axis=-1), 1),
+    ("quantile", lambda x: np.quantile(x, [0.5], axis=-1), 1),
     ("unwrap", lambda x: np.unwrap(x), 1),
     ("sort_complex", lambda x: np.sort_complex(x), 1),
     ("fft", lambda x: np.fft.fft(x), 1),
@@ -240,6 +243,16 @@ def test_an_example_without_the_axes_the_call_reads_raises_as_numpy(f, rank):
             f(batch[0])
         with pytest.raises((ValueError, IndexError, np.linalg.LinAlgError)):
             s2s.vmap(f)(batch)
+
+
+def test_a_running_sum_of_numbers_along_an_axis_is_refused_not_summed_across_the_batch():
+    """numpy reads a number as a 1-D array in ``np.nancumsum(x, axis=-1)``; the batched
+    rule raises numpy's AxisError for such examples (a limitation) rather than running
+    the sum along the batch axis."""
+    assert np.nancumsum(S[0], axis=-1).shape == (1,)
+    with pytest.raises(np.exceptions.AxisError):
+        s2s.vmap(lambda x: np.nancumsum(x, axis=-1))(S)
+    _agree(lambda x: np.nancumsum(x), (S,))  # axis=None: the flattened number
 
 
 def test_numpys_per_example_errors():
