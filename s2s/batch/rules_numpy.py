@@ -17,6 +17,8 @@ across the batch.
   call as it is, once every example is checked to have ``k`` axes.
 * ``alias(fn)``: a function that is another with a rule (``np.linalg.matmul`` is
   ``np.matmul``, ``np.row_stack`` is ``np.vstack``): that rule.
+* ``shape_reads``: derivative helpers that read their array operands only for one
+  example's shape (``rt.scan_slots``...): called once, on stand-ins of one example.
 * quantiles, ``np.pad``, ``np.linspace``/``logspace``/``geomspace``,
   ``np.broadcast_arrays``: below, each with its per-example semantics.
 
@@ -241,3 +243,38 @@ def fft_axes(default):
 defbatch(fft_axes((-2, -1)), np.fft.fft2, np.fft.ifft2, np.fft.rfft2, np.fft.irfft2)
 defbatch(fft_axes(None), np.fft.fftn, np.fft.ifftn, np.fft.rfftn, np.fft.irfftn,
          np.fft.fftshift, np.fft.ifftshift)
+
+
+# -- derivative helpers (vmap of derivative code: vmap(grad(f))) --------------------------
+def shape_reads(*names):
+    """A helper that reads its operands ``names`` only for their shape and dtype
+    (``rt.scan_slots(x, axis)``, ``rt.fft_axes(a, s, axes)``...): the same result for
+    every example, computed once from a stand-in of one example (``rt.batch_stand_in``)
+    for each of them; any other operand batched is refused (its values would differ
+    per example)."""
+    def rule(site):
+        call = site.call
+        for name in names:
+            a = site.arg(name)
+            if a is not None and site.b(a):
+                call = site.with_arg(call, name, site.rt(rt.batch_stand_in, a))
+        if any(site.b(a) for a in call.operands()):
+            raise site.tr.error(f"{site.fn.__name__} of values that differ per example",
+                                site.loc)
+        return call
+    return rule
+
+
+for _fn, _names in ((rt.scan_slots, ("x",)), (rt.poly_factors, ("p",)),
+                    (rt.poly_slots, ("a", "ans")), (rt.fft_size, ("a",)),
+                    (rt.irfft_weights, ("g",)), (rt.fft_axes, ("a",)),
+                    (rt.fft_rest_axes, ("a",)), (rt.fft_last_axis, ("a",)),
+                    (rt.rfftn_sizes, ("g", "a")), (rt.shapes_of, ("arrays",)),
+                    (rt.delete_kept, ("arr",))):
+    defbatch(shape_reads(*_names), _fn, unbatched_result=True)
+# fit_to(v, x, axes): v cropped or zero-padded to x's lengths along axes; along the batch
+# axis both have the batch size, so every axis of the batched arrays (None) is right too
+defbatch(axis_rule(arrays=("v", "x"), axis_param="axes", none="keep"), rt.fit_to)
+# the cotangent of np.linspace's ends: the sum over the samples, then summed to the shape of
+# an end that may be the same for every example (one call per example keeps that right)
+defbatch(per_example, rt.linspace_vjp)

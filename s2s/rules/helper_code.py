@@ -23,7 +23,7 @@ definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_in
 # function of one example's shape, so its batched form comes from np.ndim and reshape
 definline(batching.batch_align, batching.per_example_ndim, batching.batch_axes,
           batching.batch_axis, batching.batch_axis_of, batching_numpy.batch_axis_in,
-          batching_numpy.batch_pad_width)
+          batching_numpy.batch_pad_width, batching_numpy.batch_stand_in)
 # helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
 definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose,
           index_writes.scattered_values)

@@ -270,3 +270,52 @@ def test_numpys_per_example_errors():
         s2s.vmap(lambda x, n: np.linspace(0.0, x, n))(S, np.array([2, 3, 4]))
     with pytest.raises(BatchingError, match="batched keyword argument"):  # a loop's case
         s2s.vmap(lambda x, p: np.unwrap(x, period=p))(V, S + 4.0)
+
+
+#: functions of one batched (N, 4, 5) array whose derivatives are batched too
+DIFFERENTIATED = {
+    "pad": lambda x: np.pad(x, ((1, 0), (2, 1)), mode="reflect"),
+    "matrix_transpose": lambda x: np.matrix_transpose(x) * 2.0,
+    "quantile": lambda x: np.quantile(x, [0.3, 0.6], axis=-1),
+    "unwrap": lambda x: np.unwrap(x * 4.0),
+    "nanprod": lambda x: np.nanprod(x, axis=0),
+    "nanmedian": lambda x: np.nanmedian(x, axis=1),
+    "cumulative_sum": lambda x: np.cumulative_sum(x, axis=1, include_initial=True),
+    "cumulative_prod": lambda x: np.cumulative_prod(x, axis=-1),
+    "polyder": lambda x: np.polyder(x[0], 2),
+    "polyint": lambda x: np.polyint(x[0], 2),
+    "polyadd": lambda x: np.polyadd(x[0], x[1, :2]),
+    "svdvals": lambda x: np.linalg.svdvals(x),
+    "fft": lambda x: np.fft.fft(x).real,
+    "rfft": lambda x: np.abs(np.fft.rfft(x, n=7)),
+    "irfft": lambda x: np.fft.irfft(x),
+    "fft2-s": lambda x: np.fft.fft2(x, s=(3, 6)).imag,
+    "fftshift": lambda x: np.fft.fftshift(x) * x,
+    "linspace": lambda x: np.linspace(x[0, 0], x[1], 4, axis=-1),
+    "linspace-one-end": lambda x: np.linspace(x[0], 2.0, 4),
+    "geomspace": lambda x: np.geomspace(np.abs(x[0]) + 1.0, 3.0, 4),
+    "broadcast_arrays": lambda x: np.broadcast_arrays(x[0], x[:, :1])[1] * x,
+    "delete": lambda x: np.delete(x, 1, axis=-1),
+    "ediff1d": lambda x: np.ediff1d(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIATED))
+def test_derivatives_of_batched_code_and_batched_derivatives(name):
+    """``grad(vmap(f))`` and ``vmap(grad(f))`` (the derivative code's helpers batched:
+    ``rt.scan_slots``, ``rt.fft_axes``, ``rt.fit_to``...) against central differences
+    of the loop over the examples."""
+    from tests.grad.oracles import fd_grad
+    f = DIFFERENTIATED[name]
+    x = RNG.normal(size=(N, 4, 5))
+
+    def batched_loss(x):
+        return np.sum(s2s.vmap(f)(x) ** 2)
+
+    def loop_loss(x):
+        return sum(np.sum(f(x[i]) ** 2) for i in range(N))
+
+    want = fd_grad(loop_loss, (x,), max_entries=N * 20)
+    np.testing.assert_allclose(s2s.grad(batched_loss)(x), want, rtol=1e-5, atol=1e-6)
+    per_example = s2s.vmap(s2s.grad(lambda e: np.sum(f(e) ** 2)))(x)
+    np.testing.assert_allclose(per_example, want, rtol=1e-5, atol=1e-6)

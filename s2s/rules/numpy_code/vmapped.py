@@ -17,9 +17,7 @@ from ..registry import definline
 
 def _cumulative(x, axis, dtype, include_initial, prod):
     """``np.cumsum``/``np.cumprod`` along ``axis`` with numpy 2's array-API rules."""
-    a = np.asarray(x)
-    if np.ndim(a) == 0:
-        a = np.reshape(a, (1,))
+    a = np.atleast_1d(x)  # a number as (1,)
     if axis is None and np.ndim(a) > 1:
         raise ValueError("For arrays which have more than one dimension ``axis`` argument "
                          "is required.")
@@ -160,7 +158,9 @@ def polyder(p, m=1):
     """The ``m``-th derivative of a polynomial."""
     if m < 0:
         raise ValueError("Order of derivative must be positive (see polyint)")
-    res = np.asarray(p)
+    if np.ndim(p) == 0:
+        raise TypeError("len() of unsized object")
+    res = np.atleast_1d(p)
     for _ in range(m):
         n = len(res) - 1
         res = res[:-1] * np.arange(n, 0, -1)
@@ -177,7 +177,11 @@ def polyint(p, m=1, k=None):
         ks = ks[0] * np.ones(m)
     if len(ks) < m:
         raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
-    res = np.asarray(p)
+    if m == 0:
+        return np.asarray(p)
+    if np.ndim(p) == 0:
+        raise TypeError("len() of unsized object")
+    res = np.atleast_1d(p)
     for i in range(m):
         res = np.concatenate((res / np.arange(len(res), 0, -1), ks[i:i + 1]))
     return res
