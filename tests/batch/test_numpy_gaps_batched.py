@@ -319,3 +319,17 @@ def test_derivatives_of_batched_code_and_batched_derivatives(name):
     np.testing.assert_allclose(s2s.grad(batched_loss)(x), want, rtol=1e-5, atol=1e-6)
     per_example = s2s.vmap(s2s.grad(lambda e: np.sum(f(e) ** 2)))(x)
     np.testing.assert_allclose(per_example, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [
+    pytest.param(lambda x: np.fft.fft(x), id="fft"),
+    pytest.param(lambda x: np.nanprod(x, axis=-1), id="nanprod"),
+    pytest.param(lambda x: np.pad(x, 1), id="pad"),
+    pytest.param(lambda x: np.matrix_transpose(x), id="matrix_transpose"),
+    pytest.param(lambda x: np.cumulative_sum(x, axis=-1), id="cumulative_sum"),
+])
+def test_vmap_of_vmap(f):
+    """An outer vmap reads the inner one's axis checks and pad widths as code."""
+    x = RNG.normal(size=(2, N, 4, 5))
+    want = np.stack([np.stack([f(e) for e in row]) for row in x])
+    np.testing.assert_allclose(s2s.vmap(s2s.vmap(f))(x), want, rtol=1e-12, atol=1e-12)
