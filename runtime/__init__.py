@@ -229,14 +229,14 @@ from . import batching, batching_numpy, batching_products, batching_writes  # no
 from . import batching_values  # noqa: E402
 from .batching_values import batch_gathered_value, batch_value  # noqa: E402
 from .batching import (  # noqa: E402
-    BatchingRuntimeError, batch_align, batch_axes, batch_axis_of, batch_core_align, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
+    BatchingRuntimeError, batch_align, batch_axes, batch_axis_in, batch_axis_of, batch_core_align, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
     batch_example, batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
     batch_rows, batch_select, batch_select_replayed, batch_setitem, batch_shape, batch_size, batch_size_of,
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
 from .batching_numpy import (  # noqa: E402
     batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
     batch_hstack, batch_item, batch_squeeze_axes, batch_sum_items, batch_tile,
-    batch_vstack, batch_solve)
+    batch_vstack, batch_solve, batch_pad_width, batch_stand_in)
 from .batching_writes import (  # noqa: E402
     batch_index_set, batch_index_set_vjp_value, batch_inplace, batch_read_checked,
     batch_snapshot)

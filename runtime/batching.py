@@ -106,10 +106,25 @@ def batch_axis(axis):
     return axis + 1 if axis >= 0 else axis
 
 
-def batch_axis_of(axis, x):
-    """``batch_axis(axis)`` for an axis known only at run time: ``None`` (every axis of an
-    example) is every axis of batched ``x`` but the batch axis."""
-    return batch_axes(x) if axis is None else batch_axis(axis)
+def batch_axis_in(axis, x, new_axes=0):
+    """A per-example axis of batched ``x`` (an int, or a tuple or list of them) as an
+    axis of ``x``, as ``batch_axis``, checked against one example: numpy's ``AxisError``
+    where an example (rank ``np.ndim(x) - 1``, plus ``new_axes`` for a call that inserts
+    axes, ``np.stack``) has no such axis, as the per-example call raises (``np.sort`` of
+    a 0-d example with ``axis=-1``), never an axis that reaches the batch."""
+    nd = np.ndim(x) - 1 + new_axes
+    if isinstance(axis, (tuple, list)):
+        return type(axis)(batch_axis_in(a, x, new_axes) for a in axis)
+    axis = int(axis)
+    if axis < -nd or axis >= nd:
+        raise np.exceptions.AxisError(axis, nd)
+    return axis + 1 if axis >= 0 else axis
+
+
+def batch_axis_of(axis, x, new_axes=0):
+    """``batch_axis_in(axis, x, new_axes)`` for an axis known only at run time: ``None``
+    (every axis of an example) is every axis of batched ``x`` but the batch axis."""
+    return batch_axes(x) if axis is None else batch_axis_in(axis, x, new_axes)
 
 
 def batch_index(x, index):

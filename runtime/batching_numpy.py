@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batching import batch_align, _depth
+from .tree import tree_map
 
 
 # -- functions whose batched form depends on the per-example rank ----------------------
@@ -109,3 +110,23 @@ def batch_solve(a, b, a_batched, b_batched):
     if vector:
         return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
     return np.linalg.solve(a, b)
+
+
+# -- pad widths of one example, checked against its rank --------------------------------
+def batch_pad_width(x, pad_width):
+    """``np.pad``'s ``pad_width`` (an int, one ``(before, after)`` pair, or one pair per
+    axis) for batched ``x``: one pair per per-example axis (numpy's broadcast, with its
+    error for a bad shape) after ``(0, 0)`` for the batch axis."""
+    widths = np.asarray(pad_width)
+    widths = np.broadcast_to(widths, (np.ndim(x) - 1, 2))
+    return np.concatenate([np.zeros((1, 2), dtype=widths.dtype), widths])
+
+
+def batch_stand_in(x):
+    """One example of batched ``x`` for a helper that reads only its shape and dtype:
+    zeros of that shape and dtype, a read-only zero-stride view (nothing allocated, and
+    there even for an empty batch); containers leaf by leaf."""
+    def leaf(v):
+        v = np.asarray(v)
+        return np.broadcast_to(np.zeros((), dtype=v.dtype), v.shape[1:])
+    return tree_map(leaf, x)

@@ -86,7 +86,8 @@ defjvp(batch_gather_vjp, lambda t, ans, g, x, index, x_batched, index_batched:
        lambda t, ans, g, x, index, x_batched, index_batched: zeros_like(ans))
 defnondiff(B.batch_check_index, B.batch_size, B.batch_axes, B.batch_axis, B.batch_index, B.batch_shape,
            B.batch_len, B.batch_ndim, B.batch_size_of, B.batch_reshape_arg,
-           B.batch_transpose_axes, B.batch_mask, B.batch_spec)
+           B.batch_transpose_axes, B.batch_mask, B.batch_spec, B.batch_axis_in,
+           B.batch_pad_width, B.batch_stand_in)
 # batch_example: the values a raising branch runs with (control.raising_if), read only on
 # the way to a raise, so no derivative flows through it; an outer vmap batches the
 # raising branch as one example's code, so it never meets a batched argument

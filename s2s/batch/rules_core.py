@@ -412,4 +412,4 @@ defbatch(no_batch("a loop whose trip count differs per example (range of a batch
                   "value)"), builtins.range)
 defbatch(no_batch("an array whose shape differs per example (np.zeros, np.ones, np.full "
                   "of a batched shape)"), np.zeros, np.ones, np.empty, np.full, np.eye,
-         np.arange, np.linspace)
+         np.arange)

@@ -44,9 +44,15 @@ def defbatch(rule, *prims, unbatched_result=False):
 def per_example(site):
     """The rule of a call that is correct example by example and has no cheaper form: the
     primitive called once per example (``rt.batch_loop``: batched operands sliced, results
-    stacked) -- what ``vmap(..., fallback="loop")`` does for every call without a rule."""
+    stacked) -- what ``vmap(..., fallback="loop")`` does for every call without a rule.  A
+    batched keyword argument is refused (``BatchingError``), as by that fallback."""
     import s2s_runtime as rt
     call = site.call
+    batched_keywords = [k for k, a in call.kwargs if site.b(a)]
+    if batched_keywords:  # rt.batch_loop slices the positional arguments only
+        name = getattr(call.fn, "__name__", repr(call.fn))
+        raise site.tr.error(f"{name} with a batched keyword argument "
+                            f"({', '.join(batched_keywords)}=)", site.loc)
     flags = tuple(site.b(a) for a in call.args)
     return ir.Call(rt.batch_loop, (ir.Const(call.fn), ir.Const(flags), site.n) + call.args,
                    call.kwargs)
@@ -103,6 +109,12 @@ class Site:
         else:
             self.tr.batched.discard(t.name)
         return t
+
+    def check(self, helper, *args) -> None:
+        """A call of ``helper`` before the call, kept for its effect (it raises where the
+        batched call must not run, e.g. ``rt.batch_axis_in`` for an example without the
+        axes the call reads) though its result is never read."""
+        self.out.append(ir.ExprStmt(ir.Call(helper, tuple(args)), self.loc))
 
     # -- arguments by name (the derivative rule's signature mirrors the primitive's) --
     def params(self) -> List[str]:

@@ -12,7 +12,7 @@ each against a loop over the batch, the Python result, finite differences).
 from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules, index_writes, jvps_arrays, linalg,
                          second_order)
 
-from .registry import definline
+from .registry import definline, defno_mode
 
 definline(jvps_arrays.max_jvp)
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
@@ -22,7 +22,15 @@ definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_in
 # batched code (vmap of the derivative of code that calls vmap) reads it: each is a
 # function of one example's shape, so its batched form comes from np.ndim and reshape
 definline(batching.batch_align, batching.per_example_ndim, batching.batch_axes,
-          batching.batch_axis, batching.batch_axis_of)
+          batching.batch_axis, batching.batch_axis_in, batching.batch_axis_of)
+# the same for the pad widths and shape stand-ins of batched code; the jit does not
+# compile them (the containers are walked by tree_map), so it refuses jit(vmap(f)) of the
+# calls that need them at compile time, by name
+_HELPERS_OF_BATCHED_SHAPES = (batching_numpy.batch_pad_width, batching_numpy.batch_stand_in)
+definline(*_HELPERS_OF_BATCHED_SHAPES, modes=("vmap",))
+defno_mode("jit", "a shape helper of batched code whose error or containers the jit does not "
+           "compile: jit(vmap(f)) of a call that needs it is refused at compile time",
+           *_HELPERS_OF_BATCHED_SHAPES)
 # helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
 definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose,
           index_writes.scattered_values)

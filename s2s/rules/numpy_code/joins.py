@@ -1,6 +1,6 @@
 """Joining arrays (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``,
-``np.column_stack``, ``np.dstack``) and splitting one (``np.split``) as plain Python the
-jit compiles.  The arrays are a tuple or list of arrays of one dtype and rank.
+``np.column_stack``, ``np.dstack``) and splitting one (``np.split``, ``np.hsplit``,
+``np.vsplit``, ``np.dsplit``) as plain Python the jit compiles and vmap batches.  The arrays are a tuple or list of arrays of one dtype and rank.
 (Their cotangents, a tuple of pieces, are a lowering: ``backend/llvm/derivs/pieces.py``.)"""
 import numpy as np
 
@@ -127,6 +127,29 @@ def split(ary, indices_or_sections, axis=0):
     return parts
 
 
+def hsplit(ary, indices_or_sections):
+    """``np.split`` along the second axis (the first of a 1-D array)."""
+    if np.ndim(ary) == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    if np.ndim(ary) > 1:
+        return np.split(ary, indices_or_sections, 1)
+    return np.split(ary, indices_or_sections, 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """``np.split`` along the first axis of an array of 2 or more axes."""
+    if np.ndim(ary) < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return np.split(ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    """``np.split`` along the third axis of an array of 3 or more axes."""
+    if np.ndim(ary) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return np.split(ary, indices_or_sections, 2)
+
+
 def append(arr, values, axis=None):
     """``arr`` and ``values`` joined along ``axis`` (both flattened for None)."""
     if axis is None:
@@ -141,3 +164,5 @@ for _fn, _code in ((np.concatenate, concatenate), (np.stack, stack), (np.vstack,
 if hasattr(np, "row_stack"):  # numpy < 2.4: an alias of vstack
     definline(np.row_stack, code=vstack, modes=("jit", "vmap"))
 definline(_joined, _joined_flat, modes=("jit", "vmap"))
+for _fn, _code in ((np.hsplit, hsplit), (np.vsplit, vsplit), (np.dsplit, dsplit)):
+    definline(_fn, code=_code, modes=("jit", "vmap"))

@@ -37,9 +37,9 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 
 def _cumulative(x, axis, include_initial, prod):
-    """numpy 2's ``np.cumulative_sum`` (``prod``: ``cumulative_prod``): the running sums
-    (products) along ``axis`` -- which only a 1-D ``x`` may leave out -- after a leading
-    0 (1) where ``include_initial``."""
+    """numpy 2's ``np.cumulative_sum`` (``prod``: ``cumulative_prod``) of an array of one
+    or more axes: the running sums (products) along ``axis`` -- which only a 1-D ``x``
+    may leave out -- after a leading 0 (1) where ``include_initial``."""
     if axis is None and np.ndim(x) != 1:
         raise ValueError("For arrays which have more than one dimension ``axis`` argument "
                          "is required.")
@@ -59,18 +59,26 @@ def _cumulative(x, axis, include_initial, prod):
     return np.concatenate((first, res), axis=axis)
 
 
-def cumulative_sum(x, axis=None, dtype=None, out=None, include_initial=False):
-    """``np.cumulative_sum``: running sums along ``axis`` (see ``_cumulative``)."""
-    if dtype is not None:
-        raise NotImplementedError("s2s.jit: np.cumulative_sum with dtype=")
-    return _cumulative(x, axis, include_initial, False)
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """``np.cumulative_sum``: running sums along ``axis`` in ``dtype`` (see
+    ``_cumulative``)."""
+    if out is not None:
+        raise NotImplementedError("s2s: np.cumulative_sum with out=")
+    a = np.atleast_1d(x)  # a number as a 1-D array
+    if dtype is not None:  # (numpy accumulates in dtype: the same as casting first)
+        return _cumulative(np.astype(a, dtype), axis, include_initial, False)
+    return _cumulative(a, axis, include_initial, False)
 
 
-def cumulative_prod(x, axis=None, dtype=None, out=None, include_initial=False):
-    """``np.cumulative_prod``: running products along ``axis`` (see ``_cumulative``)."""
-    if dtype is not None:
-        raise NotImplementedError("s2s.jit: np.cumulative_prod with dtype=")
-    return _cumulative(x, axis, include_initial, True)
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """``np.cumulative_prod``: running products along ``axis`` in ``dtype`` (see
+    ``_cumulative``)."""
+    if out is not None:
+        raise NotImplementedError("s2s: np.cumulative_prod with out=")
+    a = np.atleast_1d(x)  # a number as a 1-D array
+    if dtype is not None:  # (numpy accumulates in dtype: the same as casting first)
+        return _cumulative(np.astype(a, dtype), axis, include_initial, True)
+    return _cumulative(a, axis, include_initial, True)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -83,12 +91,42 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     return _running(np.where(a != a, 1, a), axis, True)
 
 
+def _kind_rank(dtype):
+    """The order of numpy's dtype kinds under ``same_kind`` casting: bool 0, unsigned 1,
+    signed 2, floating 3, complex 4 (a cast may go up, but not from signed to unsigned)."""
+    if np.issubdtype(dtype, np.complexfloating):
+        return 4
+    if np.issubdtype(dtype, np.floating):
+        return 3
+    if np.issubdtype(dtype, np.signedinteger):
+        return 2
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return 1
+    return 0
+
+
+def _ends(values, dtype, which):
+    """``np.ediff1d``'s ``to_begin``/``to_end`` (``which``): flattened, in ``dtype``, with
+    numpy's ``TypeError`` where that is not a ``same_kind`` cast (a complex end of a
+    real array, a float end of an integer one)."""
+    v = np.asarray(values)
+    have = _kind_rank(v.dtype)
+    want = _kind_rank(dtype)
+    if have > want or (have == 2 and want == 1):
+        raise TypeError(f"dtype of `{which}` must be compatible with input `ary` under the "
+                        "`same_kind` rule.")
+    return np.ravel(np.astype(v, dtype))
+
+
 def ediff1d(ary, to_end=None, to_begin=None):
-    """The differences of consecutive elements of the flattened ``ary``
-    (``to_end``/``to_begin`` are not compiled)."""
-    if to_end is not None or to_begin is not None:
-        raise NotImplementedError("s2s.jit: np.ediff1d with to_end= or to_begin=")
-    return np.diff(np.ravel(ary))
+    """The differences of consecutive elements of the flattened ``ary``, after
+    ``to_begin`` and before ``to_end`` (each flattened, in ``ary``'s dtype)."""
+    d = np.diff(np.ravel(ary))
+    if to_begin is not None:
+        d = np.concatenate((_ends(to_begin, d.dtype, "to_begin"), d))
+    if to_end is not None:
+        d = np.concatenate((d, _ends(to_end, d.dtype, "to_end")))
+    return d
 
 
 def scan_slots(x, axis=None, include_initial=False):
@@ -208,5 +246,5 @@ for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), 
 if hasattr(np, "cumulative_sum"):  # numpy >= 2.1
     definline(np.cumulative_sum, code=cumulative_sum, modes=("jit", "vmap"))
     definline(np.cumulative_prod, code=cumulative_prod, modes=("jit", "vmap"))
-definline(_running, _cumulative, modes=("jit", "vmap"))
+definline(_running, _cumulative, _ends, _kind_rank, modes=("jit", "vmap"))
 definline(_running, diff_transpose, modes=("jit", "vmap"))

@@ -41,32 +41,39 @@ def polysub(a1, a2):
 
 def polymul(a1, a2):
     """The product of two polynomials: the convolution of their coefficients."""
-    return np.convolve(a1, a2)
+    return np.convolve(np.atleast_1d(a1), np.atleast_1d(a2))
 
 
 def polyder(p, m=1):
     """The ``m``-th derivative of a polynomial: ``p[:-1] * (n, ..., 1)``, ``m`` times."""
     if m < 0:
         raise ValueError("Order of derivative must be positive (see polyint)")
-    y = np.asarray(p)
+    if np.ndim(p) == 0:
+        raise TypeError("len() of unsized object")
+    y = np.atleast_1d(p)
     for _ in range(m):
         y = y[:-1] * np.arange(y.shape[0] - 1, 0, -1)
     return y
 
 
 def polyint(p, m=1, k=None):
-    """The ``m``-th antiderivative of a polynomial, each integration constant ``k`` (a
-    number, or 0 for None): ``(p / (n, ..., 1), k)``, ``m`` times."""
+    """The ``m``-th antiderivative of a polynomial: ``(p / (n, ..., 1), k[i])`` for the
+    ``i``-th integration, ``k`` a number (the same for every one), a sequence of ``m``
+    or more, or None (zeros)."""
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
-    if k is not None and np.ndim(k) != 0:
-        raise NotImplementedError("s2s.jit: np.polyint with a sequence of constants k")
-    c = 0.0
-    if k is not None:
-        c = k * 1.0
-    y = np.asarray(p) * 1.0
-    for _ in range(m):
-        y = np.concatenate((y / np.arange(y.shape[0], 0, -1), np.full(1, c)))
+    ks = np.zeros(m) if k is None else np.atleast_1d(k) * 1.0
+    if ks.shape[0] == 1 and m > 1:
+        ks = ks[0] * np.ones(m)
+    if ks.shape[0] < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    if m == 0:
+        return np.asarray(p)
+    if np.ndim(p) == 0:
+        raise TypeError("len() of unsized object")
+    y = np.atleast_1d(p) * 1.0
+    for i in range(m):
+        y = np.concatenate((y / np.arange(y.shape[0], 0, -1), ks[i:i + 1]))
     return y
 
 

@@ -423,6 +423,23 @@ def take_vjp(g, a, indices, axis=None, mode="raise"):
     return out
 
 
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``a`` as an array (of ``dtype``) with at least one axis."""
+    x = np.asarray(a, dtype=dtype)
+    if np.ndim(x) == 0:
+        return np.reshape(x, (1,))
+    return x
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """``a`` as an array (of ``dtype``) with at least one axis (the memory order is not
+    part of the values)."""
+    x = np.asarray(a, dtype=dtype)
+    if np.ndim(x) == 0:
+        return np.reshape(x, (1,))
+    return x
+
+
 def tile_vjp(g, a, reps):
     """``a_bar``: the sum of ``g``'s ``reps`` tiles (``reps`` an integer)."""
     x = np.atleast_1d(a)
@@ -444,6 +461,10 @@ for _fn, _code in ((np.repeat, repeat), (rt.repeat_vjp, repeat_vjp),
 # the jit lowers these as views of their own (backend/llvm/derivs/linalg.py); vmap reads this
 for _fn, _code in ((np.atleast_1d, atleast_1d), (np.atleast_2d, atleast_2d),
                    (np.atleast_3d, atleast_3d)):
+    definline(_fn, code=_code, modes=("vmap",))
+# the jit copies these with a lowering of its own (backend/llvm/ops/arrays.py Copy)
+for _fn, _code in ((np.ascontiguousarray, ascontiguousarray),
+                   (np.asfortranarray, asfortranarray)):
     definline(_fn, code=_code, modes=("vmap",))
 definline(_band, modes=("jit", "vmap"))
 definline(build.flatten, code=flatten, modes=("jit",))  # vmap batches it as np.ravel

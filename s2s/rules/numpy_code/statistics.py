@@ -161,11 +161,10 @@ def _quantiles(a, q, axis, keepdims, method, skip_nan):
     ``lo = floor(v)`` and ``lo + 1`` (clamped to the row), ``g = v - lo`` and numpy's
     ``lerp``: ``a + (b - a) g``, ``b - (b - a) (1 - g)`` for ``g >= 0.5``.  A row with a
     NaN gives NaN (``skip_nan``: its NaNs are left out; a row of NaNs gives NaN).  The
-    result: ``q``'s shape, then ``a``'s without ``axis``."""
+    result: ``q``'s shape, then ``a``'s without ``axis`` (with ``keepdims``: of length 1).
+    A tuple of axes is not read (numpy's message for a ``moveaxis`` of it)."""
     if method != "linear":
         raise NotImplementedError("s2s.jit: quantiles by a method other than 'linear'")
-    if keepdims:
-        raise NotImplementedError("s2s.jit: quantiles with keepdims=True")
     qv = np.ravel(np.atleast_1d(np.asarray(q))) * 1.0
     for k in range(qv.shape[0]):
         if not (qv[k] >= 0.0 and qv[k] <= 1.0):
@@ -204,12 +203,20 @@ def _quantiles(a, q, axis, keepdims, method, skip_nan):
     qa = np.asarray(q)  # (an array's rank is known when compiling; a list's is not)
     if axis is None:
         if np.ndim(qa) == 0:
-            return res[0, 0]
-        return res[:, 0].reshape(np.shape(qa))
+            whole = np.reshape(res[0, 0], ())
+        else:
+            whole = res[:, 0].reshape(np.shape(qa))
+        if keepdims:  # every axis of a kept, of length 1
+            return np.reshape(whole, np.shape(qa) + (1,) * np.ndim(a))
+        return res[0, 0] if np.ndim(qa) == 0 else whole
     kept = np.moveaxis(a, axis, -1).shape[:-1]
     if np.ndim(qa) == 0:
-        return res[0].reshape(kept)
-    return res.reshape(np.shape(qa) + kept)
+        out = res[0].reshape(kept)
+    else:
+        out = res.reshape(np.shape(qa) + kept)
+    if keepdims:  # the reduced axis kept, of length 1, after q's axes
+        return np.expand_dims(out, np.ndim(qa) + axis % np.ndim(a))
+    return out
 
 
 def _percent_range(q):

@@ -227,25 +227,31 @@ class BatchAxes:
 
 
 class BatchAxisArgument:
-    """``batch_axis(axis)`` and ``batch_axis_of(axis, x)`` of a constant ``axis`` (a
-    compile-time one: ``batch_axes``, ``tuple(range(...))`` of ``np.ndim``): the axes of
-    the batched array, themselves a compile-time constant (``types.Static``) that an
-    axis argument reads (``np.sum(y, axis=batch_axis_of(axes, y))``)."""
+    """``batch_axis(axis)``, ``batch_axis_in(axis, x, new_axes)`` and
+    ``batch_axis_of(axis, x, new_axes)`` of a constant ``axis`` (a compile-time one:
+    ``batch_axes``, ``tuple(range(...))`` of ``np.ndim``): the axes of the batched array,
+    themselves a compile-time constant (``types.Static``) that an axis argument reads
+    (``np.sum(y, axis=batch_axis_of(axes, y))``).  An axis one example of ``x`` does not
+    have is numpy's ``AxisError`` at the call's line, when compiling (the rank is known)."""
 
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if kw or not atoms or not isinstance(atoms[0], ir.Const):
+        if kw or not atoms or not all(isinstance(a, ir.Const) for a in atoms[:1] + atoms[2:]):
             return None
         axis = atoms[0].value
-        if fn is rt.batch_axis_of:
-            if len(types) != 2 or not isinstance(types[1], T.Array):
-                return None
-            value = rt.batch_axis_of(axis, np.empty((0,) * types[1].ndim))
-        elif len(types) == 1:
-            value = rt.batch_axis(axis)
-        else:
-            return None
+        try:
+            if fn is rt.batch_axis:
+                if len(types) != 1:
+                    return None
+                value = rt.batch_axis(axis)
+            else:
+                if len(types) not in (2, 3) or not isinstance(types[1], T.Array):
+                    return None
+                new_axes = atoms[2].value if len(atoms) == 3 else 0
+                value = fn(axis, np.empty((0,) * types[1].ndim), new_axes)
+        except np.exceptions.AxisError as err:
+            raise np.exceptions.AxisError(located(str(err), loc)) from None
         return T.Static(value) if value is None or type(value) is int or \
             T.is_int_tuple(value) else None
 
@@ -482,7 +488,7 @@ register(BatchAlign(), rt.batch_align)
 register(BatchIndex(), rt.batch_index)
 register(BatchShape(), rt.batch_shape)
 register(BatchAxes(), rt.batch_axes)
-register(BatchAxisArgument(), rt.batch_axis, rt.batch_axis_of)
+register(BatchAxisArgument(), rt.batch_axis, rt.batch_axis_in, rt.batch_axis_of)
 register(BatchRows(), rt.batch_rows)
 register(MoveAxis(), np.moveaxis)
 register_compiled_form(TransposePerExample(), transpose_per_example)
