@@ -163,12 +163,16 @@ defbatch(minmax, builtins.min, builtins.max)
 
 # -- reductions and axis arguments --------------------------------------------------
 def axis_rule(axis_param="axis", none="all", arrays=("a",), axes_of=None,
-              more_axes=(), default=None):
+              more_axes=(), default=None, new_axes=0, sequence=False):
     """A rule for ``f(..., axis=...)``: shift ``axis_param`` (and ``more_axes``) by the
     batch axis; ``axis=None`` means every per-example axis (``none="all"``), the
     flattened examples (``"flat"``), or is kept (``"keep"``).  ``arrays`` are the operands
     that must be batched together (the unbatched ones are broadcast over the batch);
-    ``axes_of`` the one whose axes ``axis`` counts (default: the first of ``arrays``)."""
+    ``axes_of`` the one whose axes ``axis`` counts (default: the first of ``arrays``;
+    ``sequence``: it is a sequence of arrays, ``np.concatenate``'s); ``new_axes`` the
+    axes the call adds to an example, which an axis may name too (``np.stack``: 1; or a
+    function of the site).  An axis counted from the end, or one known only at run
+    time, is checked against one example (``_shift``)."""
     def rule(site):
         call = site.call
         named = {p: site.arg(p) for p in arrays}
@@ -176,24 +180,23 @@ def axis_rule(axis_param="axis", none="all", arrays=("a",), axes_of=None,
             if a is not None and not site.b(a) and not _is_scalar_const(a):
                 call = site.with_arg(call, p, site.rt(rt.batch_view, a, site.n, batched=True))
         axis = site.arg(axis_param, ir.Const(default))
+        subj = current_batch(site, call, axes_of or arrays[0])
+        added = new_axes(site) if callable(new_axes) else new_axes
         if isinstance(axis, ir.Const) and axis.value is None:
             if none == "all":
-                subj = current_batch(site, call, axes_of or arrays[0])
                 call = site.with_arg(call, axis_param, site.rt(rt.batch_axes, subj))
             elif none == "flat":
-                subj = current_batch(site, call, axes_of or arrays[0])
                 flat = site.rt(rt.batch_flat, subj, batched=True)
                 call = site.with_arg(call, axes_of or arrays[0], flat)
                 call = site.with_arg(call, axis_param, ir.Const(1))
         elif none == "all" and isinstance(axis, ir.Var):  # None is possible at run time
-            subj = current_batch(site, call, axes_of or arrays[0])
             call = site.with_arg(call, axis_param, site.rt(rt.batch_axis_of, axis, subj))
         else:
-            call = site.with_arg(call, axis_param, _shift(site, axis))
+            call = site.with_arg(call, axis_param, _shift(site, axis, subj, added, sequence))
         for p in more_axes:
             a = site.arg(p, ir.Const(_DEFAULT_AXES.get(p)))
             if a is not None:
-                call = site.with_arg(call, p, _shift(site, a))
+                call = site.with_arg(call, p, _shift(site, a, subj, added, sequence))
         return call
     return rule
 
@@ -209,10 +212,26 @@ def current_batch(site, call, name):
     return call.args[site.params().index(name)]
 
 
-def _shift(site, axis):
-    if isinstance(axis, ir.Const):
+def _non_negative(axis) -> bool:
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return all(type(a) is int and a >= 0 for a in items)
+
+
+def _shift(site, axis, subj=None, new_axes=0, sequence=False):
+    """Per-example ``axis`` as an axis of the batched arrays: a non-negative constant
+    moves up by one (one out of range is out of range of the batched array too, and numpy
+    raises); a negative one, or one known only at run time, is resolved against one
+    example of ``subj`` (``rt.batch_axis_in``: numpy's ``AxisError`` where the example has
+    no such axis, never the batch axis read as one of the example's: ``np.sort`` of 0-d
+    examples with ``axis=-1`` would sort across the batch)."""
+    if isinstance(axis, ir.Const) and (subj is None or _non_negative(axis.value)):
         return ir.Const(rt.batch_axis(axis.value))
-    return site.rt(rt.batch_axis, axis)
+    if subj is None:
+        return site.rt(rt.batch_axis, axis)
+    if sequence:  # a sequence of arrays: its first (numpy checks they have one rank)
+        subj = site.rt(operator.getitem, subj, ir.Const(0), batched=True)
+    extra = (ir.Const(new_axes),) if new_axes else ()
+    return site.rt(rt.batch_axis_in, axis, subj, *extra)
 
 
 def _v(*names):
@@ -241,8 +260,19 @@ defbatch(axis_rule(arrays=("a",), axis_param="axis1", more_axes=("axis2",), none
          np.swapaxes)
 defbatch(axis_rule(arrays=("a",), axis_param="source", more_axes=("destination",),
                    none="keep"), np.moveaxis)
-defbatch(axis_rule(arrays=("a",), none="keep"), np.expand_dims)
-_join_rule = axis_rule(arrays=("arrays",), none="keep", default=0)
+def _inserted_axes(site) -> int:
+    """How many axes ``np.expand_dims(a, axis)`` adds: one per axis given."""
+    axis = site.arg("axis")
+    if isinstance(axis, ir.Const) and isinstance(axis.value, (tuple, list)):
+        return len(axis.value)
+    return 1
+
+
+defbatch(axis_rule(arrays=("a",), none="keep", new_axes=_inserted_axes), np.expand_dims)
+_JOIN_RULES = {np.concatenate: axis_rule(arrays=("arrays",), none="keep", default=0,
+                                         sequence=True),
+               np.stack: axis_rule(arrays=("arrays",), none="keep", default=0,
+                                   sequence=True, new_axes=1)}
 
 
 def _join(site):
@@ -252,7 +282,7 @@ def _join(site):
     if isinstance(axis, ir.Const) and axis.value is None:
         raise site.tr.error(f"np.{site.call.fn.__name__} with axis=None of batched arrays",
                             site.loc)
-    return _join_rule(site)
+    return _JOIN_RULES[site.fn](site)
 
 
 defbatch(_join, np.concatenate, np.stack)
@@ -267,7 +297,7 @@ def squeeze(site):
     axis = site.arg("axis", ir.Const(None))
     if isinstance(axis, ir.Const) and axis.value is None:
         return site.with_arg(site.call, "axis", site.rt(rt.batch_squeeze_axes, site.arg("a")))
-    return site.with_arg(site.call, "axis", _shift(site, axis))
+    return site.with_arg(site.call, "axis", _shift(site, axis, site.arg("a")))
 
 
 defbatch(squeeze, np.squeeze)

@@ -1,10 +1,12 @@
 """Batching rules of numpy functions beyond the core families (``rules_core``): more
 axis-taking functions, functions acting on an example's trailing axes, ``np.fft``,
-``np.linalg``'s array-API names, quantiles, padding and the evenly spaced ranges.
+``np.linalg``'s array-API names, padding and the evenly spaced ranges.  (The quantiles
+batch as the plain Python that defines them, ``rules/numpy_code/statistics.py``.)
 
 The batch is axis 0 of every batched operand.  A per-example axis counted from the end
 (``axis=-1``) reaches the batch axis where an example has too few axes (a 0-d example);
-the rules here resolve such axes at run time with ``rt.batch_axis_in``, which raises
+the rules here (and ``rules_core``'s for axes counted from the end) resolve such axes
+at run time with ``rt.batch_axis_in``, which raises
 numpy's ``AxisError`` as the per-example call does, so no example is ever computed
 across the batch.
 
@@ -19,11 +21,11 @@ across the batch.
   ``np.matmul``, ``np.row_stack`` is ``np.vstack``): that rule.
 * ``shape_reads``: derivative helpers that read their array operands only for one
   example's shape (``rt.scan_slots``...): called once, on stand-ins of one example.
-* quantiles, ``np.pad``, ``np.linspace``/``logspace``/``geomspace``,
+* ``np.pad``, ``np.linspace``/``logspace``/``geomspace``,
   ``np.broadcast_arrays``: below, each with its per-example semantics.
 
 An operand that changes the *shape* of each example's result (``np.partition``'s
-``kth``, the quantiles' ``q``, ``np.delete``'s ``obj``) is batched by ``per_example``
+``kth``, ``np.delete``'s ``obj``) is batched by ``per_example``
 (``rt.batch_loop``: a loop over the examples) where it differs per example.
 """
 from __future__ import annotations
@@ -107,24 +109,6 @@ defbatch(checked_axes(none="flat"), np.nancumsum, np.nancumprod)
 defbatch(checked_axes(none="all"), np.nanprod)
 
 
-def quantile(site):
-    """``np.quantile(a, q, axis)`` (and ``percentile``, ``nanquantile``,
-    ``nanpercentile``) of every example: the axes shifted past the batch (``None``:
-    every per-example axis); numpy puts ``q``'s axes first, so they move behind the
-    batch axis.  A batched ``q`` or ``weights=`` batch by ``per_example``."""
-    q = site.arg("q")
-    if site.b(q) or site.arg("weights") is not None or not site.b(site.arg("a")):
-        return per_example(site)
-    res = site.emit(_checked_reduction(site))
-    if isinstance(q, ir.Const):
-        nq = np.ndim(q.value)
-        if nq == 0:
-            return res
-        return ir.Call(np.moveaxis, (res, ir.Const(nq), ir.Const(0)))
-    return ir.Call(np.moveaxis, (res, site.rt(np.ndim, q), ir.Const(0)))
-
-
-_checked_reduction = checked_axes(none="all")
 defbatch(checked_axes(none="flat", default=-1, varying=("kth",)), np.partition)
 defbatch(checked_axes(array="p", default=-1, varying=("discont", "period")), np.unwrap)
 defbatch(checked_axes(array="arr", none="flat", varying=("obj",)), np.delete)

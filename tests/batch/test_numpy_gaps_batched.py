@@ -230,6 +230,14 @@ TOO_FEW_AXES = [
     ("linalg.trace", lambda x: np.linalg.trace(x), 2),
     ("linalg.vecdot", lambda x: np.linalg.vecdot(x, x), 1),
     ("linalg.matmul", lambda x: np.linalg.matmul(x, x), 1),
+    # the core rules (batch/rules_core.py): an axis counted from the end
+    ("sort", lambda x: np.sort(x), 1),
+    ("concatenate", lambda x: np.concatenate([x, x], axis=-1), 1),
+    ("stack", lambda x: np.stack([x, x], axis=-2), 1),
+    ("swapaxes", lambda x: np.swapaxes(x, -1, -2), 2),
+    ("moveaxis", lambda x: np.moveaxis(x, -1, 0), 1),
+    ("diagonal", lambda x: np.diagonal(x, axis1=-2, axis2=-1), 2),
+    ("flip", lambda x: np.flip(x, axis=-1), 1),
 ]
 
 
@@ -253,6 +261,24 @@ def test_a_running_sum_of_numbers_along_an_axis_is_refused_not_summed_across_the
     with pytest.raises(np.exceptions.AxisError):
         s2s.vmap(lambda x: np.nancumsum(x, axis=-1))(S)
     _agree(lambda x: np.nancumsum(x), (S,))  # axis=None: the flattened number
+
+
+def test_a_reduction_of_numbers_along_the_last_axis_is_refused_not_reduced_across_the_batch():
+    """numpy's reductions (and ``np.squeeze``) accept ``axis=-1`` (and 0) of a number; the
+    batched rule raises numpy's AxisError for such examples (a limitation) rather than
+    reducing along the batch axis, in Python and compiled, and reduces along the
+    example's last axis otherwise."""
+    for f in (lambda x: np.sum(x, axis=-1), lambda x: np.argsort(x, axis=-1),
+              lambda x: np.cumsum(x, axis=-1), lambda x: np.max(x, axis=-1),
+              lambda x: np.squeeze(x, axis=-1)):
+        f(S[0])  # numpy: the number itself
+        for g in (s2s.vmap(f), s2s.jit(s2s.vmap(f))):
+            with pytest.raises(np.exceptions.AxisError, match="dimension 0"):
+                g(S)
+            np.testing.assert_allclose(g(M[..., :1]), np.stack([f(m) for m in M[..., :1]]))
+    f = lambda x: np.expand_dims(x, (-1, -3))  # noqa: E731  (axes of the result)
+    _agree(f, (V,))
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(f))(V), np.stack([f(v) for v in V]))
 
 
 def test_numpys_per_example_errors():
