@@ -59,15 +59,21 @@ def _cumulative(x, axis, include_initial, prod):
     return np.concatenate((first, res), axis=axis)
 
 
+def _cumulative_of(x, axis, dtype, include_initial, prod):
+    """``_cumulative`` of ``x`` as numpy 2 reads it: a number as a 1-D array, cast to
+    ``dtype`` first (numpy accumulates in ``dtype``: the same sums)."""
+    a = np.atleast_1d(x)
+    if dtype is not None:
+        return _cumulative(np.astype(a, dtype), axis, include_initial, prod)
+    return _cumulative(a, axis, include_initial, prod)
+
+
 def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     """``np.cumulative_sum``: running sums along ``axis`` in ``dtype`` (see
     ``_cumulative``)."""
     if out is not None:
         raise NotImplementedError("s2s: np.cumulative_sum with out=")
-    a = np.atleast_1d(x)  # a number as a 1-D array
-    if dtype is not None:  # (numpy accumulates in dtype: the same as casting first)
-        return _cumulative(np.astype(a, dtype), axis, include_initial, False)
-    return _cumulative(a, axis, include_initial, False)
+    return _cumulative_of(x, axis, dtype, include_initial, False)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
@@ -75,10 +81,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
     ``_cumulative``)."""
     if out is not None:
         raise NotImplementedError("s2s: np.cumulative_prod with out=")
-    a = np.atleast_1d(x)  # a number as a 1-D array
-    if dtype is not None:  # (numpy accumulates in dtype: the same as casting first)
-        return _cumulative(np.astype(a, dtype), axis, include_initial, True)
-    return _cumulative(a, axis, include_initial, True)
+    return _cumulative_of(x, axis, dtype, include_initial, True)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -246,5 +249,5 @@ for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), 
 if hasattr(np, "cumulative_sum"):  # numpy >= 2.1
     definline(np.cumulative_sum, code=cumulative_sum, modes=("jit", "vmap"))
     definline(np.cumulative_prod, code=cumulative_prod, modes=("jit", "vmap"))
-definline(_running, _cumulative, _ends, _kind_rank, modes=("jit", "vmap"))
+definline(_running, _cumulative, _cumulative_of, _ends, _kind_rank, modes=("jit", "vmap"))
 definline(_running, diff_transpose, modes=("jit", "vmap"))
