@@ -45,14 +45,13 @@ def backward_needed(stmts, needed: Set[str], active: Set[str]) -> None:
             needed |= b | o
         elif isinstance(s, ir.Try):  # any block may have run, the body in part
             backward_needed(list(s.finalbody), needed, active)  # ran last, on every path
-            blocks = [list(s.body) + list(s.orelse)] + [list(h.body) for h in s.handlers]
-            parts = []
-            for b in blocks:
+            handlers = set()  # what a handler needs, it needs after any prefix of the body
+            for h in s.handlers:
                 n = set(needed)
-                backward_needed(b, n, active)
-                parts.append(n)
-            for n in parts:
-                needed |= n
+                backward_needed(list(h.body), n, active)
+                handlers |= n
+            needed |= handlers
+            backward_needed(list(s.body) + list(s.orelse), needed, active)
         elif isinstance(s, (ir.For, ir.While)):
             backward_needed(list(s.orelse), needed, active)
             inner = list(s.test_body) + list(s.body) if isinstance(s, ir.While) else list(s.body)

@@ -103,6 +103,36 @@ def test_pullback_reused_and_second_order():
     assert s2s.jvp(g, (x,), (1.0,))[1] == pytest.approx(second, rel=1e-6)
 
 
+def raise_after_assignment(x):
+    y = x * 1.0
+    try:
+        y = y * 0.5
+        raise ValueError
+    except ValueError:
+        y = np.sin(y)
+    return y
+
+
+def partial_body_of_x(x):
+    return partial_body(x, 1.0)
+
+
+@pytest.mark.parametrize("f, x", [
+    (raise_after_assignment, 0.9423),
+    (handler_overwrites, 0.5),      # raise in an if; the handler reads what the body set
+    (handler_overwrites, 0.2),      # no exception
+    (partial_body_of_x, 0.7),
+], ids=["raise", "raise-in-if", "no-exception", "exception-midway"])
+def test_reverse_over_reverse(f, x):
+    # grad(grad(f)): the gradient code's handler pops what its body pushed, so the
+    # second adjoint must reach the body's assignments through the handler (it once
+    # gave 0 here: the handler's needs did not flow into the body)
+    g = s2s.grad(f)
+    second = (g(x + 1e-5) - g(x - 1e-5)) / 2e-5
+    assert s2s.grad(g)(x) == pytest.approx(second, rel=1e-6, abs=1e-9)
+    assert s2s.grad(g)(x) == pytest.approx(s2s.jvp(g, (x,), (1.0,))[1], rel=1e-12)
+
+
 def try_in_loop(x):
     s = x
     for i in range(3):
