@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vmap_fixtures as fx  # noqa: E402
 
 import s2s  # noqa: E402
-from s2s.api import jacobians  # noqa: E402
+from s2s.api import jacobians as jacobian_api  # noqa: E402
 from s2s.api import batched_jacobians as batched  # noqa: E402
 
 HAVE_JAX = importlib.util.find_spec("jax") is not None
@@ -130,13 +130,13 @@ def jacobians():
     assert np.allclose(rev(x), J, atol=1e-7) and np.allclose(fwd(x), J, atol=1e-7)
     assert batched.jacrev_batched(fx.map40x50, (x,), (0,), True) is not None
     print("\njacrev / jacfwd of a 40 x 50 map")
-    real_rev, real_fwd = jacobians.jacrev_batched, jacobians.jacfwd_batched
+    real_rev, real_fwd = jacobian_api.jacrev_batched, jacobian_api.jacfwd_batched
     try:  # the loop over basis vectors (jacrev/jacfwd without vmap)
-        jacobians.jacrev_batched = jacobians.jacfwd_batched = lambda *a: None
+        jacobian_api.jacrev_batched = jacobian_api.jacfwd_batched = lambda *a: None
         assert np.allclose(rev(x), J, atol=1e-7) and np.allclose(fwd(x), J, atol=1e-7)
         t_rev_loop, t_fwd_loop = best(lambda: rev(x)), best(lambda: fwd(x))
     finally:
-        jacobians.jacrev_batched, jacobians.jacfwd_batched = real_rev, real_fwd
+        jacobian_api.jacrev_batched, jacobian_api.jacfwd_batched = real_rev, real_fwd
     t_rev, t_fwd = best(lambda: rev(x)), best(lambda: fwd(x))
     row("s2s jacrev, loop over 40 vjps", t_rev_loop)
     row("s2s jacrev, one vmapped vjp", t_rev, t_rev_loop)
