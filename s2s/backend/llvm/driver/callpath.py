@@ -11,7 +11,8 @@ The ctypes function type is built with ``PYFUNCTYPE`` (the GIL is held: a
 signature's context block is reused by every call).
 
 The context block (``context_block``) owns what the kernel keeps in it between
-calls: it frees the tape buffers (``abi.TAPES``) when it is itself deallocated,
+calls: it frees the tape buffers (``abi.TAPES``) and the blocks on its free lists
+(``abi.FREE_LISTS``) when it is itself deallocated,
 which is after the last thing that can run the kernel with it is gone (the
 ``Caller``, and the builtin of the fast entry, whose ``self`` it is: fastcall.py).
 """
@@ -44,14 +45,22 @@ def c_argtypes(leaves):
     return out
 
 
-def _free_tapes(ctx, free_block=free_block, first=abi.TAPES, count=abi.CACHED_TAPES):
-    """``__del__`` of a context block: free the tape buffers the kernel kept in it (the
-    defaults keep what it needs reachable while the interpreter shuts down)."""
+def _free_kept(ctx, free_block=free_block, first=abi.TAPES, count=abi.CACHED_TAPES,
+               lists=abi.FREE_LISTS, classes=abi.SIZE_CLASSES, word=ctypes.c_int64):
+    """``__del__`` of a context block: free the tape buffers and the blocks of the free
+    lists the kernel kept in it (the defaults keep what it needs reachable while the
+    interpreter shuts down)."""
     for k in range(count):
         address = ctx[first + 2 * k]
         if address:
             ctx[first + 2 * k] = 0
             free_block(address)
+    for c in range(classes):
+        address, ctx[lists + c], ctx[lists + classes + c] = ctx[lists + c], 0, 0
+        while address:  # each block's first word links the next
+            following = word.from_address(address).value
+            free_block(address)
+            address = following
 
 
 _CONTEXT_TYPES = {}
@@ -60,12 +69,12 @@ _CONTEXT_TYPES = {}
 def context_block(nwords):
     """A zeroed context block of ``nwords`` int64 words (``abi.py``): a ctypes array
     (its buffer pointer right after the object header, as the fast entry reads it) that
-    frees its tape buffers when deallocated and takes attributes (fastcall.py keeps
+    frees its tape buffers and free lists when deallocated and takes attributes (fastcall.py keeps
     the fast entry's method definition on it)."""
     cls = _CONTEXT_TYPES.get(nwords)
     if cls is None:
         cls = _CONTEXT_TYPES[nwords] = type(f"ContextBlock{nwords}", (ctypes.c_int64 * nwords,),
-                                            {"__del__": _free_tapes, "__module__": __name__})
+                                            {"__del__": _free_kept, "__module__": __name__})
     return cls()
 
 

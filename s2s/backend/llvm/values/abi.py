@@ -8,14 +8,24 @@ signature):
 * word ``HEAD``: the list of blocks the kernel allocated in this call;
 * word ``GROWTHS``: how many times a tape's buffer was reallocated, over all calls
   (a debug counter: a tape grows geometrically, so a few times per size reached);
-* words ``TAPES..RESULT-1``: the buffers of the kernel's tapes, kept from one call
+* words ``TAPES..``: the buffers of the kernel's tapes, kept from one call
   to the next (a tape's memory is touched once, not faulted in at every call);
   freed with the context block (``callpath.context_block``);
+* words ``FREE_LISTS..`` and ``FREE_BYTES..``: per size class, a list of small blocks
+  no array holds any more and the bytes it holds, kept from one call to the next (see
+  below); freed with the context block;
 * words from ``RESULT``: the returned value, flattened (``result_layout``):
   a scalar in one word (complex in two), an array as data, block, shape, strides.
 
-Allocations (``alloc``) are ``malloc``'d (``calloc``'d when zeroed) blocks with a 32-byte header
-``{next, prev, kept, references}`` in a doubly linked list at ``HEAD``.
+Allocations (``alloc``) are ``malloc``'d (``calloc``'d when zeroed) blocks with a 48-byte header
+``{next, prev, kept, references, size class}`` in a doubly linked list at ``HEAD``.
+A block of at most 4 KiB, header included, is made in one of ``SIZE_CLASSES`` sizes
+(``class_size``: 64, 80, 96, ... 4096 bytes; its class + 1 and its size in the header)
+and, when freed, goes on its class's free list in the context block instead of back
+to the C library (up to ``CLASS_BYTES`` per class): the next allocation of that class
+takes it from there.
+Arrays pushed on a tape in a loop are made and freed once per iteration; with the
+lists, a gradient's second call allocates nothing from the C library for them.
 Variables and tapes holding an array count as references (``retain``/
 ``release``, called by ``FunctionLowering.store`` and the tape pops): a block
 no variable holds any more is freed at once, so a loop that makes a new
@@ -45,15 +55,43 @@ from llvmlite import ir as ll
 
 from ..typing import types as T
 
-STATUS, HEAD, TAPES, RESULT = 0, 4, 6, 16
+STATUS, HEAD, TAPES = 0, 4, 6
 #: a debug counter: how many times the kernel's tapes grew since the block was made
 GROWTHS = HEAD + 1
 #: the ``kept`` word of a block an allocation site keeps for reuse (``pooled_alloc``)
 POOLED = 2
 MESSAGE_INTS = HEAD - STATUS - 1  # the integers an error message may carry
 #: tape buffers kept between calls (pointer, capacity per tape; stacks.py)
-CACHED_TAPES = (RESULT - TAPES) // 2
-HEADER = 32
+CACHED_TAPES = 5
+#: small blocks kept for reuse by size class (``class_size``): list heads, bytes held
+SIZE_CLASSES = 25
+FREE_LISTS = TAPES + 2 * CACHED_TAPES
+FREE_BYTES = FREE_LISTS + SIZE_CLASSES
+RESULT = FREE_BYTES + SIZE_CLASSES
+#: a block's header: next, prev, kept, references, size class + 1 (0: none), its bytes
+HEADER = 48
+SMALLEST_CLASS, LARGEST_CLASS = 64, 4096  # bytes of a block, header included
+#: the bytes of cached blocks a class holds at most (more are freed)
+CLASS_BYTES = 1 << 22
+
+
+def class_size(c: int) -> int:
+    """The bytes of a block of size class ``c``: 64, then four steps per doubling
+    (80, 96, 112, 128, 160, ... 4096), so a block wastes at most a fifth of itself."""
+    if c == 0:
+        return SMALLEST_CLASS
+    p = SMALLEST_CLASS.bit_length() - 1 + (c - 1) // 4
+    return (1 << p) + (((c - 1) % 4 + 1) << (p - 2))
+
+
+#: switch for benchmarks (``benchmarks/block_cache.py``): compile without the free lists
+CACHE_SMALL_BLOCKS = True
+
+
+def block_classes(module) -> bool:
+    """Whether ``module``'s blocks of up to ``LARGEST_CLASS`` bytes are cached by size
+    class in the context block (not on a GPU: its context lives for one thread's call)."""
+    return CACHE_SMALL_BLOCKS and "nvptx" not in (module.triple or "")
 
 
 def ctx_slot(L, k):
@@ -77,6 +115,21 @@ def _runtime(module, name):
         b = ll.IRBuilder(fn.append_basic_block())
         ctx, n, zeroed = fn.args
         total = b.add(n, ll.Constant(T.I64, HEADER))
+        size_class = ll.Constant(T.I64, 0)  # the header's word: 0, or the class + 1
+        if block_classes(module):
+            small = b.icmp_unsigned("<=", total, ll.Constant(T.I64, LARGEST_CLASS))
+            total, size_class, cached = _class_of(b, module, ctx, total, small)
+            with b.if_then(b.and_(zeroed, b.icmp_unsigned(
+                    "!=", b.ptrtoint(cached, T.I64), ll.Constant(T.I64, 0)))):
+                memset = module.declare_intrinsic("llvm.memset", [T.PTR, T.I64])
+                b.call(memset, [b.gep(cached, [ll.Constant(T.I32, HEADER)]),
+                                ll.Constant(T.I8, 0), n, ll.Constant(T.I1, 0)])
+            before = b.block
+            reused = b.icmp_unsigned("!=", b.ptrtoint(cached, T.I64), ll.Constant(T.I64, 0))
+            fresh_block = fn.append_basic_block("fresh")
+            link = fn.append_basic_block("link")
+            b.cbranch(reused, link, fresh_block)
+            b.position_at_end(fresh_block)
         with b.if_else(zeroed) as (then, other):
             with then:
                 by_calloc = b.call(calloc, [ll.Constant(T.I64, 1), total])
@@ -94,12 +147,21 @@ def _runtime(module, name):
         b.position_at_end(failed)
         b.ret(block)
         b.position_at_end(got)
+        if block_classes(module):
+            b.branch(link)
+            b.position_at_end(link)
+            made = b.phi(T.PTR)
+            made.add_incoming(cached, before)
+            made.add_incoming(block, got)
+            block = made
         words = b.bitcast(block, ctxp)
         head = b.gep(ctx, [ll.Constant(T.I32, HEAD)])
         old = b.load(head)
         b.store(old, words)
         for k in (1, 2, 3):  # prev, kept, references
             b.store(ll.Constant(T.I64, 0), b.gep(words, [ll.Constant(T.I32, k)]))
+        b.store(size_class, b.gep(words, [ll.Constant(T.I32, 4)]))
+        b.store(total, b.gep(words, [ll.Constant(T.I32, 5)]))
         with b.if_then(b.icmp_unsigned("!=", old, ll.Constant(T.I64, 0))):
             b.store(b.ptrtoint(block, T.I64),
                     b.gep(b.inttoptr(old, ctxp), [ll.Constant(T.I32, 1)]))
@@ -133,7 +195,7 @@ def _runtime(module, name):
                     b.store(nxt, b.gep(ctx, [ll.Constant(T.I32, HEAD)]))
             with b.if_then(b.icmp_unsigned("!=", nxt, zero)):
                 b.store(prev, b.gep(b.inttoptr(nxt, ctxp), [ll.Constant(T.I32, 1)]))
-            b.call(free, [block])
+            b.call(_runtime(module, "s2s.discard"), [ctx, block])
         b.branch(done)
         b.position_at_end(done)
         b.ret_void()
@@ -158,13 +220,64 @@ def _runtime(module, name):
         kept = b.icmp_unsigned("==", b.load(b.gep(words, [ll.Constant(T.I32, 2)])),
                                ll.Constant(T.I64, 1))  # returned (not POOLED)
         with b.if_then(b.not_(b.and_(keep, kept))):
-            b.call(free, [b.bitcast(words, T.PTR)])
+            b.call(_runtime(module, "s2s.discard"), [ctx, b.bitcast(words, T.PTR)])
         cur.add_incoming(nxt, b.block)
         b.branch(loop)
         b.position_at_end(done)
         b.ret_void()
         return fn
+    if name == "s2s.discard":  # (ctx, block): an unlinked block to its free list, or freed
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ctxp, T.PTR]), name)
+        fn.linkage = "internal"
+        ctx, block = fn.args
+        b = ll.IRBuilder(fn.append_basic_block())
+        words = b.bitcast(block, ctxp)
+        stored = b.load(b.gep(words, [ll.Constant(T.I32, 4)]))
+        if block_classes(module):
+            c = b.sub(stored, ll.Constant(T.I64, 1))
+            held_p = b.gep(ctx, [b.add(c, ll.Constant(T.I64, FREE_BYTES))])
+            held = b.add(b.load(held_p), b.load(b.gep(words, [ll.Constant(T.I32, 5)])))
+            keep = b.and_(b.icmp_unsigned("!=", stored, ll.Constant(T.I64, 0)),
+                          b.icmp_unsigned("<=", held, ll.Constant(T.I64, CLASS_BYTES)))
+            with b.if_then(keep, likely=True):
+                head_p = b.gep(ctx, [b.add(c, ll.Constant(T.I64, FREE_LISTS))])
+                b.store(b.load(head_p), words)
+                b.store(b.ptrtoint(block, T.I64), head_p)
+                b.store(held, held_p)
+                b.ret_void()
+        b.call(free, [block])
+        b.ret_void()
+        return fn
     raise KeyError(name)
+
+
+def _class_of(b, module, ctx, total, small):
+    """``(bytes, size class + 1, cached)`` of a block of ``total`` bytes: for a ``small``
+    one its class's size (``class_size``), its class + 1 and the head of its free list,
+    taken off the list (NULL when the list is empty); else ``total``, 0 and NULL."""
+    i64 = lambda v: ll.Constant(T.I64, v)  # noqa: E731
+    ctlz = module.globals.get("llvm.ctlz.i64") or ll.Function(
+        module, ll.FunctionType(T.I64, [T.I64, T.I1]), "llvm.ctlz.i64")
+    low = SMALLEST_CLASS.bit_length() - 1
+    # above 64 bytes: 2**p < total <= 2**(p + 1), in quarter steps of 2**(p - 2)
+    big = b.icmp_unsigned(">", total, i64(SMALLEST_CLASS))
+    last = b.sub(b.select(big, total, i64(SMALLEST_CLASS + 1)), i64(1))
+    p = b.sub(i64(63), b.call(ctlz, [last, ll.Constant(T.I1, 0)]))
+    step = b.sub(p, i64(2))
+    quarter = b.lshr(b.sub(last, b.shl(i64(1), p)), step)  # 0..3
+    c = b.select(big, b.add(i64(1), b.add(b.shl(b.sub(p, i64(low)), i64(2)), quarter)),
+                 i64(0))
+    size = b.select(big, b.add(b.shl(i64(1), p), b.shl(b.add(quarter, i64(1)), step)),
+                    i64(SMALLEST_CLASS))
+    c = b.select(small, c, i64(0))
+    head_p = b.gep(ctx, [b.add(c, i64(FREE_LISTS))])
+    first = b.select(small, b.load(head_p), i64(0))
+    with b.if_then(b.icmp_unsigned("!=", first, i64(0))):
+        b.store(b.load(b.inttoptr(first, T.I64.as_pointer())), head_p)
+        held_p = b.gep(ctx, [b.add(c, i64(FREE_BYTES))])
+        b.store(b.sub(b.load(held_p), size), held_p)
+    return (b.select(small, size, total), b.select(small, b.add(c, i64(1)), i64(0)),
+            b.inttoptr(first, T.PTR))
 
 
 def libc(module, name):
