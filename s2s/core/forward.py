@@ -158,7 +158,8 @@ def _check_tangent_dtype(i, primal, tangent, what):
 
 def check_pairs(primals, tangents, fn, what="jvp", dtypes=True):
     """JAX's checks: tuples/lists of equal length, tangents shaped like the primals, of
-    matching dtypes (``_check_tangent_dtype``; ``dtypes=False`` skips it)."""
+    matching dtypes (``_check_tangent_dtype``; ``dtypes=False`` skips it).  ``None``
+    (s2s's symbolic zero) stands for a leaf's tangent or a whole primal's."""
     for role, v in (("primals", primals), ("tangents", tangents)):
         if not isinstance(v, (tuple, list)):
             raise TypeError(f"{role} passed to {what} must be a tuple or a list, "
@@ -172,8 +173,8 @@ def check_pairs(primals, tangents, fn, what="jvp", dtypes=True):
             checked.append(t)  # the common case: an array and its tangent
             continue
         tree = tree_structure(p)
-        try:
-            parts = tree.flatten_up_to(t)
+        try:  # None: no tangent for any leaf (a local function's capture takes None)
+            parts = [None] * tree.num_leaves if t is None else tree.flatten_up_to(t)
         except ValueError as exc:
             raise TypeError(f"jvp: the tangent of primal {i} does not match its structure: "
                             f"{exc}") from None

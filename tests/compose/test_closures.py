@@ -106,6 +106,21 @@ def linearize_closure(x, v, y):
     return jvp_fun(v) + out
 
 
+def jvp_capturing_a_tuple(x, v, *rest):
+    # the lambda captures ``rest``, a tuple: its tangent is a tuple of no tangents
+    return s2s.jvp(lambda t: kernel(t, *rest) * t, (x,), (v,))[1]
+
+
+def vjp_capturing_a_tuple(x, w, *rest):
+    out, pull = s2s.vjp(lambda t: np.sin(t * rest[0]), x)
+    return pull(w)[0] + out
+
+
+def linearize_capturing_a_tuple(x, v, *rest):
+    out, jvp_fun = s2s.linearize(lambda t: np.cos(t) * rest[0] ** 2, x)
+    return jvp_fun(v) + out
+
+
 V0 = RNG.normal(size=3)
 
 
@@ -121,8 +136,9 @@ def test_jvp_vjp_linearize_of_a_lambda_in_code(transform):
     np.testing.assert_allclose(wrap(linearize_closure)(X0, V0, Y0), closed, rtol=1e-13)
 
 
-@pytest.mark.parametrize("f", [hvp_closure, vjp_closure, linearize_closure],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [hvp_closure, vjp_closure, linearize_closure,
+                               jvp_capturing_a_tuple, vjp_capturing_a_tuple,
+                               linearize_capturing_a_tuple], ids=lambda f: f.__name__)
 def test_derivatives_and_batches_through_the_captured_variable(f):
     w = RNG.normal(size=3)
     scalar = lambda x, v, y: np.sum(f(x, v, y) * w)  # noqa: E731
