@@ -238,3 +238,45 @@ def test_nested_vmap_inside_transformed_code():
                               atol=1e-7)
     g_py = s2s.grad(total, argnums=(0, 1))(xs, ys)
     oracles.assert_tree_close(g_py, g, rtol=1e-12, atol=1e-12)
+
+
+def _rotation(t, s):
+    """A matrix from a nested display mixing constants and per-example numbers."""
+    c = np.cos(t)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -np.sin(t) * s], [0.0, np.sin(t), c * s]])
+
+
+def _nested_rows(v):
+    """Three levels of displays of per-example arrays' items."""
+    return np.array([[[v[0], v[1]], [v[2], 2.0]], [[v[1] * v[2], 0.5], [v[0], v[0] + v[1]]]])
+
+
+def test_jit_of_vmap_of_nested_array_displays():
+    """``np.array`` of nested list displays whose items are batched (numbers lifted
+    beside them): the compiled batched code against a loop over the examples, and
+    its tangents (``jvp`` inside ``vmap``, one basis vector per example) against
+    central differences."""
+    rng = np.random.default_rng(5)
+    ts, ss = rng.normal(size=4), rng.normal(size=4)
+    want = np.stack([_rotation(t, s) for t, s in zip(ts, ss)])
+    np.testing.assert_array_equal(s2s.jit(s2s.vmap(_rotation))(ts, ss), want)
+    vs = rng.normal(size=(5, 3))
+    np.testing.assert_array_equal(s2s.jit(s2s.vmap(_nested_rows))(vs),
+                                  np.stack([_nested_rows(v) for v in vs]))
+
+    def tangent(v, e):
+        return s2s.jvp(_nested_rows, (v,), (e,))[1]
+
+    v0 = vs[0]
+    basis = np.eye(3)
+    got = s2s.jit(s2s.vmap(tangent, in_axes=(None, 0)))(v0, basis)
+    h = 1e-6
+    for k in range(3):
+        fd = (_nested_rows(v0 + h * basis[k]) - _nested_rows(v0 - h * basis[k])) / (2 * h)
+        np.testing.assert_allclose(got[k], fd, rtol=1e-7, atol=1e-9)
+    rot_t = s2s.jit(s2s.vmap(lambda t, s: s2s.jvp(_rotation, (t, s), (1.0, 0.0))[1]))(ts, ss)
+    fd = np.stack([(_rotation(t + h, s) - _rotation(t - h, s)) / (2 * h)
+                   for t, s in zip(ts, ss)])
+    np.testing.assert_allclose(rot_t, fd, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(rot_t, s2s.vmap(lambda t, s: s2s.jvp(
+        _rotation, (t, s), (1.0, 0.0))[1])(ts, ss), rtol=1e-13)

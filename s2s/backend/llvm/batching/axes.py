@@ -30,7 +30,8 @@ the helper and its argument types):
   ``x.T`` of each example): the axes after the batch axis reversed, a view;
 * ``batch_snapshot(x)``: a copy of an array, a number as it is;
 * ``batch_array(np.array or np.asarray, (x_0, ..., x_m-1))`` of batched arrays of one
-  rank: ``out[:, j] = x_j``, shape ``(n, m) + x_0.shape[1:]`` (shapes checked).
+  rank, or nested tuples / list displays of them: ``out[:, j] = x_j``, shape
+  ``(n, m) + x_0.shape[1:]`` (shapes checked; ``BatchArray``).
 """
 from __future__ import annotations
 
@@ -115,21 +116,37 @@ def _leaves(L, vals):
             yield v, t
 
 
+def _same_kind(t, items):
+    """A tuple of ``items`` of ``t``'s kind (a list display stays one)."""
+    return T.ListLiteral(tuple(items)) if isinstance(t, T.ListLiteral) else \
+        T.tuple_like(t, items)
+
+
 class BatchLift(BatchView):
     """``batch_lift(x, n)``: ``x`` repeated ``n`` times along a new axis 0, a new array
-    (``batch_view``'s view, copied); a container leaf by leaf, so an empty list (``[]``
+    (``batch_view``'s view, copied); a container leaf by leaf (a tuple or a list display
+    of numbers and arrays: the same container of lifted leaves), so an empty list (``[]``
     before anything is appended: no leaf) is itself."""
 
     def type(self, fn, types, kw, loc):
         if not kw and len(types) == 2 and isinstance(types[0], T.List) \
                 and types[0].elem is None:
             return types[0]
+        if not kw and len(types) == 2 and T.plain_tuple(types[0]):
+            items = [self.type(fn, (t, types[1]), kw, loc) for t in types[0].items]
+            return None if None in items else _same_kind(types[0], items)
         return super().type(fn, types, kw, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
         (x, xt), (n, nt) = vals
         if isinstance(xt, T.List):
             return x
+        if isinstance(xt, T.Tuple):
+            out = ll.Constant(rtype.llvm(), None)
+            for k, (it, rt_k) in enumerate(zip(xt.items, rtype.items)):
+                item = self.lower(L, fn, [(L.b.extract_value(x, k), it), (n, nt)], kw, rt_k)
+                out = L.b.insert_value(out, item, k)
+            return out
         if isinstance(xt, T.Scalar):
             return R.create(L, rtype, [S.convert(L, n, nt, T.INT)], (x, xt))
         return A.copy(L, super().lower(L, fn, vals, kw, rtype), rtype)
@@ -444,7 +461,71 @@ class BatchSnapshot:
         return A.copy(L, x, xt) if isinstance(xt, T.Array) else x
 
 
+def _regular_nesting(t, nones=False):
+    """``(dims, leaf types)`` of a tuple nesting that is regular (every level of one
+    length, ``dims``) with batched arrays of one rank >= 1 as its leaves (row-major;
+    with ``nones``, None leaves too: zero tangents); None otherwise."""
+    if isinstance(t, T.Array):
+        return ([], [t]) if t.ndim >= 1 else None
+    if nones and isinstance(t, T.NoneType):
+        return [], [t]
+    if not T.plain_tuple(t) or not t.items:
+        return None
+    parts = [_regular_nesting(i, nones) for i in t.items]
+    if None in parts or any(p[0] != parts[0][0] for p in parts):
+        return None
+    leaves = [leaf for p in parts for leaf in p[1]]
+    arrays = [leaf for leaf in leaves if isinstance(leaf, T.Array)]
+    if not arrays or any(a.ndim != arrays[0].ndim for a in arrays):
+        return None
+    return [len(t.items)] + parts[0][0], leaves
+
+
+def _leaf_values(L, value, t):
+    if not isinstance(t, T.Tuple):
+        return [(value, t)]
+    return [leaf for k, it in enumerate(t.items)
+            for leaf in _leaf_values(L, L.b.extract_value(value, k), it)]
+
+
+def _fill_nested(L, out, rtype, items, dims):
+    """``out[:, j_1, ..., j_d] = item`` for the row-major ``items`` of a nesting of
+    ``dims`` (their shapes checked against the first array's; a None item is left as
+    it is); the real part where ``out`` is real."""
+    b = L.b
+    arrays = [(v, t) for v, t in items if isinstance(t, T.Array)]
+    shape = A.shape_list(L, *arrays[0])
+    for v, t in arrays[1:]:
+        L.check(A.differs(L, A.shape_list(L, v, t), shape), ValueError,
+                "vmap: np.array of items of different shapes")
+    strides = A.strides_list(L, out, rtype)
+    row_t = T.Array(rtype.dtype, rtype.ndim - len(dims))
+    for flat, (v, t) in enumerate(items):
+        if not isinstance(t, T.Array):
+            continue
+        offset, rest = A.ZERO, flat
+        for k in reversed(range(len(dims))):  # row-major position of item ``flat``
+            offset = b.add(offset, b.mul(A.i64(rest % dims[k]), strides[1 + k]))
+            rest //= dims[k]
+        data = b.gep(b.extract_value(out, 0), [offset])
+        row = A.make(L, row_t, data, b.extract_value(out, 1), shape,
+                     strides[:1] + strides[1 + len(dims):])
+
+        def real(vs, t=t):
+            v, = vs
+            if t.dtype == "c16" and rtype.dtype != "c16":
+                return b.extract_value(v, 0)
+            return v
+        A.elementwise(L, real, [(v, t)], rtype.dtype, out=(row, row_t))
+    return shape
+
+
 class BatchArray:
+    """``batch_array(np.array or np.asarray, x)``: ``x`` a batched array (as it is, for
+    ``np.asarray``), or a regular nesting of tuples / list displays (``_regular_nesting``)
+    of batched arrays of one shape: ``out[:, j_1, ..., j_d] = x[j_1]...[j_d]``, shape
+    ``(n, m_1, ..., m_d) + x_0.shape[1:]`` (shapes checked at run time)."""
+
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
@@ -454,35 +535,59 @@ class BatchArray:
         if isinstance(types[1], T.Array) and types[1].ndim >= 1 and \
                 atoms[0].value is np.asarray:
             return types[1]  # a batched array converted as it is: itself
-        items = getattr(types[1], "items", None)
-        if not items or not all(isinstance(t, T.Array) and t.ndim == items[0].ndim >= 1
-                                for t in items):
+        nesting = None if isinstance(types[1], T.Array) else _regular_nesting(types[1])
+        if nesting is None:
             return None
-        st = T.promote(*(t.elem for t in items))
-        return T.Array(st.dtype, items[0].ndim + 1)
+        dims, leaves = nesting
+        st = T.promote(*(t.elem for t in leaves))
+        return T.Array(st.dtype, leaves[0].ndim + len(dims))
 
     def lower(self, L, fn, vals, kw, rtype):
-        b = L.b
         tup, tt = vals[1]
         if isinstance(tt, T.Array):
             return tup
-        items = [(b.extract_value(tup, j), t) for j, t in enumerate(tt.items)]
-        shape = A.shape_list(L, *items[0])
-        for v, t in items[1:]:
-            L.check(A.differs(L, A.shape_list(L, v, t), shape), ValueError,
-                    "vmap: np.array of items of different shapes")
-        out = A.allocate(L, rtype, shape[:1] + [A.i64(len(items))] + shape[1:])
-        for j, (v, t) in enumerate(items):
-            row_t = T.Array(rtype.dtype, rtype.ndim - 1)
-            strides = A.strides_list(L, out, rtype)
-            data = b.gep(b.extract_value(out, 0), [b.mul(A.i64(j), strides[1])])
-            row = A.make(L, row_t, data, b.extract_value(out, 1), shape,
-                         strides[:1] + strides[2:])
-            A.elementwise(L, lambda vs: vs[0], [(v, t)], rtype.dtype, out=(row, row_t))
+        dims, _ = _regular_nesting(tt)
+        items = _leaf_values(L, tup, tt)
+        a, at = items[0]
+        first = A.shape_list(L, a, at)
+        out = A.allocate(L, rtype, first[:1] + [A.i64(m) for m in dims] + first[1:])
+        _fill_nested(L, out, rtype, items, dims)
+        return out
+
+
+class BatchArrayJvp:
+    """``batch_array_jvp(t, ans, object, copy=True, ndmin=0)`` for a regular nesting of
+    batched tangents (None items: zeros): them in ``ans``'s batched shape and dtype (the
+    real part for a real ``ans``), as ``array_jvp`` does for each example."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or not 3 <= len(types) <= 5 or not isinstance(types[1], T.Array):
+            return None
+        ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
+        nesting = _regular_nesting(types[0], nones=True)
+        if nesting is None or ndmin not in (0, 1) or types[1].dtype not in ("f4", "f8", "c16"):
+            return None
+        dims, leaves = nesting
+        rank = next(t.ndim for t in leaves if isinstance(t, T.Array)) + len(dims)
+        return types[1] if types[1].ndim == rank else None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (t, tt), (ans, ans_t) = vals[0], vals[1]
+        dims, _ = _regular_nesting(tt, nones=True)
+        items = _leaf_values(L, t, tt)
+        want = A.shape_list(L, ans, ans_t)
+        a, at = next((v, t) for v, t in items if isinstance(t, T.Array))
+        L.check(A.differs(L, A.shape_list(L, a, at), want[:1] + want[1 + len(dims):]),
+                ValueError, "vmap: np.array of tangents of different shapes")
+        out = A.allocate(L, rtype, want, zeroed=True)
+        _fill_nested(L, out, rtype, items, dims)  # the other items checked against ``a``
         return out
 
 
 register(BatchSize(), rt.batch_size)
+register(BatchArrayJvp(), rt.batch_array_jvp)
 register(BatchLift(), rt.batch_lift)
 register(BatchAlign(), rt.batch_align)
 register(BatchIndex(), rt.batch_index)
