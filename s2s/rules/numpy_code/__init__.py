@@ -27,8 +27,9 @@ Modules: ``elementwise`` (predicates, conversions, ``astype``), ``norms`` (vecto
 ``statistics`` (variance, NaN reductions, covariance), ``scans`` (running sums and products),
 ``order`` (sorting, extrema, searching), ``shapes`` (flips, rolls, triangles,
 rounding, taking), ``joins`` (concatenating, stacking, splitting), ``products`` (tensor
-products, inner products, matrix powers), ``linear`` (linear maps of derivatives).
+products, inner products, matrix powers), ``linear`` (linear maps of derivatives),
+``array_api`` (``np.linalg``'s array-API names as their numpy namesakes).
 """
 # each module registers its functions
-from . import (elementwise, joins, linear, norms, order, products, rows, scans,  # noqa: F401
-               sequences, series, shapes, statistics)
+from . import (array_api, elementwise, joins, linear, norms, order, products, rows,  # noqa: F401
+               scans, sequences, series, shapes, statistics)
