@@ -47,10 +47,5 @@ NO_JIT = {
     'sp.gammaln(x)': 'UnsupportedSyntaxError: jit does not compile np.gammaln(np.float64)',
     'sp.digamma(x)': 'UnsupportedSyntaxError: jit does not compile np.psi(np.float64)',
     'sp.polygamma(2, x)': 'UnsupportedSyntaxError: jit does not compile polygamma(int, np.float64',
-    'sp.erf(x)': 'UnsupportedSyntaxError: jit does not compile np.erf(np.float64)',
-    'sp.erfc(x)': 'UnsupportedSyntaxError: jit does not compile np.erfc(np.float64)',
-    'sp.expit(x)': 'UnsupportedSyntaxError: jit does not compile np.expit(np.float64)',
-    'sp.xlogy(x, y)': 'UnsupportedSyntaxError: jit does not compile np.xlogy(np.float64, np.f',
-    'sp.xlog1py(x, y)': 'UnsupportedSyntaxError: jit does not compile np.xlog1py(np.float64, np',
 }
 
