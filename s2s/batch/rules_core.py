@@ -186,6 +186,11 @@ def axis_rule(axis_param="axis", none="all", arrays=("a",), axes_of=None,
             if none == "all":
                 call = site.with_arg(call, axis_param, site.rt(rt.batch_axes, subj))
             elif none == "flat":
+                keep = site.arg("keepdims", ir.Const(False))
+                if not (isinstance(keep, ir.Const) and keep.value is False):
+                    # the flattened examples would keep one axis, not one per axis
+                    raise site.tr.error(f"np.{site.call.fn.__name__} with axis=None and "
+                                        "keepdims of batched arrays", site.loc)
                 flat = site.rt(rt.batch_flat, subj, batched=True)
                 call = site.with_arg(call, axes_of or arrays[0], flat)
                 call = site.with_arg(call, axis_param, ir.Const(1))

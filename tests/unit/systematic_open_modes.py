@@ -35,7 +35,6 @@ NO_JIT = {
     # rows of the tables merged with the builtins, float-parts and scipy.special rules
     'np.frexp(x)': 'UnsupportedSyntaxError: jit does not compile np.frexp(np.float64)',
     'math.remainder(x, y)': 'UnsupportedSyntaxError: jit does not compile math.remainder(np.float64',
-    'math.ldexp(x, 3)': 'UnsupportedSyntaxError: jit does not compile math.ldexp(np.float64, in',
     'math.fsum([x, y, x * y])': 'UnsupportedSyntaxError: jit does not compile math.fsum([np.float64, np',
     'tuple([x, y])': 'UnsupportedSyntaxError: jit does not compile tuple([np.float64, np.flo',
     "getattr(np.linalg.slogdet(x), 'logabsdet')": 'UnsupportedSyntaxError: jit does not compile getattr((np.float64, np.f',

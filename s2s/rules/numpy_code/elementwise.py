@@ -142,10 +142,56 @@ def angle(z, deg=False):
 
 
 def ldexp(x1, x2, out=None, where=True):
-    """``x1 * 2 ** x2`` for integer ``x2``, in two exact halves so that ``2 ** x2`` itself
-    never overflows where the product does not."""
-    half = x2 // 2
-    return x1 * np.power(2.0, half) * np.power(2.0, x2 - half)
+    """``x1 * 2 ** x2`` for integer ``x2``, in three exact parts of ``x2`` clipped to
+    +-2200 (beyond, every finite nonzero ``x1`` overflows or underflows anyway), so no
+    power of two overflows where the product does not (nor makes 0 * inf)."""
+    e = np.clip(x2, -2200, 2200)
+    first = e // 3
+    second = (e - first) // 2
+    return x1 * np.power(2.0, first) * np.power(2.0, second) * np.power(2.0, e - first - second)
+
+
+def math_ldexp(x, i):
+    """``math.ldexp``: ``x * 2 ** i`` (``np.ldexp``'s halves), ``OverflowError`` where a
+    finite ``x`` overflows."""
+    r = float(np.ldexp(x, i))
+    if math.isinf(r) and math.isfinite(x):
+        raise OverflowError("math range error")
+    return r
+
+
+def math_ulp(x):
+    """``math.ulp``: the gap from ``|x|`` to the next float up (down from the largest
+    float); NaN for NaN, infinity for infinities."""
+    a = abs(float(x))
+    if math.isnan(a) or math.isinf(a):
+        return a
+    up = float(np.nextafter(a, math.inf))
+    if math.isinf(up):
+        return a - float(np.nextafter(a, 0.0))
+    return up - a
+
+
+def math_lcm(a, b):
+    """``math.lcm`` of two integers: ``|a / gcd(a, b) * b|`` (0 if one is 0);
+    ``OverflowError`` where it does not fit int64."""
+    if a == 0 or b == 0:
+        return 0
+    m = abs(a) // math.gcd(a, b)
+    n = abs(b)
+    if m > 9223372036854775807 // n:
+        raise OverflowError("s2s.jit: math.lcm(a, b) does not fit int64")
+    return m * n
+
+
+def isreal(x):
+    """``np.isreal``: the imaginary part is 0 (every element of a real array)."""
+    return np.imag(x) == 0
+
+
+def iscomplex(x):
+    """``np.iscomplex``: the imaginary part is not 0 (no element of a real array)."""
+    return np.imag(x) != 0
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -359,7 +405,9 @@ for _fn, _code in ((np.angle, angle), (np.ldexp, ldexp), (np.isclose, isclose),
 for _fn, _code in ((np.allclose, allclose), (np.isposinf, isposinf), (np.isneginf, isneginf),
                    (math.gcd, math_gcd), (builtins.any, any_), (builtins.all, all_),
                    (math.isclose, math_isclose), (math.isqrt, math_isqrt),
-                   (math.factorial, math_factorial)):
+                   (math.factorial, math_factorial), (math.ldexp, math_ldexp),
+                   (math.ulp, math_ulp), (math.lcm, math_lcm), (np.isreal, isreal),
+                   (np.iscomplex, iscomplex)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
 # their overflow checks raise where the numbers differ per example: vmap refuses them
 for _fn, _code in ((math.perm, math_perm), (math.comb, math_comb)):

@@ -29,14 +29,24 @@ def _arg_best(a, axis, largest):
     return res.reshape(np.moveaxis(a, axis, -1).shape[:-1])
 
 
+def _kept_axes(r, a, axis, keepdims):
+    """``r``, the result of a reduction of ``a`` along ``axis``, with ``keepdims``: the
+    reduced axes kept with length 1."""
+    if not keepdims:
+        return r
+    if axis is None:
+        return np.reshape(np.asarray(r), (1,) * np.ndim(a))
+    return np.expand_dims(r, axis)
+
+
 def argmax(a, axis=None, out=None, keepdims=False):
     """The index of the first maximum along ``axis`` (of the flat array for None)."""
-    return _arg_best(a, axis, True)
+    return _kept_axes(_arg_best(a, axis, True), a, axis, keepdims)
 
 
 def argmin(a, axis=None, out=None, keepdims=False):
     """The index of the first minimum along ``axis`` (of the flat array for None)."""
-    return _arg_best(a, axis, False)
+    return _kept_axes(_arg_best(a, axis, False), a, axis, keepdims)
 
 
 def searchsorted(a, v, side="left", sorter=None):
@@ -233,4 +243,4 @@ for _fn, _code in ((np.median, median), (np.unique, unique), (np.argmax, argmax)
                    (rt.sort_jvp, sort_jvp), (np.digitize, digitize), (np.isin, isin),
                    (np.array_equal, array_equal)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
-definline(_arg_best, _order, _insertion_point, modes=("jit", "vmap"))
+definline(_arg_best, _kept_axes, _order, _insertion_point, modes=("jit", "vmap"))

@@ -265,6 +265,26 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """``np.nanmedian``: the middle of the values that are not NaN."""
     return _quantiles(a, 0.5, axis, keepdims, "linear", True)
 
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """The index of the largest value that is not NaN; numpy's ``ValueError`` where every
+    value of a slice is NaN."""
+    if not _floating(a):
+        return np.argmax(a, axis=axis, keepdims=keepdims)
+    if np.any(np.all(a != a, axis=axis)):
+        raise ValueError("All-NaN slice encountered")
+    return np.argmax(np.where(a != a, -np.inf, a), axis=axis, keepdims=keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """The index of the smallest value that is not NaN; numpy's ``ValueError`` where
+    every value of a slice is NaN."""
+    if not _floating(a):
+        return np.argmin(a, axis=axis, keepdims=keepdims)
+    if np.any(np.all(a != a, axis=axis)):
+        raise ValueError("All-NaN slice encountered")
+    return np.argmin(np.where(a != a, np.inf, a), axis=axis, keepdims=keepdims)
+
+
 for _fn, _code in ((np.var, var), (np.std, std), (rt.var_vjp, var_vjp),
                    (rt.var_jvp, var_jvp), (np.ptp, ptp), (np.nansum, nansum), (np.nanprod, nanprod),
                    (np.nanmean, nanmean), (np.nanmax, nanmax), (np.nanmin, nanmin),
@@ -273,4 +293,6 @@ for _fn, _code in ((np.var, var), (np.std, std), (rt.var_vjp, var_vjp),
                    (np.nanquantile, nanquantile), (np.percentile, percentile),
                    (np.nanpercentile, nanpercentile), (np.nanmedian, nanmedian)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+for _fn, _code in ((np.nanargmax, nanargmax), (np.nanargmin, nanargmin)):
+    definline(_fn, code=_code, modes=("jit",))
 definline(_count, _floating, _quantiles, _percent_range, modes=("jit", "vmap"))
