@@ -36,9 +36,10 @@ def test_the_check_can_fail():
 #: primitives missing a mode without a stated reason when this ratchet was set; it may only
 #: go down (close a gap, or state in the record why the mode does not exist)
 GAPS_AT_MOST = 344  # 349 before the jit read math.ldexp/ulp/lcm and np.isreal/iscomplex as
-# code; 355 before the jit read scipy.special's erf, erfc, expit, logit, xlogy
-# and xlog1py as code (rules/numpy_code/special.py); 362 before the jit read np.linalg's
-# array-API names as their numpy namesakes (rules/numpy_code/array_api.py); 377 before vmap batched np.fft, np.linalg's array-API names, pad,
+# code; 355 before the jit read scipy.special's erf, erfc, expit, logit, xlogy and xlog1py
+# as code (rules/numpy_code/special.py); 362 before the jit read np.linalg's array-API
+# names as their numpy namesakes (rules/numpy_code/array_api.py); 377 before vmap batched
+# np.fft, np.linalg's array-API names, pad,
 # splits, partition and more (batch/rules_numpy.py) and the jit compiled the splits and
 # batched axes checked against one example; math.perm/comb are jit-only (vmap refused
 # their overflow checks); 380 before the jit and vmap read numpy's quantiles as code; 399 before

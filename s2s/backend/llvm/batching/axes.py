@@ -511,11 +511,11 @@ def _fill_nested(L, out, rtype, items, dims):
         row = A.make(L, row_t, data, b.extract_value(out, 1), shape,
                      strides[:1] + strides[1 + len(dims):])
 
-        def real(vs, t=t):
-            v, = vs
-            if t.dtype == "c16" and rtype.dtype != "c16":
-                return b.extract_value(v, 0)
-            return v
+        def real(vs):
+            (x, xt), = vs
+            if xt.dtype == "c16" and rtype.dtype != "c16":
+                return b.extract_value(x, 0), T.F64T
+            return x, xt
         A.elementwise(L, real, [(v, t)], rtype.dtype, out=(row, row_t))
     return shape
 

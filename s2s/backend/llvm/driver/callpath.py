@@ -46,7 +46,8 @@ def c_argtypes(leaves):
 
 
 def _free_kept(ctx, free_block=free_block, first=abi.TAPES, count=abi.CACHED_TAPES,
-               lists=abi.FREE_LISTS, classes=abi.SIZE_CLASSES, word=ctypes.c_int64):
+               lists=abi.FREE_LISTS, held=abi.FREE_BYTES, classes=abi.SIZE_CLASSES,
+               word=ctypes.c_int64):
     """``__del__`` of a context block: free the tape buffers and the blocks of the free
     lists the kernel kept in it (the defaults keep what it needs reachable while the
     interpreter shuts down)."""
@@ -56,7 +57,7 @@ def _free_kept(ctx, free_block=free_block, first=abi.TAPES, count=abi.CACHED_TAP
             ctx[first + 2 * k] = 0
             free_block(address)
     for c in range(classes):
-        address, ctx[lists + c], ctx[lists + classes + c] = ctx[lists + c], 0, 0
+        address, ctx[lists + c], ctx[held + c] = ctx[lists + c], 0, 0
         while address:  # each block's first word links the next
             following = word.from_address(address).value
             free_block(address)
@@ -69,8 +70,8 @@ _CONTEXT_TYPES = {}
 def context_block(nwords):
     """A zeroed context block of ``nwords`` int64 words (``abi.py``): a ctypes array
     (its buffer pointer right after the object header, as the fast entry reads it) that
-    frees its tape buffers and free lists when deallocated and takes attributes (fastcall.py keeps
-    the fast entry's method definition on it)."""
+    frees its tape buffers and free lists when deallocated and takes attributes
+    (fastcall.py keeps the fast entry's method definition on it)."""
     cls = _CONTEXT_TYPES.get(nwords)
     if cls is None:
         cls = _CONTEXT_TYPES[nwords] = type(f"ContextBlock{nwords}", (ctypes.c_int64 * nwords,),
