@@ -14,7 +14,7 @@ sp = pytest.importorskip("scipy.special")
 X = np.array([-800.0, -30.0, -1.5, -1e-3, 0.0, 1e-3, 2.0, 40.0, 800.0, np.nan, np.inf,
               -np.inf])
 P = np.array([0.0, 1e-12, 0.2, 0.5, 0.9, 1.0, 1.5, -0.1, np.nan])
-XX = np.array([0.0, 0.0, 1.5, -2.0, 0.0, 2.0, 0.0, 0.0])
+XX = np.array([0.0, -0.0, 1.5, -2.0, 0.0, 2.0, 0.0, 0.0])
 Y = np.array([0.0, 1e-300, 0.5, 2.0, np.nan, np.inf, -1.0, 3.0])
 CASES = {
     "erf": (lambda x: sp.erf(x), (X,)),
@@ -40,6 +40,8 @@ def test_compiled_equals_scipy(name):
     assert got.dtype == want.dtype and got.shape == want.shape
     rtol = 1e-6 if want.dtype == np.float32 else 1e-15
     np.testing.assert_allclose(got, want, rtol=rtol, atol=0, equal_nan=True)
+    numbers = ~np.isnan(want)  # signed zeros too (a NaN's sign means nothing)
+    np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
 
 
 @pytest.mark.parametrize("fn, args", [

@@ -1,8 +1,8 @@
 """``scipy.special``'s elementwise functions as plain Python the jit compiles (when SciPy
 is installed): ``erf`` and ``erfc`` (the C library's, as the jit computes ``math.erf``
 elementwise), ``expit`` (SciPy's two branches: ``exp(x) / (1 + exp(x))`` below 0, so
-neither overflows), ``logit``, ``xlogy`` and ``xlog1py`` (0 where ``x`` is 0 and ``y``
-is not NaN).  Values and dtypes as SciPy's for real input (float32 stays float32,
+neither overflows), ``logit``, ``xlogy`` and ``xlog1py`` (+0 where ``x`` is 0 or -0 and
+``y`` is not NaN).  Values and dtypes as SciPy's for real input (float32 stays float32,
 integers become float64); vmap batches these with rules of their own, and their
 derivatives are their records' rules (``rules/special.py``)."""
 import numpy as np
@@ -32,13 +32,13 @@ def logit(x):
 
 
 def xlogy(x, y):
-    """``x * log(y)``, 0 where ``x == 0`` and ``y`` is not NaN."""
-    return np.where((x == 0) & (y == y), 0.0 * x, x * np.log(y))
+    """``x * log(y)``, +0 where ``x == 0`` and ``y`` is not NaN."""
+    return np.where((x == 0) & (y == y), 0.0 * np.abs(x), x * np.log(y))
 
 
 def xlog1py(x, y):
-    """``x * log1p(y)``, 0 where ``x == 0`` and ``y`` is not NaN."""
-    return np.where((x == 0) & (y == y), 0.0 * x, x * np.log1p(y))
+    """``x * log1p(y)``, +0 where ``x == 0`` and ``y`` is not NaN."""
+    return np.where((x == 0) & (y == y), 0.0 * np.abs(x), x * np.log1p(y))
 
 
 try:
