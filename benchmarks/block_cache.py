@@ -13,10 +13,8 @@ alternated (``main``); cells: the minimum over rounds of the median time per cal
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/block_cache.py
 """
 import json
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,17 +28,9 @@ import adbench_cases as cases  # noqa: E402
 from adbench import derivative, expected  # noqa: E402
 from adbench_oracles import agrees, fd_derivative  # noqa: E402
 import jit_alloc  # noqa: E402
+from timing import median_time  # noqa: E402
 
 NAMES = ("gmm", "ba objective", "ba jacobian", "lstm", "ode", "kmeans")
-
-
-def _time(f, args, budget=0.1):
-    runs, start = [], time.perf_counter()
-    while len(runs) < 3 or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        f(*args)
-        runs.append(time.perf_counter() - t0)
-    return statistics.median(runs)
 
 
 def _rows():
@@ -71,7 +61,7 @@ def child(cached):
         f = make()
         ok, err = agrees(f(*check_args), want)
         assert ok, f"{name}: relative error {err:.1e} against finite differences"
-        times[name] = min(_time(f, args) for _ in range(3))
+        times[name] = min(median_time(f, args, budget=0.1) for _ in range(3))
     print(json.dumps(times))
 
 
