@@ -152,8 +152,8 @@ def ldexp(x1, x2, out=None, where=True):
 
 
 def math_ldexp(x, i):
-    """``math.ldexp``: ``x * 2 ** i`` (``np.ldexp``'s halves), ``OverflowError`` where a
-    finite ``x`` overflows."""
+    """``math.ldexp``: ``x * 2 ** i`` (``np.ldexp``'s exact parts), ``OverflowError``
+    where a finite ``x`` overflows."""
     r = float(np.ldexp(x, i))
     if math.isinf(r) and math.isfinite(x):
         raise OverflowError("math range error")
@@ -405,12 +405,13 @@ for _fn, _code in ((np.angle, angle), (np.ldexp, ldexp), (np.isclose, isclose),
 for _fn, _code in ((np.allclose, allclose), (np.isposinf, isposinf), (np.isneginf, isneginf),
                    (math.gcd, math_gcd), (builtins.any, any_), (builtins.all, all_),
                    (math.isclose, math_isclose), (math.isqrt, math_isqrt),
-                   (math.factorial, math_factorial), (math.ldexp, math_ldexp),
-                   (math.ulp, math_ulp), (math.lcm, math_lcm), (np.isreal, isreal),
-                   (np.iscomplex, iscomplex)):
+                   (math.factorial, math_factorial), (math.ulp, math_ulp),
+                   (np.isreal, isreal), (np.iscomplex, iscomplex)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
 # their overflow checks raise where the numbers differ per example: vmap refuses them
-for _fn, _code in ((math.perm, math_perm), (math.comb, math_comb)):
+# (vmap batches math.ldexp as np.ldexp)
+for _fn, _code in ((math.perm, math_perm), (math.comb, math_comb), (math.lcm, math_lcm),
+                   (math.ldexp, math_ldexp)):
     definline(_fn, code=_code, modes=("jit",))
 # vmap batches these ufuncs elementwise
 for _fn, _code in ((np.gcd, gcd), (np.lcm, lcm), (np.spacing, spacing)):

@@ -265,6 +265,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """``np.nanmedian``: the middle of the values that are not NaN."""
     return _quantiles(a, 0.5, axis, keepdims, "linear", True)
 
+
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
     """The index of the largest value that is not NaN; numpy's ``ValueError`` where every
     value of a slice is NaN."""
