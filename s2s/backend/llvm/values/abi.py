@@ -25,7 +25,8 @@ and, when freed, goes on its class's free list in the context block instead of b
 to the C library (up to ``CLASS_BYTES`` per class): the next allocation of that class
 takes it from there.
 Arrays pushed on a tape in a loop are made and freed once per iteration; with the
-lists, a gradient's second call allocates nothing from the C library for them.
+lists, a gradient's second call takes them from there (up to the cap) instead of the C
+library.
 Variables and tapes holding an array count as references (``retain``/
 ``release``, called by ``FunctionLowering.store`` and the tape pops): a block
 no variable holds any more is freed at once, so a loop that makes a new
@@ -234,17 +235,17 @@ def _runtime(module, name):
         words = b.bitcast(block, ctxp)
         stored = b.load(b.gep(words, [ll.Constant(T.I32, 4)]))
         if block_classes(module):
-            c = b.sub(stored, ll.Constant(T.I64, 1))
-            held_p = b.gep(ctx, [b.add(c, ll.Constant(T.I64, FREE_BYTES))])
-            held = b.add(b.load(held_p), b.load(b.gep(words, [ll.Constant(T.I32, 5)])))
-            keep = b.and_(b.icmp_unsigned("!=", stored, ll.Constant(T.I64, 0)),
-                          b.icmp_unsigned("<=", held, ll.Constant(T.I64, CLASS_BYTES)))
-            with b.if_then(keep, likely=True):
-                head_p = b.gep(ctx, [b.add(c, ll.Constant(T.I64, FREE_LISTS))])
-                b.store(b.load(head_p), words)
-                b.store(b.ptrtoint(block, T.I64), head_p)
-                b.store(held, held_p)
-                b.ret_void()
+            with b.if_then(b.icmp_unsigned("!=", stored, ll.Constant(T.I64, 0)), likely=True):
+                c = b.sub(stored, ll.Constant(T.I64, 1))  # a block of class c: kept if
+                held_p = b.gep(ctx, [b.add(c, ll.Constant(T.I64, FREE_BYTES))])  # room
+                held = b.add(b.load(held_p), b.load(b.gep(words, [ll.Constant(T.I32, 5)])))
+                with b.if_then(b.icmp_unsigned("<=", held, ll.Constant(T.I64, CLASS_BYTES)),
+                               likely=True):
+                    head_p = b.gep(ctx, [b.add(c, ll.Constant(T.I64, FREE_LISTS))])
+                    b.store(b.load(head_p), words)
+                    b.store(b.ptrtoint(block, T.I64), head_p)
+                    b.store(held, held_p)
+                    b.ret_void()
         b.call(free, [block])
         b.ret_void()
         return fn
