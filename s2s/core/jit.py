@@ -119,8 +119,8 @@ class Jitted:
                 hit = self.fast.get(tuple(map(type, args)))
                 if hit is not None:
                     out = hit[0](*args)
-                    if out is None:
-                        hit[1]()
+                    if type(out) is tuple:  # the status words of an error
+                        hit[1](out)
                     if out is not NotImplemented:  # arrays of another dtype or ndim
                         return out
             bound = self._bind(args, kwargs) if kwargs or len(args) != self.nargs else args

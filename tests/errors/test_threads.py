@@ -111,3 +111,72 @@ def test_threads_race_to_create_the_jit_engine_in_fresh_processes(attempt, tmp_p
     proc = subprocess.run([sys.executable, "-c", _FRESH.format(root=root)], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
+
+
+def _hammer(fn, args, check, calls=30):
+    """Eight threads call ``fn(*args[i])`` ``calls`` times each, with the interpreter
+    switching threads as often as it can; ``check(i, outcome)`` is each call's verdict."""
+    bad = []
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        def work(i):
+            for _ in range(calls):
+                try:
+                    outcome = fn(*args[i])
+                except Exception as exc:  # noqa: BLE001 (judged by check)
+                    outcome = exc
+                if not check(i, outcome):
+                    bad.append((i, outcome))
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(args))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    return bad
+
+
+@pytest.mark.parametrize("kind", ["scalar", "array"])
+def test_threads_calling_one_compiled_signature_read_their_own_results(kind):
+    """A signature's context block holds the result until it is read: another thread's
+    call in between must not replace it (it did: a call returned another's value, and
+    two threads freed one array's block)."""
+    if kind == "scalar":
+        f = s2s.jit(make_kernel(1.0))
+        args = [(0.25 * k, 2.0 - k) for k in range(8)]
+    else:
+        f = s2s.jit(lambda x, y: np.sin(x) * y)
+        args = [(np.full(3, 0.25 * k), 2.0 - k) for k in range(8)]
+    expected = [np.asarray(f(*a)) for a in args]
+    for a, e in zip(args, expected):
+        np.testing.assert_allclose(e, np.asarray(np.sin(a[0]) * a[1] * (6.0 if kind == "scalar"
+                                                                         else 1.0)))
+    # the first calls filled the fast entry's table; odd threads take the general path
+    general = next(iter(f.specs.values())).call
+    bad = _hammer(lambda k, *a: general(a) if k % 2 else f(*a), [(k, *a) for k, a in
+                                                                   enumerate(args)],
+                  lambda i, out: np.array_equal(np.asarray(out), expected[i]))
+    assert not bad, bad[:3]
+
+
+def test_threads_raising_from_one_compiled_signature_raise_their_own_errors():
+    """Errors of concurrent calls: each names its own index (the fast entry hands back
+    its status words instead of leaving them in the shared context block)."""
+    f = s2s.jit(lambda x, i: x[i])
+    x = np.arange(5.0)
+    assert f(x, 2) == 2.0
+    bad = _hammer(f, [(x, 10 + k) for k in range(8)],
+                  lambda i, out: isinstance(out, IndexError) and f"index {10 + i} " in str(out))
+    assert not bad, bad[:3]
+
+
+def test_threads_printing_from_compiled_code_keep_their_results(capsys):
+    """A kernel that prints hands the GIL to Python in mid-call: it has no fast entry and
+    its calls take turns."""
+    f = s2s.jit(lambda x, y: (print(x), x * y)[1])
+    args = [(0.5 * k, 3.0) for k in range(8)]
+    bad = _hammer(f, args, lambda i, out: out == args[i][0] * 3.0, calls=10)
+    assert not bad, bad[:3]
+    assert len(capsys.readouterr().out.splitlines()) == 80

@@ -7,8 +7,11 @@ arrays wrapped without copying (``s2s_runtime.native``), tuples as tuples.
 A kernel error becomes the Python exception of its site: the message (index,
 axis, size filled in) and, for the checks jit adds, the user's line.
 
-The ctypes function type is built with ``PYFUNCTYPE`` (the GIL is held: a
-signature's context block is reused by every call).
+The ctypes function type is built with ``PYFUNCTYPE`` (the GIL is held while the
+kernel runs).  A signature's context block is reused by every call, so a call and
+the reading of its result (or of its error) from that block hold ``Caller.lock``
+and set ``abi.BUSY``: another thread may run between the kernel's return and the
+read, and a kernel's ``print`` hands the GIL to Python in the middle of a call.
 
 The context block (``context_block``) owns what the kernel keeps in it between
 calls: it frees the tape buffers (``abi.TAPES``) and the blocks on its free lists
@@ -19,6 +22,7 @@ which is after the last thing that can run the kernel with it is gone (the
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -90,16 +94,35 @@ class Caller:
         self.cfunc = proto(address)
         self.words = np.frombuffer(self.ctx, dtype=np.int64)
         self.read = _reader(mt.return_type, self)
+        #: held from the kernel's entry until its result or error is read (see above)
+        self.lock = threading.Lock()
 
     def __call__(self, *leaves):
-        if self.cfunc(self.ctx_address, *leaves):
-            self.fail()
-        return self.read()
+        return self.run(leaves)
 
-    def fail(self):
-        site = int(self.words[abi.STATUS])
-        if site < 0:
+    def run(self, leaves):
+        """The kernel's result for the C argument values ``leaves``, or its error raised;
+        the context block is this call's until the result is read (``lock``, and the
+        ``BUSY`` word that keeps a fast entry out)."""
+        ctx = self.ctx
+        with self.lock:
+            ctx[abi.BUSY] = 1
+            try:
+                if self.cfunc(self.ctx_address, *leaves):
+                    self.fail()
+                return self.read()
+            finally:
+                ctx[abi.BUSY] = 0
+
+    def fail(self, status=None):
+        """Raise the error the kernel reported: from ``status``, the status words a fast
+        entry returned (fastcall.py), or else from the context block's, which it clears
+        (called with ``lock`` held)."""
+        if status is None:
+            status = [int(w) for w in self.words[abi.STATUS:abi.HEAD]]
             self.words[abi.STATUS] = 0
+        site = status[0]
+        if site < 0:
             if site == -3:  # module.READONLY
                 raise ValueError("assignment destination is read-only")
             if site == -2:  # module.MISALIGNED (Jitted calls again with aligned copies)
@@ -107,13 +130,12 @@ class Caller:
                                            "dtype (numpy's ALIGNED flag is off); pass a copy "
                                            "(x.copy())")
             from .compile import int_overflow  # the fast entry's (fastcall.OVERFLOW)
-            k = int(self.words[abi.STATUS + 1])
+            k = status[1]
             names = getattr(self, "arg_names", ())
             raise int_overflow(f"the argument {names[k]!r}" if 0 <= k < len(names)
                                else f"argument number {k + 1}")
         exc, template, loc, user = self.sites[site - 1]
-        ints = [int(v) for v in self.words[abi.STATUS + 1:abi.STATUS + 4]]
-        self.words[abi.STATUS] = 0
+        ints = status[1:]
         message = template(*ints) if callable(template) else template.format(*ints)
         located = loc is not None and getattr(loc, "line", 0)
         if not user and located:  # a check jit adds: the message says where

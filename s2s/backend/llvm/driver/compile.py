@@ -172,22 +172,15 @@ class Specialisation:
         self.has_free = len(types) > nargs
         self.flatten = _flattener(types)
         self.convert = convert_leaves(self.module.leaves)
-        cfunc, ctx = self.caller.cfunc, self.caller.ctx_address
-        read, fail = self.caller.read, self.caller.fail
-        check = self.check_ints
+        run, check = self.caller.run, self.check_ints
         if not self.has_free and self.flatten is None and self.convert is None:
             if check is None:
-                def call(args):  # the common case: numbers and arrays, no conversion
-                    if cfunc(ctx, *args):
-                        fail()
-                    return read()
+                self.call = run  # the common case: numbers and arrays, no conversion
             else:
                 def call(args):  # Python ints among them: in int64, or OverflowError
                     check(args)
-                    if cfunc(ctx, *args):
-                        fail()
-                    return read()
-            self.call = call
+                    return run(args)
+                self.call = call
         else:
             self.call = self._general
 

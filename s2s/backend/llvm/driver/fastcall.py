@@ -8,13 +8,16 @@ bools or numpy arrays and whose result is a number, ``add_fast_entry`` adds
 (CPython's ``METH_FASTCALL`` convention) that unboxes the arguments with the C
 API (an array: its dtype's scalar type, byte order and ndim are checked against
 the signature's; a mismatch returns ``NotImplemented`` before anything runs, and
-the wrapper takes the general path), runs the kernel with the context block of
+the wrapper takes the general path; so does a call while ``abi.BUSY`` says a
+general-path call holds the block), runs the kernel with the context block of
 ``ctx_object`` (a ctypes array: its buffer pointer sits right after the object
 header) and boxes the result (a numpy scalar by calling its type, whose address
 ``set_type_objects`` writes into the module's ``<name>.types`` table at load).
-On an error it returns ``None`` (the wrapper then reads the context block and
-raises); an int that does not fit in int64 sets the status to ``OVERFLOW`` and
-the next word to its position.
+On an error it returns a tuple of the status words (``abi.STATUS`` to
+``abi.HEAD``), which it clears, and the wrapper raises from that tuple
+(``Caller.fail``): read before the call returns, the error is this call's even
+when another thread calls the same signature at once; an int that does not fit
+in int64 sets the status to ``OVERFLOW`` and the next word to its position.
 ``builtin(address, ctx)`` wraps the entry as a Python builtin function, the
 call path of the common scalar case (about 0.1 us against ctypes' ~1 us).
 """
@@ -78,6 +81,10 @@ def add_fast_entry(module, kernel, param_types, return_type, name, written=()):
     wrong = fn.append_basic_block("wrong_signature")
     ctx_field = b.bitcast(b.gep(self_obj, [ll.Constant(T.I64, 16)]), T.I64.as_pointer().as_pointer())
     ctx = b.load(ctx_field)
+    free = fn.append_basic_block("block_free")
+    busy = b.load(b.gep(ctx, [ll.Constant(T.I32, abi.BUSY)]))
+    b.cbranch(b.icmp_signed("!=", busy, ll.Constant(T.I64, 0)), wrong, free)
+    b.position_at_end(free)
     fail = fn.append_basic_block("error_status")
     values = []
     for k, t in enumerate(param_types):
@@ -135,14 +142,22 @@ def add_fast_entry(module, kernel, param_types, return_type, name, written=()):
                         [typeobj, boxed])
         b.call(_declare(module, "Py_DecRef", ll.VoidType(), [T.PTR]), [boxed])
         b.ret(scalar)
-    for block, obj in ((fail, none), (wrong, None)):
-        b.position_at_end(block)
-        if obj is None:
-            obj = module.globals.get("_Py_NotImplementedStruct") or ll.GlobalVariable(
-                module, T.I64, "_Py_NotImplementedStruct")
-        count = b.bitcast(obj, T.I64.as_pointer())
-        b.store(b.add(b.load(count), ll.Constant(T.I64, 1)), count)
-        b.ret(b.bitcast(obj, T.PTR))
+    b.position_at_end(fail)  # the status words as a tuple, the block's status cleared
+    status = b.call(_declare(module, "PyTuple_New", T.PTR, [T.I64]),
+                    [ll.Constant(T.I64, abi.HEAD - abi.STATUS)])
+    for k in range(abi.HEAD - abi.STATUS):
+        word = b.gep(ctx, [ll.Constant(T.I32, abi.STATUS + k)])
+        item = b.call(_declare(module, "PyLong_FromLongLong", T.PTR, [T.I64]), [b.load(word)])
+        b.call(_declare(module, "PyTuple_SetItem", T.I32, [T.PTR, T.I64, T.PTR]),
+               [status, ll.Constant(T.I64, k), item])
+        b.store(ll.Constant(T.I64, 0), word)
+    b.ret(status)
+    b.position_at_end(wrong)
+    obj = module.globals.get("_Py_NotImplementedStruct") or ll.GlobalVariable(
+        module, T.I64, "_Py_NotImplementedStruct")
+    count = b.bitcast(obj, T.I64.as_pointer())
+    b.store(b.add(b.load(count), ll.Constant(T.I64, 1)), count)
+    b.ret(b.bitcast(obj, T.PTR))
     return name
 
 

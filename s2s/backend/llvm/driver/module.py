@@ -25,6 +25,11 @@ from ..typing import types as T
 from .engine import triple_and_layout
 from ..lower.function import FunctionLowering
 from ..passes.writes import written_params
+from ..ops.messages import KEEP_SYMBOL
+from ..ops.printing import CALLBACK_SYMBOL
+
+#: the symbols of the Python functions compiled code may call (ctypes callbacks)
+PYTHON_CALLBACKS = (CALLBACK_SYMBOL, KEEP_SYMBOL)
 
 #: offsets in a PyArrayObject (numpy >= 1.7, numpy 2): data, nd, dimensions, strides
 ARRAY_DATA, ARRAY_DIMS, ARRAY_STRIDES, ARRAY_FLAGS = 16, 32, 40, 64
@@ -108,7 +113,10 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
             b.ret(ll.Constant(T.I32, 1))
     b.ret(b.call(kernel.fn, [entry.args[0]] + values))
     fast = None
-    if fastcall.eligible(param_types, kernel.return_type):
+    # a kernel that calls back into Python (print, long messages) may hand the GIL to
+    # another thread mid-call: it runs under the Caller's lock, so not from a fast entry
+    calls_python = any(symbol in module.globals for symbol in PYTHON_CALLBACKS)
+    if fastcall.eligible(param_types, kernel.return_type) and not calls_python:
         fast = fastcall.add_fast_entry(module, kernel.fn, param_types, kernel.return_type,
                                        name + "_fast",
                                        {k for k, p in enumerate(func.params)

@@ -181,8 +181,8 @@ def _keep(count, buffer):
 
 
 _KEEP = _KEEP_TYPE(_keep)
-_KEEP_SYMBOL = "s2s.keep_message_words"
-binding.add_symbol(_KEEP_SYMBOL, ctypes.cast(_KEEP, ctypes.c_void_p).value)
+KEEP_SYMBOL = "s2s.keep_message_words"
+binding.add_symbol(KEEP_SYMBOL, ctypes.cast(_KEEP, ctypes.c_void_p).value)
 
 
 def keep_words(L, numbers):
@@ -192,8 +192,8 @@ def keep_words(L, numbers):
     for k, w in enumerate(numbers):
         L.b.store(w, L.b.gep(buf, [ll.Constant(T.I64, k)]))
     module = L.b.module
-    callee = module.globals.get(_KEEP_SYMBOL) or ll.Function(
-        module, ll.FunctionType(ll.VoidType(), [T.I64, T.I64.as_pointer()]), _KEEP_SYMBOL)
+    callee = module.globals.get(KEEP_SYMBOL) or ll.Function(
+        module, ll.FunctionType(ll.VoidType(), [T.I64, T.I64.as_pointer()]), KEEP_SYMBOL)
     L.b.call(callee, [ll.Constant(T.I64, len(numbers)), buf])
 
 

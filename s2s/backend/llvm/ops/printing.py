@@ -57,8 +57,8 @@ def _show(layout, words):
 
 
 _CALLBACK = _CALLBACK_TYPE(_show)
-_SYMBOL = "s2s.print_values"
-binding.add_symbol(_SYMBOL, ctypes.cast(_CALLBACK, ctypes.c_void_p).value)
+CALLBACK_SYMBOL = "s2s.print_values"
+binding.add_symbol(CALLBACK_SYMBOL, ctypes.cast(_CALLBACK, ctypes.c_void_p).value)
 _SCALARS = ("f8", "f4", "i8", "b1")
 
 
@@ -107,8 +107,8 @@ class Print:
         for k, w in enumerate(words):
             L.b.store(w, L.b.gep(buf, [ll.Constant(T.I64, k)]))
         module = L.b.module
-        callee = module.globals.get(_SYMBOL) or ll.Function(
-            module, ll.FunctionType(ll.VoidType(), [T.I64, T.I64.as_pointer()]), _SYMBOL)
+        callee = module.globals.get(CALLBACK_SYMBOL) or ll.Function(
+            module, ll.FunctionType(ll.VoidType(), [T.I64, T.I64.as_pointer()]), CALLBACK_SYMBOL)
         L.b.call(callee, [ll.Constant(T.I64, layout), buf])
         return ll.Constant(T.NONE.llvm(), None)
 

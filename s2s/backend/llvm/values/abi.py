@@ -14,6 +14,9 @@ signature):
 * words ``FREE_LISTS..`` and ``FREE_BYTES..``: per size class, a list of small blocks
   no array holds any more and the bytes it holds, kept from one call to the next (see
   below); freed with the context block;
+* word ``BUSY``: 1 from a call through ``callpath.Caller`` until its result is read:
+  a fast entry (``fastcall.py``) finding it set leaves the call to the general path,
+  which waits for the block's lock;
 * words from ``RESULT``: the returned value, flattened (``result_layout``):
   a scalar in one word (complex in two), an array as data, block, shape, strides.
 
@@ -68,7 +71,9 @@ CACHED_TAPES = 5
 SIZE_CLASSES = 25
 FREE_LISTS = TAPES + 2 * CACHED_TAPES
 FREE_BYTES = FREE_LISTS + SIZE_CLASSES
-RESULT = FREE_BYTES + SIZE_CLASSES
+#: 1 while a call from ``Caller`` holds the block (a fast entry then steps aside)
+BUSY = FREE_BYTES + SIZE_CLASSES
+RESULT = BUSY + 1
 #: a block's header: next, prev, kept, references, size class + 1 (0: none), its bytes
 HEADER = 48
 SMALLEST_CLASS, LARGEST_CLASS = 64, 4096  # bytes of a block, header included
