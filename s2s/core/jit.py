@@ -54,6 +54,18 @@ def _arg_key(x):
     return kind_of(x)
 
 
+def _primitive_with_defaults(fn) -> bool:
+    """Whether ``fn`` is a primitive (a transform's one-call function) with optional
+    parameters and a signature ``inspect`` reads (numpy's functions; not its ufuncs)."""
+    if pipeline.primitive_signature(fn) is None:
+        return False
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    return any(p.default is not p.empty for p in sig.parameters.values())
+
+
 class Jitted:
     def __init__(self, fn, boundscheck=True, cache=False):
         if not callable(fn):
@@ -74,9 +86,12 @@ class Jitted:
             pipeline.primitive_signature(fn) or signature_of(fn)
         self.param_names = [n for n, p in self.sig.parameters.items()
                             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        #: for a function with *args/**kwargs: (arguments passed, keywords) -> the jit of
-        #: its adapter for that call shape (``varargs.py``); None for named parameters
-        self.shapes = {} if len(self.param_names) != len(self.sig.parameters) else None
+        #: for a function with *args/**kwargs, or a primitive with optional parameters
+        #: (``jit(np.sum)``: what a call leaves out keeps numpy's default, a constant),
+        #: (arguments passed, keywords) -> the jit of its adapter for that call shape
+        #: (``varargs.py``); None for named parameters
+        self.shapes = {} if len(self.param_names) != len(self.sig.parameters) or \
+            _primitive_with_defaults(fn) else None
         self.nargs = len(self.param_names)
         self.__name__ = getattr(fn, "__name__", "jitted")
         self.__doc__ = getattr(fn, "__doc__", None)

@@ -143,12 +143,22 @@ _PRIMITIVE_FRONT: Dict[int, Front] = {}
 def primitive_signature(fn):
     """The signature of a primitive given to a transform directly (``grad(np.sin)``).
 
-    Taken from its VJP templates (which mirror the primitive's parameters);
-    None if ``fn`` is Python code or has no rule.
+    Taken from its VJP templates (which mirror the primitive's parameters), or for a
+    primitive without a derivative from ``inspect`` (its positional parameters); None if ``fn`` is Python code or
+    has no rule.
     """
     rule = lookup(fn)
-    if hasattr(fn, "__code__") or rule is None or rule.signature is None:
+    if hasattr(fn, "__code__") or rule is None:
         return None
+    if rule.signature is None:  # no derivative (np.argmax): numpy's own signature
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return None
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+            return None
+        return sig.replace(parameters=[p for p in sig.parameters.values()  # not out=...,
+                                       if p.kind is not p.KEYWORD_ONLY])  # where=, dtype=
     return inspect.Signature(list(rule.signature.parameters.values())[2:])
 
 

@@ -25,6 +25,7 @@ from ..ir.names import NameGen
 
 _P = inspect.Parameter
 _ADAPTERS = weakref.WeakKeyDictionary()
+_LASTING = {}
 
 
 def has_var_params(sig) -> bool:
@@ -50,7 +51,10 @@ def wants_adapter(fn) -> bool:
 
 def adapter(fn, nargs: int, kwnames) -> "Adapter":
     key = (nargs, tuple(sorted(kwnames)))
-    per_fn = _ADAPTERS.setdefault(fn, {})
+    try:
+        per_fn = _ADAPTERS.setdefault(fn, {})
+    except TypeError:  # a builtin or numpy function (no weak references): it lives on
+        per_fn = _LASTING.setdefault(fn, {})
     hit = per_fn.get(key)
     if hit is None:
         hit = per_fn[key] = Adapter(fn, *key)
