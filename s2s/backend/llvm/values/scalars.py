@@ -345,7 +345,9 @@ def compare(L, op, a, c, t: T.Scalar):
         im = b.fcmp_ordered("==", b.extract_value(a, 1), b.extract_value(c, 1))
         eq = b.and_(re, im)
         return eq if op == "==" else b.not_(eq)
-    if t.dtype in ("i8", "b1"):
+    if t.dtype == "b1":  # an i1: True is 1 (a signed i1 would read it as -1)
+        return b.icmp_unsigned(op, a, c)
+    if t.dtype == "i8":
         return b.icmp_signed(op, a, c)
     return b.fcmp_unordered(op, a, c) if op == "!=" else b.fcmp_ordered(op, a, c)
 
@@ -374,7 +376,9 @@ def min_max(L, which, a, c, t, propagate_nan=False):
     ``a``), or numpy's ``minimum``/``maximum`` (nan wins) with ``propagate_nan``."""
     b = L.b
     op = "<" if which == "min" else ">"
-    if t.dtype in ("i8", "b1"):
+    if t.dtype == "b1":
+        return b.select(b.icmp_unsigned(op, c, a), c, a)
+    if t.dtype == "i8":
         return b.select(b.icmp_signed(op, c, a), c, a)
     pick = b.fcmp_ordered(op, c, a)
     if propagate_nan:
