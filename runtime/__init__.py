@@ -184,9 +184,13 @@ __all__ += ["extreme_ct", "extreme_tangent", "insert_index", "item_index", "list
             "field_tangent", "make_record", "record_fields", "record_like"]
 
 from . import custom_checks  # noqa: E402
+from .math_checks import (fmod_checked, gamma_checked, ldexp_checked,  # noqa: E402
+                          math_domain_checked, math_range_checked, pow_checked)
 from .custom_checks import check_bwd_output, check_fwd_output, check_jvp_output  # noqa: E402
 
 __all__ += ["check_bwd_output", "check_fwd_output", "check_jvp_output"]
+__all__ += ["fmod_checked", "gamma_checked", "ldexp_checked", "math_domain_checked",
+            "math_range_checked", "pow_checked"]
 
 from . import linalg  # noqa: E402
 from .linalg import (  # noqa: E402

@@ -33,7 +33,7 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..ir import nodes as ir
-from ..rules.registry import identity_primitives
+from ..rules.registry import identity_primitives, result_check
 from ..rules.special import ELEMENTWISE as SPECIAL_ELEMENTWISE
 from ..rules.special import MATH_ELEMENTWISE as SPECIAL_MATH
 from .table import defbatch
@@ -80,16 +80,22 @@ def aligned_operands(site, operands):
 
 
 def elementwise(site):
+    """An elementwise function of batched operands: numpy's for a ``math`` function, its
+    result checked for the errors ``math`` raises (the record's ``result_check``)."""
     call = site.call
     fn = _MATH_TO_NP.get(call.fn, call.fn)
+    check = result_check(call.fn)
     if call.fn is math.log and len(call.args) == 2:  # log(x, base) = log(x) / log(base)
         x, base = aligned_operands(site, list(call.args))
-        num = site.emit(ir.Call(np.log, (x,)))
-        den = site.emit(ir.Call(np.log, (base,)))
+        num = site.emit(ir.Call(check, (site.emit(ir.Call(np.log, (x,))), x)))
+        den = site.emit(ir.Call(check, (site.emit(ir.Call(np.log, (base,))), base)))
         return ir.Call(operator.truediv, (num, den))
     if call.fn is math.log:
         fn = np.log
-    return ir.Call(fn, tuple(aligned_operands(site, list(call.args))), call.kwargs)
+    args = tuple(aligned_operands(site, list(call.args)))
+    if check is None:
+        return ir.Call(fn, args, call.kwargs)
+    return ir.Call(check, (site.emit(ir.Call(fn, args, call.kwargs)), *args))
 
 
 def minmax(site):

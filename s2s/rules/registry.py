@@ -212,6 +212,9 @@ class Props:
     code_modes: Tuple[str, ...] = ("jvp", "vjp", "vmap", "jit")
     #: positions of the operands read only for their type and shape (``defshape_operands``)
     shape_operands: Tuple[int, ...] = ()
+    #: ``check(y, *args)`` raising what ``fn`` raises where numpy's elementwise function
+    #: returns inf/nan (``defresult_check``)
+    result_check: Optional[Callable] = None
 
 
 _PROPS: Dict[int, Props] = {}
@@ -268,6 +271,20 @@ def shape_operands(fn) -> Tuple[int, ...]:
     a callable with no record)."""
     hit = _PROPS.get(_key(fn))
     return hit.shape_operands if hit is not None and hit.fn is fn else ()
+
+
+def defresult_check(check, *fns):
+    """State that ``fns`` raise where the numpy function computing them elementwise
+    returns inf or nan, as ``check(y, *args)`` does for a result ``y`` (it returns ``y``
+    or raises): ``math.exp``'s ``OverflowError``, ``math.sqrt``'s ``ValueError``."""
+    for fn in fns:
+        _props(fn).result_check = check
+
+
+def result_check(fn) -> Optional[Callable]:
+    """The check of ``fn``'s results (``defresult_check``), or None."""
+    hit = _PROPS.get(_key(fn))
+    return hit.result_check if hit is not None and hit.fn is fn else None
 
 
 def definline(*fns, code=None, modes=("jvp", "vjp", "vmap", "jit")):

@@ -417,6 +417,7 @@ def test_elementwise_vjp_matches_finite_differences(case):
 TESTED_ELSEWHERE = {"s2s.rules.runtime_rules", "s2s.rules.runtime_rules_nonlinear",
                     "s2s.rules.index_writes",
                     "s2s.rules.custom_checks",  # tests/unit/test_rules_custom_checks.py
+                    "s2s.rules.math_checks",  # tests/batch/test_math_errors.py
                     "s2s.rules.containers",  # tests/unit/test_rules_containers.py
                     # tests/unit/test_rules_linalg.py, test_rules_fft.py
                     "s2s.rules.linalg", "s2s.rules.linalg_decomp", "s2s.rules.fft",

@@ -14,7 +14,7 @@ from llvmlite import ir as ll
 import s2s_runtime as rt
 
 
-from ....rules.registry import identity_primitives
+from ....rules.registry import identity_primitives, result_check
 from ..values import arrays as A
 from ..numerics import reductions as R
 from ..values import scalars as S
@@ -252,18 +252,14 @@ _NP_MATH = {np.sqrt: "sqrt", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.exp
             np.exp2: "exp2", np.cbrt: "cbrt", np.rint: "rint",
             rt.erf: "erf", rt.erfc: "erfc"}  # rt: what batched code calls for math.erf(c)
 _MATH_INT = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
-#: math functions whose infinite result from a finite argument is an overflow
-#: (``OverflowError``), not a pole (``ValueError``): CPython's ``can_overflow``
-_CAN_OVERFLOW = {math.exp, math.expm1, math.cosh, math.sinh, *([math.exp2] if hasattr(math, "exp2") else [])}
-_POLES_AT_NONPOSITIVE_INTEGERS = {math.gamma, math.lgamma}
-
-
 def python_math_errors(L, fn, x, y):
-    """Raise what CPython's ``math`` module raises for ``y = fn(x)`` (f8 values):
-    ``ValueError("math domain error")`` for a nan result of a number, and for an infinite
-    result of a finite number ``OverflowError("math range error")`` where that is an
-    overflow (``_CAN_OVERFLOW``; gamma/lgamma away from their poles), else
-    ``ValueError`` (a pole: ``log1p(-1)``, ``atanh(1)``, ``lgamma(0)``)."""
+    """Raise what CPython's ``math`` module raises for ``y = fn(x)`` (f8 values), as
+    ``fn``'s record states it (``rules.registry.result_check``, the checks of
+    ``s2s_runtime.math_checks``): ``ValueError("math domain error")`` for a nan result
+    of a number, and for an infinite result of a finite number
+    ``OverflowError("math range error")`` where that is an overflow
+    (``math_range_checked``; ``gamma_checked`` away from the poles), else ``ValueError``
+    (a pole: ``log1p(-1)``, ``atanh(1)``, ``lgamma(0)``)."""
     b = L.b
     inf = ll.Constant(T.F64, math.inf)
     is_nan = b.fcmp_unordered("uno", y, y)
@@ -272,12 +268,13 @@ def python_math_errors(L, fn, x, y):
     y_inf = b.fcmp_ordered("==", S.math1(L, "fabs", y, T.F64T), inf)
     x_finite = b.fcmp_ordered("<", S.math1(L, "fabs", x, T.F64T), inf)
     blown = b.and_(y_inf, x_finite)
-    if fn in _POLES_AT_NONPOSITIVE_INTEGERS:
+    check = result_check(fn)
+    if check is rt.gamma_checked:
         pole = b.and_(b.fcmp_ordered("<=", x, ll.Constant(T.F64, 0.0)),
                       b.fcmp_ordered("==", S.math1(L, "floor", x, T.F64T), x))
         L.check(b.and_(blown, pole), ValueError, "math domain error")
         L.check(blown, OverflowError, "math range error")
-    elif fn in _CAN_OVERFLOW:
+    elif check is rt.math_range_checked:
         L.check(blown, OverflowError, "math range error")
     else:
         L.check(blown, ValueError, "math domain error")
