@@ -29,6 +29,8 @@ import operator
 from dataclasses import replace
 from typing import Dict, List, Set
 
+import numpy as np
+
 import s2s_runtime as rt
 from s2s_runtime import build
 
@@ -211,11 +213,13 @@ class Forward:
         return out
 
     def inplace(self, s: ir.Assign, loc) -> List:
-        """``a += b`` (and ``-=``, ``*=``, ``/=``): the tangent is updated in place too, so
-        tangents share memory exactly like the arrays they follow (views see the update).
+        """``a += b`` (and ``-=``, ``*=``, ``/=``, ``**=``): the tangent is updated in place
+        too, so tangents share memory exactly like the arrays they follow (views see the
+        update).
 
-        d(a + b) = da + db;  d(a * b) = da * b + a * db;  d(a / b) = da / b - a db / b**2,
-        with the ``a`` terms computed before the primal statement changes ``a``.
+        d(a + b) = da + db;  d(a * b) = da * b + a * db;  d(a / b) = da / b - a db / b**2;
+        d(a ** b) = b a**(b-1) da + a**b log(a) db,
+        with the terms of the old ``a`` computed before the primal statement changes it.
         """
         v = s.value
         a, b = v.args
@@ -244,6 +248,23 @@ class Forward:
             if c is not None:
                 step = operator.iadd if plain is operator.mul else operator.isub
                 post.append(ir.Assign(da, ir.Call(step, (da, c)), loc))
+        elif plain is operator.pow:  # the rules of ``**`` (rules/arith.py), old a before
+            one, zero = ir.Const(1), ir.Const(0)
+            e1, e0, e, p, f = (self.temp() for _ in range(5))
+            pre += [ir.Assign(e1, ir.Call(operator.sub, (b, one)), loc),
+                    ir.Assign(e0, ir.Call(operator.eq, (b, zero)), loc),
+                    ir.Assign(e, ir.Call(operator.add, (e1, e0)), loc),
+                    ir.Assign(p, ir.Call(rt.power, (a, e)), loc),
+                    ir.Assign(f, ir.Call(operator.mul, (b, p)), loc)]
+            post.append(ir.Assign(da, ir.Call(operator.imul, (da, f)), loc))
+            if db is not None:  # + ans log(a) db (log taken as 0 where a == 0)
+                z, w, lg, c = (self.temp() for _ in range(4))
+                pre += [ir.Assign(z, ir.Call(operator.eq, (a, zero)), loc),
+                        ir.Assign(w, ir.Call(np.where, (z, ir.Const(1.0), a)), loc),
+                        ir.Assign(lg, ir.Call(np.log, (w,)), loc)]
+                post += [ir.Assign(c, ir.Call(operator.mul, (a, lg)), loc),
+                         ir.Assign(c, ir.Call(operator.imul, (c, db)), loc),
+                         ir.Assign(da, ir.Call(operator.iadd, (da, c)), loc)]
         else:
             raise unsupported("augmented assignment with this operator on a value that "
                               "carries a tangent", s.loc, "write 'x = x op y'")

@@ -52,6 +52,7 @@ from ..errors import unsupported
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from ..rules import lookup
+from ..rules.templates import vjp_reads_result
 from .common import expr_active, is_in
 from .aliases import ObjectStates
 from .inplace import VIEW_OPS
@@ -70,8 +71,8 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
     hold one array throughout (made once, by one statement outside every loop, written in
     place only, never copied; not a family of swapped buffers): a loop tape need not
     record them, restoring would give the same object."""
-    active = activity(body, set(wrt))
-    body, operators = _operators_as_writes(body, active, names)
+    body, operators = _operators_as_writes(body, activity(body, set(wrt)), names)
+    active = activity(body, set(wrt))  # with the operators' new values (``t = x * v``)
     writes = [s for s in ir.walk(body) if _is_write(s)]
     same_object: Set[str] = set()
     if not writes:
@@ -313,6 +314,9 @@ def _check_family(body, members, fam_writes, pos, active, replace_stmt, names) -
     for e in exposed.values():  # the writes stay in place; what the adjoint reads, a copy
         if any(pos.may_follow(e, w) and objects.may_write_exposed(w, e) for w in fam_writes):
             _snapshot(e, _adjoint_reads(e, handles, active), replace_stmt, names)
+    for r in _roots(body, members):  # a result the adjoint reads (exp: g * ans), written later
+        if _adjoint_reads_result(r, active) and any(pos.may_follow(r, w) for w in fam_writes):
+            _keep_result(r, replace_stmt, names)
 
 
 #: products whose adjoint reads an operand's values only for the other operand's cotangent
@@ -358,6 +362,30 @@ def _snapshot(s, exposed, replace_stmt, names) -> None:
                     kwargs=tuple((k, rename.get(a.name, a) if isinstance(a, ir.Var) else a)
                                  for k, a in s.value.kwargs))
     replace_stmt[id(s)] = snaps + [replace(s, value=value)]
+
+
+def _adjoint_reads_result(s, active) -> bool:
+    """Whether the adjoint of ``s`` may read the value ``s`` assigns (its template reads
+    ``ans``; a call without a rule's templates is assumed to)."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)) \
+            or s.target.name not in active or s.value.fn in _CONTAINERS:
+        return False
+    rule = lookup(s.value.fn)
+    if rule is not None and rule.nondiff:
+        return False
+    return rule is None or not rule.vjps or vjp_reads_result(rule)
+
+
+def _keep_result(r, replace_stmt, names) -> None:
+    """``r`` (``v = f(...)``, a new array the family writes into later) assigning its
+    result to a fresh name the adjoint reads, and ``v`` a copy of it (``rt.owned``),
+    which the writes change."""
+    stmts = replace_stmt.get(id(r), [r])
+    last = stmts[-1]
+    made = ir.Var(names.fresh(f"{last.target.name}_made"))
+    replace_stmt[id(r)] = stmts[:-1] + [replace(last, target=made),
+                                         ir.Assign(last.target, ir.Call(rt.owned, (made,)),
+                                                   last.loc)]
 
 
 def _value_uses(s):

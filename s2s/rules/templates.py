@@ -195,6 +195,18 @@ def is_zero_template(template) -> bool:
             and isinstance(body[1], ir.Return) and body[1].value == body[0].target)
 
 
+def vjp_reads_result(rule) -> bool:
+    """Whether a VJP template of ``rule`` reads ``ans``, the primal result (``exp``:
+    ``g * ans``), so that its adjoint needs the result's values as they were made."""
+    for template in rule.vjps:
+        if template is None:
+            continue
+        for s in template_ir(template).body:
+            if any(isinstance(a, ir.Var) and a.name == "ans" for a in ir.stmt_uses(s)):
+                return True
+    return False
+
+
 def _rename(atom, env):
     if isinstance(atom, ir.Var):
         return env.get(atom.name, atom)
