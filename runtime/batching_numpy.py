@@ -130,3 +130,46 @@ def batch_stand_in(x):
         v = np.asarray(v)
         return np.broadcast_to(np.zeros((), dtype=v.dtype), v.shape[1:])
     return tree_map(leaf, x)
+
+
+# -- scalar-only builtins and math functions, elementwise ------------------------------
+def batch_complex(real, imag):
+    """``complex(real, imag)`` of every example (numbers or arrays, broadcast together):
+    the complex128 numbers whose real part is ``real`` and imaginary part ``imag``,
+    exactly, as ``lax.complex`` (CPython sets the parts, no arithmetic: ``complex(1.0,
+    inf)`` is ``1+infj`` where ``1.0 + 1j * inf`` is ``nan+infj``, and a ``-0.0`` part
+    stays ``-0.0``).  Complex operands combine as Python's:
+    real part ``real.real - imag.imag``, imaginary part ``imag.real + real.imag``."""
+    real, imag = np.asarray(real), np.asarray(imag)
+    re, im = np.real(real), np.real(imag)
+    if np.iscomplexobj(imag):
+        re = re - np.imag(imag)
+    if np.iscomplexobj(real):
+        im = im + np.imag(real)
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, dtype=np.complex128)
+    out.real = re
+    out.imag = im
+    return out
+
+
+def batch_remainder(x, y):
+    """``math.remainder(x, y)`` of every example (elementwise over the broadcast float64
+    operands), as CPython computes it: the IEEE 754 remainder ``x - n y`` with ``n`` the
+    integer nearest ``x / y`` (ties to even), exact; from ``m = fmod(|x|, |y|)`` and
+    ``c = |y| - m``: ``m`` if ``m < c``, ``-c`` if ``m > c``, at a tie the one of the two
+    with an even quotient, signed as ``x``.  NaN for a NaN operand, ``x`` for an infinite
+    ``y``; ``ValueError("math domain error")`` where any example's ``y`` is 0 or ``x`` is
+    infinite (neither NaN), as a loop over the examples would raise."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    finite_x = np.isfinite(x)
+    if np.any((finite_x & (y == 0.0)) | (np.isinf(x) & (y == y))):
+        raise ValueError("math domain error")
+    ax = np.where(finite_x, np.abs(x), 0.0)  # (the other cases are chosen below)
+    ay = np.where(np.isfinite(y) & (y != 0.0), np.abs(y), 1.0)
+    m = np.fmod(ax, ay)
+    c = ay - m
+    tie = m - 2.0 * np.fmod(0.5 * (ax - m), ay)
+    r = np.copysign(1.0, x) * np.where(m < c, m, np.where(m > c, -c, tie))
+    return np.where(x != x, x, np.where(y != y, y, np.where(np.isinf(y), x, r)))

@@ -49,6 +49,8 @@ _MATH_TO_NP = {getattr(math, n): getattr(np, m) for n, m in (
     ("degrees", "degrees"), ("radians", "radians"), ("copysign", "copysign"),
     ("fmod", "fmod"), ("modf", "modf"), ("frexp", "frexp"), ("ldexp", "ldexp"),
     ("nextafter", "nextafter"))}
+# math.remainder (IEEE: the quotient rounded half to even) has no numpy ufunc: numpy Python
+_MATH_TO_NP[math.remainder] = rt.batch_remainder
 _MATH_TO_NP.update({getattr(math, n): getattr(np, n) for n in ("cbrt", "exp2")
                     if hasattr(math, n)})  # Python >= 3.11
 _MATH_TO_NP.update({builtins.float: np.float64, builtins.int: np.int64,
@@ -92,6 +94,11 @@ def elementwise(site):
         return ir.Call(operator.truediv, (num, den))
     if call.fn is math.log:
         fn = np.log
+    if call.fn is builtins.complex and len(call.args) + len(call.kwargs) == 2:
+        # complex(re, im) sets the parts, per example a number each: elementwise, exactly
+        # (rt.batch_complex, JAX's lax.complex; re + 1j * im would make NaNs of infinities)
+        parts = [site.arg("real"), site.arg("imag")]
+        return ir.Call(rt.batch_complex, tuple(aligned_operands(site, parts)))
     args = tuple(aligned_operands(site, list(call.args)))
     if check is None:
         return ir.Call(fn, args, call.kwargs)
@@ -162,7 +169,7 @@ ELEMENTWISE = set(map(id, [*_OPERATORS, *_MATH_TO_NP, math.log,
                            *[u for u in _ufuncs() if u.signature is None]]))
 defbatch(elementwise, *_OPERATORS, *_MATH_TO_NP, math.log,
          *[u for u in _ufuncs() if u.signature is None],
-         *[f for f in _UFUNC_EXTRA if f is not None])
+         *[f for f in _UFUNC_EXTRA if f is not None], rt.batch_complex)
 defbatch(gufunc, *_GUFUNCS)
 defbatch(minmax, builtins.min, builtins.max)
 

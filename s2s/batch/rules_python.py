@@ -12,10 +12,14 @@ attributes, ``isinstance``, iteration, ``sum``, containers and records.
   (a ``reversed`` that no loop reads) is the rows backwards.
 * ``sum(items, start)`` and ``x.item()``: per example (``rt.batch_sum_items``,
   ``rt.batch_item``); list ``append``/``extend`` and records keep batched leaves.
+* ``tuple(x)``, ``list(x)``: the items of each example, batched (``rt.batch_rows``: a
+  container's own items, an array's rows); ``math.fsum(items)`` once per example
+  (``per_example``: Python's exactly rounded sum and its errors, example by example).
 """
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -26,7 +30,7 @@ from s2s_runtime import build, containers, records
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 from .rules_core import aligned_operands, container, per_example_helper, same
-from .table import defbatch
+from .table import defbatch, per_example
 
 
 def inplace(site):
@@ -128,6 +132,39 @@ defbatch(same, rt.sequence)
 
 
 defbatch(per_example_helper(rt.batch_item, "x"), build.item)
+
+
+def sequence_of(site):
+    """``tuple(x)`` / ``list(x)`` of a batched ``x``: what iterating one example yields,
+    batched (``rt.batch_rows``: a list's or tuple's items, which are batched, or an
+    array's rows), collected in a tuple or list."""
+    call = site.call
+    if call.kwargs or len(call.args) != 1:
+        raise site.tr.error(f"{call.fn.__name__} with keyword arguments", site.loc)
+    return ir.Call(call.fn, (site.rt(rt.batch_rows, call.args[0], batched=True),))
+
+
+defbatch(sequence_of, builtins.tuple, builtins.list)
+defbatch(per_example, math.fsum)
+
+
+def sequence_cast(site):
+    """``seq_cast(items, like)`` / ``seq_cast_transpose(ct, items, like)`` (the derivatives
+    of ``tuple(x)``, ``list(x)``): per example they read their operands as sequences, so
+    batched they read the examples' rows (``rt.batch_rows``, every operand batched), and
+    a result stacked from rows (``like`` an array) has its axes swapped back."""
+    args = [a if site.b(a) else site.rt(rt.batch_lift, a, site.n, batched=True)
+            for a in site.call.args]
+    rows = [site.rt(rt.batch_rows, a, batched=True) for a in args]
+    out = site.emit(ir.Call(site.fn, tuple(rows)))
+    site.tr.batched.add(out.name)
+    return ir.Call(rt.batch_rows, (out,))
+
+
+defbatch(sequence_cast, rt.seq_cast, rt.seq_cast_transpose)
+# the derivatives of sum(items) and math.fsum(items): each item's own broadcasting,
+# example by example
+defbatch(per_example, rt.sum_builtin_vjp, rt.sum_builtin_jvp)
 defbatch(per_example_helper(rt.batch_sum_items, "iterable", "start"), builtins.sum)
 defbatch(same, build.astype, records.make_record)
 defbatch(container, containers.list_append, containers.list_extend, records.record_like)

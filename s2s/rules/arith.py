@@ -10,8 +10,8 @@ import operator
 
 import numpy as np
 
-from s2s_runtime import (broadcast_like, cast_jvp, cast_vjp, field_tangent, getattr_vjp,
-                         matmul_vjp_lhs, matmul_vjp_rhs, power, sum_builtin_jvp,
+from s2s_runtime import (batch_complex, broadcast_like, cast_jvp, cast_vjp, field_tangent,
+                         getattr_vjp, matmul_vjp_lhs, matmul_vjp_rhs, power, sum_builtin_jvp,
                          sum_builtin_vjp, unbroadcast)
 
 from .registry import defjvp, defnondiff, defvjp
@@ -105,6 +105,12 @@ defvjp(complex, lambda g, ans, real, imag=0.0: unbroadcast(g, real),
 # complex(re, im) = re + 1j im  (complex(t) keeps the tangent complex, like ans)
 defjvp(complex, lambda t, ans, real, imag=0.0: complex(t),
        lambda t, ans, real, imag=0.0: 1j * t)
+# batch_complex(re, im): complex(re, im) elementwise (vmap's form of it), the same maths;
+# each tangent made complex by batch_complex itself (exact, as ans's parts)
+defvjp(batch_complex, lambda g, ans, real, imag: unbroadcast(g, real),
+       lambda g, ans, real, imag: unbroadcast(1j * g, imag))
+defjvp(batch_complex, lambda t, ans, real, imag: broadcast_like(batch_complex(t, 0.0), ans),
+       lambda t, ans, real, imag: broadcast_like(batch_complex(0.0, t), ans))
 
 defnondiff(operator.floordiv, operator.lt, operator.le, operator.gt, operator.ge,
            operator.eq, operator.ne, operator.is_, operator.is_not, operator.not_,

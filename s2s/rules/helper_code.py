@@ -15,6 +15,9 @@ from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules
 from .registry import definline, defno_mode
 
 definline(jvps_arrays.max_jvp)
+# math.remainder of every example (vmap's form of it): its derivatives, its batching under
+# an outer vmap and its compilation come from the numpy functions it calls
+definline(batching_numpy.batch_remainder)
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
           batching_numpy.batch_solve, batching_numpy.batch_diag)
 definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_inplace)

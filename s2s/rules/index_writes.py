@@ -57,5 +57,5 @@ _IN_PLACE_OPS = tuple(getattr(operator, "i" + n) for n in (
     "lshift", "rshift", "concat"))
 defprops(operator.setitem, operator.delitem, index_set, batch_setitem, *_IN_PLACE_OPS,
          in_place=True)
-defprops(index_set, read_checked, sequence, make_tuple, make_list,
+defprops(index_set, read_checked, sequence, make_tuple, make_list, tuple, list,
          operator.iadd, operator.isub, operator.imul, operator.itruediv, aliases=True)

@@ -5,19 +5,14 @@ like a loop over the batch and compiles to the Python result).  The reason is wh
 the transform says."""
 
 NO_VMAP = {
-    'complex(x, y).real * complex(x, y).imag': 'TypeError: only 0-dimensional arrays can be conv',
     'np.extract(x > 0, x)': 'no batching rule',
     'np.full((2, 3), x)': 'a shape that differs per example (vmap cannot batch it)',
     'x[x > 0]': 'TypeError: olean mask that differs per example selects a different number of en',
     'x[x[:, 0] > 0]': 'TypeError: olean mask that differs per example selects a different number',
     # rows of the tables merged with the builtins, float-parts and scipy.special rules
-    'math.remainder(x, y)': 'BatchingError: vmap: no batching rule for math.remainder (called on a ',
-    'math.fsum([x, y, x * y])': 'BatchingError: vmap: no batching rule for math.fsum (called on a value',
-    'tuple([x, y])': 'BatchingError: vmap: no batching rule for tuple (called on a value tha',
 }
 
 NO_JIT = {
-    'complex(x, y).real * complex(x, y).imag': 'no lowering: complex(np.float64, np.float64)',
     'np.array_split(x, 3)': 'no lowering: np.array_split(f8[:], int)',
     'np.broadcast_arrays(x, y)': 'no lowering: np.broadcast_arrays(f8[:], f8[:, :])',
     'np.complex64(x)': 'no lowering: np.complex64(np.float64)',
@@ -34,10 +29,6 @@ NO_JIT = {
     'x.squeeze()': 'no lowering: np.squeeze(f8[:, :])',
     # rows of the tables merged with the builtins, float-parts and scipy.special rules
     'np.frexp(x)': 'UnsupportedSyntaxError: jit does not compile np.frexp(np.float64)',
-    'math.remainder(x, y)': 'UnsupportedSyntaxError: jit does not compile math.remainder(np.float64',
-    'math.fsum([x, y, x * y])': 'UnsupportedSyntaxError: jit does not compile math.fsum([np.float64, np',
-    'tuple([x, y])': 'UnsupportedSyntaxError: jit does not compile tuple([np.float64, np.flo',
-    "getattr(np.linalg.slogdet(x), 'logabsdet')": 'UnsupportedSyntaxError: jit does not compile getattr((np.float64, np.f',
     'rt.digamma(x)': 'UnsupportedSyntaxError: jit does not compile digamma(np.float64)',
     'rt.lgamma(x)': 'UnsupportedSyntaxError: jit does not compile lgamma(f8[:])',
     'rt.gamma(x)': 'UnsupportedSyntaxError: jit does not compile gamma(f8[:])',

@@ -27,7 +27,7 @@ import pytest
 
 import s2s.rules.registry as registry
 from s2s.rules import lookup  # importing s2s.rules registers every rule
-from s2s_runtime import broadcast_like, cast_jvp, power, sum_builtin_jvp
+from s2s_runtime import batch_complex, broadcast_like, cast_jvp, power, sum_builtin_jvp
 
 RNG = np.random.default_rng(7)
 MODULES = ("s2s.rules.arith", "s2s.rules.elementwise")
@@ -175,6 +175,7 @@ CASES += [
     (math.pow, (SC(0.5, 2), SC(-1, 1))), (math.hypot, (SC(-1, 1), SC(-1, 1))),
     (math.atan2, (SC(-1, 1), SC(0.5, 1))), (math.atan2, (SC(0.5, 1), SC(-1, -0.5))),
     (complex, (SC(-1, 1), SC(-1, 1))), (complex, (SC(-1, 1),)),
+    (batch_complex, (U(-1, 1, (3, 1)), U(-1, 1))),  # complex(re, im), elementwise
     (np.where, (U(-1, 1) > 0, U(-1, 1, (3, 1)), U(-1, 1))),
     (np.where, (U(-1, 1, (3, 4)) > 0, SC(-1, 1), U(-1, 1))),
     (np.where, (U(-1, 1) > 0, C((2, 4)), C(()))),

@@ -383,6 +383,7 @@ EW += [
     (math.log, (SC(0.5, 2), SC(2, 3)), {}), (math.pow, (SC(0.5, 2), SC(-1, 1)), {}),
     (math.hypot, (SC(-1, 1), SC(-1, 1)), {}), (math.atan2, (SC(-1, 1), SC(0.5, 1)), {}),
     (complex, (SC(-1, 1), SC(-1, 1)), {}),
+    (rt.batch_complex, (U(-1, 1, (3, 1)), U(-1, 1)), {}),  # complex(re, im), elementwise
     (np.where, (U(-1, 1) > 0, U(-1, 1, (3, 1)), U(-1, 1)), {}),
     (np.clip, (np.array([-2.0, 0.1, 0.5, 3.0]), np.array([-1.0, 0.0, 0.2, -1.0]),
                np.array([1.0, 1.0, 1.0, 2.0])), {}),

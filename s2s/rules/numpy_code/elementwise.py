@@ -1,6 +1,7 @@
 """Elementwise predicates and conversions (``np.isnan``, ``np.isfinite``, ``np.signbit``,
 ``np.deg2rad``, ``np.fmax``, ``np.sinc``, ``np.logaddexp2``, ``np.float_power``,
-``np.nan_to_num``, ``np.select``; ``math.isnan``, ``math.degrees``; ``round``, ``pow``;
+``np.nan_to_num``, ``np.select``; ``math.isnan``, ``math.degrees``, ``math.remainder``,
+``math.fsum``; ``round``, ``pow``;
 ``x.astype(dtype)``) as plain Python the jit compiles, each with numpy's (or Python's)
 formula, so values, dtype and shape are theirs: a number gives a number, an array an
 array of the same shape.  Written with operators, ``np.where``, ``np.abs`` and the math
@@ -158,6 +159,102 @@ def math_ldexp(x, i):
     if math.isinf(r) and math.isfinite(x):
         raise OverflowError("math range error")
     return r
+
+
+def math_remainder(x, y):
+    """``math.remainder``: the IEEE 754 remainder ``x - n y``, ``n`` the integer nearest
+    ``x / y`` (ties to even), exact, as CPython computes it: from ``m = fmod(|x|, |y|)``
+    and ``c = |y| - m``, ``m`` if ``m < c``, ``-c`` if ``m > c``, and at a tie the one of
+    the two whose quotient is even; signed as ``x``.  NaN for a NaN operand, ``x`` for an
+    infinite ``y``; ``ValueError("math domain error")`` for ``y == 0`` or an infinite
+    ``x``."""
+    a = float(x)
+    b = float(y)
+    if a != a:
+        return a
+    if b != b:
+        return b
+    if math.isinf(a) or b == 0.0:
+        raise ValueError("math domain error")
+    if math.isinf(b):
+        return a
+    ax = abs(a)
+    ay = abs(b)
+    m = math.fmod(ax, ay)
+    c = ay - m
+    if m < c:
+        r = m
+    elif m > c:
+        r = -c
+    else:
+        r = m - 2.0 * math.fmod(0.5 * (ax - m), ay)
+    return math.copysign(1.0, a) * r
+
+
+def math_fsum(iterable):
+    """``math.fsum``: the sum of the items (floats) correctly rounded, CPython's algorithm
+    (Shewchuk's): each item is added into a list of non-overlapping partial sums whose
+    exact sum is the exact sum so far (``hi = x + y``, ``lo = y - (hi - x)`` with
+    ``|x| >= |y|`` is exact), then the partials are added from the largest while that
+    stays exact, with a half-even correction from the next one.  An infinite or NaN item
+    makes the result the plain sum of those items (``ValueError("-inf + inf in fsum")``
+    for infinities of both signs); a sum of finite items that overflows is
+    ``OverflowError("intermediate overflow in fsum")``."""
+    partials = np.zeros(len(iterable) + 1)  # (never more partials than items)
+    n = 0
+    special = 0.0
+    inf_sum = 0.0
+    for k in range(len(iterable)):  # (the jit indexes a list display, it does not iterate it)
+        x = float(iterable[k])
+        xsave = x
+        i = 0
+        for j in range(n):
+            y = float(partials[j])
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo != 0.0:
+                partials[i] = lo
+                i += 1
+            x = hi
+        n = i
+        if x != 0.0:
+            if not math.isfinite(x):
+                if math.isfinite(xsave):
+                    raise OverflowError("intermediate overflow in fsum")
+                if math.isinf(xsave):
+                    inf_sum += xsave
+                special += xsave
+                n = 0
+            else:
+                partials[n] = x
+                n += 1
+    if special != 0.0:  # (true for NaN too)
+        if inf_sum != inf_sum:
+            raise ValueError("-inf + inf in fsum")
+        return special
+    total = 0.0
+    if n > 0:
+        n -= 1
+        total = float(partials[n])
+        lo = 0.0
+        while n > 0:
+            x = total
+            n -= 1
+            y = float(partials[n])
+            total = x + y
+            lo = y - (total - x)
+            if lo != 0.0:
+                break
+        # half-even rounding across partials: the next one says which side lo is on
+        if n > 0 and ((lo < 0.0 and partials[n - 1] < 0.0) or
+                      (lo > 0.0 and partials[n - 1] > 0.0)):
+            y = lo * 2.0
+            x = total + y
+            if y == x - total:
+                total = x
+    return total
 
 
 def math_ulp(x):
@@ -413,6 +510,9 @@ for _fn, _code in ((np.allclose, allclose), (np.isposinf, isposinf), (np.isnegin
 for _fn, _code in ((math.perm, math_perm), (math.comb, math_comb), (math.lcm, math_lcm),
                    (math.ldexp, math_ldexp)):
     definline(_fn, code=_code, modes=("jit",))
+# vmap batches math.remainder with rt.batch_remainder and math.fsum once per example
+definline(math.remainder, code=math_remainder, modes=("jit",))
+definline(math.fsum, code=math_fsum, modes=("jit",))
 # vmap batches these ufuncs elementwise
 for _fn, _code in ((np.gcd, gcd), (np.lcm, lcm), (np.spacing, spacing)):
     definline(_fn, code=_code, modes=("jit",))

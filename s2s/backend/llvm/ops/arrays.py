@@ -40,6 +40,65 @@ class MakeTuple:
 register(MakeTuple(), rt.make_tuple, rt.make_list)  # a list literal: read, never grown
 
 
+class TupleOf:
+    """``tuple(t)`` and ``list(t)`` of a tuple, namedtuple or list display
+    (``tuple([a, b])``, ``list((a, b))``): the same items, themselves (Python's new
+    tuple or list holds the operand's items, not copies), as a tuple or as a list
+    display (laid out as the tuple).  ``tuple()`` is the empty tuple, ``list()`` the
+    empty list that grows.  Of a list that grows, an array or an iterator (a length
+    known only at run time) it is not compiled: the call is refused naming it."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) > 1:
+            return None
+        if not types:
+            return T.Tuple(()) if fn is tuple else T.List(None)
+        t = types[0]
+        if not T.plain_tuple(t):
+            return None
+        if fn is tuple:
+            return T.Tuple(t.items)
+        if any(isinstance(i, T.Static) for i in t.items):  # (as make_list: no constants)
+            return None
+        return T.ListLiteral(t.items)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        if not vals:
+            return ll.Constant(rtype.llvm(), None)
+        return vals[0][0]
+
+
+register(TupleOf(), tuple, list)
+
+
+def _kind_of(like, items):
+    """A tuple of ``items`` of ``like``'s kind: a namedtuple of its class, a list display,
+    a tuple."""
+    if isinstance(like, T.NamedTuple):
+        return T.NamedTuple(tuple(items), like.cls)
+    return T.ListLiteral(tuple(items)) if isinstance(like, T.ListLiteral) else T.Tuple(tuple(items))
+
+
+class SeqCast:
+    """``seq_cast(items, like)`` (the derivative of ``tuple(x)``/``list(x)`` carried back
+    to ``x``) of a tuple ``items`` and a tuple or list display ``like`` of its length: the
+    items, in ``like``'s kind; ``seq_cast_transpose(ct, items, like)``: ``ct`` in
+    ``items``' kind.  (Lists that grow: ``derivs/lists.py``.)"""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != (2 if fn is rt.seq_cast else 3) or \
+                not all(T.plain_tuple(t) for t in types) or \
+                len({len(t.items) for t in types}) != 1:
+            return None
+        return _kind_of(types[1], types[0].items)  # (the kind is like's / items')
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+register(SeqCast(), rt.seq_cast, rt.seq_cast_transpose)
+
+
 class MakeNamedTuple:
     """``make_record(cls, fields)`` of a namedtuple class ``cls`` given every field: the
     tuple of the fields, typed as ``cls`` (``types.NamedTuple``)."""

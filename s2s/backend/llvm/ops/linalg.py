@@ -257,9 +257,15 @@ def _odd(L, swaps):
     return L.b.icmp_signed("==", L.b.and_(swaps, A.ONE), A.ONE)
 
 
+#: the class of numpy's ``slogdet`` result: the namedtuple ``SlogdetResult`` (numpy 2), whose
+#: fields ``sign`` and ``logabsdet`` compiled code reads by name too, or a plain tuple
+_SLOGDET = type(np.linalg.slogdet(np.eye(1)))
+
+
 class Det:
     """``det(a)`` and ``slogdet(a)`` of a matrix, or of a stack of them (``a.shape[:-2]``
-    results, each of its matrix as numpy computes it)."""
+    results, each of its matrix as numpy computes it); ``slogdet``'s is numpy's
+    ``(sign, logabsdet)`` namedtuple."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1 or _matrix(fn.__name__, types[0], loc, stacks=True) is None:
@@ -267,7 +273,9 @@ class Det:
         lead = types[0].ndim - 2
         st = T.Scalar(float_dtype(types[0]))
         one = st if lead == 0 else T.Array(st.dtype, lead)
-        return one if fn is np.linalg.det else T.Tuple((one, one))
+        if fn is np.linalg.det:
+            return one
+        return T.Tuple((one, one)) if _SLOGDET is tuple else T.NamedTuple((one, one), _SLOGDET)
 
     def lower(self, L, fn, vals, kw, rtype):
         (a, at), = vals
@@ -281,7 +289,7 @@ class Det:
         out_ts = [rtype] if fn is np.linalg.det else list(rtype.items)
         outs = [A.allocate(L, t, A.shape_list(L, a, at)[:at.ndim - 2]) for t in out_ts]
         st = out_ts[0].elem
-        one_t = st if fn is np.linalg.det else T.Tuple((st, st))
+        one_t = st if fn is np.linalg.det else T.tuple_like(rtype, (st, st))
 
         def body(idx, m, mt):
             value = self.one_matrix(L, fn, m, mt, one_t)

@@ -400,7 +400,10 @@ register(MinMax(), builtins.min, builtins.max)
 
 
 class Cast:
-    """``float(x)``, ``int(x)``, ``bool(x)``, ``complex(x)``, ``np.float64(x)``, ..."""
+    """``float(x)``, ``int(x)``, ``bool(x)``, ``complex(x)``, ``np.float64(x)``, ...;
+    ``complex(re, im)`` of two real numbers: the complex number with exactly those parts
+    (CPython sets them, no arithmetic: ``complex(inf, 1.0)`` is ``inf+1j``, ``-0.0``
+    stays); of a complex operand it is not compiled."""
 
     TARGET = {float: T.FLOAT, int: T.INT, bool: T.BOOL, complex: T.COMPLEX,
               np.float64: T.Scalar("f8"), np.float32: T.Scalar("f4"),
@@ -408,6 +411,9 @@ class Cast:
               np.complex128: T.Scalar("c16")}
 
     def type(self, fn, types, kw, loc):
+        if fn is complex and len(types) == 2 and not kw:
+            real = all(isinstance(t, T.Scalar) and t.dtype != "c16" for t in types)
+            return T.COMPLEX if real else None
         if kw or len(types) != 1 or not isinstance(types[0], T.Scalar):
             if fn in (np.float64, np.float32, np.int64, np.bool_) and len(types) == 1 \
                     and isinstance(types[0], T.Array) and not kw:
@@ -418,6 +424,9 @@ class Cast:
         return self.TARGET[fn]
 
     def lower(self, L, fn, vals, kw, rtype):
+        if len(vals) == 2:  # complex(re, im) of real numbers
+            re, im = (S.convert(L, v, t, T.F64T) for v, t in vals)
+            return S.make_complex(L.b, re, im)
         v, t = vals[0]
         if fn is int and t.dtype in ("f4", "f8"):  # Python's int(): nan, inf raise
             return S.int_of_float(L, v, t)
@@ -425,6 +434,31 @@ class Cast:
 
 
 register(Cast(), *Cast.TARGET)
+
+
+class ComplexOf:
+    """``rt.batch_complex(re, im)`` (what vmap makes of ``complex(re, im)``): elementwise
+    over the broadcast operands, the complex128 numbers with exactly those real and
+    imaginary parts (real operands; a complex one is not compiled)."""
+
+    def maps_elements(self, fn):
+        return True
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not all_numeric(types) or \
+                any(elem_type(t).dtype == "c16" for t in types):
+            return None
+        return lifted_type(types, T.Scalar("c16"))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        def scalar(values, types):
+            re, im = (S.convert(L, v, t, T.F64T) for v, t in zip(values, types))
+            return S.make_complex(L.b, re, im)
+
+        return map_elementwise(L, vals, rtype, scalar)
+
+
+register(ComplexOf(), rt.batch_complex)
 
 
 # -- other elementwise functions and operators -----------------------------------------------------
