@@ -1,12 +1,14 @@
 """``s2s_runtime.apply_linear(op, x, like, spec)`` -- the linear maps derivative templates
 apply by name (``"diff_T"``, ``"quantile"``...) -- as plain Python the jit compiles, for
 the maps compiled here: ``np.diff``'s and ``np.pad``'s (``pads.py``) and their
-transposes.  Other maps (the median's and quantiles', ``np.gradient``'s...) raise ``NotImplementedError``.  ``op`` is
+transposes, and ``np.broadcast_arrays``' transpose (``"bcast_T"``).  Other maps (the median's and quantiles', ``np.gradient``'s...) are refused when
+compiling, naming the map.  ``op`` is
 a constant: the jit keeps the one branch it names."""
 import numpy as np
 
 import s2s_runtime as rt
 
+from ...errors import UnsupportedSyntaxError
 from ..registry import definline
 from .pads import pad_linear, pad_transpose
 from .scans import diff_transpose
@@ -22,7 +24,36 @@ def apply_linear(op, x, like, spec=()):
         return pad_linear(x, like, spec[0], spec[1], spec[2])
     if op == "pad_T":
         return pad_transpose(x, like, spec[0], spec[1], spec[2])
-    raise NotImplementedError("s2s.jit: this linear map of a derivative (apply_linear)")
+    if op == "bcast_T":
+        return _bcast_transpose(x[spec[0]], like)
+    raise UnsupportedSyntaxError(f"jit does not compile the linear map '{op}' of a derivative "
+                                 f"(apply_linear)")
 
 
+def shapes_of(arrays):
+    """The shapes of a tuple of up to four arrays (``s2s_runtime.shapes_of``: the
+    outputs' shapes ``np.broadcast_arrays``' and ``np.meshgrid``'s derivatives pass)."""
+    n = len(arrays)
+    if n == 1:
+        return (np.shape(arrays[0]),)
+    if n == 2:
+        return (np.shape(arrays[0]), np.shape(arrays[1]))
+    if n == 3:
+        return (np.shape(arrays[0]), np.shape(arrays[1]), np.shape(arrays[2]))
+    if n == 4:
+        return (np.shape(arrays[0]), np.shape(arrays[1]), np.shape(arrays[2]),
+                np.shape(arrays[3]))
+    raise NotImplementedError("s2s.jit: the shapes of more than four arrays (shapes_of)")
+
+
+def _bcast_transpose(g, like):
+    """``np.broadcast_arrays``' cotangent of one input: its output's (zero for None)
+    summed back to the input's shape."""
+    if g is None:
+        return np.zeros(np.shape(like))
+    return rt.unbroadcast(g, like)
+
+
+definline(_bcast_transpose, modes=("jit",))
+definline(rt.shapes_of, code=shapes_of, modes=("jit",))
 definline(rt.apply_linear, code=apply_linear, modes=("jit",))

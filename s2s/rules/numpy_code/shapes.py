@@ -530,3 +530,33 @@ for _fn, _code in ((np.flatnonzero, flatnonzero), (np.argwhere, argwhere),
                    (np.extract, extract), (np.compress, compress), (np.delete, delete),
                    (np.insert, insert), (np.resize, resize)):
     definline(_fn, code=_code, modes=("jit",))
+
+
+def _broadcast(x, mask):
+    """``x`` broadcast to ``mask``'s shape: a new array of ``x``'s dtype."""
+    res = np.empty(np.shape(mask), dtype=np.asarray(x).dtype)
+    res[...] = x
+    return res
+
+
+def broadcast_arrays(x0, x1="absent", x2="absent", x3="absent", *, subok=False):
+    """Up to four arrays (or numbers) broadcast to their common shape, as a tuple of new
+    arrays of their own dtypes (numpy returns views: the values are the same); a
+    ``ValueError`` where the shapes do not broadcast.  (An argument not given is the
+    string ``"absent"``: its ``isinstance`` folds when compiling, where ``is None`` of an
+    array is a run-time test.)"""
+    if isinstance(x1, str):
+        return (np.copy(np.asarray(x0)),)
+    m01 = np.ones(np.shape(x0), dtype=np.bool_) & np.ones(np.shape(x1), dtype=np.bool_)
+    if isinstance(x2, str):
+        return (_broadcast(x0, m01), _broadcast(x1, m01))
+    m012 = m01 & np.ones(np.shape(x2), dtype=np.bool_)
+    if isinstance(x3, str):
+        return (_broadcast(x0, m012), _broadcast(x1, m012), _broadcast(x2, m012))
+    mask = m012 & np.ones(np.shape(x3), dtype=np.bool_)
+    return (_broadcast(x0, mask), _broadcast(x1, mask), _broadcast(x2, mask),
+            _broadcast(x3, mask))
+
+
+definline(np.broadcast_arrays, code=broadcast_arrays, modes=("jit",))
+definline(_broadcast, modes=("jit",))
