@@ -208,7 +208,8 @@ GRAD = [
     _fd_case("tile-long", lambda a: np.sum(np.tile(a * a, (2, 1, 2))[1] * np.tile(W34, (1, 2)))),
     _fd_case("tile-short", lambda a: np.sum(np.tile(a, (3,)) ** 3), T3),
     _fd_case("squeeze-0d", lambda a: np.squeeze(a) ** 3, Z),
-    _fd_case("pad-constant", lambda a: np.sum(np.pad(a, ((1, 2), (0, 3)), constant_values=3.0) ** 2)),
+    _fd_case("pad-constant",
+             lambda a: np.sum(np.pad(a, ((1, 2), (0, 3)), constant_values=3.0) ** 2)),
     _fd_case("broadcast_arrays", lambda a: np.sum(np.broadcast_arrays(a[:, :1], a[1], 2.0)[0] ** 3)
              + np.sum(np.sin(np.broadcast_arrays(a[:, :1], a[1], 2.0)[1]))),
     _fd_case("unstack", lambda a: np.sum(np.unstack(a)[1] ** 2)

@@ -1,6 +1,8 @@
 """Joining arrays (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``,
 ``np.column_stack``, ``np.dstack``) and splitting one (``np.split``, ``np.hsplit``,
-``np.vsplit``, ``np.dsplit``; for the jit also ``np.array_split`` and ``np.unstack``) as plain Python the jit compiles and vmap batches.  The arrays are a tuple or list of arrays of one dtype and rank.
+``np.vsplit``, ``np.dsplit``; for the jit only, ``np.array_split`` and ``np.unstack``) as
+plain Python the jit compiles and vmap batches.  The arrays are a tuple or list of arrays
+of one dtype and rank.
 (Their cotangents, a tuple of pieces, are a lowering: ``backend/llvm/derivs/pieces.py``.)"""
 import numpy as np
 

@@ -2,9 +2,9 @@
 apply by name (``"diff_T"``, ``"quantile"``...) -- as plain Python the jit compiles, for
 the maps compiled here: ``np.diff``'s and ``np.pad``'s (``pads.py``) and their
 transposes, and the transposes of ``np.broadcast_arrays``, ``np.unstack`` and
-``np.array_split`` (``"bcast_T"``, ``"unstack_T"``, ``"array_split_T"``).  Other maps (the median's and quantiles', ``np.gradient``'s...) are refused when
-compiling, naming the map.  ``op`` is
-a constant: the jit keeps the one branch it names."""
+``np.array_split`` (``"bcast_T"``, ``"unstack_T"``, ``"array_split_T"``).  Other maps
+(the median's and quantiles', ``np.gradient``'s...) are refused when compiling, naming
+the map.  ``op`` is a constant: the jit keeps the one branch it names."""
 import numpy as np
 
 import s2s_runtime as rt

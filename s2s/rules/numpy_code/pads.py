@@ -192,4 +192,5 @@ def pad_transpose(g, like, pad_width, mode="constant", reflect_type="even"):
 
 
 definline(np.pad, code=pad, modes=("jit",))
-definline(_pairs, _widths, _source, _compiled_mode, _check_mode, pad_linear, pad_transpose, modes=("jit",))
+definline(_pairs, _widths, _source, _compiled_mode, _check_mode, pad_linear, pad_transpose,
+          modes=("jit",))

@@ -1,8 +1,8 @@
 """Rearranging and masking (``np.flip``, ``np.fliplr``/``flipud``, ``np.rot90``, ``np.roll``,
 ``np.triu``/``tril``, ``np.squeeze``, ``np.diagonal``, ``np.take``,
-``np.take_along_axis``, ``np.tile``), filling (``np.identity``, ``np.full_like``,
-``np.meshgrid`` of two vectors), counting and rounding, as plain Python the jit
-compiles."""
+``np.take_along_axis``, ``np.tile``), broadcasting (``np.broadcast_to``,
+``np.broadcast_arrays``), filling (``np.identity``, ``np.full_like``, ``np.meshgrid`` of
+two vectors), counting and rounding, as plain Python the jit compiles."""
 import numpy as np
 
 import s2s_runtime as rt
