@@ -35,10 +35,12 @@ def test_the_check_can_fail():
 # --- the four modes of every primitive (``s2s rules``, ``s2s/cli/modes.py``) -------------------
 #: primitives missing a mode without a stated reason when this ratchet was set; it may only
 #: go down (close a gap, or state in the record why the mode does not exist)
-GAPS_AT_MOST = 337  # 345 before vmap batched tuple/list, complex(re, im) (rt.batch_complex),
+GAPS_AT_MOST = 332  # 340 before vmap batched tuple/list, complex(re, im) (rt.batch_complex),
 # math.remainder (rt.batch_remainder, read as code), math.fsum and the derivative helpers
 # seq_cast, seq_cast_transpose, sum_builtin_vjp/jvp, and the jit compiled tuple/list of a
-# display and complex(re, im); 349 before the jit read math.ldexp/ulp/lcm and np.isreal/iscomplex as
+# display and complex(re, im); 345 before the jit read np.pad, np.broadcast_arrays, np.unstack,
+# np.array_split and rt.shapes_of as code (rules/numpy_code/pads.py, shapes.py, joins.py,
+# linear.py); 349 before the jit read math.ldexp/ulp/lcm and np.isreal/iscomplex as
 # code; 355 before the jit read scipy.special's erf, erfc, expit, logit, xlogy and xlog1py
 # as code (rules/numpy_code/special.py); 362 before the jit read np.linalg's array-API
 # names as their numpy namesakes (rules/numpy_code/array_api.py); 377 before vmap batched

@@ -37,12 +37,18 @@ def _close(got, want):
 
 
 def _open(listed, run):
-    """A listed gap: it must still fail with an s2s error (a closed gap leaves the list)."""
+    """A listed gap: it must still fail with an s2s error (a closed gap leaves the list);
+    a ``NotImplementedError`` counts where s2s raised it (its message says ``s2s``: a
+    refusal that depends on run-time lengths)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             run()
         except (S2SError, TypeError, ValueError) as e:
+            return e
+        except NotImplementedError as e:
+            if not str(e).startswith("s2s"):
+                raise
             return e
     pytest.fail(f"listed as open ({listed}) but it works now: take it off the list")
 

@@ -28,9 +28,9 @@ Modules: ``elementwise`` (predicates, conversions, ``astype``), ``norms`` (vecto
 ``order`` (sorting, extrema, searching), ``shapes`` (flips, rolls, triangles,
 rounding, taking), ``joins`` (concatenating, stacking, splitting), ``products`` (tensor
 products, inner products, matrix powers), ``linear`` (linear maps of derivatives),
-``array_api`` (``np.linalg``'s array-API names as their numpy namesakes), ``special``
-(``scipy.special``'s elementwise functions).
+``pads`` (``np.pad``), ``array_api`` (``np.linalg``'s array-API names as their numpy
+namesakes), ``special`` (``scipy.special``'s elementwise functions).
 """
 # each module registers its functions
-from . import (array_api, elementwise, joins, linear, norms, order, products, rows,  # noqa: F401
-               scans, sequences, series, shapes, special, statistics)
+from . import (array_api, elementwise, joins, linear, norms, order, pads, products,  # noqa: F401
+               rows, scans, sequences, series, shapes, special, statistics)

@@ -1,6 +1,8 @@
 """Joining arrays (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``,
 ``np.column_stack``, ``np.dstack``) and splitting one (``np.split``, ``np.hsplit``,
-``np.vsplit``, ``np.dsplit``) as plain Python the jit compiles and vmap batches.  The arrays are a tuple or list of arrays of one dtype and rank.
+``np.vsplit``, ``np.dsplit``; for the jit only, ``np.array_split`` and ``np.unstack``) as
+plain Python the jit compiles and vmap batches.  The arrays are a tuple or list of arrays
+of one dtype and rank.
 (Their cotangents, a tuple of pieces, are a lowering: ``backend/llvm/derivs/pieces.py``.)"""
 import numpy as np
 
@@ -127,6 +129,44 @@ def split(ary, indices_or_sections, axis=0):
     return parts
 
 
+def array_split(ary, indices_or_sections, axis=0):
+    """``ary`` cut along ``axis`` into ``indices_or_sections`` parts of equal length (an
+    integer; numpy's ``ValueError`` for fewer than one) or at the given indices (a tuple
+    or list of integers: ``np.split``), as a list of views.  A compiled list holds arrays
+    of one shape, so an integer that does not divide the length (numpy makes the first
+    ``n % sections`` parts one longer) raises ``NotImplementedError``."""
+    if not isinstance(indices_or_sections, (int, np.integer)):
+        return np.split(ary, indices_or_sections, axis)
+    if axis < -np.ndim(ary) or axis >= np.ndim(ary):
+        raise IndexError("tuple index out of range")
+    moved = np.moveaxis(ary, axis, 0)
+    n = moved.shape[0]
+    if indices_or_sections <= 0:
+        raise ValueError("number sections must be larger than 0.")
+    if n % indices_or_sections:
+        raise NotImplementedError("s2s.jit: np.array_split into parts of unequal lengths (a "
+                                  "compiled list holds arrays of one shape)")
+    size = n // indices_or_sections
+    parts = []
+    for k in range(indices_or_sections):
+        parts.append(np.moveaxis(moved[k * size:(k + 1) * size], 0, axis))
+    return parts
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, in order, as new arrays (numpy's ``ValueError``
+    for a number, its ``AxisError`` for an axis out of range).  numpy returns a tuple; the
+    jit returns a list of them: their number is ``x``'s length along ``axis``, known only
+    at run time, and a compiled tuple's length is part of its type."""
+    if np.ndim(x) == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    moved = np.moveaxis(x, axis, 0)  # numpy's AxisError for an axis out of range
+    parts = []
+    for k in range(moved.shape[0]):
+        parts.append(np.copy(moved[k]))
+    return parts
+
+
 def hsplit(ary, indices_or_sections):
     """``np.split`` along the second axis (the first of a 1-D array)."""
     if np.ndim(ary) == 0:
@@ -166,3 +206,7 @@ if hasattr(np, "row_stack"):  # numpy < 2.4: an alias of vstack
 definline(_joined, _joined_flat, modes=("jit", "vmap"))
 for _fn, _code in ((np.hsplit, hsplit), (np.vsplit, vsplit), (np.dsplit, dsplit)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+# the jit only: vmap batches them with rules of their own
+definline(np.array_split, code=array_split, modes=("jit",))
+if hasattr(np, "unstack"):  # numpy >= 2.1
+    definline(np.unstack, code=unstack, modes=("jit",))

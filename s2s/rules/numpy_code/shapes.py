@@ -1,8 +1,8 @@
 """Rearranging and masking (``np.flip``, ``np.fliplr``/``flipud``, ``np.rot90``, ``np.roll``,
 ``np.triu``/``tril``, ``np.squeeze``, ``np.diagonal``, ``np.take``,
-``np.take_along_axis``, ``np.tile``), filling (``np.identity``, ``np.full_like``,
-``np.meshgrid`` of two vectors), counting and rounding, as plain Python the jit
-compiles."""
+``np.take_along_axis``, ``np.tile``), broadcasting (``np.broadcast_to``,
+``np.broadcast_arrays``), filling (``np.identity``, ``np.full_like``, ``np.meshgrid`` of
+two vectors), counting and rounding, as plain Python the jit compiles."""
 import numpy as np
 
 import s2s_runtime as rt
@@ -162,11 +162,18 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def squeeze(a, axis=None):
-    """``a`` without its length-1 axis ``axis`` (an int: the result's rank must be known
-    when compiling, so ``axis=None`` is not compiled)."""
+    """``a`` without its length-1 axis ``axis`` (an int).  The jit types an array by its
+    dtype and number of dimensions, not its lengths, so ``axis=None`` (drop every axis of
+    length 1: a rank that depends on the lengths) compiles only for a 0-d ``a`` (itself);
+    for an array with axes it is refused when compiling, with a message saying to pass
+    ``axis=``."""
     if axis is None:
-        raise UnsupportedSyntaxError("jit does not compile np.squeeze without axis= (the "
-                                     "result's number of dimensions depends on the shape)")
+        if np.ndim(a) == 0:
+            return a
+        raise UnsupportedSyntaxError("jit does not compile np.squeeze (or .squeeze()) without "
+                                     "axis= of an array with axes: which axes have length 1, "
+                                     "and so the result's number of dimensions, is known only "
+                                     "at run time; pass axis= (the axis of length 1 to drop)")
     moved = np.moveaxis(a, axis, 0)  # numpy's AxisError for an axis out of range
     if moved.shape[0] != 1:
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
@@ -206,10 +213,38 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     return np.moveaxis(np.moveaxis(a, axis, 0)[indices], 0, axis)
 
 
+def _tiled(A, reps):
+    """``np.tile(A, reps)`` for a tuple of integers ``reps``: ``A`` given leading axes of
+    length 1 up to ``len(reps)`` axes (``reps`` leading 1s up to ``A``'s rank), then each
+    axis in turn repeated ``reps[k]`` times -- on axis 0, which is then moved last, so
+    after every axis the order is ``A``'s again."""
+    d = max(np.ndim(A), len(reps))
+    x = np.reshape(A, (1,) * (d - np.ndim(A)) + np.shape(A))
+    r = (1,) * (d - len(reps)) + reps
+    if d == 0:
+        return np.copy(x)
+    for k in range(d):
+        n = r[k]
+        if n < 0:
+            raise ValueError("negative dimensions are not allowed")
+        m = x.shape[0]
+        res = np.empty((m * n,) + x.shape[1:], dtype=x.dtype)
+        for t in range(n):
+            res[t * m:(t + 1) * m] = x
+        x = np.moveaxis(res, 0, -1)
+    return np.copy(x)
+
+
 def tile(A, reps):
-    """``A`` repeated ``reps`` times along its last axis (``reps`` an integer)."""
+    """``A`` repeated ``reps`` times: along its last axis for an integer ``reps``, along
+    each axis for a tuple of integers (the shorter of ``A``'s shape and ``reps`` padded
+    with leading 1s, as numpy does); a copy of ``A``'s dtype."""
+    if isinstance(reps, tuple):
+        return _tiled(A, reps)
     x = np.atleast_1d(A)
     n = x.shape[-1]
+    if reps < 0:
+        raise ValueError("negative dimensions are not allowed")
     flat = x.reshape(-1, n)
     res = np.empty((flat.shape[0], n * reps), dtype=x.dtype)
     for j in range(flat.shape[0]):
@@ -440,8 +475,29 @@ def asfortranarray(a, dtype=None, *, like=None):
     return x
 
 
+def _tiled_vjp(g, a, reps):
+    """``a_bar`` of ``np.tile(a, reps)`` for a tuple ``reps``: ``g``'s tiles summed, one
+    axis at a time in ``_tiled``'s order (each summed on axis 0, then moved last)."""
+    d = max(np.ndim(a), len(reps))
+    shape = (1,) * (d - np.ndim(a)) + np.shape(a)
+    r = (1,) * (d - len(reps)) + reps
+    x = np.asarray(g) * 1.0
+    if d == 0:
+        return np.reshape(x, np.shape(a))
+    for k in range(d):
+        m = shape[k]
+        res = np.zeros((m,) + x.shape[1:])
+        for t in range(r[k]):
+            res += x[t * m:(t + 1) * m]
+        x = np.moveaxis(res, 0, -1)
+    return np.reshape(x, np.shape(a))
+
+
 def tile_vjp(g, a, reps):
-    """``a_bar``: the sum of ``g``'s ``reps`` tiles (``reps`` an integer)."""
+    """``a_bar``: the sum of ``g``'s ``reps`` tiles (``reps`` an integer or a tuple of
+    them)."""
+    if isinstance(reps, tuple):
+        return _tiled_vjp(g, a, reps)
     x = np.atleast_1d(a)
     n = x.shape[-1]
     tiles = np.reshape(g, (x.size // n if n > 0 else 0, reps, n))
@@ -467,9 +523,40 @@ for _fn, _code in ((np.ascontiguousarray, ascontiguousarray),
                    (np.asfortranarray, asfortranarray)):
     definline(_fn, code=_code, modes=("vmap",))
 definline(_band, modes=("jit", "vmap"))
+definline(_tiled, _tiled_vjp, modes=("jit",))
 definline(build.flatten, code=flatten, modes=("jit",))  # vmap batches it as np.ravel
 # the number of elements they return depends on values: the jit only
 for _fn, _code in ((np.flatnonzero, flatnonzero), (np.argwhere, argwhere),
                    (np.extract, extract), (np.compress, compress), (np.delete, delete),
                    (np.insert, insert), (np.resize, resize)):
     definline(_fn, code=_code, modes=("jit",))
+
+
+def _broadcast(x, mask):
+    """``x`` broadcast to ``mask``'s shape: a new array of ``x``'s dtype."""
+    res = np.empty(np.shape(mask), dtype=np.asarray(x).dtype)
+    res[...] = x
+    return res
+
+
+def broadcast_arrays(x0, x1="absent", x2="absent", x3="absent", *, subok=False):
+    """Up to four arrays (or numbers) broadcast to their common shape, as a tuple of new
+    arrays of their own dtypes (numpy returns views: the values are the same); a
+    ``ValueError`` where the shapes do not broadcast.  (An argument not given is the
+    string ``"absent"``: its ``isinstance`` folds when compiling, where ``is None`` of an
+    array is a run-time test.)"""
+    if isinstance(x1, str):
+        return (np.copy(np.asarray(x0)),)
+    m01 = np.ones(np.shape(x0), dtype=np.bool_) & np.ones(np.shape(x1), dtype=np.bool_)
+    if isinstance(x2, str):
+        return (_broadcast(x0, m01), _broadcast(x1, m01))
+    m012 = m01 & np.ones(np.shape(x2), dtype=np.bool_)
+    if isinstance(x3, str):
+        return (_broadcast(x0, m012), _broadcast(x1, m012), _broadcast(x2, m012))
+    mask = m012 & np.ones(np.shape(x3), dtype=np.bool_)
+    return (_broadcast(x0, mask), _broadcast(x1, mask), _broadcast(x2, mask),
+            _broadcast(x3, mask))
+
+
+definline(np.broadcast_arrays, code=broadcast_arrays, modes=("jit",))
+definline(_broadcast, modes=("jit",))

@@ -239,13 +239,16 @@ register(MakeSlice(), slice)
 
 class Shape:
     """``np.shape``/``np.size``/``np.ndim`` of an array or a number (``()``, 1, 0), ``len``
-    of an array, a tuple or a range; ``np.ndim`` is a compile-time int (``types.Static``)."""
+    of an array, a tuple or a range; ``np.ndim`` and ``len`` of a tuple are compile-time
+    ints (``types.Static``: a tuple's length is part of its type)."""
 
     def type(self, fn, types, kw, loc):
         if not kw and len(types) == 1 and isinstance(types[0], T.Scalar) and fn is not len:
             return T.Tuple(()) if fn is np.shape else T.INT if fn is np.size else T.Static(0)
         if kw or len(types) != 1 or not isinstance(types[0], T.Array):
-            if fn is len and len(types) == 1 and isinstance(types[0], (T.Tuple, T.Range)):
+            if fn is len and len(types) == 1 and isinstance(types[0], T.Tuple):
+                return T.Static(len(types[0].items))
+            if fn is len and len(types) == 1 and isinstance(types[0], T.Range):
                 return T.INT
             return None
         t = types[0]

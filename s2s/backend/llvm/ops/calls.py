@@ -142,7 +142,7 @@ _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.n
              operator.contains, operator.getitem, operator.add, operator.mod, len, str,
              operator.lt, operator.le, operator.gt, operator.ge, operator.truth,
              operator.sub, operator.mul, operator.floordiv, operator.neg, operator.and_,
-             operator.or_, range, tuple, rt.seq_repeat, rt.rollaxis_destination,
+             operator.or_, range, tuple, max, min, rt.seq_repeat, rt.rollaxis_destination,
              np.issubdtype}
 
 

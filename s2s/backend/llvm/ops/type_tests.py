@@ -39,6 +39,8 @@ def python_types(t):
     """The Python types a value of backend type ``t`` may have, or None if not known."""
     if isinstance(t, T.NoneType):
         return (type(None),)
+    if isinstance(t, T.Static):  # a compile-time constant (a string, a flag, an int...)
+        return (type(t.value),)
     if isinstance(t, T.Scalar):  # a weak number is a Python one (``Scalar.python``)
         kinds = _SCALAR_TYPES.get(t.dtype)
         return kinds[:1] if t.weak and kinds and len(kinds) == 2 else kinds
