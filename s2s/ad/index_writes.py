@@ -25,7 +25,9 @@ through:
   loops it sits in.  When the adjoint of a statement needs the values of a
   whole state (``y * w`` reads ``y``) and a later write may go into the object
   it read, that statement reads a snapshot (``rt.owned``) taken right before
-  it: one copy per such read, never one per write.  (Past ``aliases.CAP``
+  it: one copy per such read, never one per write.  A new array whose adjoint
+  reads the result itself (``v = np.exp(x)``: ``g * ans``) and that is written
+  later keeps that result under its own name; the writes go into a copy.  (Past ``aliases.CAP``
   ways of holding the arrays the analysis gives up, and those writes copy
   first, ``index_updated``, as a last resort.)
 
