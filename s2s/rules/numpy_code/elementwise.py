@@ -162,33 +162,10 @@ def math_ldexp(x, i):
 
 
 def math_remainder(x, y):
-    """``math.remainder``: the IEEE 754 remainder ``x - n y``, ``n`` the integer nearest
-    ``x / y`` (ties to even), exact, as CPython computes it: from ``m = fmod(|x|, |y|)``
-    and ``c = |y| - m``, ``m`` if ``m < c``, ``-c`` if ``m > c``, and at a tie the one of
-    the two whose quotient is even; signed as ``x``.  NaN for a NaN operand, ``x`` for an
-    infinite ``y``; ``ValueError("math domain error")`` for ``y == 0`` or an infinite
-    ``x``."""
-    a = float(x)
-    b = float(y)
-    if a != a:
-        return a
-    if b != b:
-        return b
-    if math.isinf(a) or b == 0.0:
-        raise ValueError("math domain error")
-    if math.isinf(b):
-        return a
-    ax = abs(a)
-    ay = abs(b)
-    m = math.fmod(ax, ay)
-    c = ay - m
-    if m < c:
-        r = m
-    elif m > c:
-        r = -c
-    else:
-        r = m - 2.0 * math.fmod(0.5 * (ax - m), ay)
-    return math.copysign(1.0, a) * r
+    """``math.remainder`` of two numbers: the IEEE 754 remainder, as a float, by the
+    elementwise algorithm vmap uses (``rt.batch_remainder``: CPython's, its errors
+    included)."""
+    return float(rt.batch_remainder(x, y))
 
 
 def math_fsum(iterable):
