@@ -25,11 +25,12 @@ from ..typing import types as T
 from .engine import triple_and_layout
 from ..lower.function import FunctionLowering
 from ..passes.writes import written_params
+from ..ops import host_calls
 from ..ops.messages import KEEP_SYMBOL
 from ..ops.printing import CALLBACK_SYMBOL
 
 #: the symbols of the Python functions compiled code may call (ctypes callbacks)
-PYTHON_CALLBACKS = (CALLBACK_SYMBOL, KEEP_SYMBOL)
+PYTHON_CALLBACKS = (CALLBACK_SYMBOL, KEEP_SYMBOL) + host_calls.SYMBOLS
 
 #: offsets in a PyArrayObject (numpy >= 1.7, numpy 2): data, nd, dimensions, strides
 ARRAY_DATA, ARRAY_DIMS, ARRAY_STRIDES, ARRAY_FLAGS = 16, 32, 40, 64
@@ -113,7 +114,7 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
             b.ret(ll.Constant(T.I32, 1))
     b.ret(b.call(kernel.fn, [entry.args[0]] + values))
     fast = None
-    # a kernel that calls back into Python (print, long messages) may hand the GIL to
+    # a kernel that calls back into Python (print, long messages, numpy) may hand the GIL to
     # another thread mid-call: it runs under the Caller's lock, so not from a fast entry
     calls_python = any(symbol in module.globals for symbol in PYTHON_CALLBACKS)
     if fastcall.eligible(param_types, kernel.return_type) and not calls_python:

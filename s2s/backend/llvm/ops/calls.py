@@ -143,7 +143,7 @@ _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.n
              operator.lt, operator.le, operator.gt, operator.ge, operator.truth,
              operator.sub, operator.mul, operator.floordiv, operator.neg, operator.and_,
              operator.or_, range, tuple, max, min, rt.seq_repeat, rt.rollaxis_destination,
-             np.issubdtype}
+             np.issubdtype, rt.cond_ord, rt.swapped_norm}
 
 
 def _folded(fn, args, kwargs):
@@ -373,7 +373,7 @@ def exception_instance(fn, args, loc):
 
 # the handlers register themselves in TABLE
 from .fused import ElementwiseShape, ElementwiseTree  # noqa: E402
-from . import numbers, arrays, bitwise, build, einsum, linalg, messages, norm, printing, type_tests  # noqa: E402,F401
+from . import numbers, arrays, bitwise, build, einsum, host_calls, linalg, messages, norm, printing, type_tests  # noqa: E402,F401
 from ..batching import axes, lanes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers
 from ..derivs import pieces  # noqa: E402,F401  cotangents of joined arrays
