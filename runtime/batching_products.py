@@ -112,18 +112,29 @@ def _einsum2(spec, a, b):
     return contract(spec, a, b)
 
 
+def _bilinear_to(subs, p, q, like):
+    """``np.einsum(subs, p, q)`` where the output may name letters neither operand has (a
+    letter of one operand of a product alone, summed there): the derivative is the same
+    all along such a letter, so it is contracted to the other letters and broadcast along
+    it to ``like``'s length on that axis (``like`` has the output's subscripts)."""
+    ins, out = subs.split("->")
+    have = set(ins) - {","}
+    kept = "".join(c for c in out if c in have)
+    r = _einsum2(f"{ins}->{kept}", p, q)
+    if kept == out:
+        return r
+    r = np.expand_dims(r, tuple(k for k, c in enumerate(out) if c not in have))
+    shape = [np.shape(like)[k] if c not in have else r.shape[k] for k, c in enumerate(out)]
+    return np.broadcast_to(r, shape)
+
+
 def batch_contract_vjp(spec, which, g, a, b):
     """Cotangent of operand ``which`` of ``batch_contract(spec, a, b)`` for the result's
     cotangent ``g``: ``g`` contracted with the other operand back to the operand's
     subscripts (the transpose of a bilinear form); the batch letter is summed away for
     an operand the same for every example, broadcast stacked axes are summed back."""
-    ins, so = spec.split("->")
-    sa, sb = ins.split(",")
-    if which == 0:
-        out = _einsum2(f"{so},{sb}->{sa}", g, b)
-    else:
-        out = _einsum2(f"{sa},{so}->{sb}", a, g)
-    return _fit(out, a if which == 0 else b)
+    subs, (_, p), (_, q), x = _vjp_operands(spec, which, g, a, b)
+    return _fit(_bilinear_to(subs, p, q, x), x)
 
 
 def batch_bilinear_vjp(kind, which, g, a, b, g_batched, a_batched, b_batched, axes=None):
@@ -212,9 +223,9 @@ def batch_contract_vjp_jvp(t, spec, which, g, a, b, wrt):
     ``t`` in that argument's place; zero for an argument it reads only for its shape)."""
     subs, (np_, p), (nq, q), target = _vjp_operands(spec, which, g, a, b)
     if wrt == np_:
-        return _fit(_einsum2(subs, t, q), target)
+        return _fit(_bilinear_to(subs, t, q, target), target)
     if wrt == nq:
-        return _fit(_einsum2(subs, p, t), target)
+        return _fit(_bilinear_to(subs, p, t, target), target)
     return np.zeros(np.shape(target))
 
 

@@ -82,7 +82,7 @@ defbatch(view_all("g", "x"), rt.astype_vjp)
 defbatch(view_all("t", "ans"), rt.tangent_as, rt.astype_jvp, rt.cast_jvp)
 defbatch(axis_rule(arrays=("t", "a"), none="keep", default=-1), rt.sort_jvp)
 defbatch(axis_rule(arrays=("g", "a"), none="keep", axis_param="axis1", more_axes=("axis2",),
-                   default=0), rt.trace_vjp)
+                   default=0, axes_of="a"), rt.trace_vjp)  # (the axes are a's: g lacks two)
 defbatch(axis_rule(arrays=("g", "ans", "a", "weights"), axes_of="a"), rt.average_vjp)
 defbatch(axis_rule(arrays=("t", "ans", "a", "weights"), axes_of="a"), rt.average_jvp)
 
@@ -165,3 +165,14 @@ def array_vjp(site):
 
 defbatch(array_jvp, rt.array_jvp)
 defbatch(array_vjp, rt.array_vjp)
+
+
+# -- derivative helpers with no batched form yet: once per example (``rt.batch_loop``) ----
+# (the linear-algebra rules' masks and shape helpers, the stacking VJPs, and the
+# second-order helpers of products and norms); ``eye_like`` reads only the last axis of
+# its operand, which the batch (in front) leaves alone: the same identity for every example
+defbatch(per_example, rt.diag_vjp, rt.vstack_vjp, rt.hstack_vjp, rt.degenerate_nan,
+         rt.strict_lower_mask, rt.nonempty_or_zeros, rt.nonempty_or_zeros_t, rt.prod_hvp,
+         rt.cumprod_hvp, rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx,
+         np.linalg.lstsq)
+defbatch(lambda site: site.call, rt.eye_like, unbatched_result=True)

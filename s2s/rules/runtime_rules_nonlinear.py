@@ -5,6 +5,8 @@ products' ``dot_vjp``/``inner_vjp``/``tensordot_vjp``, ``linspace_vjp``,
 rules, and the conventions (role parameters, zero templates for shape-only
 arguments): ``runtime_rules.py``, which imports this module.
 """
+import numpy as np
+
 from s2s_runtime import unbroadcast, zeros_like
 from s2s_runtime import (average_vjp, average_vjp_jvp, average_vjp_transpose, average_vjp_vjp,
                          cumprod_hvp, cumprod_jvp, cumprod_vjp, dot_vjp, dot_vjp_jvp,
@@ -35,6 +37,23 @@ defjvp(prod_vjp,
        prod_vjp(tan, a, axis, keepdims, where),
        lambda tan, out, g, a, axis=None, keepdims=False, where=True:
        prod_hvp(g, a, tan, axis, keepdims, where))
+# prod_jvp(t, ans, a) = sum_i t_i prod_{j != i} a_j over the reduced axes: linear in t (its
+#   transpose is prod_vjp); in a, sum_i t_i (H a_dot)_i = sum_k a_dot_k (H t)_k with prod's
+#   symmetric Hessian H, so the VJP in a is prod_hvp(ct, a, t) and the JVP the reduced sum
+#   of a_dot (H t); ans gives only the result's type (zero).
+defvjp(prod_jvp,
+       lambda ct, out, t, ans, a, axis=None, keepdims=False, where=True:
+       unbroadcast(prod_vjp(ct, a, axis, keepdims, where), t),
+       lambda ct, out, t, ans, a, axis=None, keepdims=False, where=True: zeros_like(ans),
+       lambda ct, out, t, ans, a, axis=None, keepdims=False, where=True:
+       prod_hvp(ct, a, t, axis, keepdims, where))
+defjvp(prod_jvp,
+       lambda tan, out, t, ans, a, axis=None, keepdims=False, where=True:
+       prod_jvp(tan, ans, a, axis, keepdims, where),
+       lambda tan, out, t, ans, a, axis=None, keepdims=False, where=True: zeros_like(out),
+       lambda tan, out, t, ans, a, axis=None, keepdims=False, where=True:
+       np.sum(prod_hvp(np.ones_like(out), a, t, axis, keepdims, where) * tan, axis=axis,
+              keepdims=keepdims))
 # cumprod_vjp(g, a)_i = sum_{k >= i} g_k prod_{j <= k, j != i} a_j.  In a:
 #   (H t)_i = sum_{l != i} t_l sum_{k >= max(i, l)} g_k prod_{j <= k, j != i, l} a_j.
 #   Transpose in g: cumprod's JVP, d cumprod(a)_k = sum_{i <= k} ct_i prod_{j <= k, j != i} a_j.

@@ -53,12 +53,7 @@ def fd_grad(f, x, h=1e-6):
 X = np.array([[0.3, 0.7, 1.1], [-0.2, 0.4, 0.9], [0.5, -0.6, 0.2], [1.2, 0.1, -0.3]])
 
 
-_DIAG_GAP = pytest.param(f_solve_matrix, marks=pytest.mark.xfail(
-    strict=True, reason="open gap: rt.diag_vjp has no batching rule, and its code branches on "
-    "isinstance of a batched value"))
-
-
-@pytest.mark.parametrize("f", [f_linalg, _DIAG_GAP, f_inplace, f_masked])
+@pytest.mark.parametrize("f", [f_linalg, f_solve_matrix, f_inplace, f_masked])
 def test_vmap_of_grad_against_finite_differences_per_example(f):
     got = s2s.vmap(s2s.grad(f))(X)
     want = np.stack([fd_grad(f, row) for row in X])

@@ -25,7 +25,6 @@ from s2s_runtime import tree_flatten, tree_unflatten
 NO_RULE_YET = {
     "batch_contract_vjp_vjp": "third order through a batched product (vmap): not written",
     "batch_contract_vjp_jvp": "third order through a batched product (vmap): not written",
-    "prod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, not written",
     "var_jvp": "JVP helper (reverse or forward over forward code): not written",
     "cumprod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, "
                    "not written",
@@ -189,6 +188,11 @@ def _second_order_cases():
     out += [(rt.prod_vjp, (rn(2), _with_zeros((2, 3, 4), [3, 17]), (1, 2)), [0, 1]),
             (rt.prod_vjp, (rn(), 1.7), [0, 1]),
             (rt.prod_vjp, (rn(1, 1), rn(2, 3), None, True), [0, 1])]
+    # prod_jvp(t, ans, a, axis, keepdims): linear in t, not in a (zeros too); ans: a type
+    for a in (rn(3, 4), _with_zeros((3, 4), [1]), _with_zeros((3, 4), [1, 5, 6, 10, 11])):
+        out += [(rt.prod_jvp, (rn(3, 4), np.prod(a), a), [0, 2]),
+                (rt.prod_jvp, (rn(3, 4), np.prod(a, 0), a, 0), [0, 2]),
+                (rt.prod_jvp, (rn(3, 4), np.prod(a, -1, keepdims=True), a, -1, True), [0, 2])]
     # cumprod_vjp(g, a, axis): zeros anywhere along the axis
     for a in (rn(3, 5), _with_zeros((3, 5), [2]), _with_zeros((3, 5), [1, 3, 5, 6, 14]),
               _with_zeros((3, 5), [0, 2, 4, 7, 8, 9, 12])):

@@ -13,6 +13,9 @@
   (size 1 broadcasts, as numpy's einsum does; any other disagreement raises
   ``ValueError``); a letter repeated in one operand reads its diagonal.  Numbers
   (rank 0 operands) take part as they are;
+* ``batch_contract_vjp(spec, which, g, a, b)``: the cotangent of operand ``which`` of
+  ``batch_contract`` (``ContractVjp``), the same loops with the subscripts of the
+  transpose;
 * ``batch_bilinear_vjp(kind, which, g, a, b, g_b, a_b, b_b[, axes])``: the cotangent
   of factor ``which``, the contraction of ``g`` with the other factor back to the
   factor's subscripts (``rt.batching_products.bilinear_vjp_subscripts``), written
@@ -142,6 +145,54 @@ class BilinearVjp:
         return einsum2(L, _parse(subs), *operands, rtype, sizes)
 
 
+class ContractVjp:
+    """``batch_contract_vjp(spec, which, g, a, b)``: the cotangent of operand ``which`` of
+    ``batch_contract(spec, a, b)``: ``g`` contracted with the other operand back to that
+    operand's subscripts, written into an array of its shape (``einsum2`` with its sizes:
+    a letter only that operand has is the same all along it, a size-1 axis under a
+    longer letter sums; a real operand takes the real part)."""
+
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        plan = _contract_vjp_plan(types, atoms) if not kw and len(types) == 5 else None
+        if plan is None:
+            return None
+        _, operands, target = plan
+        st = _product_type(*operands)
+        if (target.elem if isinstance(target, T.Array) else target).dtype != "c16" \
+                and st.dtype == "c16":
+            st = T.F64T
+        return T.Array(st.dtype, target.ndim) if isinstance(target, T.Array) else st
+
+    def lower(self, L, fn, vals, kw, rtype):
+        subs, _, target_t = _contract_vjp_plan([t for _, t in vals], L.call_atoms[0])
+        g, a, b = vals[2:5]
+        which = L.call_atoms[0][1].value
+        target = a if which == 0 else b
+        operands = (g, b) if which == 0 else (a, g)
+        sizes = A.shape_list(L, *target) if isinstance(target_t, T.Array) else None
+        return einsum2(L, subs, *operands, rtype, sizes)
+
+
+def _contract_vjp_plan(types, atoms):
+    """``((sp, sq, so), operand types, target type)`` of ``batch_contract_vjp``, or None."""
+    spec, which = types[0], getattr(atoms[1], "value", None)
+    parts = _parse(spec.value) if isinstance(spec, T.Static) else None
+    if parts is None or which not in (0, 1) or \
+            not all(isinstance(t, (T.Array, T.Scalar)) for t in types[2:5]):
+        return None
+    sa, sb, so = parts
+    g, a, b = types[2:5]
+    subs, operands, target = ((so, sb, sa), (g, b), a) if which == 0 else \
+        ((sa, so, sb), (a, g), b)
+    if not (_fits(subs[0], operands[0]) and _fits(subs[1], operands[1])
+            and _fits(subs[2], target)) or len(set(subs[2])) != len(subs[2]) or \
+            (isinstance(target, T.Array) and target.ndim == 0):
+        return None
+    return subs, operands, target
+
+
 def _vjp_plan(types, atoms):
     """``(subscripts, operand types, target type, batch axes put in front)``."""
     consts = _consts([atoms[0], atoms[1]] + list(atoms[5:]))
@@ -170,7 +221,9 @@ def _vjp_plan(types, atoms):
 def einsum2(L, parts, a, b, rtype, sizes=None):
     """``out[so] = sum a[sa] * b[sb]`` over the letters not in ``so``: a new array of type
     ``rtype`` (or a number, for an empty ``so``).  ``sizes``: the result's dimensions
-    (None entries: the letter's extent); a dimension of 1 under a longer letter sums."""
+    (None entries: the letter's extent); a dimension of 1 under a longer letter sums; a
+    letter of ``so`` that neither operand has takes its size there (the sum is the same
+    all along it)."""
     bld = L.b
     sa, sb, so = parts
     out_t = rtype.elem if isinstance(rtype, T.Array) else rtype
@@ -189,6 +242,9 @@ def einsum2(L, parts, a, b, rtype, sizes=None):
             L.check(bad, ValueError, "einsum: operands could not be broadcast together "
                     "(a dimension of size {0} against {1})", (n, m))
             extent[c] = bld.select(bld.icmp_signed("==", m, A.ONE), n, m)
+    for k, c in enumerate(so):
+        if c not in extent:  # (``_contract_vjp_plan``: only with sizes)
+            extent[c] = sizes[k]
     readers = []
     for sub, (v, t) in operands:
         if isinstance(t, T.Scalar):
@@ -291,4 +347,5 @@ def _unit_strides(L, letter, readers, out_stride, out_t):
 
 register(BatchSpec(), rt.batch_spec)
 register(BatchContract(), rt.batch_contract)
+register(ContractVjp(), rt.batch_contract_vjp)
 register(BilinearVjp(), rt.batch_bilinear_vjp)

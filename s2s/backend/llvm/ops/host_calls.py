@@ -36,6 +36,8 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import itertools
+import os
+import sys
 import struct
 import threading
 
@@ -70,7 +72,16 @@ HOST_FUNCTIONS = (
     rt.tensorsolve_matrix_t, rt.svd_checked, rt.qr_checked, rt.flat_axes, rt.unflat_axes,
     rt.fit_to, rt.fft_axes, rt.fft_rest_axes, rt.fft_last_axis, rt.rfftn_sizes, rt.fft_size,
     rt.irfft_weights, rt.multi_dot_jvp, rt.multi_dot_jvp2, rt.multi_dot_vjp,
-    rt.multi_dot_vjp_dx)
+    rt.multi_dot_vjp_dx,
+    # derivative helpers of reductions and norms that have no native form yet: jit(grad)
+    # and jit(hessian) of np.prod, np.average, np.linalg.norm, np.full, np.linspace
+    rt.prod_vjp, rt.prod_jvp, rt.prod_hvp, rt.cumprod_hvp, rt.average_vjp, rt.average_jvp,
+    rt.average_vjp_jvp, rt.average_vjp_transpose, rt.average_vjp_vjp, rt.inner_vjp,
+    rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx, rt.full_vjp,
+    rt.linspace_vjp, rt.linspace_vjp_transpose,
+    # vmap's per-example fallback (``batch/table.per_example``): jit(vmap(f)) of a call
+    # batched that way
+    rt.batch_loop)
 
 #: functions whose result dtype depends on the values (numpy's ``eig`` is real where every
 #: eigenvalue is): compiled code gives their float results as complex128 always, as JAX does
@@ -106,12 +117,27 @@ _CONST_TYPES = (type(None), bool, int, float, complex, str)
 
 
 def _constant_ok(value) -> bool:
-    """A constant whose ``repr`` is the same in every process (the layout's key hashes it)."""
+    """A constant the layout's key can name (``_stable``): numbers, strings, None, dtypes,
+    functions (``rt.batch_loop``'s), tuples and lists of them."""
     if isinstance(value, (tuple, list)):
         return all(map(_constant_ok, value))
     if isinstance(value, np.dtype) or isinstance(value, type) and issubclass(value, np.generic):
         return True
-    return type(value) in _CONST_TYPES
+    return type(value) in _CONST_TYPES or callable(value) and not isinstance(value, type)
+
+
+def _function_name(fn) -> str:
+    """``module:qualname`` of a function that name finds again (the same in every
+    process), else a name of this process only (a lambda, a closure: object code cached
+    on disk with it is compiled again in a new process, see ``_host_call``)."""
+    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if module and qualname and "<" not in qualname:
+        found = sys.modules.get(module)
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        if found is fn:
+            return f"{module}:{qualname}"
+    return f"process {os.getpid()} object {id(fn)}"
 
 
 def operand_layout(atom, t):
@@ -123,7 +149,7 @@ def operand_layout(atom, t):
     if isinstance(t, T.NoneType):
         return ("const", None)
     if isinstance(t, T.Scalar):
-        return ("scalar", t.dtype)
+        return ("scalar", t.dtype, t.weak)
     if isinstance(t, T.Array):
         return ("array", t.dtype, t.ndim)
     if type(t) in (T.Tuple, T.ListLiteral, T.NamedTuple):
@@ -150,10 +176,10 @@ def _sample(layout, ints, size):
         return layout[1]
     if kind == "tuple":
         return _sequence(layout[1], [_sample(i, ints, size) for i in layout[2]])
-    dtype = T.Scalar(layout[1]).numpy()
     if kind == "scalar":
-        return dtype({"b1": True, "i8": ints, "f4": 0.5, "f8": 0.5, "c16": 0.5 + 0.25j}
-                     [layout[1]])
+        return T.Scalar(*layout[1:]).python()(
+            {"b1": True, "i8": ints, "f4": 0.5, "f8": 0.5, "c16": 0.5 + 0.25j}[layout[1]])
+    dtype = T.Scalar(layout[1]).numpy()
     ndim = layout[2]
     shape = (size,) * ndim
     values = 1.0 + np.arange(int(np.prod(shape)), dtype=float).reshape(shape) / 7.0
@@ -262,12 +288,22 @@ class _Layout:
 
 
 def _stable(layout):
-    """``layout`` with namedtuple classes named (a class's repr is stable, its id not)."""
+    """``layout`` with namedtuple classes and functions named (their reprs hold ids)."""
+    if layout[0] == "const":
+        return ("const", _named_constant(layout[1]))
     if layout[0] == "tuple":
         kind = layout[1] if layout[1] in ("tuple", "list") else \
             f"{layout[1].__module__}.{layout[1].__qualname__}"
         return ("tuple", kind, tuple(map(_stable, layout[2])))
     return layout
+
+
+def _named_constant(value):
+    if isinstance(value, (tuple, list)):
+        return type(value)(map(_named_constant, value))
+    if callable(value) and not isinstance(value, type):
+        return ("function", _function_name(value))
+    return value
 
 
 # -- the callbacks ----------------------------------------------------------------------
@@ -292,13 +328,14 @@ def _read(layout, words, k):
             items.append(value)
         return _sequence(layout[1], items), k
     dtype = np.dtype(T.Scalar(layout[1]).numpy())
-    if kind == "scalar":
+    if kind == "scalar":  # a Python number where the compiled one is weak (``x is True``)
+        make = T.Scalar(*layout[1:]).python()
         w = words[k]
         if layout[1] == "c16":
-            return dtype.type(complex(_word_to_float(w), _word_to_float(words[k + 1]))), k + 2
+            return make(complex(_word_to_float(w), _word_to_float(words[k + 1]))), k + 2
         if layout[1] in ("f8", "f4"):
-            return dtype.type(_word_to_float(w)), k + 1
-        return dtype.type(w), k + 1
+            return make(_word_to_float(w)), k + 1
+        return make(w), k + 1
     ndim = layout[2]
     shape = [words[k + 1 + j] for j in range(ndim)]
     strides = [words[k + 1 + ndim + j] for j in range(ndim)]
