@@ -4,28 +4,32 @@ values (``scipy.special.digamma``, ``polygamma``, ``zeta``), special values incl
 Each is an internal ``noinline`` function defined once per module on first use, so a
 kernel that calls one at many sites (a derivative, an elementwise loop) compiles it once:
 
-* ``s2s.digamma(double x) -> double``: psi(x) = d/dx log|Gamma(x)|.
+* ``s2s.digamma(double x) -> double``: psi(x) = d/dx log|Gamma(x)|, in this order:
 
   - nan -> nan, +inf -> +inf, -inf -> nan; x = +-0 -> -+inf (the sign of the limit
     from that side); a negative integer -> nan (SciPy's values at the poles).
-  - Within 0.2 of psi's first negative zero x- = -0.5040830..., and within 0.4 of its
-    positive zero x+ = 1.4616321... (after the steps below), the Taylor series
-    psi(x) = sum_k c_k (x - x0)^k, c_0 = psi(x0), c_k = psi^(k)(x0)/k! =
-    (-1)^(k+1) zeta(k+1, x0), where x0 is the float64 nearest the zero (so ``x - x0`` is
-    exact and the result has a small relative error however near the zero x is).
-  - x < 0: the reflection psi(1 - x) - psi(x) = pi cot(pi x), with cot(pi x) evaluated
-    at the fractional part of x (exact), so psi(x) = psi(1 - x) - pi / tan(pi frac(x)).
-  - 0 < x < 1: psi(x) = psi(x + 1) - 1/x; then the recurrence moves x up to x >= 10,
-    where the asymptotic series psi(x) ~ log x - 1/(2x) - sum_{k=1..10} B_2k/(2k x^2k)
-    (B_2k the Bernoulli numbers) is exact to float64 precision.
+  - within 0.2 of psi's first negative zero x0 = -0.5040830...: the Taylor series
+    psi(x) = sum_{k=0..41} c_k (x - x0)^k, c_0 = psi(x0), c_k = psi^(k)(x0)/k! =
+    (-1)^(k+1) zeta(k+1, x0), x0 the float64 nearest the zero (so ``x - x0`` is exact
+    and the result keeps its relative precision however near the zero x is);
+  - x < 0: the reflection psi(1 - x) - psi(x) = pi cot(pi x), cot(pi x) evaluated at
+    the fractional part of x (exact): psi(x) = psi(1 - x) - pi / tan(pi frac(x)), and
+    x := 1 - x;
+  - 0 < x < 1: psi(x) = psi(x + 1) - 1/x, x := x + 1;
+  - within 0.4 of the positive zero x0 = 1.4616321...: its Taylor series (as above,
+    k = 0..30);
+  - else the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, where the asymptotic
+    series psi(x) ~ log x - 1/(2x) - sum_{k=1..10} B_2k/(2k x^2k) (B_2k the Bernoulli
+    numbers) is exact to float64 precision.
 
 * ``s2s.hurwitz_zeta(double s, double q) -> double``: zeta(s, q) = sum_{k>=0} (k+q)^-s
   for s > 1 (Cephes' method, which SciPy uses): +inf for s = 1 and at q = 0, -1, -2, ...
   (and q = -inf), nan for s < 1 and for q < 0 with s not an integer; for q > 1e8 the
   asymptotic form (1/(s-1) + 1/(2q)) q^(1-s); else the Euler-Maclaurin formula: the
   terms (q+k)^-s summed directly until k >= 9 and q+k > 9 (or until a term is below
-  float64 precision relative to the sum), then, with w the last q+k,
-  w^(1-s)/(s-1) - w^-s/2 + sum_{j=1..12} B_2j/(2j)! s(s+1)...(s+2j-2) w^(-s-2j+1).
+  float64 precision relative to the sum), and to that sum, whose last term is w^-s,
+  w^(1-s)/(s-1) - w^-s/2 + sum_{j=1..12} B_2j/(2j)! s(s+1)...(s+2j-2) w^(-s-2j+1) is
+  added (the tail beyond w; the corrections stop once one is below float64 precision).
   (For q < 0 the direct sum runs until q+k > 9: about |q| terms, as in SciPy.)
 
 * ``s2s.polygamma(i64 n, double x) -> double``: psi^(n)(x), the n-th derivative of
