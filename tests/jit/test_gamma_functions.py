@@ -7,9 +7,10 @@ derivatives of ``math.lgamma`` and ``gammaln`` against central finite difference
 
 Values match to 1e-14 relative (float32: to float32 rounding) and special values (nan,
 the infinities and their signs) exactly.  The grid keeps away from the zeros of
-log|Gamma| below -2, where SciPy's Cephes ``lgam`` loses relative precision (libm's
-``lgamma`` does not), and from the zeros of psi below -1, where SciPy's reflection
-formula loses it too.
+log|Gamma| (near 1, 2 and below -2), where SciPy's Cephes ``lgam`` loses relative
+precision (libm's ``lgamma``, which the jit calls, does not: checked against mpmath
+there), and from the zeros of psi below -1, where the reflection formula loses it in
+both (the first negative zero has a Taylor series in both).
 """
 import math
 import warnings
@@ -92,6 +93,14 @@ def test_polygamma_matches_scipy():
     for n, x in ((1, 2.0), (2, 0.0), (2, -0.0), (1, -np.inf), (3, np.inf), (0, 0.0)):
         assert_matches(polygamma(n, x), quietly(sp.polygamma, n, x)[()])
     assert polygamma(1, 1.0) == pytest.approx(math.pi ** 2 / 6, rel=1e-15)
+
+
+def test_gammaln_near_its_zeros_keeps_relative_precision():
+    # log|Gamma(x)| from mpmath (40 digits); SciPy's values are ~4e-11 relative off here
+    x = np.array([0.9999967667212489, 1.9999925064945665, -2.747684837395097, 1.0000001])
+    want = np.array([1.8663077422695335e-06, -3.168118604859849e-06, 4.193751039710264e-06,
+                     -5.772155829918507e-08])
+    np.testing.assert_allclose(gammaln(x), want, rtol=1e-13)  # (libm's ulps)
 
 
 def test_digamma_near_its_zeros_keeps_relative_precision():
