@@ -21,13 +21,5 @@ NO_JIT = {
     'np.squeeze(x)': 'UnsupportedSyntaxError: np.squeeze without axis= (pass axis=)',
     'x.squeeze()': 'UnsupportedSyntaxError: np.squeeze without axis= (pass axis=)',
     # rows of the tables merged with the builtins, float-parts and scipy.special rules
-    'rt.digamma(x)': 'UnsupportedSyntaxError: jit does not compile digamma(np.float64)',
-    'rt.lgamma(x)': 'UnsupportedSyntaxError: jit does not compile lgamma(f8[:])',
-    'rt.gamma(x)': 'UnsupportedSyntaxError: jit does not compile gamma(f8[:])',
-    'rt.polygamma(1, x)': 'UnsupportedSyntaxError: jit does not compile polygamma(int, np.float64',
-    'rt.polygamma(3, x)': 'UnsupportedSyntaxError: jit does not compile polygamma(int, f8[:])',
-    'sp.gammaln(x)': 'UnsupportedSyntaxError: jit does not compile np.gammaln(np.float64)',
-    'sp.digamma(x)': 'UnsupportedSyntaxError: jit does not compile np.psi(np.float64)',
-    'sp.polygamma(2, x)': 'UnsupportedSyntaxError: jit does not compile polygamma(int, np.float64',
 }
 

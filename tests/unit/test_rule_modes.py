@@ -35,7 +35,9 @@ def test_the_check_can_fail():
 # --- the four modes of every primitive (``s2s rules``, ``s2s/cli/modes.py``) -------------------
 #: primitives missing a mode without a stated reason when this ratchet was set; it may only
 #: go down (close a gap, or state in the record why the mode does not exist)
-GAPS_AT_MOST = 281  # 295 before vmap batched the linear-algebra masks, lstsq and the
+GAPS_AT_MOST = 274  # 281 before the jit compiled scipy.special's gammaln, digamma and
+# polygamma and s2s_runtime's lgamma, gamma, digamma and polygamma (ops/gamma.py); 295
+# before vmap batched the linear-algebra masks, lstsq and the
 # second-order helpers of prod/norm once per example, prod_jvp had rules and the jit called
 # numpy for those helpers and rt.batch_loop; 332 before the jit called numpy for np.fft, np.linalg's decompositions,
 # lstsq, partitions and their derivatives' helpers (backend/llvm/ops/host_calls.py); 340 before vmap batched tuple/list, complex(re, im) (rt.batch_complex),

@@ -2,11 +2,10 @@
 in every mode: first order (all rows, also those the main test runs only in its slow
 variant), second order (forward over reverse and reverse over reverse against finite
 differences of the gradient), batching (``vmap`` against the examples one by one) and
-compilation (``jit`` of the function and of its gradient against Python, where the
-primitive has a lowering; where it has none the error names it).
+compilation (``jit`` of the function and of its gradient against Python: every
+primitive here has a lowering, ``backend/llvm/ops/gamma.py`` for the gamma family).
 """
 import math
-import re
 
 import numpy as np
 import pytest
@@ -21,12 +20,6 @@ from tests.unit.systematic_table_special import CASES, HAVE_SCIPY
 
 _MOD = module_for([(c.expr, len(c.args)) for c in CASES])
 _IDS = [c.name for c in CASES]
-
-#: primitives the LLVM backend does not compile (their rows expect the located refusal)
-#: (scipy's erf, erfc, expit, logit, xlogy, xlog1py compile from rules/numpy_code/special.py)
-NOT_LOWERED = {"rt.digamma", "rt.polygamma", "rt.lgamma", "rt.gamma", "sp.gammaln", "sp.digamma",
-               "sp.polygamma"}
-
 
 def _fns(i):
     return getattr(_MOD, f"f_{i}"), getattr(_MOD, f"h_{i}")
@@ -63,26 +56,13 @@ def test_batched(i):
                                    s2s.grad(h)(*ex, w), rtol=1e-10, atol=1e-12)
 
 
-def _callees(expr):
-    return set(re.findall(r"\b(?:rt|sp|math)\.\w+", expr))
-
-
 @pytest.mark.parametrize("i", range(len(CASES)), ids=_IDS)
 def test_compiled(i):
     case = CASES[i]
     f, h = _fns(i)
     _, args, _ = inputs(case, 0)
     w = np.ones_like(np.asarray(f(*args)))
-    unlowered = _callees(case.expr) & NOT_LOWERED
-    if unlowered:
-        with pytest.raises(s2s.S2SError, match="jit does not compile"):
-            s2s.jit(f)(*args)
-        return
     np.testing.assert_allclose(s2s.jit(f)(*args), f(*args), rtol=1e-12, atol=1e-14)
-    if any(c in case.expr for c in ("math.lgamma", "math.gamma")):  # psi has no lowering
-        with pytest.raises(s2s.S2SError, match="jit does not compile digamma"):
-            s2s.jit(s2s.grad(h))(*args, w)
-        return
     np.testing.assert_allclose(s2s.jit(s2s.grad(h))(*args, w), s2s.grad(h)(*args, w),
                                rtol=1e-12, atol=1e-14)
 

@@ -7,7 +7,8 @@ markers), ``bitwise`` (``&``, ``|``, ``^``, ``~`` on flags and ints), ``arrays``
 creation, copies, reductions, products), ``build`` (arange, linspace, full, eye,
 reshape, ravel), ``fancy`` (advanced-index reads, writes and their derivative
 helpers), ``lists`` (lists that grow), ``dicts`` (dicts with constant keys),
-``einsum`` (``np.einsum`` and its derivative helpers as loop nests), ``linalg`` and
+``einsum`` (``np.einsum`` and its derivative helpers as loop nests), ``gamma``
+(``gammaln``, ``digamma``, ``polygamma``, ``lgamma``, ``gamma`` elementwise), ``linalg`` and
 ``norm`` (``numpy.linalg``), ``printing`` (``print`` at run time).
 """
 

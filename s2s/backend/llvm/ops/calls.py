@@ -373,7 +373,7 @@ def exception_instance(fn, args, loc):
 
 # the handlers register themselves in TABLE
 from .fused import ElementwiseShape, ElementwiseTree  # noqa: E402
-from . import numbers, arrays, bitwise, build, einsum, host_calls, linalg, messages, norm, printing, type_tests  # noqa: E402,F401
+from . import numbers, arrays, bitwise, build, einsum, gamma, host_calls, linalg, messages, norm, printing, type_tests  # noqa: E402,F401
 from ..batching import axes, lanes, masks, per_example, indexing, values  # noqa: E402,F401
 from ..derivs import linalg as derivs_linalg, norm as derivs_norm  # noqa: E402,F401  np.linalg's derivatives' helpers
 from ..derivs import pieces  # noqa: E402,F401  cotangents of joined arrays
