@@ -215,3 +215,60 @@ def test_object_code_from_the_disk_cache_finds_its_host_calls(tmp_path, monkeypa
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) == want == pytest.approx(power(X), rel=1e-14)
     assert len(list(Path(tmp_path).rglob("*.o"))) == 1  # loaded, not compiled again
+
+
+# -- the fallback: numpy functions the native handlers refuse, or have no handler for ---
+def trace_of_stack(a):
+    return np.trace(a, axis1=1, axis2=2)
+
+
+def matrix_norms(a):
+    return np.linalg.norm(a, 2) + np.linalg.norm(a, "nuc")
+
+
+def statistics(x):
+    return np.percentile(x, [10.0, 50.0, 90.0]), np.histogram(x, bins=4)[0]
+
+
+def fit(x):
+    return np.polyfit(np.arange(x.shape[0] * 1.0), x, 2)
+
+
+@pytest.mark.parametrize("f, args", [(trace_of_stack, (np.stack([A, S]),)),
+                                     (matrix_norms, (A,)), (statistics, (X,)), (fit, (X,))],
+                         ids=["trace-stack", "matrix-norms", "statistics", "polyfit"])
+def test_fallback_runs_what_native_code_refuses(f, args):
+    _same(s2s.jit(f)(*args), f(*args))
+
+
+def spectral_norm(a):
+    return np.linalg.norm(a @ a.T, 2)
+
+
+def test_fallback_differentiates_under_jit():
+    g = s2s.jit(s2s.grad(spectral_norm))(A)
+    np.testing.assert_allclose(g, _central(spectral_norm, (A,), 0), rtol=1e-6, atol=1e-7)
+
+
+def squeezed(x):
+    return np.squeeze(x)
+
+
+def half(x):
+    return np.float16(x)
+
+
+def test_fallback_leaves_value_dependent_ranks_and_scalar_types_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="squeeze"):
+        s2s.jit(squeezed)(A[:1])
+    with pytest.raises(UnsupportedSyntaxError, match="float16"):
+        s2s.jit(half)(1.5)
+
+
+def nonzero_of(x):
+    return np.nonzero(x > 0)[0]
+
+
+def test_one_argument_nonzero_of_any_length():
+    for x in (X, -np.abs(X), np.abs(X)):
+        _same(s2s.jit(nonzero_of)(x), nonzero_of(x))

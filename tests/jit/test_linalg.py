@@ -135,12 +135,12 @@ def test_linalg_error_caught_in_compiled_code():
 def test_refused_constructs_name_the_call_and_line():
     with pytest.raises(s2s.S2SError, match=r"test_linalg.py:\d+:\d+: jit does not compile np.linalg.cholesky: a 1-d array"):
         s2s.jit(lambda a: np.linalg.cholesky(a))(np.ones(3))
-    with pytest.raises(s2s.S2SError, match="np.linalg.solve: a complex"):
-        s2s.jit(solve)(A.astype(complex), B1)
-    with pytest.raises(s2s.S2SError, match=r"ord=2 of a 2-d array"):
-        norm_of(A, 2)
-    with pytest.raises(s2s.S2SError, match=r"ord= that is not a constant"):
-        s2s.jit(lambda v, p: np.linalg.norm(v, p))(B1, 2)
+    # what the native kernels refuse, numpy runs (a host call: ops/host_calls.py)
+    np.testing.assert_array_equal(s2s.jit(solve)(A.astype(complex), B1),
+                                  np.linalg.solve(A.astype(complex), B1))
+    np.testing.assert_array_equal(norm_of(A, 2), np.linalg.norm(A, 2))
+    np.testing.assert_array_equal(s2s.jit(lambda v, p: np.linalg.norm(v, p))(B1, 3),
+                                  np.linalg.norm(B1, 3))
     p = 2  # a closure's int is a compile-time constant, as Numba's globals
     np.testing.assert_allclose(s2s.jit(lambda v: np.linalg.norm(v, p))(B1),
                                np.linalg.norm(B1, 2), rtol=1e-14)

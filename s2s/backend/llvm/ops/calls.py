@@ -189,12 +189,30 @@ def _declared_type(L, atom):
 
 
 def type_call(fn, args, kwargs, loc):
+    """The type of a call of ``fn`` on operands (``(atom, type)`` pairs) of these types."""
+    return _resolve(fn, args, kwargs, loc)[0]
+
+
+#: the handler of a call of a numpy function that its own handler refuses, or that has
+#: none: numpy run by a call back into Python (``host_calls.HostFallback``, which sets it)
+_FALLBACK = []
+
+
+def set_fallback(handler) -> None:
+    """Make ``handler`` the fallback (``accepts(fn, kw)``, ``type``, ``lower``)."""
+    _FALLBACK[:] = [handler]
+
+
+def _resolve(fn, args, kwargs, loc):
+    """``(result type, handler that lowers the call)``; the handler is None for a call
+    lowered in this module (folded, a tuple's item or field, joined tuples, shapes
+    compared)."""
     if isinstance(fn, type) and issubclass(fn, BaseException) and not kwargs:
-        return exception_instance(fn, args, loc)
+        return exception_instance(fn, args, loc), None
     folded, value = _folded(fn, args, kwargs)
     if folded:
-        return value if isinstance(value, T.Static) else \
-            T.Static(value) if is_static(value) else T.value_type(value)
+        return (value if isinstance(value, T.Static) else
+                T.Static(value) if is_static(value) else T.value_type(value)), None
     atoms, kw_atoms = args, kwargs
     args = [(a, T.runtime_type(t)) for a, t in args]  # a compile-time number: a constant
     kwargs = {k: (a, T.runtime_type(t)) for k, (a, t) in kwargs.items()}
@@ -203,33 +221,46 @@ def type_call(fn, args, kwargs, loc):
     kw = {k: t for k, (_, t) in kwargs.items()}
     field = _named_field(fn, args, kwargs)
     if field is not None:
-        return types[0].items[field]
-    if handler is None:
-        raise unsupported(fn, types, loc)
+        return types[0].items[field], None
     if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple) \
             and not isinstance(types[0], T.Dict):
-        return _tuple_item_type(args, loc)
+        return _tuple_item_type(args, loc), None
     if _joins_tuples(fn, types, kw):
-        return T.Tuple(types[0].items + types[1].items)
+        return T.Tuple(types[0].items + types[1].items), None
     if _compares_shapes(fn, types, kw):
-        return T.BOOL
-    if getattr(handler, "wants_atoms", False):
-        t = handler.type(fn, types, kw, loc, [constant_atom(a, t) for a, t in atoms],
-                         {k: constant_atom(a, t) for k, (a, t) in kw_atoms.items()})
-    else:
-        t = handler.type(fn, types, kw, loc)
-    if t is None:
-        raise unsupported(fn, types + [f"{k}={v}" for k, v in kw.items()], loc)
-    return t
+        return T.BOOL, None
+    const_atoms = [constant_atom(a, t) for a, t in atoms]
+    const_kw = {k: constant_atom(a, t) for k, (a, t) in kw_atoms.items()}
+    t, refusal = None, None
+    try:
+        if handler is None:
+            pass
+        elif getattr(handler, "wants_atoms", False):
+            t = handler.type(fn, types, kw, loc, const_atoms, const_kw)
+        else:
+            t = handler.type(fn, types, kw, loc)
+    except UnsupportedSyntaxError as e:  # refused by its own handler: numpy may do it
+        refusal = e
+    if t is not None:
+        return t, handler
+    fallback = _FALLBACK[0] if _FALLBACK else None
+    if fallback is not None and fallback.accepts(fn, kw):
+        try:
+            return fallback.type(fn, types, kw, loc, const_atoms, const_kw), fallback
+        except UnsupportedSyntaxError:
+            pass  # the first refusal says more
+    if refusal is not None:
+        raise refusal
+    raise unsupported(fn, types + [f"{k}={v}" for k, v in kw.items()], loc)
 
 
 def lower_call(L, call):
     vals = [L.atom(a) for a in call.args]
     kw = {k: L.atom(a) for k, a in call.kwargs}
     # typed as typing saw the operands (a compile-time constant keeps its Static type)
-    rtype = type_call(call.fn,
-                      [(a, _declared_type(L, a) or t) for a, (_, t) in zip(call.args, vals)],
-                      {k: (a, _declared_type(L, a) or kw[k][1]) for k, a in call.kwargs}, L.loc)
+    rtype, handler = _resolve(
+        call.fn, [(a, _declared_type(L, a) or t) for a, (_, t) in zip(call.args, vals)],
+        {k: (a, _declared_type(L, a) or kw[k][1]) for k, a in call.kwargs}, L.loc)
     if isinstance(rtype, T.Static):
         return ll.Constant(rtype.llvm(), None), rtype
     if isinstance(rtype, T.Raised):  # an exception made with a run-time message: its numbers
@@ -260,7 +291,7 @@ def lower_call(L, call):
     # constants some handlers read (axis=, a dict's key), a compile-time value's among them
     L.call_atoms = ([constant_atom(a, _declared_type(L, a)) for a in call.args],
                     {k: constant_atom(a, _declared_type(L, a)) for k, a in call.kwargs})
-    value = _lookup(call.fn).lower(L, call.fn, vals, kw, rtype)
+    value = (handler or _lookup(call.fn)).lower(L, call.fn, vals, kw, rtype)
     return value, rtype
 
 

@@ -28,6 +28,11 @@ Contract of a compiled call ``f(*args, **kwargs)``:
   class when compiling), as are calls in GPU kernels (``s2s.cuda``: no interpreter
   there).
 
+The same calls serve as the jit's fallback for any other numpy function (``HostFallback``):
+a call that its own handler refuses (``np.trace`` of a stack, a matrix norm by ``ord=2``)
+or that has none runs in numpy, unless the function writes into an operand, works
+elementwise (those compile natively or are refused) or is given ``out=``.
+
 A kernel with a host call has no fast entry (``driver/module.PYTHON_CALLBACKS``): the
 callback can hand the GIL to another thread mid-call.
 """
@@ -50,7 +55,7 @@ from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..typing import types as T
 from ..values import arrays as A
-from .calls import name_of, register, unsupported
+from .calls import maps_elements, name_of, register, set_fallback, unsupported
 
 #: the functions compiled code calls numpy for
 HOST_FUNCTIONS = (
@@ -344,27 +349,33 @@ def _read(layout, words, k):
     return view, k + 1 + 2 * ndim
 
 
-def _flatten(layout, value, out):
-    """The result's arrays and numbers, in layout order, as the layout's dtypes."""
+def _flatten(layout, value, out, name):
+    """The result's arrays and numbers, in layout order, as the layout's dtypes; a result
+    of another structure, rank or kind than the sample call's (a type that depends on
+    the values) raises ``TypeError`` naming the call ``name``."""
     kind = layout[0]
     if kind == "tuple":
-        if len(value) != len(layout[2]):
-            raise TypeError(f"s2s internal error: a host call returned {len(value)} items "
-                            f"where its sample call returned {len(layout[2])}")
+        if not isinstance(value, (tuple, list)) or len(value) != len(layout[2]):
+            raise _retyped(name, f"{len(value) if isinstance(value, (tuple, list)) else 'no'} "
+                           f"items where the sample call gave {len(layout[2])}")
         for item, v in zip(layout[2], value):
-            _flatten(item, v, out)
+            _flatten(item, v, out, name)
         return out
     array = np.asarray(value)
     dtype = T.Scalar(layout[1]).numpy()
     if not np.can_cast(array.dtype, dtype):
-        raise TypeError(f"s2s internal error: a host call returned {array.dtype} where its "
-                        f"sample call returned {np.dtype(dtype)}")
-    array = array.astype(dtype, copy=False)
+        raise _retyped(name, f"{array.dtype} where the sample call gave {np.dtype(dtype)}")
     if array.ndim != (layout[2] if kind == "array" else 0):
-        raise TypeError(f"s2s internal error: a host call returned a {array.ndim}-d result "
-                        "where its sample call returned another rank")
-    out.append((layout, array))
+        raise _retyped(name, f"a {array.ndim}-d result where the sample call gave "
+                       f"{layout[2] if kind == 'array' else 0}-d")
+    out.append((layout, array.astype(dtype, copy=False)))
     return out
+
+
+def _retyped(name, what):
+    return TypeError(f"s2s.jit: {name} returned {what}: compiled code has one type per "
+                     "variable, and this result's type depends on the values; call it "
+                     "outside the compiled function")
 
 
 def _host_call(key, in_words, out_words):
@@ -378,7 +389,7 @@ def _host_call(key, in_words, out_words):
         kwargs = {}
         for name, layout in entry.kwargs:
             kwargs[name], k = _read(layout, in_words, k)
-        flat = _flatten(entry.result, entry.fn(*args, **kwargs), [])
+        flat = _flatten(entry.result, entry.fn(*args, **kwargs), [], name_of(entry.fn))
     except BaseException as e:  # noqa: BLE001 -- raised again by the compiled code's caller
         _PENDING.error = e
         return 1
@@ -571,3 +582,44 @@ def _result_value(L, layout, t, out_buf, k, arrays):
 
 
 register(HostCall(), *HOST_FUNCTIONS)
+
+
+#: numpy functions that write into an operand: never run on the compiled code's views
+WRITES_OPERANDS = frozenset({np.copyto, np.put, np.put_along_axis, np.place, np.putmask,
+                             np.fill_diagonal})
+
+
+#: numpy functions whose result's rank or number of parts depends on the values (a
+#: compiled variable has one type): their own handlers' refusals stand
+VALUE_DEPENDENT_RANKS = frozenset({np.squeeze, np.split, np.array_split, np.hsplit, np.vsplit,
+                                   np.dsplit} | ({np.unstack} if hasattr(np, "unstack") else set()))
+
+
+#: the modules of s2s_runtime whose helpers (derivative rules' helpers) only read their
+#: operands and return new values: the fallback may run them (``norm_vjp`` of a matrix
+#: norm by ``ord=2``, which the native lowering refuses)
+PURE_HELPER_MODULES = frozenset({"s2s_runtime.vjps", "s2s_runtime.jvps_arrays",
+                                 "s2s_runtime.second_order", "s2s_runtime.second_order_norm",
+                                 "s2s_runtime.shape_vjps", "s2s_runtime.linalg",
+                                 "s2s_runtime.order_stats"})
+
+
+class HostFallback(HostCall):
+    """A call of a numpy function (or a pure helper of derivative code) that its own jit
+    handler refuses, or that has none
+    (``calls._resolve``): numpy runs it as a host call.  Not for elementwise functions
+    (the fused loops lower their elements with their own handlers), for numpy's scalar
+    types (``np.float16(x)``: its result would be widened), for functions that write
+    into an operand or whose result's rank depends on the values, nor for calls with
+    ``out=``."""
+
+    def accepts(self, fn, kw) -> bool:
+        module = getattr(fn, "__module__", None) or ""
+        return (module == "numpy" or module.startswith("numpy.")
+                or module in PURE_HELPER_MODULES) and "out" not in kw \
+            and not isinstance(fn, type) and fn not in WRITES_OPERANDS \
+            and fn not in VALUE_DEPENDENT_RANKS and not maps_elements(fn) \
+            and getattr(fn, "__self__", None) is None  # (a ufunc's method: np.add.at)
+
+
+set_fallback(HostFallback())
