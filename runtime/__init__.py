@@ -239,8 +239,8 @@ from .batching import (  # noqa: E402
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
 from .batching_numpy import (  # noqa: E402
     batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
-    batch_hstack, batch_item, batch_squeeze_axes, batch_sum_items, batch_tile,
-    batch_vstack, batch_solve, batch_pad_width, batch_stand_in, batch_complex,
+    batch_hstack, batch_hstack_vjp, batch_item, batch_squeeze_axes, batch_sum_items, batch_tile,
+    batch_vstack, batch_vstack_vjp, batch_solve, batch_pad_width, batch_stand_in, batch_complex,
     batch_remainder)
 from .batching_writes import (  # noqa: E402
     batch_index_set, batch_index_set_vjp_value, batch_inplace, batch_read_checked,

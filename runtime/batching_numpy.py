@@ -47,6 +47,30 @@ def batch_vstack(xs):
     return np.concatenate(items, axis=1)
 
 
+def batch_hstack_vjp(g, xs):
+    """Cotangents of ``xs`` for ``batch_hstack(xs)``: ``g`` split where the items were
+    joined, each piece shaped like its item (real for a real item)."""
+    nd = min(np.ndim(x) for x in xs) - 1
+    axis = 1 if nd <= 1 else 2
+    return _pieces_of(g, xs, [np.shape(x)[axis] for x in xs], axis)
+
+
+def batch_vstack_vjp(g, xs):
+    """Cotangents of ``xs`` for ``batch_vstack(xs)``: ``g`` split into the rows each item
+    gave (one for an example of at most one axis), each shaped like its item."""
+    return _pieces_of(g, xs, [1 if np.ndim(x) < 3 else np.shape(x)[1] for x in xs], 1)
+
+
+def _pieces_of(g, xs, sizes, axis):
+    g = np.asarray(g)
+    out = []
+    for piece, x in zip(np.split(g, np.cumsum(sizes)[:-1], axis=axis), xs):
+        piece = np.reshape(piece, np.shape(x))
+        out.append(np.real(piece) if np.iscomplexobj(piece) and not np.iscomplexobj(x)
+                   else piece)
+    return type(xs)(out) if isinstance(xs, (list, tuple)) else out
+
+
 def batch_broadcast_to(x, shape):
     """``np.broadcast_to(x, shape)`` of every example of batched ``x``."""
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)

@@ -35,12 +35,12 @@ def _shifted(x, n):
     acc = np.zeros_like(y)
     sign = -1.0 if n % 2 == 0 else 1.0  # -(-1)^n
     fact = float(math.factorial(n))
-    low = y < _LARGE + n
+    low = (y < _LARGE + n) & (y > -np.inf)  # (-inf + 1 is -inf: a pole, never shifted)
     while np.any(low):
         with np.errstate(divide="ignore", invalid="ignore"):
             acc = np.where(low, acc + sign * fact / y ** (n + 1), acc)
         y = np.where(low, y + 1.0, y)
-        low = y < _LARGE + n
+        low = (y < _LARGE + n) & (y > -np.inf)
     return y, acc
 
 

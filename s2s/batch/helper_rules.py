@@ -11,6 +11,9 @@ that batched code is differentiated like any other code (``grad(vmap(f))``).
   cotangent with the other factor.
 * ``batch_gather``: its transpose scatters (adds) into zeros.
 * ``batch_unbroadcast``: the transpose broadcasts back.
+* ``batch_vstack``/``batch_hstack`` (a list of batched items joined): linear in the list;
+  the transpose splits the cotangent back (``batch_vstack_vjp``/``batch_hstack_vjp``),
+  whose own transpose joins again.
 The shape and index helpers are not differentiable (their results are not numbers
 that carry derivatives).
 """
@@ -18,6 +21,7 @@ import numpy as np
 
 import s2s_runtime as B
 from s2s_runtime import (batch_align, batch_core_align, batch_contract, batch_contract_vjp, batch_flat,
+                         batch_hstack, batch_hstack_vjp, batch_vstack, batch_vstack_vjp,
                          batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
                          batch_size, batch_unbroadcast, batch_unlift, batch_view, zeros_like)
 
@@ -97,3 +101,18 @@ for _mode, _why in (("jvp", "read only on the way to a raise: no derivative flow
                     ("jit", "jit(vmap(f)) of a 'raise' per example outside a try: not compiled "
                             "(a clear error at compile time)")):
     defno_mode(_mode, _why, B.batch_example)
+
+# batch_vstack(xs) / batch_hstack(xs): linear in xs; their transposes split g back into the
+# items (a list), and those are linear in g with the joins (reshaped like g) as transposes
+defvjp(batch_vstack, lambda g, ans, xs: batch_vstack_vjp(g, xs))
+defjvp(batch_vstack, lambda t, ans, xs: batch_vstack(t))
+defvjp(batch_hstack, lambda g, ans, xs: batch_hstack_vjp(g, xs))
+defjvp(batch_hstack, lambda t, ans, xs: batch_hstack(t))
+defvjp(batch_vstack_vjp, lambda ct, out, g, xs: np.reshape(batch_vstack(ct), np.shape(g)),
+       lambda ct, out, g, xs: zeros_like(xs), container_result=True)
+defjvp(batch_vstack_vjp, lambda tan, out, g, xs: batch_vstack_vjp(tan, xs),
+       lambda tan, out, g, xs: zeros_like(out))
+defvjp(batch_hstack_vjp, lambda ct, out, g, xs: np.reshape(batch_hstack(ct), np.shape(g)),
+       lambda ct, out, g, xs: zeros_like(xs), container_result=True)
+defjvp(batch_hstack_vjp, lambda tan, out, g, xs: batch_hstack_vjp(tan, xs),
+       lambda tan, out, g, xs: zeros_like(out))

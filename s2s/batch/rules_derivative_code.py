@@ -176,3 +176,5 @@ defbatch(per_example, rt.diag_vjp, rt.vstack_vjp, rt.hstack_vjp, rt.degenerate_n
          rt.cumprod_hvp, rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx,
          np.linalg.lstsq)
 defbatch(lambda site: site.call, rt.eye_like, unbatched_result=True)
+# (the transposes of vmap's joins, met by vmap of gradient code of batched code)
+defbatch(per_example, rt.batch_vstack_vjp, rt.batch_hstack_vjp)

@@ -85,8 +85,8 @@ HOST_FUNCTIONS = (
     rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx, rt.full_vjp,
     rt.linspace_vjp, rt.linspace_vjp_transpose,
     # vmap's per-example fallback (``batch/table.per_example``): jit(vmap(f)) of a call
-    # batched that way
-    rt.batch_loop)
+    # batched that way; vmap's joins of batched items and their transposes
+    rt.batch_loop, rt.batch_vstack, rt.batch_hstack, rt.batch_vstack_vjp, rt.batch_hstack_vjp)
 
 #: functions whose result dtype depends on the values (numpy's ``eig`` is real where every
 #: eigenvalue is): compiled code gives their float results as complex128 always, as JAX does
