@@ -148,12 +148,12 @@ def stacked_items(x):
     return np.sum(np.hstack((x, x * 2.0)) ** 2)
 
 
-def test_a_helper_outside_the_subset_is_a_clear_jit_error():
+def test_vmaps_joins_compile_by_calling_numpy():
     x = rng.uniform(size=(5, 3, 2))
-    with pytest.raises(UnsupportedSyntaxError, match="jit does not compile batch_hstack") as e:
-        s2s.jit(s2s.vmap(stacked_items))(x)
-    assert "test_jit_compose.py" in str(e.value)
-    np.testing.assert_allclose(s2s.vmap(stacked_items)(x), _loop(stacked_items, (x,), 0))
+    want = _loop(stacked_items, (x,), 0)
+    np.testing.assert_allclose(s2s.vmap(stacked_items)(x), want)
+    # batch_hstack has no native lowering: the compiled code calls it (ops/host_calls.py)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(stacked_items))(x), want, rtol=1e-14)
 
 
 def with_default(x, w=2.0):
