@@ -284,6 +284,7 @@ class _Layout:
 
     def __init__(self, fn, args, kwargs, result):
         self.fn, self.args, self.kwargs, self.result = fn, args, kwargs, result
+        self.name = name_of(fn)  # (for the errors of a call: not looked up per call)
 
     def key(self) -> int:
         text = repr((name_of(self.fn), getattr(self.fn, "__module__", ""),
@@ -321,6 +322,11 @@ class _View:
                                     "strides": None if strides is None else tuple(strides)}
 
 
+#: the numpy dtype and the Python number type of each compiled dtype code (read per call)
+_DTYPES = {code: np.dtype(T.Scalar(code).numpy()) for code in T.DTYPES}
+_PYTHON = {"b1": bool, "i8": int, "f8": float, "f4": float, "c16": complex}
+
+
 def _read(layout, words, k):
     """``(operand, next word)`` of the operand of ``layout`` at ``words[k]``."""
     kind = layout[0]
@@ -332,9 +338,9 @@ def _read(layout, words, k):
             value, k = _read(item, words, k)
             items.append(value)
         return _sequence(layout[1], items), k
-    dtype = np.dtype(T.Scalar(layout[1]).numpy())
+    dtype = _DTYPES[layout[1]]
     if kind == "scalar":  # a Python number where the compiled one is weak (``x is True``)
-        make = T.Scalar(*layout[1:]).python()
+        make = _PYTHON[layout[1]] if layout[2] else dtype.type
         w = words[k]
         if layout[1] == "c16":
             return make(complex(_word_to_float(w), _word_to_float(words[k + 1]))), k + 2
@@ -362,8 +368,8 @@ def _flatten(layout, value, out, name):
             _flatten(item, v, out, name)
         return out
     array = np.asarray(value)
-    dtype = T.Scalar(layout[1]).numpy()
-    if not np.can_cast(array.dtype, dtype):
+    dtype = _DTYPES[layout[1]]
+    if array.dtype != dtype and not np.can_cast(array.dtype, dtype):
         raise _retyped(name, f"{array.dtype} where the sample call gave {np.dtype(dtype)}")
     if array.ndim != (layout[2] if kind == "array" else 0):
         raise _retyped(name, f"a {array.ndim}-d result where the sample call gave "
@@ -389,7 +395,7 @@ def _host_call(key, in_words, out_words):
         kwargs = {}
         for name, layout in entry.kwargs:
             kwargs[name], k = _read(layout, in_words, k)
-        flat = _flatten(entry.result, entry.fn(*args, **kwargs), [], name_of(entry.fn))
+        flat = _flatten(entry.result, entry.fn(*args, **kwargs), [], entry.name)
     except BaseException as e:  # noqa: BLE001 -- raised again by the compiled code's caller
         _PENDING.error = e
         return 1
