@@ -54,6 +54,23 @@ defjvp(prod_jvp,
        lambda tan, out, t, ans, a, axis=None, keepdims=False, where=True:
        np.sum(prod_hvp(np.ones_like(out), a, t, axis, keepdims, where) * tan, axis=axis,
               keepdims=keepdims))
+# var_jvp(t, ans, a) = 2 Re(sum(conj(P a) t)) / (n - ddof), P the centring: a symmetric
+#   R-bilinear form B(a, t) = B(t, a).  Its transpose in t is var_vjp(ct, a), in a
+#   var_vjp(ct, t); its JVPs put the tangent in that slot; ans gives only a type (zero).
+defvjp(var_jvp,
+       lambda ct, out, t, ans, a, axis=None, ddof=0, keepdims=False, where=True,
+       correction=None: unbroadcast(var_vjp(ct, a, axis, ddof, keepdims, where, correction), t),
+       lambda ct, out, t, ans, a, axis=None, ddof=0, keepdims=False, where=True,
+       correction=None: zeros_like(ans),
+       lambda ct, out, t, ans, a, axis=None, ddof=0, keepdims=False, where=True,
+       correction=None: unbroadcast(var_vjp(ct, t, axis, ddof, keepdims, where, correction), a))
+defjvp(var_jvp,
+       lambda tan, out, t, ans, a, axis=None, ddof=0, keepdims=False, where=True,
+       correction=None: var_jvp(tan, ans, a, axis, ddof, keepdims, where, correction),
+       lambda tan, out, t, ans, a, axis=None, ddof=0, keepdims=False, where=True,
+       correction=None: zeros_like(out),
+       lambda tan, out, t, ans, a, axis=None, ddof=0, keepdims=False, where=True,
+       correction=None: var_jvp(t, ans, tan, axis, ddof, keepdims, where, correction))
 # cumprod_vjp(g, a)_i = sum_{k >= i} g_k prod_{j <= k, j != i} a_j.  In a:
 #   (H t)_i = sum_{l != i} t_l sum_{k >= max(i, l)} g_k prod_{j <= k, j != i, l} a_j.
 #   Transpose in g: cumprod's JVP, d cumprod(a)_k = sum_{i <= k} ct_i prod_{j <= k, j != i} a_j.

@@ -25,7 +25,6 @@ from s2s_runtime import tree_flatten, tree_unflatten
 NO_RULE_YET = {
     "batch_contract_vjp_vjp": "third order through a batched product (vmap): not written",
     "batch_contract_vjp_jvp": "third order through a batched product (vmap): not written",
-    "var_jvp": "JVP helper (reverse or forward over forward code): not written",
     "cumprod_jvp": "JVP helper (reverse or forward over forward code): non-linear in a, "
                    "not written",
     "average_jvp": "JVP helper (reverse or forward over forward code): non-linear in weights, "
@@ -168,6 +167,11 @@ def _max_cases():
     ]
 
 
+def _zeros_at(a, flat_positions):
+    a.reshape(-1)[list(flat_positions)] = 0.0
+    return a
+
+
 def _with_zeros(shape, flat_positions):
     a = rn(*shape)
     a.reshape(-1)[list(flat_positions)] = 0.0
@@ -189,10 +193,20 @@ def _second_order_cases():
             (rt.prod_vjp, (rn(), 1.7), [0, 1]),
             (rt.prod_vjp, (rn(1, 1), rn(2, 3), None, True), [0, 1])]
     # prod_jvp(t, ans, a, axis, keepdims): linear in t, not in a (zeros too); ans: a type
-    for a in (rn(3, 4), _with_zeros((3, 4), [1]), _with_zeros((3, 4), [1, 5, 6, 10, 11])):
-        out += [(rt.prod_jvp, (rn(3, 4), np.prod(a), a), [0, 2]),
-                (rt.prod_jvp, (rn(3, 4), np.prod(a, 0), a, 0), [0, 2]),
-                (rt.prod_jvp, (rn(3, 4), np.prod(a, -1, keepdims=True), a, -1, True), [0, 2])]
+    # (their own generator: the data of the cases after them stays what it was)
+    own = np.random.default_rng(1)
+    for a in (own.standard_normal((3, 4)), _zeros_at(own.standard_normal((3, 4)), [1]),
+              _zeros_at(own.standard_normal((3, 4)), [1, 5, 6, 10, 11])):
+        out += [(rt.prod_jvp, (own.standard_normal((3, 4)), np.prod(a), a), [0, 2]),
+                (rt.prod_jvp, (own.standard_normal((3, 4)), np.prod(a, 0), a, 0), [0, 2]),
+                (rt.prod_jvp, (own.standard_normal((3, 4)), np.prod(a, -1, keepdims=True), a,
+                               -1, True), [0, 2])]
+    # var_jvp(t, ans, a, axis, ddof, keepdims): bilinear in (t, a); ans: a type
+    a = own.standard_normal((3, 4))
+    out += [(rt.var_jvp, (own.standard_normal((3, 4)), np.var(a), a), [0, 2]),
+            (rt.var_jvp, (own.standard_normal((3, 4)), np.var(a, 0, ddof=1), a, 0, 1), [0, 2]),
+            (rt.var_jvp, (own.standard_normal((3, 4)), np.var(a, -1, keepdims=True), a, -1, 0,
+                          True), [0, 2])]
     # cumprod_vjp(g, a, axis): zeros anywhere along the axis
     for a in (rn(3, 5), _with_zeros((3, 5), [2]), _with_zeros((3, 5), [1, 3, 5, 6, 14]),
               _with_zeros((3, 5), [0, 2, 4, 7, 8, 9, 12])):

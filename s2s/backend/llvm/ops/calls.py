@@ -199,7 +199,7 @@ _FALLBACK = []
 
 
 def set_fallback(handler) -> None:
-    """Make ``handler`` the fallback (``accepts(fn, kw)``, ``type``, ``lower``)."""
+    """Make ``handler`` the fallback (``accepts(fn, types, kw)``, ``type``, ``lower``)."""
     _FALLBACK[:] = [handler]
 
 
@@ -244,7 +244,7 @@ def _resolve(fn, args, kwargs, loc):
     if t is not None:
         return t, handler
     fallback = _FALLBACK[0] if _FALLBACK else None
-    if fallback is not None and fallback.accepts(fn, kw):
+    if fallback is not None and fallback.accepts(fn, types, kw):
         try:
             return fallback.type(fn, types, kw, loc, const_atoms, const_kw), fallback
         except UnsupportedSyntaxError:

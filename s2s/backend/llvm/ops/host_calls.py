@@ -613,18 +613,22 @@ PURE_HELPER_MODULES = frozenset({"s2s_runtime.vjps", "s2s_runtime.jvps_arrays",
 class HostFallback(HostCall):
     """A call of a numpy function (or a pure helper of derivative code) that its own jit
     handler refuses, or that has none
-    (``calls._resolve``): numpy runs it as a host call.  Not for elementwise functions
-    (the fused loops lower their elements with their own handlers), for numpy's scalar
+    (``calls._resolve``): numpy runs it as a host call (``np.exp`` of a complex array).
+    Not for elementwise functions of numbers alone (the fused loops type and lower
+    elements with the functions' own handlers), for numpy's scalar
     types (``np.float16(x)``: its result would be widened), for functions that write
     into an operand or whose result's rank depends on the values, nor for calls with
     ``out=``."""
 
-    def accepts(self, fn, kw) -> bool:
+    def accepts(self, fn, types, kw) -> bool:
         module = getattr(fn, "__module__", None) or ""
+        # an elementwise function only on arrays: the fused loops type it on elements,
+        # which must stay refused there (they lower elements with its own handler)
+        elementwise = maps_elements(fn) and not any(isinstance(t, T.Array) for t in types)
         return (module == "numpy" or module.startswith("numpy.")
                 or module in PURE_HELPER_MODULES) and "out" not in kw \
             and not isinstance(fn, type) and fn not in WRITES_OPERANDS \
-            and fn not in VALUE_DEPENDENT_RANKS and not maps_elements(fn) \
+            and fn not in VALUE_DEPENDENT_RANKS and not elementwise \
             and getattr(fn, "__self__", None) is None  # (a ufunc's method: np.add.at)
 
 
