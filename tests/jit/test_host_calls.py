@@ -269,6 +269,19 @@ def nonzero_of(x):
     return np.nonzero(x > 0)[0]
 
 
-def test_one_argument_nonzero_of_any_length():
+def where_of(x):
+    return np.where(x > 0)
+
+
+def complex_exp(x):
+    return np.exp(1j * x) * x
+
+
+def test_one_argument_nonzero_and_where_of_any_length():
     for x in (X, -np.abs(X), np.abs(X)):
         _same(s2s.jit(nonzero_of)(x), nonzero_of(x))
+        _same(s2s.jit(where_of)(x), where_of(x))
+
+
+def test_elementwise_functions_of_arrays_native_code_lacks():
+    _same(s2s.jit(complex_exp)(X), complex_exp(X))
