@@ -15,8 +15,10 @@ Contract of a compiled call ``f(*args, **kwargs)``:
 * the result type (``Array(dtype, ndim)``, a number, a tuple or a namedtuple of them)
   is what ``f`` returns on sample operands of the same types (``_probe``); numpy's
   result dtypes and ranks depend on the operands' dtypes and ranks and the constants,
-  not on their values.  A result of a dtype the jit has no type for (``complex64``,
-  ``int32``) is refused by name, as is a call ``f`` raises on for every sample;
+  not on their values (``COMPLEX_RESULTS`` lists the exceptions).  A result of a dtype
+  compiled code has no type for is widened (``int32`` to ``int64``, ``float16`` to
+  ``float32``, ``complex64`` to ``complex128``: ``_WIDER``), else refused by name, as
+  is a call ``f`` raises on for every sample;
 * the call runs in two steps: ``s2s.host_call(key, operand words, result words)`` calls
   ``f`` and writes the results' shapes (and numbers) into the result words; the compiled
   code allocates the result arrays and ``s2s.host_fill(key, data pointers)`` copies
@@ -28,10 +30,11 @@ Contract of a compiled call ``f(*args, **kwargs)``:
   class when compiling), as are calls in GPU kernels (``s2s.cuda``: no interpreter
   there).
 
-The same calls serve as the jit's fallback for any other numpy function (``HostFallback``):
-a call that its own handler refuses (``np.trace`` of a stack, a matrix norm by ``ord=2``)
-or that has none runs in numpy, unless the function writes into an operand, works
-elementwise (those compile natively or are refused) or is given ``out=``.
+The same calls serve as the jit's fallback (``HostFallback``): a call of a numpy function,
+or of a pure helper of derivative code, that its own handler refuses (``np.trace`` of a
+stack, a matrix norm by ``ord=2``) or that has none runs in numpy -- not numpy's scalar
+types, elementwise functions of numbers alone, functions that write into an operand or
+whose result's rank depends on the values, nor calls with ``out=``.
 
 A kernel with a host call has no fast entry (``driver/module.PYTHON_CALLBACKS``): the
 callback can hand the GIL to another thread mid-call.
@@ -115,8 +118,8 @@ def _float_to_word(x):
 
 
 # -- operand and result layouts ---------------------------------------------------------
-# A layout is a nested tuple: ("const", value) | ("scalar", dtype) | ("array", dtype, ndim)
-# | ("tuple", kind, items) (kind: "tuple", "list" or a namedtuple class for results).
+# A layout is a nested tuple: ("const", value) | ("scalar", dtype, weak) | ("array", dtype,
+# ndim) | ("tuple", kind, items) (kind: "tuple", "list" or a namedtuple class).
 
 _CONST_TYPES = (type(None), bool, int, float, complex, str)
 
@@ -133,8 +136,9 @@ def _constant_ok(value) -> bool:
 
 def _function_name(fn) -> str:
     """``module:qualname`` of a function that name finds again (the same in every
-    process), else a name of this process only (a lambda, a closure: object code cached
-    on disk with it is compiled again in a new process, see ``_host_call``)."""
+    process), else a name of this process only (a lambda, a closure: the call's key, part
+    of the LLVM IR the disk cache's key hashes, then differs in a new process, which
+    compiles again)."""
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
     if module and qualname and "<" not in qualname:
         found = sys.modules.get(module)
