@@ -16,7 +16,7 @@ import s2s_runtime as rt
 from s2s_runtime import index_writes
 
 from ..ir import nodes as ir
-from .rules_core import axis_rule
+from .rules_core import axis_rule, same
 from .table import defbatch, per_example
 
 
@@ -173,8 +173,7 @@ defbatch(array_vjp, rt.array_vjp)
 # its operand, which the batch (in front) leaves alone: the same identity for every example
 defbatch(per_example, rt.diag_vjp, rt.vstack_vjp, rt.hstack_vjp, rt.degenerate_nan,
          rt.strict_lower_mask, rt.nonempty_or_zeros, rt.nonempty_or_zeros_t, rt.prod_hvp,
-         rt.cumprod_hvp, rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx,
-         np.linalg.lstsq)
-defbatch(lambda site: site.call, rt.eye_like, unbatched_result=True)
+         rt.cumprod_hvp, rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx)
+defbatch(same, rt.eye_like, unbatched_result=True)
 # (the transposes of vmap's joins, met by vmap of gradient code of batched code)
 defbatch(per_example, rt.batch_vstack_vjp, rt.batch_hstack_vjp)

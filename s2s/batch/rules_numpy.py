@@ -261,3 +261,5 @@ defbatch(axis_rule(arrays=("v", "x"), axis_param="axes", none="keep"), rt.fit_to
 # the cotangent of np.linspace's ends: the sum over the samples, then summed to the shape of
 # an end that may be the same for every example (one call per example keeps that right)
 defbatch(per_example, rt.linspace_vjp)
+# numpy's lstsq solves one system per call (no stacks): once per example
+defbatch(per_example, np.linalg.lstsq)

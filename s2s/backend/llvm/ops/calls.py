@@ -4,7 +4,9 @@ Contract: ``type_call(fn, args, kwargs, loc)`` gives the result type of a call
 whose operands have these types (``args``: ``(atom, type)`` pairs), and
 ``lower_call(L, call)`` emits it; both raise ``UnsupportedSyntaxError`` naming
 the callable, the operand types and the user's line for a call outside the
-table.  Arithmetic, comparisons and math functions apply elementwise to
+table -- unless the fallback (``set_fallback``: ``host_calls.HostFallback``, numpy run
+by a call back into Python) takes a numpy function's call that its handler refuses or
+that has none.  Arithmetic, comparisons and math functions apply elementwise to
 arrays with numpy's broadcasting (``arrays.elementwise``), one scalar rule per
 operation serving both.
 """
