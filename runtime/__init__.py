@@ -224,10 +224,9 @@ __all__ += ["apply_linear", "clip_selected", "conv_pad", "delete_kept", "matchin
 
 from . import einsum_ops  # noqa: E402
 from .einsum_ops import (contraction_axis, einsum_jvp, einsum_jvp2, einsum_vjp,  # noqa: E402
-                         einsum_vjp2, kron_layout)
+                         einsum_vjp2)
 
-__all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2",
-            "kron_layout"]
+__all__ += ["contraction_axis", "einsum_jvp", "einsum_jvp2", "einsum_vjp", "einsum_vjp2"]
 
 from . import batching, batching_numpy, batching_products, batching_writes  # noqa: E402  (s2s.vmap: rt.batch_*)
 from . import batching_values  # noqa: E402

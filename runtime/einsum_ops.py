@@ -1,5 +1,5 @@
 """Derivatives of ``np.einsum`` (string subscripts, explicit or implicit output,
-ellipsis, repeated indices, broadcasting) and the layout of ``np.kron``.
+ellipsis, repeated indices, broadcasting).
 
 ``E(a_0, ..., a_{n-1}) = einsum(subscripts, a_0, ...)`` is multilinear.  With
 ``F = <g, E(a)>`` (the real pairing, no conjugation: JAX's convention):
@@ -128,23 +128,6 @@ def einsum_jvp2(t, subscripts, k, j, v, a0, a1=None, a2=None, a3=None, a4=None):
         return np.zeros_like(np.einsum(subscripts, *_operands(ops)))
     ops[j] = v
     return einsum_jvp(t, subscripts, k, *ops)
-
-
-def kron_layout(a, b):
-    """Subscripts and shapes writing ``np.kron(a, b)`` as an einsum: both operands
-    padded to ``d`` axes, the result seen as ``(a_0, b_0, a_1, b_1, ...)``.
-
-    Returns ``(spec_a, spec_b, inter_shape, shape_a, shape_b)``: ``a_bar =
-    einsum(spec_a, g.reshape(inter_shape), b.reshape(shape_b))`` and
-    ``b_bar = einsum(spec_b, g.reshape(inter_shape), a.reshape(shape_a))``.
-    """
-    sa, sb = np.shape(a), np.shape(b)
-    d = max(len(sa), len(sb))
-    sa, sb = (1,) * (d - len(sa)) + tuple(sa), (1,) * (d - len(sb)) + tuple(sb)
-    la, lb = string.ascii_lowercase[:d], string.ascii_uppercase[:d]
-    inter = "".join(x + y for x, y in zip(la, lb))
-    shape = tuple(n for pair in zip(sa, sb) for n in pair)
-    return f"{inter},{lb}->{la}", f"{inter},{la}->{lb}", shape, sa, sb
 
 
 def contraction_axis(axes, axis):

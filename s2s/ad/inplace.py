@@ -39,7 +39,7 @@ _RETURNS_AN_ITEM = {rt.max_of, rt.min_of}
 #: operations that give an immutable number when every operand is one
 _NUMBER_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, rt.power,
                operator.floordiv, operator.mod, operator.neg, operator.pos, abs, float,
-               int, complex}
+               int, complex, rt.zeros_like}  # (zeros_like: a tangent's start, 0 for a number)
 
 
 def _number_op(v: ir.Call, scalars) -> bool:
@@ -88,11 +88,28 @@ def _block(stmts, st: "_State"):
             if isinstance(s, ir.If):
                 s = replace(s, body=tuple(_block(s.body, st)), orelse=tuple(_block(s.orelse, st)))
             else:  # loops and try: anything inside may run again; share all it touches
+                _inner_scalars(s, st)
                 s = _numbers_rebind(s, st.scalars)
                 for x in ir.walk(ir.sub_blocks_flat(s)):
                     st.share(ir.stmt_uses(x) + ir.stmt_defs(x))
         out.append(s)
     return out
+
+
+def _inner_scalars(s, st: "_State") -> None:
+    """Add to ``st.scalars`` the names that statements inside loop or try ``s`` make
+    numbers (``s = 0.0`` at the top of an inner function's body inlined in a loop), by
+    the rules ``_assign`` applies outside: a number constant, a number's name, an
+    operation of numbers, a real scalar item of a parameter."""
+    for x in ir.walk(ir.sub_blocks_flat(s)):
+        if not isinstance(x, ir.Assign):
+            continue
+        v, t = x.value, x.target.name
+        if isinstance(v, ir.Const) and type(v.value) in (int, float) or \
+                isinstance(v, ir.Var) and v.name in st.scalars or \
+                isinstance(v, ir.Call) and (_number_op(v, st.scalars) or
+                                            scalar_item_of(v, st.info)):
+            st.scalars.add(t)
 
 
 def _numbers_rebind(s, scalars):

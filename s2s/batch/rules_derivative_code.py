@@ -175,5 +175,11 @@ defbatch(per_example, rt.diag_vjp, rt.vstack_vjp, rt.hstack_vjp, rt.degenerate_n
          rt.strict_lower_mask, rt.nonempty_or_zeros, rt.nonempty_or_zeros_t, rt.prod_hvp,
          rt.cumprod_hvp, rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx)
 defbatch(same, rt.eye_like, unbatched_result=True)
+# (the Cholesky rule's conj_lower, and the helpers of np.partition, np.interp,
+# np.trapezoid, np.prod's initial=, np.rollaxis and np.vecdot that read values; those
+# that read only shapes are rules_numpy's shape_reads)
+defbatch(per_example, rt.conj_lower, rt.matching_permutation, rt.interp_layout,
+         rt.trapezoid_weights, rt.initial_or_one, rt.rollaxis_destination,
+         rt.contraction_axis)
 # (the transposes of vmap's joins, met by vmap of gradient code of batched code)
 defbatch(per_example, rt.batch_vstack_vjp, rt.batch_hstack_vjp)

@@ -253,7 +253,11 @@ for _fn, _names in ((rt.scan_slots, ("x",)), (rt.poly_factors, ("p",)),
                     (rt.irfft_weights, ("g",)), (rt.fft_axes, ("a",)),
                     (rt.fft_rest_axes, ("a",)), (rt.fft_last_axis, ("a",)),
                     (rt.rfftn_sizes, ("g", "a")), (rt.shapes_of, ("arrays",)),
-                    (rt.delete_kept, ("arr",))):
+                    (rt.delete_kept, ("arr",)),
+                    (rt.half_lower_mask, ("x",)), (rt.conv_pad, ("a", "v")),
+                    (rt.resize_source, ("a",)), (rt.scan_pad_widths, ("x",)),
+                    (rt.split_axis, ("ary",)), (rt.vander_exponents, ("x",)),
+                    (rt.cov_layout, ("m",)), (rt.insert_sources, ("arr", "values"))):
     defbatch(shape_reads(*_names), _fn, unbatched_result=True)
 # fit_to(v, x, axes): v cropped or zero-padded to x's lengths along axes; along the batch
 # axis both have the batch size, so every axis of the batched arrays (None) is right too

@@ -56,7 +56,12 @@ def _arg_key(x):
 
 def _primitive_with_defaults(fn) -> bool:
     """Whether ``fn`` is a primitive (a transform's one-call function) with optional
-    parameters and a signature ``inspect`` reads (numpy's functions; not its ufuncs)."""
+    parameters and a signature ``inspect`` reads (numpy's functions and ufuncs), or
+    ``vmap`` of one (``jit(vmap(np.sum))``: the defaults a call leaves out are not
+    mapped)."""
+    from .vmap import Vmapped
+    while isinstance(fn, Vmapped):
+        fn = fn.fn
     if pipeline.primitive_signature(fn) is None:
         return False
     try:

@@ -32,7 +32,7 @@ from ..passes.containers import functional_containers
 from ..passes.copyprop import copy_propagate
 from ..passes.negations import fold_negations
 from ..passes.dce import dce
-from ..passes.index_writes import writes_as_values
+from ..passes.index_writes import batched_inplace_as_operators, writes_as_values
 from ..passes.helpers import helpers_inlined, needs_helpers
 from ..passes.inline import inline_calls, needs_values
 from ..passes.out_args import out_as_writes, scatter_adds_as_writes
@@ -40,7 +40,7 @@ from ..passes.single_exit import single_exit
 from ..passes.sites import expand as expand_sites, has_sites
 from ..passes.ssa import to_ssa
 from ..rules import lookup
-from ..rules.registry import implementation
+from ..rules.registry import implementation, inline_code
 
 
 @dataclass(frozen=True)
@@ -144,15 +144,19 @@ def primitive_signature(fn):
     """The signature of a primitive given to a transform directly (``grad(np.sin)``).
 
     Taken from its VJP templates (which mirror the primitive's parameters), or for a
-    primitive without a derivative from ``inspect`` (its positional parameters); None if ``fn`` is Python code or
-    has no rule.
+    primitive without a derivative, or one every transform reads as plain code
+    (``rules.registry.definline``), from ``inspect`` (its positional parameters); None
+    if ``fn`` is Python code or has neither a rule nor such code.
     """
     rule = lookup(fn)
-    if hasattr(fn, "__code__") or rule is None:
+    if hasattr(fn, "__code__"):
         return None
-    if rule.signature is None:  # no derivative (np.argmax): numpy's own signature
-        try:
-            sig = inspect.signature(fn)
+    code = inline_code(fn)
+    if rule is None and code is fn:
+        return None
+    if rule is None or rule.signature is None:  # no derivative (np.argmax), or read as
+        try:                                    # code (np.kron): numpy's own signature
+            sig = inspect.signature(fn if rule is not None else code)
         except (TypeError, ValueError):
             return None
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
@@ -350,9 +354,11 @@ def _has_derivative_rule(fn) -> bool:
 
 
 def _differentiable(func: ir.Function) -> ir.Function:
-    """``func`` with the helpers that have no derivative rule read as code, and
-    ``np.add.at`` as a write of ``rt.add_at`` (``passes/out_args.py``)."""
-    return helper_code(scatter_adds_as_writes(func), _has_derivative_rule)
+    """``func`` with the helpers that have no derivative rule read as code,
+    ``np.add.at`` as a write of ``rt.add_at`` (``passes/out_args.py``) and vmap's
+    in-place operators as the operators (``passes/index_writes.py``)."""
+    func = batched_inplace_as_operators(scatter_adds_as_writes(func))
+    return helper_code(func, _has_derivative_rule)
 
 
 @compiling

@@ -250,7 +250,7 @@ class Vmapped(Specialising):
         params = self.__dict__.get("_positional")
         if params is None:
             try:
-                sig = signature_of(self.fn)
+                sig = pipeline.primitive_signature(self.fn) or signature_of(self.fn)
                 params = [p for p in sig.parameters.values()
                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
             except Exception:
@@ -260,6 +260,12 @@ class Vmapped(Specialising):
             return values, flags
         extra = [p.default for p in params[len(values):] if p.default is not p.empty]
         return list(values) + extra, list(flags) + [False] * len(extra)
+
+    def _leaves_defaults(self, values) -> bool:
+        """Whether ``fun`` is a primitive and ``values`` leave out some of its positional
+        parameters (``vmap(np.cumsum)(x)``)."""
+        return pipeline.primitive_signature(self.fn) is not None and \
+            len(self._with_defaults(values, [False] * len(values))[0]) > len(values)
 
     def _nested(self, args):
         from .vmap_nested import nested_call
@@ -402,7 +408,9 @@ class Vmapped(Specialising):
             from .vmap_nested import nested_site
             func, freevars = nested_site(self, args, values, flags)
             out_b = True
-        elif wants_adapter(self.fn):  # *args, or a jacfwd... function: one call's shape
+        elif wants_adapter(self.fn) or self._leaves_defaults(values):
+            # *args, a jacfwd... function, or a primitive called without its optional
+            # parameters (numpy's defaults stay constants): the function of one call's shape
             inner = vmap_of(adapter(self.fn, len(values), ()), self.fallback)
             func, front, out_b = inner.batched_ir(values, flags)
         elif isinstance(self.fn, ReverseTransform):

@@ -8,6 +8,15 @@ exactly what it did; but each state of ``y`` now has its own definition,
 which SSA versions and loop tapes track like any value.  Whether a write is
 differentiable as such (``y`` made by the function, no view of it used across
 the write...) is decided after SSA, by ``ad/index_writes.py``.
+
+Contract: ``batched_inplace_as_operators(fn)`` returns ``fn`` with every
+``t = rt.batch_inplace(op, plain, x, y)`` (vmap's ``x op= y``: in place where
+each example of ``x`` is an array, a new value where it is a number) made
+``t = op(x, y)``.  Both give the same values; which names see the change is
+then decided by differentiation itself (``ad/inplace.py`` makes ``op`` the
+plain operator where nothing else refers to ``x``; an in-place write others
+can see is refused there), instead of by a branch on each example's rank
+that it cannot fold.  Derivative code only (``core/pipeline.py``).
 """
 from __future__ import annotations
 
@@ -24,6 +33,25 @@ def writes_as_values(fn: ir.Function) -> ir.Function:
 
 def _block(stmts):
     return tuple(_stmt(s) for s in stmts)
+
+
+def batched_inplace_as_operators(fn: ir.Function) -> ir.Function:
+    def block(stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
+                    and s.value.fn is rt.batch_inplace and len(s.value.args) == 4 \
+                    and isinstance(s.value.args[0], ir.Const) and not s.value.kwargs:
+                op, _plain, x, y = s.value.args
+                s = ir.Assign(s.target, ir.Call(op.value, (x, y)), s.loc)
+            blocks = ir.sub_blocks(s)
+            out.append(ir.with_blocks(s, [block(b) for b in blocks]) if blocks else s)
+        return tuple(out)
+
+    if not any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+               and s.value.fn is rt.batch_inplace for s in ir.walk(fn.body)):
+        return fn
+    return fn.with_body(block(fn.body))
 
 
 def _stmt(s):

@@ -1,5 +1,5 @@
 """Contractions beyond ``products.py``: einsum (explicit and implicit output, ellipsis,
-repeated indices), kron, cross, vecdot, matvec, vecmat, convolve, correlate, and polynomials (polyval,
+repeated indices), cross, vecdot, matvec, vecmat, convolve, correlate, and polynomials (polyval,
 polyadd, polysub, polymul, polyder, polyint).
 
 All are multilinear (polyval: linear in the coefficients); no conjugation
@@ -11,17 +11,17 @@ einsum: ``F = <g, einsum(subscripts, a_0, ...)>``; operand ``k``'s cotangent is
 replaced by ``t`` (``einsum_jvp``); at most five operands (more do not bind:
 an s2s error).  The rules of those two helpers (second order) use
 ``einsum_vjp2``/``einsum_jvp2`` (``runtime/einsum_ops.py``).
-kron, cross, vecdot, matvec, vecmat and polyval are written with primitives
+(``np.kron`` is read as the plain code of ``numpy_code/products.py`` by every
+transform.)  cross, vecdot, matvec, vecmat and polyval are written with primitives
 that have rules (einsum, reshape, cross...), so they need no helper rules.
 """
 import numpy as np
 
 from s2s_runtime import (contraction_axis, conv_pad, einsum_jvp, einsum_jvp2, einsum_vjp,
-                         einsum_vjp2, kron_layout, poly_factors, poly_slots, unbroadcast)
+                         einsum_vjp2, poly_factors, poly_slots, unbroadcast)
 
 from .registry import defjvp, defnondiff, defvjp
 
-defnondiff(kron_layout, container_result=True)
 defnondiff(contraction_axis)
 
 # --- einsum -------------------------------------------------------------------------------
@@ -112,22 +112,6 @@ defjvp(einsum_jvp,
        lambda tan, out, t, subscripts, k, a0, a1=None, a2=None, a3=None, a4=None:
        einsum_jvp2(t, subscripts, k, 4, tan, a0, a1, a2, a3, a4))
 
-
-# --- kron: kron(a, b) = einsum('ab,cd->acbd', a, b) reshaped (interleaved axes) -------------
-def _kron_vjp_a(g, ans, a, b):
-    spec_a, spec_b, inter, shape_a, shape_b = kron_layout(a, b)
-    return unbroadcast(np.reshape(np.einsum(spec_a, np.reshape(g, inter), np.reshape(b, shape_b)),
-                                  np.shape(a)), a)
-
-
-def _kron_vjp_b(g, ans, a, b):
-    spec_a, spec_b, inter, shape_a, shape_b = kron_layout(a, b)
-    return unbroadcast(np.reshape(np.einsum(spec_b, np.reshape(g, inter), np.reshape(a, shape_a)),
-                                  np.shape(b)), b)
-
-
-defvjp(np.kron, _kron_vjp_a, _kron_vjp_b)
-defjvp(np.kron, lambda t, ans, a, b: np.kron(t, b), lambda t, ans, a, b: np.kron(a, t))
 
 # cross: <g, a x b> = <a, b x g> = <b, g x a> (vector axes moved like the arguments')
 defvjp(np.cross,

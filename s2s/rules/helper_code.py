@@ -27,13 +27,13 @@ definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_in
 definline(batching.batch_align, batching.per_example_ndim, batching.batch_axes,
           batching.batch_axis, batching.batch_axis_in, batching.batch_axis_of)
 # the same for the pad widths and shape stand-ins of batched code; the jit does not
-# compile them (the containers are walked by tree_map), so it refuses jit(vmap(f)) of the
-# calls that need them at compile time, by name
-_HELPERS_OF_BATCHED_SHAPES = (batching_numpy.batch_pad_width, batching_numpy.batch_stand_in)
-definline(*_HELPERS_OF_BATCHED_SHAPES, modes=("vmap",))
+# compile the pad widths (the containers are walked by tree_map), so it refuses
+# jit(vmap(f)) of the calls that need them at compile time, by name (a stand-in of an
+# array it gets from numpy, ``backend/llvm/ops/host_calls.py``)
+definline(batching_numpy.batch_pad_width, batching_numpy.batch_stand_in, modes=("vmap",))
 defno_mode("jit", "a shape helper of batched code whose error or containers the jit does not "
            "compile: jit(vmap(f)) of a call that needs it is refused at compile time",
-           *_HELPERS_OF_BATCHED_SHAPES)
+           batching_numpy.batch_pad_width)
 # helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
 definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose,
           index_writes.scattered_values)

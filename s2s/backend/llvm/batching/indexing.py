@@ -262,7 +262,7 @@ def _batch_index(L, idx, it):
 
 class BatchIndexSetVjpValue:
     """``batch_index_set_vjp_value(g, index, v, True, v_batched)``: ``g[:, index]`` summed
-    to each example's ``v`` (an index of ints and slices)."""
+    to each example's ``v`` (an index of ints and slices, or ``...``: all of ``g``)."""
 
     wants_atoms = True
 
@@ -277,6 +277,8 @@ class BatchIndexSetVjpValue:
 
     @staticmethod
     def _read_type(g, index):
+        if _whole(index):
+            return g
         et = _per_example_index(index, False)
         if et is None or len(_items(et)) > g.ndim - 1:
             return None
@@ -286,13 +288,15 @@ class BatchIndexSetVjpValue:
     def lower(self, L, fn, vals, kw, rtype):
         from .per_example import BatchUnbroadcast
         (g, gt), (idx, it), v = vals[:3]
-        read = A.getitem(L, g, gt, _batch_index(L, idx, it), _batch_index_type(it))
+        read = (g, gt) if _whole(it) else \
+            A.getitem(L, g, gt, _batch_index(L, idx, it), _batch_index_type(it))
         return BatchUnbroadcast.sum_to(L, read, v, L.call_atoms[0][4].value, rtype)
 
 
 class BatchIndexSet:
     """``batch_index_set(y, index, v, True, v_batched, n[, copy])``: ``batch_setitem`` on
-    ``y`` (a copy first when ``copy``), returning it."""
+    ``y`` (a copy first when ``copy``), returning it; for the index ``...``, ``y[...] = v``
+    (``v`` aligned with ``y`` example by example, or one example broadcast)."""
 
     wants_atoms = True
 
@@ -300,6 +304,10 @@ class BatchIndexSet:
         flags = _flags(list(atoms[3:5]) + list(atoms[6:7]))
         if kw or len(types) not in (6, 7) or flags is None or not flags[0]:
             return None
+        if _whole(types[1]):  # y[...] = v: v (aligned with y, or one example) broadcast
+            ok = isinstance(types[0], T.Array) and isinstance(types[2], (T.Array, T.Scalar)) \
+                and getattr(types[2], "ndim", 0) <= types[0].ndim
+            return types[0] if ok else None
         ok = BatchSetitem().type(fn, types[:3] + [T.BOOL, T.BOOL], {}, loc,
                                  [atoms[0], atoms[1], atoms[2], _Const(False), atoms[4]])
         return types[0] if ok is not None else None
@@ -309,9 +317,17 @@ class BatchIndexSet:
         y = vals[0]
         if len(atoms) == 7 and atoms[6].value:
             y = (A.copy(L, *y), y[1])
+        if _whole(vals[1][1]):
+            A.setitem(L, y[0], y[1], vals[1][0], vals[1][1], *vals[2])
+            return y[0]
         L.call_atoms = ((atoms[0], atoms[1], atoms[2], _Const(False), atoms[4]), {})
         BatchSetitem().lower(L, fn, [y] + list(vals[1:3]), {}, T.NONE)
         return y[0]
+
+
+def _whole(index_t) -> bool:
+    """Whether an index is ``...`` alone (the whole array, every example)."""
+    return isinstance(index_t, T.Static) and index_t.value is Ellipsis
 
 
 class _Const:

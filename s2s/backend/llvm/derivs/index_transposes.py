@@ -1,7 +1,7 @@
 """``index_set_vjp_value_transpose`` in LLVM IR (forward mode over the adjoint of an
 indexed write: ``jvp(grad(f))``, Hessians of code writing ``y[i] = v``).
 
-``index_set_vjp_value_transpose(ct, g, index, v)`` for a basic index (ints and slices):
+``index_set_vjp_value_transpose(ct, g, index, v)`` for a basic index (ints, slices and one ``...``):
 zeros shaped like ``g`` (``g``'s and ``ct``'s promoted dtype) with ``ct`` written
 (broadcast) at ``index`` -- a basic index writes each place once, so every place it
 names is the last write there, as the Python helper's ``_last_writes`` would say.
@@ -23,8 +23,9 @@ class IndexSetVjpValueTranspose:
         if kw or len(types) != 4:
             return None
         ct, g, index = types[:3]
-        if not isinstance(g, T.Array) or index_types(index) is None or \
-                not isinstance(ct, (T.Array, T.Scalar)):
+        parts = index_types(index, views=True)  # ints, slices and one Ellipsis (x[...] = v)
+        if not isinstance(g, T.Array) or parts is None or "new" in parts or \
+                parts.count("ellipsis") > 1 or not isinstance(ct, (T.Array, T.Scalar)):
             return None
         elem = ct.elem if isinstance(ct, T.Array) else ct
         return T.Array(T.promote(g.elem, elem).dtype, g.ndim)

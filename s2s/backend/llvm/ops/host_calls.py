@@ -89,7 +89,9 @@ HOST_FUNCTIONS = (
     rt.linspace_vjp, rt.linspace_vjp_transpose,
     # vmap's per-example fallback (``batch/table.per_example``): jit(vmap(f)) of a call
     # batched that way; vmap's joins of batched items and their transposes
-    rt.batch_loop, rt.batch_vstack, rt.batch_hstack, rt.batch_vstack_vjp, rt.batch_hstack_vjp)
+    rt.batch_loop, rt.batch_vstack, rt.batch_hstack, rt.batch_vstack_vjp, rt.batch_hstack_vjp,
+    # one example of a batched array, for a helper that reads only its shape
+    rt.batch_stand_in)
 
 #: functions whose result dtype depends on the values (numpy's ``eig`` is real where every
 #: eigenvalue is): compiled code gives their float results as complex128 always, as JAX does
