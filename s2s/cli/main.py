@@ -284,6 +284,12 @@ def main(argv=None) -> int:
     except Exception as e:
         if args.debug:
             raise
+        notes = [n for n in getattr(e, "__notes__", ()) if "raised here" in n]
+        if notes:  # the user's code raised, on the example arguments (a located note)
+            print(f"s2s: error: {type(e).__name__}: {e}\n" + "\n".join(notes) +
+                  "\n(on the example arguments: give --args or --signature to choose "
+                  "others)", file=sys.stderr)
+            return 2
         print(f"s2s: internal error: {type(e).__name__}: {e} "
               f"(this is a bug in s2s; rerun with --debug for the traceback)", file=sys.stderr)
         return 1

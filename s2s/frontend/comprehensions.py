@@ -9,6 +9,10 @@ comprehension becomes a loop that builds its result as a value:
 * ``{k: v for ...}`` -> ``dictcomp = rt.dict_set(dictcomp, k, v, old)``;
 * ``sum(e for v in xs)`` (or of a list comprehension), with or without a
   start -> ``total = start; for v in ...: total = total + e`` (no list);
+* ``map(f, xs, ...)`` -> the list ``[f(x, ...) for x, ... in zip(xs, ...)]`` and
+  ``filter(f, xs)`` -> ``[x for x in xs if f(x)]`` (``filter(None, xs)``: ``if x``), so
+  a lambda or local function passed to them is called, and inlined, in the loop (the
+  list stands for Python's iterator: what reads it once reads the same items);
 * ``max(...)``/``min(...)`` of one iterable (``key=`` allowed) ->
   ``rt.max_of``/``rt.min_of`` (of the comprehension's list), of three or more
   values (or two with ``key=``) -> of their tuple.
@@ -103,6 +107,60 @@ class ComprehensionLowering:
                               build.make_tuple, loc)
         kw = tuple((k, self.atom(a.value)) for k, a in keywords.items())
         return ir.Call(rt.max_of if fn.value is max else rt.min_of, (items,), kw)
+
+    # -- map / filter ---------------------------------------------------------------------
+    def builtin_map(self, node):
+        """``map(f, xs, ...)``/``filter(f, xs)`` as the list of a loop, or None (an
+        ordinary call: another function named so, keywords, ``*`` arguments)."""
+        func = node.func
+        if not isinstance(func, cst.Name) or func.value not in ("map", "filter") \
+                or any(a.star or a.keyword is not None for a in node.args):
+            return None
+        fn = self.value(func)
+        builtin = getattr(builtins, func.value)
+        if not (isinstance(fn, ir.Const) and fn.value is builtin) or len(node.args) < 2 \
+                or builtin is filter and len(node.args) != 2:
+            return None
+        loc = self.loc(node)
+        callee = self.value(node.args[0].value)
+        if not isinstance(callee, ir.Const):
+            callee = self._as_atom(callee, node.args[0].value)
+        iterables = [self.atom(a.value) for a in node.args[1:]]
+        acc = self._fresh_local(func.value)
+        self.emit(ir.Assign(acc, ir.Call(build.make_list, ()), loc))
+        if len(iterables) == 1:
+            it = iterables[0]
+        else:
+            it = self.temp()
+            self.emit(ir.Assign(it, ir.Call(zip, tuple(iterables)), loc))
+        self.blocks.append([])
+        item = self.temp()
+        items = (item,)
+        if len(iterables) > 1:
+            items = tuple(self.temp() for _ in iterables)
+            self.emit(ir.Unpack(items, item, loc))
+        if builtin is map:
+            value = self.temp()
+            self.emit(ir.Assign(value, self._call_value(callee, items), loc))
+            self.emit(ir.Assign(acc, ir.Call(rt.list_append, (acc, value)), loc))
+        else:
+            test = item
+            if not (isinstance(callee, ir.Const) and callee.value is None):
+                test = self.temp()
+                self.emit(ir.Assign(test, self._call_value(callee, items), loc))
+            self.emit(ir.If(test, (ir.Assign(acc, ir.Call(rt.list_append, (acc, item)), loc),),
+                            (), loc))
+        body = tuple(self.blocks.pop())
+        self.emit(ir.For(item, it, body, (), loc))
+        return acc
+
+    @staticmethod
+    def _call_value(callee, args) -> ir.Call:
+        """The call of ``callee`` (a program constant, or a value: a lambda, a local
+        function, an object with ``__call__``) with ``args``."""
+        if isinstance(callee, ir.Const):
+            return ir.Call(callee.value, tuple(args))
+        return ir.Call(build.call_method, (callee, ir.Const("__call__")) + tuple(args))
 
     def accumulate(self, comp, start_args, loc) -> ir.Var:
         start = self.atom(start_args[0].value) if start_args else ir.Const(0)

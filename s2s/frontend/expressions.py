@@ -182,6 +182,8 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         if any(a.star for a in node.args):  # f(*args), f(**kwargs): unpacking.py
             return self.unpacking_call(node)
         reduced = self.builtin_reduction(node)
+        if reduced is None:
+            reduced = self.builtin_map(node)
         if reduced is not None:
             return reduced
         args, kwargs = self.call_args(node)

@@ -7,12 +7,26 @@ from s2s.backend.cuda.target import KNOWN_ARCHS, check_arch
 from s2s.cli.main import main
 
 MODEL = '''\
+import s2s
+
+
 def first(x):
     return x[0] * 2.0
 
 
 def scale(x):
     return x * 2.0
+
+
+def jacobian_of_rows(x):
+    return s2s.jacfwd(rows)(x)
+
+
+def rows(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] ** 2
+    return s
 '''
 
 
@@ -52,3 +66,15 @@ def test_known_architectures_are_accepted():
     assert check_arch("sm_90a") == "sm_90a" and check_arch("sm_100f") == "sm_100f"
     with pytest.raises(ValueError, match="unknown GPU architecture"):
         check_arch(None)
+
+
+def test_an_error_of_the_users_code_on_the_example_arguments_is_not_an_internal_error(
+        model, capsys):
+    # dump runs jacfwd on the default example argument, a number, whose shape has no
+    # axis 0: the user's IndexError at the user's line, and how to pass other arguments
+    code = main(["dump", model + ":jacobian_of_rows", "--mode", "grad"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "bug in s2s" not in err and "internal error" not in err
+    assert "IndexError" in err and "raised here" in err and "x.shape[0]" in err
+    assert "--args" in err

@@ -2,7 +2,8 @@
 
 The frontend turns them into loops (``s2s/frontend/comprehensions.py``): a list
 built with ``rt.list_append``, ``sum(...)`` an accumulator, ``max``/``min`` of
-one iterable ``rt.max_of``/``rt.min_of``.  Oracles: central finite differences
+one iterable ``rt.max_of``/``rt.min_of``; ``map``/``filter`` the lists of the
+comprehensions they stand for (their function called, and inlined, in the loop).  Oracles: central finite differences
 (gradients, tangents, Hessian-vector products and grad of grad) and the jvp/vjp
 dot-product identity (``container_checks``).
 """
@@ -142,7 +143,34 @@ def comprehension_over_a_comprehension(xs):
     return sum([s * np.cos(s) for s in squares])
 
 
+def _scaled(v, w):
+    return v * w + np.sin(v)
+
+
+def map_of_a_lambda(xs):
+    return sum(map(lambda v: v * np.exp(-v), xs))
+
+
+def map_of_a_function_over_two(xs):
+    return sum(map(_scaled, xs, xs[::-1]))
+
+
+def map_of_a_local_lambda_listed(xs):
+    g = lambda v: np.tanh(v) ** 2  # noqa: E731
+    return np.sum(np.array(list(map(g, xs))))
+
+
+def filter_of_a_lambda(xs):
+    return sum(filter(lambda v: v > 0, xs)) + sum(map(np.sin, xs))
+
+
+def filter_of_none(x):
+    return sum(map(abs, filter(None, [x, 0.0, 2 * x])))
+
+
 CASES = [
+    (map_of_a_lambda, A3), (map_of_a_function_over_two, A3),
+    (map_of_a_local_lambda_listed, A3), (filter_of_a_lambda, A3), (filter_of_none, 0.7),
     (lc_in_sum, 0.7), (gen_in_sum, 0.7), (gen_in_sum_with_start, 0.7),
     (gen_in_sum_start_keyword, 0.7), (nested_for_and_ifs, 0.7),
     (over_list_arg, [0.7, 0.3, -0.4]), (over_list_arg, A3), (over_tuple_arg, (0.7, 0.3)),
@@ -225,3 +253,31 @@ def _source(f, *args):
     import inspect
     gens = [v[0] for v in g.cache.values() if isinstance(v, tuple)]
     return inspect.getsource(gens[0])
+
+
+@pytest.mark.parametrize("f", [map_of_a_lambda, map_of_a_function_over_two,
+                               map_of_a_local_lambda_listed, filter_of_a_lambda],
+                         ids=lambda f: f.__name__)
+def test_map_and_filter_compile_and_batch(f):
+    xs = np.array([0.7, -0.3, 1.2, 0.4])
+    want = s2s.grad(f)(xs)
+    np.testing.assert_allclose(s2s.jit(f)(xs), f(xs))
+    np.testing.assert_allclose(s2s.jit(s2s.grad(f))(xs), want)
+    stack = np.stack([xs, xs[::-1]])
+    if f is filter_of_a_lambda:  # lists of different lengths per example: refused
+        with pytest.raises(ValueError, match="containers of different lengths"):
+            s2s.vmap(s2s.grad(f))(np.stack([xs, -xs]))
+        return
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(stack),
+                               np.stack([want, s2s.grad(f)(xs[::-1])]))
+
+
+def test_a_user_function_named_map_is_called_as_it_is():
+    def map(f, xs):  # noqa: A001  (shadows the builtin: an ordinary call)
+        return f(xs[0]) * 2.0
+
+    def uses_it(x):
+        return map(np.sin, x)
+
+    x = np.array([0.4, 0.1])
+    np.testing.assert_allclose(s2s.grad(uses_it)(x), [2 * np.cos(0.4), 0.0])

@@ -636,3 +636,19 @@ def test_a_namedtuple_field_that_does_not_exist_is_refused():
         return p.weight
     with pytest.raises(s2s.S2SError, match="getattr"):
         s2s.jit(f)(LAYER)
+
+
+def list_copied_then_both_grown(x):
+    a = []
+    for v in x:
+        a.append(v)
+    b = list(a)  # a new list of the same items: growing or writing one leaves the other
+    a.append(10.0)
+    b.append(20.0)
+    b[0] = -1.0
+    return a[-1] + b[-1] + a[0] * 100 + len(a) * 1000 + len(b) * 10000
+
+
+def test_list_of_a_list_is_a_new_list_as_in_python():
+    x = np.array([0.31, -0.52, 0.77, 0.18])
+    assert s2s.jit(list_copied_then_both_grown)(x) == list_copied_then_both_grown(x)

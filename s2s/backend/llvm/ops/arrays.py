@@ -45,8 +45,11 @@ class TupleOf:
     (``tuple([a, b])``, ``list((a, b))``): the same items, themselves (Python's new
     tuple or list holds the operand's items, not copies), as a tuple or as a list
     display (laid out as the tuple).  ``tuple()`` is the empty tuple, ``list()`` the
-    empty list that grows.  Of a list that grows, an array or an iterator (a length
-    known only at run time) it is not compiled: the call is refused naming it."""
+    empty list that grows; ``list(l)`` of a list that grows is the list value itself
+    (``values/lists.py``: a list value never sees an item change, an append to either
+    copies where the other would see it).  ``tuple`` of a list that grows, and either of
+    an array or an iterator (a length known only at run time) is not compiled: the call
+    is refused naming it."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) > 1:
@@ -54,6 +57,8 @@ class TupleOf:
         if not types:
             return T.Tuple(()) if fn is tuple else T.List(None)
         t = types[0]
+        if fn is list and isinstance(t, T.List):  # a new list of the same items: the list
+            return t                               # value itself (no value of it changes)
         if not T.plain_tuple(t):
             return None
         if fn is tuple:
