@@ -14,13 +14,16 @@ that batched code is differentiated like any other code (``grad(vmap(f))``).
 * ``batch_vstack``/``batch_hstack`` (a list of batched items joined): linear in the list;
   the transpose splits the cotangent back (``batch_vstack_vjp``/``batch_hstack_vjp``),
   whose own transpose joins again.
+* ``batch_array`` (vmap's ``np.array``/``np.asarray`` of nested batched items): linear in
+  the items; the transpose splits the cotangent back into the nesting
+  (``batch_array_vjp``), whose own transpose is ``batch_array`` again.
 The shape and index helpers are not differentiable (their results are not numbers
 that carry derivatives).
 """
 import numpy as np
 
 import s2s_runtime as B
-from s2s_runtime import (batch_align, batch_core_align, batch_contract, batch_contract_vjp, batch_flat,
+from s2s_runtime import (batch_align, batch_array, batch_array_jvp, batch_array_vjp, batch_core_align, batch_contract, batch_contract_vjp, batch_flat,
                          batch_hstack, batch_hstack_vjp, batch_vstack, batch_vstack_vjp,
                          batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
                          batch_size, batch_unbroadcast, batch_unlift, batch_view, zeros_like)
@@ -116,3 +119,15 @@ defvjp(batch_hstack_vjp, lambda ct, out, g, xs: np.reshape(batch_hstack(ct), np.
        lambda ct, out, g, xs: zeros_like(xs), container_result=True)
 defjvp(batch_hstack_vjp, lambda tan, out, g, xs: batch_hstack_vjp(tan, xs),
        lambda tan, out, g, xs: zeros_like(out))
+
+# batch_array(fn, x, ...) (fn np.array or np.asarray, vmap's as_array rule): linear in x
+defvjp(batch_array, None,
+       lambda g, ans, fn, x, dtype=None, copy=True, order=None, subok=False, ndmin=0, ndmax=0,
+       like=None, device=None: batch_array_vjp(g, x))
+defjvp(batch_array, None,
+       lambda t, ans, fn, x, dtype=None, copy=True, order=None, subok=False, ndmin=0, ndmax=0,
+       like=None, device=None: batch_array_jvp(t, ans, x, copy, ndmin))
+defvjp(batch_array_vjp, lambda ct, out, g, x: np.reshape(batch_array(np.array, ct), np.shape(g)),
+       lambda ct, out, g, x: zeros_like(x), container_result=True)
+defjvp(batch_array_vjp, lambda tan, out, g, x: batch_array_vjp(tan, x),
+       lambda tan, out, g, x: zeros_like(out))

@@ -3,7 +3,10 @@ refused or crashing: an accumulator updated with ``+=`` in a loop (``grad(vmap(f
 ``jacrev(jacfwd(f))`` differentiate vmap's in-place operator), ``np.kron`` of vectors and
 of operands of different ranks (read as plain code by every transform), and
 ``np.linalg.cholesky`` under ``vmap`` of its derivative (``conj_lower``, the mask of its
-rule read from one example).  Every value is checked against central differences of the
+rule read from one example), and ``np.linalg.matrix_power`` of a matrix display (a
+stack under ``jit(vmap)``; the batched cotangent of ``np.array`` of items compiled), and
+``np.triu``/``np.tril`` (a mask, no writes: ``grad(vmap(f))`` was refused).
+Every value is checked against central differences of the
 primal (Hessians: of the primal's differences)."""
 from __future__ import annotations
 
@@ -55,8 +58,18 @@ def cholesky_logdet(x):
     return np.sum(np.log(np.diag(np.linalg.cholesky(m))))
 
 
+def matrix_power_of_items(x):
+    m = np.array([[x[0], x[1]], [x[2] * x[1], x[3]]])
+    return np.sum(np.linalg.matrix_power(m, 3)) + np.sum(np.linalg.matrix_power(m, -2))
+
+
+def triangles(x):
+    m = np.outer(x, x) + np.eye(x.shape[0])
+    return np.sum(np.triu(m, 1) ** 2) + np.sum(np.tril(m) * m[::-1]) + np.trace(m @ m)
+
+
 FUNCTIONS = [accumulate_by_index, accumulate_over_items, accumulate_rows, kron_vectors,
-             kron_matrices, cholesky_logdet]
+             kron_matrices, cholesky_logdet, matrix_power_of_items, triangles]
 
 
 def _grad(f, x, h=1e-6):
@@ -152,3 +165,45 @@ def test_jit_of_vmap_of_a_numpy_function_keeps_its_defaults(fn):
     args = (xs, xs) if fn is np.kron else (xs,)
     want = np.stack([fn(*(a[k] for a in args)) for k in range(3)])
     np.testing.assert_allclose(s2s.jit(s2s.vmap(fn))(*args), want)
+
+
+@pytest.mark.parametrize("shape, dtype", [((3, 3), np.float64), ((2, 3, 3), np.float64),
+                                          ((2, 2), np.int64), ((2, 2), np.float32)],
+                         ids=str)
+def test_jit_matrix_power_of_matrices_and_stacks(shape, dtype):
+    rng = np.random.default_rng(5)
+    a = (rng.normal(size=shape) * 3).astype(dtype)
+    for n in (0, 1, 3, 4) + ((-2,) if np.dtype(dtype).kind == "f" else ()):
+        want = np.linalg.matrix_power(a, n)
+        got = s2s.jit(np.linalg.matrix_power)(a, n)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("bad, words", [(np.ones((2, 3)), "must be square"),
+                                        (np.ones(3), "at least two-dimensional")])
+def test_jit_matrix_power_raises_numpys_errors(bad, words):
+    with pytest.raises(np.linalg.LinAlgError, match=words):
+        s2s.jit(np.linalg.matrix_power)(bad, 2)
+
+
+def rotation_energy(x):
+    c, s = np.cos(x[0]), np.sin(x[0])
+    r = np.array([[c, -s], [s * x[1], c]])
+    return np.sum((r @ x[2:]) ** 2)
+
+
+def test_second_derivatives_through_vmaps_array_of_items():
+    def loss(xs):
+        return np.sum(s2s.vmap(rotation_energy)(xs) ** 2)
+
+    def loop(xs):
+        return np.sum(np.array([rotation_energy(x) for x in xs]) ** 2)
+
+    flat = XS.ravel()
+    np.testing.assert_allclose(s2s.grad(loss)(XS).ravel(),
+                               _grad(lambda v: loop(v.reshape(XS.shape)), flat),
+                               rtol=1e-5, atol=1e-6)
+    h = s2s.hessian(loss)(XS).reshape(flat.size, flat.size)
+    np.testing.assert_allclose(h, _hessian(lambda v: loop(v.reshape(XS.shape)), flat),
+                               rtol=1e-4, atol=1e-3)

@@ -538,10 +538,6 @@ def returns_a_lambda(x):
     return lambda z: z * x
 
 
-def lambda_to_map(x):
-    return sum(map(lambda z: z * x, [1.0, 2.0]))
-
-
 def lambda_chosen_in_a_branch(x):
     if x > 0:
         g = lambda z: z * 2  # noqa: E731
@@ -597,7 +593,6 @@ ERRORS = [
     (rec_unknown_depth, (1.0, 3), "depth is not known", "np.sin(rec(x, n - 1))"),
     (rec_too_deep, (1.0,), "deeper than 64", "np.sin(rec(x, n - 1))"),
     (returns_a_lambda, (1.0,), "this use of the lambda", "return lambda"),
-    (lambda_to_map, (1.0,), "this use of the lambda", "return sum(map("),
     (lambda_chosen_in_a_branch, (1.0,), "'g' here may be the lambda", "return g(x)"),
     (rebound_in_a_loop, (1.0,), "'g' here may be the lambda", "s = g(s)"),
     (lambda_in_a_list, (1.0,), "this use of the lambda", "fs = [lambda"),

@@ -29,6 +29,9 @@ NO_RULE_YET = {
                    "not written",
     "average_jvp": "JVP helper (reverse or forward over forward code): non-linear in weights, "
                    "not written",
+    "batch_array_jvp": "the tangent of vmap's np.array of items, met by reverse mode over "
+                       "forward mode of batched code (its nesting may hold None items): not "
+                       "written",
 }
 #: helpers that only the second-order rules call (third order: not written)
 NO_RULE_YET.update({name: "third order only (called by the second-order rules of the VJP "

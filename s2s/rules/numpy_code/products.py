@@ -106,28 +106,33 @@ def vdot(a, b):
 
 def matrix_power(a, n):
     """``a`` multiplied by itself ``n`` times (the identity for 0; the inverse's power for
-    a negative ``n``), by repeated squaring, for a square matrix."""
-    if a.ndim != 2:
-        raise NotImplementedError("s2s.jit: np.linalg.matrix_power of a stack of matrices")
-    if a.shape[0] != a.shape[1]:
+    a negative ``n``), by repeated squaring, for a square matrix or a stack of them."""
+    if np.ndim(a) < 2:
+        raise np.linalg.LinAlgError("%d-dimensional array given. Array must be at least "
+                                    "two-dimensional" % np.ndim(a))
+    if a.shape[-2] != a.shape[-1]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
     if n < 0:
-        return _power(np.linalg.inv(a), -n)
+        if np.issubdtype(a.dtype, np.integer):  # (folds when compiling: one result type)
+            raise NotImplementedError("s2s.jit: np.linalg.matrix_power of an integer "
+                                      "matrix to a negative power (numpy's result is float)")
+        else:
+            return _power(np.linalg.inv(a), -n)
     return _power(a, n)
 
 
 def _power(a, n):
     result = np.zeros(a.shape, dtype=a.dtype)
-    for i in range(a.shape[0]):
-        result[i, i] = 1
+    for i in range(a.shape[-1]):
+        result[..., i, i] = 1
     base = a
     k = n
     while k > 0:
         if k % 2 == 1:
-            result = np.dot(result, base)
+            result = np.matmul(result, base)
         k = k // 2
         if k > 0:
-            base = np.dot(base, base)
+            base = np.matmul(base, base)
     return result
 
 

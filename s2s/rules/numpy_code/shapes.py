@@ -35,14 +35,15 @@ def roll(a, shift, axis=None):
 
 def _band(m, k, upper):
     """``m`` with the elements below (``upper``) or above diagonal ``k`` of its last two
-    axes zeroed."""
-    x = np.copy(m).reshape(-1, m.shape[-2], m.shape[-1])
-    for b in range(x.shape[0]):
-        for i in range(x.shape[1]):
-            for j in range(x.shape[2]):
-                if (j - i < k) if upper else (j - i > k):
-                    x[b, i, j] = 0
-    return x.reshape(m.shape)
+    axes zeroed: a mask of the diagonals kept, broadcast over the leading axes (no write,
+    so the code that batches or differentiates this reads values only)."""
+    rows = np.reshape(np.arange(m.shape[-2]), (m.shape[-2], 1))
+    cols = np.reshape(np.arange(m.shape[-1]), (1, m.shape[-1]))
+    if upper:
+        keep = cols - rows >= k
+    else:
+        keep = cols - rows <= k
+    return np.where(keep, m, np.zeros((), dtype=m.dtype))
 
 
 def triu(m, k=0):

@@ -31,7 +31,8 @@ the helper and its argument types):
 * ``batch_snapshot(x)``: a copy of an array, a number as it is;
 * ``batch_array(np.array or np.asarray, (x_0, ..., x_m-1))`` of batched arrays of one
   rank, or nested tuples / list displays of them: ``out[:, j] = x_j``, shape
-  ``(n, m) + x_0.shape[1:]`` (shapes checked; ``BatchArray``).
+  ``(n, m) + x_0.shape[1:]`` (shapes checked; ``BatchArray``); its transpose
+  ``batch_array_vjp(g, x)``: the views ``g[:, j]`` nested as ``x`` (``BatchArrayVjp``).
 """
 from __future__ import annotations
 
@@ -205,16 +206,20 @@ class BatchIndex:
 
 
 class BatchShape:
-    """``batch_shape(x)``: ``x.shape[1:]`` of an array; of a tuple of batched arrays of
-    one shape (numpy's array of them has the batch on axis 1): ``(len,) + shape[1:]``."""
+    """``batch_shape(x)``: ``x.shape[1:]`` of an array; of a (regularly nested) tuple or
+    list display of batched arrays of one shape (numpy's array of them has the batch on
+    the axis after the nesting levels): the lengths of the levels, then ``shape[1:]``."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1:
             return None
         x = types[0]
-        if isinstance(x, T.Tuple) and x.items and all(
-                isinstance(t, T.Array) and t.ndim == x.items[0].ndim >= 1 for t in x.items):
-            return T.Tuple((T.INT,) * x.items[0].ndim)
+        if isinstance(x, T.Tuple):
+            nesting = _regular_nesting(x)
+            if nesting is None:
+                return None
+            dims, leaves = nesting
+            return T.Tuple((T.INT,) * (len(dims) + leaves[0].ndim - 1))
         if not isinstance(x, T.Array) or not x.ndim:
             return None
         return T.Tuple((T.INT,) * (x.ndim - 1))
@@ -227,7 +232,7 @@ class BatchShape:
             for v, t in items[1:]:
                 L.check(A.differs(L, A.shape_list(L, v, t), dims), ValueError,
                         "vmap: the shape of a tuple of arrays of different shapes")
-            dims = [A.i64(len(items))] + dims[1:]
+            dims = [A.i64(n) for n in _regular_nesting(xt)[0]] + dims[1:]
         else:
             dims = A.shape_list(L, x, xt)[1:]
         return int_tuple(L, dims)[0]
@@ -586,7 +591,59 @@ class BatchArrayJvp:
         return out
 
 
+class BatchArrayVjp:
+    """``batch_array_vjp(g, x)`` for a regular nesting ``x`` of batched arrays of one rank:
+    the nesting of the views ``g[:, j_1, ..., j_d]`` (each example's ``array_vjp``: the
+    cotangent of item ``x[j_1]...[j_d]``), laid out as ``x`` is.  ``g`` of ``x``'s dtype
+    kind (a complex ``g`` of real items is left to Python)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not isinstance(types[0], T.Array):
+            return None
+        nesting = _regular_nesting(types[1])
+        if nesting is None:
+            return None
+        dims, leaves = nesting
+        g = types[0]
+        if g.ndim != leaves[0].ndim + len(dims) or \
+                g.dtype == "c16" and any(t.dtype != "c16" for t in leaves):
+            return None
+        return _nested_like(types[1], T.Array(g.dtype, leaves[0].ndim))
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        (g, gt), (_, xt) = vals
+        dims, leaves = _regular_nesting(xt)
+        shape, strides = A.shape_list(L, g, gt), A.strides_list(L, g, gt)
+        row_t = T.Array(gt.dtype, leaves[0].ndim)
+
+        def build(t, rt_, position):
+            if isinstance(t, T.Array):
+                offset = A.ZERO
+                for k, j in enumerate(position):
+                    offset = b.add(offset, b.mul(A.i64(j), strides[1 + k]))
+                data = b.gep(b.extract_value(g, 0), [offset])
+                return A.make(L, row_t, data, b.extract_value(g, 1),
+                              shape[:1] + shape[1 + len(dims):],
+                              strides[:1] + strides[1 + len(dims):])
+            out = ll.Constant(rt_.llvm(), None)
+            for k, (it, irt) in enumerate(zip(t.items, rt_.items)):
+                out = b.insert_value(out, build(it, irt, position + (k,)), k)
+            return out
+
+        return build(xt, rtype, ())
+
+
+def _nested_like(t, leaf):
+    """The type of ``t``'s nesting (tuples stay tuples, list displays list displays) with
+    ``leaf`` at every leaf."""
+    if isinstance(t, T.Array):
+        return leaf
+    return _same_kind(t, [_nested_like(i, leaf) for i in t.items])
+
+
 register(BatchSize(), rt.batch_size)
+register(BatchArrayVjp(), rt.batch_array_vjp)
 register(BatchArrayJvp(), rt.batch_array_jvp)
 register(BatchLift(), rt.batch_lift)
 register(BatchAlign(), rt.batch_align)
