@@ -109,6 +109,9 @@ def rows_of_all(site):
                             "the index as start + i)", site.loc)
     args = []
     for a in sequences:
+        if isinstance(a, ir.Var) and a.name in site.tr.iterators and site.b(a):
+            args.append(a)  # (as it is, so reverse mode still sees the zip it indexes)
+            continue
         if not site.b(a):
             a = site.rt(rt.batch_lift, a, site.n, batched=True)
         args.append(site.rt(rt.batch_rows, a, batched=True))

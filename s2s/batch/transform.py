@@ -323,11 +323,14 @@ class Batch:
         it = s.iter
         target = s.target
         head = []
-        if self.is_b(it):
+        if self.is_b(it) and not (isinstance(it, ir.Var) and it.name in self.iterators):
             rows = self.temp()
             out.append(ir.Assign(rows, ir.Call(rt.batch_rows, (it,)), loc))
             head = self.values_of((target,), it, loc)
             it = rows
+        elif self.is_b(it):  # a zip/enumerate of batched rows yields them as they are,
+            head = self.values_of((target,), it, loc)  # and stays one that reverse mode
+            # indexes (passes/loop_ranges.py)
         elif target.name in self.batched:
             target = self.temp()
             head = [ir.Assign(s.target, self.lift(target, loc), loc)]
@@ -381,6 +384,7 @@ class Batch:
         from .scalars import scalar_names
         from .value_reads import changing_names, safe_reads
         self.changing = changing_names(body)
+        self.iterators = _iterator_names(body)
         self.safe_reads = safe_reads(body, self.temps)
         self.scalars = scalar_names(replace(self.fn, body=tuple(body)), self.scalar_params,
                                     lambda fn: id(fn) in ELEMENTWISE)
@@ -411,3 +415,15 @@ def _may_catch_batching_errors(handler) -> bool:
         return True
     kinds = t.value if isinstance(t.value, tuple) else (t.value,)
     return any(not isinstance(k, type) or issubclass(rt.BatchingRuntimeError, k) for k in kinds)
+
+
+def _iterator_names(body):
+    """The names every assignment of which is a ``zip``/``enumerate`` call: iterating one
+    batched yields its items as they are (``rt.batch_rows`` of it would be the identity)."""
+    defs = {}
+    for s in ir.walk(body):
+        for v in ir.stmt_defs(s):
+            ok = isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                s.value.fn in (zip, enumerate)
+            defs[v.name] = defs.get(v.name, True) and ok
+    return {name for name, ok in defs.items() if ok}

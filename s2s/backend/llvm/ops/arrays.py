@@ -127,12 +127,12 @@ register(MakeNamedTuple(), rt.make_record)
 
 
 class Sequence:
-    """``rt.sequence(x)`` (what a loop over ``x`` iterates): ``x`` itself for an array or
-    tuple."""
+    """``rt.sequence(x)`` (what a loop over ``x`` iterates): ``x`` itself for an array, a
+    tuple or a range (indexed and measured like the list Python makes of it)."""
 
     def type(self, fn, types, kw, loc):
-        return types[0] if len(types) == 1 and isinstance(types[0], (T.Array, T.Tuple)) \
-            else None
+        return types[0] if len(types) == 1 and \
+            isinstance(types[0], (T.Array, T.Tuple, T.Range)) else None
 
     def lower(self, L, fn, vals, kw, rtype):
         return vals[0][0]

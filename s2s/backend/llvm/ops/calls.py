@@ -323,7 +323,9 @@ def _homogeneous(t):
 def _tuple_index(args, loc):
     (_, base), (atom, it) = args
     index = getattr(atom, "value", None)
-    if isinstance(atom, ir.Var) and _homogeneous(base) and isinstance(it, T.Scalar) \
+    if isinstance(it, T.Static) and type(it.value) in (int, slice):
+        index = it.value  # a variable the compiler knows (a folded loop counter)
+    elif isinstance(atom, ir.Var) and _homogeneous(base) and isinstance(it, T.Scalar) \
             and it.dtype in ("i8", "b1"):
         return "variable"
     if type(index) is int and -len(base.items) <= index < len(base.items):

@@ -87,6 +87,8 @@ HOST_FUNCTIONS = (
     rt.average_vjp_jvp, rt.average_vjp_transpose, rt.average_vjp_vjp, rt.inner_vjp,
     rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx, rt.full_vjp,
     rt.linspace_vjp, rt.linspace_vjp_transpose,
+    # the layouts np.interp's and np.convolve's derivatives read (knots, pads)
+    rt.interp_layout, rt.conv_pad,
     # vmap's per-example fallback (``batch/table.per_example``): jit(vmap(f)) of a call
     # batched that way; vmap's joins of batched items and their transposes
     rt.batch_loop, rt.batch_vstack, rt.batch_hstack, rt.batch_vstack_vjp, rt.batch_hstack_vjp,
