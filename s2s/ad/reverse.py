@@ -77,6 +77,9 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
         self.temps = set(fn.temps)
         self.bar: Dict[str, ir.Var] = {}
         self.numeric: Set[str] = {p for p, i in info.items() if i.leaf}
+        #: names some assignment gives a container, or a value of no known kind: never
+        #: ``numeric``, their adjoints add with ``rt.add``
+        self.containers: Set[str] = set()
         #: variables certainly holding real scalars (their adjoints are real scalars too)
         self.scalars: Set[str] = {p for p, i in info.items() if i.real_scalar}
 
@@ -90,6 +93,12 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
                     active.add(s.target.name)
                 if isinstance(s.value, ir.Call):
                     rule = lookup(s.value.fn)
+                    if rule is None or rule.container_result or s.value.fn in STRUCT or (
+                            s.value.fn in (rt.batch_lift, rt.batch_view)
+                            and is_in(s.value.args[0], self.containers)):
+                        # (a name also assigned a container, acc = rt.list_append(acc, v)
+                        # in a loop, is no number whatever its first value was)
+                        self.containers.add(s.target.name)
                     if rule is not None and not rule.container_result and s.value.fn not in STRUCT:
                         # an item, or zeros, of a container is no number
                         if s.value.fn not in (operator.getitem, rt.zeros_like) \
@@ -97,6 +106,8 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
                             self.numeric.add(s.target.name)
                 elif isinstance(s.value, ir.Var) and s.value.name in self.numeric:
                     self.numeric.add(s.target.name)
+                if isinstance(s.value, ir.Var) and s.value.name in self.containers:
+                    self.containers.add(s.target.name)
             elif isinstance(s, ir.Unpack):
                 if is_in(s.value, active):
                     active.update(t.name for t in s.targets)
@@ -165,7 +176,8 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
                 del self.template_results[c.name]
                 out[-1] = ir.Assign(b, ir.Call(rt.add_at, (b,) + last.value.args), loc)
                 return
-            numeric = x.name in self.numeric and x.name not in self.maybe_none
+            numeric = x.name in self.numeric and x.name not in self.maybe_none \
+                and x.name not in self.containers
             op = operator.add if numeric else rt.add  # None (a zero) adds with rt.add
             out.append(ir.Assign(b, ir.Call(op, (b, c)), loc))
 

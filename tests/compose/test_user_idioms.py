@@ -77,6 +77,14 @@ def sum_of_a_list(x):
     return sum(terms) + sum([np.sin(v) for v in x], 1.0)
 
 
+def list_read_twice(x):
+    acc = []
+    for i in range(x.shape[0]):
+        acc.append(x[i] ** 2 * (i + 1))
+    # two cotangents of the list (sum's, np.array's) add item by item, never concatenate
+    return sum(acc) + np.sum(np.array(acc) * x) + np.prod(np.array(acc[:2]))
+
+
 def enumerate_pairs(x):
     s = 0.0
     for i, (a, b) in enumerate(zip(x[:-1], x[1:])):
@@ -96,7 +104,7 @@ def interp_and_convolve(x):
 
 FUNCTIONS = [accumulate_by_index, accumulate_over_items, accumulate_rows, kron_vectors,
              kron_matrices, cholesky_logdet, matrix_power_of_items, triangles, sum_of_a_list,
-             enumerate_pairs, interp_and_convolve]
+             list_read_twice, enumerate_pairs, interp_and_convolve]
 
 
 def _grad(f, x, h=1e-6):
@@ -132,6 +140,7 @@ REFUSED = {
     ("kron_matrices", "jit(hessian)"): "holds values of types",
     # the cotangent of sum(list) batched once per example: rt.batch_loop of a list operand
     ("sum_of_a_list", "jit(vmap(grad))"): "batch_loop",
+    ("list_read_twice", "jit(vmap(grad))"): "batch_array",
     # the compiled loop over a batched zip/enumerate indexes a tuple of rows by a variable
     ("enumerate_pairs", "jit(vmap(grad))"): "indexing a tuple",
     # np.interp's derivative batched: its knots read at indices that differ per example

@@ -5,6 +5,7 @@ deterministic LLVM IR."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import numpy as np
 import pytest
 
@@ -652,3 +653,29 @@ def list_copied_then_both_grown(x):
 def test_list_of_a_list_is_a_new_list_as_in_python():
     x = np.array([0.31, -0.52, 0.77, 0.18])
     assert s2s.jit(list_copied_then_both_grown)(x) == list_copied_then_both_grown(x)
+
+
+@dataclasses.dataclass
+class Affine:
+    w: np.ndarray
+    b: float
+
+
+def affine_energy(x):
+    p = Affine(x * 0.5, float(x[0]))
+    return np.sum(np.tanh(p.w) * p.b) + p.b ** 2
+
+
+def affine_made(x):
+    return Affine(np.sin(x), float(x[1]) * 2.0)
+
+
+def test_a_dataclass_made_in_compiled_code_is_read_by_field_and_returned():
+    x = np.array([0.31, -0.52, 0.77, 0.18])
+    got = s2s.jit(affine_made)(x)
+    assert type(got) is Affine
+    np.testing.assert_allclose(got.w, np.sin(x))
+    assert got.b == x[1] * 2.0
+    assert s2s.jit(affine_energy)(x) == pytest.approx(affine_energy(x), rel=1e-12)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(affine_energy))(x),
+                               fd_grad(affine_energy, (x,), 0), rtol=1e-6, atol=1e-7)

@@ -412,6 +412,22 @@ class GetattrVjp:
         return out
 
 
+class FieldTangent:
+    """``field_tangent(t, name)`` of a record tangent (``types.NamedTuple``) and a constant
+    field ``name``: that field's item (``t.name``)."""
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
+        if kw or len(types) != 2 or not isinstance(types[0], T.NamedTuple):
+            return None
+        k = types[0].field(getattr(atoms[1], "value", None))
+        return None if k is None else types[0].items[k]
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (t, tt) = vals[0]
+        return L.b.extract_value(t, tt.field(L.call_atoms[0][1].value))
+
+
 class UnpackVjp:
     """``unpack_vjp(cts, x)`` for a tuple ``x``: the cotangents, None as zeros."""
 
@@ -607,6 +623,7 @@ register(SumVjp(), rt.sum_vjp, rt.mean_vjp)
 register(ZerosLike(), rt.zeros_like)
 register(GetitemVjp(), rt.getitem_vjp)
 register(GetattrVjp(), rt.getattr_vjp)
+register(FieldTangent(), rt.field_tangent)
 register(IndexOps(), rt.read_copy, rt.read_checked, rt.index_set, rt.index_updated, rt.index_set_vjp_base,
          rt.index_set_vjp_value)
 register(AddCotangents(), rt.add)

@@ -345,27 +345,36 @@ class Cast:
 
 
 class RecordLike:
-    """``record_like(like, fields)`` of a tuple ``like`` (``slogdet``'s result, compiled as
-    a plain tuple): ``fields`` in ``like``'s item types (a tuple has no other fields);
-    arrays (a stack's ``slogdet``) as they are."""
+    """``record_like(like, fields)`` of a tuple or record ``like`` (``slogdet``'s result,
+    compiled as a plain tuple; a namedtuple or dataclass made in the compiled code):
+    ``fields`` as ``like``'s kind, numbers in ``like``'s item types, arrays (a stack's
+    ``slogdet``, a record's array field) as they are (every field of a compiled record is
+    an ``__init__`` parameter, so there are no other fields to fill with zeros)."""
 
     def type(self, fn, types, kw, loc):
         like, fields = types if len(types) == 2 else (None, None)
         if kw or not isinstance(like, T.Tuple) or not isinstance(fields, T.Tuple) \
                 or len(like.items) != len(fields.items):
             return None
-        if all(isinstance(t, T.Scalar) and isinstance(f, T.Scalar)
-               for t, f in zip(like.items, fields.items)):
-            return like
-        if all(isinstance(t, T.Array) and isinstance(f, T.Array) and t.ndim == f.ndim
-               for t, f in zip(like.items, fields.items)):  # (a stack's slogdet)
-            return fields
-        return None
+        items = []
+        for t, f in zip(like.items, fields.items):
+            if isinstance(t, T.Scalar) and isinstance(f, T.Scalar):
+                items.append(t)
+            elif isinstance(t, T.Array) and isinstance(f, T.Array) and t.ndim == f.ndim:
+                items.append(f)
+            else:
+                return None
+        return T.tuple_like(like, items)
 
     def lower(self, L, fn, vals, kw, rtype):
-        if rtype == vals[1][1]:
-            return vals[1][0]
-        return S.convert(L, vals[1][0], vals[1][1], rtype)
+        value, ft = vals[1]
+        out = ll.Constant(rtype.llvm(), None)
+        for k, (want, have) in enumerate(zip(rtype.items, ft.items)):
+            item = L.b.extract_value(value, k)
+            if isinstance(want, T.Scalar) and want != have:
+                item = S.convert(L, item, have, want)
+            out = L.b.insert_value(out, item, k)
+        return out
 
 
 register(RecordLike(), rt.record_like)

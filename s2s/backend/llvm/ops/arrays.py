@@ -105,17 +105,18 @@ register(SeqCast(), rt.seq_cast, rt.seq_cast_transpose)
 
 
 class MakeNamedTuple:
-    """``make_record(cls, fields)`` of a namedtuple class ``cls`` given every field: the
-    tuple of the fields, typed as ``cls`` (``types.NamedTuple``)."""
+    """``make_record(cls, fields)`` of a namedtuple class ``cls``, or a dataclass whose
+    fields are all ``__init__`` parameters, given every field: the tuple of the fields,
+    typed as ``cls`` (``types.NamedTuple``; read by field name, returned as ``cls``)."""
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         cls = getattr(atoms[0], "value", None) if atoms else None
-        if kw or len(types) != 2 or not (isinstance(cls, type) and issubclass(cls, tuple)
-                                         and hasattr(cls, "_fields")):
+        names = T.record_fields(cls)
+        if kw or len(types) != 2 or names is None:
             return None
         fields = types[1]
-        if not (T.plain_tuple(fields) and len(fields.items) == len(cls._fields)):
+        if not (T.plain_tuple(fields) and len(fields.items) == len(names)):
             return None
         return T.NamedTuple(fields.items, cls)
 
@@ -124,6 +125,22 @@ class MakeNamedTuple:
 
 
 register(MakeNamedTuple(), rt.make_record)
+
+
+class RecordFields:
+    """``record_fields(g)`` of a record (``types.NamedTuple``, every field of which is an
+    ``__init__`` parameter): its fields as a tuple (the cotangent of ``make_record``)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.NamedTuple):
+            return None
+        return T.Tuple(types[0].items)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        return vals[0][0]
+
+
+register(RecordFields(), rt.record_fields)
 
 
 class Sequence:

@@ -19,6 +19,8 @@ an arithmetic operation; ``join`` the type of a variable assigned several types.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import Tuple as TupleT
 
@@ -101,8 +103,9 @@ class Dict(Tuple):
 
 @dataclass(frozen=True)
 class NamedTuple(Tuple):
-    """An instance of a ``collections.namedtuple`` class ``cls``: laid out and read as a
-    tuple; ``x.field`` reads the item of that field, and a result is rebuilt as ``cls``."""
+    """An instance of a ``collections.namedtuple`` class ``cls``, or of a dataclass made in
+    the compiled code (``record_fields``): laid out and read as a tuple; ``x.field`` reads
+    the item of that field, and a result is rebuilt as ``cls`` (``cls(*items)``)."""
 
     cls: type = tuple
 
@@ -111,8 +114,20 @@ class NamedTuple(Tuple):
 
     def field(self, name):
         """The position of field ``name`` (None: not a field)."""
-        fields = self.cls._fields
+        fields = record_fields(self.cls)
         return fields.index(name) if name in fields else None
+
+
+def record_fields(cls):
+    """The field names of a namedtuple class, or of a dataclass whose fields are all
+    ``__init__`` parameters (so ``cls(*items)`` rebuilds it); None for other classes."""
+    if isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return tuple(cls._fields)
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        fields = dataclasses.fields(cls)
+        if all(f.init for f in fields) and getattr(cls, "__post_init__", None) is None:
+            return tuple(f.name for f in fields)
+    return None
 
 
 @dataclass(frozen=True)
