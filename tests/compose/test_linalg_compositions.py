@@ -6,12 +6,13 @@ and the second-order helpers of ``prod``/``norm``, the rules of vmap's ``batch_v
 against central differences of the primal (Hessians: of the primal's differences)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import s2s
+
+from .finite_differences import (check_derivatives_of_a_vmapped_loss, fd_gradient,
+                                 fd_hessian, run_unless_refused)
 
 X = np.array([0.31, -0.52, 0.77, 0.18])
 XS = np.stack([X, X * 0.9 + 0.05, X[::-1]])
@@ -47,19 +48,6 @@ def stacked(x):
     return np.sum(z.T @ z) + np.sum(np.vstack([x, x])[1])
 
 
-def _grad(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
-
-
-def _hessian(f, x, h=1e-4):
-    return np.array([(_grad(f, x + e) - _grad(f, x - e)) / (2 * h) for e in h * np.eye(x.size)])
-
-
 FUNCTIONS = [det_of_diagonal, eigh_spectrum, norms, products, least_squares, stacked]
 def _grad_of_vmap(f):
     return s2s.grad(lambda xs: np.sum(s2s.vmap(f)(xs)))(XS)
@@ -88,32 +76,21 @@ REFUSED = {
 }
 
 
-def _run(f, name, compute):
-    refusal = REFUSED.get((f.__name__, name))
-    if refusal is not None:
-        with pytest.raises(s2s.S2SError, match=refusal):
-            compute(f)
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return compute(f)
-
-
 @pytest.mark.parametrize("name", list(GRADIENTS))
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
 def test_batched_gradients(f, name):
-    got = _run(f, name, GRADIENTS[name])
+    got = run_unless_refused(REFUSED, f, name, GRADIENTS[name])
     if got is not None:
-        want = np.stack([_grad(f, x) for x in XS])
+        want = np.stack([fd_gradient(f, x) for x in XS])
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", list(HESSIANS))
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
 def test_second_derivatives(f, name):
-    got = _run(f, name, HESSIANS[name])
+    got = run_unless_refused(REFUSED, f, name, HESSIANS[name])
     if got is not None:
-        np.testing.assert_allclose(got, _hessian(f, X), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(got, fd_hessian(f, X), rtol=1e-4, atol=1e-4)
 
 
 def joins(x):
@@ -122,16 +99,4 @@ def joins(x):
 
 
 def test_second_derivatives_through_vmaps_joins():
-    def loss(xs):
-        return np.sum(s2s.vmap(joins)(xs) ** 2)
-
-    def loop(xs):
-        return np.sum(np.array([joins(x) for x in xs]) ** 2)
-
-    flat = XS.ravel()
-    np.testing.assert_allclose(s2s.grad(loss)(XS).ravel(),
-                               _grad(lambda v: loop(v.reshape(XS.shape)), flat),
-                               rtol=1e-5, atol=1e-6)
-    h = s2s.hessian(loss)(XS).reshape(flat.size, flat.size)
-    np.testing.assert_allclose(h, _hessian(lambda v: loop(v.reshape(XS.shape)), flat),
-                               rtol=1e-4, atol=1e-3)
+    check_derivatives_of_a_vmapped_loss(joins, XS)
