@@ -393,7 +393,14 @@ def _registered_node_vjp(g, obj, name):
 
 
 def sum_builtin_vjp(g, iterable):
-    """Cotangent of ``iterable`` for ``y = sum(iterable)``: ``g`` for every item."""
+    """Cotangent of ``iterable`` for ``y = sum(iterable)``: ``g`` for every item (of an
+    array, over its rows: an array of its shape)."""
+    if isinstance(iterable, np.ndarray):
+        if iterable.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        rows = [unbroadcast(g, v) for v in iterable]
+        dtype = np.result_type(*rows) if rows else np.result_type(g, iterable)
+        return np.array(rows, dtype=dtype).reshape(iterable.shape)
     items = [unbroadcast(g, v) for v in iterable]
     return type(iterable)(items) if isinstance(iterable, (list, tuple)) else items
 

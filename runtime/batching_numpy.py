@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batching import batch_align, _depth
+from .adjoint import sum_builtin_vjp
+from .batching import batch_align, batch_loop, batch_unbroadcast, _depth
 from .tree import tree_map
 
 
@@ -30,6 +31,17 @@ def batch_sum_items(x, start=0):
         total = np.sum(x, axis=1)
         return total if start is None or (type(start) is int and start == 0) else total + start
     return sum(x, 0 if start is None else start)
+
+
+def batch_sum_builtin_vjp(g, iterable, g_batched, n):
+    """``sum_builtin_vjp`` of every example (the cotangent of ``sum(items)``, ``n``
+    examples): for a list of batched items, ``g`` summed to each item's example shape, a
+    list of batched items; for a tuple or the rows of a batched array, example by
+    example (``batch_loop``)."""
+    if isinstance(iterable, list):
+        return [batch_unbroadcast(g, iterable[j], g_batched, True)
+                for j in range(len(iterable))]
+    return batch_loop(sum_builtin_vjp, (g_batched, True), n, g, iterable)
 
 
 def batch_hstack(xs):

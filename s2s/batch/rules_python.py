@@ -167,7 +167,19 @@ def sequence_cast(site):
 defbatch(sequence_cast, rt.seq_cast, rt.seq_cast_transpose)
 # the derivatives of sum(items) and math.fsum(items): each item's own broadcasting,
 # example by example
-defbatch(per_example, rt.sum_builtin_vjp, rt.sum_builtin_jvp)
+defbatch(per_example, rt.sum_builtin_jvp)
+
+
+def sum_builtin_vjp(site):
+    """Each item's cotangent is ``g`` summed to its example shape: for a list,
+    ``rt.batch_unbroadcast`` item by item (``rt.batch_sum_builtin_vjp``, plain code the jit
+    reads), else example by example."""
+    g, items = site.call.args
+    items = items if site.b(items) else site.rt(rt.batch_lift, items, site.n, batched=True)
+    return ir.Call(rt.batch_sum_builtin_vjp, (g, items, site.flag(g), site.n))
+
+
+defbatch(sum_builtin_vjp, rt.sum_builtin_vjp)
 defbatch(per_example_helper(rt.batch_sum_items, "iterable", "start"), builtins.sum)
 defbatch(same, build.astype, records.make_record)
 defbatch(container, containers.list_append, containers.list_extend, records.record_like)

@@ -153,7 +153,7 @@ def _prefix(k, shape):
 def finish(func: ir.Function, name, params, block, result):
     block.stmts.append(ir.Return(result, block.loc))
     return ir.Function(name, tuple(params), tuple(block.stmts), func.loc,
-                       temps=frozenset(block.names.temps))
+                       temps=frozenset(block.names.temps) | func.temps)
 
 
 # -- jacrev --------------------------------------------------------------------------------
@@ -321,7 +321,7 @@ def return_type_of(func, values, freevars, carries=None):
     """The backend type ``func`` returns for its parameters: ``values``, then (with
     ``carries``) one tangent per carried value, then the free variables by name (the calls
     of custom rules and checkpoints inlined first, as the kernel will have them)."""
-    from ..backend.llvm.driver.compile import param_types
+    from ..backend.llvm.driver.compile import signature_form
     from ..backend.llvm.typing import types as T
     from ..backend.llvm.typing.infer import infer
     from .jit import compiled_forms
@@ -339,7 +339,7 @@ def return_type_of(func, values, freevars, carries=None):
     free.update((n, fv.load()) for n, fv in more.items())
     names = [p.var.name for p in func.params]
     vals += [free[n] for n in names[len(vals):]]
-    types = param_types(func, vals, lambda: (func.name, ""))
+    func, types, _ = signature_form(func, vals, list, lambda: (func.name, ""))
     returned = infer(func, dict(zip(names, types)))[1]
     if isinstance(returned, T.NoneType):  # every path raises (a case refused at run time)
         raise UnsupportedSyntaxError("jit: the function returns no value for these argument "

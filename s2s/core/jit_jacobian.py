@@ -136,6 +136,8 @@ def _check_scalar_output(transform, values):
                              tuple(body[:-3]) + (ir.Return(body[-2].value.args[0], fwd.loc),),
                              fwd.loc, temps=fwd.temps)
     out_t = return_type_of(value_only, values, freevars)
+    if isinstance(out_t, T.Array) and out_t.ndim == 0:  # np.tensordot(a, b, axes=2)
+        out_t = out_t.elem
     if not (isinstance(out_t, T.Scalar) and out_t.dtype in ("f4", "f8")):
         raise UnsupportedSyntaxError(
             f"jit(hessian(f)): f returns a {out_t}; compiled Hessians are of functions with "

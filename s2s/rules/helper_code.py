@@ -41,4 +41,4 @@ definline(*(getattr(second_order, f"{product}_vjp_{mode}")
             for product in ("dot", "inner", "tensordot") for mode in ("jvp", "vjp", "transpose")))
 # the builtin sum of every example (over the rows of an array, or the batched items of a
 # list): plain code, so grad(vmap(f)) and jit(vmap(f)) of sum(list) come from np.sum and sum
-definline(batching_numpy.batch_sum_items)
+definline(batching_numpy.batch_sum_items, batching_numpy.batch_sum_builtin_vjp)

@@ -9,7 +9,10 @@ stack under ``jit(vmap)``; the batched cotangent of ``np.array`` of items compil
 builtin ``sum`` of a list under ``grad(vmap(f))`` (vmap's ``batch_sum_items`` read as code),
 loops over ``enumerate``/``zip`` under ``grad(vmap(f))`` (the batched iterator stays one that
 reverse mode indexes), and the compiled derivatives of ``np.interp``/``np.convolve`` (their
-layout helpers called in numpy).
+layout helpers called in numpy), the builtin ``sum`` over an array's rows (its cotangent
+an array), and the compiled Jacobian kernels (``jit(hessian)``, ``jit(jacfwd(grad))``,
+``jit(jacrev(grad))``) of code that branches on ranks (``np.kron``) or slices shapes by
+a parameter (``np.tensordot``).
 Every value is checked against central differences of the
 primal (Hessians: of the primal's differences)."""
 from __future__ import annotations
@@ -78,6 +81,12 @@ def sum_of_a_list(x):
     return sum(terms) + sum([np.sin(v) for v in x], 1.0)
 
 
+def sum_of_rows(x):
+    # the builtin sum over an array's rows: its cotangent is an array (never a list of
+    # rows, which vmap would stack on the wrong axis)
+    return np.sum(sum(np.outer(x, x)) ** 2) + sum(x * x[::-1])
+
+
 def list_read_twice(x):
     acc = []
     for i in range(x.shape[0]):
@@ -98,6 +107,12 @@ def enumerate_pairs(x):
 GRID = np.linspace(-1.0, 1.0, 6)
 
 
+def tensordot_contractions(x):
+    a = np.reshape(x[:4], (2, 2))
+    return np.sum(np.tanh(np.tensordot(a, np.outer(x, x)[:2, :3], axes=1))) + \
+        np.tensordot(a, a, axes=2)
+
+
 def interp_and_convolve(x):
     return np.sum(np.interp(x, GRID, GRID ** 3)) + \
         np.sum(np.convolve(x, np.array([0.25, 0.5, 0.25]), mode="same") ** 2)
@@ -105,7 +120,8 @@ def interp_and_convolve(x):
 
 FUNCTIONS = [accumulate_by_index, accumulate_over_items, accumulate_rows, kron_vectors,
              kron_matrices, cholesky_logdet, matrix_power_of_items, triangles, sum_of_a_list,
-             list_read_twice, enumerate_pairs, interp_and_convolve]
+             sum_of_rows, list_read_twice, enumerate_pairs, tensordot_contractions,
+             interp_and_convolve]
 
 
 GRADIENTS = {
@@ -118,19 +134,20 @@ HESSIANS = {
     "jacrev(jacfwd)": lambda f: s2s.jacrev(s2s.jacfwd(f))(X),
     "jacfwd(jacrev)": lambda f: s2s.jacfwd(s2s.jacrev(f))(X),
     "jit(hessian)": lambda f: s2s.jit(s2s.hessian(f))(X),
+    "jit(jacrev(grad))": lambda f: s2s.jit(s2s.jacrev(s2s.grad(f)))(X),
+    "jit(jacfwd(grad))": lambda f: s2s.jit(s2s.jacfwd(s2s.grad(f)))(X),
     "vmap(hessian)": lambda f: s2s.vmap(s2s.hessian(f))(XS)[0],
 }
 #: compositions still refused, with the words of the refusal (a clear error, never a value)
 REFUSED = {
-    # the kron code branches on ranks; the compiled Hessian kernel (forward mode of the
-    # gradient code in a loop over columns) does not fold those branches
-    ("kron_vectors", "jit(hessian)"): "holds values of types",
-    ("kron_matrices", "jit(hessian)"): "holds values of types",
-    # the cotangent of sum(list) batched once per example: rt.batch_loop of a list operand
-    ("sum_of_a_list", "jit(vmap(grad))"): "batch_loop",
-    ("list_read_twice", "jit(vmap(grad))"): "batch_array",
-    # the compiled loop over a batched zip/enumerate indexes a tuple of rows by a variable
-    ("enumerate_pairs", "jit(vmap(grad))"): "indexing a tuple",
+    # reverse mode over reverse mode of a loop: the inner gradient's tape is recorded on
+    # the outer one, which compiled code (one mutable stack per tape) does not keep
+    **{(f, "jit(jacrev(grad))"): "reverse mode over reverse mode"
+       for f in ("accumulate_by_index", "accumulate_over_items", "accumulate_rows",
+                 "sum_of_a_list", "list_read_twice", "enumerate_pairs")},
+    # the builtin sum over a 2-D array's rows is not compiled
+    **{("sum_of_rows", c): "compile" for c in ("jit(grad)", "jit(vmap(grad))", "jit(hessian)",
+                                                "jit(jacrev(grad))", "jit(jacfwd(grad))")},
     # np.interp's derivative batched: its knots read at indices that differ per example
     ("interp_and_convolve", "vmap(grad)"): "index that differs per example",
     ("interp_and_convolve", "jit(vmap(grad))"): "batch_pad_width",

@@ -13,9 +13,11 @@ the helper and its argument types):
 * ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
   batch axis until its per-example rank reaches ``other``'s (a view: stride 0 axes);
 * ``batch_index(x, index)``: ``(slice(None),) + index`` for an array ``x``, ``index``
-  for a tuple;
+  for a tuple or a list (a constant ``index`` of a tuple: that constant, known when
+  compiling, so the tuple's item is read by it);
 * ``batch_shape(x)``: ``x.shape[1:]`` for an array ``x`` (``(len,) + shape[1:]`` for a
-  tuple of batched arrays of one shape); ``batch_axes(x)``:
+  tuple of batched arrays of one shape, or a list of batched arrays, of the first item;
+  ``(0, 0, ...)`` for an empty list); ``batch_axes(x)``:
   ``(1, ..., x.ndim - 1)``, and ``batch_axis(axis)``/``batch_axis_of(axis, x)`` of a
   constant ``axis``, compile-time constants (axes that reductions read);
 * ``batch_len(x)``/``batch_ndim(x)``/``batch_size_of(x)``: ``len``, ``np.ndim`` and
@@ -32,7 +34,9 @@ the helper and its argument types):
 * ``batch_array(np.array or np.asarray, (x_0, ..., x_m-1))`` of batched arrays of one
   rank, or nested tuples / list displays of them: ``out[:, j] = x_j``, shape
   ``(n, m) + x_0.shape[1:]`` (shapes checked; ``BatchArray``); its transpose
-  ``batch_array_vjp(g, x)``: the views ``g[:, j]`` nested as ``x`` (``BatchArrayVjp``).
+  ``batch_array_vjp(g, x)``: the views ``g[:, j]`` nested as ``x`` (``BatchArrayVjp``);
+  for a list ``x`` of batched arrays (each example's list), the items stacked on axis
+  1, and the views ``g[:, j]`` as a list.
 """
 from __future__ import annotations
 
@@ -44,6 +48,7 @@ from ....ir import nodes as ir
 from ....errors import located
 
 from ..values import arrays as A
+from ..values import lists as Li
 from ..values import scalars as S
 from ..typing import types as T
 from ..numerics import reductions as R
@@ -182,8 +187,13 @@ class BatchAlign:
 
 
 class BatchIndex:
-    def type(self, fn, types, kw, loc):
+    wants_atoms = True
+
+    def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         if not kw and len(types) == 2 and isinstance(types[0], (T.Tuple, T.List)):
+            k = getattr(atoms[1], "value", None) if len(atoms) > 1 else None
+            if isinstance(types[0], T.Tuple) and type(k) is int:
+                return T.Static(k)  # a constant index of a tuple: known when compiling
             return types[1]  # a container is indexed as it is
         if kw or len(types) != 2 or not isinstance(types[0], T.Array):
             return None
@@ -220,12 +230,22 @@ class BatchShape:
                 return None
             dims, leaves = nesting
             return T.Tuple((T.INT,) * (len(dims) + leaves[0].ndim - 1))
+        if _batched_list(x):  # each example's list: its length, then an item's shape
+            return T.Tuple((T.INT,) * x.elem.ndim)
         if not isinstance(x, T.Array) or not x.ndim:
             return None
         return T.Tuple((T.INT,) * (x.ndim - 1))
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
+        if _batched_list(xt):
+            b = L.b
+            data, _, n = Li.fields(L, x)
+            slot = L.entry_alloca(xt.elem.llvm())
+            b.store(ll.Constant(xt.elem.llvm(), None), slot)  # []: zeros
+            with b.if_then(b.icmp_signed(">", n, A.ZERO)):
+                b.store(Li.load(L, data, A.ZERO, xt), slot)
+            return int_tuple(L, [n] + A.shape_list(L, b.load(slot), xt.elem)[1:])[0]
         if isinstance(xt, T.Tuple):
             items = list(_leaves(L, [(x, xt)]))
             dims = A.shape_list(L, *items[0])
@@ -540,6 +560,8 @@ class BatchArray:
         if isinstance(types[1], T.Array) and types[1].ndim >= 1 and \
                 atoms[0].value is np.asarray:
             return types[1]  # a batched array converted as it is: itself
+        if _batched_list(types[1]):  # a list of batched items: one more axis
+            return T.Array(types[1].elem.dtype, types[1].elem.ndim + 1)
         nesting = None if isinstance(types[1], T.Array) else _regular_nesting(types[1])
         if nesting is None:
             return None
@@ -551,6 +573,8 @@ class BatchArray:
         tup, tt = vals[1]
         if isinstance(tt, T.Array):
             return tup
+        if _batched_list(tt):  # np.array of each example's list: the items stacked on
+            return _first_axes_swapped(L, *Li.as_array(L, tup, tt))  # axis 1
         dims, _ = _regular_nesting(tt)
         items = _leaf_values(L, tup, tt)
         a, at = items[0]
@@ -600,6 +624,9 @@ class BatchArrayVjp:
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 2 or not isinstance(types[0], T.Array):
             return None
+        if _batched_list(types[1]):  # a list: the views g[:, j] as its items
+            return Li.rows_type(types[0]) if types[0].ndim == types[1].elem.ndim + 1 \
+                else None
         nesting = _regular_nesting(types[1])
         if nesting is None:
             return None
@@ -613,6 +640,8 @@ class BatchArrayVjp:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         (g, gt), (_, xt) = vals
+        if _batched_list(xt):
+            return Li.from_array(L, _first_axes_swapped(L, g, gt), gt, rtype)
         dims, leaves = _regular_nesting(xt)
         shape, strides = A.shape_list(L, g, gt), A.strides_list(L, g, gt)
         row_t = T.Array(gt.dtype, leaves[0].ndim)
@@ -632,6 +661,19 @@ class BatchArrayVjp:
             return out
 
         return build(xt, rtype, ())
+
+
+def _batched_list(t) -> bool:
+    """``t`` is a list of batched arrays (each example's list of numbers or arrays)."""
+    return isinstance(t, T.List) and isinstance(t.elem, T.Array) and t.elem.ndim >= 1
+
+
+def _first_axes_swapped(L, a, at):
+    """A view of ``a`` with its first two axes swapped (``np.swapaxes(a, 0, 1)``)."""
+    shape, strides = A.shape_list(L, a, at), A.strides_list(L, a, at)
+    order = [1, 0] + list(range(2, at.ndim))
+    return A.make(L, at, L.b.extract_value(a, 0), L.b.extract_value(a, 1),
+                  [shape[k] for k in order], [strides[k] for k in order])
 
 
 def _nested_like(t, leaf):

@@ -12,7 +12,9 @@ list of its length), ``array_vjp(g, l)`` (the items of the 1-D array ``g``),
 (``g`` at the first item equal to ``m``); ``array_jvp`` (the tangents as an array of the
 result's dtype; of arrays: stacked).  A display ``[a, b, ...]`` of numbers: ``np.array``/``np.asarray`` (a 1-D array
 of the promoted dtype; a rectangular display of displays: an array of its shape),
-``np.shape``/``size``/``ndim``, and ``array_vjp`` into it.
+``np.shape``/``size``/``ndim``, and ``array_vjp`` into it; ``array_vjp_transpose(ct, g,
+x)`` of such a display (the numbers of ``ct`` as an array of ``x``'s shape: reverse mode
+over ``np.array``'s cotangent).
 """
 from __future__ import annotations
 
@@ -370,6 +372,29 @@ class ShapeOfItems(ListOp):
         return ll.Constant(T.I64, 1 if fn is np.ndim else n)
 
 
+class ArrayVjpTranspose(ListOp):
+    """``array_vjp_transpose(ct, g, x)`` of a display ``x`` of numbers (``_grid``): the
+    transpose of splitting ``g`` into ``x``'s numbers, so the numbers of ``ct`` (``x``'s
+    structure, a None part as zeros) as an array of ``g``'s type and ``x``'s shape."""
+
+    def ltype(self, fn, types, loc):
+        ct, g, x = types
+        grid = _grid(x)
+        ok = isinstance(g, T.Array) and bool(grid) and g.ndim == len(grid) \
+            and g.dtype in ("f4", "f8", "c16") and _fits_grid(ct, grid)
+        return g if ok else None
+
+    def llower(self, L, fn, vals, rtype):
+        (ct, ctt), _, (_, xt) = vals
+        e = rtype.elem
+        out = A.allocate(L, rtype, [A.i64(d) for d in _grid(xt)], zeroed=True)
+        data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        for at, v, vt in _tangent_leaves(L, ct, ctt):
+            A.store(L, S.convert(L, v, vt, e),
+                    A.element_ptr(L, data, strides, [A.i64(k) for k in at], e), e)
+        return out
+
+
 class ItemsOfArray(ListOp):
     """``array_vjp(g, (a, b, ...))``: ``g``'s items, each as the cotangent of its number."""
 
@@ -502,6 +527,8 @@ _wrap(ArrayJvp, rt.array_jvp, lambda ts: len(ts) >= 2 and (is_list(ts[0]) or (
     len(ts) >= 3 and bool(_grid(ts[2])) and len(_grid(ts[2])) > 1
     and _fits_grid(ts[0], _grid(ts[2])))))
 _wrap(ItemsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and _numbers(ts[1]))
+_wrap(ArrayVjpTranspose, rt.array_vjp_transpose,
+      lambda ts: len(ts) == 3 and T.plain_tuple(ts[2]) and bool(_grid(ts[2])))
 _wrap(GridItems, rt.array_vjp, lambda ts: len(ts) == 2 and not _numbers(ts[1])
       and T.plain_tuple(ts[1]) and bool(_grid(ts[1])))
 _wrap(GridShape, np.shape, lambda ts: len(ts) == 1 and T.plain_tuple(ts[0]) and bool(_grid(ts[0])))

@@ -226,7 +226,7 @@ def _resolve(fn, args, kwargs, loc):
         return types[0].items[field], None
     if fn is operator.getitem and len(args) == 2 and isinstance(types[0], T.Tuple) \
             and not isinstance(types[0], T.Dict):
-        return _tuple_item_type(args, loc), None
+        return _tuple_item_type([args[0], atoms[1]], loc), None  # (a known index kept)
     if _joins_tuples(fn, types, kw):
         return T.Tuple(types[0].items + types[1].items), None
     if _compares_shapes(fn, types, kw):
@@ -347,7 +347,7 @@ def _tuple_item_type(args, loc):
 
 def _tuple_item(L, base, atom, rtype):
     value, t = base
-    k = _tuple_index([(None, t), (atom, L.atom(atom)[1])], L.loc)
+    k = _tuple_index([(None, t), (atom, _declared_type(L, atom) or L.atom(atom)[1])], L.loc)
     if k == "variable":  # a homogeneous tuple indexed by a number: a chain of selects
         from ..values.arrays import wrap_index
         i, it = L.atom(atom)

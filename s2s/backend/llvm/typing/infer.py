@@ -3,7 +3,8 @@
 Contract: ``infer(func, param_types) -> (types, return_type)`` gives every
 variable of ``func`` one backend type (``types.py``): the ``join`` of the types
 of every value assigned to it (a fixpoint over loops), and the join of the
-types of every returned value.  Call result types come from the op registry
+types of every returned value (but a compiler temporary set to ``None`` at the start
+and a compile-time flag in a branch keeps the flag: ``none_placeholders``).  Call result types come from the op registry
 (``calls.type_call``).  A value the backend cannot type (a string, a Python
 object, an unsupported call) raises ``UnsupportedSyntaxError`` naming the
 construct and the user's line.
@@ -14,6 +15,8 @@ never falls through (``return``, ``raise``, ``break``, ``continue``, such an ``i
 is not typed: neither is ever run, nor lowered (``lower/function.py``).
 """
 from __future__ import annotations
+
+from collections import Counter
 
 import s2s_runtime as rt
 
@@ -71,6 +74,7 @@ class Inference:
         self.array_params = {p.var.name for p in func.params
                              if isinstance(self.types.get(p.var.name), T.Array)} - assigned
         self.widenable = widenable_arrays(func)
+        self.placeholders = none_placeholders(func)
 
     def atom(self, a, loc):
         if isinstance(a, ir.Const):
@@ -83,9 +87,18 @@ class Inference:
             return
         old = self.types.get(name)
         new = T.join(old, t)
+        if name in self.placeholders and _flag_over_none(old, t):
+            new = t if isinstance(old, T.NoneType) else old
         if new is None and name in self.widenable and isinstance(old, T.Array) and \
                 isinstance(t, T.Array) and old.ndim == t.ndim:
             new = T.Array(T.promote(old.elem, t.elem).dtype, old.ndim)
+        if new is None and (_linked_tape(old) or _linked_tape(t)):
+            raise UnsupportedSyntaxError(
+                f"jit: the tape {name!r} (values reverse mode records, as a linked list of "
+                "tuples) is used in a way compiled code does not keep: copied, or recorded on "
+                "another tape, as reverse mode over reverse mode does (jacrev(grad(f)) or "
+                "grad(grad(f)) of a loop); compile jit(hessian(f)) (forward mode over reverse "
+                "mode) instead", loc)
         if new is None:
             raise UnsupportedSyntaxError(
                 f"jit: the variable {name!r} holds values of types {old} and {t}; a compiled "
@@ -204,6 +217,37 @@ class Inference:
             pass
         else:
             raise UnsupportedSyntaxError(f"jit: the statement {type(s).__name__}", loc)
+
+
+def none_placeholders(func) -> frozenset:
+    """The compiler temporaries set to ``None`` once at the top of ``func`` and assigned
+    their values only inside loops and branches: reverse mode's residuals defined in a
+    branch (a branch test replayed by the adjoint), set first so that the residual tuple
+    exists on the other path.  Every read of such a value is on a path that assigned it
+    (the adjoint replays the branch it was assigned in), so a flag known when compiling
+    (``np.ndim(a) == 1``) stays one: ``Inference.assign`` does not join it with the
+    ``None`` of the start (which would make a run-time bool and type both branches)."""
+    temps = func.temps
+    top = Counter(s.target.name for s in func.body if isinstance(s, ir.Assign)
+                  and isinstance(s.value, ir.Const) and s.value.value is None
+                  and s.target.name in temps)
+    if not top:
+        return frozenset()
+    at_top = Counter(v.name for s in func.body for v in ir.stmt_defs(s))
+    return frozenset(n for n, k in top.items() if k == 1 and at_top[n] == 1)
+
+
+def _linked_tape(t) -> bool:
+    """``t`` is the type of a tape kept as Python keeps it: ``()`` or ``(item, tape)``."""
+    return isinstance(t, T.Tuple) and (
+        not t.items or len(t.items) == 2 and isinstance(t.items[1], T.Tuple)
+        and (not t.items[1].items or _linked_tape(t.items[1])))
+
+
+def _flag_over_none(old, t) -> bool:
+    """One of ``old``/``t`` is ``None`` and the other a compile-time flag."""
+    return any(isinstance(a, T.NoneType) and isinstance(b, T.Static)
+               and type(b.value) is bool for a, b in ((old, t), (t, old)))
 
 
 def static_branch(s: ir.If, test_type):

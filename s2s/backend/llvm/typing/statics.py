@@ -7,10 +7,12 @@ tuples of those (Numba treats them alike).  ``with_statics(func, statics)`` retu
 variables a function reads from its globals and closures are parameters here)
 replaced by the constant, so the backend sees ``Const('fast')`` where the user wrote
 ``mode``; a parameter the body assigns to keeps its reads.  A local assigned such a
-constant once, outside loops and branches (an inlined call's ``axis=None`` or
-``axis=0``, ``keepdims=False``),
-is replaced the same way, and so is ``t[k]`` of a local ``t = (..., c_k, ...)`` whose item ``k`` is a
-constant, assigned once there (the ``spec`` tuple a derivative passes to an inlined helper).  The parameter stays (the
+constant once (an inlined call's ``axis=None`` or ``axis=0``, ``keepdims=False``, a
+slice ``shape[:-k]`` of an inlined helper), anywhere (a name assigned once has no
+other value a read can see), or assigned once outside loops and branches a value that
+substitution makes such a constant, is replaced the same way, and so is ``t[k]`` of a
+local ``t = (..., c_k, ...)`` whose item ``k`` is a constant, assigned once there (the
+``spec`` tuple a derivative passes to an inlined helper).  The parameter stays (the
 calling convention does not change) with the type ``Static(value)``, which passes
 nothing at run time.
 """
@@ -88,6 +90,11 @@ def with_statics(func: ir.Function, statics: dict) -> ir.Function:
             if -len(items) <= k < len(items) and isinstance(items[k], ir.Const) and \
                     _foldable_local(items[k].value):
                 consts[s.target.name] = items[k]
+    for s in ir.walk(func.body):  # a constant assigned once in a loop or a branch (the
+        # body of a Jacobian kernel's loop over basis vectors): no other value reaches a read
+        if isinstance(s, ir.Assign) and defs[s.target.name] == 1 and \
+                isinstance(s.value, ir.Const) and _foldable_local(s.value.value):
+            consts.setdefault(s.target.name, s.value)
     if not consts:
         return func
     return func.with_body(_substitute(func.body, consts))
