@@ -29,7 +29,7 @@ def batch_sum_items(x, start=0):
     over the items of a container (which are batched); ``start`` is added once."""
     if isinstance(x, np.ndarray):
         total = np.sum(x, axis=1)
-        return total if start is None or (type(start) is int and start == 0) else total + start
+        return total if start is None else total + start
     return sum(x, 0 if start is None else start)
 
 

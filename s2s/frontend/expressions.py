@@ -17,6 +17,7 @@ import inspect
 import operator
 
 import libcst as cst
+import numpy as np
 
 import s2s_runtime as rt
 from s2s_runtime import build
@@ -24,6 +25,7 @@ from s2s_runtime.fast_numpy import NUMPY_OF
 
 from ..errors import NameResolutionError, S2SError, unsupported
 from ..ir import nodes as ir
+from ..rules.numpy_code.ufunc_methods import UFUNC_METHODS
 from . import desugar
 from .comprehensions import ComprehensionLowering
 from .unpacking import UnpackingLowering
@@ -155,6 +157,9 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
             except AttributeError:
                 raise NameResolutionError(
                     f"{_describe(owner)} has no attribute {attr!r}", self.loc(node)) from None
+            method = UFUNC_METHODS.get((owner, attr)) if isinstance(owner, np.ufunc) else None
+            if method is not None:  # np.add.reduce: np.sum's plain form
+                return ir.Const(method)
             if is_static(value) or _is_library(owner):
                 if inspect.ismodule(owner) and not _is_library(owner):
                     self.statics.append((owner.__dict__, attr, value))

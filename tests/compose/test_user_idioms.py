@@ -10,7 +10,9 @@ builtin ``sum`` of a list under ``grad(vmap(f))`` (vmap's ``batch_sum_items`` re
 loops over ``enumerate``/``zip`` under ``grad(vmap(f))`` (the batched iterator stays one that
 reverse mode indexes), and the compiled derivatives of ``np.interp``/``np.convolve`` (their
 layout helpers called in numpy), the builtin ``sum`` over an array's rows (its cotangent
-an array), and the compiled Jacobian kernels (``jit(hessian)``, ``jit(jacfwd(grad))``,
+an array), ``np.add.reduce`` and the other ufunc methods (read as ``np.sum``...),
+``np.split`` unpacked into names, ``np.take`` and fancy indices by a list under the jit,
+and the compiled Jacobian kernels (``jit(hessian)``, ``jit(jacfwd(grad))``,
 ``jit(jacrev(grad))``) of code that branches on ranks (``np.kron``) or slices shapes by
 a parameter (``np.tensordot``).
 Every value is checked against central differences of the
@@ -113,6 +115,17 @@ def tensordot_contractions(x):
         np.tensordot(a, a, axes=2)
 
 
+def ufunc_reductions(x):
+    m = np.outer(x, x[:3]) + 1.0
+    return np.add.reduce(x ** 2) + np.sum(np.multiply.accumulate(m, axis=1)) + \
+        np.sum(np.maximum.reduce(m) ** 2)
+
+
+def split_and_take(x):
+    a, b = np.split(np.concatenate([x, x[::-1] * 2.0]), 2)
+    return np.sum(a * b) + np.sum(np.take(x, [0, 1, 1, 3]) ** 2) + np.sum(x[[0, 2, 3]] ** 3)
+
+
 def interp_and_convolve(x):
     return np.sum(np.interp(x, GRID, GRID ** 3)) + \
         np.sum(np.convolve(x, np.array([0.25, 0.5, 0.25]), mode="same") ** 2)
@@ -121,7 +134,7 @@ def interp_and_convolve(x):
 FUNCTIONS = [accumulate_by_index, accumulate_over_items, accumulate_rows, kron_vectors,
              kron_matrices, cholesky_logdet, matrix_power_of_items, triangles, sum_of_a_list,
              sum_of_rows, list_read_twice, enumerate_pairs, tensordot_contractions,
-             interp_and_convolve]
+             ufunc_reductions, split_and_take, interp_and_convolve]
 
 
 GRADIENTS = {
@@ -145,9 +158,6 @@ REFUSED = {
     **{(f, "jit(jacrev(grad))"): "reverse mode over reverse mode"
        for f in ("accumulate_by_index", "accumulate_over_items", "accumulate_rows",
                  "sum_of_a_list", "list_read_twice", "enumerate_pairs")},
-    # the builtin sum over a 2-D array's rows is not compiled
-    **{("sum_of_rows", c): "compile" for c in ("jit(grad)", "jit(vmap(grad))", "jit(hessian)",
-                                                "jit(jacrev(grad))", "jit(jacfwd(grad))")},
     # np.interp's derivative batched: its knots read at indices that differ per example
     ("interp_and_convolve", "vmap(grad)"): "index that differs per example",
     ("interp_and_convolve", "jit(vmap(grad))"): "batch_pad_width",

@@ -29,8 +29,10 @@ Modules: ``elementwise`` (predicates, conversions, ``astype``), ``norms`` (vecto
 rounding, taking), ``joins`` (concatenating, stacking, splitting), ``products`` (tensor
 products, inner products, matrix powers), ``linear`` (linear maps of derivatives),
 ``pads`` (``np.pad``), ``array_api`` (``np.linalg``'s array-API names as their numpy
-namesakes), ``special`` (``scipy.special``'s elementwise functions).
+namesakes), ``special`` (``scipy.special``'s elementwise functions), ``ufunc_methods``
+(``np.add.reduce`` and the other ufunc reductions and running reductions as the numpy
+functions they equal; the frontend reads the methods as these).
 """
 # each module registers its functions
 from . import (array_api, elementwise, joins, linear, norms, order, pads, products,  # noqa: F401
-               rows, scans, sequences, series, shapes, special, statistics)
+               rows, scans, sequences, series, shapes, special, statistics, ufunc_methods)

@@ -3,8 +3,12 @@
 ``np.vsplit``, ``np.dsplit``; for the jit only, ``np.array_split`` and ``np.unstack``) as
 plain Python the jit compiles and vmap batches.  The arrays are a tuple or list of arrays
 of one dtype and rank.
-(Their cotangents, a tuple of pieces, are a lowering: ``backend/llvm/derivs/pieces.py``.)"""
+(Their cotangents, a tuple of pieces, are a lowering: ``backend/llvm/derivs/pieces.py``;
+the cotangent of a split into a list of pieces, ``split_vjp``, and the transpose of
+``np.concatenate``'s cotangent are here, for the jit.)"""
 import numpy as np
+
+import s2s_runtime as rt
 
 from ..registry import definline
 
@@ -190,6 +194,20 @@ def dsplit(ary, indices_or_sections):
     return np.split(ary, indices_or_sections, 2)
 
 
+def split_vjp(gs, x, indices_or_sections, axis=0):
+    """The cotangent of ``x`` for ``np.split(x, ...)`` given the pieces' cotangents ``gs``
+    (a list, each piece's zeros filled in by ``unpack_vjp``): them joined back along
+    ``axis``."""
+    return np.concatenate(gs, axis=axis)
+
+
+def concatenate_vjp_transpose(ct, g, xs, axis=0):
+    """The transpose of splitting ``g`` into pieces shaped like ``xs`` (``np.concatenate``'s
+    cotangent): the pieces ``ct`` joined back along ``axis`` (flat for None), shaped like
+    ``g``."""
+    return np.reshape(np.concatenate(ct, axis=axis), np.shape(g))
+
+
 def append(arr, values, axis=None):
     """``arr`` and ``values`` joined along ``axis`` (both flattened for None)."""
     if axis is None:
@@ -208,5 +226,7 @@ for _fn, _code in ((np.hsplit, hsplit), (np.vsplit, vsplit), (np.dsplit, dsplit)
     definline(_fn, code=_code, modes=("jit", "vmap"))
 # the jit only: vmap batches them with rules of their own
 definline(np.array_split, code=array_split, modes=("jit",))
+definline(rt.split_vjp, code=split_vjp, modes=("jit",))
+definline(rt.concatenate_vjp_transpose, code=concatenate_vjp_transpose, modes=("jit",))
 if hasattr(np, "unstack"):  # numpy >= 2.1
     definline(np.unstack, code=unstack, modes=("jit",))

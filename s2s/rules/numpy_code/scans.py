@@ -242,8 +242,11 @@ def diff_transpose(g, like, n=1, axis=-1):
     return np.moveaxis(buf.reshape(moved.shape), -1, axis)
 
 
+# cumprod's tangent has no derivative rules of its own: forward and reverse mode over it
+# (``jacrev(jacfwd(f))``) read its recurrence too, bilinear in (the tangent, a, ans)
+definline(rt.cumprod_jvp, code=cumprod_jvp, modes=("jit", "vmap", "jvp", "vjp"))
 for _fn, _code in ((np.diff, diff), (np.cumsum, cumsum), (np.cumprod, cumprod), (rt.cumsum_vjp, cumsum_vjp),
-                   (rt.cumprod_vjp, cumprod_vjp), (rt.cumprod_jvp, cumprod_jvp),
+                   (rt.cumprod_vjp, cumprod_vjp),
                    (rt.scan_slots, scan_slots), (np.nancumsum, nancumsum), (np.nancumprod, nancumprod), (np.ediff1d, ediff1d)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
 if hasattr(np, "cumulative_sum"):  # numpy >= 2.1

@@ -395,7 +395,7 @@ def atleast_1d(x):
     """``x`` with at least one axis: a number as ``(1,)``."""
     if np.ndim(x) == 0:
         return np.reshape(x, (1,))
-    return x
+    return np.asarray(x)  # (a list: numpy's array of it)
 
 
 def atleast_2d(x):
@@ -404,7 +404,7 @@ def atleast_2d(x):
         return np.reshape(x, (1, 1))
     if np.ndim(x) == 1:
         return np.reshape(x, (1, np.shape(x)[0]))
-    return x
+    return np.asarray(x)
 
 
 def atleast_3d(x):
@@ -416,7 +416,7 @@ def atleast_3d(x):
         return np.reshape(x, (1, np.shape(x)[0], 1))
     if np.ndim(x) == 2:
         return np.reshape(x, np.shape(x) + (1,))
-    return x
+    return np.asarray(x)
 
 
 def diagflat(v, k=0):

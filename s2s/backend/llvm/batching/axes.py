@@ -25,7 +25,7 @@ the helper and its argument types):
 * ``np.moveaxis(a, source, destination)`` with constant axes (a view), which
   ``in_axes``/``out_axes`` other than 0 use;
 * ``batch_rows(x)``: ``np.swapaxes(x, 0, 1)`` for an array of rank >= 2 (a view), a
-  tuple as it is;
+  tuple or a list as it is;
 * ``batch_flat(x)``: each example of ``x`` flattened, ``x.reshape(n, -1)``;
 * ``batch_reshape_arg(x, shape)``: ``(x.shape[0],) + shape`` for ``np.reshape``;
 * ``transpose_per_example(x)`` (``np.transpose(x, batch_transpose_axes(x, None))``,
@@ -198,7 +198,8 @@ class BatchIndex:
         if kw or len(types) != 2 or not isinstance(types[0], T.Array):
             return None
         index = types[1]
-        items = index.items if isinstance(index, T.Tuple) else (index,)
+        whole = isinstance(index, T.Tuple) and not isinstance(index, T.ListLiteral)
+        items = index.items if whole else (index,)  # (a list display: one fancy index)
         return T.Tuple((T.Slice((False, False, False)),) + tuple(items))
 
     def lower(self, L, fn, vals, kw, rtype):
@@ -209,7 +210,7 @@ class BatchIndex:
         out = ll.Constant(rtype.llvm(), None)
         out = b.insert_value(out, ll.Constant(rtype.items[0].llvm(), None), 0)
         parts = [b.extract_value(idx, k) for k in range(len(it.items))] \
-            if isinstance(it, T.Tuple) else [idx]
+            if isinstance(it, T.Tuple) and not isinstance(it, T.ListLiteral) else [idx]
         for k, p in enumerate(parts):
             out = b.insert_value(out, p, k + 1)
         return out
@@ -358,18 +359,18 @@ def _move_axes(types, atoms):
 
 
 class BatchRows:
-    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view; of a tuple: the
-    tuple itself."""
+    """``batch_rows(x)`` of an array: ``np.swapaxes(x, 0, 1)``, a view; of a tuple or a
+    list: the container itself."""
 
     def type(self, fn, types, kw, loc):
-        if not kw and len(types) == 1 and isinstance(types[0], T.Tuple):
+        if not kw and len(types) == 1 and isinstance(types[0], (T.Tuple, T.List)):
             return types[0]
         ok = not kw and len(types) == 1 and isinstance(types[0], T.Array) and types[0].ndim > 1
         return types[0] if ok else None
 
     def lower(self, L, fn, vals, kw, rtype):
         x, xt = vals[0]
-        if isinstance(xt, T.Tuple):
+        if isinstance(xt, (T.Tuple, T.List)):
             return x
         shape, strides = A.shape_list(L, x, xt), A.strides_list(L, x, xt)
         return restrided(L, xt, x, [shape[1], shape[0]] + shape[2:],

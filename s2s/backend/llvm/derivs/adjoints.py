@@ -429,10 +429,16 @@ class FieldTangent:
 
 
 class UnpackVjp:
-    """``unpack_vjp(cts, x)`` for a tuple ``x``: the cotangents, None as zeros."""
+    """``unpack_vjp(cts, x)`` for a tuple ``x``: the cotangents, None as zeros; for a list
+    ``x`` (``a, b = np.split(y, 2)``): them as a list."""
 
     def type(self, fn, types, kw, loc):
         cts, x = types
+        if isinstance(x, T.List) and isinstance(cts, T.Tuple):
+            item = ZerosLike().type(fn, [x.elem if x.elem is not None else T.F64T], {}, loc)
+            ok = item is not None and all(isinstance(c, T.NoneType) or c == item
+                                          for c in cts.items)
+            return T.List(item) if ok else None
         if not (isinstance(cts, T.Tuple) and isinstance(x, T.Tuple)
                 and len(cts.items) == len(x.items)):
             return None
@@ -443,6 +449,14 @@ class UnpackVjp:
 
     def lower(self, L, fn, vals, kw, rtype):
         (cts, ct), (x, xt) = vals
+        if isinstance(xt, T.List):
+            from ..values import lists as Li
+            data = Li.fields(L, x)[0]
+            items = [(ZerosLike().lower(L, fn, [(Li.load(L, data, A.i64(k), xt), Li.elem_of(xt))],
+                                        {}, rtype.elem), rtype.elem)
+                     if isinstance(c, T.NoneType) else (L.b.extract_value(cts, k), c)
+                     for k, c in enumerate(ct.items)]
+            return Li.from_items(L, items, rtype)
         out = ll.Constant(rtype.llvm(), None)
         for k, (c, v) in enumerate(zip(ct.items, xt.items)):
             if isinstance(c, T.NoneType):

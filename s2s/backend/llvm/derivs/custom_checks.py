@@ -11,7 +11,7 @@ compiled, array lengths when it runs, with the errors the checks raise in Python
   ``None`` cotangent becomes zeros shaped like its primal (``zeros_like``).
 Also ``unpack_vjp_transpose(ct, cts, x)`` for a tuple ``x`` (the second derivative of
 tuple unpacking, as in a rule's ``(x,), (t,) = primals, tangents``): ``ct``'s first
-``len(cts)`` items; ``getitem_vjp_transpose(ct, g, x, k)`` for a tuple ``x`` and a
+``len(cts)`` items (for a list ``x``, ``a, b = np.split(y, 2)``: ``ct``'s items); ``getitem_vjp_transpose(ct, g, x, k)`` for a tuple ``x`` and a
 constant ``k``: ``ct[k]`` (for an array ``x``: ``unbroadcast(ct[k], g)``).
 A check that the types decide against raises ``TypeError``/``ValueError`` naming
 the rule when the function is compiled for those argument types.
@@ -140,18 +140,32 @@ class CheckBwd(_Check):
 
 
 class UnpackVjpTranspose:
+    """For a tuple ``x``: ``ct``'s first ``len(cts)`` items; for a list ``x`` (and a list
+    ``ct`` of its length, checked when run): ``ct``'s items as a tuple."""
+
     def type(self, fn, types, kw, loc):
         if len(types) != 3:
             return None
         ct, cts, x = types
+        if isinstance(x, T.List) and isinstance(ct, T.List) and isinstance(cts, T.Tuple):
+            item = ct.elem if ct.elem is not None else T.F64T
+            return T.Tuple((item,) * len(cts.items))
         if not (isinstance(x, T.Tuple) and isinstance(ct, T.Tuple)
                 and isinstance(cts, T.Tuple) and len(ct.items) >= len(cts.items)):
             return None
         return T.Tuple(ct.items[:len(cts.items)])
 
     def lower(self, L, fn, vals, kw, rtype):
-        ct = vals[0][0]
+        ct, ctt = vals[0]
         out = ll.Constant(rtype.llvm(), None)
+        if isinstance(ctt, T.List):
+            from ..values import lists as Li
+            data, _, n = Li.fields(L, ct)
+            L.check(L.b.icmp_signed("!=", n, A.i64(len(rtype.items))), ValueError,
+                    "s2s: a cotangent list of {0} items for %d names" % len(rtype.items), (n,))
+            for k in range(len(rtype.items)):
+                out = L.b.insert_value(out, Li.load(L, data, A.i64(k), ctt), k)
+            return out
         for k in range(len(rtype.items)):
             out = L.b.insert_value(out, L.b.extract_value(ct, k), k)
         return out

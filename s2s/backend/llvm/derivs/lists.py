@@ -31,8 +31,8 @@ from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
 from .adjoints import Unbroadcast
-from ..ops.lists import (ListOp, add_items, as_list, cotangent_type, is_item, is_list, is_number,
-                         list_at, listish, overload_lists, sum_item_type, zero_item)
+from ..ops.lists import (ArraySum, ListOp, add_items, as_list, cotangent_type, is_item, is_list,
+                         is_number, list_at, listish, overload_lists, sum_item_type, zero_item)
 
 # -- cotangents --------------------------------------------------------------------------------
 class FromArray(ListOp):
@@ -87,6 +87,57 @@ class Filled(ListOp):
             return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: (Unbroadcast().lower(
                 L, None, [vals[0], (Li.load(L, data, i, lt), le)], {}, e), e))
         return Li.fresh(L, rtype, n, Li.room(L, n), lambda i: vals[0])
+
+
+class RowsCotangent(ListOp):
+    """``sum_builtin_vjp(g, a)`` of an array ``a`` (``sum`` over its rows): ``g`` summed to
+    a row's shape, in every row, an array shaped like ``a``."""
+
+    def ltype(self, fn, types, loc):
+        g, a = types
+        row = a.elem if a.ndim == 1 else T.Array(a.dtype, a.ndim - 1)
+        out = Unbroadcast().type(None, [g, row], {}, loc)
+        if out is None:
+            return None
+        dtype = (out.elem if isinstance(out, T.Array) else out).dtype
+        return T.Array(dtype if dtype in ("f4", "f8", "c16") else "f8", a.ndim)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (a, at) = vals
+        out = A.allocate(L, rtype, A.shape_list(L, a, at))
+        if at.ndim == 1:
+            A.fill(L, out, rtype, S.convert(L, g, gt, rtype.elem))
+            return out
+        row_t = T.Array(at.dtype, at.ndim - 1)
+
+        def place(i):
+            row, _ = A.first_axis_item(L, a, at, i)
+            value = Unbroadcast().lower(L, None, [(g, gt), (row, row_t)], {}, value_t)
+            target = A.leading_view(L, out, rtype, [i])
+            A.elementwise(L, lambda v: (S.convert(L, *v[0], rtype.elem), rtype.elem),
+                          [(value, value_t)], rtype.dtype, out=target)
+
+        value_t = Unbroadcast().type(None, [gt, row_t], {}, None)
+
+        A.loop(L, A.shape_of(L, a, 0), place)
+        return out
+
+
+class RowsTangentSum(ListOp):
+    """``sum_builtin_jvp(t, ans)`` of an array ``t`` of the rows' tangents: their sum
+    (``sum(t)``), as ``ans``'s type."""
+
+    def ltype(self, fn, types, loc):
+        t, ans = types
+        total = ArraySum(None).ltype(builtins.sum, [t], loc)
+        return ans if total is not None and (total == ans or is_number(total)
+                                             and is_number(ans)) else None
+
+    def llower(self, L, fn, vals, rtype):
+        t, tt = vals[0]
+        total_t = ArraySum(None).ltype(builtins.sum, [tt], None)
+        total = ArraySum(None).llower(L, builtins.sum, [vals[0]], total_t)
+        return total if total_t == rtype else S.convert(L, total, total_t, rtype)
 
 
 def _scattered(L, acc, like, g, gt, index, it, rtype):
@@ -360,9 +411,12 @@ class EachItem(ListOp):
 
 
 class ShapeOfItems(ListOp):
-    """``np.shape``/``np.size``/``np.ndim`` of a tuple or list display of numbers."""
+    """``np.shape``/``np.size``/``np.ndim`` of a tuple or list display of numbers (``ndim``
+    1, known when compiling, as of an array)."""
 
     def ltype(self, fn, types, loc):
+        if fn is np.ndim:
+            return T.Static(1)
         return T.Tuple((T.INT,)) if fn is np.shape else T.INT
 
     def llower(self, L, fn, vals, rtype):
@@ -540,6 +594,10 @@ _wrap(SumOfItems, builtins.sum, lambda ts: _numbers(ts[0]))
 _wrap(SumOfItems, rt.sum_builtin_jvp, lambda ts: T.plain_tuple(ts[0]) and bool(ts[0].items) and all(
     is_number(i) or isinstance(i, T.NoneType) for i in ts[0].items))
 _wrap(Filled, rt.sum_builtin_vjp, list_at(1))
+_wrap(RowsCotangent, rt.sum_builtin_vjp,
+      lambda ts: len(ts) == 2 and isinstance(ts[1], T.Array) and ts[1].ndim >= 1)
+_wrap(RowsTangentSum, rt.sum_builtin_jvp,
+      lambda ts: len(ts) == 2 and isinstance(ts[0], T.Array) and ts[0].ndim >= 1)
 _wrap(EachItem, rt.sum_builtin_vjp, lambda ts: len(ts) == 2 and T.plain_tuple(ts[1])
       and all(map(is_item, ts[1].items)))
 for _fn in (np.shape, np.size, np.ndim):

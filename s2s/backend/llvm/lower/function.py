@@ -337,6 +337,19 @@ class FunctionLowering(LoopLowering):
                 abi.release(self, value, tt)  # the tape's reference
             return
         value, t = self.atom(s.value)
+        if isinstance(t, T.List):  # ``a, b = np.split(x, 2)``: Python's errors, then items
+            from ..values import lists as Li
+            from ..values.arrays import i64
+            data, _, n = Li.fields(self, value)
+            want = i64(len(s.targets))
+            self.check(self.b.icmp_signed(">", n, want), ValueError,
+                       f"too many values to unpack (expected {len(s.targets)})")
+            self.check(self.b.icmp_signed("<", n, want), ValueError,
+                       f"not enough values to unpack (expected {len(s.targets)}, got {{0}})",
+                       (n,))
+            for k, target in enumerate(s.targets):
+                self.store(target.name, Li.load(self, data, i64(k), t), Li.elem_of(t))
+            return
         for k, target in enumerate(s.targets):
             self.store(target.name, self.b.extract_value(value, k), t.items[k])
 

@@ -144,7 +144,7 @@ _FOLDABLE = {operator.eq, operator.ne, operator.is_, operator.is_not, operator.n
              operator.contains, operator.getitem, operator.add, operator.mod, len, str,
              operator.lt, operator.le, operator.gt, operator.ge, operator.truth,
              operator.sub, operator.mul, operator.floordiv, operator.neg, operator.and_,
-             operator.or_, range, tuple, max, min, rt.seq_repeat, rt.rollaxis_destination,
+             operator.or_, range, slice, tuple, max, min, rt.seq_repeat, rt.rollaxis_destination,
              np.issubdtype, rt.cond_ord, rt.swapped_norm}
 
 
@@ -168,8 +168,8 @@ def _folded(fn, args, kwargs):
         value = fn(*[v for v, _ in known])
     except Exception:  # the run-time error is reported where it happens (not folded)
         return False, None
-    if (type(value) in (bool, int, range) or T.is_int_tuple(value)) and \
-            any(flag or is_static(v) for v, flag in known):  # (x is None of a None x too)
+    if (type(value) in (bool, int, range) or T.is_int_tuple(value) or T.is_int_slice(value)) \
+            and any(flag or is_static(v) for v, flag in known):  # (x is None of a None x too)
         return True, T.Static(value)  # a compile-time number stays one (``not``, ``==``, ``-``,
         # ``tuple(range(1, np.ndim(x)))``)
     if is_static(value) or T.value_type(value) in (T.BOOL, T.INT, T.FLOAT):

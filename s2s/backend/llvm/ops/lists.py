@@ -345,6 +345,42 @@ def _sum_of_arrays(L, v, vt, start, rtype):
     return b.load(acc)
 
 
+class ArraySum(ListOp):
+    """Python's ``sum(a, start=0)`` of an array: ``start + a[0] + a[1] + ...`` over its
+    first axis (numbers of a 1-D array; rows, with numpy's broadcasting, of more axes: an
+    array of more axes and no rows is a ``ValueError``, its sum being the number
+    ``start``)."""
+
+    def ltype(self, fn, types, loc):
+        a = types[0]
+        start = types[1] if len(types) > 1 else T.INT
+        if len(types) > 2 or not (is_number(start) or isinstance(start, T.Array)):
+            return None
+        if a.ndim == 1 and is_number(start):
+            return T.promote(start, a.elem)
+        item = a.elem if a.ndim == 1 else T.Array(a.dtype, a.ndim - 1)
+        return TABLE[operator.add].type(operator.add, [start, item], {}, loc)
+
+    def llower(self, L, fn, vals, rtype):
+        b = L.b
+        (a, at) = vals[0]
+        start = vals[1] if len(vals) > 1 else (ll.Constant(T.I64, 0), T.INT)
+        if at.ndim == 1 and isinstance(rtype, T.Scalar):
+            return A.reduce_all(L, a, at, lambda acc, x: S.binary(L, "add", acc, x, rtype),
+                                S.convert(L, start[0], start[1], rtype), rtype)
+        add = TABLE[operator.add]
+        n = A.shape_of(L, a, 0)
+        L.check(b.icmp_signed("==", n, A.ZERO), ValueError,
+                "jit: sum() of an array with no rows (the number 0 in Python, not an array)")
+        acc = L.entry_alloca(rtype.llvm())
+        b.store(add.lower(L, operator.add, [start, A.first_axis_item(L, a, at, A.ZERO)], {},
+                          rtype), acc)
+        A.loop(L, n, lambda i: b.store(add.lower(L, operator.add, [
+            (b.load(acc), rtype), A.first_axis_item(L, a, at, i)], {}, rtype), acc),
+            start=A.ONE)
+        return b.load(acc)
+
+
 class TupleSum(ListOp):
     """Python's ``sum(t, start=0)`` of a tuple that is empty or holds arrays:
     ``start + t[0] + t[1] + ...`` item by item (numbers and arrays, numpy's
@@ -454,6 +490,8 @@ overload_lists(Length, len, list_at(0))
 overload_lists(Same, rt.sequence, list_at(0))
 overload_lists(Sum, builtins.sum, list_at(0))
 overload_lists(TupleSum, builtins.sum, _tuple_to_sum)
+overload_lists(ArraySum, builtins.sum,
+               lambda ts: bool(ts) and isinstance(ts[0], T.Array) and ts[0].ndim >= 1)
 overload_lists(SumJvp, rt.sum_builtin_jvp, list_at(0))
 for _fn in (rt.max_of, rt.min_of, builtins.max, builtins.min):
     overload_lists(Extreme, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]))

@@ -95,10 +95,11 @@ class Inference:
         if new is None and (_linked_tape(old) or _linked_tape(t)):
             raise UnsupportedSyntaxError(
                 f"jit: the tape {name!r} (values reverse mode records, as a linked list of "
-                "tuples) is used in a way compiled code does not keep: copied, or recorded on "
-                "another tape, as reverse mode over reverse mode does (jacrev(grad(f)) or "
-                "grad(grad(f)) of a loop); compile jit(hessian(f)) (forward mode over reverse "
-                "mode) instead", loc)
+                "tuples) is used in a way compiled code does not keep (one stack per tape): "
+                "copied, or recorded on another tape, as reverse mode over reverse mode does "
+                "(jacrev(grad(f)) or grad(grad(f)) of a loop; for second derivatives compile "
+                "jit(hessian(f)), forward mode over reverse mode), or kept beside a container "
+                "the code updates", loc)
         if new is None:
             raise UnsupportedSyntaxError(
                 f"jit: the variable {name!r} holds values of types {old} and {t}; a compiled "
@@ -165,6 +166,10 @@ class Inference:
                 return  # a pop: the target keeps the type of what it was assigned
             t = self.atom(s.value, loc)
             if t is None:
+                return
+            if isinstance(t, T.List):  # its length checked when run (lower/function.py)
+                for v in s.targets:
+                    self.assign(v.name, t.elem if t.elem is not None else T.F64T, loc)
                 return
             if not isinstance(t, T.Tuple) or len(t.items) != len(s.targets):
                 n = len(t.items) if isinstance(t, T.Tuple) else None

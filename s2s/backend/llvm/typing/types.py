@@ -271,8 +271,8 @@ def promote(*types: Scalar) -> Scalar:
 
 def runtime_type(t):
     """``t``, or the run-time type of a compile-time number (``Static``) where a run-time
-    value is wanted: an ``int`` or flag, a ``range`` or a tuple of ints (axes computed from
-    ``np.ndim``, ``rt.batch_axes``)."""
+    value is wanted: an ``int`` or flag, a ``range``, a tuple of ints (axes computed from
+    ``np.ndim``, ``rt.batch_axes``) or a slice of ints."""
     if isinstance(t, Static):
         v = t.value
         if type(v) in (int, bool):
@@ -281,7 +281,15 @@ def runtime_type(t):
             return Range()
         if is_int_tuple(v):
             return Tuple((INT,) * len(v))
+        if is_int_slice(v):
+            return Slice(tuple(x is not None for x in (v.start, v.stop, v.step)))
     return t
+
+
+def is_int_slice(value) -> bool:
+    """A slice whose bounds are Python ints or None (``shape[:ax]`` of a known ``ax``)."""
+    return type(value) is slice and all(x is None or type(x) is int
+                                        for x in (value.start, value.stop, value.step))
 
 
 def is_int_tuple(value) -> bool:
@@ -347,6 +355,8 @@ class Static:
         v = self.value
         if type(v) in (bool, int, range) or is_int_tuple(v):
             return type(v), v
+        if is_int_slice(v):
+            return type(v), (v.start, v.stop, v.step)
         return (type(v), v.args) if isinstance(v, BaseException) else id(v)
 
     def __eq__(self, other):

@@ -1,0 +1,100 @@
+"""The reductions and running reductions of numpy's ufuncs as the numpy functions they
+equal: ``np.add.reduce(a, axis)`` is ``np.sum(a, axis)`` with ``axis=0`` by default, and
+so on (``UFUNC_METHODS``).  The frontend reads ``np.add.reduce`` as the function here
+(``frontend/expressions.py``), plain Python that every transform and the jit read
+(``definline``), so their derivatives, batching and compilation are those of ``np.sum``,
+``np.prod``, ``np.max``, ``np.min``, ``np.all``, ``np.any``, ``np.cumsum`` and
+``np.cumprod``.  ``out=`` is written as for any call (``passes/out_args.py``);
+``initial=`` and ``where=`` are refused by name (``NotImplementedError``); a method
+with no entry (``np.add.outer``, ``np.add.at``, ``np.maximum.accumulate``) stays the
+ufunc's own, which has no rule."""
+import numpy as np
+
+from ..registry import definline
+
+
+def add_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """``np.add.reduce``: ``np.sum`` along ``axis`` (0 by default)."""
+    if initial is not None:
+        raise NotImplementedError("s2s: np.add.reduce with initial=")
+    if where is not True:
+        raise NotImplementedError("s2s: np.add.reduce with where=")
+    return np.sum(array, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def multiply_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                    where=True):
+    """``np.multiply.reduce``: ``np.prod`` along ``axis`` (0 by default)."""
+    if initial is not None:
+        raise NotImplementedError("s2s: np.multiply.reduce with initial=")
+    if where is not True:
+        raise NotImplementedError("s2s: np.multiply.reduce with where=")
+    return np.prod(array, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def maximum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                   where=True):
+    """``np.maximum.reduce``: ``np.max`` along ``axis`` (0 by default)."""
+    if initial is not None:
+        raise NotImplementedError("s2s: np.maximum.reduce with initial=")
+    if where is not True:
+        raise NotImplementedError("s2s: np.maximum.reduce with where=")
+    if dtype is not None:
+        return np.max(np.asarray(array, dtype=dtype), axis=axis, keepdims=keepdims)
+    return np.max(array, axis=axis, keepdims=keepdims)
+
+
+def minimum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                   where=True):
+    """``np.minimum.reduce``: ``np.min`` along ``axis`` (0 by default)."""
+    if initial is not None:
+        raise NotImplementedError("s2s: np.minimum.reduce with initial=")
+    if where is not True:
+        raise NotImplementedError("s2s: np.minimum.reduce with where=")
+    if dtype is not None:
+        return np.min(np.asarray(array, dtype=dtype), axis=axis, keepdims=keepdims)
+    return np.min(array, axis=axis, keepdims=keepdims)
+
+
+def logical_and_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                       where=True):
+    """``np.logical_and.reduce``: ``np.all`` along ``axis`` (0 by default)."""
+    if initial is not None:
+        raise NotImplementedError("s2s: np.logical_and.reduce with initial=")
+    if where is not True:
+        raise NotImplementedError("s2s: np.logical_and.reduce with where=")
+    return np.all(array, axis=axis, keepdims=keepdims)
+
+
+def logical_or_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                      where=True):
+    """``np.logical_or.reduce``: ``np.any`` along ``axis`` (0 by default)."""
+    if initial is not None:
+        raise NotImplementedError("s2s: np.logical_or.reduce with initial=")
+    if where is not True:
+        raise NotImplementedError("s2s: np.logical_or.reduce with where=")
+    return np.any(array, axis=axis, keepdims=keepdims)
+
+
+def add_accumulate(array, axis=0, dtype=None, out=None):
+    """``np.add.accumulate``: ``np.cumsum`` along ``axis`` (0 by default)."""
+    return np.cumsum(array, axis=axis, dtype=dtype)
+
+
+def multiply_accumulate(array, axis=0, dtype=None, out=None):
+    """``np.multiply.accumulate``: ``np.cumprod`` along ``axis`` (0 by default)."""
+    return np.cumprod(array, axis=axis, dtype=dtype)
+
+
+#: (ufunc, method name) -> the plain function read in its place
+UFUNC_METHODS = {
+    (np.add, "reduce"): add_reduce,
+    (np.multiply, "reduce"): multiply_reduce,
+    (np.maximum, "reduce"): maximum_reduce,
+    (np.minimum, "reduce"): minimum_reduce,
+    (np.logical_and, "reduce"): logical_and_reduce,
+    (np.logical_or, "reduce"): logical_or_reduce,
+    (np.add, "accumulate"): add_accumulate,
+    (np.multiply, "accumulate"): multiply_accumulate,
+}
+definline(*UFUNC_METHODS.values())
