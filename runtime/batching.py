@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batching_lanes import BatchedRange
+from .mappings import MISSING
 from .tree import tree_leaves, tree_map
 
 class BatchingRuntimeError(ValueError):
@@ -41,6 +42,8 @@ def batch_size(*xs) -> int:
 
 
 def _lift_leaf(x, n, copy):
+    if x is MISSING:  # a dict write's "no entry before" (mappings.py): the same for all
+        return x
     a = np.asarray(x)
     out = np.broadcast_to(a, (n,) + a.shape)
     return np.array(out) if copy else out

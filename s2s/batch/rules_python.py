@@ -15,6 +15,10 @@ attributes, ``isinstance``, iteration, ``sum``, containers and records.
 * ``tuple(x)``, ``list(x)``: the items of each example, batched (``rt.batch_rows``: a
   container's own items, an array's rows); ``math.fsum(items)`` once per example
   (``per_example``: Python's exactly rounded sum and its errors, example by example).
+* The dict helpers (``rt.dict_set``, ``rt.old_item``, ``d.get``/``d.update`` and their
+  cotangents): on the whole batch as they are, dicts and values lifted where they are
+  the same for every example (a batched dict holds batched values); a key must be the
+  same for every example.  ``d.items()`` stays per example (its keys are not batched).
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ import operator
 import numpy as np
 
 import s2s_runtime as rt
-from s2s_runtime import build, containers, records
+from s2s_runtime import build, containers, mappings, records
 
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
@@ -183,3 +187,33 @@ defbatch(sum_builtin_vjp, rt.sum_builtin_vjp)
 defbatch(per_example_helper(rt.batch_sum_items, "iterable", "start"), builtins.sum)
 defbatch(same, build.astype, records.make_record)
 defbatch(container, containers.list_append, containers.list_extend, records.record_like)
+
+
+def dict_helper(lifted, keys=()):
+    """The rule of a helper that moves a dict's entries around (``rt.dict_set``, the
+    cotangents of ``d.get``...): run on the whole batch as it is, the operands at
+    ``lifted`` (dicts, values, cotangents) lifted where they are the same for every
+    example, since a batched dict holds batched values; the operands at ``keys`` must
+    be the same for every example (a key per example is refused by name)."""
+    def rule(site):
+        call = site.call
+        for k in keys:
+            if k < len(call.args) and site.b(call.args[k]):
+                raise site.tr.error(f"{call.fn.__name__} with a dict key that differs per "
+                                    "example", site.loc)
+        args = [site.rt(rt.batch_lift, a, site.n, batched=True)
+                if k in lifted and not site.b(a) else a for k, a in enumerate(call.args)]
+        return ir.Call(call.fn, tuple(args), call.kwargs)
+    return rule
+
+
+for _fn, _lifted, _keys in (
+        (mappings.old_item, (0,), (1,)), (mappings.dict_set, (0, 2), (1,)),
+        (mappings.dict_remove, (0,), (1,)), (mappings.dict_update, (0, 1), ()),
+        (mappings.dict_get, (0, 2), (1,)), (mappings.dict_values, (0,), ()),
+        (mappings.dict_reset, (0, 2), (1,)), (mappings.dict_restore, (0, 2), (1,)),
+        (mappings.dict_get_ct, (0, 1), (2,)), (mappings.dict_default_ct, (0, 1, 3), (2,)),
+        (mappings.dict_update_ct, (0, 1, 2), ()), (mappings.dict_subset, (0, 1), ()),
+        (mappings.dict_values_ct, (0, 1), ()), (mappings.dict_values_of, (0, 1), ())):
+    defbatch(dict_helper(_lifted, _keys), _fn)
+defbatch(same, mappings.dict_keys, unbatched_result=True)

@@ -28,7 +28,7 @@ UNBATCHABLE = {
     "cf_try_seed-4": "'raise'", "cf_try_else-big": "'raise'", "cf_try_in_loop": "'raise'",
     "cf_finally-raised": "'raise'",
     "cf_slice_and_mask_writes": "boolean mask",
-    "cf_list_methods": "no batching rule", "cf_dict_methods": "no batching rule",
+    "cf_list_methods": "no batching rule",
 }
 
 

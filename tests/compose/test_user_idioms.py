@@ -243,3 +243,20 @@ def rotation_energy(x):
 
 def test_second_derivatives_through_vmaps_array_of_items():
     check_derivatives_of_a_vmapped_loss(rotation_energy, XS)
+
+
+def stacks_of_a_list(x):
+    rows = []
+    for i in range(3):
+        rows.append(np.outer(x, x) * (i + 1))
+    return np.sum(np.stack(rows) ** 2) + \
+        np.sum(np.stack(rows, axis=2) * np.stack(rows, axis=-1)[..., ::-1])
+
+
+def test_compiled_cotangent_of_a_stack_of_a_list_along_any_axis():
+    # stack_vjp of a list along axis 1 (vmap's stack of each example's list) and 2
+    want = np.stack([fd_gradient(stacks_of_a_list, x) for x in XS])
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(stacks_of_a_list)))(XS), want,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(stacks_of_a_list))(X), want[0],
+                               rtol=1e-5, atol=1e-6)

@@ -50,15 +50,29 @@ class FromArray(ListOp):
 
 
 class StackRows(FromArray):
-    """``stack_vjp(g, l, 0)`` of a list: the rows of ``g``, as ``array_vjp`` (another
-    ``axis`` is refused)."""
+    """``stack_vjp(g, l, axis)`` of a list (a constant ``axis``): the slices of ``g`` along
+    ``axis``, views, as ``array_vjp`` gives its rows (``axis=1``: vmap's stack of each
+    example's list)."""
 
     reads_atoms = True
 
     def ltype(self, fn, types, loc):
         atoms = self.atoms[0] if self.atoms else ()
         axis = getattr(atoms[2], "value", None) if len(atoms) > 2 else 0
-        return super().ltype(fn, types[:2], loc) if axis == 0 else None
+        g = types[0]
+        ok = type(axis) is int and isinstance(g, T.Array) and -g.ndim <= axis < g.ndim
+        return super().ltype(fn, types[:2], loc) if ok else None
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt) = vals[0]
+        atoms = L.call_atoms[0]
+        axis = atoms[2].value % gt.ndim if len(atoms) > 2 else 0
+        if axis:  # that axis first: a view
+            shape, strides = A.shape_list(L, g, gt), A.strides_list(L, g, gt)
+            order = [axis] + [k for k in range(gt.ndim) if k != axis]
+            g = A.make(L, gt, L.b.extract_value(g, 0), L.b.extract_value(g, 1),
+                       [shape[k] for k in order], [strides[k] for k in order])
+        return Li.from_array(L, g, gt, rtype)
 
 
 class Filled(ListOp):
@@ -105,19 +119,20 @@ class RowsCotangent(ListOp):
     def llower(self, L, fn, vals, rtype):
         (g, gt), (a, at) = vals
         out = A.allocate(L, rtype, A.shape_list(L, a, at))
-        if at.ndim == 1:
-            A.fill(L, out, rtype, S.convert(L, g, gt, rtype.elem))
-            return out
-        row_t = T.Array(at.dtype, at.ndim - 1)
+        data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, rtype)
+        row_t = at.elem if at.ndim == 1 else T.Array(at.dtype, at.ndim - 1)
+        value_t = Unbroadcast().type(None, [gt, row_t], {}, None)
+        e = rtype.elem
 
         def place(i):
             row, _ = A.first_axis_item(L, a, at, i)
             value = Unbroadcast().lower(L, None, [(g, gt), (row, row_t)], {}, value_t)
-            target = A.leading_view(L, out, rtype, [i])
-            A.elementwise(L, lambda v: (S.convert(L, *v[0], rtype.elem), rtype.elem),
-                          [(value, value_t)], rtype.dtype, out=target)
-
-        value_t = Unbroadcast().type(None, [gt, row_t], {}, None)
+            if at.ndim == 1:  # a number per row
+                A.store(L, S.convert(L, value, value_t, e),
+                        A.element_ptr(L, data, strides, [i], e), e)
+                return
+            A.elementwise(L, lambda v: (S.convert(L, *v[0], e), e), [(value, value_t)],
+                          rtype.dtype, out=A.leading_view(L, out, rtype, [i]))
 
         A.loop(L, A.shape_of(L, a, 0), place)
         return out
@@ -125,19 +140,27 @@ class RowsCotangent(ListOp):
 
 class RowsTangentSum(ListOp):
     """``sum_builtin_jvp(t, ans)`` of an array ``t`` of the rows' tangents: their sum
-    (``sum(t)``), as ``ans``'s type."""
+    (``sum(t)``), as ``ans``'s type (a number spread over ``ans``'s shape where a
+    ``start`` array broadcast the sum)."""
 
     def ltype(self, fn, types, loc):
         t, ans = types
         total = ArraySum(None).ltype(builtins.sum, [t], loc)
-        return ans if total is not None and (total == ans or is_number(total)
-                                             and is_number(ans)) else None
+        ok = total is not None and (total == ans or is_number(total) and (
+            is_number(ans) or isinstance(ans, T.Array)))
+        return ans if ok else None
 
     def llower(self, L, fn, vals, rtype):
-        t, tt = vals[0]
+        (t, tt), (ans, ans_t) = vals
         total_t = ArraySum(None).ltype(builtins.sum, [tt], None)
         total = ArraySum(None).llower(L, builtins.sum, [vals[0]], total_t)
-        return total if total_t == rtype else S.convert(L, total, total_t, rtype)
+        if total_t == rtype:
+            return total
+        if isinstance(rtype, T.Array):
+            out = A.allocate(L, rtype, A.shape_list(L, ans, ans_t))
+            A.fill(L, out, rtype, S.convert(L, total, total_t, rtype.elem))
+            return out
+        return S.convert(L, total, total_t, rtype)
 
 
 def _scattered(L, acc, like, g, gt, index, it, rtype):
