@@ -11,8 +11,8 @@ compiled, array lengths when it runs, with the errors the checks raise in Python
   ``None`` cotangent becomes zeros shaped like its primal (``zeros_like``).
 Also ``unpack_vjp_transpose(ct, cts, x)`` for a tuple ``x`` (the second derivative of
 tuple unpacking, as in a rule's ``(x,), (t,) = primals, tangents``): ``ct``'s first
-``len(cts)`` items (for a list ``x``, ``a, b = np.split(y, 2)``: ``ct``'s items); ``getitem_vjp_transpose(ct, g, x, k)`` for a tuple ``x`` and a
-constant ``k``: ``ct[k]`` (for an array ``x``: ``unbroadcast(ct[k], g)``).
+``len(cts)`` items (for a list ``x``, ``a, b = np.split(y, 2)``: ``ct``'s items);
+``getitem_vjp_transpose(ct, g, x, k)`` for a tuple ``x`` and a constant ``k``: ``ct[k]`` (for an array ``x``: ``unbroadcast(ct[k], g)``).
 A check that the types decide against raises ``TypeError``/``ValueError`` naming
 the rule when the function is compiled for those argument types.
 """

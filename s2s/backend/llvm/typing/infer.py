@@ -2,12 +2,12 @@
 
 Contract: ``infer(func, param_types) -> (types, return_type)`` gives every
 variable of ``func`` one backend type (``types.py``): the ``join`` of the types
-of every value assigned to it (a fixpoint over loops), and the join of the
-types of every returned value (but a compiler temporary set to ``None`` at the start
-and a compile-time flag in a branch keeps the flag: ``none_placeholders``).  Call result types come from the op registry
-(``calls.type_call``).  A value the backend cannot type (a string, a Python
-object, an unsupported call) raises ``UnsupportedSyntaxError`` naming the
-construct and the user's line.
+of every value assigned to it (a fixpoint over loops; a compiler temporary set to
+``None`` at the start and a compile-time flag in a branch keeps the flag:
+``none_placeholders``), and the join of the types of every returned value.  Call
+result types come from the op registry (``calls.type_call``).  A value the backend
+cannot type (a string, a Python object, an unsupported call) raises
+``UnsupportedSyntaxError`` naming the construct and the user's line.
 
 An ``if`` on a compile-time flag or int (``types.Static``: ``isinstance``'s answer,
 ``ops/type_tests.py``; ``np.ndim`` and what folds from it) types only the branch taken, and code after a statement that
