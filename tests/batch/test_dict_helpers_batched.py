@@ -7,6 +7,8 @@ import pytest
 
 import s2s
 
+from tests.compose.finite_differences import fd_gradient, fd_hessian
+
 X = np.array([0.31, -0.52, 0.77, 0.18])
 XS = np.stack([X, X * 0.9 + 0.05, X[::-1]])
 V = np.array([0.3, -0.2, 0.5, 0.1])
@@ -27,25 +29,20 @@ def get_and_update(x):
     return d["u"] * np.sum(d["v"]) + np.sum(w ** 2) + np.sum(list(d.values())[1])
 
 
-def _fd(f, x, h=1e-6):
-    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)])
-
-
 @pytest.mark.parametrize("f", [state_updates, get_and_update], ids=lambda f: f.__name__)
 def test_batched_values_and_derivatives(f):
-    want = np.stack([_fd(f, x) for x in XS])
+    want = np.stack([fd_gradient(f, x) for x in XS])
     np.testing.assert_allclose(s2s.vmap(f)(XS), [f(x) for x in XS], rtol=1e-13)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XS), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.grad(lambda xs: np.sum(s2s.vmap(f)(xs)))(XS), want,
                                rtol=1e-6, atol=1e-8)
     tangents = s2s.vmap(lambda v: s2s.jvp(f, (X,), (v,))[1])(np.stack([V, 2 * V]))
     np.testing.assert_allclose(tangents, [want[0] @ V, 2 * want[0] @ V], rtol=1e-6)
-    hessian = np.array([(_fd(f, X + 1e-4 * e) - _fd(f, X - 1e-4 * e)) / 2e-4
-                        for e in np.eye(X.size)])
-    np.testing.assert_allclose(s2s.vmap(s2s.hessian(f))(XS)[0], hessian, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(s2s.vmap(s2s.hessian(f))(XS)[0], fd_hessian(f, X), rtol=1e-4,
+                               atol=1e-4)
 
 
 def test_compiled_batched_gradient_of_dict_state():
-    want = np.stack([_fd(state_updates, x) for x in XS])
+    want = np.stack([fd_gradient(state_updates, x) for x in XS])
     np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(state_updates)))(XS), want,
                                rtol=1e-6, atol=1e-8)

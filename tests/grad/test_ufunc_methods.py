@@ -6,6 +6,8 @@ import pytest
 
 import s2s
 
+from tests.grad.oracles import fd_grad
+
 X = np.array([[0.31, -0.52, 0.77], [0.18, 0.66, -0.25]])
 CALLS = {
     "add.reduce": lambda a: np.add.reduce(a),
@@ -26,13 +28,8 @@ def _loss(call):
     return loss
 
 
-def _fd(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
+def _fd(f, x):
+    return fd_grad(f, (x,))
 
 
 @pytest.mark.parametrize("name", list(CALLS))
@@ -68,5 +65,5 @@ def test_out_is_written_and_initial_is_refused_by_name():
         return np.add.reduce(a, initial=1.0)
 
     for run in (s2s.grad(lambda a: np.sum(with_initial(a))), s2s.jit(with_initial)):
-        with pytest.raises(NotImplementedError, match="np.add.reduce with initial="):
+        with pytest.raises(NotImplementedError, match="reduction .* with initial="):
             run(X)

@@ -6,6 +6,8 @@ import pytest
 
 import s2s
 
+from tests.compose.finite_differences import fd_gradient, fd_hessian
+
 X = np.array([0.31, -0.52, 0.77, 0.18])
 CASES = {
     "numbers": lambda x: sum(x) ** 2,
@@ -16,18 +18,14 @@ CASES = {
 }
 
 
-def _fd(f, x, h=1e-6):
-    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)])
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_value_gradient_and_hessian(name):
     f = CASES[name]
     np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-14)
-    np.testing.assert_allclose(s2s.jit(s2s.grad(f))(X), _fd(f, X), rtol=1e-6, atol=1e-8)
-    hessian = np.array([(_fd(f, X + 1e-4 * e) - _fd(f, X - 1e-4 * e)) / 2e-4
-                        for e in np.eye(X.size)])
-    np.testing.assert_allclose(s2s.jit(s2s.hessian(f))(X), hessian, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(f))(X), fd_gradient(f, X), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(s2s.hessian(f))(X), fd_hessian(f, X), rtol=1e-4,
+                               atol=1e-4)
 
 
 def test_rows_of_an_empty_matrix_are_refused_like_python():

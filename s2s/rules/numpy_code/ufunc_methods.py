@@ -13,32 +13,31 @@ import numpy as np
 from ..registry import definline
 
 
+def _refuse_initial_and_where(initial, where):
+    """``initial=`` and ``where=`` of a ufunc reduction are not read: refused by name."""
+    if initial is not None:
+        raise NotImplementedError("s2s: a ufunc reduction (np.add.reduce...) with initial=")
+    if where is not True:
+        raise NotImplementedError("s2s: a ufunc reduction (np.add.reduce...) with where=")
+
+
 def add_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """``np.add.reduce``: ``np.sum`` along ``axis`` (0 by default)."""
-    if initial is not None:
-        raise NotImplementedError("s2s: np.add.reduce with initial=")
-    if where is not True:
-        raise NotImplementedError("s2s: np.add.reduce with where=")
+    _refuse_initial_and_where(initial, where)
     return np.sum(array, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def multiply_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                     where=True):
     """``np.multiply.reduce``: ``np.prod`` along ``axis`` (0 by default)."""
-    if initial is not None:
-        raise NotImplementedError("s2s: np.multiply.reduce with initial=")
-    if where is not True:
-        raise NotImplementedError("s2s: np.multiply.reduce with where=")
+    _refuse_initial_and_where(initial, where)
     return np.prod(array, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def maximum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                    where=True):
     """``np.maximum.reduce``: ``np.max`` along ``axis`` (0 by default)."""
-    if initial is not None:
-        raise NotImplementedError("s2s: np.maximum.reduce with initial=")
-    if where is not True:
-        raise NotImplementedError("s2s: np.maximum.reduce with where=")
+    _refuse_initial_and_where(initial, where)
     if dtype is not None:
         return np.max(np.asarray(array, dtype=dtype), axis=axis, keepdims=keepdims)
     return np.max(array, axis=axis, keepdims=keepdims)
@@ -47,10 +46,7 @@ def maximum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=
 def minimum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                    where=True):
     """``np.minimum.reduce``: ``np.min`` along ``axis`` (0 by default)."""
-    if initial is not None:
-        raise NotImplementedError("s2s: np.minimum.reduce with initial=")
-    if where is not True:
-        raise NotImplementedError("s2s: np.minimum.reduce with where=")
+    _refuse_initial_and_where(initial, where)
     if dtype is not None:
         return np.min(np.asarray(array, dtype=dtype), axis=axis, keepdims=keepdims)
     return np.min(array, axis=axis, keepdims=keepdims)
@@ -59,20 +55,14 @@ def minimum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=
 def logical_and_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                        where=True):
     """``np.logical_and.reduce``: ``np.all`` along ``axis`` (0 by default)."""
-    if initial is not None:
-        raise NotImplementedError("s2s: np.logical_and.reduce with initial=")
-    if where is not True:
-        raise NotImplementedError("s2s: np.logical_and.reduce with where=")
+    _refuse_initial_and_where(initial, where)
     return np.all(array, axis=axis, keepdims=keepdims)
 
 
 def logical_or_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                       where=True):
     """``np.logical_or.reduce``: ``np.any`` along ``axis`` (0 by default)."""
-    if initial is not None:
-        raise NotImplementedError("s2s: np.logical_or.reduce with initial=")
-    if where is not True:
-        raise NotImplementedError("s2s: np.logical_or.reduce with where=")
+    _refuse_initial_and_where(initial, where)
     return np.any(array, axis=axis, keepdims=keepdims)
 
 
@@ -97,4 +87,4 @@ UFUNC_METHODS = {
     (np.add, "accumulate"): add_accumulate,
     (np.multiply, "accumulate"): multiply_accumulate,
 }
-definline(*UFUNC_METHODS.values())
+definline(_refuse_initial_and_where, *UFUNC_METHODS.values())

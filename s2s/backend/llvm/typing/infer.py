@@ -74,7 +74,7 @@ class Inference:
         self.array_params = {p.var.name for p in func.params
                              if isinstance(self.types.get(p.var.name), T.Array)} - assigned
         self.widenable = widenable_arrays(func)
-        self.placeholders = none_placeholders(func)
+        self.placeholders = none_placeholders(func, self.stacks)
 
     def atom(self, a, loc):
         if isinstance(a, ir.Const):
@@ -224,12 +224,13 @@ class Inference:
             raise UnsupportedSyntaxError(f"jit: the statement {type(s).__name__}", loc)
 
 
-def none_placeholders(func) -> frozenset:
-    """The compiler temporaries set to ``None`` once at the top of ``func`` and assigned
-    their values only inside loops and branches: reverse mode's residuals defined in a
-    branch (a branch test replayed by the adjoint), set first so that the residual tuple
-    exists on the other path.  Every read of such a value is on a path that assigned it
-    (the adjoint replays the branch it was assigned in), so a flag known when compiling
+def none_placeholders(func, stacks=()) -> frozenset:
+    """The compiler temporaries set to ``None`` once at the top of ``func``, assigned
+    their values only inside loops and branches, and read only as the test of an ``if``
+    or pushed on one of ``stacks``: reverse mode's residual branch tests, set first so
+    that the residual tuple exists on the other path, in a kernel that replays the branch
+    (a Jacobian kernel: the tuple itself is gone, so no ``None`` escapes).  Every test
+    reading such a value is on a path that assigned it, so a flag known when compiling
     (``np.ndim(a) == 1``) stays one: ``Inference.assign`` does not join it with the
     ``None`` of the start (which would make a run-time bool and type both branches)."""
     temps = func.temps
@@ -239,7 +240,13 @@ def none_placeholders(func) -> frozenset:
     if not top:
         return frozenset()
     at_top = Counter(v.name for s in func.body for v in ir.stmt_defs(s))
-    return frozenset(n for n, k in top.items() if k == 1 and at_top[n] == 1)
+    other_reads = set()
+    for s in ir.walk(func.body):
+        if isinstance(s, ir.If) or isinstance(s, ir.Assign) and s.target.name in stacks:
+            continue  # an if's test; a push (its nested blocks are walked on their own)
+        other_reads.update(a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var))
+    return frozenset(n for n, k in top.items()
+                     if k == 1 and at_top[n] == 1 and n not in other_reads)
 
 
 def _linked_tape(t) -> bool:
