@@ -323,7 +323,7 @@ def return_type_of(func, values, freevars, carries=None):
     of custom rules and checkpoints inlined first, as the kernel will have them)."""
     from ..backend.llvm.driver.compile import signature_form
     from ..backend.llvm.typing import types as T
-    from ..backend.llvm.typing.infer import infer
+    from ..backend.llvm.typing.infer import typed
     from .jit import compiled_forms
     from .custom_primal import primal_calls_inlined
     from s2s_runtime.tree import tree_map
@@ -340,7 +340,7 @@ def return_type_of(func, values, freevars, carries=None):
     names = [p.var.name for p in func.params]
     vals += [free[n] for n in names[len(vals):]]
     func, types, _ = signature_form(func, vals, list, lambda: (func.name, ""))
-    returned = infer(func, dict(zip(names, types)))[1]
+    returned = typed(func, dict(zip(names, types)))[2]
     if isinstance(returned, T.NoneType):  # every path raises (a case refused at run time)
         raise UnsupportedSyntaxError("jit: the function returns no value for these argument "
                                      "types (every path raises, or it returns None): its "

@@ -32,7 +32,7 @@ from ....ir import nodes as ir
 from ..values import abi
 from ..typing import types as T
 from . import inplace, scalar_windows, stacks
-from ..typing.infer import const_type, infer, may_hold_none, static_branch
+from ..typing.infer import const_type, infer, may_hold_none, static_branch, typed
 from ..passes.lean_tapes import lean_tapes
 from ..passes.local_copies import propagate_local_copies
 from .loops import LoopLowering
@@ -56,7 +56,9 @@ class FunctionLowering(LoopLowering):
         self.param_types = list(param_types)
         self.boundscheck = boundscheck
         names = [p.var.name for p in func.params]
-        self.types, self.return_type = infer(func, dict(zip(names, self.param_types)))
+        # (loops over tuples whose items differ in type unrolled first)
+        func, self.types, self.return_type = typed(func, dict(zip(names, self.param_types)))
+        self.func = func
         lean = propagate_local_copies(lean_tapes(func, self.types))  # record only what
         # the adjoint reads; adjoint arrays held once (in-place updates)
         lean = write_statements(lean)  # y[i] = v without rebinding y (no count updates)

@@ -24,6 +24,7 @@ from ....ir import nodes as ir
 from ..values import scalars as S
 from ..values import arrays as A
 from ..typing import types as T
+from ..typing.infer import TupleIndexedByVariable
 from ..typing.statics import is_static
 
 #: fn -> the handler a call of ``fn`` meets first (an object with ``.type(fn, types, kw, loc)``
@@ -332,9 +333,15 @@ def _tuple_index(args, loc):
         return index % len(base.items)
     if type(index) is slice:
         return range(*index.indices(len(base.items)))
+    if index is None:
+        raise TupleIndexedByVariable(
+            f"jit: indexing a tuple {base} with a variable (where the items differ in type, "
+            "the index must be a constant in range, or the counter of a loop over a range "
+            "known when compiling, of at most 64 items, which is unrolled)", loc,
+            atom.name if isinstance(atom, ir.Var) else None)
     raise UnsupportedSyntaxError(
-        f"jit: indexing a tuple {base} with {'a variable' if index is None else repr(index)} "
-        "(a tuple index must be a constant in range)", loc)
+        f"jit: indexing a tuple {base} with {index!r} (a tuple index must be a constant in "
+        "range)", loc)
 
 
 def _tuple_item_type(args, loc):

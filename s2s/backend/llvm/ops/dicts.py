@@ -13,7 +13,10 @@ resolved at compile time by key, so a dict costs what its values cost.  Maths
   ``zeros_like``, ``add`` (entry by entry, a key missing on one side taken from the
   other), ``densify``; ``dict_reset``/``dict_restore`` (the entry ``k`` zero like
   ``old``, or dropped where ``old`` is ``MISSING``), ``dict_get_ct``,
-  ``dict_default_ct``, ``dict_update_ct``, ``dict_subset``.
+  ``dict_default_ct``, ``dict_update_ct``, ``dict_subset``; ``dict_values_ct(g, d)`` /
+  ``dict_items_ct(g, d)`` the dict of ``g``'s items (of their value parts; a pair no
+  cotangent reached: zeros) at ``d``'s keys, ``dict_values_of``/``dict_items_of(t, d)``
+  the tuple of ``t``'s entries in ``d``'s key order (the key's tangent ``None``).
 
 A key that is not a constant ``str``/``int``, or a key the dict does not have
 (where Python would raise ``KeyError``), is refused at compile time naming the
@@ -156,6 +159,60 @@ def dict_values(c, a, k):
     return out, t
 
 
+def _tuple(c, parts):
+    """``(value, type)`` of the tuple of ``(value, type)`` parts (a None value: unset)."""
+    t = T.Tuple(tuple(pt for _, pt in parts))
+    if c.L is None:
+        return None, t
+    out = ll.Constant(t.llvm(), None)
+    for i, (v, _) in enumerate(parts):
+        if v is not None:
+            out = c.L.b.insert_value(out, v, i)
+    return out, t
+
+
+def dict_keys(c, a, k):
+    return _tuple(c, [(None, T.Static(kk)) for kk in a[0][1].keys])
+
+
+def dict_items(c, a, k):
+    return _tuple(c, [_tuple(c, [(None, T.Static(kk)), (v, t)]) for kk, v, t in c.entries(a[0])])
+
+
+def _parts(c, g, n):
+    """The ``n`` items of the tuple (or list display) ``g`` as ``(value, type)`` pairs."""
+    v, t = g
+    if not isinstance(t, T.Tuple) or isinstance(t, T.Dict) or len(t.items) != n:
+        raise UnsupportedSyntaxError(f"jit: a cotangent {t} of the {n} items of a dict", c.loc)
+    return [(None if c.L is None else c.L.b.extract_value(v, i), it)
+            for i, it in enumerate(t.items)]
+
+
+def dict_values_ct(c, a, k):
+    entries = c.entries(a[1])
+    return c.build([(kk, *part) for (kk, _, _), part in zip(entries, _parts(c, a[0],
+                                                                              len(entries)))])
+
+
+def dict_items_ct(c, a, k):
+    entries = c.entries(a[1])
+    out = []
+    for (kk, v, t), (pv, pt) in zip(entries, _parts(c, a[0], len(entries))):
+        if isinstance(pt, T.NoneType):  # no cotangent reached the pair
+            out.append((kk, *c.zeros((v, t))))
+        else:
+            out.append((kk, *_parts(c, (pv, pt), 2)[1]))
+    return c.build(out)
+
+
+def dict_values_of(c, a, k):
+    return _tuple(c, [c.item(a[0], kk) for kk in a[1][1].keys])
+
+
+def dict_items_of(c, a, k):
+    return _tuple(c, [_tuple(c, [(None, T.NONE), c.item(a[0], kk)]) for kk in a[1][1].keys])
+
+
 def dict_length(c, a, k):
     return (None if c.L is None else ll.Constant(T.I64, len(a[0][1].keys))), T.INT
 
@@ -273,6 +330,9 @@ for _fn, _op, _at, _keys in [
         (rt.old_item, old_item, 0, (1,)), (rt.dict_remove, dict_remove, 0, (1,)),
         (rt.dict_reset, dict_reset, 0, (1,)), (rt.dict_restore, dict_restore, 0, (1,)),
         (rt.dict_update, dict_update, 0, ()), (rt.dict_values, dict_values, 0, ()),
+        (rt.dict_keys, dict_keys, 0, ()), (rt.dict_items, dict_items, 0, ()),
+        (rt.dict_values_ct, dict_values_ct, 1, ()), (rt.dict_items_ct, dict_items_ct, 1, ()),
+        (rt.dict_values_of, dict_values_of, 1, ()), (rt.dict_items_of, dict_items_of, 1, ()),
         (rt.dict_get_ct, dict_get_ct, 1, (2,)), (rt.dict_default_ct, dict_default_ct, 1, (2,)),
         (rt.dict_update_ct, dict_update_ct, 1, ()), (rt.dict_subset, dict_subset, 0, ())]:
     _wrap(_fn, _op, _at, _keys)

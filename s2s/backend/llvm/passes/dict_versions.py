@@ -19,13 +19,14 @@ from ....ir import nodes as ir
 _WRITES = (rt.dict_set, rt.dict_remove, rt.dict_update)
 
 
-def _writes_dict(func) -> bool:
+def writes_dict(stmts) -> bool:
+    """Whether ``stmts`` (nested blocks included) write a dict."""
     return any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
-               and s.value.fn in _WRITES for s in ir.walk(func.body))
+               and s.value.fn in _WRITES for s in ir.walk(stmts))
 
 
 def versioned(func):
-    if not _writes_dict(func):
+    if not writes_dict(func.body):
         return func
     from ....passes.dce import dce
     from ....passes.ssa import to_ssa

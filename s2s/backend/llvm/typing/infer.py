@@ -8,10 +8,13 @@ of every value assigned to it (a fixpoint over loops; a compiler temporary set t
 result types come from the op registry (``calls.type_call``).  A value the backend
 cannot type (a string, a Python object, an unsupported call) raises
 ``UnsupportedSyntaxError`` naming the construct and the user's line.
+``typed(func, param_types) -> (func, types, return_type)`` is ``infer`` after
+unrolling the loops whose counter indexes a tuple of items of different types
+(``passes/tuple_loops.py``): what the compiler calls.
 
 An ``if`` on a compile-time flag or int (``types.Static``: ``isinstance``'s answer,
-``ops/type_tests.py``; ``np.ndim`` and what folds from it) types only the branch taken, and code after a statement that
-never falls through (``return``, ``raise``, ``break``, ``continue``, such an ``if``)
+``ops/type_tests.py``; ``np.ndim`` and what folds from it) types only the branch taken,
+and code after a statement that never falls through (``return``, ``raise``, ``break``, ``continue``, such an ``if``)
 is not typed: neither is ever run, nor lowered (``lower/function.py``).
 """
 from __future__ import annotations
@@ -23,6 +26,26 @@ import s2s_runtime as rt
 from ....errors import S2SError, UnsupportedSyntaxError
 from ....ir import nodes as ir
 from . import types as T
+
+
+class TupleIndexedByVariable(UnsupportedSyntaxError):
+    """A tuple whose items differ in type, indexed by the run-time int ``index`` (a
+    variable name): there is no one type for the item.  Typing a loop that counts
+    ``index`` over a compile-time range turns it into ``UnrollLoop``."""
+
+    def __init__(self, message, loc=None, index=None):
+        self.index = index
+        super().__init__(message, loc)
+
+
+class UnrollLoop(UnsupportedSyntaxError):
+    """Raised by typing to ``typed``: ``loop`` indexes a mixed tuple at its counter, which
+    runs over the compile-time range ``trip``; typed as its copies (``tuple_loops.py``).
+    Where ``infer`` is called alone, it is the error of the read that needs the copies."""
+
+    def __init__(self, message, loc=None, loop=None, trip=None):
+        self.loop, self.trip = loop, trip
+        super().__init__(message, loc)
 
 
 def const_type(value, loc=None):
@@ -188,7 +211,14 @@ class Inference:
             elif t is not None:
                 raise UnsupportedSyntaxError(
                     f"jit: a for loop over a {t} (loops run over range(...) or an array)", loc)
-            self.block(s.body)
+            try:
+                self.block(s.body)
+            except TupleIndexedByVariable as e:
+                from ..passes.tuple_loops import unrollable
+                trip = getattr(self.atom(s.iter, loc), "value", None)
+                if e.index == s.target.name and unrollable(s, trip):
+                    raise UnrollLoop(e.message, e.loc, s, trip) from None
+                raise
             self.block(s.orelse)
         elif isinstance(s, ir.While):
             self.block(s.test_body)
@@ -251,8 +281,8 @@ def none_placeholders(func, stacks=()) -> frozenset:
 
 def _linked_tape(t) -> bool:
     """``t`` is the type of a tape kept as Python keeps it: ``()`` or ``(item, tape)``."""
-    return isinstance(t, T.Tuple) and (
-        not t.items or len(t.items) == 2 and isinstance(t.items[1], T.Tuple)
+    return type(t) is T.Tuple and (
+        not t.items or len(t.items) == 2 and type(t.items[1]) is T.Tuple
         and (not t.items[1].items or _linked_tape(t.items[1])))
 
 
@@ -267,6 +297,18 @@ def static_branch(s: ir.If, test_type):
     if isinstance(test_type, T.Static) and type(test_type.value) in (bool, int):
         return s.body if test_type.value else s.orelse
     return None
+
+
+def typed(func: ir.Function, param_types: dict):
+    """``(func, types, return_type)``: ``infer`` of ``func``, where each loop whose counter
+    indexes a tuple of items of different types over a range known when compiling
+    (``for v in t``, ``for k, v in d.items()``) is first unrolled (``tuple_loops.py``)."""
+    from ..passes.tuple_loops import unrolled
+    while True:
+        try:
+            return (func, *infer(func, param_types))
+        except UnrollLoop as u:  # each round removes a loop: this ends
+            func = unrolled(func, u.loop, u.trip)
 
 
 def infer(func: ir.Function, param_types: dict):
