@@ -14,6 +14,8 @@ import numpy as np
 
 from s2s_runtime import build
 
+from ..ir import nodes as ir
+
 from ..rules.containers import contains, not_contains  # what ``in`` / ``not in`` become
 
 BINARY_OPS = {
@@ -167,3 +169,30 @@ ARRAY_METHODS = {
 #: the method name a desugared call came from (to call a user class's own method instead)
 METHOD_OF = {fn: name for name, fn in ARRAY_METHODS.items()}
 ATTRIBUTE_OF = {fn: name for name, fn in ARRAY_ATTRIBUTES.items()}
+
+
+def _svd_values_only(args, kwargs):
+    """``np.linalg.svd(a, compute_uv=False)`` (a constant ``False``, by keyword or third
+    positional): the singular values, ``np.linalg.svdvals(a)`` (``full_matrices`` does
+    not change them, nor does ``hermitian``, a faster path to the same values)."""
+    given = dict(zip(("a", "full_matrices", "compute_uv", "hermitian"), args))
+    given.update(kwargs)
+    flag = given.get("compute_uv")
+    if "a" in given and isinstance(flag, ir.Const) and flag.value is False \
+            and len(given) == len(args) + len(kwargs):  # (no name given twice)
+        return ir.Call(np.linalg.svdvals, (given["a"],))
+    return None
+
+
+#: ``fn`` -> ``form(args, kwargs)``: a call of ``fn`` whose constant arguments make it
+#: another function, as that call (None: ``fn`` itself)
+_CALL_FORMS = ((np.linalg.svd, _svd_values_only),)
+
+
+def call_form(fn, args, kwargs):
+    """The call ``fn(*args, **kwargs)`` stands for where its constant arguments make it
+    another function's (``_CALL_FORMS``), else None."""
+    for known, form in _CALL_FORMS:
+        if fn is known:
+            return form(args, kwargs)
+    return None

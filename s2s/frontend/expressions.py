@@ -199,6 +199,9 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
             return ir.Call(fn, lead + args, kwargs)
         if is_record_class(fn):
             return self.record(fn, args, kwargs, node)
+        called = desugar.call_form(fn, args, dict(kwargs))  # svd(a, compute_uv=False)
+        if called is not None:
+            return called
         if getattr(fn, "_s2s_static_factory", False) and all(
                 isinstance(a, ir.Const) for a in args + tuple(v for _, v in kwargs)):
             return self.static_factory(fn, args, kwargs, node)

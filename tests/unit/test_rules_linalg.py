@@ -251,12 +251,32 @@ def test_unsupported_decompositions_raise():
     a = np.random.default_rng(5).standard_normal((4, 3))
     with pytest.raises(NotImplementedError, match="full_matrices=True"):
         s2s.grad(lambda x: np.sum(np.linalg.svd(x)[0]))(a)
-    with pytest.raises(NotImplementedError, match="svdvals"):
-        s2s.grad(lambda x: np.sum(np.linalg.svd(x, compute_uv=False)))(a)
     with pytest.raises(NotImplementedError, match="mode='r'"):
         s2s.grad(lambda x: np.sum(np.linalg.qr(x, mode="r")))(a)
     with pytest.raises(NotImplementedError, match="m >= n"):
         s2s.grad(lambda x: np.sum(np.linalg.qr(x)[1]))(a.T)
+
+
+def test_svd_without_vectors_is_svdvals():
+    # np.linalg.svd(a, compute_uv=False) returns the singular values: their derivative
+    a = np.random.default_rng(5).standard_normal((4, 3))
+    w = np.array([1.0, -2.0, 0.5])
+
+    def f(x):
+        return np.sum(w * np.linalg.svd(x, compute_uv=False) ** 2)
+
+    h = 1e-6
+    fd = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[idx] = h
+        fd[idx] = (f(a + e) - f(a - e)) / (2 * h)
+    np.testing.assert_allclose(s2s.grad(f)(a), fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(f))(a), fd, rtol=1e-6, atol=1e-8)
+    t = np.random.default_rng(6).standard_normal(a.shape)
+    np.testing.assert_allclose(s2s.jvp(f, (a,), (t,))[1], np.sum(fd * t), rtol=1e-6)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(np.stack([a, 2 * a])),
+                               np.stack([s2s.grad(f)(a), s2s.grad(f)(2 * a)]), rtol=1e-9)
 
 
 def test_norm_vector_and_matrix_ords():
