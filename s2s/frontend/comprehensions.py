@@ -13,6 +13,9 @@ comprehension becomes a loop that builds its result as a value:
   ``filter(f, xs)`` -> ``[x for x in xs if f(x)]`` (``filter(None, xs)``: ``if x``), so
   a lambda or local function passed to them is called, and inlined, in the loop (the
   list stands for Python's iterator: what reads it once reads the same items);
+* ``functools.reduce(f, xs, initial)`` -> ``acc = initial; for x in xs: acc = f(acc,
+  x)``; without ``initial`` the first item starts (a flag the loop tests) and an empty
+  ``xs`` raises Python's ``TypeError``;
 * ``max(...)``/``min(...)`` of one iterable (``key=`` allowed) ->
   ``rt.max_of``/``rt.min_of`` (of the comprehension's list), of three or more
   values (or two with ``key=``) -> of their tuple.
@@ -26,7 +29,9 @@ tuples, arrays and arguments indexable for both modes.
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
+import sys
 
 import libcst as cst
 
@@ -35,6 +40,10 @@ from s2s_runtime import build
 
 from ..errors import unsupported
 from ..ir import nodes as ir
+
+#: the keywords ``functools.reduce`` takes (``initial=`` from Python 3.14)
+_REDUCE_KEYWORDS = {"initial"} if sys.version_info >= (3, 14) else set()
+
 
 class ComprehensionLowering:
     """Mixin of the expression lowering (see the module docstring)."""
@@ -152,6 +161,61 @@ class ComprehensionLowering:
                             (), loc))
         body = tuple(self.blocks.pop())
         self.emit(ir.For(item, it, body, (), loc))
+        return acc
+
+    # -- functools.reduce -------------------------------------------------------------------
+    def functools_reduce(self, node):
+        """``functools.reduce(f, xs[, initial])`` as the loop ``acc = f(acc, x)`` over
+        ``xs``, or None (another function named ``reduce``, ``*`` arguments)."""
+        func = node.func
+        name = func.value if isinstance(func, cst.Name) else \
+            func.attr.value if isinstance(func, cst.Attribute) else None
+        if name != "reduce" or any(a.star for a in node.args):
+            return None
+        fn = self.value(func)
+        if not (isinstance(fn, ir.Const) and fn.value is functools.reduce):
+            return None
+        loc = self.loc(node)
+        positional = [a.value for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if set(keywords) - _REDUCE_KEYWORDS or len(positional) + len(keywords) not in (2, 3) \
+                or len(positional) < 2:
+            raise unsupported("this call of functools.reduce (it takes a function, an "
+                              "iterable and an optional initial value)", loc)
+        callee = self.value(positional[0])
+        if not isinstance(callee, ir.Const):
+            callee = self._as_atom(callee, positional[0])
+        it = self.atom(positional[1])
+        initial = positional[2] if len(positional) == 3 else keywords.get("initial")
+        acc = self._fresh_local("reduced")
+        item = self.temp()
+        if initial is not None:  # acc = initial; for x in xs: acc = f(acc, x)
+            self.emit(ir.Assign(acc, self.atom(initial), loc))
+            self.blocks.append([])
+            value = self.temp()
+            self.emit(ir.Assign(value, self._call_value(callee, (acc, item)), loc))
+            self.emit(ir.Assign(acc, value, loc))
+            self.emit(ir.For(item, it, tuple(self.blocks.pop()), (), loc))
+            return acc
+        # no initial value: the first item starts; an empty iterable is Python's TypeError
+        started = self._fresh_local("started")
+        self.emit(ir.Assign(acc, ir.Const(None), loc))
+        self.emit(ir.Assign(started, ir.Const(False), loc))
+        self.blocks.append([])
+        value = self.temp()
+        self.emit(ir.Assign(value, self._call_value(callee, (acc, item)), loc))
+        combined = tuple(self.blocks.pop()) + (ir.Assign(acc, value, loc),)
+        first = (ir.Assign(acc, item, loc), ir.Assign(started, ir.Const(True), loc))
+        is_first = self.temp()  # (the first item's branch first: typing sees acc's type)
+        self.emit(ir.For(item, it, (
+            ir.Assign(is_first, ir.Call(operator.not_, (started,)), loc),
+            ir.If(is_first, first, combined, loc)), (), loc))
+        empty = self.temp()
+        self.emit(ir.Assign(empty, ir.Call(operator.not_, (started,)), loc))
+        error = self.temp()
+        raising = (ir.Assign(error, ir.Call(TypeError, (ir.Const(
+            "reduce() of empty iterable with no initial value"),)), loc), ir.Raise(error, loc))
+        self.emit(ir.If(empty, raising, (), loc))
         return acc
 
     @staticmethod

@@ -189,6 +189,8 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         reduced = self.builtin_reduction(node)
         if reduced is None:
             reduced = self.builtin_map(node)
+        if reduced is None:
+            reduced = self.functools_reduce(node)
         if reduced is not None:
             return reduced
         args, kwargs = self.call_args(node)

@@ -10,6 +10,7 @@ import pytest
 
 import s2s
 from s2s.errors import UnsupportedSyntaxError
+from tests.compose.finite_differences import fd_gradient
 
 
 def items_by_name(x, params):
@@ -112,15 +113,6 @@ def test_jit_matches_python(fn, args):
     want = fn(*args)
     got = s2s.jit(fn)(*args)
     np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=1e-12)
-
-
-def fd_gradient(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 @pytest.mark.parametrize("fn", [float_and_numpy_float],
