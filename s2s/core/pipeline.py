@@ -32,6 +32,7 @@ from ..passes.containers import functional_containers
 from ..passes.copyprop import copy_propagate
 from ..passes.negations import fold_negations
 from ..passes.dce import dce
+from ..passes.dict_loops import dict_loops_unrolled, loops_over_parameters
 from ..passes.index_writes import batched_inplace_as_operators, writes_as_values
 from ..passes.helpers import helpers_inlined, needs_helpers
 from ..passes.inline import inline_calls, needs_values
@@ -58,7 +59,8 @@ class Front:
     #: whether ``func`` calls transforms (``grad(f)(x)``), to be expanded per kinds
     sites: bool = False
     #: whether ``func`` calls values (``f(x)``, ``m.forward(x)``) the inliner may see
-    #: through once the arguments are known (``passes/inline.py``)
+    #: through once the arguments are known (``passes/inline.py``), or loops over a
+    #: parameter that may hold a dict (one copy per key, ``passes/dict_loops.py``)
     values: bool = False
 
     def __post_init__(self):
@@ -239,8 +241,10 @@ def front(fn) -> Front:
 
         func, freevars = lowered(fn)
         func, freevars = inline_calls(func, freevars, lowered, statics=statics)
-        func = single_exit(functional_containers(out_as_writes(func)))
-        hit = Front(func, freevars, tuple(statics), has_sites(func), needs_values(func))
+        # (loops over dicts the function makes: one copy per key)
+        func = dict_loops_unrolled(single_exit(functional_containers(out_as_writes(func))))
+        hit = Front(func, freevars, tuple(statics), has_sites(func),
+                    needs_values(func) or loops_over_parameters(func))
         _FRONT[fn] = hit
         _remember_sibling(fn, hit)
     return hit
@@ -301,7 +305,8 @@ def _front_of_sibling(fn):
 @compiling
 def expanded(fr: Front, arguments: Dict, keep_sites=None) -> Front:
     """``fr`` specialised on these argument values: the functions and objects it calls
-    that are passed in inlined (``passes/inline.py``), then its calls of transforms
+    that are passed in inlined (``passes/inline.py``) and its loops over dicts passed in
+    unrolled (``passes/dict_loops.py``), then its calls of transforms
     expanded (``passes/sites.py``; those whose callable ``keep_sites(fn)`` accepts
     stay); ``arguments`` maps each parameter (free variables included) to its value.
     ``fr`` itself when it needs neither."""
@@ -315,10 +320,12 @@ def expanded(fr: Front, arguments: Dict, keep_sites=None) -> Front:
         return func, freevars
 
     func, freevars = fr.func, fr.freevars
-    if fr.values:
+    if fr.values and needs_values(func):
         func, freevars = inline_calls(func, freevars, lowered, values=arguments,
                                       statics=statics)
         func = functional_containers(func)
+    if fr.values:  # loops over the dicts among the arguments: one copy per key
+        func = dict_loops_unrolled(func, arguments)
     if has_sites(func, keep_sites):
         arguments = {**{n: fv.load() for n, fv in freevars.items()}, **arguments}
         func, freevars = expand_sites(func, freevars, arguments, lowered, keep_sites)

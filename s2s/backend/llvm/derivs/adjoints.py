@@ -225,13 +225,15 @@ def _defaults(extra, kw):
 
 
 class ZerosLike:
-    """``zeros_like(x)``: float zeros shaped like ``x`` (tuples item by item; of None, or an
-    array variable still holding None, None)."""
+    """``zeros_like(x)``: float zeros shaped like ``x`` (tuples item by item; of None, an
+    array variable still holding None, or a compile-time string (a dict's key), None)."""
 
     def type(self, fn, types, kw, loc):
         t = types[0]
         if isinstance(t, T.Scalar):
             return t
+        if isinstance(t, T.Static) and type(t.value) is str:
+            return T.NONE
         if isinstance(t, T.Array):
             return T.Array(float_dtype(t.dtype), t.ndim)
         if isinstance(t, T.NoneType):
