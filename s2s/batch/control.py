@@ -12,9 +12,10 @@ the value of the branch that example would have taken::
 
 Safe only when neither branch has an effect besides assigning names and
 writing into arrays (the writes are masked: ``rt.batch_setitem(..., mask)``
-changes only the examples that take the branch); ``return``, ``break`` or
-``continue`` in a branch is a ``BatchingError``, as is ``raise`` other than at the end of
-one branch (``raising_if``).
+changes only the examples that take the branch); ``return`` in a branch is a
+``BatchingError``, as is ``raise`` other than at the end of one branch
+(``raising_if``).  A loop with a ``break`` or ``continue`` in such a branch runs on
+flags first (``jumps_as_flags``).
 
 ``while c: body`` with ``c`` batched runs until the condition is false for
 every example; an example whose condition became false keeps the values it
@@ -38,6 +39,7 @@ import numpy as np
 import s2s_runtime as rt
 
 from ..ir import nodes as ir
+from ..passes.loop_jumps import without_jumps
 
 
 def defs_of(stmts, tr=None, whole=None) -> List[str]:
@@ -285,6 +287,54 @@ def masked_while(tr, s: ir.While, loc) -> List:
     out.append(ir.While(tuple(head), going, tuple(body), (), s.loc))
     out += tr.block(s.orelse)
     return out
+
+
+def jumps_as_flags(tr, body):
+    """``(body, changed)``: ``body`` where every loop with a ``break``/``continue`` (or an
+    ``else``) under a condition that differs per example runs on flags instead
+    (``passes/loop_jumps.py``: the flags are then values per example, and the rest of an
+    iteration after a jump a branch on them, masked like any other)."""
+    changed = [False]
+
+    def jumps_under_batched(stmts, under=False) -> bool:
+        for s in stmts:
+            if isinstance(s, (ir.Break, ir.Continue)) and under:
+                return True
+            if isinstance(s, ir.If):
+                inner = under or tr.is_b(s.test)
+                if jumps_under_batched(s.body, inner) or jumps_under_batched(s.orelse, inner):
+                    return True
+            elif isinstance(s, (ir.For, ir.While)):
+                if jumps_under_batched(s.orelse, under):  # (a nested loop's else jumps here)
+                    return True
+            elif any(jumps_under_batched(b, under) for b in ir.sub_blocks(s)):
+                return True
+        return False
+
+    assigned = {p.var.name for p in tr.fn.params}
+
+    def block(stmts):
+        out = []
+        for s in stmts:
+            blocks = ir.sub_blocks(s)
+            if isinstance(s, (ir.For, ir.While)) and jumps_under_batched(s.body):
+                # a name first assigned in the loop starts None, so that an example that
+                # stopped keeps its value (selected like one defined before the loop)
+                first = [n for n in defs_of((s,)) if n not in assigned]
+                out += [ir.Assign(ir.Var(n), ir.Const(None), s.loc) for n in first]
+                assigned.update(first)
+                s = ir.with_blocks(s, [block(b) for b in blocks])
+                before, s = without_jumps(s, tr.names, tr.temps)
+                out += before
+                changed[0] = True
+            elif blocks:
+                s = ir.with_blocks(s, [block(b) for b in blocks])
+            assigned.update(v.name for x in ir.walk([s]) for v in ir.stmt_defs(x))
+            out.append(s)
+        return out
+
+    out = block(body)
+    return out, changed[0]
 
 
 def check_jumps(tr, stmts, what, loop_depth=0) -> None:

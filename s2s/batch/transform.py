@@ -342,19 +342,25 @@ class Batch:
     # -- driver --------------------------------------------------------------------
     def build(self, name: str) -> ir.Function:
         body = list(self.fn.body)
-        self.stacks = lanes.tape_stacks(body)
-        self.range_names = lanes.range_names(body, self.stacks)
-        self.replayed = lanes.replayed_names(body, self.stacks)
-        from .value_reads import written_views
-        groups = written_views(body)
-        while True:
-            before = len(self.batched)
-            self.analyse(body, False)
-            for group in groups:  # a view written with batched values: its array too
-                if group & self.batched:
-                    self.batched |= group
-            if len(self.batched) == before:
+        while True:  # (twice where loops with jumps per example get flags)
+            self.stacks = lanes.tape_stacks(body)
+            self.range_names = lanes.range_names(body, self.stacks)
+            self.replayed = lanes.replayed_names(body, self.stacks)
+            from .value_reads import written_views
+            groups = written_views(body)
+            while True:
+                before = len(self.batched)
+                self.analyse(body, False)
+                for group in groups:  # a view written with batched values: its array too
+                    if group & self.batched:
+                        self.batched |= group
+                if len(self.batched) == before:
+                    break
+            from .control import jumps_as_flags
+            body, flagged = jumps_as_flags(self, body)
+            if not flagged:
                 break
+            self.uses = ir.use_counts(body)
         # a tape made afresh in each trip of a loop: one stack only if every example runs
         # the same trips (else it is a value per example, selected like any other)
         per_example = {n for n, loops in lanes.stack_loops(body, self.stacks).items()

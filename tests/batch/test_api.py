@@ -132,10 +132,10 @@ def test_unbatchable_primitive_names_it_and_the_line_and_loop_fallback_works():
     assert_close(s2s.vmap(uses_lexsort, fallback="loop")(x), loop(uses_lexsort, (x,)))
 
 
-def test_unbatchable_control_flow_is_an_error_unless_loop_is_asked_for():
+def test_control_flow_per_example_is_masked():
     x = rng.uniform(0.1, 0.5, size=6)
-    with pytest.raises(BatchingError, match="'break'"):
-        s2s.vmap(breaks)(x)
+    # a break under a condition that differs per example: the loop runs on flags
+    assert_close(s2s.vmap(breaks)(x), loop(breaks, (x,)))
     assert_close(s2s.vmap(breaks, fallback="loop")(x), loop(breaks, (x,)))
     # a range whose bound differs per example is a masked loop
     assert_close(s2s.vmap(trip_count)(x, np.array([1, 2, 3, 1, 2, 3])),

@@ -21,9 +21,6 @@ from tests.grad.corpus import CASES
 #: corpus cases that cannot be batched, and the words of the error they raise
 UNBATCHABLE = {
     "more_linspace_full": "shape differs per example",
-    "cf_break": "'break'", "cf_while_break_else": "'break'",
-    "cf_return_in_loop-taken": "'break'", "cf_return_in_loop-not": "'break'",
-    "cf_return_in_nested_loops": "'break'",
     # an example takes a 'raise' inside a try that catches it (batched code raises)
     "cf_try_seed-4": "'raise'", "cf_try_else-big": "'raise'", "cf_try_in_loop": "'raise'",
     "cf_finally-raised": "'raise'",
