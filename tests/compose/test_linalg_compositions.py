@@ -67,7 +67,6 @@ HESSIANS = {
 }
 #: compositions still refused, with the words of the refusal (a clear error, never a value)
 REFUSED = {
-    ("least_squares", "vmap(hessian)"): "no batching rule for rt.svd_checked",
     # vstack_vjp batched once per example: the jit cannot type rt.batch_loop of it (its
     # sample call meets shapes that do not fit together)
     ("stacked", "jit(vmap(grad))"): "batch_loop with these operands",
