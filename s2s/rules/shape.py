@@ -14,7 +14,8 @@ import operator
 
 import numpy as np
 
-from s2s_runtime import (array_jvp, array_vjp, astype_jvp, astype_vjp, build, concatenate_vjp,
+from s2s_runtime import (array_jvp, array_vjp, astype_jvp, astype_vjp, batch_gathered_value,
+                         batch_value, build, concatenate_vjp,
                          diag_vjp, full_vjp, getitem_vjp, hstack_vjp, linspace_vjp, repeat_vjp,
                          reshape_vjp, sort_jvp, sort_vjp, split_vjp, stack_vjp, take_vjp,
                          tile_vjp, trace_vjp, transpose_vjp, unbroadcast, vstack_vjp,
@@ -142,3 +143,6 @@ defprops(operator.getitem, np.reshape, np.transpose, np.ravel, np.squeeze, np.ex
          np.rollaxis, np.asanyarray, view=True)
 defprops(*[f for f in (getattr(np, "matrix_transpose", None),  # numpy >= 2
                        getattr(np.linalg, "matrix_transpose", None)) if f], view=True)
+# vmap's reads of a batched array return the read itself where each example is an array
+# (a view of the source: a write through it changes the source, as in numpy)
+defprops(batch_value, batch_gathered_value, view=True)

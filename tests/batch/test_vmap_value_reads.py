@@ -325,3 +325,23 @@ def test_helpers_pass_derivatives_through():
     t = rng.normal(size=U.shape)
     _, tangent = s2s.jvp(_through_helpers, (U,), (t,))
     np.testing.assert_allclose(tangent, np.sum(want * t), rtol=1e-6)
+
+
+def _doubles_through_a_view(x):
+    y = x.copy()
+    v = y[1:3]
+    v *= 2.0
+    return np.sum(y ** 2)
+
+
+def test_gradient_of_batched_code_writing_through_a_view_is_refused_as_unbatched():
+    # the batched read of a slice is a view (rt.batch_value's record says so): reverse
+    # mode refuses the write through it, as it does for the unbatched function, where it
+    # once differentiated the write as if it changed a copy (a wrong gradient)
+    xs = rng.normal(size=(3, 4))
+    np.testing.assert_allclose(s2s.vmap(_doubles_through_a_view)(xs),
+                               [_doubles_through_a_view(x) for x in xs], rtol=1e-13)
+    with pytest.raises(UnsupportedSyntaxError, match="may be shared"):
+        s2s.grad(_doubles_through_a_view)(xs[0])
+    with pytest.raises(UnsupportedSyntaxError, match="may be shared"):
+        s2s.grad(lambda a: np.sum(s2s.vmap(_doubles_through_a_view)(a)))(xs)
