@@ -215,9 +215,19 @@ def stores_a_state(x):
     return sum(a) + sum(b)
 
 
+def pops_while_not_empty(x):
+    items = [x[0], x[1], x[2], x[3]]
+    total = 0.0
+    while items:  # a list's truth: not empty
+        total = total * 0.5 + items.pop() ** 2
+    if not items:
+        total = total + 1.0
+    return total
+
+
 LIST_CASES = [(squares, (V, 5)), (recurrence, (V,)), (comprehension, (V,)),
               (list_methods, (V,)), (while_grow, (V, 8.0)), (returns_list, (V, 9)),
-              (int_list, (10,)), (stores_a_state, (V,))]
+              (int_list, (10,)), (stores_a_state, (V,)), (pops_while_not_empty, (V,))]
 
 
 @pytest.mark.parametrize("fn, args", LIST_CASES, ids=[c[0].__name__ for c in LIST_CASES])
@@ -228,9 +238,10 @@ def test_list_primal_matches_python(fn, args):
 
 
 @pytest.mark.parametrize("fn, args", [(squares, (V, 5)), (recurrence, (V,)), (comprehension, (V,)),
-                                      (list_methods, (V,)), (while_grow, (V, 8.0))],
+                                      (list_methods, (V,)), (while_grow, (V, 8.0)),
+                                      (pops_while_not_empty, (V,))],
                          ids=["squares", "recurrence", "comprehension", "list_methods",
-                              "while_grow"])
+                              "while_grow", "pops_while_not_empty"])
 def test_list_gradients_against_finite_differences(fn, args):
     fd = fd_grad(fn, args, 0)
     np.testing.assert_allclose(s2s.jit(s2s.grad(fn))(*args), fd, rtol=1e-6, atol=1e-7)

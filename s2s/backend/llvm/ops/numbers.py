@@ -195,12 +195,15 @@ register(Compare({**S.COMPARE, **_NP_COMPARE}), *S.COMPARE, *_NP_COMPARE)
 
 
 class Unary:
-    """``-x``, ``+x``, ``abs(x)``, ``not x`` and their numpy forms."""
+    """``-x``, ``+x``, ``abs(x)``, ``not x`` and their numpy forms (``not`` of a list too:
+    whether it is empty)."""
 
     def maps_elements(self, fn):  # (calls.maps_elements) not ``not x`` (numbers only)
         return fn is not operator.not_
 
     def type(self, fn, types, kw, loc):
+        if fn is operator.not_ and len(types) == 1 and not kw and isinstance(types[0], T.List):
+            return T.BOOL  # not of a list: it is empty
         if len(types) != 1 or kw or not all_numeric(types):
             return None
         t = elem_type(types[0])
@@ -215,6 +218,8 @@ class Unary:
         return lifted_type(types, t)
 
     def lower(self, L, fn, vals, kw, rtype):
+        if isinstance(vals[0][1], T.List):
+            return L.b.not_(S.truth(L, *vals[0]))
         et = elem_type(rtype)
 
         def scalar(values, types):

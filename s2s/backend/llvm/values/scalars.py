@@ -83,8 +83,11 @@ def convert(L, value, src, dst):
 
 
 def truth(L, value, t):
-    """The i1 truth value of a scalar (``bool(x)``)."""
+    """The i1 truth value of a scalar (``bool(x)``), or of a list (``len(x) != 0``)."""
     b = L.b
+    if isinstance(t, T.List):
+        from .lists import fields
+        return b.icmp_signed("!=", fields(L, value)[2], ll.Constant(T.I64, 0))
     if not isinstance(t, T.Scalar):
         raise UnsupportedSyntaxError(f"jit: the truth value of a {t}", L.loc)
     if t.dtype == "b1":
