@@ -216,6 +216,10 @@ GRAD = [
              + np.sum(np.unstack(a, axis=1)[2] * np.unstack(a, axis=1)[0])),
     _fd_case("array_split", lambda a: np.sum(np.array_split(a, 2, axis=1)[1] ** 3)
              + np.sum(np.sin(np.array_split(a, 3)[0]))),
+    _fd_case("append-flat", lambda a: np.sum(np.append(a, a[0, 0] * 2.0) ** 2)),
+    _fd_case("append-axis0", lambda a: np.sum(np.sin(np.append(a, a[:1] * 3.0, axis=0)))),
+    _fd_case("append-axis1", lambda a: np.sum(np.append(a[:, :2] ** 2, a, axis=1) * 1.5)),
+    _fd_case("append-number-first", lambda a: np.sum(np.append(a[0, 1] ** 2, a * 2.0) ** 2)),
 ]
 for _mode in ("constant", "edge", "reflect", "symmetric", "wrap"):
     for _w in (1, ((2, 5), (0, 3)), 9):

@@ -1,7 +1,7 @@
 """``s2s_runtime.apply_linear(op, x, like, spec)`` -- the linear maps derivative templates
 apply by name (``"diff_T"``, ``"quantile"``...) -- as plain Python the jit compiles, for
-the maps compiled here: ``np.diff``'s and ``np.pad``'s (``pads.py``) and their
-transposes, and the transposes of ``np.broadcast_arrays``, ``np.unstack`` and
+the maps compiled here: ``np.diff``'s, ``np.pad``'s (``pads.py``) and ``np.append``'s
+(``append_part``) and their transposes, and the transposes of ``np.broadcast_arrays``, ``np.unstack`` and
 ``np.array_split`` (``"bcast_T"``, ``"unstack_T"``, ``"array_split_T"``).  Other maps
 (the median's and quantiles', ``np.gradient``'s...) are refused when compiling, naming
 the map.  ``op`` is a constant: the jit keeps the one branch it names."""
@@ -31,8 +31,38 @@ def apply_linear(op, x, like, spec=()):
         return _array_split_transpose(x, like, spec[0], spec[1])
     if op == "bcast_T":
         return _bcast_transpose(x[spec[0]], like)
+    if op == "append_part":
+        return _append_part(x, spec[0], spec[1], spec[2])
+    if op == "append_part_T":
+        return _append_part_transpose(x, like, spec[0], spec[1], spec[2])
     raise UnsupportedSyntaxError(f"jit does not compile the linear map '{op}' of a derivative "
                                  f"(apply_linear)")
+
+
+def _append_part(t, other, axis, which):
+    """``np.append``'s tangent of one argument (``which`` 0: ``arr``, 1: ``values``):
+    ``t`` in its slot, zeros shaped like ``other`` in the other's."""
+    z = np.zeros(np.shape(other))
+    if which == 0:
+        return np.append(t, z, axis)
+    return np.append(z, t, axis)
+
+
+def _append_part_transpose(g, like, other, axis, which):
+    """``np.append``'s cotangent of one argument (``which`` 0: ``arr`` = ``like``, 1:
+    ``values`` = ``like``, ``other`` the other): its slot of ``g`` (of the flattened
+    ``g`` for ``axis=None``), shaped like ``like``."""
+    n0 = np.size(like) if which == 0 else np.size(other)
+    if axis is None:
+        flat = np.ravel(g)
+        part = flat[:n0] if which == 0 else flat[n0:]
+    else:
+        moved = np.moveaxis(g, axis, 0)
+        n0 = np.shape(like)[axis] if which == 0 else np.shape(other)[axis]
+        part = np.moveaxis(moved[:n0] if which == 0 else moved[n0:], 0, axis)
+    if np.ndim(like) == 0:
+        return part[0]
+    return np.reshape(part, np.shape(like)) + 0.0
 
 
 def _unstack_transpose(gs, like, axis):
@@ -85,6 +115,7 @@ def _bcast_transpose(g, like):
     return rt.unbroadcast(g, like)
 
 
-definline(_bcast_transpose, _unstack_transpose, _array_split_transpose, modes=("jit",))
+definline(_bcast_transpose, _unstack_transpose, _array_split_transpose, _append_part,
+          _append_part_transpose, modes=("jit",))
 definline(rt.shapes_of, code=shapes_of, modes=("jit",))
 definline(rt.apply_linear, code=apply_linear, modes=("jit",))
