@@ -83,7 +83,7 @@ def dict_loops_unrolled(func: ir.Function, arguments=None) -> ir.Function:
             trimmed = replace(loop, body=loop.body[1:])
             func = func.with_body(_replaced(func.body, loop, trimmed))
             func = unrolled(func, trimmed, [_pair_head(pair, d, k, loop.loc) for k in keys],
-                            assigns=[t.name for t in pair.targets])
+                            assigns=[t.name for t in pair.targets], binds_target=False)
         else:
             func = unrolled(func, loop, [_head(view, d, k, loop.loc) for k in keys])
         if view is not None:  # the view itself is read no more

@@ -4,9 +4,10 @@ Contract: ``unrolled(func, loop, heads, assigns=())`` returns ``func`` with the
 ``For`` statement ``loop`` (found by identity) replaced by one copy of its body per
 item of ``heads``, copy ``j`` starting with ``heads[j](target, name, names)``:
 statements assigning what iteration ``j`` assigns the loop's target (the copy's
-variable ``target``) and the names ``assigns`` (as if the body assigned them first),
-each written ``name(n)`` (the copy's variable for ``n``; ``names``, the function's
-``NameGen``, gives any other).
+variable ``target``; with ``binds_target=False`` the heads leave it unassigned, and
+the body does not read it) and the names ``assigns`` (as if the body assigned them
+first), each written ``name(n)`` (the copy's variable for ``n``; ``names``, the
+function's ``NameGen``, gives any other).
 ``break``/``continue``/``else``
 first become flags (``loop_jumps.py``), so the copies are straight-line code.  A name
 that an iteration assigns before it reads it (the target among them) gets a fresh name
@@ -39,9 +40,9 @@ def _reads(stmts) -> set:
 
 def _read_before_assigned(loop: ir.For, first):
     """``(the names an iteration of loop may read before it assigns them, the names it
-    surely assigns)`` (the target and ``first`` are assigned first): an ``if`` assigns
-    what both its branches assign; a nested loop or ``try`` assigns nothing for sure,
-    and every read inside it counts."""
+    surely assigns)`` (``first`` are assigned first): an ``if`` assigns what both its
+    branches assign; a nested loop or ``try`` assigns nothing for sure, and every read
+    inside it counts."""
     early = set()
 
     def block(stmts, defined):
@@ -57,7 +58,7 @@ def _read_before_assigned(loop: ir.For, first):
                 defined |= {v.name for v in ir.stmt_defs(s)}
         return defined
 
-    return early, block(loop.body, {loop.target.name} | set(first))
+    return early, block(loop.body, set(first))
 
 
 def _pruned(stmts, loop):
@@ -71,7 +72,7 @@ def _pruned(stmts, loop):
     return out
 
 
-def unrolled(func: ir.Function, loop: ir.For, heads, assigns=()):
+def unrolled(func: ir.Function, loop: ir.For, heads, assigns=(), binds_target=True):
     names = NameGen(ir.all_names(func))
     temps = set(func.temps)
     found = []
@@ -82,16 +83,17 @@ def unrolled(func: ir.Function, loop: ir.For, heads, assigns=()):
             before, s = without_jumps(s, names, temps)
         outside = _names_in(_pruned(func.body, loop)) | _names_in(before) \
             | _names_in(s.orelse) | {p.var.name for p in func.params}
-        early, surely = _read_before_assigned(s, assigns)
-        assigned = {v.name for x in ir.walk(s.body) for v in ir.stmt_defs(x)} \
-            | {s.target.name} | set(assigns)
+        first = set(assigns) | ({s.target.name} if binds_target else set())
+        early, surely = _read_before_assigned(s, first)
+        assigned = {v.name for x in ir.walk(s.body) for v in ir.stmt_defs(x)} | first
         local = assigned - early - (outside - surely)
         out = list(before)
         env = {}
         for head in heads:
             env = {n: names.fresh(n) for n in sorted(local)}
             temps.update(env[n] for n in env if n in temps)
-            out.extend(head(ir.Var(env[s.target.name]), lambda n: ir.Var(env.get(n, n)), names))
+            out.extend(head(ir.Var(env.get(s.target.name, s.target.name)),
+                            lambda n: ir.Var(env.get(n, n)), names))
             out.extend(rename_all(x, env) for x in s.body)
         out += [ir.Assign(ir.Var(n), ir.Var(env[n]), s.loc) for n in sorted(env)
                 if n in outside]

@@ -88,3 +88,77 @@ def test_second_order_and_batched(f):
 def test_the_gradient_of_a_loop_over_a_params_dict_keeps_no_tape():
     source = s2s.grad(branch_on_key).generated([PARAMS, X])[0].__s2s_source__
     assert "tape" not in source and "params['W']" in source
+
+
+def target_after_the_loop(d, x):
+    for k, v in d.items():
+        pass
+    return np.sum(v * x) * 2.0
+
+
+def jumps_in_a_loop_over_items(d, x):
+    s = 0.0
+    for k, v in d.items():
+        if k == "b":
+            continue
+        if np.sum(v) > 100.0:
+            break
+        s = s + np.sum(np.sin(v * x))
+    else:
+        s = s * 1.5
+    return s
+
+
+def nested_loops_over_one_dict(d, x):
+    s = 0.0
+    for k1, v1 in d.items():
+        for k2, v2 in d.items():
+            s = s + np.sum(v1 * v2 * x) * (1.0 if k1 == k2 else 0.5)
+    return s
+
+
+def inside_a_while_loop(d, x):
+    s = 0.0
+    i = 0
+    while i < 3:
+        for v in d.values():
+            s = s + np.sum(v * x) * (i + 1)
+        i += 1
+    return s
+
+
+def target_reassigned(d, x):
+    s = 0.0
+    for k, v in d.items():
+        v = v * 2.0
+        s = s + np.sum(v ** 2 * x)
+    return s + np.sum(v)
+
+
+def integer_keys_and_a_comprehension(d, x):
+    m = {0: x[0], 1: x[1] ** 2, 2: np.sum(x)}
+    s = 0.0
+    for i in m:
+        s = s + m[i] * (i + 1)
+    t = {k: v * x for k, v in d.items()}
+    return s + sum(np.sum(w ** 2) for w in t.values())
+
+
+D = {"a": np.array([0.3, -0.2, 0.5]), "b": np.array([0.1, 0.4, -0.3]),
+     "c": np.array([0.2, 0.2, 0.1])}
+EDGES = [target_after_the_loop, jumps_in_a_loop_over_items, nested_loops_over_one_dict,
+         inside_a_while_loop, target_reassigned, integer_keys_and_a_comprehension]
+
+
+@pytest.mark.parametrize("f", EDGES, ids=lambda f: f.__name__)
+def test_edge_cases_of_unrolling(f):
+    assert s2s.jit(f)(D, X) == pytest.approx(f(D, X), rel=1e-12)
+    want_x = fd_gradient(lambda x: f(D, x), X)
+    want_a = fd_gradient(lambda a: f({**D, "a": a}, X), D["a"])
+    for grad in (s2s.grad(f, argnums=(0, 1)), s2s.jit(s2s.grad(f, argnums=(0, 1)))):
+        gd, gx = grad(D, X)
+        np.testing.assert_allclose(gx, want_x, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(gd["a"], want_a, rtol=1e-6, atol=1e-8)
+    batched = s2s.vmap(s2s.grad(f, argnums=1), in_axes=(None, 0))(D, np.stack([X, -X]))
+    np.testing.assert_allclose(batched[1], fd_gradient(lambda x: f(D, x), -X), rtol=1e-6,
+                               atol=1e-8)
