@@ -95,13 +95,17 @@ class LoopAdjoints(TapeRecording):
         body = range_loops(argument_loops(body, self.names, set()),  # for v in row: indexed
                            self.names, self.temps, indexable)
         self.single_defs = single_defs(body)
+        self.reads = ir.use_counts(body)  # (is a loop's variable read after it)
         return self._prepare_block(body, in_loop=False)
 
     def _prepare_block(self, stmts, in_loop) -> List:
         out = []
         for s in stmts:
             if isinstance(s, LOOPS) and has_jump(loop_stmts(s)):
-                before, s = without_jumps(s, self.names, self.temps)
+                target = getattr(s, "target", None)
+                after = target is not None and self.reads.get(target.name, 0) > \
+                    ir.use_counts(s.body).get(target.name, 0)
+                before, s = without_jumps(s, self.names, self.temps, target_read_after=after)
                 out += before
             if isinstance(s, ir.For):
                 s = replace(s, body=tuple(self._prepare_block(s.body, True)),

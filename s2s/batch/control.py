@@ -312,6 +312,7 @@ def jumps_as_flags(tr, body):
         return False
 
     assigned = {p.var.name for p in tr.fn.params}
+    uses = ir.use_counts(body)
 
     def block(stmts):
         out = []
@@ -324,7 +325,10 @@ def jumps_as_flags(tr, body):
                 out += [ir.Assign(ir.Var(n), ir.Const(None), s.loc) for n in first]
                 assigned.update(first)
                 s = ir.with_blocks(s, [block(b) for b in blocks])
-                before, s = without_jumps(s, tr.names, tr.temps)
+                # a loop variable nothing after the loop reads stays common to the examples
+                inside = ir.use_counts(s.body).get(getattr(s, "target", ir.Var("")).name, 0)
+                after = uses.get(getattr(s, "target", ir.Var("")).name, 0) > inside
+                before, s = without_jumps(s, tr.names, tr.temps, target_read_after=after)
                 out += before
                 changed[0] = True
             elif blocks:

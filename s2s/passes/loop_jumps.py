@@ -9,7 +9,8 @@ or ``continue`` of its own (those of inner loops are left to them):
   enclosing block of the iteration, run under ``if not (broke or skip)``;
 * a ``for`` loop keeps iterating after a ``break`` with a body guarded by
   ``if not broke`` (the loop variable is assigned under that guard, so it
-  keeps the value it had at the ``break``); a ``while`` loop's test is
+  keeps the value it had at the ``break``, unless the caller says nothing after
+  the loop reads it); a ``while`` loop's test is
   ``False`` once ``broke`` is set; the ``else`` block runs ``if not broke``.
 
 A jump may also sit in a ``try`` of the body (the rest of the ``try`` block
@@ -107,8 +108,10 @@ class _Flags:
                                       for h in s.handlers))
 
 
-def without_jumps(loop, names, temps):
-    """``(statements before the loop, the loop)`` without its own break/continue."""
+def without_jumps(loop, names, temps, target_read_after=True):
+    """``(statements before the loop, the loop)`` without its own break/continue.  With
+    ``target_read_after=False`` (no code after a ``for`` loop reads its variable), the
+    variable is the loop's own, assigned in every iteration, guarded or not."""
     loc = replace(loop.loc, derived=True)
     flags = _Flags(names, temps, loc)
     body = [ir.Assign(flags.skip, ir.Const(False), loc)] + flags.block(loop.body)
@@ -116,6 +119,11 @@ def without_jumps(loop, names, temps):
     not_broke = flags.temp()
     check = ir.Assign(not_broke, ir.Call(operator.not_, (flags.broke,)), loc)
     orelse = (check, ir.If(not_broke, loop.orelse, (), loc)) if loop.orelse else ()
+    if isinstance(loop, ir.For) and not target_read_after:
+        running = flags.temp()
+        guarded = [ir.Assign(running, ir.Call(operator.not_, (flags.broke,)), loc),
+                   ir.If(running, tuple(body), (), loc)]
+        return before, replace(loop, body=tuple(guarded), orelse=orelse)
     if isinstance(loop, ir.For):
         k = ir.Var(names.fresh("k"))
         running = flags.temp()

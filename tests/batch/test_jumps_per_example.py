@@ -60,7 +60,19 @@ def nested_inner_break(x):
     return total
 
 
-FUNCTIONS = [first_crossing, skip_negatives, for_else, while_true, nested_inner_break]
+def fills_then_breaks(x):
+    # the loop variable is read only in the loop: it stays one index for every example,
+    # so the write at it is a write at a common index (masked), which reverse mode takes
+    y = np.zeros(4)
+    for i in range(4):
+        y[i] = x[i] * 2.0
+        if y[i] > 1.0:
+            break
+    return np.sum(y ** 2)
+
+
+FUNCTIONS = [first_crossing, skip_negatives, for_else, while_true, nested_inner_break,
+             fills_then_breaks]
 XS = np.array([[0.31, -0.52, 0.77, 0.18],
                [0.9, 0.1, -0.2, 0.4],
                [-0.1, -0.3, 0.2, 0.25],
@@ -80,3 +92,6 @@ def test_derivatives_per_example(f):
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XS), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.grad(lambda xs: np.sum(s2s.vmap(f)(xs)))(XS), want,
                                rtol=1e-6, atol=1e-8)
+    if f is not nested_inner_break:  # (jit: an inner loop's trips per example, refused)
+        np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(f)))(XS), want, rtol=1e-6,
+                                   atol=1e-8)
