@@ -9,7 +9,10 @@ over such a dict -- ``for k in d``, ``for k in d.keys()``, ``for v in d.values()
 ``dict_items(d)`` of a name assigned once and read by the loop alone) -- of at most
 ``MAX_KEYS`` keys is one copy of its body per key, in the dict's order
 (``passes/unroll.py``), copy ``j`` assigning the loop's target ``K_j``, ``d[K_j]`` or
-``(K_j, d[K_j])``.  ``arguments`` maps parameters to the specialisation's values: a
+``(K_j, d[K_j])`` (where the body starts ``k, v = pair`` and reads the pair nowhere
+else, ``k = K_j`` and ``v = d[K_j]``: no pair is made).  A dict is taken only where
+the function reads it and nothing more (entries, views, ``len``, ``in``, loops): one
+written in place, or passed on, could gain keys where the code does not show it.  ``arguments`` maps parameters to the specialisation's values: a
 parameter the function never assigns whose value is a dict has its keys
 (``loops_over_parameters(func)`` says whether ``func`` has a loop that may be one).
 Keys are constant strings and integers.
@@ -30,6 +33,7 @@ import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..ir import nodes as ir
+from ..rules.containers import contains, not_contains
 from .loop_jumps import has_jump
 from .unroll import unrolled
 
@@ -40,7 +44,8 @@ _VIEWS = (rt.dict_keys, rt.dict_values, rt.dict_items)
 
 
 def _single_defs(func):
-    """``{name: value}`` of the names assigned exactly once (parameters: never)."""
+    """``({name: value} of the names assigned exactly once, parameters never; how often
+    each name is assigned)``."""
     defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
     params = {p.var.name for p in func.params}
     return {s.target.name: s.value for s in ir.walk(func.body)
@@ -147,6 +152,27 @@ def _head(view, d, key, loc):
     return head
 
 
+#: what may read a dict whose keys are taken from its display or argument: the dict
+#: neither changes nor escapes where nothing else sees it
+_READERS = (operator.getitem, rt.dict_get, len, contains, not_contains) + _VIEWS
+
+
+def _only_read(func, name) -> bool:
+    """Whether every statement of ``func`` mentioning ``name`` reads an entry, a view or
+    the length of it, or loops over it (so its keys stay those it starts with)."""
+    for s in ir.walk(func.body):
+        if isinstance(s, ir.For) and s.iter == ir.Var(name):
+            continue
+        v = getattr(s, "value", None)
+        operands = [a for a in ir.stmt_uses(s) if a == ir.Var(name)]
+        if not operands:
+            continue
+        if not (isinstance(s, ir.Assign) and isinstance(v, ir.Call) and v.fn in _READERS
+                and v.args and v.args[0] == ir.Var(name) and operands == [v.args[0]]):
+            return False
+    return True
+
+
 def _next_loop(func, arguments):
     """``(loop, view, dict variable, keys)`` of the first loop to unroll, or None."""
     single, defs = _single_defs(func)
@@ -154,7 +180,7 @@ def _next_loop(func, arguments):
     uses = ir.use_counts(func.body)
 
     def keys_of(d):
-        if not isinstance(d, ir.Var):
+        if not isinstance(d, ir.Var) or not _only_read(func, d.name):
             return None
         if d.name in params:
             value = arguments.get(d.name)

@@ -162,3 +162,47 @@ def test_edge_cases_of_unrolling(f):
     batched = s2s.vmap(s2s.grad(f, argnums=1), in_axes=(None, 0))(D, np.stack([X, -X]))
     np.testing.assert_allclose(batched[1], fd_gradient(lambda x: f(D, x), -X), rtol=1e-6,
                                atol=1e-8)
+
+
+def escapes_then_grows(x):
+    d = {"a": x[0], "b": x[1]}
+    holder = [d]
+    holder[0]["c"] = x[2] * 3.0  # d gains a key through another name: not unrolled
+    s = 0.0
+    for k in d:
+        s = s + d[k] ** 2
+    return s
+
+
+def argument_grows(p, x):
+    p["c"] = x[2] * 3.0  # the argument gains a key: not unrolled
+    s = 0.0
+    for k in p:
+        s = s + p[k] ** 2
+    return s
+
+
+def membership_length_get(x):
+    d = {"a": x[0], "b": x[1]}
+    s = 0.0
+    if "a" in d and "z" not in d and len(d) == 2:
+        for k, v in d.items():
+            s = s + v ** 2 + d.get(k, 0.0)
+    return s
+
+
+def test_a_dict_that_may_gain_keys_is_not_unrolled():
+    x = np.array([0.3, 0.5, 0.7])
+    t = np.array([1.0, -0.5, 2.0])
+    want = fd_gradient(escapes_then_grows, x) @ t
+    assert s2s.jvp(escapes_then_grows, (x,), (t,))[1] == pytest.approx(want, rel=1e-6)
+    f = lambda x: argument_grows({"a": 1.0}, x)  # noqa: E731
+    assert s2s.jvp(f, (x,), (t,))[1] == pytest.approx(fd_gradient(f, x) @ t, rel=1e-6)
+
+
+def test_membership_and_length_of_an_unrolled_dict():
+    x = np.array([0.3, 0.5, 0.7])
+    want = fd_gradient(membership_length_get, x)
+    np.testing.assert_allclose(s2s.grad(membership_length_get)(x), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(membership_length_get))(x), want, rtol=1e-6,
+                               atol=1e-8)

@@ -5,7 +5,8 @@ keys are part of the signature), its values a struct.  Every operation is
 resolved at compile time by key, so a dict costs what its values cost.  Maths
 (``s2s_runtime.mappings`` and ``adjoint``, the same semantics):
 
-* ``{k: v, ...}`` (``make_dict``), ``d[k]``, ``d.get(k, default)``, ``len(d)``,
+* ``{k: v, ...}`` (``make_dict``), ``d[k]``, ``d.get(k, default)``, ``len(d)``, ``k in d``
+  (a compile-time flag),
   ``d[k] = v`` (``dict_set``: a new key is appended, an old one replaced),
   ``d.pop(k)`` (``dict_remove``), ``d.update(e)``, ``list(d.values())`` (a tuple);
 * cotangents are dicts: ``getitem_vjp(g, d, k)`` = zeros like ``d`` with ``g`` at
@@ -31,6 +32,7 @@ from llvmlite import ir as ll
 import s2s_runtime as rt
 
 from ....errors import UnsupportedSyntaxError
+from ....rules.containers import contains, not_contains
 from ..values import scalars as S
 from ..typing import types as T
 from .calls import TABLE, overload, register
@@ -213,6 +215,15 @@ def dict_items_of(c, a, k):
     return _tuple(c, [_tuple(c, [(None, T.NONE), c.item(a[0], kk)]) for kk in a[1][1].keys])
 
 
+def has_key(c, a, k):
+    """``key in d`` (``contains(d, key)``): known when compiling, the keys being so."""
+    return None, T.Static(k[1] in a[0][1].keys)
+
+
+def lacks_key(c, a, k):
+    return None, T.Static(k[1] not in a[0][1].keys)
+
+
 def dict_length(c, a, k):
     return (None if c.L is None else ll.Constant(T.I64, len(a[0][1].keys))), T.INT
 
@@ -318,6 +329,8 @@ def _wrap(fn, op, at, keys=()):
 
 _wrap(operator.getitem, getitem, 0, (1,))
 _wrap(len, dict_length, 0)
+_wrap(contains, has_key, 0, (1,))
+_wrap(not_contains, lacks_key, 0, (1,))
 _wrap(rt.getitem_vjp, getitem_vjp, 1, (2,))
 _wrap(rt.add_at, add_at, 2, (3,))
 _wrap(rt.zeros_like, zeros_like, 0)
