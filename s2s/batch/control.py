@@ -326,8 +326,9 @@ def jumps_as_flags(tr, body):
                 assigned.update(first)
                 s = ir.with_blocks(s, [block(b) for b in blocks])
                 # a loop variable nothing after the loop reads stays common to the examples
-                inside = ir.use_counts(s.body).get(getattr(s, "target", ir.Var("")).name, 0)
-                after = uses.get(getattr(s, "target", ir.Var("")).name, 0) > inside
+                target = s.target.name if isinstance(s, ir.For) else None
+                after = target is not None and \
+                    uses.get(target, 0) > ir.use_counts(s.body).get(target, 0)
                 before, s = without_jumps(s, tr.names, tr.temps, target_read_after=after)
                 out += before
                 changed[0] = True

@@ -172,7 +172,8 @@ defbatch(array_vjp, rt.array_vjp)
 # second-order helpers of products and norms); ``eye_like`` reads only the last axis of
 # its operand, which the batch (in front) leaves alone: the same identity for every example
 defbatch(per_example, rt.diag_vjp, rt.vstack_vjp, rt.hstack_vjp, rt.degenerate_nan,
-         rt.svd_checked, rt.qr_checked, rt.strict_lower_mask, rt.nonempty_or_zeros, rt.nonempty_or_zeros_t, rt.prod_hvp,
+         rt.svd_checked, rt.qr_checked, rt.strict_lower_mask, rt.nonempty_or_zeros,
+         rt.nonempty_or_zeros_t, rt.prod_hvp,
          rt.cumprod_hvp, rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx)
 defbatch(same, rt.eye_like, unbatched_result=True)
 # (the Cholesky rule's conj_lower, and the helpers of np.partition, np.interp,

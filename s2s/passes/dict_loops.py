@@ -12,8 +12,9 @@ over such a dict -- ``for k in d``, ``for k in d.keys()``, ``for v in d.values()
 ``(K_j, d[K_j])`` (where the body starts ``k, v = pair`` and reads the pair nowhere
 else, ``k = K_j`` and ``v = d[K_j]``: no pair is made).  A dict is taken only where
 the function reads it and nothing more (entries, views, ``len``, ``in``, loops): one
-written in place, or passed on, could gain keys where the code does not show it.  ``arguments`` maps parameters to the specialisation's values: a
-parameter the function never assigns whose value is a dict has its keys
+written in place, or passed on, could gain keys where the code does not show it.
+``arguments`` maps parameters to the specialisation's values: a parameter the function
+never assigns whose value is a dict has its keys
 (``loops_over_parameters(func)`` says whether ``func`` has a loop that may be one).
 Keys are constant strings and integers.
 

@@ -1,10 +1,11 @@
 """``s2s_runtime.apply_linear(op, x, like, spec)`` -- the linear maps derivative templates
 apply by name (``"diff_T"``, ``"quantile"``...) -- as plain Python the jit compiles, for
 the maps compiled here: ``np.diff``'s, ``np.pad``'s (``pads.py``) and ``np.append``'s
-(``append_part``) and their transposes, and the transposes of ``np.broadcast_arrays``, ``np.unstack`` and
-``np.array_split`` (``"bcast_T"``, ``"unstack_T"``, ``"array_split_T"``).  Other maps
-(the median's and quantiles', ``np.gradient``'s...) are refused when compiling, naming
-the map.  ``op`` is a constant: the jit keeps the one branch it names."""
+(``append_part``) and their transposes, and the transposes of ``np.broadcast_arrays``,
+``np.unstack`` and ``np.array_split`` (``"bcast_T"``, ``"unstack_T"``,
+``"array_split_T"``).  Other maps (the median's and quantiles', ``np.gradient``'s...) are
+refused when compiling, naming the map.  ``op`` is a constant: the jit keeps the one
+branch it names."""
 import numpy as np
 
 import s2s_runtime as rt

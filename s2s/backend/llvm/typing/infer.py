@@ -14,8 +14,9 @@ unrolling the loops whose counter indexes a tuple of items of different types
 
 An ``if`` on a compile-time flag or int (``types.Static``: ``isinstance``'s answer,
 ``ops/type_tests.py``; ``np.ndim`` and what folds from it) types only the branch taken,
-and code after a statement that never falls through (``return``, ``raise``, ``break``, ``continue``, such an ``if``)
-is not typed: neither is ever run, nor lowered (``lower/function.py``).
+and code after a statement that never falls through (``return``, ``raise``, ``break``,
+``continue``, such an ``if``) is not typed: neither is ever run, nor lowered
+(``lower/function.py``).
 """
 from __future__ import annotations
 
