@@ -114,11 +114,16 @@ def tensorsolve_matrix_t(m, a, b, axes):
 
 def svd_checked(x, a, full_matrices, compute_uv):
     """``x`` itself, after checking that the SVD of ``a`` has a derivative s2s gives:
-    the reduced SVD, where singular vectors are computed (the extra singular vectors of
-    a full non-square SVD have no unique derivative; JAX refuses this case too).
-    Linear in ``x`` (the identity)."""
+    singular vectors computed (the frontend reads ``compute_uv=False`` as
+    ``np.linalg.svdvals(a)`` where it is a constant and ``hermitian`` is not given), and
+    the reduced SVD (the extra singular vectors of a full non-square SVD have no unique
+    derivative; JAX refuses this case too).  Linear in ``x`` (the identity)."""
     m, n = np.shape(a)[-2:]
-    if compute_uv and full_matrices and m != n:
+    if not compute_uv:
+        raise NotImplementedError(
+            "s2s: derivative of numpy.linalg.svd with compute_uv=False given by a variable "
+            "or with hermitian=True: differentiate numpy.linalg.svdvals(a) instead")
+    if full_matrices and m != n:
         raise NotImplementedError(
             "s2s: derivative of numpy.linalg.svd with full_matrices=True of a non-square "
             f"{m}x{n} matrix: the extra singular vectors have no unique derivative; "

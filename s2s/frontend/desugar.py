@@ -174,11 +174,14 @@ ATTRIBUTE_OF = {fn: name for name, fn in ARRAY_ATTRIBUTES.items()}
 def _svd_values_only(args, kwargs):
     """``np.linalg.svd(a, compute_uv=False)`` (a constant ``False``, by keyword or third
     positional): the singular values, ``np.linalg.svdvals(a)`` (``full_matrices`` does
-    not change them, nor does ``hermitian``, a faster path to the same values)."""
+    not change them).  Not with ``hermitian`` other than a constant ``False``: numpy
+    then reads one triangle of ``a`` only."""
     given = dict(zip(("a", "full_matrices", "compute_uv", "hermitian"), args))
     given.update(kwargs)
     flag = given.get("compute_uv")
+    hermitian = given.get("hermitian", ir.Const(False))
     if "a" in given and isinstance(flag, ir.Const) and flag.value is False \
+            and isinstance(hermitian, ir.Const) and hermitian.value is False \
             and len(given) == len(args) + len(kwargs):  # (no name given twice)
         return ir.Call(np.linalg.svdvals, (given["a"],))
     return None
