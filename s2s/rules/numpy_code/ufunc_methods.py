@@ -34,22 +34,25 @@ def multiply_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial
     return np.prod(array, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
+def _extreme(reducer, array, axis, dtype, keepdims):
+    """``reducer`` (``np.max``/``np.min``) along ``axis`` of ``array`` as ``dtype``."""
+    if dtype is not None:
+        return reducer(np.asarray(array, dtype=dtype), axis=axis, keepdims=keepdims)
+    return reducer(array, axis=axis, keepdims=keepdims)
+
+
 def maximum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                    where=True):
     """``np.maximum.reduce``: ``np.max`` along ``axis`` (0 by default)."""
     _refuse_initial_and_where(initial, where)
-    if dtype is not None:
-        return np.max(np.asarray(array, dtype=dtype), axis=axis, keepdims=keepdims)
-    return np.max(array, axis=axis, keepdims=keepdims)
+    return _extreme(np.max, array, axis, dtype, keepdims)
 
 
 def minimum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                    where=True):
     """``np.minimum.reduce``: ``np.min`` along ``axis`` (0 by default)."""
     _refuse_initial_and_where(initial, where)
-    if dtype is not None:
-        return np.min(np.asarray(array, dtype=dtype), axis=axis, keepdims=keepdims)
-    return np.min(array, axis=axis, keepdims=keepdims)
+    return _extreme(np.min, array, axis, dtype, keepdims)
 
 
 def logical_and_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
@@ -87,4 +90,4 @@ UFUNC_METHODS = {
     (np.add, "accumulate"): add_accumulate,
     (np.multiply, "accumulate"): multiply_accumulate,
 }
-definline(_refuse_initial_and_where, *UFUNC_METHODS.values())
+definline(_refuse_initial_and_where, _extreme, *UFUNC_METHODS.values())
