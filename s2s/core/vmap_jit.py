@@ -54,8 +54,6 @@ def jit_signature(vmapped):
 def jit_ir(vmapped, args):
     """``(ir function, free values loader)`` of ``vmapped`` for ``args``, for ``jit``."""
     from .jit import freevar_loader
-    if any(isinstance(a, dict) for a in args):
-        raise UnsupportedSyntaxError("jit(vmap(f)): dict arguments are not compiled")
     axes = vmapped.in_axes
     if isinstance(axes, (tuple, list)) and len(axes) != len(args):
         raise UnsupportedSyntaxError(

@@ -68,27 +68,36 @@ def _parse(filename: str, text: str, lines, line_offset=0, col_offset=0) -> Pars
     return parsed
 
 
-class _Collector:
-    def __init__(self):
-        self.defs: List[cst.FunctionDef] = []
-        self.lambdas: List[cst.Lambda] = []
+def _defs_of(parsed: ParsedSource) -> List[cst.FunctionDef]:
+    """The ``def``s of ``parsed``, kept on it.  Only statements are walked: a ``def`` is a
+    statement, never part of an expression."""
+    found = parsed.__dict__.get("_defs")
+    if found is None:
+        found = []
 
-    def __call__(self, node):
-        if isinstance(node, cst.FunctionDef):
-            self.defs.append(node)
-        elif isinstance(node, cst.Lambda):
-            self.lambdas.append(node)
+        def enter(node):
+            if isinstance(node, cst.FunctionDef):
+                found.append(node)
+            return not isinstance(node, cst.BaseExpression)
+
+        walk(parsed.module, enter)
+        parsed.__dict__["_defs"] = found
+    return found
 
 
-def _collect(parsed: ParsedSource) -> _Collector:
-    """The defs and lambdas of ``parsed``, kept on it (a cache keyed by ``id(parsed)``
-    handed one file's nodes to another whose object took the same address)."""
-    c = parsed.__dict__.get("_collected")
-    if c is None:
-        c = _Collector()
-        walk(parsed.module, c)
-        parsed.__dict__["_collected"] = c
-    return c
+def _lambdas_of(parsed: ParsedSource) -> List[cst.Lambda]:
+    """The ``lambda``s of ``parsed`` (every node is walked), kept on it."""
+    found = parsed.__dict__.get("_lambdas")
+    if found is None:
+        found = []
+
+        def enter(node):
+            if isinstance(node, cst.Lambda):
+                found.append(node)
+
+        walk(parsed.module, enter)
+        parsed.__dict__["_lambdas"] = found
+    return found
 
 
 _DEFINE_IN_A_FILE = ("s2s transforms Python source, so define the function in a file (not at "
@@ -281,9 +290,8 @@ def _start_line(parsed: ParsedSource, node) -> int:
 
 def _locate(parsed: ParsedSource, code):
     first = code.co_firstlineno
-    coll = _collect(parsed)
     if code.co_name != "<lambda>":
-        for node in coll.defs:
+        for node in _defs_of(parsed):
             if node.name.value != code.co_name:
                 continue
             lines = {_start_line(parsed, node), _start_line(parsed, node.name)}
@@ -291,7 +299,7 @@ def _locate(parsed: ParsedSource, code):
             if first in lines:
                 return node
         return None
-    cands = [n for n in coll.lambdas if _start_line(parsed, n) == first]
+    cands = [n for n in _lambdas_of(parsed) if _start_line(parsed, n) == first]
     if len(cands) <= 1:
         return cands[0] if cands else None
     nparams = code.co_argcount + code.co_kwonlyargcount

@@ -280,3 +280,34 @@ def test_jit_of_vmap_of_nested_array_displays():
     np.testing.assert_allclose(rot_t, fd, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(rot_t, s2s.vmap(lambda t, s: s2s.jvp(
         _rotation, (t, s), (1.0, 0.0))[1])(ts, ss), rtol=1e-13)
+
+
+def dict_predict(params, x):
+    h = np.tanh(params["w1"] @ x + params["b1"])
+    return params["w2"] @ h + params["b2"]
+
+
+def dict_loss(params, x, y):
+    return np.sum((dict_predict(params, x) - y) ** 2) * params["scale"]
+
+
+DICT_PARAMS = {"w1": rng.normal(size=(4, 3)), "b1": rng.normal(size=4),
+               "w2": rng.normal(size=(2, 4)), "b2": rng.normal(size=2), "scale": 0.5}
+
+
+def test_jit_of_vmap_takes_dict_arguments_mapped_or_not():
+    xs, ys = rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    got = s2s.jit(s2s.vmap(dict_predict, in_axes=(None, 0)))(DICT_PARAMS, xs)
+    np.testing.assert_allclose(got, np.stack([dict_predict(DICT_PARAMS, x) for x in xs]),
+                               rtol=1e-13)
+    grads = s2s.jit(s2s.vmap(s2s.grad(dict_loss), in_axes=(None, 0, 0)))(DICT_PARAMS, xs, ys)
+    assert sorted(grads) == sorted(DICT_PARAMS)
+    for i in range(len(xs)):  # each example's gradient, against finite differences
+        oracles.assert_tree_close({k: v[i] for k, v in grads.items()},
+                                  oracles.fd_grad(dict_loss, (DICT_PARAMS, xs[i], ys[i])),
+                                  rtol=1e-6, atol=1e-8)
+    stacked = {k: np.stack([v] * 5) for k, v in DICT_PARAMS.items()}  # a dict mapped on 0
+    stacked["scale"] = np.linspace(0.5, 1.5, 5)
+    got = s2s.jit(s2s.vmap(dict_loss))(stacked, xs, ys)
+    want = [dict_loss({k: v[i] for k, v in stacked.items()}, xs[i], ys[i]) for i in range(5)]
+    np.testing.assert_allclose(got, want, rtol=1e-13)

@@ -690,3 +690,47 @@ def test_a_dataclass_made_in_compiled_code_is_read_by_field_and_returned():
     assert s2s.jit(affine_energy)(x) == pytest.approx(affine_energy(x), rel=1e-12)
     np.testing.assert_allclose(s2s.jit(s2s.grad(affine_energy))(x),
                                fd_grad(affine_energy, (x,), 0), rtol=1e-6, atol=1e-7)
+
+
+# -- lists of arrays and tuples passed in (JAX's MLP example: params = [(W, b), ...]) -----
+def layers_predict(params, x):
+    for w, b in params[:-1]:
+        x = np.tanh(x @ w + b)
+    w, b = params[-1]
+    return x @ w + b
+
+
+def layers_loss(params, x, y):
+    return np.mean((layers_predict(params, x) - y) ** 2)
+
+
+LAYERS = [(RNG.normal(size=(3, 4)), RNG.normal(size=4)),
+          (RNG.normal(size=(4, 4)), RNG.normal(size=4)),
+          (RNG.normal(size=(4, 2)), RNG.normal(size=2))]
+TARGETS = RNG.normal(size=(5, 2))
+
+
+def test_a_list_of_layers_is_read_as_python_reads_it():
+    np.testing.assert_allclose(s2s.jit(layers_predict)(LAYERS, XS),
+                               layers_predict(LAYERS, XS), rtol=1e-13)
+    got = s2s.jit(s2s.grad(layers_loss))(LAYERS, XS, TARGETS)
+    assert type(got) is list and all(type(layer) is tuple for layer in got)
+    assert_tree_close(got, fd_grad(layers_loss, (LAYERS, XS, TARGETS)), rtol=1e-6, atol=1e-9)
+    assert_tree_close(got, s2s.grad(layers_loss)(LAYERS, XS, TARGETS), rtol=1e-12,
+                      atol=1e-14)
+
+
+def test_a_list_argument_the_function_changes_is_refused():
+    def appends(params, x):
+        params.append((x, x))
+        return len(params)
+
+    def replaces(params, x):
+        params[0] = (x, x)
+        return params[0][0]
+
+    for fn in (appends, replaces):
+        layers = list(LAYERS)
+        with pytest.raises(s2s.S2SError, match="jit does not compile"):
+            s2s.jit(fn)(layers, XS[0])
+        assert len(layers) == len(LAYERS) and layers[0] is LAYERS[0]  # untouched

@@ -72,20 +72,33 @@ def int_tuple(L, values):
 
 
 class BatchView:
-    """``batch_view(x, n)``: ``x`` seen ``n`` times along a new axis 0 (stride 0)."""
+    """``batch_view(x, n)``: ``x`` seen ``n`` times along a new axis 0 (stride 0); a
+    container (a tuple, a list display, a dict of constant keys) leaf by leaf."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 2 or not (isinstance(types[1], T.Scalar)
                                          and types[1].dtype in ("i8", "b1")):
             return None
         x = types[0]
+        if isinstance(x, T.Tuple):
+            items = [self.type(fn, (t, types[1]), kw, loc) for t in x.items]
+            return None if None in items else T.same_kind(x, items)
         if isinstance(x, T.Scalar):
             return T.Array(x.dtype, 1)
         return T.Array(x.dtype, x.ndim + 1) if isinstance(x, T.Array) else None
 
     def lower(self, L, fn, vals, kw, rtype):
         (x, xt), (n, nt) = vals
-        n = S.convert(L, n, nt, T.INT)
+        if isinstance(xt, T.Tuple):
+            out = ll.Constant(rtype.llvm(), None)
+            for k, (it, rt_k) in enumerate(zip(xt.items, rtype.items)):
+                item = self.lower(L, fn, [(L.b.extract_value(x, k), it), (n, nt)], kw, rt_k)
+                out = L.b.insert_value(out, item, k)
+            return out
+        return self.leaf(L, x, xt, S.convert(L, n, nt, T.INT), rtype)
+
+    def leaf(self, L, x, xt, n, rtype):
+        """``x`` (a number or an array) seen ``n`` times."""
         if isinstance(xt, T.Scalar):  # one element, read n times
             one = A.allocate(L, T.Array(xt.dtype, 1), [A.ONE])
             A.fill(L, one, T.Array(xt.dtype, 1), x)
@@ -122,40 +135,27 @@ def _leaves(L, vals):
             yield v, t
 
 
-def _same_kind(t, items):
-    """A tuple of ``items`` of ``t``'s kind (a list display stays one)."""
-    return T.ListLiteral(tuple(items)) if isinstance(t, T.ListLiteral) else \
-        T.tuple_like(t, items)
-
-
 class BatchLift(BatchView):
     """``batch_lift(x, n)``: ``x`` repeated ``n`` times along a new axis 0, a new array
-    (``batch_view``'s view, copied); a container leaf by leaf (a tuple or a list display
-    of numbers and arrays: the same container of lifted leaves), so an empty list (``[]``
-    before anything is appended: no leaf) is itself."""
+    (``batch_view``'s view, copied); a container leaf by leaf (a tuple, a list display or
+    a dict of numbers and arrays: the same container of lifted leaves), so an empty list
+    (``[]`` before anything is appended: no leaf) is itself."""
 
     def type(self, fn, types, kw, loc):
         if not kw and len(types) == 2 and isinstance(types[0], T.List) \
                 and types[0].elem is None:
             return types[0]
-        if not kw and len(types) == 2 and T.plain_tuple(types[0]):
-            items = [self.type(fn, (t, types[1]), kw, loc) for t in types[0].items]
-            return None if None in items else _same_kind(types[0], items)
         return super().type(fn, types, kw, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
-        (x, xt), (n, nt) = vals
-        if isinstance(xt, T.List):
-            return x
-        if isinstance(xt, T.Tuple):
-            out = ll.Constant(rtype.llvm(), None)
-            for k, (it, rt_k) in enumerate(zip(xt.items, rtype.items)):
-                item = self.lower(L, fn, [(L.b.extract_value(x, k), it), (n, nt)], kw, rt_k)
-                out = L.b.insert_value(out, item, k)
-            return out
+        if isinstance(vals[0][1], T.List):
+            return vals[0][0]
+        return super().lower(L, fn, vals, kw, rtype)
+
+    def leaf(self, L, x, xt, n, rtype):
         if isinstance(xt, T.Scalar):
-            return R.create(L, rtype, [S.convert(L, n, nt, T.INT)], (x, xt))
-        return A.copy(L, super().lower(L, fn, vals, kw, rtype), rtype)
+            return R.create(L, rtype, [n], (x, xt))
+        return A.copy(L, super().leaf(L, x, xt, n, rtype), rtype)
 
 
 def _pad(types, atoms):
@@ -682,7 +682,7 @@ def _nested_like(t, leaf):
     ``leaf`` at every leaf."""
     if isinstance(t, T.Array):
         return leaf
-    return _same_kind(t, [_nested_like(i, leaf) for i in t.items])
+    return T.same_kind(t, [_nested_like(i, leaf) for i in t.items])
 
 
 register(BatchSize(), rt.batch_size)

@@ -480,7 +480,7 @@ class Densify:
         if isinstance(ct, T.Tuple) and isinstance(like, T.Tuple) \
                 and len(ct.items) == len(like.items):
             items = tuple(self._type(c, v) for c, v in zip(ct.items, like.items))
-            return None if None in items else T.tuple_like(like, items)
+            return None if None in items else T.same_kind(like, items)
         return ct
 
     def type(self, fn, types, kw, loc):

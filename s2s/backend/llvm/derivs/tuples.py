@@ -6,7 +6,9 @@ a None item of ``acc`` (no adjoint yet) read as zeros like the item of ``x``;
 ``getitem_vjp`` is ``add_at`` with an ``acc`` of None items (zeros like ``x``, ``g`` at
 ``k``).  ``k`` is a constant, or
 a variable when the tuple's items have one type (a loop over a tuple): then the item
-is chosen at run time, each candidate updated only on its own branch.
+is chosen at run time, each candidate updated only on its own branch; or a constant
+slice (``x[:-1]``, whose cotangent ``g`` is a tuple): item ``j`` of ``g`` is added to
+the item of ``x`` at the slice's ``j``-th position.
 """
 from __future__ import annotations
 
@@ -32,11 +34,24 @@ def _items(c, acc, x):
 
 
 def _joined(c, items, g, k):
-    """The type of every item after adding ``g`` to item ``k`` (None: every item may)."""
+    """The type of every item after adding ``g`` to item ``k`` (None: every item may; a
+    tuple of positions: item ``j`` of ``g`` to the item at ``k[j]``)."""
     types = [t for _, t in items]
+    if isinstance(k, tuple):
+        for j, at in enumerate(k):
+            types[at] = c.add((None, types[at]), (None, g[1].items[j]))[1]
+        return types
     for j in (range(len(items)) if k is None else [k]):
         types[j] = T.join(types[j], c.add((None, types[j]), (None, g[1]))[1])
     return types
+
+
+def _slice_positions(k, n, g):
+    """The positions a constant slice ``k`` reads of a tuple of ``n`` items, when ``g``
+    (its cotangent) is a tuple of one item per position; else None."""
+    positions = tuple(range(*k.indices(n)))
+    ok = T.plain_tuple(g) and len(g.items) == len(positions)
+    return positions if ok else None
 
 
 class TupleAddAt:
@@ -55,22 +70,27 @@ class TupleAddAt:
         """``(types, vals, atoms)`` of the call as ``add_at``'s operands."""
         return types, vals, atoms
 
-    def _index(self, atom, it, n):
+    def _index(self, atom, it, n, g):
+        """The constant position, "variable", a tuple of positions (a constant slice), or
+        None (not compiled here)."""
         k = getattr(atom, "value", None)
         if type(k) is int and -n <= k < n:
             return k % n
+        if type(k) is slice:
+            return _slice_positions(k, n, g)
         return "variable" if isinstance(it, T.Scalar) and it.dtype in ("i8", "b1") else None
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         if self._mine(types) and not kw:
             types, _, atoms = self._as_add_at(list(types), None, tuple(atoms))
-            k = self._index(atoms[3] if len(atoms) > 3 else None, types[3], len(types[2].items))
+            k = self._index(atoms[3] if len(atoms) > 3 else None, types[3], len(types[2].items),
+                            types[1])
             if k is None:
                 return None
             c = Ctx(None, loc)
             items = _items(c, (None, types[0]), (None, types[2]))
             out = _joined(c, items, (None, types[1]), None if k == "variable" else k)
-            return None if None in out else T.Tuple(tuple(out))
+            return None if None in out else T.same_kind(types[2], out)
         if self.inner is None:
             return None
         return self.inner.type(fn, types, kw, loc, atoms, kw_atoms) \
@@ -90,7 +110,13 @@ class TupleAddAt:
         for j, ((v, t), rt_j) in enumerate(zip(items, rtype.items)):
             out = b.insert_value(out, S.convert(L, v, t, rt_j), j)
         b.store(out, slot)
-        k = self._index(atoms[3], it, len(items))
+        k = self._index(atoms[3], it, len(items), g[1])
+        if isinstance(k, tuple):
+            for j, at in enumerate(k):  # (a slice's positions are distinct)
+                new, nt = c.add(items[at], (b.extract_value(g[0], j), g[1].items[j]))
+                b.store(b.insert_value(b.load(slot), S.convert(L, new, nt, rtype.items[at]), at),
+                        slot)
+            return b.load(slot)
         if k == "variable":
             k_value = A.wrap_index(L, S.convert(L, i, it, T.INT), A.i64(len(items)), 0)
         for j, ((v, t), rt_j) in enumerate(zip(items, rtype.items)):

@@ -45,7 +45,7 @@ def param_types(func, values, describe):
             raise TypeError(
                 f"jit: {where}: argument {name!r} is {_described(v)}; compiled code "
                 "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
-                "dtypes, tuples and dicts (constant keys) of them and lists of numbers" + compiled)
+                "dtypes, and tuples, lists and dicts (constant keys) of them" + compiled)
         out.append(t)
     return out
 

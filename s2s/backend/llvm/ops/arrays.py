@@ -76,14 +76,6 @@ class TupleOf:
 register(TupleOf(), tuple, list)
 
 
-def _kind_of(like, items):
-    """A tuple of ``items`` of ``like``'s kind: a namedtuple of its class, a list display,
-    a tuple."""
-    if isinstance(like, T.NamedTuple):
-        return T.NamedTuple(tuple(items), like.cls)
-    return T.ListLiteral(tuple(items)) if isinstance(like, T.ListLiteral) else T.Tuple(tuple(items))
-
-
 class SeqCast:
     """``seq_cast(items, like)`` (the derivative of ``tuple(x)``/``list(x)`` carried back
     to ``x``) of a tuple ``items`` and a tuple or list display ``like`` of its length: the
@@ -95,7 +87,7 @@ class SeqCast:
                 not all(T.plain_tuple(t) for t in types) or \
                 len({len(t.items) for t in types}) != 1:
             return None
-        return _kind_of(types[1], types[0].items)  # (the kind is like's / items')
+        return T.same_kind(types[1], types[0].items)  # (the kind is like's / items')
 
     def lower(self, L, fn, vals, kw, rtype):
         return vals[0][0]

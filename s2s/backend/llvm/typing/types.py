@@ -144,6 +144,16 @@ def tuple_like(t: Tuple, items) -> Tuple:
     return NamedTuple(tuple(items), t.cls) if isinstance(t, NamedTuple) else Tuple(tuple(items))
 
 
+def same_kind(t: Tuple, items) -> Tuple:
+    """A container of ``items`` of ``t``'s kind: a namedtuple of ``t``'s class, a list
+    display, a dict with ``t``'s keys, else a tuple."""
+    if isinstance(t, ListLiteral):
+        return ListLiteral(tuple(items))
+    if isinstance(t, Dict):
+        return Dict(tuple(items), t.keys)
+    return tuple_like(t, items)
+
+
 def plain_tuple(t) -> bool:
     """A tuple or a list display (not a dict, whose layout is also a tuple's)."""
     return isinstance(t, Tuple) and not isinstance(t, Dict)
@@ -229,9 +239,13 @@ def value_type(x):
         if any(i is None for i in items):
             return None
         return Tuple(items) if t is tuple else NamedTuple(items, t)
-    if t is list:  # a list of numbers (lists.py)
+    if t is list:  # a list of numbers (lists.py); else a list only read, as a tuple
         from ..values.lists import list_type
-        return list_type(x)
+        out = list_type(x)
+        if out is None and x:
+            items = tuple(value_type(v) for v in x)
+            out = None if None in items else ListLiteral(items)
+        return out
     if t is dict:
         keys, items = tuple(x), tuple(value_type(v) for v in x.values())
         ok = all(type(k) in (str, int) for k in keys) and None not in items
