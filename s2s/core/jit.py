@@ -216,7 +216,7 @@ class Jitted:
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
         front = front_without_custom_calls(pipeline.expanded(front, arguments), arguments)
         func = indexed_loops(front.func, self.param_names)
-        from ..backend.llvm.passes.dict_versions import versioned
+        from ..backend.llvm.passes.type_versions import versioned
         func = versioned(func)  # d['new key'] = v: a new variable per dict type
         return func, freevar_loader(func, front.freevars, self.param_names)
 

@@ -20,6 +20,7 @@ import operator
 from dataclasses import replace
 from typing import Dict, List, Set
 
+import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..ir import nodes as ir
@@ -168,17 +169,30 @@ class _RangeLoops:
 
     def _plain_indexable(self, seq):
         """``_indexable`` of a sequence that is not a ``zip``/``enumerate``/``reversed``."""
-        call = self._defining_call(seq)
-        known = (call is not None and (call.fn in (build.make_list, build.make_tuple) or (
-            lookup(call.fn) is not None and not lookup(call.fn).container_result
-            and call.fn not in (build.make_dict,)) or call.fn in SEQUENCE_RESULTS)) or (
-            isinstance(seq, ir.Var) and seq.name in self.indexable)
-        if not known:
+        if not self._known_sequence(seq):
             return None, None
 
         def make(k, n, loc):
             return [ir.Assign(self.temp(), ir.Call(operator.getitem, (seq, k)), loc)]
         return [seq], make
+
+    def _known_sequence(self, seq) -> bool:
+        """Whether ``seq`` is indexable by position: a list or tuple display, an array (a
+        numpy call's result), a parameter named in ``indexable``, a copy of one of these,
+        or a cotangent ``rt.densify(ct, like)`` of one (a gradient's result: a container
+        of ``like``'s kind)."""
+        seen = set()
+        while isinstance(seq, ir.Var) and isinstance(self.single_defs.get(seq.name), ir.Var) \
+                and seq.name not in self.indexable and seq.name not in seen:
+            seen.add(seq.name)
+            seq = self.single_defs[seq.name]  # a copy, assigned once
+        call = self._defining_call(seq)
+        if call is not None and call.fn is rt.densify and len(call.args) == 2:
+            return self._known_sequence(call.args[1])
+        return (call is not None and (call.fn in (build.make_list, build.make_tuple) or (
+            lookup(call.fn) is not None and not lookup(call.fn).container_result
+            and call.fn not in (build.make_dict,)) or call.fn in SEQUENCE_RESULTS)) or (
+            isinstance(seq, ir.Var) and seq.name in self.indexable)
 
     def _defining_call(self, atom):
         if isinstance(atom, ir.Var):

@@ -13,7 +13,8 @@ returns an equivalent function where
   it may be unassigned there (set on one branch only, or only in an earlier
   loop): copying it could fail, so the loop goes on with its version.
 
-Only names change; the computation is the same.
+Only names change; the computation is the same.  ``to_ssa(fn, only=names)`` renames
+the variables in ``names`` alone (every other name is left as it is).
 """
 from __future__ import annotations
 
@@ -30,10 +31,11 @@ _PARTIAL = "<partial>"
 
 
 class _SSA:
-    def __init__(self, fn: ir.Function):
+    def __init__(self, fn: ir.Function, only=None):
         self.names = NameGen(ir.all_names(fn))
         self.temps = set(fn.temps)
         self.needs_init = set()
+        self.only = only  # None: every variable
 
     def version(self, name: str, env: Dict[str, str]) -> str:
         if name not in env:
@@ -62,6 +64,8 @@ class _SSA:
         return out
 
     def define(self, var, env):
+        if self.only is not None and var.name not in self.only:
+            return var
         new = self.version(var.name, env)
         env[var.name] = new
         env[_PARTIAL] = env[_PARTIAL] - {var.name}
@@ -119,7 +123,8 @@ class _SSA:
     def opaque(self, s, env):
         """Loops and try: one fresh version per variable they assign, used throughout."""
         assigned = sorted({v.name for x in [s, *ir.walk(ir.sub_blocks_flat(s))]
-                           for v in ir.stmt_defs(x)})
+                           for v in ir.stmt_defs(x)
+                           if self.only is None or v.name in self.only})
         pre = []
         inner = dict(env)
         partial = set(env[_PARTIAL])
@@ -183,8 +188,8 @@ def rename_all(s, env):
     return s
 
 
-def to_ssa(fn: ir.Function) -> ir.Function:
-    pass_ = _SSA(fn)
+def to_ssa(fn: ir.Function, only=None) -> ir.Function:
+    pass_ = _SSA(fn, only)
     env = {p.var.name: p.var.name for p in fn.params}
     env[_PARTIAL] = frozenset()
     body = pass_.block(fn.body, env)

@@ -423,13 +423,15 @@ def test_a_returned_list_of_arrays_is_a_list_of_arrays():
 
 
 def test_list_of_arrays_errors_are_clear():
-    def mixed_ndim(x):
-        acc = [x]
+    def mixed_ndim(x, n):
+        acc = []
+        for i in range(n):
+            acc.append(x * i)
         acc.append(np.outer(x, x))
         return acc[0]
 
-    with pytest.raises(s2s.S2SError, match=r"appending a f8\[:, :\] to a \[f8\[:\]\]"):
-        s2s.jit(mixed_ndim)(V)
+    with pytest.raises(s2s.S2SError, match=r"appending a f8\[:, :\] to a list\[f8\[:\]\]"):
+        s2s.jit(mixed_ndim)(V, 2)
 
     def ragged(x):
         acc = [x, x[1:]]
@@ -734,3 +736,71 @@ def test_a_list_argument_the_function_changes_is_refused():
         with pytest.raises(s2s.S2SError, match="jit does not compile"):
             s2s.jit(fn)(layers, XS[0])
         assert len(layers) == len(LAYERS) and layers[0] is LAYERS[0]  # untouched
+
+
+# -- lists of other items, of a length known when compiling: list displays that grow ------
+def appends_pairs(a, b):
+    out = []
+    out.append((a, b))
+    out.append((b * 2.0, a))
+    return out
+
+
+def pairs_in_a_loop(x):
+    out = []
+    for i in range(3):
+        out.append((x * i, float(i)))
+    total = 0.0
+    for v, c in out:
+        total += np.sum(v) * c
+    return total, len(out), out[1][1]
+
+
+def dicts_in_a_loop(x):
+    out = []
+    for i in range(2):
+        out.append({"v": x * i, "i": i})
+    return out[1]["v"] + out[0]["i"]
+
+
+def arrays_of_two_ranks(x):
+    acc = [x]
+    acc.append(np.outer(x, x))
+    return acc[1] @ acc[0]
+
+
+def sgd_step(params, grads):  # JAX's MLP example: a list of (W, b) pairs
+    return [(w - 0.1 * dw, b - 0.1 * db) for (w, b), (dw, db) in zip(params, grads)]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (appends_pairs, (V, V + 1.0)), (pairs_in_a_loop, (V,)), (dicts_in_a_loop, (V,)),
+    (arrays_of_two_ranks, (V,)), (sgd_step, (LAYERS, [(w * 0.5, b + 1.0) for w, b in LAYERS])),
+])
+def test_a_list_of_other_items_is_a_display_that_grows(fn, args):
+    assert_tree_close(s2s.jit(fn)(*args), fn(*args), rtol=1e-14, atol=0, what="result")
+
+
+def test_a_jitted_update_step_takes_and_returns_a_list_of_layers():
+    @s2s.jit
+    def update(params, x, y):
+        grads = s2s.grad(layers_loss)(params, x, y)
+        return [(w - 0.1 * dw, b - 0.1 * db) for (w, b), (dw, db) in zip(params, grads)]
+
+    got = update(LAYERS, XS, TARGETS)
+    grads = fd_grad(layers_loss, (LAYERS, XS, TARGETS))
+    want = [(w - 0.1 * dw, b - 0.1 * db) for (w, b), (dw, db) in zip(LAYERS, grads)]
+    assert type(got) is list and all(type(layer) is tuple for layer in got)
+    assert_tree_close(got, want, rtol=1e-8, atol=1e-10, what="result")
+
+
+def test_a_list_of_other_items_grown_a_run_time_number_of_times_is_refused():
+    def pairs(x, n):
+        out = []
+        for i in range(n):
+            out.append((x * i, float(i)))
+        return len(out)
+
+    with pytest.raises(s2s.S2SError, match="a list of other items is compiled where its "
+                                           "length is known when compiling"):
+        s2s.jit(pairs)(V, 3)

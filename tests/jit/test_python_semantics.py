@@ -377,7 +377,7 @@ def test_an_accumulator_of_int_then_float_arrays_compiles():
                                [sum_of_squares(r, r) for r in rows], rtol=1e-14)
 
 
-def test_a_variable_of_two_dtypes_that_aliases_or_is_written_stays_refused():
+def test_a_variable_of_two_dtypes_that_is_written_in_a_loop_stays_refused():
     def written(x, n):
         total = np.zeros(x.shape[0], dtype=np.int64)
         for i in range(n):
@@ -385,14 +385,28 @@ def test_a_variable_of_two_dtypes_that_aliases_or_is_written_stays_refused():
         total[0] = 1.0  # written in place: a conversion copy would be seen
         return total
 
+    with pytest.raises(s2s.S2SError, match="holds values of types"):
+        s2s.jit(written)(np.ones(3), 2)
+
+
+def test_a_name_given_values_of_two_types_in_straight_code_is_two_variables():
     def aliased(a, x):
-        total = a  # the caller's int array: converting it would be a copy
+        total = a  # the caller's int array: not converted, a variable of its own
         total = total + x
         return total
 
-    for fn, args in ((written, (np.ones(3), 2)), (aliased, (np.arange(3), np.ones(3)))):
-        with pytest.raises(s2s.S2SError, match="holds values of types"):
-            s2s.jit(fn)(*args)
+    def retyped(x):
+        y = 2  # an int, then an array, then a tuple
+        y = x * y
+        y = (y, np.sum(y))
+        return y
+
+    a = np.arange(3)
+    np.testing.assert_array_equal(s2s.jit(aliased)(a, np.ones(3)), aliased(a, np.ones(3)))
+    assert a.dtype == np.int64 and list(a) == [0, 1, 2]
+    got, want = s2s.jit(retyped)(np.ones(3)), retyped(np.ones(3))
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == want[1]
 
 
 def test_sum_of_a_tuple_of_arrays_or_of_no_items():

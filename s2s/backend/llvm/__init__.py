@@ -7,7 +7,7 @@ register (they import ``ops.calls``), and ``passes`` reads ``lower.stacks`` and
 
 * ``driver/``  -- from IR and argument values to a callable kernel: compile, module,
   engine (MCJIT), disk_cache, callpath (ctypes), fastcall, dump;
-* ``passes/``  -- IR rewrites and analyses run before lowering: dict_versions,
+* ``passes/``  -- IR rewrites and analyses run before lowering: type_versions,
   lean_tapes, remat_pops, frozen_arrays, split_records, local_copies, write_statements,
   writes;
 * ``lower/``   -- statements to LLVM IR: function (``FunctionLowering``), loops,

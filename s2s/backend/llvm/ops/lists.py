@@ -174,6 +174,36 @@ class Append(ListOp):
         return Li.append(L, v, vt, x, xt, rtype)
 
 
+def grows_as_display(types) -> bool:
+    """``l.append(v)`` where ``l`` is ``[]`` or a list display and no list that grows holds
+    its items and ``v`` (``v`` a tuple, a dict, arrays of different kinds): the result
+    is a longer display (``DisplayAppend``)."""
+    lst, v = types[0], types[1]
+    if not (isinstance(lst, T.ListLiteral) or is_list(lst) and lst.elem is None):
+        return False
+    lt = listish(lst)
+    return lt is None or not is_item(v) or Li.join_list(lt, T.Tuple((v,))) is None
+
+
+class DisplayAppend(ListOp):
+    """``l.append(v)`` of a list display or ``[]`` that no list that grows could hold (a
+    list of tuples, of dicts, of arrays of different kinds): the display of ``l``'s items
+    and ``v``.  Its length is part of its type, so a loop that appends so compiles where
+    its range is known when compiling (typing unrolls it: ``passes/tuple_loops.py``)."""
+
+    def ltype(self, fn, types, loc):
+        lst, v = types
+        return T.ListLiteral(tuple(lst.items if isinstance(lst, T.ListLiteral) else ()) + (v,))
+
+    def llower(self, L, fn, vals, rtype):
+        (lst, lt), (v, _) = vals
+        out = ll.Constant(rtype.llvm(), None)
+        n = len(lt.items) if isinstance(lt, T.ListLiteral) else 0
+        for k in range(n):
+            out = L.b.insert_value(out, L.b.extract_value(lst, k), k)
+        return L.b.insert_value(out, v, n)
+
+
 class Extend(ListOp):
     """``l.extend(w)`` and ``l + w`` (``seq_concat``): ``w`` a list or a tuple of numbers."""
 
@@ -477,6 +507,7 @@ class ArrayView(ListOp):
 
 
 overload_lists(Display, rt.make_list, lambda types: True)
+overload_lists(DisplayAppend, rt.list_append, grows_as_display)
 overload_lists(Append, rt.list_append, lambda ts: listish(ts[0]) is not None)
 overload_lists(Extend, rt.list_extend, lambda ts: is_list(ts[0]) or is_list(ts[1]))
 overload_lists(Extend, rt.seq_concat, lambda ts: is_list(ts[0]) or is_list(ts[1]))

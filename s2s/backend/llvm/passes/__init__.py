@@ -1,6 +1,7 @@
 """IR analyses and rewrites the backend runs before lowering (jit only).
 
-``dict_versions`` (dict writes that change a dict's type get a new variable),
+``type_versions`` (writes that change a variable's type get a new variable),
+``tuple_loops`` (loops over mixed tuples, or whose variables change type, unrolled),
 ``lean_tapes``, ``remat_pops``, ``frozen_arrays`` and ``split_records`` (tapes record
 only what the adjoint reads; cheap values, elements of arrays nothing writes and the
 counters of index tuples recomputed instead), ``local_copies`` (copies of temporaries propagated),

@@ -39,13 +39,24 @@ class TupleIndexedByVariable(UnsupportedSyntaxError):
         super().__init__(message, loc)
 
 
+class TypeClash(UnsupportedSyntaxError):
+    """The variable ``name`` is given values of two types that no one compiled type holds.
+    Typing a loop over a compile-time range whose body meets it has that loop unrolled
+    (the copies may give the variable a type each, as a list display that grows does);
+    ``typed`` then names each assignment's value apart (SSA) and types again."""
+
+    def __init__(self, message, loc=None, name=None):
+        self.name = name
+        super().__init__(message, loc)
+
+
 class UnrollLoop(UnsupportedSyntaxError):
     """Raised by typing to ``typed``: ``loop`` indexes a mixed tuple at its counter, which
     runs over the compile-time range ``trip``; typed as its copies (``tuple_loops.py``).
     Where ``infer`` is called alone, it is the error of the read that needs the copies."""
 
-    def __init__(self, message, loc=None, loop=None, trip=None):
-        self.loop, self.trip = loop, trip
+    def __init__(self, message, loc=None, loop=None, trip=None, clash=None):
+        self.loop, self.trip, self.clash = loop, trip, clash  # clash: a variable's name
         super().__init__(message, loc)
 
 
@@ -85,6 +96,7 @@ def widenable_arrays(func) -> set:
 class Inference:
     def __init__(self, func: ir.Function, param_types: dict):
         self.func = func
+        self._ranges = None  # names assigned once a range of int constants (compile_time_range)
         self.types = dict(param_types)
         self.returns = None
         self.changed = True
@@ -125,13 +137,36 @@ class Inference:
                 "jit(hessian(f)), forward mode over reverse mode), or kept beside a container "
                 "the code updates", loc)
         if new is None:
-            raise UnsupportedSyntaxError(
+            lists = any(isinstance(x, (T.List, T.ListLiteral)) for x in (old, t))
+            raise TypeClash(
                 f"jit: the variable {name!r} holds values of types {old} and {t}; a compiled "
-                "variable has one type (numbers of one kind, or arrays of one dtype and ndim)",
-                loc)
+                "variable has one type (numbers of one kind, or arrays of one dtype and ndim"
+                + ("; a list that grows holds numbers, or arrays of one dtype and number of "
+                   "dimensions, and a list of other items is compiled where its length is "
+                   "known when compiling" if lists else "") + ")", loc, name)
         if new != old:
             self.types[name] = new
             self.changed = True
+
+    def compile_time_range(self, atom, loc):
+        """The ``range`` ``atom`` holds when that is known when compiling (a constant, a
+        compile-time value, or a name assigned once ``range`` of int constants), else
+        None."""
+        value = getattr(self.atom(atom, loc), "value", None)
+        if type(value) is range or not isinstance(atom, ir.Var):
+            return value if type(value) is range else None
+        if self._ranges is None:
+            defs = {}
+            for st in ir.walk(self.func.body):
+                for v in ir.stmt_defs(st):
+                    defs[v.name] = st if v.name not in defs else None
+            self._ranges = {}
+            for name, st in defs.items():
+                call = getattr(st, "value", None) if isinstance(st, ir.Assign) else None
+                if isinstance(call, ir.Call) and call.fn is range and not call.kwargs and \
+                        all(isinstance(a, ir.Const) and type(a.value) is int for a in call.args):
+                    self._ranges[name] = range(*(a.value for a in call.args))
+        return self._ranges.get(atom.name)
 
     def expr(self, value, loc):
         if isinstance(value, ir.Call) and value.fn is isinstance and len(value.args) == 2 \
@@ -214,11 +249,14 @@ class Inference:
                     f"jit: a for loop over a {t} (loops run over range(...) or an array)", loc)
             try:
                 self.block(s.body)
-            except TupleIndexedByVariable as e:
+            except (TupleIndexedByVariable, TypeClash) as e:
                 from ..passes.tuple_loops import unrollable
-                trip = getattr(self.atom(s.iter, loc), "value", None)
-                if e.index == s.target.name and unrollable(s, trip):
-                    raise UnrollLoop(e.message, e.loc, s, trip) from None
+                trip = self.compile_time_range(s.iter, loc)
+                clash = e.name if isinstance(e, TypeClash) else None
+                if (clash or e.index == s.target.name) and unrollable(s, trip):
+                    raise UnrollLoop(e.message, e.loc, s, trip, clash) from None
+                if clash:
+                    e.in_loop = True  # naming assignments apart keeps a loop's one version
                 raise
             self.block(s.orelse)
         elif isinstance(s, ir.While):
@@ -301,15 +339,30 @@ def static_branch(s: ir.If, test_type):
 
 
 def typed(func: ir.Function, param_types: dict):
-    """``(func, types, return_type)``: ``infer`` of ``func``, where each loop whose counter
-    indexes a tuple of items of different types over a range known when compiling
-    (``for v in t``, ``for k, v in d.items()``) is first unrolled (``tuple_loops.py``)."""
+    """``(func, types, return_type)``: ``infer`` of ``func``, where each loop over a range
+    known when compiling whose counter indexes a tuple of items of different types (``for
+    v in t``, ``for k, v in d.items()``), or whose body gives a variable values of two
+    types (a list display that grows), is first unrolled (``tuple_loops.py``); and where a
+    variable is given values of two types, its assignments are given names of their own
+    (``type_versions.renamed``, once per variable) before the clash is reported."""
     from ..passes.tuple_loops import unrolled
+    from ..passes.type_versions import renamed
+    named_apart = set()
     while True:
         try:
             return (func, *infer(func, param_types))
         except UnrollLoop as u:  # each round removes a loop: this ends
             func = unrolled(func, u.loop, u.trip)
+            if u.clash:
+                func = renamed(func, {u.clash})
+        except TypeClash as c:
+            if getattr(c, "in_loop", False):
+                raise
+            new = None if c.name in named_apart else renamed(func, {c.name})
+            if new is None or new.body == func.body:
+                raise
+            named_apart.add(c.name)
+            func = new
 
 
 def infer(func: ir.Function, param_types: dict):
