@@ -422,6 +422,29 @@ def test_a_returned_list_of_arrays_is_a_list_of_arrays():
     assert s2s.jit(f)(V, 0) == []
 
 
+def test_a_returned_list_of_arrays_of_different_shapes_is_python_s():
+    def prefixes(x, n):
+        out = []
+        for i in range(1, n):
+            out.append(x[:i] * 2.0)
+        return out
+
+    def views(x):
+        y = x * 3.0
+        out = [y, y[1:], x[:2]]
+        out.append(y[::2])
+        return out, y
+
+    got, want = s2s.jit(prefixes)(V, 4), prefixes(V, 4)
+    assert type(got) is list and [a.tolist() for a in got] == [a.tolist() for a in want]
+    assert s2s.jit(prefixes)(V, 1) == []
+    (items, y) = s2s.jit(views)(V)
+    for a, b in zip(items, views(V)[0]):
+        np.testing.assert_array_equal(a, b)
+    assert np.shares_memory(items[0], y) and np.shares_memory(items[3], y)  # as in Python
+    assert not np.shares_memory(items[2], V)  # the argument's memory is copied (owned)
+
+
 def test_list_of_arrays_errors_are_clear():
     def mixed_ndim(x, n):
         acc = []

@@ -210,6 +210,27 @@ def _reader(t, caller):
             if t.dtype == "b1":
                 return lambda: py(bool(words[k]))
             return lambda: py(int(words[k]))
+        if isinstance(t, T.List) and isinstance(t.elem, T.Array):  # lists.handed_back
+            pos[0] += 3
+            nd, width, typestr = t.elem.ndim, 2 + 2 * t.elem.ndim, _TYPESTR[t.elem.dtype]
+            ctx = caller.ctx
+
+            def read_arrays(blocks):
+                data, records, n = ctx[k], NativeBlock(ctx[k + 1]), ctx[k + 2]
+                got = list((ctypes.c_int64 * (n * width)).from_address(data)) if n else []
+                out = []
+                for r in range(0, n * width, width):
+                    block = got[r + 1]
+                    owner = blocks.get(block)
+                    if owner is None:
+                        owner = blocks[block] = NativeBlock(block)
+                    out.append(wrap(got[r], owner, tuple(got[r + 2:r + 2 + nd]),
+                                    tuple(got[r + 2 + nd:r + width]), typestr))
+                del records  # read: its block is freed
+                return out
+
+            read_arrays.needs_blocks = True
+            return read_arrays
         if isinstance(t, T.List):  # read as an array (lists.as_array), handed back as a list
             from ..values.lists import array_type, elem_of
             e = elem_of(t)

@@ -460,15 +460,21 @@ def free_all(L, keep):
     L.b.call(_runtime(L.module, "s2s.free_all"), [L.ctx, ll.Constant(T.I1, int(keep))])
 
 
+def keep_for_caller(L, block):
+    """Mark ``block`` kept: ``free_all`` leaves it to the Python object that will own it."""
+    kept = L.b.gep(L.b.bitcast(block, T.I64.as_pointer()), [ll.Constant(T.I32, 2)])
+    L.b.store(ll.Constant(T.I64, 1), kept)
+
+
 def result_layout(t):
     """The number of words of the flattened result of type ``t``."""
     if isinstance(t, T.Scalar):
         return 2 if t.dtype == "c16" else 1
     if isinstance(t, T.Array):
         return 2 + 2 * t.ndim
-    if isinstance(t, T.List):  # as an array (lists.as_array)
-        from .lists import array_type
-        return result_layout(array_type(t))
+    if isinstance(t, T.List):  # numbers as an array (lists.as_array); arrays: handed_back
+        from .lists import array_type, holds_arrays
+        return 3 if holds_arrays(t) else result_layout(array_type(t))
     if isinstance(t, T.Tuple):
         return sum(result_layout(i) for i in t.items)
     if isinstance(t, T.NoneType):
@@ -492,7 +498,11 @@ def _store(L, value, t, pos):
         pos[0] += 1
 
     if isinstance(t, T.List):
-        from .lists import as_array
+        from .lists import as_array, handed_back, holds_arrays
+        if holds_arrays(t):
+            for v in handed_back(L, value, t):
+                word(v, T.I64)
+            return
         value, t = as_array(L, value, t)
     if isinstance(t, T.Scalar):
         if t.dtype == "c16":
@@ -506,8 +516,7 @@ def _store(L, value, t, pos):
         from .arrays import owned
         value = owned(L, value, t)
         block = b.extract_value(value, 1)
-        kept = b.gep(b.bitcast(block, T.I64.as_pointer()), [ll.Constant(T.I32, 2)])
-        b.store(ll.Constant(T.I64, 1), kept)
+        keep_for_caller(L, block)
         word(b.extract_value(value, 0), T.PTR)
         word(block, T.PTR)
         for part in (2, 3):

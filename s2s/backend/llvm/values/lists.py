@@ -139,6 +139,36 @@ def as_array(L, v, t):
     return out, at
 
 
+def handed_back(L, v, t):
+    """A returned list of arrays for Python to read item by item (its items may differ in
+    shape): ``(data, block, len)`` as i64 words, of a fresh block holding ``len`` records
+    of ``2 + 2 * ndim`` words, each item's data, block, shape and strides.  Each item
+    owns its memory (``arrays.owned``: an argument's is copied, as a returned array's)
+    and its block is kept for the caller; so is the records' block, which the caller
+    frees once read (``callpath``)."""
+    b = L.b
+    data, _, n = fields(L, v)
+    e = elem_of(t)
+    width = 2 + 2 * e.ndim
+    records = A.allocate(L, T.Array("i8", 1), [b.mul(n, A.i64(width))])
+    words = b.bitcast(b.extract_value(records, 0), T.I64.as_pointer())
+
+    def record(i):
+        item = A.owned(L, load(L, data, i, t), e)
+        abi.keep_for_caller(L, b.extract_value(item, 1))
+        fields_ = [b.ptrtoint(b.extract_value(item, 0), T.I64),
+                   b.ptrtoint(b.extract_value(item, 1), T.I64)]
+        fields_ += [b.extract_value(item, [part, k]) for part in (2, 3) for k in range(e.ndim)]
+        base = b.mul(i, A.i64(width))
+        for k, f in enumerate(fields_):
+            b.store(f, b.gep(words, [b.add(base, A.i64(k))]))
+
+    A.loop(L, n, record)
+    abi.keep_for_caller(L, b.extract_value(records, 1))
+    return (b.ptrtoint(b.extract_value(records, 0), T.I64),
+            b.ptrtoint(b.extract_value(records, 1), T.I64), n)
+
+
 def element_ptr(L, data, i, t):
     b = L.b
     return b.bitcast(b.gep(data, [b.mul(i, A.i64(size_of(t)))]),
