@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.vmap import Vmapped
+from ..passes.partials import readable
 
 
 def vmap(fun=None, in_axes=0, out_axes=0, fallback=None, axis_size=None):
@@ -11,7 +12,7 @@ def vmap(fun=None, in_axes=0, out_axes=0, fallback=None, axis_size=None):
     no argument is mapped."""
     if fun is None:
         return lambda f: vmap(f, in_axes, out_axes, fallback, axis_size)
-    return Vmapped(fun, in_axes, out_axes, fallback, axis_size)
+    return Vmapped(readable(fun), in_axes, out_axes, fallback, axis_size)
 
 
 vmap._s2s_static_factory = True

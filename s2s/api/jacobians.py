@@ -14,6 +14,7 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 
+from ..passes.partials import readable
 from ..core.specialise import (normalise_argnums, check_argnums, check_argnums_range,
                                check_callable)
 from ..core.reverse import cotangents_only, reverse_transform
@@ -50,6 +51,7 @@ def jacfwd(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     """The Jacobian of ``fun`` by forward mode, one JVP per input entry (JAX's ``jacfwd``;
     ``holomorphic``: see ``core.dtype_checks``)."""
     check_callable(fun, "jacfwd")
+    fun = readable(fun)
     argnums = check_argnums(argnums, "jacfwd")
     check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacfwd")
 
@@ -117,6 +119,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
     """The Jacobian of ``fun`` by reverse mode, one VJP per output entry (JAX's ``jacrev``;
     ``holomorphic``: see ``core.dtype_checks``)."""
     check_callable(fun, "jacrev")
+    fun = readable(fun)
     argnums = check_argnums(argnums, "jacrev")
     check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "jacrev")
 
@@ -168,6 +171,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
     JAX's checks of ``jacfwd(jacrev(fun))`` (``core.dtype_checks``).
     """
     check_callable(fun, "hessian")
+    fun = readable(fun)
     argnums = check_argnums(argnums, "hessian")
     check_argnums_range(getattr(fun, "_s2s_transform_target", fun), argnums, "hessian")
 

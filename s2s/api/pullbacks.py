@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+from ..passes.partials import readable
 from ..core.protocol import ClosureSite
 from ..core.pullbacks import LinearizedFunction, vjp_of
 from ..core.specialise import check_callable
@@ -20,7 +21,7 @@ def vjp(fun, *primals, has_aux=False):
     (the residuals) to ``vjp_fun``; ``vjp_fun`` runs only the adjoint sweep
     and may be called many times, with cotangents shaped like the output.
     """
-    return vjp_of(fun, primals, has_aux)
+    return vjp_of(readable(fun), primals, has_aux)
 
 
 def _vjp_ir(args=None, kwargs=None):
@@ -66,6 +67,7 @@ vjp._s2s_closure_site = ClosureVjp  # vjp of a local function in code: passes/ca
 def linearize(fun, *primals):
     """``(fun(*primals), jvp_fun)`` where ``jvp_fun(*tangents)`` is the JVP at ``primals``."""
     check_callable(fun, "linearize")
+    fun = readable(fun)
     out = fun(*primals)
     return out, LinearizedFunction(fun, primals)
 

@@ -14,6 +14,7 @@ from ..core.varargs import adapter, wants_adapter
 from ..ir import nodes as ir
 from ..passes.sites import IRCallable
 from ..core.forward import check_pairs, forward_of
+from ..passes.partials import readable
 
 
 def jvp(fun, primals, tangents, has_aux=False):
@@ -23,6 +24,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     ``(out, tangent_out, aux)``.  Integer leaves take a ``None`` or zero
     tangent and are ignored.
     """
+    fun = readable(fun)
     if (wants_adapter(fun) or depends_on_kinds(fun)) and isinstance(primals, (tuple, list)):
         fun = adapter(fun, len(primals), ())  # *args: one parameter per primal
     return forward_of(fun, has_aux)(primals, tangents)

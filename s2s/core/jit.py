@@ -32,6 +32,7 @@ from ..errors import MisalignedArrayError, UnsupportedSyntaxError
 from ..ir.kinds import kind_of
 from .travel import travelling
 from .varargs import Adapter, adapter
+from ..passes.partials import Partial, readable
 from .vmap_jit import per_example_forms
 from ..backend.llvm.typing.statics import is_static
 
@@ -57,12 +58,13 @@ def _arg_key(x):
 def _primitive_with_defaults(fn) -> bool:
     """Whether ``fn`` is a primitive (a transform's one-call function) with optional
     parameters and a signature ``inspect`` reads (numpy's functions and ufuncs), or
-    ``vmap`` of one (``jit(vmap(np.sum))``: the defaults a call leaves out are not
-    mapped)."""
+    ``vmap`` of one, or ``vmap`` of any function with optional parameters
+    (``jit(vmap(f))``: the defaults a call leaves out are not mapped)."""
     from .vmap import Vmapped
+    mapped = isinstance(fn, Vmapped)
     while isinstance(fn, Vmapped):
         fn = fn.fn
-    if pipeline.primitive_signature(fn) is None:
+    if pipeline.primitive_signature(fn) is None and not mapped:
         return False
     try:
         sig = inspect.signature(fn)
@@ -206,7 +208,7 @@ class Jitted:
             func, more = primal_calls_inlined(func, fv, arguments=values)  # custom rules' code
             return func, _free_loader(func, {**free, **_loaded(more, fv)}, fn)
         # an adapter (*args, varargs.py) is one call of the user's function: read as code
-        fixed = None if isinstance(fn, Adapter) else fixed_ir(fn)
+        fixed = None if isinstance(fn, (Adapter, Partial)) else fixed_ir(fn)
         if fixed is not None:  # a closure (a pullback, a jvp_fun): its companions expanded too
             values = dict(zip([p.var.name for p in fixed[0].params if not p.kwonly], args))
             func, freevars = primal_calls_inlined(*fixed, arguments=values)
@@ -243,6 +245,81 @@ class Jitted:
 
     def signatures(self):
         return [s.signature for s in self.specs.values()]
+
+
+class StaticJitted:
+    """``jit(fn, static_argnums=..., static_argnames=...)``: per tuple of static values,
+    the ``Jitted`` of ``functools.partial(fn, **those values)`` (``passes/partials.py``:
+    a value the partial holds is a constant of the code, so a branch on it is taken
+    when compiling), called with the other arguments by name."""
+
+    def __init__(self, fn, static_argnums, static_argnames, boundscheck=True, cache=False):
+        if not callable(fn):
+            raise TypeError(f"jit expects a callable, got {type(fn).__name__}")
+        self.fn, self.boundscheck, self.cache = fn, bool(boundscheck), cache
+        self.sig = signature_of(fn)
+        params = list(self.sig.parameters.values())
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) \
+            else tuple(static_argnames)
+        static = []
+        for k in nums:
+            if type(k) is not int or not -len(positional) <= k < len(positional):
+                raise ValueError(f"jit: static_argnums {static_argnums!r} of "
+                                 f"{getattr(fn, '__name__', 'f')}{self.sig}, which has "
+                                 f"{len(positional)} positional parameters")
+            static.append(positional[k].name)
+        for name in names:
+            p = self.sig.parameters.get(name)
+            if p is None or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise ValueError(f"jit: static_argnames names {name!r}, not a parameter of "
+                                 f"{getattr(fn, '__name__', 'f')}{self.sig}")
+            static.append(name)
+        if any(self.sig.parameters[n].kind is inspect.Parameter.POSITIONAL_ONLY
+               for n in static):
+            raise UnsupportedSyntaxError("jit: a static argument that is positional-only")
+        self.static = tuple(dict.fromkeys(static))
+        self.jitted = {}  # the static values -> the Jitted of the partial
+        self.__name__ = getattr(fn, "__name__", "jitted")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+        self._s2s_transform_target = fn  # grad(jit(f, static_argnums=1)) is grad(f)
+
+    def __s2s_ir__(self, args=None, kwargs=None):
+        """Met by another transform in the code it transforms, it is ``fn`` (as ``jit(f)``
+        is ``f``)."""
+        hook = ir_hook(self.fn)
+        if hook is not None:
+            return hook(args, kwargs)
+        return pipeline.lowered(self.fn) if args is None else None
+
+    def __call__(self, *args, **kwargs):
+        import functools
+        bound = self.sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = tuple((n, bound.arguments[n]) for n in self.static if n in bound.arguments)
+        try:
+            inner = self.jitted.get(values)
+        except TypeError:
+            bad = [n for n, v in values if not _hashable(v)]
+            raise ValueError(f"jit: the static argument(s) {', '.join(map(repr, bad))} of "
+                             f"{self.__name__} must be hashable (one compiled function per "
+                             "value)") from None
+        if inner is None:
+            inner = self.jitted[values] = Jitted(readable(functools.partial(
+                self.fn, **dict(values))), self.boundscheck, self.cache)
+        rest = {n: v for n, v in bound.arguments.items() if n not in self.static}
+        return inner(**rest)
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def compiled_forms(func):

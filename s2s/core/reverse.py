@@ -20,6 +20,7 @@ from . import pipeline
 from ..ad.reverse import ParamInfo
 from .dtype_checks import integer_input_error
 from .varargs import adapter, has_var_params
+from ..passes.partials import readable
 from .protocol import fixed_ir, has_ir
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 from ..ir.kinds import is_complex_leaf, is_inexact_leaf, is_real_scalar, kind_of
@@ -250,8 +251,9 @@ def depends_on_kinds(fun) -> bool:
 def transformed_target(fun):
     """What a transform of ``fun`` transforms: for a compiled function (``s2s.jit``), the
     Python function it compiles (so ``grad(jit(f))`` is ``grad(f)``, run in Python;
-    ``jit(grad(f))`` compiles the gradient); otherwise ``fun`` itself."""
-    return getattr(fun, "_s2s_transform_target", fun)
+    ``jit(grad(f))`` compiles the gradient); a ``functools.partial`` as the function it
+    stands for (``passes/partials.readable``); otherwise ``fun`` itself."""
+    return readable(getattr(fun, "_s2s_transform_target", fun))
 
 
 def reverse_transform(fun, argnums, has_aux, holomorphic, returns):

@@ -262,10 +262,10 @@ class Vmapped(Specialising):
         return list(values) + extra, list(flags) + [False] * len(extra)
 
     def _leaves_defaults(self, values) -> bool:
-        """Whether ``fun`` is a primitive and ``values`` leave out some of its positional
-        parameters (``vmap(np.cumsum)(x)``)."""
-        return pipeline.primitive_signature(self.fn) is not None and \
-            len(self._with_defaults(values, [False] * len(values))[0]) > len(values)
+        """Whether ``values`` leave out some of ``fun``'s positional parameters (a
+        primitive's, ``vmap(np.cumsum)(x)``, or a function's with defaults): their
+        defaults are not mapped."""
+        return len(self._with_defaults(values, [False] * len(values))[0]) > len(values)
 
     def _nested(self, args):
         from .vmap_nested import nested_call

@@ -60,6 +60,7 @@ from .local_callables import (NOTHING, Bindings, Constant, Items, Pack, Value, V
                               is_user_class, is_user_function, is_user_object,
                               known_of_const, known_of_value, useful)
 from .objects import ObjectCalls
+from .partials import is_partial, partial_ir
 from .unpacking import UnpackingCalls
 
 __all__ = ["inline_calls", "is_user_function", "is_user_class", "needs_values", "MAX_RECURSION",
@@ -335,6 +336,9 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             out, receiver = self.const_atom(fn.__self__, s.loc)
             return out + self.inline(with_call(s, fn.__func__, (receiver,) + tuple(args),
                                                 kwargs), fn.__func__)
+        if is_partial(fn):  # the call it stands for (passes/partials.py)
+            self.check_uses(s)
+            return self.inline_ir(with_call(s, fn, args, kwargs), fn, *partial_ir(fn))
         if is_user_object(fn):  # a program object called: its __call__
             out, receiver = self.const_atom(fn, s.loc)
             return out + self.method(s, Value(fn), receiver, "__call__", args, kwargs)
