@@ -32,8 +32,9 @@ from s2s_runtime import build
 from ..errors import unsupported
 from ..frontend.scope import DefaultSlot
 from ..ir import nodes as ir
-from .local_callables import (NOTHING, BoundMethod, Closure, TransformOfClosure, Value,
-                              VirtualObject, is_user_function, is_user_object, known_of_value)
+from .local_callables import (NOTHING, BoundMethod, Closure, PartialOf, TransformOfClosure,
+                              Value, VirtualObject, is_user_function, is_user_object,
+                              known_of_value)
 
 #: deepest unrolled recursion (Python's own limit is 1000 frames)
 MAX_RECURSION = 64
@@ -121,6 +122,12 @@ class CallableCalls:
 
     def call_known(self, s, known, atom, args, kwargs) -> List:
         """``atom(*args, **kwargs)`` where ``atom`` is known to hold ``known``."""
+        if isinstance(known, PartialOf):  # the call it stands for
+            args = tuple(known.args) + tuple(args)
+            kwargs = tuple({**dict(known.kwargs), **dict(kwargs)}.items())
+            call = with_call(s, build.call_method, (known.atom, ir.Const("__call__")) + args,
+                             kwargs)
+            return self.call_known(call, known.callee, known.atom, args, kwargs)
         if isinstance(known, Closure):
             return self.inline_closure(s, known, args, kwargs)
         if isinstance(known, TransformOfClosure):
@@ -175,6 +182,32 @@ class CallableCalls:
         out = self.plain(ir.Assign(var, ir.Call(getattr, (atom, ir.Const("__self__"))), loc))
         self.known.bind(var.name, Value(method.__self__))
         return out, var
+
+    def bind_partial(self, s, args, kwargs):
+        """``g = functools.partial(f, *args, **kwargs)`` of a callable ``f`` the code
+        knows: ``g`` is bound to the call it stands for (``PartialOf``), its arguments
+        copied now (a partial holds the values of when it was made); None where ``f`` is
+        not known (left as a run-time value)."""
+        callee = self.known_of(args[0]) if args else None
+        if callee is None or not isinstance(s, ir.Assign) or \
+                isinstance(callee, Value) and not callable(callee.value):
+            return None
+        out, held = [], []
+        for a in tuple(args[1:]) + tuple(a for _, a in kwargs):
+            if isinstance(a, ir.Var):
+                var = ir.Var(self.names.temp())
+                self.temps.add(var.name)
+                out += self.plain(ir.Assign(var, a, s.loc))
+                k = self.known.get(a.name)
+                if k is not None:
+                    self.known.bind(var.name, k)
+                a = var
+            held.append(a)
+        n = len(args) - 1
+        self.known.forget(s.target.name)
+        self.known.bind(s.target.name, PartialOf(callee, args[0], tuple(held[:n]),
+                                                 dict(zip([k for k, _ in kwargs], held[n:]))))
+        return out
 
     def bind_closure(self, s) -> List:
         c = s.value

@@ -41,6 +41,7 @@ body bound to a call's arguments: ``inline_bodies.py``.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 from dataclasses import replace
@@ -336,6 +337,10 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             out, receiver = self.const_atom(fn.__self__, s.loc)
             return out + self.inline(with_call(s, fn.__func__, (receiver,) + tuple(args),
                                                 kwargs), fn.__func__)
+        if fn is functools.partial:  # made in the code: bound to the call it stands for
+            made = self.bind_partial(s, args, kwargs)
+            if made is not None:
+                return made
         if is_partial(fn):  # the call it stands for (passes/partials.py)
             self.check_uses(s)
             return self.inline_ir(with_call(s, fn, args, kwargs), fn, *partial_ir(fn))

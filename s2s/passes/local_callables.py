@@ -121,6 +121,23 @@ class TransformOfClosure:
 
 
 @dataclass(eq=False)
+class PartialOf:
+    """``functools.partial(f, *args, **kwargs)`` made in the code: a call of it calls the
+    callable ``callee`` (what the atom ``atom`` holds) with ``args`` (atoms read when the
+    partial was made) before the call's own and ``kwargs`` under the call's own."""
+
+    callee: Any
+    atom: ir.Atom
+    args: tuple
+    kwargs: Dict[str, Any]
+
+    runtime = False
+
+    def describe(self) -> str:
+        return "a functools.partial object made in the code"
+
+
+@dataclass(eq=False)
 class BoundMethod:
     func: Any
     receiver: ir.Atom

@@ -8,7 +8,9 @@ the keyword values ``p.keywords`` is, to every transform, the function
 
 whether it is passed to a transform (``grad(partial(loss, x=X, y=Y))``,
 ``jit(partial(f, n=3))``, ``vmap(partial(f, w))``) or called in transformed code
-(``step = partial(update, lr=0.1)`` as a global).  A value the partial holds is a
+(``step = partial(update, lr=0.1)`` as a global).  (A partial made in the transformed
+code itself, ``g = partial(f, y=y)``, is bound by the inliner to the call it stands for:
+``callables.bind_partial``.)  A value the partial holds is a
 constant of that IR when it is a program constant (None, a bool, a number, a string,
 a callable, a tuple of those): a branch on it is taken when transforming, as on a
 global; any other value (an array, a dict of arrays) is a free variable of fixed value

@@ -1,7 +1,7 @@
 """``functools.partial`` objects under every transform (``passes/partials.py``): passed
 to a transform (``grad(partial(loss, x=X, y=Y))``), called in transformed code as a
-global, of a user function, a numpy function or a transformed function; derivatives
-against central differences, results against Python."""
+global or made there, of a user function, a lambda, a numpy function or a transformed
+function; derivatives against central differences, results against Python."""
 from __future__ import annotations
 
 from functools import partial
@@ -84,13 +84,38 @@ def test_partials_of_numpy_and_of_transformed_functions():
                                fd_gradient(DATA_LOSS, W), rtol=1e-6, atol=1e-8)
 
 
-def test_a_partial_made_in_transformed_code_is_a_clear_error():
-    def makes_one(w):
-        g = partial(loss, y=Y)
-        return g(w, X)
+def made_late(w):
+    c = 2.0
+    g = partial(loss, reg=c)
+    c = 100.0  # the partial holds 2.0, the value of when it was made
+    return g(w, X, Y) + c * 0.0
 
-    with pytest.raises(s2s.S2SError, match="cannot differentiate the call g"):
-        s2s.grad(makes_one)(W)
+
+def made_of_a_lambda(w):
+    s = 3.0
+    h = partial(lambda a, b: np.sum(np.sin(a) * b) * s, w)
+    return h(w)
+
+
+def made_twice(w):
+    g = partial(loss, y=Y)
+    h = partial(g, reg=0.5)
+    return h(w, X) + np.sum(partial(np.sum, axis=0)(np.outer(w, w)))
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+@pytest.mark.parametrize("f", [made_late, made_of_a_lambda, made_twice])
+def test_partials_made_in_transformed_code(f, name):
+    np.testing.assert_allclose(TRANSFORMS[name](f), fd_gradient(f, W), rtol=1e-6, atol=1e-8)
+
+
+def test_a_partial_made_in_the_code_that_escapes_is_a_clear_error():
+    def returns_one(w):
+        g = partial(loss, y=Y)
+        return g
+
+    with pytest.raises(s2s.S2SError, match="functools.partial object made in the code"):
+        s2s.grad(returns_one)(W)
 
 
 def test_generated_code_of_a_partial_holds_no_copy_of_its_arrays():
