@@ -68,35 +68,23 @@ def _parse(filename: str, text: str, lines, line_offset=0, col_offset=0) -> Pars
     return parsed
 
 
-def _defs_of(parsed: ParsedSource) -> List[cst.FunctionDef]:
-    """The ``def``s of ``parsed``, kept on it.  Only statements are walked: a ``def`` is a
-    statement, never part of an expression."""
-    found = parsed.__dict__.get("_defs")
+def _nodes_of(parsed: ParsedSource, kind) -> list:
+    """The nodes of type ``kind`` (``FunctionDef`` or ``Lambda``) in ``parsed``, kept on
+    it.  For ``def``s only statements are walked: a ``def`` is a statement, never part of
+    an expression (a ``lambda`` may be anywhere)."""
+    key = f"_{kind.__name__}"
+    found = parsed.__dict__.get(key)
     if found is None:
         found = []
+        statements_only = kind is cst.FunctionDef
 
         def enter(node):
-            if isinstance(node, cst.FunctionDef):
+            if isinstance(node, kind):
                 found.append(node)
-            return not isinstance(node, cst.BaseExpression)
+            return not (statements_only and isinstance(node, cst.BaseExpression))
 
         walk(parsed.module, enter)
-        parsed.__dict__["_defs"] = found
-    return found
-
-
-def _lambdas_of(parsed: ParsedSource) -> List[cst.Lambda]:
-    """The ``lambda``s of ``parsed`` (every node is walked), kept on it."""
-    found = parsed.__dict__.get("_lambdas")
-    if found is None:
-        found = []
-
-        def enter(node):
-            if isinstance(node, cst.Lambda):
-                found.append(node)
-
-        walk(parsed.module, enter)
-        parsed.__dict__["_lambdas"] = found
+        parsed.__dict__[key] = found
     return found
 
 
@@ -291,7 +279,7 @@ def _start_line(parsed: ParsedSource, node) -> int:
 def _locate(parsed: ParsedSource, code):
     first = code.co_firstlineno
     if code.co_name != "<lambda>":
-        for node in _defs_of(parsed):
+        for node in _nodes_of(parsed, cst.FunctionDef):
             if node.name.value != code.co_name:
                 continue
             lines = {_start_line(parsed, node), _start_line(parsed, node.name)}
@@ -299,7 +287,7 @@ def _locate(parsed: ParsedSource, code):
             if first in lines:
                 return node
         return None
-    cands = [n for n in _lambdas_of(parsed) if _start_line(parsed, n) == first]
+    cands = [n for n in _nodes_of(parsed, cst.Lambda) if _start_line(parsed, n) == first]
     if len(cands) <= 1:
         return cands[0] if cands else None
     nparams = code.co_argcount + code.co_kwonlyargcount
