@@ -717,6 +717,32 @@ def test_a_dataclass_made_in_compiled_code_is_read_by_field_and_returned():
                                fd_grad(affine_energy, (x,), 0), rtol=1e-6, atol=1e-7)
 
 
+def affine_loss(p, x):
+    return np.sum(np.tanh(x @ p.w + p.b) ** 2)
+
+
+def affine_sets_a_field(p, x):
+    p.b = 3.0
+    return p.b * np.sum(x)
+
+
+def test_a_dataclass_argument_is_read_by_field_its_gradient_is_one():
+    p, q = Affine(RNG.normal(size=(3, 2)), 0.5), Affine(RNG.normal(size=(3, 2)), -0.3)
+    jitted = s2s.jit(affine_loss)
+    for params in (p, q):  # the fields are read at every call, never frozen in
+        assert jitted(params, XS) == pytest.approx(affine_loss(params, XS), rel=1e-13)
+    got = s2s.jit(s2s.grad(affine_loss))(q, XS)
+    assert type(got) is Affine
+    want = fd_grad(lambda w, b: affine_loss(Affine(w, b), XS), (q.w, q.b), (0, 1))
+    np.testing.assert_allclose(got.w, want[0], rtol=1e-6, atol=1e-8)
+    assert got.b == pytest.approx(want[1], rel=1e-6)
+    got = s2s.jit(s2s.vmap(affine_loss, in_axes=(None, 0)))(q, XS)
+    np.testing.assert_allclose(got, [affine_loss(q, x) for x in XS], rtol=1e-13)
+    with pytest.raises(s2s.S2SError, match="setting attribute 'b'"):
+        s2s.jit(affine_sets_a_field)(p, XS)
+    assert p.b == 0.5
+
+
 # -- lists of arrays and tuples passed in (JAX's MLP example: params = [(W, b), ...]) -----
 def layers_predict(params, x):
     for w, b in params[:-1]:

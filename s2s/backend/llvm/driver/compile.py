@@ -45,7 +45,7 @@ def param_types(func, values, describe):
             raise TypeError(
                 f"jit: {where}: argument {name!r} is {_described(v)}; compiled code "
                 "takes float64/float32/int64/bool/complex128 numbers, numpy arrays of those "
-                "dtypes, and tuples, lists and dicts (constant keys) of them" + compiled)
+                "dtypes, and tuples, lists, dicts (constant keys) and dataclasses of them" + compiled)
         out.append(t)
     return out
 
@@ -81,6 +81,16 @@ def compiled_entry(mt, cache=False):
     return hit
 
 
+def _items_of(t, v):
+    """The items of the container ``v`` of type ``t``: a dict's values in key order, a
+    dataclass's fields (read as a namedtuple's), a tuple's or list's items."""
+    if isinstance(t, T.Dict):
+        return [v[k] for k in t.keys]
+    if isinstance(t, T.NamedTuple) and not isinstance(v, tuple):
+        return [getattr(v, f) for f in T.record_fields(t.cls)]
+    return v
+
+
 def _flattener(types):
     if not any(isinstance(t, (T.Tuple, T.NoneType, T.Range)) for t in types):
         return None
@@ -89,7 +99,7 @@ def _flattener(types):
         if isinstance(t, T.Range):
             out += [v.start, v.stop, v.step]
         elif isinstance(t, T.Tuple):
-            for it, x in zip(t.items, [v[k] for k in t.keys] if isinstance(t, T.Dict) else v):
+            for it, x in zip(t.items, _items_of(t, v)):
                 flat(it, x, out)
         elif not isinstance(t, T.NoneType):
             out.append(v)

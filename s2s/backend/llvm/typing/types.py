@@ -239,6 +239,9 @@ def value_type(x):
         if any(i is None for i in items):
             return None
         return Tuple(items) if t is tuple else NamedTuple(items, t)
+    if dataclasses.is_dataclass(t) and record_fields(t) is not None:  # read by field
+        items = tuple(value_type(getattr(x, f)) for f in record_fields(t))
+        return None if None in items else NamedTuple(items, t)
     if t is list:  # a list of numbers (lists.py); else a list only read, as a tuple
         from ..values.lists import list_type
         out = list_type(x)
