@@ -19,6 +19,10 @@ CALLS = {
     "minimum.reduce": lambda a: np.minimum.reduce(a),
     "add.accumulate": lambda a: np.add.accumulate(a, axis=1),
     "multiply.accumulate": lambda a: np.multiply.accumulate(a + 1.5),
+    "logaddexp.reduce": lambda a: np.logaddexp.reduce(a * 3.0),
+    "logaddexp.reduce axis=None keepdims": lambda a: np.logaddexp.reduce(a, axis=None,
+                                                                          keepdims=True),
+    "logaddexp2.reduce axis=1": lambda a: np.logaddexp2.reduce(a, axis=1),
 }
 
 
@@ -67,3 +71,8 @@ def test_out_is_written_and_initial_is_refused_by_name():
     for run in (s2s.grad(lambda a: np.sum(with_initial(a))), s2s.jit(with_initial)):
         with pytest.raises(NotImplementedError, match="reduction .* with initial="):
             run(X)
+
+
+def test_logaddexp_reduce_keeps_numpy_s_values_at_the_edges():
+    for a in (np.array([1000.0, 1000.0, -np.inf]), np.array([-np.inf, -np.inf])):
+        assert s2s.jit(lambda v: np.logaddexp.reduce(v))(a) == np.logaddexp.reduce(a)
