@@ -111,7 +111,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         if isinstance(s, ir.Unpack) and isinstance(self.known_of(s.value), Pack):
             return self.unpack_pack(s, self.known_of(s.value))
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
-                and s.value.fn is build.make_tuple and not s.value.kwargs:
+                and s.value.fn in (build.make_tuple, build.make_list) and not s.value.kwargs:
             packed = self.pack(s)
             if packed is not None:
                 return packed
@@ -132,6 +132,12 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             if alias is not None and not alias.runtime:  # another name for it: no code
                 self.known.bind(s.target.name, alias)
                 return []
+        if isinstance(s, ir.For) and isinstance(self.known_of(s.iter), Pack) and \
+                not s.orelse and not _jumps(s.body):  # for layer in [Layer(w), Layer(v)]
+            out = []
+            for item in self.known_of(s.iter).items:
+                out += self.pack_item(s.target, item, s.loc) + self.block(s.body)
+            return out
         self.check_uses(s)
         if isinstance(s, ir.For):
             items = self.known_items(s.iter)
@@ -169,9 +175,9 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 self.loops.pop()
 
     def pack(self, s):
-        """``t = (a, obj)`` where an item has no run-time existence: ``t`` becomes a
-        ``Pack`` (run-time items copied to fresh variables); None when every item is a
-        run-time value."""
+        """``t = (a, obj)`` or ``t = [a, obj]`` where an item has no run-time existence:
+        ``t`` becomes a ``Pack`` (run-time items copied to fresh variables; a loop over it
+        is one copy of the body per item); None when every item is a run-time value."""
         knowns = [self.known.get(a.name) if isinstance(a, ir.Var) else None
                   for a in s.value.args]
         if not any(k is not None and not k.runtime for k in knowns):
@@ -188,6 +194,43 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         self.known.forget(s.target.name)
         self.known.bind(s.target.name, Pack(tuple(items)))
         return out
+
+    def pack_call(self, s, fn, pack: Pack, args, kwargs):
+        """``t = pack[k]``, ``pack[a:b]``, ``len(pack)``, ``list(pack)``/``tuple(pack)``,
+        ``enumerate(pack[, start])`` of a ``Pack``: an item, a ``Pack`` of items or
+        pairs, a constant (None: not one of these)."""
+        if fn is operator.getitem and len(args) == 2:
+            index = self.constant(args[1])
+            if isinstance(args[1], ir.Const) and isinstance(args[1].value, slice):
+                index = args[1].value
+            if isinstance(index, int) and -len(pack.items) <= index < len(pack.items):
+                return self.pack_item(s.target, pack.items[index], s.loc)
+            if isinstance(index, slice):
+                self.known.forget(s.target.name)
+                self.known.bind(s.target.name, Pack(pack.items[index]))
+                return []
+        if fn is len and len(args) == 1 and not kwargs:
+            return self.plain(ir.Assign(s.target, ir.Const(len(pack.items)), s.loc))
+        if fn in (list, tuple) and len(args) == 1 and not kwargs:  # the same items
+            self.known.forget(s.target.name)
+            self.known.bind(s.target.name, Pack(pack.items))
+            return []
+        keywords = dict(kwargs)
+        if fn is enumerate and len(args) + len(keywords) <= 2 and set(keywords) <= {"start"}:
+            start = self.constant(args[1] if len(args) == 2 else keywords.get("start",
+                                                                              ir.Const(0)))
+            if type(start) is not int:
+                return None
+            out, pairs = [], []
+            for k, item in enumerate(pack.items):
+                counter = ir.Var(self.names.temp())
+                self.temps.add(counter.name)
+                out += self.plain(ir.Assign(counter, ir.Const(start + k), s.loc))
+                pairs.append(Pack((counter, item)))
+            self.known.forget(s.target.name)
+            self.known.bind(s.target.name, Pack(tuple(pairs)))
+            return out
+        return None
 
     def pack_item(self, target: ir.Var, item, loc) -> List:
         """``target = <item of a Pack>``."""
@@ -308,10 +351,10 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 return self.get_attribute(s, recv, args[0], ATTRIBUTE_OF[fn])
             if fn in METHOD_OF:
                 return self.method(s, recv, args[0], METHOD_OF[fn], args[1:], c.kwargs)
-        if fn is operator.getitem and isinstance(recv, Pack) and isinstance(s, ir.Assign):
-            index = self.constant(args[1])
-            if isinstance(index, int) and -len(recv.items) <= index < len(recv.items):
-                return self.pack_item(s.target, recv.items[index], s.loc)
+        if isinstance(recv, Pack) and isinstance(s, ir.Assign):
+            handled = self.pack_call(s, fn, recv, args, c.kwargs)
+            if handled is not None:
+                return handled
         if fn is operator.getitem and isinstance(recv, Value) and isinstance(s, ir.Assign):
             index = self.constant(args[1])
             if index is not NOTHING:

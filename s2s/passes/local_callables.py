@@ -186,7 +186,7 @@ class Pack:
     runtime = False
 
     def describe(self) -> str:
-        return "a tuple holding " + next(k.describe() for k in self.items
+        return "a tuple or list holding " + next(k.describe() for k in self.items
                                          if not isinstance(k, ir.Var) and not k.runtime)
 
 

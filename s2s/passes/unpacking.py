@@ -27,7 +27,7 @@ from s2s_runtime import build
 from ..errors import unsupported
 from ..frontend import desugar
 from ..ir import nodes as ir
-from .local_callables import Constant, Items, Value
+from .local_callables import Constant, Items, Pack, Value
 
 #: methods whose several positional arguments mean one tuple (``x.reshape(2, 3)``)
 _PACKED = {desugar.ARRAY_METHODS[m] for m in ("reshape", "transpose") if m in desugar.ARRAY_METHODS}
@@ -109,6 +109,8 @@ class UnpackingCalls:
         known = self.known.get(a.name)
         if isinstance(known, Items) and known.keys is None:
             return known.count
+        if isinstance(known, Pack):  # a display holding objects or local functions
+            return len(known.items)
         if isinstance(known, (Value, Constant)) and type(known.value) in (tuple, list):
             return len(known.value)
         return None

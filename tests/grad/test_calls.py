@@ -289,6 +289,34 @@ def loop_over_functions(x):
 NET = make_net(3)
 
 
+class Affine:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def __call__(self, x):
+        return np.tanh(self.w * x + self.b)
+
+
+def model_built_inside(x):
+    layers = [Affine(x, 0.5), Affine(2.0, x), Affine(0.5, 0.1)]  # a list of objects
+    model = Sequential(*layers)
+    h = model(np.array([x, 1.0]))
+    for i, layer in enumerate(layers[1:], start=1):  # enumerate and slices of it
+        h = h + layer(h) * i
+    return np.sum(h) * len(layers) + np.sum(layers[-1](h))
+
+
+def lambda_in_a_list(x):
+    fs = [lambda z: z * x]
+    return fs[0](x)
+
+
+def functions_in_a_list(x):
+    fs = [lambda z: z * x, np.sin, cube]
+    return sum(f(x) for f in fs) + fs[0](x)
+
+
 def global_net_loss(x):
     return np.sum(NET(x) ** 2)
 
@@ -359,6 +387,9 @@ CASES = [
     (objects_holding_objects_and_lambdas, (0.7,)),
     (loop_over_functions, (0.8,)),
     (_net_loss_fixed, (X3,)),
+    (lambda_in_a_list, (0.9,)),
+    (model_built_inside, (0.7,)),
+    (functions_in_a_list, (0.6,)),
 ]
 
 
@@ -555,11 +586,6 @@ def rebound_in_a_loop(x):
     return s
 
 
-def lambda_in_a_list(x):
-    fs = [lambda z: z * x]
-    return fs[0](x)
-
-
 def object_made_in_a_loop(x):
     for i in range(2):
         acc = Accumulator(x * i)
@@ -595,7 +621,6 @@ ERRORS = [
     (returns_a_lambda, (1.0,), "this use of the lambda", "return lambda"),
     (lambda_chosen_in_a_branch, (1.0,), "'g' here may be the lambda", "return g(x)"),
     (rebound_in_a_loop, (1.0,), "'g' here may be the lambda", "s = g(s)"),
-    (lambda_in_a_list, (1.0,), "this use of the lambda", "fs = [lambda"),
     (object_made_in_a_loop, (1.0,), "'acc' here may be a Accumulator object",
      "return acc.total"),
     (writes_nonlocal, (1.0,), "'nonlocal' statement", "nonlocal y"),
