@@ -160,11 +160,12 @@ def with_default(x, w=2.0):
     return x * w
 
 
-def test_in_axes_shorter_than_the_parameters_is_a_clear_error():
-    with pytest.raises(UnsupportedSyntaxError, match="in_axes has 1 entries"):
-        s2s.jit(s2s.vmap(with_default, (0,)))(X)
-    got = s2s.jit(s2s.vmap(with_default, (0, None)))(X)
-    np.testing.assert_allclose(got, X * 2.0)
+def test_in_axes_name_the_arguments_passed_and_defaults_are_not_mapped():
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(with_default, (0,)))(X), X * 2.0)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(with_default))(X), X * 2.0)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(with_default, (0, None)))(X, 3.0), X * 3.0)
+    with pytest.raises(ValueError, match=r"len\(in_axes\)=1, len\(args\)=2"):
+        s2s.jit(s2s.vmap(with_default, (0,)))(X, 3.0)  # JAX's words
 
 
 def test_vmap_of_jit_of_grad_matches_the_closed_form():

@@ -15,7 +15,6 @@ NO_VMAP = {
 NO_JIT = {
     'np.array_split(x, 3)': 'NotImplementedError: s2s.jit: np.array_split into parts of unequal lengths',
     'np.complex64(x)': 'no lowering: np.complex64(np.float64)',
-    'np.dsplit(x, [1])': 'no lowering: np.dsplit(f8[:, :, :], [int])',
     'np.float16(x)': 'no lowering: np.float16(np.float64)',
     'np.longdouble(x)': 'no lowering: np.longdouble(np.float64)',
     'np.squeeze(x)': 'UnsupportedSyntaxError: np.squeeze without axis= (pass axis=)',
