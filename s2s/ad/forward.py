@@ -64,8 +64,36 @@ class Forward:
         self.mutated: Set[str] = set()
         #: temporaries that hold a tangent sum just computed and read nowhere else
         self.fresh_results: Set[str] = set()
+        self._displays = None  # name -> items of the tuple display it is assigned once
 
     # -- activity (a fixpoint over loops) ------------------------------------------
+    def _tuple_items(self, value, n):
+        """The ``n`` items of the tuple display ``value`` is assigned once, else None (a
+        target of ``a, b = value`` carries a tangent only where its item does)."""
+        if self._displays is None:
+            defs, self._displays = {}, {}
+            for x in ir.walk(self.fn.body):
+                for v in ir.stmt_defs(x):
+                    defs[v.name] = defs.get(v.name, 0) + 1
+            copies = {}
+            for x in ir.walk(self.fn.body):
+                if not isinstance(x, ir.Assign) or defs[x.target.name] != 1:
+                    continue
+                if isinstance(x.value, ir.Call) and x.value.fn is build.make_tuple and \
+                        not x.value.kwargs:
+                    self._displays[x.target.name] = x.value.args
+                elif isinstance(x.value, ir.Var):
+                    copies[x.target.name] = x.value.name
+            for name, source in copies.items():  # t2 = t7 of a display: t7's items
+                seen = {name}
+                while source in copies and source not in seen:
+                    seen.add(source)
+                    source = copies[source]
+                if source in self._displays:
+                    self._displays[name] = self._displays[source]
+        items = self._displays.get(value.name) if isinstance(value, ir.Var) else None
+        return items if items is not None and len(items) == n else None
+
     def activity(self, stmts, active: Set[str]) -> None:
         for s in stmts:
             check_no_opaque_mutation(s, active)
@@ -74,7 +102,10 @@ class Forward:
                     active.add(s.target.name)
                 self._note_alias(s)
             elif isinstance(s, ir.Unpack):
-                if is_in(s.value, active):
+                items = self._tuple_items(s.value, len(s.targets))
+                if items is not None:  # a, b = (x, 2.0): each target as its item
+                    active.update(t.name for t, a in zip(s.targets, items) if is_in(a, active))
+                elif is_in(s.value, active):
                     active.update(t.name for t in s.targets)
                 for t in s.targets:  # rows of an array are views of it
                     self._alias(t.name, s.value)

@@ -39,10 +39,13 @@ from .table import defbatch, per_example
 
 def inplace(site):
     """``x op= y``: ``y`` aligned against ``x``; in place only where the examples are
-    arrays (``rt.batch_inplace``), as numbers are never changed in place."""
+    arrays (``rt.batch_inplace``), as numbers are never changed in place: the plain
+    operator where ``x`` holds one number per example (``scalars.py``; its batch may be
+    shared with another name, as a lifted ``acc = y`` is) or is the same for every
+    example."""
     x, *rest = site.call.args
     aligned = aligned_operands(site, [x] + rest)
-    if not site.b(x):  # x the same for every example, y batched: a new batched value
+    if not site.b(x) or isinstance(x, ir.Var) and x.name in site.tr.scalars:
         return ir.Call(PLAIN_OF_INPLACE[site.fn], (x,) + tuple(aligned[1:]))
     return ir.Call(rt.batch_inplace, (ir.Const(site.fn), ir.Const(PLAIN_OF_INPLACE[site.fn]),
                                       x) + tuple(aligned[1:]))

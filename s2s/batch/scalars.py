@@ -12,6 +12,7 @@ from typing import Set
 
 import numpy as np
 
+from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
 
 
@@ -48,7 +49,8 @@ def _scalar_value(v, cand, elementwise) -> bool:
         return v.name in cand
     if isinstance(v, ir.Const):
         return _is_number_const(v) or isinstance(v.value, np.generic) and np.ndim(v.value) == 0
-    if isinstance(v, ir.Call) and elementwise(v.fn) and not v.kwargs:
+    if isinstance(v, ir.Call) and (elementwise(v.fn) or v.fn in PLAIN_OF_INPLACE) \
+            and not v.kwargs:  # (x op= y of numbers is x op y: a number)
         return all(isinstance(a, ir.Var) and a.name in cand or _is_number_const(a)
                    for a in v.args)
     return False

@@ -238,7 +238,7 @@ class Emitter:
                     _Stmt(s.target.name + " = " + x.atom(v.args[0], folds)[0])]
                 return out + [_Stmt(s.target.name + AUG[v.fn] + x.atom(v.args[1], folds)[0])]
             if isinstance(v, ir.Call) and v.fn is rt.index_set and len(v.args) == 3 \
-                    and isinstance(v.args[0], ir.Var):
+                    and isinstance(v.args[0], ir.Var) and v.args[1] != ir.Const(Ellipsis):
                 # t = rt.index_set(y, i, v)  ->  y[i] = v; t = y   (the write is in place)
                 target = x.subscript(v.args[0], v.args[1], folds)
                 write = _Stmt(target + " = " + x.atom(v.args[2], folds)[0])

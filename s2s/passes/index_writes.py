@@ -12,11 +12,16 @@ the write...) is decided after SSA, by ``ad/index_writes.py``.
 Contract: ``batched_inplace_as_operators(fn)`` returns ``fn`` with every
 ``t = rt.batch_inplace(op, plain, x, y)`` (vmap's ``x op= y``: in place where
 each example of ``x`` is an array, a new value where it is a number) made
-``t = op(x, y)``.  Both give the same values; which names see the change is
-then decided by differentiation itself (``ad/inplace.py`` makes ``op`` the
-plain operator where nothing else refers to ``x``; an in-place write others
-can see is refused there), instead of by a branch on each example's rank
-that it cannot fold.  Derivative code only (``core/pipeline.py``).
+``t = op(x, y)`` where no other name holds ``x``'s batch (no copy ``x = z`` or
+``z = x`` links it to another name).  Both give the same values there; the
+differentiation decides the rest (``ad/inplace.py`` makes ``op`` the plain
+operator where nothing else refers to ``x``), instead of by a branch on each
+example's rank that it cannot fold.  Where another name holds the batch, the call
+is left as it is: its examples may be numbers (``acc = s; acc += 1`` of per-example
+numbers, lifted into one batch both names hold), which Python never changes in place,
+so only the run-time branch gives the values; undifferentiated, it runs as it is,
+and differentiated, it has no rule and is refused by name.  Derivative code only
+(``core/pipeline.py``).
 """
 from __future__ import annotations
 
@@ -35,13 +40,27 @@ def _block(stmts):
     return tuple(_stmt(s) for s in stmts)
 
 
+def _copied_names(body) -> set:
+    """The names a copy ``a = b`` links to another name (either side)."""
+    out = set()
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) \
+                and s.value.name != s.target.name:
+            out.update((s.target.name, s.value.name))
+    return out
+
+
 def batched_inplace_as_operators(fn: ir.Function) -> ir.Function:
+    copied = _copied_names(fn.body)
+
     def block(stmts):
         out = []
         for s in stmts:
             if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
                     and s.value.fn is rt.batch_inplace and len(s.value.args) == 4 \
-                    and isinstance(s.value.args[0], ir.Const) and not s.value.kwargs:
+                    and isinstance(s.value.args[0], ir.Const) and not s.value.kwargs \
+                    and not (isinstance(s.value.args[2], ir.Var)
+                             and s.value.args[2].name in copied):
                 op, _plain, x, y = s.value.args
                 s = ir.Assign(s.target, ir.Call(op.value, (x, y)), s.loc)
             blocks = ir.sub_blocks(s)

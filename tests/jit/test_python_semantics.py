@@ -471,3 +471,26 @@ def test_and_or_values_and_their_gradients(x):
                                rtol=1e-6, atol=1e-8)
     falsy = np.array([0.5, 0.0, 2.0])  # x[1] or 2.0 is 2.0 (a kink: values only)
     assert s2s.jit(_operands)(falsy) == _operands(falsy) == 2.0
+
+
+def test_an_in_place_operator_whose_operand_overlaps_its_target_reads_it_first():
+    def reversed_sum(x):
+        z = x.copy()
+        z += z[::-1]  # numpy reads the operand whole before it writes
+        return z
+
+    def symmetrised(m):
+        a = m.copy()
+        a += a.T
+        a *= a[:1]  # a row broadcast over the rows it overlaps
+        return a
+
+    def itself(x):
+        z = x.copy()
+        z *= z  # the operand is the target's own view: no copy needed
+        z -= z[1:2]
+        return z
+
+    x, m = np.arange(1.0, 6.0), np.arange(9.0).reshape(3, 3)
+    for fn, arg in ((reversed_sum, x), (symmetrised, m), (itself, x)):
+        np.testing.assert_array_equal(s2s.jit(fn)(arg), fn(arg))

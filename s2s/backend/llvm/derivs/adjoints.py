@@ -296,6 +296,15 @@ class GetitemVjp:
         return out
 
 
+def _number_rebound(fn, types) -> bool:
+    """``index_set``/``index_updated``/their cotangents at ``...`` of a number: Python's
+    ``x += v`` on a number rebinds ``x`` to ``x + v`` (``runtime/index_writes.py``)."""
+    return fn in (rt.index_set, rt.index_updated, rt.index_set_vjp_base,
+                  rt.index_set_vjp_value) and len(types) >= 2 and \
+        isinstance(types[0], T.Scalar) and isinstance(types[1], T.Static) and \
+        types[1].value is Ellipsis and (len(types) == 2 or isinstance(types[2], T.Scalar))
+
+
 class IndexOps:
     """``read_copy``, ``read_checked`` (a view raises ``ValueError``), ``index_set``, ``index_updated``, ``index_set_vjp_base``,
     ``index_set_vjp_value``."""
@@ -305,6 +314,10 @@ class IndexOps:
             return GetItem().type(fn, types, kw, loc)
         if fn is rt.read_checked:
             return GetItem().type(fn, types[:2], kw, loc)
+        if _number_rebound(fn, types):  # x[...] = v of a number (x += v): rebinds to v
+            if fn is rt.index_set_vjp_value:
+                return Unbroadcast().type(fn, [types[0], types[2]], {}, loc)
+            return types[2] if fn is not rt.index_set_vjp_base else types[0]
         if fn in (rt.index_set, rt.index_updated):
             return types[0] if isinstance(types[0], T.Array) else None
         if fn is rt.index_set_vjp_base:
@@ -316,6 +329,12 @@ class IndexOps:
         return None if read is None else Unbroadcast().type(fn, [read, v], {}, loc)
 
     def lower(self, L, fn, vals, kw, rtype):
+        if _number_rebound(fn, [t for _, t in vals]):
+            if fn is rt.index_set_vjp_base:  # the old number is not read: no cotangent
+                return L.const(0, rtype)
+            if fn is rt.index_set_vjp_value:
+                return Unbroadcast().lower(L, fn, [vals[0], vals[2]], {}, rtype)
+            return S.convert(L, vals[2][0], vals[2][1], rtype)
         if fn is rt.read_checked:
             (y, yt), (idx, it) = vals[:2]
             value, vt = A.getitem(L, y, yt, idx, it)

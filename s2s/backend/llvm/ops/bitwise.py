@@ -9,6 +9,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from ..values import arrays as A
+from ..values import overlap
 from ..values import scalars as S
 from ..typing import types as T
 from .calls import all_numeric, elem_type, lifted_type, map_elementwise, register
@@ -46,8 +47,11 @@ class Bitwise:
             return getattr(L.b, op)(a, c)
 
         if fn in self.INPLACE and isinstance(vals[0][1], T.Array):
-            A.elementwise(L, lambda items: (scalar([v for v, _ in items], [t for _, t in items]),
-                                            et), vals, rtype.dtype, out=vals[0])
+            def write(operand):  # read from a copy where it overlaps the target otherwise
+                A.elementwise(L, lambda items: (scalar([v for v, _ in items],
+                                                       [t for _, t in items]), et),
+                              [vals[0], (operand, vals[1][1])], rtype.dtype, out=vals[0])
+            overlap.operand_guarded(L, *vals[0], *vals[1], write)
             return vals[0][0]
         return map_elementwise(L, vals, rtype, scalar)
 
@@ -93,8 +97,11 @@ class Shift:
             return b.select(out_of_range, b.ashr(a, ll.Constant(T.I64, 63)), b.ashr(a, count))
 
         if fn in self.INPLACE and isinstance(vals[0][1], T.Array):
-            A.elementwise(L, lambda items: (scalar([v for v, _ in items], [t for _, t in items]),
-                                            T.INT), vals, "i8", out=vals[0])
+            def write(operand):  # read from a copy where it overlaps the target otherwise
+                A.elementwise(L, lambda items: (scalar([v for v, _ in items],
+                                                       [t for _, t in items]), T.INT),
+                              [vals[0], (operand, vals[1][1])], "i8", out=vals[0])
+            overlap.operand_guarded(L, *vals[0], *vals[1], write)
             return vals[0][0]
         return map_elementwise(L, vals, rtype, scalar)
 

@@ -16,6 +16,7 @@ import s2s_runtime as rt
 
 from ....rules.registry import identity_primitives, result_check
 from ..values import arrays as A
+from ..values import overlap
 from ..numerics import reductions as R
 from ..values import scalars as S
 from ..typing import types as T
@@ -54,8 +55,11 @@ class Arith:
             return S.binary(L, op, a, c, st, python=python, ints=ints)
 
         if fn in _INPLACE and isinstance(vals[0][1], T.Array):
-            A.elementwise(L, lambda items: (scalar([v for v, _ in items], [t for _, t in items]),
-                                            st), vals, rtype.dtype, out=vals[0])
+            def write(operand):  # read from a copy where it overlaps the target otherwise
+                A.elementwise(L, lambda items: (scalar([v for v, _ in items],
+                                                       [t for _, t in items]), st),
+                              [vals[0], (operand, vals[1][1])], rtype.dtype, out=vals[0])
+            overlap.operand_guarded(L, *vals[0], *vals[1], write)
             return vals[0][0]
         return map_elementwise(L, vals, rtype, scalar)
 

@@ -5,7 +5,10 @@ memory with the place written, it is read from a copy.  Contract:
 ``guarded(L, target, tt, value, vt, write)`` calls ``write(value)`` with ``value``
 itself, or -- when the byte ranges of the two arrays intersect at run time (views of
 one block, or arguments that are views of one numpy array) -- with a copy of it,
-released at once after the write.  Numbers never overlap.
+released at once after the write.  Numbers never overlap.  ``operand_guarded`` does the
+same for the operand of an in-place operator (``z += z[::-1]``, ``a += a.T``) written
+element by element into its target, except where the operand is the target's own view
+(``z += z``: each element is read before it is written).
 """
 from __future__ import annotations
 
@@ -45,6 +48,34 @@ def guarded(L, target, tt, value, vt, write):
         return write(value)
     b = L.b
     shared = overlaps(L, target, tt, value, vt)
+    slot = L.entry_alloca(vt.llvm())
+    b.store(value, slot)
+    with b.if_then(shared, likely=False):
+        b.store(A.copy(L, value, vt), slot)
+    out = write(b.load(slot))
+    with b.if_then(shared, likely=False):
+        abi.release(L, b.load(slot), vt)  # the copy: nobody else holds it
+    return out
+
+
+def _same_view(L, a, at, c, ct):
+    """i1: ``c`` is ``a``'s view exactly (data, shape and strides)."""
+    b = L.b
+    same = b.icmp_unsigned("==", b.ptrtoint(b.extract_value(a, 0), T.I64),
+                           b.ptrtoint(b.extract_value(c, 0), T.I64))
+    for k in range(at.ndim):
+        same = b.and_(same, b.icmp_signed("==", A.shape_of(L, a, k), A.shape_of(L, c, k)))
+        same = b.and_(same, b.icmp_signed("==", A.stride_of(L, a, k), A.stride_of(L, c, k)))
+    return same
+
+
+def operand_guarded(L, target, tt, value, vt, write):
+    if not isinstance(vt, T.Array):
+        return write(value)
+    b = L.b
+    shared = overlaps(L, target, tt, value, vt)
+    if vt.ndim == tt.ndim:
+        shared = b.and_(shared, b.not_(_same_view(L, target, tt, value, vt)))
     slot = L.entry_alloca(vt.llvm())
     b.store(value, slot)
     with b.if_then(shared, likely=False):

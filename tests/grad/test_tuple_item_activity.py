@@ -1,0 +1,34 @@
+"""A target of ``a, b = helper(x)`` carries a tangent only where its item does: forward
+mode (``ad/forward.py``) read the whole tuple as active, so a constant item's
+derivative was computed, and ``np.std`` of a constant array gave NaN (0/0) where every
+other mode gives the derivative.  Against central differences and reverse mode."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import s2s
+from tests.compose.finite_differences import fd_gradient
+
+
+def value_and_constant(s):
+    return np.cos(s), 2.0
+
+
+def spread_of_a_constant(x):
+    a, b = value_and_constant(x[0])
+    z = np.ones(3) * b  # constant: np.std(z) is 0, its derivative 0 (not 0/0)
+    return a + np.std(z)
+
+
+def test_a_constant_item_of_a_returned_tuple_carries_no_tangent():
+    x = np.array([0.3, 0.5, -0.4])
+    want = fd_gradient(spread_of_a_constant, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0/0 is computed on the tangent side
+        np.testing.assert_allclose(s2s.jacfwd(spread_of_a_constant)(x), want, atol=1e-8)
+        _, tangent = s2s.jvp(spread_of_a_constant, (x,), (np.ones(3),))
+    assert np.isclose(tangent, np.sum(want), atol=1e-8)
+    np.testing.assert_allclose(s2s.hessian(spread_of_a_constant)(x)[0, 0], -np.cos(x[0]),
+                               rtol=1e-12)
