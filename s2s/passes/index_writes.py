@@ -13,7 +13,8 @@ Contract: ``batched_inplace_as_operators(fn)`` returns ``fn`` with every
 ``t = rt.batch_inplace(op, plain, x, y)`` (vmap's ``x op= y``: in place where
 each example of ``x`` is an array, a new value where it is a number) made
 ``t = op(x, y)`` where no other name holds ``x``'s batch (no copy ``x = z`` or
-``z = x`` links it to another name).  Both give the same values there; the
+``z = x`` run before the write links it to another name; a copy of the result
+made after it, as inlining a return makes, does not).  Both give the same values there; the
 differentiation decides the rest (``ad/inplace.py`` makes ``op`` the plain
 operator where nothing else refers to ``x``), instead of by a branch on each
 example's rank that it cannot fold.  Where another name holds the batch, the call
@@ -40,31 +41,39 @@ def _block(stmts):
     return tuple(_stmt(s) for s in stmts)
 
 
-def _copied_names(body) -> set:
-    """The names a copy ``a = b`` links to another name (either side)."""
-    out = set()
-    for s in ir.walk(body):
+def _copies_in(blocks, linked: set) -> None:
+    """Add to ``linked`` both names of every copy ``a = b`` in ``blocks`` (nested too)."""
+    for s in (s for b in blocks for s in ir.walk(b)):
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) \
                 and s.value.name != s.target.name:
-            out.update((s.target.name, s.value.name))
-    return out
+            linked.update((s.target.name, s.value.name))
+
+
+def _is_batch_inplace(s) -> bool:
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
+        and s.value.fn is rt.batch_inplace and len(s.value.args) == 4 \
+        and isinstance(s.value.args[0], ir.Const) and not s.value.kwargs
 
 
 def batched_inplace_as_operators(fn: ir.Function) -> ir.Function:
-    copied = _copied_names(fn.body)
+    linked: set = set()  # names a copy run before the statement at hand links to another
 
     def block(stmts):
         out = []
         for s in stmts:
-            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
-                    and s.value.fn is rt.batch_inplace and len(s.value.args) == 4 \
-                    and isinstance(s.value.args[0], ir.Const) and not s.value.kwargs \
-                    and not (isinstance(s.value.args[2], ir.Var)
-                             and s.value.args[2].name in copied):
+            if _is_batch_inplace(s) and not (isinstance(s.value.args[2], ir.Var)
+                                             and s.value.args[2].name in linked):
                 op, _plain, x, y = s.value.args
                 s = ir.Assign(s.target, ir.Call(op.value, (x, y)), s.loc)
             blocks = ir.sub_blocks(s)
-            out.append(ir.with_blocks(s, [block(b) for b in blocks]) if blocks else s)
+            if isinstance(s, (ir.For, ir.While)):
+                _copies_in(blocks, linked)  # (a copy late in the body precedes the next trip)
+            if blocks:
+                s = ir.with_blocks(s, [block(b) for b in blocks])
+            elif isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) \
+                    and s.value.name != s.target.name:
+                linked.update((s.target.name, s.value.name))
+            out.append(s)
         return tuple(out)
 
     if not any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
