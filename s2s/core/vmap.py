@@ -422,7 +422,7 @@ class Vmapped(Specialising):
         else:
             func, front, out_b = self.batched_ir(values, flags)
         from .vmap_nested import with_axes
-        func = with_axes(func, axes, self.out_axes, out_b)
+        func = with_axes(func, axes, self.out_axes, out_b, self.axis_size)
         if isinstance(self.fn, Vmapped):
             return func, freevars
         freevars = dict(front.freevars)

@@ -86,9 +86,11 @@ def nested_call(self, args):
     return self._place_out(tree_unflatten(tree, placed), True, n2)
 
 
-def with_axes(func, axes, out_axes, out_batched):
+def with_axes(func, axes, out_axes, out_batched, axis_size=None):
     """``func`` (batched on axis 0) taking its arguments mapped on ``axes`` and putting the
-    batch of its result on ``out_axes``."""
+    batch of its result on ``out_axes``; a result that does not depend on the batch is
+    repeated over it (its size that of the mapped arguments, or ``axis_size`` where
+    nothing is mapped), as JAX does."""
     params = [p for p in func.params if not p.kwonly]
     body = list(func.body)
     ret = body.pop()
@@ -105,9 +107,15 @@ def with_axes(func, axes, out_axes, out_batched):
     if out_axes is None and out_batched:
         raise UnsupportedSyntaxError("vmap has mapped output but out_axes is None")
     if out_axes is not None and not out_batched:
-        if size is None:
-            raise UnsupportedSyntaxError("vmap inside transformed code of a function whose "
-                                         "result does not depend on the batch")
+        mapped = tuple(p.var for p, k in zip(params, axes) if k is not None)
+        if size is None and mapped:  # (no batched value was read)
+            size = ir.Var(names.fresh("batch_size"))
+            body.append(ir.Assign(size, ir.Call(rt.batch_size, mapped), loc))
+        elif size is None:
+            if axis_size is None:
+                raise UnsupportedSyntaxError("vmap must have at least one non-None value in "
+                                             "in_axes (or be given axis_size)")
+            size = ir.Const(axis_size)
         t = ir.Var(names.fresh("lifted"))
         body.append(ir.Assign(t, ir.Call(rt.batch_lift, (value, size)), loc))
         value = t

@@ -8,6 +8,7 @@ the helper and its argument types):
 
 * ``batch_size(x, ...)``: ``x.shape[0]`` of the first array leaf (tuples searched);
 * ``batch_lift(x, n)``: ``n`` copies of a number or array stacked on a new axis 0;
+* ``batch_unlift(x)``: its transpose, the sum over axis 0 of an array;
 * ``batch_view(x, n)``: ``x`` (a number or an array) seen ``n`` times along a new
   axis 0 -- a view with stride 0 on that axis (Python's is a read-only broadcast);
 * ``batch_align(x, other, other_batched)``: ``x`` viewed with size-1 axes after the
@@ -52,6 +53,7 @@ from ..values import lists as Li
 from ..values import scalars as S
 from ..typing import types as T
 from ..numerics import reductions as R
+from ..numerics.axis import reduce_axis
 from ..ops.build import Reshape
 from ..ops.calls import register, register_compiled_form
 
@@ -156,6 +158,23 @@ class BatchLift(BatchView):
         if isinstance(xt, T.Scalar):
             return R.create(L, rtype, [n], (x, xt))
         return A.copy(L, super().leaf(L, x, xt, n, rtype), rtype)
+
+
+class BatchUnlift:
+    """``batch_unlift(x)``: ``np.sum(x, axis=0)`` of an array (the transpose of
+    ``batch_lift``: each example's contributions summed)."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1 or not isinstance(types[0], T.Array) or not types[0].ndim:
+            return None
+        total = R.sum_type(types[0])
+        return total if types[0].ndim == 1 else T.Array(total.dtype, types[0].ndim - 1)
+
+    def lower(self, L, fn, vals, kw, rtype):
+        x, xt = vals[0]
+        if xt.ndim == 1:
+            return R.sum_all(L, x, xt)
+        return reduce_axis(L, x, xt, 0, False, "sum", rtype)
 
 
 def _pad(types, atoms):
@@ -689,6 +708,7 @@ register(BatchSize(), rt.batch_size)
 register(BatchArrayVjp(), rt.batch_array_vjp)
 register(BatchArrayJvp(), rt.batch_array_jvp)
 register(BatchLift(), rt.batch_lift)
+register(BatchUnlift(), rt.batch_unlift)
 register(BatchAlign(), rt.batch_align)
 register(BatchIndex(), rt.batch_index)
 register(BatchShape(), rt.batch_shape)
