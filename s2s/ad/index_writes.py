@@ -53,6 +53,7 @@ from s2s_runtime import build
 from ..errors import unsupported
 from ..frontend.desugar import PLAIN_OF_INPLACE
 from ..ir import nodes as ir
+from ..passes.ssa import overwritten_versions
 from ..rules import lookup
 from ..rules.templates import vjp_reads_result
 from .common import expr_active, is_in
@@ -79,6 +80,11 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
     same_object: Set[str] = set()
     if not writes:
         return body, same_object
+    # inside a loop a written name keeps one name for all its values: the ones a later
+    # statement of the same block overwrites get their own, so that ``y = x`` then
+    # ``y = y * 2.0; y[0] = v`` is not taken for a write into ``x``
+    body = overwritten_versions(body, names, {s.target.name for s in writes})
+    writes = [s for s in ir.walk(body) if _is_write(s)]
     parent = {}
 
     def find(n):
@@ -116,7 +122,7 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
             # adjoint (``y * x``): that reads a snapshot taken where it was used
             snapshot_exposed(body, members, fam_writes, pos, active, replace_stmt, names)
             continue
-        kind = _family_kind(body, members, params, fam_writes)
+        kind = _family_kind(body, members, params, fam_writes, pos)
         if kind == "container":
             for s in fam_writes:
                 if id(s) in operators:  # l += [x] of a list: as written
@@ -220,9 +226,11 @@ def _is_write(s) -> bool:
         and s.value.fn is rt.index_set and isinstance(s.value.args[0], ir.Var)
 
 
-def _family_kind(body, members, params, fam_writes) -> str:
-    """"array" when every state of the family starts as an array the function made;
-    "container" for a list or dict it made; otherwise an error at the first write."""
+def _family_kind(body, members, params, fam_writes, pos) -> str:
+    """"array" when every state of the family that a write may follow starts as an array
+    the function made; "container" for a list or dict it made; otherwise an error at the
+    first write.  (A name given a value after every write, as reverse mode's tape
+    restores one, never hands it to a write.)"""
     first = fam_writes[0]
     for p in sorted(members & params):
         raise unsupported(
@@ -235,6 +243,8 @@ def _family_kind(body, members, params, fam_writes) -> str:
                     _is_write(s) or (isinstance(s.value, ir.Var) and s.value.name in members))):
                 continue
             v = s.value if isinstance(s, ir.Assign) else None
+            if not any(pos.may_follow(s, w) for w in fam_writes) or v == ir.Const(None):
+                continue  # (None: a name set before a loop that may not run; never written)
             if isinstance(v, ir.Call) and v.fn in _CONTAINERS:
                 kinds.add("container")
                 continue

@@ -5,7 +5,8 @@ enclosing loops, the ``if`` branches (and ``try`` blocks) it is in, and its chai
 ``(block, index)`` from the body down.  ``may_follow(a, b)``: whether ``b`` may run
 after ``a`` (later in order and not in the other branch of a common ``if``, or
 anywhere in a loop around both).  ``rebound_between(w, u, defs)``: whether every
-way from ``w`` to ``u`` runs one of the statements ``defs``.
+way from ``w`` to ``u`` runs one of the statements ``defs`` (an ``if`` each of whose
+branches runs one counts as one of them).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class Positions:
         self.site: Dict[int, _Site] = {}
         self.order: List = []
         self.loop_blocks: Set = set()  # keys of the blocks that repeat (loop bodies)
+        self._covers: Dict[tuple, list] = {}
         self._walk(body, "body", (), (), ())
 
     def _walk(self, stmts, key, loops, branches, chain):
@@ -72,7 +74,7 @@ class Positions:
         the block it sits in directly runs whenever control passes through that
         block: it is left only at its end)."""
         cw, cu = dict(self.site[id(w)].chain), dict(self.site[id(u)].chain)
-        for d in defs:
+        for d in self._covering(defs):
             key, i_d = self.site[id(d)].chain[-1]
             if key not in cw:  # w is outside d's block: u in it is reached from its start
                 if key in cu and i_d < cu[key]:
@@ -91,3 +93,18 @@ class Positions:
             if (i_d > i_w and (i_u > i_d or i_u < i_w)) or i_d < i_u < i_w:
                 return True
         return False
+
+    def _covering(self, defs) -> list:
+        """``defs`` and every ``if`` each of whose branches runs one of them (directly
+        in the branch's block, or by such an ``if``)."""
+        key = tuple(id(d) for d in defs)
+        if key not in self._covers:
+            out, ids = list(defs), set(key)
+            for s in reversed(self.order):  # (inner ifs before the ifs holding them)
+                if isinstance(s, ir.If) and s.orelse and id(s) not in ids \
+                        and any(id(x) in ids for x in s.body) \
+                        and any(id(x) in ids for x in s.orelse):
+                    ids.add(id(s))
+                    out.append(s)
+            self._covers[key] = out
+        return self._covers[key]

@@ -15,6 +15,12 @@ returns an equivalent function where
 
 Only names change; the computation is the same.  ``to_ssa(fn, only=names)`` renames
 the variables in ``names`` alone (every other name is left as it is).
+
+``overwritten_versions(body, names, only)`` goes further inside loops, where ``to_ssa``
+keeps one name per variable: a variable of ``only`` assigned twice in one block (``y =
+x; y = y * 2.0`` in a loop body) gets a name of its own for every definition but the
+last of that block, read up to the next one, so an analysis by name (which array a
+name may hold, ``ad/index_writes.py``) does not mix the two values.
 """
 from __future__ import annotations
 
@@ -186,6 +192,59 @@ def rename_all(s, env):
         return replace(s, body=block(s.body), handlers=handlers, orelse=block(s.orelse),
                        finalbody=block(s.finalbody))
     return s
+
+
+_JUMPS = (ir.Break, ir.Continue, ir.Return, ir.Raise)
+
+
+def _rename_uses(s, name, new):
+    """``s`` reading ``new`` for ``name`` (its definitions untouched: ``s`` makes none)."""
+    if isinstance(s, ir.Assign):
+        return replace(s, value=rename_all(ir.ExprStmt(s.value, s.loc), {name: new}).value)
+    if isinstance(s, ir.Unpack):
+        return replace(s, value=ir.Var(new) if s.value == ir.Var(name) else s.value)
+    return rename_all(s, {name: new})
+
+
+def overwritten_versions(body, names: NameGen, only) -> tuple:
+    """``body`` with each definition of a name in ``only`` that a later statement of the
+    same block defines again given a fresh name, read by the statements up to (and by
+    the value of) that later definition.  Left as it is where a statement in between
+    defines the name in a nested block, may jump out of the block (``break``,
+    ``continue``, ``return``, ``raise``) or is a ``try``: then the earlier value may be
+    the one seen later."""
+    out = []
+    for s in body:
+        blocks = ir.sub_blocks(s)
+        out.append(ir.with_blocks(s, [overwritten_versions(b, names, only) for b in blocks])
+                   if blocks else s)
+    for i in range(len(out)):
+        s = out[i]
+        if not isinstance(s, (ir.Assign, ir.Unpack)):
+            continue
+        for target in ir.stmt_defs(s):
+            if target.name not in only:
+                continue
+            j = next((k for k in range(i + 1, len(out))
+                      if any(t.name == target.name for t in ir.stmt_defs(out[k]))), None)
+            if j is None or not isinstance(out[j], (ir.Assign, ir.Unpack)):
+                continue
+            between = [x for k in range(i + 1, j) for x in (out[k], *ir.walk(
+                ir.sub_blocks_flat(out[k])))]
+            if any(isinstance(x, _JUMPS + (ir.Try,)) or any(
+                    t.name == target.name for t in ir.stmt_defs(x)) for x in between):
+                continue
+            new = names.fresh(target.name)
+            out[i] = _retarget(out[i], target.name, new)
+            for k in range(i + 1, j + 1):
+                out[k] = _rename_uses(out[k], target.name, new)
+    return tuple(out)
+
+
+def _retarget(s, name, new):
+    if isinstance(s, ir.Assign):
+        return replace(s, target=ir.Var(new))
+    return replace(s, targets=tuple(ir.Var(new) if t.name == name else t for t in s.targets))
 
 
 def to_ssa(fn: ir.Function, only=None) -> ir.Function:
