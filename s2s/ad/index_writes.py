@@ -227,39 +227,56 @@ def _is_write(s) -> bool:
 
 
 def _family_kind(body, members, params, fam_writes, pos) -> str:
-    """"array" when every state of the family that a write may follow starts as an array
-    the function made; "container" for a list or dict it made; otherwise an error at the
-    first write.  (A name given a value after every write, as reverse mode's tape
-    restores one, never hands it to a write.)"""
-    first = fam_writes[0]
-    for p in sorted(members & params):
-        raise unsupported(
-            f"in-place write into the argument {p!r} in differentiated code", first.loc,
-            f"the caller's array would change; write {p} = {p}.copy() first")
-    kinds = set()
+    """"array" when every value a write may go into starts as an array the function
+    made; "container" for a list or dict it made; otherwise an error at that write.
+    The values a write may go into are found from its base backwards through copies
+    and earlier writes (``t = cp if c else x`` after the writes into ``cp`` gives ``t``
+    either, but gives ``cp`` nothing), less those set after every write (reverse mode's
+    tape restores one) and ``None`` (a name set before a loop that may not run)."""
+    defs: Dict[str, List] = {}
     for s in ir.walk(body):
         for t in ir.stmt_defs(s):
-            if t.name not in members or (isinstance(s, ir.Assign) and (
-                    _is_write(s) or (isinstance(s.value, ir.Var) and s.value.name in members))):
+            if t.name in members:
+                defs.setdefault(t.name, []).append(s)
+    kinds = set()
+    for w in fam_writes:
+        seen, todo = set(), [w.value.args[0].name]
+        while todo:
+            n = todo.pop()
+            if n in seen:
                 continue
-            v = s.value if isinstance(s, ir.Assign) else None
-            if not any(pos.may_follow(s, w) for w in fam_writes) or v == ir.Const(None):
-                continue  # (None: a name set before a loop that may not run; never written)
-            if isinstance(v, ir.Call) and v.fn in _CONTAINERS:
-                kinds.add("container")
-                continue
-            rule = lookup(v.fn) if isinstance(v, ir.Call) else None
-            if rule is None or rule.container_result or v.fn in VIEW_OPS:
+            seen.add(n)
+            if n in params:
                 raise unsupported(
-                    "in-place write into an array that may be shared (a view, an item of a "
-                    "container, a global or a loop item) in differentiated code", first.loc,
-                    "the write would change what other names see; make a copy first, "
-                    "e.g. y = y.copy()")
-            kinds.add("array")
+                    f"in-place write into the argument {n!r} in differentiated code", w.loc,
+                    f"the caller's array would change; write {n} = {n}.copy() first")
+            for s in defs.get(n, []):
+                v = s.value if isinstance(s, ir.Assign) else None
+                if isinstance(v, ir.Var):
+                    todo.append(v.name)
+                elif _is_write(s):
+                    todo.append(v.args[0].name)
+                elif any(pos.may_follow(s, x) for x in fam_writes) and v != ir.Const(None):
+                    kinds.add(_root_kind(s, v, w))
     if len(kinds) > 1:
         raise unsupported("in-place write into a value that is an array on one path and a "
-                          "list or dict on another", first.loc)
+                          "list or dict on another", fam_writes[0].loc)
     return kinds.pop() if kinds else "array"
+
+
+def _root_kind(s, v, write) -> str:
+    """"container" or "array" for the statement ``s`` that gives a family a new value
+    ``v``; an error at ``write`` where that value may be shared."""
+    if isinstance(v, ir.Call) and v.fn in _CONTAINERS:
+        return "container"
+    rule = lookup(v.fn) if isinstance(v, ir.Call) else None
+    if rule is None or rule.container_result or v.fn in VIEW_OPS:
+        raise unsupported(
+            "in-place write into an array that may be shared (a view, an item of a "
+            "container, a global or a loop item) in differentiated code", write.loc,
+            "the write would change what other names see; make a copy first, "
+            "e.g. y = y.copy()")
+    return "array"
 
 
 def _check_family(body, members, fam_writes, pos, active, replace_stmt, names) -> None:

@@ -140,6 +140,24 @@ def view_taken_on_both_branches_in_a_loop(x):
     return s
 
 
+def copy_or_argument_chosen_after_the_writes(x):
+    """``t`` may be the argument or the written copy; nothing flows from ``t`` into ``cp``."""
+    cp = x.copy()
+    cp[0] = x[1] ** 2
+    t = cp if x[2] > 0 else x
+    return np.sum(t * x)
+
+
+def array_or_argument_chosen_in_a_loop(x):
+    s = 0.0
+    for i in range(2):
+        y = x * 2.0
+        y[0] = x[1] * y[1]
+        z = y if i == 0 else x
+        s = s + np.sum(z ** 2)
+    return s
+
+
 CASES = [
     (fill, (RNG.normal(size=5),), 0),
     (recurrence, (RNG.normal(size=5) * 0.5,), 0),
@@ -156,11 +174,15 @@ CASES = [
     (rebinds_then_writes_in_a_loop, (RNG.normal(size=3),), 0),
     (view_taken_on_both_branches_in_a_loop, (np.array([0.3, 0.5, -0.4]),), 0),
     (view_taken_on_both_branches_in_a_loop, (np.array([-0.3, 0.5, -0.4]),), 0),
+    (copy_or_argument_chosen_after_the_writes, (np.array([0.3, 0.5, 0.4]),), 0),
+    (copy_or_argument_chosen_after_the_writes, (np.array([0.3, 0.5, -0.4]),), 0),
+    (array_or_argument_chosen_in_a_loop, (RNG.normal(size=3),), 0),
 ]
 IDS = [c[0].__name__ for c in CASES]
 #: loops that make a new array in each trip and write into it: reverse over reverse is
 #: refused by name (the gradient code's tape and restores link every trip's array)
-MADE_IN_EACH_TRIP = (rebinds_then_writes_in_a_loop, view_taken_on_both_branches_in_a_loop)
+MADE_IN_EACH_TRIP = (rebinds_then_writes_in_a_loop, view_taken_on_both_branches_in_a_loop,
+                     array_or_argument_chosen_in_a_loop)
 
 
 @pytest.mark.parametrize("f, args, argnums", CASES, ids=IDS)
