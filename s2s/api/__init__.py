@@ -17,7 +17,7 @@ from .pullbacks import linearize, vjp
 from .tangents import jvp
 from ..core.transform_code import register_public
 
-register_public(grad=grad, jvp=jvp, jacrev=jacrev)  # what the code of transforms calls
+register_public(grad=grad, jvp=jvp, jacrev=jacrev, jacfwd=jacfwd, hessian=hessian)  # what the code of transforms calls
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian",
            "vmap", "jit", "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_loop",

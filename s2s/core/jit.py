@@ -191,8 +191,11 @@ class Jitted:
         """``(ir_function, free values)``: the IR compiled for these arguments, and the
         values of its keyword-only free-variable parameters (in order)."""
         fn = self.fn
-        if hasattr(fn, "_s2s_jit_ir"):  # jit(vmap(f)): the batched program
-            func, load_free = fn._s2s_jit_ir(args)
+        kernel = fn._s2s_jit_ir(args) if hasattr(fn, "_s2s_jit_ir") else None
+        if kernel is None and hasattr(fn, "_s2s_jit_ir"):  # no kernel for these kinds
+            fn = adapter(fn, len(args), ())  # one call of it, read as code
+        elif kernel is not None:  # jit(vmap(f)): the batched program; a Jacobian kernel
+            func, load_free = kernel
             if not has_custom_calls(func):
                 return func, load_free
             # custom functions batched with their rules (core/custom_batched.py): their code
@@ -214,13 +217,15 @@ class Jitted:
             func, freevars = primal_calls_inlined(*fixed, arguments=values)
             return func, freevar_loader(func, freevars, self.param_names)
         front = pipeline.front(fn)
-        arguments = dict(zip(self.param_names, args))
+        names = self.param_names if fn is self.fn else \
+            [p.var.name for p in front.func.params if not p.kwonly]  # (the adapter's)
+        arguments = dict(zip(names, args))
         arguments.update({n: fv.load() for n, fv in front.freevars.items()})
         front = front_without_custom_calls(pipeline.expanded(front, arguments), arguments)
-        func = indexed_loops(front.func, self.param_names)
+        func = indexed_loops(front.func, names)
         from ..backend.llvm.passes.type_versions import versioned
         func = versioned(func)  # d['new key'] = v: a new variable per dict type
-        return func, freevar_loader(func, front.freevars, self.param_names)
+        return func, freevar_loader(func, front.freevars, names)
 
     def compiled_ir(self, args):
         """``(ir_function, free values)`` as the LLVM backend compiles them for these

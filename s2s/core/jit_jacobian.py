@@ -36,6 +36,14 @@ from ..ir.kinds import is_inexact_leaf
 from .jacobian_kernels import return_type_of, jacfwd_ir, jacrev_ir, leaf_paths
 
 
+def holds_lists_or_dicts(args) -> bool:
+    """Whether an argument holds a list or a dict: no kernel is built for it
+    (``kernel_ir``); ``jit`` compiles the call of the Jacobian function as code
+    (``core/transform_code.py``'s Jacobian of the leaves), as for ``jit(lambda p:
+    hessian(f)(p))``."""
+    return any(isinstance(v, (dict, list)) for a in args for _, v in leaf_paths(a))
+
+
 def check_kinds(what, args, nums, loc):
     from ..backend.llvm.typing import types as T
     for n in nums:
@@ -44,8 +52,8 @@ def check_kinds(what, args, nums, loc):
                                   or isinstance(v, tuple) and type(v) is not tuple):
                 raise TypeError(
                     f"jit({what}): argument {n} is or holds a {type(v).__name__}; compiled "
-                    "Jacobians take numbers, numpy arrays and tuples of them (call "
-                    f"{what}(f) without jit for other pytrees)")
+                    "Jacobians take numbers, numpy arrays and tuples, lists and dicts of "
+                    f"them (call {what}(f) without jit for other pytrees)")
     for n in nums:
         for _, v in leaf_paths(args[n]):
             if is_inexact_leaf(v) and getattr(v, "dtype", None) is not None and \
@@ -73,7 +81,10 @@ def jit_signature(fun):
 
 def kernel_ir(what, fun, argnums, args, has_aux=False, holomorphic=False):
     """``(kernel IR, free values loader)`` of ``jit(<what>(fun, argnums))`` for ``args``
-    (``what``: "jacrev", "jacfwd" or "hessian")."""
+    (``what``: "jacrev", "jacfwd" or "hessian"); None where an argument holds a list or a
+    dict (``holds_lists_or_dicts``: the call is compiled as code)."""
+    if holds_lists_or_dicts(args) and not (has_aux or holomorphic):
+        return None
     from .specialise import normalise_argnums
     from .reverse import reverse_transform, ReverseTransform
     from .forward import forward_of

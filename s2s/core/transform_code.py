@@ -35,15 +35,19 @@ Layout as JAX's (a tuple over ``nums`` when ``argnums`` is a tuple, inside a
 tuple over the output's leaves when the output is a tuple).  What this code
 covers: differentiated and other arguments that are numbers or arrays, an
 output that is a number, an array or a flat tuple of them, no ``has_aux`` and
-no ``holomorphic``; anything else raises ``UnsupportedSyntaxError`` naming it
-(the Jacobian function itself, called outside transformed code, takes any
-pytree).  The code is generated as Python text per ``(nargs, nums, output
+no ``holomorphic``.  Arguments or an output that nest tuples, lists and dicts
+(``str`` or ``int`` keys) are read through the function of their leaves
+(``_pytree_jacobian_ir``: ``flat_fun(l0, l1, ...)``, whose Jacobian is the code
+above, regrouped into the output's tree of the arguments' trees); anything else
+raises ``UnsupportedSyntaxError`` naming it (the Jacobian function itself, called
+outside transformed code, takes any pytree).  The code is generated as Python text per ``(nargs, nums, output
 structure, dtypes)`` and registered with ``linecache`` (as generated code is,
 ``emit/load.py``), so the frontend reads it like any function.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 
 import numpy as np
 
@@ -78,11 +82,8 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
     if has_aux or holomorphic:
         raise UnsupportedSyntaxError(f"{label}: has_aux=True or holomorphic=True")
     nums, single = normalise_argnums(argnums, len(args), getattr(fun, "__name__", "f"))
-    for i, a in enumerate(args):
-        if not _leaf(a):
-            raise UnsupportedSyntaxError(
-                f"{label}: argument {i} is a {type(a).__name__} (this code takes numbers "
-                "and arrays)")
+    if not all(map(_leaf, args)):
+        return _pytree_jacobian_ir(what, fun, nums, single, args, label)
         if i in nums and (not is_inexact_leaf(a) or np.iscomplexobj(a)):
             raise TypeError(f"{what} requires real-valued inputs (float leaves) in argnums; "
                             f"argument {i} is {np.result_type(a).name}")
@@ -91,6 +92,8 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
         layout = len(out)
     elif _leaf(out):
         layout = None
+    elif what != "hessian":
+        return _pytree_jacobian_ir(what, fun, nums, single, args, label)
     else:
         raise UnsupportedSyntaxError(f"{label}: an output of type {type(out).__name__} "
                                      "(this code returns numbers, arrays or a flat tuple "
@@ -112,6 +115,111 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
         inner = jacrev_fun(fun, argnums) if what == "hessian" else fun
         name = "jacrev_code" if what == "jacrev" else "jacfwd_code"
         hit = _CODE[key] = (fun, _load(text, name, inner))
+    front = pipeline.front(hit[1])
+    return front.func, dict(front.freevars)
+
+
+def _tree_paths(value, label, what):
+    """``(text, leaves)``: ``value`` as Python text with each leaf written ``\\0j\\0`` (its
+    place among the leaves between NULs, which no key's ``repr`` holds), and the index paths of its leaves in
+    JAX's order (dicts by sorted key).  Tuples, lists, dicts with ``str`` or ``int``
+    keys and ``None`` nest; numbers and arrays are leaves; anything else is refused."""
+    leaves = []
+
+    def walk(v, path):
+        if _leaf(v):
+            leaves.append(path)
+            return "\0%d\0" % (len(leaves) - 1)
+        if v is None:
+            return "None"
+        if type(v) in (tuple, list):
+            items = [walk(x, path + (k,)) for k, x in enumerate(v)]
+            return ("(%s,)" if type(v) is tuple else "[%s]") % ", ".join(items) \
+                if items else ("()" if type(v) is tuple else "[]")
+        if type(v) is dict and all(type(k) in (str, int) for k in v) \
+                and len({type(k) for k in v}) <= 1:
+            return "{%s}" % ", ".join(f"{k!r}: {walk(v[k], path + (k,))}" for k in sorted(v))
+        raise UnsupportedSyntaxError(
+            f"{label}: {what} of type {type(v).__name__} (this code takes numbers, arrays "
+            "and tuples, lists and dicts of them, with str or int keys)")
+
+    return walk(value, ()), leaves
+
+
+def _fill(text, parts) -> str:
+    """``text`` of ``_tree_paths`` with leaf ``j`` written ``parts[j]``."""
+    return re.sub("\0(\\d+)\0", lambda m: parts[int(m.group(1))], text)
+
+
+def _path_text(base, path) -> str:
+    return base + "".join(f"[{k!r}]" for k in path)
+
+
+def _pytree_jacobian_ir(what, fun, nums, single, args, label):
+    """``<what>(fun, argnums)`` for arguments or an output that nest tuples, lists or
+    dicts: the Jacobian of the function of the leaves (``flat_fun(l0, l1, ...)``, its
+    output flattened to a tuple of leaves unless it is one leaf) with respect to the
+    leaves of the differentiated arguments, regrouped as JAX lays it out: the output's
+    tree, each leaf holding the tree of ``argnums`` (one argument's or a tuple of them)
+    of blocks (``hessian``: that tree of that tree)."""
+    from . import pipeline
+    arg_trees = [_tree_paths(a, label, f"argument {i}") for i, a in enumerate(args)]
+    flat_names, flat_of = [], {}  # the leaves, and (argument, leaf index) -> their name
+    for i, (_, paths) in enumerate(arg_trees):
+        for j in range(len(paths)):
+            flat_of[i, j] = f"l{len(flat_names)}"
+            flat_names.append(flat_of[i, j])
+    for n in nums:
+        for j, path in enumerate(arg_trees[n][1]):
+            leaf = args[n]
+            for k in path:
+                leaf = leaf[k]
+            if not is_inexact_leaf(leaf) or np.iscomplexobj(leaf):
+                raise TypeError(f"{what} requires real-valued inputs (float leaves) in "
+                                f"argnums; argument {n} holds {np.result_type(leaf).name}")
+    out = fun(*args)
+    out_text, out_paths = _tree_paths(out, label, "an output")
+    flat_nums = tuple(int(flat_of[n, j][1:]) for n in nums for j in range(len(arg_trees[n][1])))
+    if not flat_nums:
+        raise UnsupportedSyntaxError(f"{label}: no leaf to differentiate")
+    one_out = _leaf(out)
+    call = ", ".join(_fill(text, [flat_of[i, j] for j in range(len(paths))])
+                     for i, (text, paths) in enumerate(arg_trees))
+    ret = "out" if one_out else "(" + "".join(
+        _path_text("out", p) + ", " for p in out_paths) + ")"
+    flat_text = (f"def flat_fun({', '.join(flat_names)}):\n"
+                 f"    out = fun({call})\n"
+                 f"    return {ret}\n")
+    a = [f"a{i}" for i in range(len(args))]
+    leaves = ", ".join(_path_text(a[i], p) for i, (_, paths) in enumerate(arg_trees)
+                       for p in paths)
+    position = {f: k for k, f in enumerate(flat_nums)}
+
+    def per_argnums(prefix):  # the tree of argnums, leaf blocks read from prefix[k]
+        trees = [_fill(arg_trees[n][0], [f"{prefix}[{position[int(flat_of[n, j][1:])]}]"
+                                         for j in range(len(arg_trees[n][1]))])
+                 for n in nums]
+        return trees[0] if single else "(" + "".join(t + ", " for t in trees) + ")"
+
+    def per_leaf(prefix):  # hessian: the tree of argnums of trees of argnums
+        if what != "hessian":
+            return per_argnums(prefix)
+        outer = [_fill(arg_trees[n][0], [per_argnums(
+            f"{prefix}[{position[int(flat_of[n, j][1:])]}]")
+            for j in range(len(arg_trees[n][1]))]) for n in nums]
+        return outer[0] if single else "(" + "".join(t + ", " for t in outer) + ")"
+
+    body = per_leaf("jac") if one_out else _fill(
+        out_text, [per_leaf(f"jac[{o}]") for o in range(len(out_paths))])
+    wrapper_text = (f"def jacobian_tree({', '.join(a)}):\n"
+                    f"    jac = fun({leaves})\n"
+                    f"    return {body}\n")
+    key = ("tree", what, id(fun), flat_text, wrapper_text, flat_nums)
+    hit = _CODE.get(key)
+    if hit is None or hit[0] is not fun:
+        flat_fun = _load(flat_text, "flat_fun", fun)
+        jac = _public(what)(flat_fun, argnums=flat_nums)
+        hit = _CODE[key] = (fun, _load(wrapper_text, "jacobian_tree", jac))
     front = pipeline.front(hit[1])
     return front.func, dict(front.freevars)
 

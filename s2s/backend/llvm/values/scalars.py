@@ -31,7 +31,8 @@ def make_complex(b, re, im):
 
 
 def convert(L, value, src, dst):
-    """``value`` of type ``src`` as type ``dst`` (numpy's cast)."""
+    """``value`` of type ``src`` as type ``dst`` (numpy's cast; a 0-d array's element
+    where a number is expected)."""
     if src == dst or dst is None:
         return value
     b = L.b
@@ -54,6 +55,9 @@ def convert(L, value, src, dst):
         return ll.Constant(dst.llvm(), None)
     if isinstance(dst, T.Slice) and isinstance(src, T.Slice):
         return value
+    if isinstance(src, T.Array) and src.ndim == 0 and isinstance(dst, T.Scalar):
+        from .arrays import element  # a 0-d array stored where a number goes (c[k] = a)
+        return convert(L, element(L, value, src, []), src.elem, dst)
     if not (isinstance(src, T.Scalar) and isinstance(dst, T.Scalar)):
         if isinstance(src, T.Array) and isinstance(dst, T.Array) and src.ndim == dst.ndim:
             from .arrays import astype
