@@ -33,6 +33,12 @@ from .scope import FreeVar
 from .shipped import filename_of
 
 
+def _immutable_constant(value) -> bool:
+    if value is None or type(value) in (bool, int, float, complex, str):
+        return True
+    return type(value) is tuple and all(map(_immutable_constant, value))
+
+
 def is_static(value) -> bool:
     """Values that are part of the program text: modules, callables, classes."""
     return inspect.ismodule(value) or callable(value) or value is Ellipsis
@@ -204,10 +210,30 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         called = desugar.call_form(fn, args, dict(kwargs))  # svd(a, compute_uv=False)
         if called is not None:
             return called
-        if getattr(fn, "_s2s_static_factory", False) and all(
-                isinstance(a, ir.Const) for a in args + tuple(v for _, v in kwargs)):
-            return self.static_factory(fn, args, kwargs, node)
+        if getattr(fn, "_s2s_static_factory", False):
+            held = tuple(map(self.held_constant, args))
+            held_kw = tuple((k, self.held_constant(v)) for k, v in kwargs)
+            if all(isinstance(a, ir.Const) for a in held + tuple(v for _, v in held_kw)):
+                return self.static_factory(fn, held, held_kw, node)
+            return ir.Call(fn, held, held_kw)  # (a local function transformed)
         return ir.Call(fn, args, kwargs)
+
+    def held_constant(self, atom) -> ir.Atom:
+        """``atom``, or the value of the global or closure variable it reads where that is
+        an immutable constant (a number, a string, ``None`` or a tuple of them:
+        ``in_axes=AXES``, ``argnums=nums``), recorded as a static (rebinding the name
+        makes the function read again)."""
+        fv = self.freevars.get(atom.name) if isinstance(atom, ir.Var) else None
+        if fv is None or fv.slot[0] not in ("global", "cell"):
+            return atom
+        try:
+            value = fv.load()
+        except (NameError, ValueError):
+            return atom
+        if not _immutable_constant(value):
+            return atom
+        self.statics.append((fv.holder, fv.name if fv.slot[0] == "global" else None, value))
+        return ir.Const(value)
 
     def call_target(self, node):
         """``(fn, leading operands, method name or None)``: what ``node`` calls.  A method
