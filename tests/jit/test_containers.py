@@ -843,6 +843,20 @@ def test_a_jitted_update_step_takes_and_returns_a_list_of_layers():
     assert_tree_close(got, want, rtol=1e-8, atol=1e-10, what="result")
 
 
+def pairs_loss(x):
+    total, _, third = pairs_in_a_loop(x)
+    return total * third
+
+
+@pytest.mark.parametrize("f", [pairs_loss, lambda x: np.sum(dicts_in_a_loop(x) ** 2)],
+                         ids=["pairs", "dicts"])
+def test_gradients_of_displays_that_grow_compile(f):
+    """The adjoint loop runs backwards over the same compile-time range and shrinks the
+    display's cotangent by one item per trip: it is unrolled as the primal loop is."""
+    np.testing.assert_allclose(s2s.jit(s2s.grad(f))(V), fd_grad(f, (V,)),
+                               rtol=1e-6, atol=1e-8)
+
+
 def test_a_list_of_other_items_grown_a_run_time_number_of_times_is_refused():
     def pairs(x, n):
         out = []

@@ -150,8 +150,8 @@ class Inference:
 
     def compile_time_range(self, atom, loc):
         """The ``range`` ``atom`` holds when that is known when compiling (a constant, a
-        compile-time value, or a name assigned once ``range`` of int constants), else
-        None."""
+        compile-time value, or a name assigned once ``range`` of int constants or
+        ``reversed_range`` of such a range), else None."""
         value = getattr(self.atom(atom, loc), "value", None)
         if type(value) is range or not isinstance(atom, ir.Var):
             return value if type(value) is range else None
@@ -166,6 +166,15 @@ class Inference:
                 if isinstance(call, ir.Call) and call.fn is range and not call.kwargs and \
                         all(isinstance(a, ir.Const) and type(a.value) is int for a in call.args):
                     self._ranges[name] = range(*(a.value for a in call.args))
+            for name, st in defs.items():  # an adjoint loop's: such a range backwards
+                call = getattr(st, "value", None) if isinstance(st, ir.Assign) else None
+                if isinstance(call, ir.Call) and call.fn is rt.reversed_range \
+                        and len(call.args) == 1 and not call.kwargs:
+                    r = call.args[0]
+                    r = r.value if isinstance(r, ir.Const) else self._ranges.get(
+                        getattr(r, "name", None))
+                    if type(r) is range:
+                        self._ranges[name] = rt.reversed_range(r)
         return self._ranges.get(atom.name)
 
     def expr(self, value, loc):
