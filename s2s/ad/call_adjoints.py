@@ -29,7 +29,7 @@ from ..errors import NoRuleError, S2SError
 from ..ir import nodes as ir
 from ..rules import lookup
 from ..rules.templates import instantiate, operands_shaped_like_result
-from .common import describe, is_in
+from .common import describe, is_in, no_rule_message
 from . import custom_rules
 from .remat import is_remat_call, remat_adjoint
 
@@ -81,12 +81,9 @@ class CallAdjoints:
             raise NoRuleError(
                 f"cannot differentiate {call}: {who} is a value whose code s2s cannot "
                 "see; s2s sees into functions it can reach by name and into objects the "
-                "function creates itself (transforms of transforms, e.g. grad of grad, come "
-                "with the forward-mode work)", s.loc)
+                "function creates itself", s.loc)
         if rule is None:
-            raise NoRuleError(
-                f"no derivative rule for {describe(v.fn)}, and no Python source to "
-                "differentiate through", s.loc)
+            raise NoRuleError(no_rule_message(v.fn), s.loc)
         if rule.nondiff:
             return
         try:

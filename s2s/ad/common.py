@@ -10,6 +10,55 @@ from ..ir import nodes as ir
 from ..rules import lookup
 
 
+def tuple_displays(body) -> dict:
+    """``{name: items}`` for each name assigned once a tuple display (``t =
+    make_tuple(a, b)``), or a copy of such a name: what ``a, b = t`` unpacks item by item,
+    so a target carries a derivative only where its item does."""
+    defs, displays, copies = {}, {}, {}
+    for x in ir.walk(body):
+        for v in ir.stmt_defs(x):
+            defs[v.name] = defs.get(v.name, 0) + 1
+    for x in ir.walk(body):
+        if not isinstance(x, ir.Assign) or defs[x.target.name] != 1:
+            continue
+        if isinstance(x.value, ir.Call) and x.value.fn is build.make_tuple and \
+                not x.value.kwargs:
+            displays[x.target.name] = x.value.args
+        elif isinstance(x.value, ir.Var):
+            copies[x.target.name] = x.value.name
+    for name, source in copies.items():  # t2 = t7 of a display: t7's items
+        seen = {name}
+        while source in copies and source not in seen:
+            seen.add(source)
+            source = copies[source]
+        if source in displays:
+            displays[name] = displays[source]
+    return displays
+
+
+def display_items(displays, value, n):
+    """The ``n`` items of the display ``value`` names (``tuple_displays``), else None."""
+    items = displays.get(value.name) if isinstance(value, ir.Var) else None
+    return items if items is not None and len(items) == n else None
+
+
+#: loops over these are loops over positions where what they iterate over is known to be
+#: a sequence (``passes/loop_ranges.py``); they have no rule of their own
+_POSITIONAL = (zip, enumerate, reversed)
+
+
+def no_rule_message(fn) -> str:
+    """Why a call of ``fn`` (no derivative rule, no source s2s reads) is refused."""
+    if fn in _POSITIONAL:
+        return (f"cannot differentiate {fn.__name__}(...) over a value s2s does not see as "
+                "a sequence (a list, tuple or array made in the function, or an argument): "
+                "loop over range(len(...)) and index it instead")
+    if fn in (iter, map, filter):
+        return (f"cannot differentiate through an iterator object ({fn.__name__}(...)): loop "
+                "over the sequence itself, or build a list")
+    return f"no derivative rule for {describe(fn)}, and no Python source to differentiate through"
+
+
 def is_in(a, names) -> bool:
     """``a`` is a variable whose name is in ``names``."""
     return isinstance(a, ir.Var) and a.name in names
@@ -90,8 +139,7 @@ def check_no_opaque_mutation(s, active) -> None:
     if lookup(v.fn) is None and v.fn not in _STRUCTURAL and v.fn is not build.call_method \
             and getattr(type(v.fn), "_s2s_custom", None) is None:  # custom rules: custom_rules.py
         # even when its result is not needed: a C function may change its argument
-        raise NoRuleError(f"no derivative rule for {describe(v.fn)}, and no Python source "
-                          "to differentiate through", s.loc)
+        raise NoRuleError(no_rule_message(v.fn), s.loc)
     if v.fn is build.call_method and v.args:
         name = v.args[1].value if isinstance(v.args[1], ir.Const) else "?"
         if name in CONTAINER_CHANGES:  # left in place by passes/containers.py

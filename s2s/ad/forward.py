@@ -40,7 +40,8 @@ from ..ir.names import NameGen
 from ..rules import lookup
 from ..rules.templates import instantiate
 from ..frontend.desugar import PLAIN_OF_INPLACE
-from .common import check_no_opaque_mutation, describe, expr_active, is_in
+from .common import (check_no_opaque_mutation, describe, display_items, expr_active, is_in,
+                     tuple_displays)
 from . import custom_rules
 from .inplace import VIEW_OPS
 from .remat import is_remat_call, remat_tangent
@@ -71,28 +72,8 @@ class Forward:
         """The ``n`` items of the tuple display ``value`` is assigned once, else None (a
         target of ``a, b = value`` carries a tangent only where its item does)."""
         if self._displays is None:
-            defs, self._displays = {}, {}
-            for x in ir.walk(self.fn.body):
-                for v in ir.stmt_defs(x):
-                    defs[v.name] = defs.get(v.name, 0) + 1
-            copies = {}
-            for x in ir.walk(self.fn.body):
-                if not isinstance(x, ir.Assign) or defs[x.target.name] != 1:
-                    continue
-                if isinstance(x.value, ir.Call) and x.value.fn is build.make_tuple and \
-                        not x.value.kwargs:
-                    self._displays[x.target.name] = x.value.args
-                elif isinstance(x.value, ir.Var):
-                    copies[x.target.name] = x.value.name
-            for name, source in copies.items():  # t2 = t7 of a display: t7's items
-                seen = {name}
-                while source in copies and source not in seen:
-                    seen.add(source)
-                    source = copies[source]
-                if source in self._displays:
-                    self._displays[name] = self._displays[source]
-        items = self._displays.get(value.name) if isinstance(value, ir.Var) else None
-        return items if items is not None and len(items) == n else None
+            self._displays = tuple_displays(self.fn.body)
+        return display_items(self._displays, value, n)
 
     def activity(self, stmts, active: Set[str]) -> None:
         for s in stmts:

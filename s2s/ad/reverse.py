@@ -35,7 +35,8 @@ from ..errors import unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules import lookup
-from .common import check_no_opaque_mutation, expr_active, is_in
+from .common import (check_no_opaque_mutation, display_items, expr_active, is_in,
+                     tuple_displays)
 from . import custom_rules
 from .analysis import backward_needed, defined_before, may_be_none
 from .call_adjoints import STRUCT, CallAdjoints
@@ -109,7 +110,10 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
                 if isinstance(s.value, ir.Var) and s.value.name in self.containers:
                     self.containers.add(s.target.name)
             elif isinstance(s, ir.Unpack):
-                if is_in(s.value, active):
+                items = display_items(self.displays, s.value, len(s.targets))
+                if items is not None:  # i, row = (k, y[k]): each target as its item
+                    active.update(t.name for t, a in zip(s.targets, items) if is_in(a, active))
+                elif is_in(s.value, active):
                     active.update(t.name for t in s.targets)
                 if is_in(s.value, self.numeric):
                     self.numeric.update(t.name for t in s.targets)
@@ -313,6 +317,7 @@ class Reverse(BodyPreparation, EntryAdjoints, LoopAdjoints, TryAdjoints, CallAdj
         self._defined_before = defined_before(body, {p.var.name for p in self.fn.params})
         active = {p for p in self.wrt if self.info[p].differentiable}
         self.scalar_tuples = scalar_tuples(body, self.scalars)
+        self.displays = tuple_displays(body)
         self.forward_activity(body, active)
         self.maybe_none = may_be_none(body)
         self.numeric |= self.scalars

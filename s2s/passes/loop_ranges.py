@@ -28,11 +28,19 @@ from ..rules import lookup
 from .container_aliases import SEQUENCE_RESULTS
 
 
+_WRITES = (rt.index_set, rt.index_updated)
+
+
 def single_defs(body) -> Dict[str, ir.Expr]:
-    """Value of every variable assigned exactly once (by an ``Assign``) in ``body``."""
+    """Value of every variable assigned exactly once (by an ``Assign``) in ``body``, not
+    counting the in-place writes into it (``y = index_set(y, i, v)``, which keep what
+    kind of value it holds)."""
     seen: Dict[str, object] = {}
     for x in ir.walk(body):
         for v in ir.stmt_defs(x):
+            if isinstance(x, ir.Assign) and isinstance(x.value, ir.Call) \
+                    and x.value.fn in _WRITES and x.value.args[:1] == (v,):
+                continue
             seen[v.name] = x.value if v.name not in seen and isinstance(x, ir.Assign) else None
     return {k: v for k, v in seen.items() if v is not None}
 

@@ -1,10 +1,15 @@
 """A target of ``a, b = helper(x)`` carries a tangent only where its item does: forward
 mode (``ad/forward.py``) read the whole tuple as active, so a constant item's
 derivative was computed, and ``np.std`` of a constant array gave NaN (0/0) where every
-other mode gives the derivative.  Against central differences and reverse mode."""
+other mode gives the derivative.  Reverse mode the same: ``for i, row in
+enumerate(y)`` unpacks ``(k, y[k])``, and the counter ``i`` (a name an earlier loop
+over ``range`` also uses to index a write) carries no derivative.  Against central
+differences and reverse mode."""
 from __future__ import annotations
 
 import warnings
+
+import pytest
 
 import numpy as np
 
@@ -32,3 +37,31 @@ def test_a_constant_item_of_a_returned_tuple_carries_no_tangent():
     assert np.isclose(tangent, np.sum(want), atol=1e-8)
     np.testing.assert_allclose(s2s.hessian(spread_of_a_constant)(x)[0, 0], -np.cos(x[0]),
                                rtol=1e-12)
+
+
+def rows_filled_then_enumerated(x):
+    y = np.zeros((2, 3))
+    for i in range(2):  # an array whose kind only its first assignment gives
+        y[i] = x * (i + 1.0)
+    s = 0.0
+    for i, row in enumerate(y):  # i: the same name, here the enumerate counter
+        s = s + np.sum(row ** 2) * (i + 1)
+    return s
+
+
+@pytest.mark.parametrize("transform", ["grad", "jit(grad)", "jacfwd"])
+def test_a_counter_unpacked_with_a_row_carries_no_derivative(transform):
+    x = np.array([0.3, 0.5, -0.4])
+    f = rows_filled_then_enumerated
+    t = {"grad": s2s.grad, "jit(grad)": lambda f: s2s.jit(s2s.grad(f)), "jacfwd": s2s.jacfwd}
+    np.testing.assert_allclose(t[transform](f)(x), fd_gradient(f, x), rtol=1e-6, atol=1e-8)
+
+
+def test_iterators_without_a_sequence_are_refused_with_what_to_do():
+    def through_iter(x):
+        s = 0.0
+        for v in iter(x):
+            s = s + v
+        return s
+    with pytest.raises(s2s.S2SError, match=r"iterator object \(iter\(\.\.\.\)\)"):
+        s2s.grad(through_iter)(np.array([0.3, 0.5]))
