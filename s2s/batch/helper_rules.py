@@ -5,6 +5,7 @@ that batched code is differentiated like any other code (``grad(vmap(f))``).
 * ``batch_lift``/``batch_view`` (broadcast over the batch) and ``batch_unlift``
   (sum over the batch) are each other's transposes.
 * ``batch_rows`` swaps the first two axes: its own transpose.
+* ``batch_snapshot`` (a copy kept while the original changes in place): the identity.
 * ``batch_select(c, a, b)``: the cotangent goes to ``a`` where ``c`` holds, to
   ``b`` elsewhere.
 * ``batch_contract(spec, a, b)``: bilinear; ``batch_contract_vjp`` contracts the
@@ -26,7 +27,8 @@ import s2s_runtime as B
 from s2s_runtime import (batch_align, batch_array, batch_array_jvp, batch_array_vjp, batch_core_align, batch_contract, batch_contract_vjp, batch_flat,
                          batch_hstack, batch_hstack_vjp, batch_vstack, batch_vstack_vjp,
                          batch_gather, batch_gather_vjp, batch_lift, batch_rows, batch_select,
-                         batch_size, batch_unbroadcast, batch_unlift, batch_view, zeros_like)
+                         batch_size, batch_snapshot, batch_unbroadcast, batch_unlift, batch_view,
+                         zeros_like)
 
 from ..rules.registry import defjvp, defno_mode, defnondiff, defvjp
 
@@ -52,6 +54,8 @@ defvjp(batch_view, lambda g, ans, x, n: batch_unlift(g))
 defjvp(batch_view, lambda t, ans, x, n: batch_view(t, n))
 defvjp(batch_unlift, lambda g, ans, x: batch_view(g, batch_size(x)))
 defjvp(batch_unlift, lambda t, ans, x: batch_unlift(t))
+defvjp(batch_snapshot, lambda g, ans, x: g)
+defjvp(batch_snapshot, lambda t, ans, x: batch_snapshot(t))
 defvjp(batch_rows, lambda g, ans, x: batch_rows(g))
 defjvp(batch_rows, lambda t, ans, x: batch_rows(t))
 defvjp(batch_select, None,

@@ -368,7 +368,7 @@ def view_others(site):
 _STACKED = [getattr(np.linalg, n) for n in ("inv", "det", "slogdet", "cholesky", "eigh",
                                             "eigvalsh", "eig", "eigvals", "svd", "qr", "pinv")]
 defbatch(same, np.zeros_like, np.ones_like, np.empty_like, np.copy, rt.zeros_like, rt.owned,
-         builtins.print, *_STACKED)
+         rt.batch_snapshot, builtins.print, *_STACKED)
 defbatch(view_others, rt.add, rt.densify, rt.cast_vjp)
 
 

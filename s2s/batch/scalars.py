@@ -3,11 +3,14 @@ elementwise code between them needs no alignment (``rules_core.aligned_operands`
 
 Flow-insensitive and conservative: a name is a per-example scalar when every
 assignment to it gives one (a number constant, a parameter whose example is a
-number, a name that is one, or an elementwise operation of such operands); any
-other assignment (a call of something else, unpacking, a loop target) removes it.
+number, a name that is one, an elementwise operation of such operands, an item
+``p[i]`` at an int of a parameter whose example is a vector, or the target of a
+loop over such a parameter); any other assignment (a call of something else,
+unpacking, another loop's target) removes it.
 """
 from __future__ import annotations
 
+import operator
 from typing import Set
 
 import numpy as np
@@ -20,28 +23,53 @@ def _is_number_const(a) -> bool:
     return isinstance(a, ir.Const) and type(a.value) in (int, float, bool)
 
 
-def scalar_names(func: ir.Function, scalar_params: Set[str], elementwise) -> Set[str]:
-    """The names of ``func`` that certainly hold one number per example."""
-    defs = {}
+def scalar_names(func: ir.Function, scalar_params: Set[str], elementwise,
+                 vector_params: Set[str] = frozenset()) -> Set[str]:
+    """The names of ``func`` that certainly hold one number per example.
+    ``vector_params``: parameters whose example is a 1-D array of numbers, never
+    reassigned: an item ``p[i]`` at an int ``i`` (a constant or a ``range`` loop's
+    counter), and the target of ``for v in p``, are numbers too."""
+    defs, loops = {}, {}
     bad: Set[str] = set()
     for s in ir.walk(func.body):
         if isinstance(s, ir.Assign):
             defs.setdefault(s.target.name, []).append(s.value)
+        elif isinstance(s, ir.For):
+            loops.setdefault(s.target.name, []).append(s.iter)
         else:
             bad.update(v.name for v in ir.stmt_defs(s))
     params = {p.var.name for p in func.params}
-    cand = (set(defs) | (scalar_params & params)) - bad
+    vectors = {n for n in vector_params & params if n not in defs and n not in loops}
+    ranges = {n for n, vs in defs.items() if all(
+        isinstance(v, ir.Call) and v.fn is range for v in vs)}
+    counters = {n for n, its in loops.items() if n not in defs and all(
+        isinstance(i, ir.Var) and i.name in ranges for i in its)}
+    items = {n for n, its in loops.items() if n not in defs and all(
+        isinstance(i, ir.Var) and i.name in vectors for i in its)}
+    bad |= set(loops) - items
+    cand = (set(defs) | items | (scalar_params & params)) - bad
     cand -= {n for n in params if n not in scalar_params}
     changed = True
     while changed:
         changed = False
         for name in list(cand):
             for v in defs.get(name, ()):
-                if not _scalar_value(v, cand, elementwise):
+                if not _scalar_value(v, cand, elementwise) and not _vector_item(
+                        v, vectors, counters):
                     cand.discard(name)
                     changed = True
                     break
     return cand
+
+
+def _vector_item(v, vectors, counters) -> bool:
+    """``p[i]`` of a per-example vector ``p`` at an int ``i``: one number per example."""
+    if not (isinstance(v, ir.Call) and v.fn is operator.getitem and len(v.args) == 2
+            and not v.kwargs and isinstance(v.args[0], ir.Var) and v.args[0].name in vectors):
+        return False
+    i = v.args[1]
+    return isinstance(i, ir.Const) and type(i.value) is int or \
+        isinstance(i, ir.Var) and i.name in counters
 
 
 def _scalar_value(v, cand, elementwise) -> bool:

@@ -97,6 +97,7 @@ class Batch:
         #: parameters whose examples are numbers (set by the caller) and the names that
         #: certainly hold one number per example (``scalars.py``)
         self.scalar_params: Set[str] = set()
+        self.vector_params: Set[str] = set()  # examples that are 1-D arrays of numbers
         self.scalars: Set[str] = set()
         #: tapes (names used only as stacks) and ranges with per-example bounds (``lanes.py``)
         self.stacks: Set[str] = set()
@@ -393,7 +394,7 @@ class Batch:
         self.iterators = _iterator_names(body)
         self.safe_reads = safe_reads(body, self.temps)
         self.scalars = scalar_names(replace(self.fn, body=tuple(body)), self.scalar_params,
-                                    lambda fn: id(fn) in ELEMENTWISE)
+                                    lambda fn: id(fn) in ELEMENTWISE, self.vector_params)
         out = lifted + self.block(body)
         ret = out[-1]
         if isinstance(ret, ir.Return):

@@ -345,6 +345,8 @@ class Vmapped(Specialising):
         tr.scalar_params.update(p.var.name for p, _, v in pairs
                                 if type(v) in (float, int, bool) or
                                 (isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0))
+        tr.vector_params.update(p.var.name for p, _, v in pairs
+                                if type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind in "biufc")
         func = tr.build(f"vmap_{front.func.name}")
         defaults = [p for p in front.func.params[len(values):] if not p.kwonly]
         if defaults:

@@ -21,6 +21,7 @@ CASES = [
     (rt.batch_view, (rng.normal(size=(2,)), N), 0),
     (rt.batch_unlift, (rng.normal(size=(N, 2)),), 0),
     (rt.batch_rows, (rng.normal(size=(N, 4, 2)),), 0),
+    (rt.batch_snapshot, (rng.normal(size=(N, 3)),), 0),
     (rt.batch_select, (MASK, rng.normal(size=(N, 2)), rng.normal(size=(N, 2))), 1),
     (rt.batch_select, (MASK, rng.normal(size=(N, 2)), rng.normal(size=(N, 2))), 2),
     (rt.batch_contract, (SPEC, rng.normal(size=(N, 2, 3)), rng.normal(size=(3, 4))), 1),

@@ -97,3 +97,33 @@ def test_a_batch_of_numbers_two_names_hold_is_not_changed_in_place(f, y, axes, t
     np.testing.assert_allclose(s2s.grad(total)(XS), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f), in_axes=axes)(XS, y), want,
                                rtol=1e-6, atol=1e-8)
+
+
+def item_changed_under_a_branch(x):
+    s = x[0]  # a number per example (x: a vector per example)
+    if x[1] > 0:  # differs per example
+        s += 1.0
+    s *= x[2]
+    return s
+
+
+def loop_item_accumulated_then_copied(x):
+    acc = 0.0
+    for v in x:  # numbers per example
+        acc += v * v
+    t = acc  # another name for the number: unchanged by the next line
+    acc -= 1.0
+    return t * acc
+
+
+XS3 = np.array([[0.3, 0.5, -0.4], [0.1, -0.2, 0.7]])
+
+
+@pytest.mark.parametrize("f", [item_changed_under_a_branch, loop_item_accumulated_then_copied])
+def test_per_example_numbers_read_from_vectors_are_never_changed_in_place(f):
+    want = np.stack([fd_gradient(f, x) for x in XS3])
+    np.testing.assert_allclose(s2s.vmap(f)(XS3), [f(x) for x in XS3], rtol=1e-13)
+    total = lambda xs: np.sum(s2s.vmap(f)(xs))  # noqa: E731
+    np.testing.assert_allclose(s2s.grad(total)(XS3), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(total))(XS3), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XS3), want, rtol=1e-6, atol=1e-8)
