@@ -231,8 +231,11 @@ def _family_kind(body, members, params, fam_writes, pos) -> str:
     made; "container" for a list or dict it made; otherwise an error at that write.
     The values a write may go into are found from its base backwards through copies
     and earlier writes (``t = cp if c else x`` after the writes into ``cp`` gives ``t``
-    either, but gives ``cp`` nothing), less those set after every write (reverse mode's
-    tape restores one) and ``None`` (a name set before a loop that may not run)."""
+    either, but gives ``cp`` nothing), each definition only where it reaches the
+    statement reading the name (not after it, not rebound in between: a tape restore
+    in an adjoint loop, followed in the next trip of a loop around both by the
+    definition the write reads), less ``None`` (a name set before a loop that may not
+    run)."""
     defs: Dict[str, List] = {}
     for s in ir.walk(body):
         for t in ir.stmt_defs(s):
@@ -240,23 +243,26 @@ def _family_kind(body, members, params, fam_writes, pos) -> str:
                 defs.setdefault(t.name, []).append(s)
     kinds = set()
     for w in fam_writes:
-        seen, todo = set(), [w.value.args[0].name]
+        seen, todo = set(), [(w.value.args[0].name, w)]  # (a name, a statement reading it)
         while todo:
-            n = todo.pop()
-            if n in seen:
+            n, user = todo.pop()
+            if (n, id(user)) in seen:
                 continue
-            seen.add(n)
+            seen.add((n, id(user)))
             if n in params:
                 raise unsupported(
                     f"in-place write into the argument {n!r} in differentiated code", w.loc,
                     f"the caller's array would change; write {n} = {n}.copy() first")
             for s in defs.get(n, []):
+                if not pos.may_follow(s, user) or pos.rebound_between(
+                        s, user, [d for d in defs[n] if d is not s]):
+                    continue  # (this value of n never reaches the statement reading it)
                 v = s.value if isinstance(s, ir.Assign) else None
                 if isinstance(v, ir.Var):
-                    todo.append(v.name)
+                    todo.append((v.name, s))
                 elif _is_write(s):
-                    todo.append(v.args[0].name)
-                elif any(pos.may_follow(s, x) for x in fam_writes) and v != ir.Const(None):
+                    todo.append((v.args[0].name, s))
+                elif v != ir.Const(None):
                     kinds.add(_root_kind(s, v, w))
     if len(kinds) > 1:
         raise unsupported("in-place write into a value that is an array on one path and a "
