@@ -241,6 +241,9 @@ class Function:
     kinds: Tuple[Tuple[str, Any], ...] = ()
     docstring: Optional[str] = None
     temps: frozenset = frozenset()  # names of compiler temporaries (foldable)
+    #: left as written by inlining until the specialisation's values are known
+    #: (``passes/inline.needs_values``)
+    needs_values: bool = False
 
     def with_body(self, body) -> "Function":
         return replace(self, body=tuple(body))

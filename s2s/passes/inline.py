@@ -47,6 +47,7 @@ import operator
 from dataclasses import replace
 from typing import Dict, List
 
+import s2s_runtime as rt
 from s2s_runtime import build
 
 from ..errors import unsupported
@@ -110,6 +111,11 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
     def stmt(self, s) -> List:
         if isinstance(s, ir.Unpack) and isinstance(self.known_of(s.value), Pack):
             return self.unpack_pack(s, self.known_of(s.value))
+        appended = _appended(s)
+        if appended is not None:
+            grown = self.append_to_pack(s, *appended)
+            if grown is not None:
+                return grown
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) \
                 and s.value.fn in (build.make_tuple, build.make_list) and not s.value.kwargs:
             packed = self.pack(s)
@@ -143,7 +149,14 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             items = self.known_items(s.iter)
             if items is not None and not s.orelse and not _jumps(s.body):
                 return self.unroll(s, items)
+            if _appends_made_objects(s.body) and not s.orelse and not _jumps(s.body):
+                n = self.known_length(s.iter)
+                if n is not None and n <= MAX_UNROLL:
+                    return self.unroll(s, [NOTHING] * n)
+                if self.values is None:  # the length is known once specialised
+                    raise _NeedsValues()
         loop = isinstance(s, (ir.For, ir.While))
+        grown = self.lengths_after(s) if isinstance(s, ir.For) else []
         if loop or isinstance(s, ir.Try):
             for x in ir.walk([s]):  # a later iteration (or a handler) sees these reassigned
                 for v in ir.stmt_defs(x):
@@ -167,12 +180,44 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         try:
             item = self.loop_item(s) if isinstance(s, ir.For) else None
             if item is not None:  # for p in [(a, b), (c, d)]: p holds two items
-                return [replace(s, body=tuple(self.nested_block(s.body, (s.target, item))),
-                                orelse=tuple(self.nested_block(s.orelse)))]
-            return [map_blocks(s, self.nested_block)]
+                out = [replace(s, body=tuple(self.nested_block(s.body, (s.target, item))),
+                               orelse=tuple(self.nested_block(s.orelse)))]
+            else:
+                out = [map_blocks(s, self.nested_block)]
         finally:
             if loop:
                 self.loops.pop()
+        for name, count in grown:
+            self.known.bind(name, Items(count, list_display=True))
+        return out
+
+    def lengths_after(self, s: ir.For):
+        """``[(name, length)]`` of the lists a loop over a sequence of known length grows
+        by one item per trip (``out = []; for p in params: out.append(f(p))``, a
+        comprehension): a list displayed in this block, appended to once at the top of
+        the body and given no other value there."""
+        n = self.known_length(s.iter)
+        if n is None or s.orelse or _jumps(s.body):
+            return []
+        defs: Dict[str, int] = {}
+        for x in ir.walk(s.body):
+            for v in ir.stmt_defs(x):
+                defs[v.name] = defs.get(v.name, 0) + 1
+        out = []
+        for x in s.body:
+            appended = _appended(x)
+            if appended is None:
+                continue
+            name = appended[0].name
+            if defs.get(name, 0) != (1 if isinstance(x, ir.Assign) else 0) or (
+                    isinstance(x, ir.Assign) and x.target.name != name):
+                continue
+            known = self.known_of(appended[0])
+            bound = self.known.table.get(name)
+            if isinstance(known, Items) and known.list_display and bound is not None \
+                    and bound[0] == self.known.path:
+                out.append((name, known.count + n))
+        return out
 
     def pack(self, s):
         """``t = (a, obj)`` or ``t = [a, obj]`` where an item has no run-time existence:
@@ -196,7 +241,8 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         return out
 
     def pack_call(self, s, fn, pack: Pack, args, kwargs):
-        """``t = pack[k]``, ``pack[a:b]``, ``len(pack)``, ``list(pack)``/``tuple(pack)``,
+        """``t = pack[k]``, ``pack[a:b]``, ``len(pack)``, ``list(pack)``/``tuple(pack)`` (and
+        ``rt.sequence(pack)``, what a loop runs over),
         ``enumerate(pack[, start])`` of a ``Pack``: an item, a ``Pack`` of items or
         pairs, a constant (None: not one of these)."""
         if fn is operator.getitem and len(args) == 2:
@@ -211,7 +257,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 return []
         if fn is len and len(args) == 1 and not kwargs:
             return self.plain(ir.Assign(s.target, ir.Const(len(pack.items)), s.loc))
-        if fn in (list, tuple) and len(args) == 1 and not kwargs:  # the same items
+        if fn in (list, tuple, rt.sequence) and len(args) == 1 and not kwargs:  # the same items
             self.known.forget(s.target.name)
             self.known.bind(s.target.name, Pack(pack.items))
             return []
@@ -259,7 +305,8 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
 
     def unroll(self, s: ir.For, items) -> List:
         """``for f in (np.sin, np.cos)``, ``for layer in self.layers``: one copy of the
-        body per item, each seeing which function or object it calls."""
+        body per item, each seeing which function or object it calls (an item
+        ``NOTHING``: a run-time value read by position)."""
         out = []
         for i, item in enumerate(items):
             if isinstance(s.iter, ir.Const):
@@ -267,11 +314,52 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             else:
                 read = ir.Call(operator.getitem, (s.iter, ir.Const(i)))
                 out += self.plain(ir.Assign(s.target, read, s.loc))
-                known = known_of_value(item)
+                known = None if item is NOTHING else known_of_value(item)
                 if known is not None:
                     self.known.bind(s.target.name, known)
             out += self.block(s.body)
         return out
+
+    def known_length(self, a):
+        """The length of the list or tuple ``a`` is known to have (a specialisation's
+        value, a display), else None."""
+        known = self.known_of(a)
+        if isinstance(known, Pack):
+            return len(known.items)
+        if isinstance(known, (Value, Constant)) and type(known.value) in (list, tuple):
+            return len(known.value)
+        if isinstance(known, Items) and known.keys is None:
+            return known.count
+        return None
+
+    def append_to_pack(self, s, base, item):
+        """``l2 = list_append(l, obj)`` or ``l.append(obj)`` of an object or local function
+        (no run-time existence) onto a list displayed in the code (``[]``, or a ``Pack``
+        already): ``l``, ``l2`` and every other name of that list hold the ``Pack`` one
+        item longer (a comprehension or loop building a list of layers, unrolled over its
+        known length); None otherwise."""
+        known_item = self.known_of(item)
+        if known_item is None or known_item.runtime:
+            return None
+        known_base = self.known_of(base)
+        if known_base is None:
+            return None
+        made = min((path for path, k in self.known.table.values() if k is known_base), key=len)
+        if self.known.path != made:  # in a loop or branch (or a function inlined in one)
+            return None  # that the list's block runs: maybe not once, not one item
+        if isinstance(known_base, Pack):
+            items = known_base.items
+        elif isinstance(known_base, Items) and known_base.list_display and \
+                known_base.count == 0:
+            items = ()
+        else:
+            return None
+        grown = Pack(items + (known_item,))
+        self.known.rebind_all(known_base, grown)
+        if isinstance(s, ir.Assign):
+            self.known.forget(s.target.name)
+            self.known.bind(s.target.name, grown)
+        return []
 
     def assigned_value(self, s: ir.Assign):
         """``(s, known)``: ``s`` with a constant folded, and what its target then holds."""
@@ -287,7 +375,8 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 if out is not NOTHING:
                     return replace(s, value=ir.Const(out)), Constant(out)
             if v.fn in (build.make_tuple, build.make_list):  # what *s unpacks
-                return s, Items(len(v.args), item=self.common_item(v.args))
+                return s, Items(len(v.args), item=self.common_item(v.args),
+                                list_display=v.fn is build.make_list)
             items = self.items_of(v)
             if items is not None:
                 return s, items
@@ -423,11 +512,46 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 k = known_of_value(v)
                 if k is not None:
                     self.known.bind(name, k)
-        body = self.block(fn.body)
+        freevars = dict(self.freevars)
+        try:
+            body = self.block(fn.body)
+        except _NeedsValues:  # read whole once the specialisation's values are known
+            self.freevars = freevars
+            return replace(fn, needs_values=True)
         kw = tuple(ir.Param(ir.Var(n), None, kwonly=True) for n in self.freevars
                    if n not in {p.var.name for p in fn.params})
-        return replace(fn, body=tuple(body), params=fn.params + kw,
+        return replace(fn, body=tuple(body), params=fn.params + kw, needs_values=False,
                        temps=frozenset(self.temps))
+
+
+class _NeedsValues(Exception):
+    """Raised by the inlining of a function not yet specialised that meets a loop it can
+    read only once the lengths of the values it runs over are known (a list of objects
+    built in a loop over an argument): the function is then inlined with the values."""
+
+
+def _appended(s):
+    """``(list, item)`` of ``l2 = rt.list_append(l, item)`` or ``l.append(item)``, else None."""
+    v = getattr(s, "value", None)
+    if not isinstance(v, ir.Call) or v.kwargs:
+        return None
+    if isinstance(s, ir.Assign) and v.fn is rt.list_append and len(v.args) == 2:
+        return v.args[0], v.args[1]
+    if isinstance(s, ir.ExprStmt) and v.fn is build.call_method and len(v.args) == 3 \
+            and v.args[1] == ir.Const("append") and isinstance(v.args[0], ir.Var):
+        return v.args[0], v.args[2]
+    return None
+
+
+def _appends_made_objects(body) -> bool:
+    """Whether a loop body appends to a list what a call of a class makes (``layers =
+    [Linear(w, b) for w, b in params]``, ``self.layers.append(Linear(w, b))``):
+    unrolled over a known length, the list is a ``Pack`` of the objects."""
+    made = {s.target.name for s in ir.walk(body) if isinstance(s, ir.Assign)
+            and isinstance(s.value, ir.Call) and inspect.isclass(s.value.fn)
+            and s.value.fn.__module__ not in ("builtins", "numpy")}
+    return any((_appended(s) or (None, None))[1] in [ir.Var(n) for n in made]
+               for s in ir.walk(body))
 
 
 def _jumps(body) -> bool:
@@ -463,7 +587,9 @@ def map_blocks(s, f):
 def needs_values(func: ir.Function) -> bool:
     """Whether ``func`` calls a value (``f(x)``, ``m.forward(x)``), sets an attribute of
     one, or unpacks one (``f(*args)``) that the inliner may see through once the
-    specialisation's arguments are known (``inline_calls(..., values=...)``)."""
+    specialisation's arguments are known (``inline_calls(..., values=...)``), or was left
+    whole for that (``Function.needs_values``: a list of objects built in a loop over an
+    argument, whose length the specialisation knows)."""
     for s in ir.walk(func.body):
         v = getattr(s, "value", None)
         if isinstance(v, ir.Call) and v.fn in (build.call_method, setattr) \
@@ -471,7 +597,7 @@ def needs_values(func: ir.Function) -> bool:
             return True
         if isinstance(v, ir.Call) and v.fn is build.apply_call:  # f(*args) of an argument
             return True
-    return False
+    return func.needs_values
 
 
 def inline_calls(fn: ir.Function, freevars: Dict, lower, site_values=None, values=None,

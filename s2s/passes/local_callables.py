@@ -171,6 +171,8 @@ class Items:
     keys: Optional[tuple] = None
     #: what every item holds, when that is one ``Items`` (``[(a, b), (c, d)]``)
     item: Optional["Items"] = None
+    #: a list display (``[]``, ``[a, b]``): appending an object makes it a ``Pack``
+    list_display: bool = False
 
     runtime = True
 
@@ -301,6 +303,15 @@ class Bindings:
         self.table[name] = (self.path, known)
         if known is not None and not known.runtime:
             self.virtual[name] = known
+
+    def rebind_all(self, old, new) -> None:
+        """Every name bound here to the known value ``old`` (the same object: names of
+        one list) bound to ``new`` instead, in its own block."""
+        for name, (path, known) in list(self.table.items()):
+            if known is old and self.holds(path):
+                self.table[name] = (path, new)
+                if not new.runtime:
+                    self.virtual[name] = new
 
     def forget(self, name: str) -> None:
         self.table.pop(name, None)

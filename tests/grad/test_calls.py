@@ -307,6 +307,33 @@ def model_built_inside(x):
     return np.sum(h) * len(layers) + np.sum(layers[-1](h))
 
 
+PAIRS = [(0.5, 0.1), (-1.2, 0.3), (0.8, -0.2)]
+
+
+class StackOfAffines:  # PyTorch's way: the layers built in __init__ from a list
+    def __init__(self, pairs):
+        self.layers = []
+        for w, b in pairs:
+            self.layers.append(Affine(w, b))
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def layers_from_a_comprehension(x):
+    layers = [Affine(w * x, b) for w, b in PAIRS]  # its length known when specialised
+    h = x
+    for layer in layers:
+        h = layer(h) + 0.5 * h
+    return h * len(layers)
+
+
+def layers_appended_in_init(x):
+    return StackOfAffines(PAIRS)(x) + StackOfAffines(PAIRS[:2])(x * x)
+
+
 def lambda_in_a_list(x):
     fs = [lambda z: z * x]
     return fs[0](x)
@@ -390,6 +417,8 @@ CASES = [
     (lambda_in_a_list, (0.9,)),
     (model_built_inside, (0.7,)),
     (functions_in_a_list, (0.6,)),
+    (layers_from_a_comprehension, (0.4,)),
+    (layers_appended_in_init, (0.7,)),
 ]
 
 
@@ -649,3 +678,35 @@ def test_closures_leave_no_trace_in_the_generated_code():
     assert "call_method" not in src and "make_closure" not in src, src
     assert src == inspect.getsource(
         next(v[0] for v in s2s.grad(passes_functions).cache.values() if isinstance(v, tuple)))
+
+
+def test_a_list_of_layers_built_from_an_argument_in_every_transform():
+    """The list's length is the argument's: the loop building it is unrolled once the
+    specialisation knows it (``Function.needs_values``); other lengths make other code.
+    (Not yet under ``jit(grad)``: the unrolled cotangent list reads as a tape there.)"""
+    def loss(w, pairs):
+        model = StackOfAffines([(p * w, b) for p, b in pairs])
+        return np.sum(model(np.array([0.3, -0.6])) ** 2)
+
+    w = 0.9
+    for pairs in (PAIRS, PAIRS[:1]):
+        want = fd_grad(lambda v: loss(v, pairs), w)
+        assert math.isclose(s2s.grad(loss)(w, pairs), want, rel_tol=1e-6, abs_tol=1e-9)
+        ws = np.array([0.9, -0.4])
+        np.testing.assert_allclose(
+            s2s.vmap(s2s.grad(loss), in_axes=(0, None))(ws, pairs),
+            [fd_grad(lambda v: loss(v, pairs), u) for u in ws], rtol=1e-6, atol=1e-9)
+
+
+def test_layers_appended_under_a_branch_are_refused_not_miscounted():
+    def loss(x):
+        layers = [Affine(x, 0.1)]
+        if x > 0.5:  # one more layer on one path only: no list of known items
+            layers.append(Affine(2.0, x))
+        h = 0.3
+        for layer in layers:
+            h = layer(h)
+        return h
+
+    with pytest.raises(s2s.S2SError, match="Affine object"):
+        s2s.grad(loss)(0.7)

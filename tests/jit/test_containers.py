@@ -857,6 +857,21 @@ def test_gradients_of_displays_that_grow_compile(f):
                                rtol=1e-6, atol=1e-8)
 
 
+def pairs_from_an_argument(x, pairs):
+    out = [(p * x, b) for p, b in pairs]  # a loop over range(len(pairs)): known compiling
+    s = 0.0
+    for a, b in out:
+        s = s + np.sum(np.sin(a)) * b
+    return s
+
+
+def test_gradients_of_displays_grown_over_a_list_argument_compile():
+    pairs = [(0.5, 0.1), (-1.2, 0.3), (0.8, -0.2)]
+    want = fd_grad(lambda x: pairs_from_an_argument(x, pairs), (V,))
+    np.testing.assert_allclose(s2s.jit(s2s.grad(pairs_from_an_argument))(V, pairs), want,
+                               rtol=1e-6, atol=1e-8)
+
+
 def test_a_list_of_other_items_grown_a_run_time_number_of_times_is_refused():
     def pairs(x, n):
         out = []

@@ -96,7 +96,7 @@ def widenable_arrays(func) -> set:
 class Inference:
     def __init__(self, func: ir.Function, param_types: dict):
         self.func = func
-        self._ranges = None  # names assigned once a range of int constants (compile_time_range)
+        self._ranges = None  # name -> its one definition (compile_time_range)
         self.types = dict(param_types)
         self.returns = None
         self.changed = True
@@ -148,34 +148,37 @@ class Inference:
             self.types[name] = new
             self.changed = True
 
-    def compile_time_range(self, atom, loc):
+    def compile_time_range(self, atom, loc, seen=()):
         """The ``range`` ``atom`` holds when that is known when compiling (a constant, a
-        compile-time value, or a name assigned once ``range`` of int constants or
-        ``reversed_range`` of such a range), else None."""
+        compile-time value, or a name assigned once ``range`` of ints known when compiling
+        -- constants, or ``len`` of a tuple, typed ``Static`` -- or ``reversed_range`` of
+        such a range), else None."""
         value = getattr(self.atom(atom, loc), "value", None)
         if type(value) is range or not isinstance(atom, ir.Var):
             return value if type(value) is range else None
-        if self._ranges is None:
-            defs = {}
+        if self._ranges is None:  # (name -> its one definition, None if several)
+            self._ranges = {}
             for st in ir.walk(self.func.body):
                 for v in ir.stmt_defs(st):
-                    defs[v.name] = st if v.name not in defs else None
-            self._ranges = {}
-            for name, st in defs.items():
-                call = getattr(st, "value", None) if isinstance(st, ir.Assign) else None
-                if isinstance(call, ir.Call) and call.fn is range and not call.kwargs and \
-                        all(isinstance(a, ir.Const) and type(a.value) is int for a in call.args):
-                    self._ranges[name] = range(*(a.value for a in call.args))
-            for name, st in defs.items():  # an adjoint loop's: such a range backwards
-                call = getattr(st, "value", None) if isinstance(st, ir.Assign) else None
-                if isinstance(call, ir.Call) and call.fn is rt.reversed_range \
-                        and len(call.args) == 1 and not call.kwargs:
-                    r = call.args[0]
-                    r = r.value if isinstance(r, ir.Const) else self._ranges.get(
-                        getattr(r, "name", None))
-                    if type(r) is range:
-                        self._ranges[name] = rt.reversed_range(r)
-        return self._ranges.get(atom.name)
+                    self._ranges[v.name] = st if v.name not in self._ranges else None
+        st = self._ranges.get(atom.name)
+        call = getattr(st, "value", None) if isinstance(st, ir.Assign) else None
+        if not isinstance(call, ir.Call) or call.kwargs or atom.name in seen:
+            return None
+        if call.fn is range:
+            bounds = [self.compile_time_int(a, loc) for a in call.args]
+            return range(*bounds) if bounds and None not in bounds else None
+        if call.fn is rt.reversed_range and len(call.args) == 1:
+            r = self.compile_time_range(call.args[0], loc, seen + (atom.name,))
+            return None if r is None else rt.reversed_range(r)
+        return None
+
+    def compile_time_int(self, atom, loc):
+        """The int ``atom`` is when that is known when compiling, else None."""
+        if isinstance(atom, ir.Const):
+            return atom.value if type(atom.value) is int else None
+        t = self.atom(atom, loc)
+        return t.value if isinstance(t, T.Static) and type(t.value) is int else None
 
     def expr(self, value, loc):
         if isinstance(value, ir.Call) and value.fn is isinstance and len(value.args) == 2 \
