@@ -41,6 +41,7 @@ body bound to a call's arguments: ``inline_bodies.py``.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import operator
@@ -49,18 +50,19 @@ from typing import Dict, List
 
 import s2s_runtime as rt
 from s2s_runtime import build
+from s2s_runtime.tree import tree_leaves, tree_map
 
 from ..errors import unsupported
 from ..frontend.desugar import ATTRIBUTE_OF, METHOD_OF
+from ..frontend.expressions import is_record_class
 from ..frontend.scope import make_closure
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from .callables import MAX_RECURSION, CallableCalls, with_call
 from .inline_bodies import InlineBodies, ir_signature
-from .local_callables import (NOTHING, Bindings, Constant, Items, Pack, Value, VirtualObject,
-                              fold,
-                              is_user_class, is_user_function, is_user_object,
-                              known_of_const, known_of_value, useful)
+from .local_callables import (NOTHING, Bindings, Constant, Items, Pack, TreeOf, Value,
+                              VirtualObject, fold, is_user_class, is_user_function,
+                              is_user_object, known_of_const, known_of_value, useful)
 from .objects import ObjectCalls
 from .partials import is_partial, partial_ir
 from .unpacking import UnpackingCalls
@@ -320,6 +322,98 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             out += self.block(s.body)
         return out
 
+    def tree_shape_of(self, tree):
+        """The structure (``_tree_shape``) of what ``tree`` is known to be, else None (in a
+        function not yet specialised: ``_NeedsValues``, it may be an argument's)."""
+        known = self.known_of(tree)
+        value = known.value if isinstance(known, (Value, Items, TreeOf)) else None
+        shape = _tree_shape(value) if value is not None else None
+        if shape is None and self.values is None:
+            raise _NeedsValues()
+        return shape, value
+
+    def tree_leaves_call(self, s: ir.Assign, tree):
+        """``t = tree_leaves(tree)`` of a tree of known structure: the list display of
+        its leaves, read in the pytree order."""
+        shape, _ = self.tree_shape_of(tree)
+        if shape is None:
+            raise _unknown_tree("tree_leaves", s.loc)
+        out = []
+
+        def leaves(node, atom):
+            if node[0] == "leaf":
+                return [atom]
+            if node[0] == "none":
+                return []
+            record = node[0] == "record"
+            found = []
+            for key, child in node[-1]:
+                t = ir.Var(self.names.temp())
+                self.temps.add(t.name)
+                read = ir.Call(getattr if record else operator.getitem, (atom, ir.Const(key)))
+                out.extend(self.stmt(ir.Assign(t, read, s.loc)))
+                found += leaves(child, t)
+            return found
+
+        items = leaves(shape, tree)
+        out.extend(self.stmt(ir.Assign(s.target, ir.Call(build.make_list, tuple(items)),
+                                       s.loc)))
+        return out
+
+    def tree_map_call(self, s: ir.Assign, f, trees):
+        """``t = tree_map(f, tree, *rest)`` where ``tree``'s structure is known (a
+        specialisation's argument, or another name for one): one call of ``f`` per leaf on
+        the leaves at that place in each tree, the results rebuilt in that structure
+        (a dict, tuple, list, dataclass or namedtuple); None where it is not known."""
+        shape, value = self.tree_shape_of(trees[0])
+        if shape is None:
+            raise _unknown_tree("tree_map", s.loc)
+        out = []
+
+        def read(atom, key, record):
+            t = ir.Var(self.names.temp())
+            self.temps.add(t.name)
+            fn, k = (getattr, ir.Const(key)) if record else (operator.getitem, ir.Const(key))
+            out.extend(self.stmt(ir.Assign(t, ir.Call(fn, (atom, k)), s.loc)))
+            return t
+
+        def build_(node, atoms):
+            kind = node[0]
+            if kind == "leaf":
+                r = ir.Var(self.names.temp())
+                self.temps.add(r.name)
+                call = ir.Call(build.call_method, (f, ir.Const("__call__")) + tuple(atoms))
+                out.extend(self.stmt(ir.Assign(r, call, s.loc)))
+                return r
+            if kind == "none":
+                return ir.Const(None)
+            record = kind == "record"
+            parts = [build_(child, [read(a, key, record) for a in atoms])
+                     for key, child in node[-1]]
+            t = ir.Var(self.names.temp())
+            self.temps.add(t.name)
+            if kind == "dict":
+                value = ir.Call(build.make_dict, tuple(x for (key, _), p in zip(node[-1], parts)
+                                                       for x in (ir.Const(key), p)))
+            elif kind == "record":
+                fields = ir.Var(self.names.temp())
+                self.temps.add(fields.name)
+                out.extend(self.stmt(ir.Assign(fields, ir.Call(build.make_tuple, tuple(parts)),
+                                               s.loc)))
+                value = ir.Call(rt.make_record, (ir.Const(node[1]), fields))
+            else:
+                value = ir.Call(build.make_tuple if kind == "tuple" else build.make_list,
+                                tuple(parts))
+            out.extend(self.stmt(ir.Assign(t, value, s.loc)))
+            return t
+
+        result = build_(shape, list(trees))
+        out.extend(self.stmt(ir.Assign(s.target, result, s.loc)))
+        # the result has the tree's structure
+        self.known.bind(s.target.name, known_of_value(value) if type(value) in (
+            tuple, list, dict) else TreeOf(value))
+        return out
+
     def known_length(self, a):
         """The length of the list or tuple ``a`` is known to have (a specialisation's
         value, a display), else None."""
@@ -420,6 +514,14 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         fn, args = c.fn, c.args
         if fn is make_closure:
             return self.bind_closure(s)
+        if fn is tree_map and len(args) >= 2 and not c.kwargs and isinstance(s, ir.Assign):
+            mapped = self.tree_map_call(s, args[0], args[1:])
+            if mapped is not None:
+                return mapped
+        if fn is tree_leaves and len(args) == 1 and not c.kwargs and isinstance(s, ir.Assign):
+            leaves = self.tree_leaves_call(s, args[0])
+            if leaves is not None:
+                return leaves
         if fn is build.apply_call:
             return self.unpacking_call(s)
         self.forget_resized(s)
@@ -522,6 +624,46 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                    if n not in {p.var.name for p in fn.params})
         return replace(fn, body=tuple(body), params=fn.params + kw, needs_values=False,
                        temps=frozenset(self.temps))
+
+
+def _unknown_tree(what, loc):
+    return unsupported(
+        f"{what} of a value whose tree structure is not known when transforming", loc,
+        "s2s reads tree_map and tree_leaves as one call per leaf where the structure is an "
+        "argument's (dicts, lists, tuples, dataclasses, namedtuples) or what tree_map made "
+        "of one")
+
+
+def _tree_shape(v, depth=0):
+    """The structure of the pytree ``v`` as nested nodes: ``("leaf",)``, ``("none",)``,
+    ``("tuple" | "list" | "dict", [(key, node)])`` (dicts by sorted key, as the pytree
+    order) or ``("record", cls, [(field, node)])`` (a dataclass or namedtuple); None for
+    a node of another kind (a registered class)."""
+    from s2s_runtime.tree import tree_structure
+    if depth > 32:
+        return None
+    t = type(v)
+    if v is None:
+        return ("none",)
+    if t in (tuple, list):
+        children = [(k, _tree_shape(x, depth + 1)) for k, x in enumerate(v)]
+        return None if any(c is None for _, c in children) else (t.__name__, children)
+    if t is dict:
+        try:
+            keys = sorted(v)
+        except TypeError:
+            return None
+        children = [(k, _tree_shape(v[k], depth + 1)) for k in keys]
+        return None if any(c is None for _, c in children) else ("dict", children)
+    if is_record_class(t):
+        if not hasattr(t, "_fields") and not all(f.init for f in dataclasses.fields(t)):
+            return None  # (make_record passes the __init__ parameters)
+        names = t._fields if hasattr(t, "_fields") else [f.name for f in dataclasses.fields(t)]
+        children = [(n, _tree_shape(getattr(v, n), depth + 1)) for n in names]
+        return None if any(c is None for _, c in children) else ("record", t, children)
+    if tree_structure(v).num_leaves == 1 and tree_structure(v).num_nodes == 1:
+        return ("leaf",)
+    return None
 
 
 class _NeedsValues(Exception):

@@ -173,6 +173,17 @@ class Items:
     item: Optional["Items"] = None
     #: a list display (``[]``, ``[a, b]``): appending an object makes it a ``Pack``
     list_display: bool = False
+    #: the specialisation's value it is (an argument): its tree structure, for ``tree_map``
+    value: Any = None
+
+    runtime = True
+
+
+@dataclass(eq=False)
+class TreeOf:
+    """A run-time value with the tree structure of ``value`` (what ``tree_map`` made of a
+    dataclass or namedtuple argument): read only for that structure."""
+    value: Any
 
     runtime = True
 
@@ -244,9 +255,9 @@ def known_of_value(v):
         items = [known_of_value(x) for x in v]
         same = (items and all(isinstance(k, Items) and k.keys is None for k in items)
                 and len({k.count for k in items}) == 1)
-        return Items(len(v), item=Items(items[0].count) if same else None)
+        return Items(len(v), item=Items(items[0].count) if same else None, value=v)
     if type(v) is dict:
-        return Items(keys=tuple(v))
+        return Items(keys=tuple(v), value=v)
     return None
 
 
