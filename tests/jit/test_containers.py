@@ -882,3 +882,29 @@ def test_a_list_of_other_items_grown_a_run_time_number_of_times_is_refused():
     with pytest.raises(s2s.S2SError, match="a list of other items is compiled where its "
                                            "length is known when compiling"):
         s2s.jit(pairs)(V, 3)
+
+
+# -- np.array of a tuple or list display of arrays: the arrays stacked ---------------------
+def array_of_rows(x):
+    m = np.array([x, x ** 2, np.sin(x)])  # (3, n)
+    return np.sum(m @ m.T) + np.sum(np.array((m, 2.0 * m))[1, 0])
+
+
+def test_np_array_of_arrays_compiles_with_its_derivatives():
+    from tests.compose.finite_differences import fd_hessian
+    x = np.array([0.3, -0.2, 0.5])
+    np.testing.assert_allclose(s2s.jit(array_of_rows)(x), array_of_rows(x), rtol=1e-14)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(array_of_rows))(x), fd_grad(array_of_rows, (x,)),
+                               rtol=1e-6, atol=1e-8)
+    hess = fd_hessian(array_of_rows, x)
+    for h in (s2s.jit(s2s.hessian(array_of_rows)),
+              s2s.jit(lambda v: s2s.jacrev(s2s.grad(array_of_rows))(v))):
+        np.testing.assert_allclose(h(x), hess, rtol=1e-4, atol=1e-5)
+
+
+def test_np_array_of_arrays_of_different_shapes_is_numpys_value_error():
+    def ragged(x):
+        return np.array([x, x[:2]])
+
+    with pytest.raises(ValueError, match="different shapes"):
+        s2s.jit(ragged)(np.array([0.3, -0.2, 0.5]))

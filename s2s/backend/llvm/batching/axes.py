@@ -51,6 +51,7 @@ from ....errors import located
 from ..values import arrays as A
 from ..values import lists as Li
 from ..values import scalars as S
+from ..values.nesting import fill_nested, leaf_values, regular_nesting
 from ..typing import types as T
 from ..numerics import reductions as R
 from ..numerics.axis import reduce_axis
@@ -245,7 +246,7 @@ class BatchShape:
             return None
         x = types[0]
         if isinstance(x, T.Tuple):
-            nesting = _regular_nesting(x)
+            nesting = regular_nesting(x)
             if nesting is None:
                 return None
             dims, leaves = nesting
@@ -272,7 +273,7 @@ class BatchShape:
             for v, t in items[1:]:
                 L.check(A.differs(L, A.shape_list(L, v, t), dims), ValueError,
                         "vmap: the shape of a tuple of arrays of different shapes")
-            dims = [A.i64(n) for n in _regular_nesting(xt)[0]] + dims[1:]
+            dims = [A.i64(n) for n in regular_nesting(xt)[0]] + dims[1:]
         else:
             dims = A.shape_list(L, x, xt)[1:]
         return int_tuple(L, dims)[0]
@@ -506,68 +507,9 @@ class BatchSnapshot:
         return A.copy(L, x, xt) if isinstance(xt, T.Array) else x
 
 
-def _regular_nesting(t, nones=False):
-    """``(dims, leaf types)`` of a tuple nesting that is regular (every level of one
-    length, ``dims``) with batched arrays of one rank >= 1 as its leaves (row-major;
-    with ``nones``, None leaves too: zero tangents); None otherwise."""
-    if isinstance(t, T.Array):
-        return ([], [t]) if t.ndim >= 1 else None
-    if nones and isinstance(t, T.NoneType):
-        return [], [t]
-    if not T.plain_tuple(t) or not t.items:
-        return None
-    parts = [_regular_nesting(i, nones) for i in t.items]
-    if None in parts or any(p[0] != parts[0][0] for p in parts):
-        return None
-    leaves = [leaf for p in parts for leaf in p[1]]
-    arrays = [leaf for leaf in leaves if isinstance(leaf, T.Array)]
-    if not arrays or any(a.ndim != arrays[0].ndim for a in arrays):
-        return None
-    return [len(t.items)] + parts[0][0], leaves
-
-
-def _leaf_values(L, value, t):
-    if not isinstance(t, T.Tuple):
-        return [(value, t)]
-    return [leaf for k, it in enumerate(t.items)
-            for leaf in _leaf_values(L, L.b.extract_value(value, k), it)]
-
-
-def _fill_nested(L, out, rtype, items, dims):
-    """``out[:, j_1, ..., j_d] = item`` for the row-major ``items`` of a nesting of
-    ``dims`` (their shapes checked against the first array's; a None item is left as
-    it is); the real part where ``out`` is real."""
-    b = L.b
-    arrays = [(v, t) for v, t in items if isinstance(t, T.Array)]
-    shape = A.shape_list(L, *arrays[0])
-    for v, t in arrays[1:]:
-        L.check(A.differs(L, A.shape_list(L, v, t), shape), ValueError,
-                "vmap: np.array of items of different shapes")
-    strides = A.strides_list(L, out, rtype)
-    row_t = T.Array(rtype.dtype, rtype.ndim - len(dims))
-    for flat, (v, t) in enumerate(items):
-        if not isinstance(t, T.Array):
-            continue
-        offset, rest = A.ZERO, flat
-        for k in reversed(range(len(dims))):  # row-major position of item ``flat``
-            offset = b.add(offset, b.mul(A.i64(rest % dims[k]), strides[1 + k]))
-            rest //= dims[k]
-        data = b.gep(b.extract_value(out, 0), [offset])
-        row = A.make(L, row_t, data, b.extract_value(out, 1), shape,
-                     strides[:1] + strides[1 + len(dims):])
-
-        def real(vs):
-            (x, xt), = vs
-            if xt.dtype == "c16" and rtype.dtype != "c16":
-                return b.extract_value(x, 0), T.F64T
-            return x, xt
-        A.elementwise(L, real, [(v, t)], rtype.dtype, out=(row, row_t))
-    return shape
-
-
 class BatchArray:
     """``batch_array(np.array or np.asarray, x)``: ``x`` a batched array (as it is, for
-    ``np.asarray``), or a regular nesting of tuples / list displays (``_regular_nesting``)
+    ``np.asarray``), or a regular nesting of tuples / list displays (``values/nesting.regular_nesting``)
     of batched arrays of one shape: ``out[:, j_1, ..., j_d] = x[j_1]...[j_d]``, shape
     ``(n, m_1, ..., m_d) + x_0.shape[1:]`` (shapes checked at run time)."""
 
@@ -582,7 +524,7 @@ class BatchArray:
             return types[1]  # a batched array converted as it is: itself
         if _batched_list(types[1]):  # a list of batched items: one more axis
             return T.Array(types[1].elem.dtype, types[1].elem.ndim + 1)
-        nesting = None if isinstance(types[1], T.Array) else _regular_nesting(types[1])
+        nesting = None if isinstance(types[1], T.Array) else regular_nesting(types[1])
         if nesting is None:
             return None
         dims, leaves = nesting
@@ -595,12 +537,12 @@ class BatchArray:
             return tup
         if _batched_list(tt):  # np.array of each example's list: the items stacked on
             return _first_axes_swapped(L, *Li.as_array(L, tup, tt))  # axis 1
-        dims, _ = _regular_nesting(tt)
-        items = _leaf_values(L, tup, tt)
+        dims, _ = regular_nesting(tt)
+        items = leaf_values(L, tup, tt)
         a, at = items[0]
         first = A.shape_list(L, a, at)
         out = A.allocate(L, rtype, first[:1] + [A.i64(m) for m in dims] + first[1:])
-        _fill_nested(L, out, rtype, items, dims)
+        fill_nested(L, out, rtype, items, dims)
         return out
 
 
@@ -615,7 +557,7 @@ class BatchArrayJvp:
         if kw or not 3 <= len(types) <= 5 or not isinstance(types[1], T.Array):
             return None
         ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
-        nesting = _regular_nesting(types[0], nones=True)
+        nesting = regular_nesting(types[0], nones=True)
         if nesting is None or ndmin not in (0, 1) or types[1].dtype not in ("f4", "f8", "c16"):
             return None
         dims, leaves = nesting
@@ -624,14 +566,14 @@ class BatchArrayJvp:
 
     def lower(self, L, fn, vals, kw, rtype):
         (t, tt), (ans, ans_t) = vals[0], vals[1]
-        dims, _ = _regular_nesting(tt, nones=True)
-        items = _leaf_values(L, t, tt)
+        dims, _ = regular_nesting(tt, nones=True)
+        items = leaf_values(L, t, tt)
         want = A.shape_list(L, ans, ans_t)
         a, at = next((v, t) for v, t in items if isinstance(t, T.Array))
         L.check(A.differs(L, A.shape_list(L, a, at), want[:1] + want[1 + len(dims):]),
                 ValueError, "vmap: np.array of tangents of different shapes")
         out = A.allocate(L, rtype, want, zeroed=True)
-        _fill_nested(L, out, rtype, items, dims)  # the other items checked against ``a``
+        fill_nested(L, out, rtype, items, dims)  # the other items checked against ``a``
         return out
 
 
@@ -647,7 +589,7 @@ class BatchArrayVjp:
         if _batched_list(types[1]):  # a list: the views g[:, j] as its items
             return Li.rows_type(types[0]) if types[0].ndim == types[1].elem.ndim + 1 \
                 else None
-        nesting = _regular_nesting(types[1])
+        nesting = regular_nesting(types[1])
         if nesting is None:
             return None
         dims, leaves = nesting
@@ -662,7 +604,7 @@ class BatchArrayVjp:
         (g, gt), (_, xt) = vals
         if _batched_list(xt):
             return Li.from_array(L, _first_axes_swapped(L, g, gt), gt, rtype)
-        dims, leaves = _regular_nesting(xt)
+        dims, leaves = regular_nesting(xt)
         shape, strides = A.shape_list(L, g, gt), A.strides_list(L, g, gt)
         row_t = T.Array(gt.dtype, leaves[0].ndim)
 

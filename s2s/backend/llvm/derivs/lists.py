@@ -14,7 +14,11 @@ result's dtype; of arrays: stacked).  A display ``[a, b, ...]`` of numbers: ``np
 of the promoted dtype; a rectangular display of displays: an array of its shape),
 ``np.shape``/``size``/``ndim``, and ``array_vjp`` into it; ``array_vjp_transpose(ct, g,
 x)`` of such a display (the numbers of ``ct`` as an array of ``x``'s shape: reverse mode
-over ``np.array``'s cotangent).
+over ``np.array``'s cotangent).  A regular nesting of tuples or list displays of arrays
+(``np.array([x, y, z])``, ``values/nesting.py``): ``array_vjp(g, x)`` is the views
+``g[j_1, ..., j_d]`` nested as ``x``; ``array_jvp`` the tangents stacked the same way
+(None ones as zeros); ``array_vjp_transpose(ct, g, x)`` the pieces put back in ``g``'s
+shape.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from ..values import arrays as A
 from ..values import lists as Li
 from ..numerics import reductions as R
 from ..values import scalars as S
+from ..values.nesting import fill_nested, leaf_values, regular_nesting
 from ..typing import types as T
 from .adjoints import Unbroadcast
 from ..ops.lists import (ArraySum, ListOp, add_items, as_list, cotangent_type, is_item, is_list,
@@ -594,6 +599,96 @@ class ExtremeCt(ListOp):
         return _scattered(L, None, (v, vt), g, gt, p, T.INT, rtype)
 
 
+def _array_nesting(t, nones=False):
+    """``regular_nesting`` of a tuple or list display (not of an array itself), else None."""
+    return regular_nesting(t, nones) if T.plain_tuple(t) else None
+
+
+def _nested_as(t, leaf):
+    """The type of ``t``'s nesting with ``leaf`` at every leaf."""
+    if not T.plain_tuple(t):
+        return leaf
+    return T.same_kind(t, [_nested_as(i, leaf) for i in t.items])
+
+
+class RowsOfArray(ListOp):
+    """``array_vjp(g, x)`` for a nesting ``x`` of arrays: the views ``g[j_1, ..., j_d]``
+    nested as ``x`` (a complex ``g`` of real items is left to Python)."""
+
+    def ltype(self, fn, types, loc):
+        g, x = types
+        dims, leaves = _array_nesting(x)
+        if not isinstance(g, T.Array) or g.ndim != leaves[0].ndim + len(dims) or \
+                g.dtype == "c16" and any(t.dtype != "c16" for t in leaves):
+            return None
+        return _nested_as(x, T.Array(g.dtype, leaves[0].ndim))
+
+    def llower(self, L, fn, vals, rtype):
+        b = L.b
+        (g, gt), (_, xt) = vals
+        dims, leaves = _array_nesting(xt)
+        shape, strides = A.shape_list(L, g, gt), A.strides_list(L, g, gt)
+        row_t = T.Array(gt.dtype, leaves[0].ndim)
+
+        def build(t, rt_, position):
+            if not T.plain_tuple(t):
+                offset = A.ZERO
+                for k, j in enumerate(position):
+                    offset = b.add(offset, b.mul(A.i64(j), strides[k]))
+                data = b.gep(b.extract_value(g, 0), [offset])
+                return A.make(L, row_t, data, b.extract_value(g, 1), shape[len(dims):],
+                              strides[len(dims):])
+            out = ll.Constant(rt_.llvm(), None)
+            for k, (it, irt) in enumerate(zip(t.items, rt_.items)):
+                out = b.insert_value(out, build(it, irt, position + (k,)), k)
+            return out
+
+        return build(xt, rtype, ())
+
+
+class StackedTangents(ListOp):
+    """``array_jvp(t, ans, object, copy, ndmin=0)`` for a nesting ``object`` of arrays:
+    the tangents (None ones: zeros) stacked as ``np.array`` stacks the items, in
+    ``ans``'s shape and dtype (the real part for a real ``ans``)."""
+
+    reads_atoms = True
+
+    def ltype(self, fn, types, loc):
+        atoms = self.atoms[0] if self.atoms else ()
+        ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
+        ans = types[1]
+        dims, leaves = _array_nesting(types[2])
+        ok = isinstance(ans, T.Array) and ans.ndim == leaves[0].ndim + len(dims) and \
+            ndmin in (0, 1) and ans.dtype in ("f4", "f8", "c16")
+        return ans if ok else None
+
+    def llower(self, L, fn, vals, rtype):
+        (t, tt), (ans, ans_t) = vals[0], vals[1]
+        dims, _ = _array_nesting(tt, nones=True)
+        out = A.allocate(L, rtype, A.shape_list(L, ans, ans_t), zeroed=True)
+        fill_nested(L, out, rtype, leaf_values(L, t, tt), dims, lead=0,
+                    message="s2s: tangents of np.array's items of different shapes")
+        return out
+
+
+class RowsPutBack(ListOp):
+    """``array_vjp_transpose(ct, g, x)`` for a nesting ``x`` of arrays: the pieces of
+    ``ct`` (None ones: zeros) put back in ``g``'s shape (reverse mode over ``np.array``'s
+    cotangent)."""
+
+    def ltype(self, fn, types, loc):
+        ct, g, _ = types
+        return g if isinstance(g, T.Array) and _array_nesting(ct, nones=True) else None
+
+    def llower(self, L, fn, vals, rtype):
+        (ct, ctt), (g, gt) = vals[0], vals[1]
+        dims, _ = _array_nesting(ctt, nones=True)
+        out = A.allocate(L, rtype, A.shape_list(L, g, gt), zeroed=True)
+        fill_nested(L, out, rtype, leaf_values(L, ct, ctt), dims, lead=0,
+                    message="s2s: cotangents of np.array's items of different shapes")
+        return out
+
+
 def _wrap(cls, fn, when, *args):
     overload_lists(cls, fn, when, *args, family="list derivatives")
 
@@ -610,6 +705,11 @@ _wrap(GridItems, rt.array_vjp, lambda ts: len(ts) == 2 and not _numbers(ts[1])
       and T.plain_tuple(ts[1]) and bool(_grid(ts[1])))
 _wrap(GridShape, np.shape, lambda ts: len(ts) == 1 and T.plain_tuple(ts[0]) and bool(_grid(ts[0])))
 _wrap(FromArray, rt.array_vjp, list_at(1))
+_wrap(RowsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and bool(_array_nesting(ts[1])))
+_wrap(StackedTangents, rt.array_jvp, lambda ts: len(ts) >= 3 and bool(
+    _array_nesting(ts[0], nones=True)) and bool(_array_nesting(ts[2])))
+_wrap(RowsPutBack, rt.array_vjp_transpose, lambda ts: len(ts) == 3 and bool(
+    _array_nesting(ts[2])) and bool(_array_nesting(ts[0], nones=True)))
 _wrap(StackRows, rt.stack_vjp, list_at(1))
 for _fn in (np.array, np.asarray):
     _wrap(ArrayOfItems, _fn, lambda ts: len(ts) == 1 and bool(_grid(ts[0])))

@@ -11,6 +11,7 @@ import s2s_runtime as rt
 
 from ..values import arrays as A
 from ..numerics import reductions as R
+from ..values.nesting import fill_nested, leaf_values, regular_nesting
 from ..values import scalars as S
 from ..typing import types as T
 from ..numerics.axis import reduce_axis, reduced_ndim, reduction_axis
@@ -563,13 +564,22 @@ class AsArray:
     """``np.asarray(x)`` / ``np.asanyarray(x)`` of an array or a number: ``x`` itself
     (numpy copies nothing; a number stays a number here, as every 0-d value of compiled
     code); with ``dtype=`` of another dtype, a converted copy. ``np.array(x)`` (and with
-    ``dtype=``): always a copy."""
+    ``dtype=``): always a copy.  Of a regular nesting of tuples or list displays of
+    arrays of one rank (``np.array([x, y ** 2, np.sin(x)])``): a new array with the
+    nesting's axes first (``values/nesting.py``; numpy's ``ValueError`` where the arrays'
+    shapes differ)."""
 
     def type(self, fn, types, kw, loc):
-        if set(kw) - {"dtype"} or len(types) != 1 or \
-                not isinstance(types[0], (T.Array, T.Scalar)):
+        if set(kw) - {"dtype"} or len(types) != 1:
             return None
         t = types[0]
+        nesting = regular_nesting(t) if T.plain_tuple(t) else None
+        if nesting is not None:
+            dims, leaves = nesting
+            code = _dtype_of(kw, T.promote(*(leaf.elem for leaf in leaves)).dtype)
+            return None if code is None else T.Array(code, leaves[0].ndim + len(dims))
+        if not isinstance(t, (T.Array, T.Scalar)):
+            return None
         code = _dtype_of(kw, t.dtype)
         if code is None:
             return None
@@ -577,6 +587,15 @@ class AsArray:
 
     def lower(self, L, fn, vals, kw, rtype):
         v, t = vals[0]
+        if T.plain_tuple(t):  # a nesting of arrays
+            dims, _ = regular_nesting(t)
+            items = leaf_values(L, v, t)
+            first = A.shape_list(L, *items[0])
+            out = A.allocate(L, rtype, [A.i64(m) for m in dims] + first)
+            fill_nested(L, out, rtype, items, dims, lead=0, message=(
+                "setting an array element with a sequence: np.array of arrays of different "
+                "shapes (an inhomogeneous shape)"))
+            return out
         if isinstance(t, T.Scalar):
             return S.convert(L, v, t, rtype)
         if fn is not np.array and rtype.dtype == t.dtype:
