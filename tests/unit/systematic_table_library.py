@@ -115,7 +115,10 @@ CASES += [c("np.einsum('ij,jk->ik', x, y)", M, (3, 4), cplx=True),
           c("np.cross(x, y, axisa=0, axisb=0, axisc=0)", (3, 2), (3, 2)),
           c("np.cross(x, y, axis=0)", (3, 4), (3, 4)),
           c("np.polyval(x, y)", (4,), M), c("np.polyval(x, y)", V, S),
-          c("np.polyval([1.0, -2.0, 0.5], y)", V, V)]
+          c("np.polyval([1.0, -2.0, 0.5], y)", V, V),
+          c("np.polyfit(np.arange(5.0), x, 2)", (5,)),
+          c("np.polyfit(x, y, 1)", (4,), (4,)),
+          c("np.polyfit(np.arange(4.0), x, 1, w=y)", (4, 2), (4,))]
 if hasattr(np, "vecdot"):
     CASES += [c("np.vecdot(x, y)", M, V, cplx=True), c("np.vecdot(x, y, axis=0)", M, M)]
 if hasattr(np, "matvec"):

@@ -1,4 +1,5 @@
-"""Sequences of samples and coefficients: polynomial evaluation (``np.polyval``), linear
+"""Sequences of samples and coefficients: polynomial evaluation (``np.polyval``) and
+least-squares fitting (``np.polyfit``, read as code by every transform), linear
 interpolation (``np.interp``), the trapezoidal rule (``np.trapezoid``) and discrete
 convolution and correlation (``np.convolve``, ``np.correlate``), as plain Python the jit
 compiles with numpy's formulas (the same operations in the same order, so the same
@@ -16,6 +17,42 @@ def polyval(p, x):
     for k in range(len(p)):
         y = y * x + p[k]
     return y
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of degree ``deg`` through ``(x, y)``, as numpy
+    computes it: the Vandermonde matrix with its columns scaled to unit norm, solved by
+    ``np.linalg.lstsq`` (``rcond`` ``len(x) * eps`` by default), the scale divided back
+    out; with weights ``w``, each row (and ``y``) times its weight.  ``full=True`` and
+    ``cov=True`` (residuals, rank, singular values, covariance) are not read here."""
+    if full or cov:
+        raise NotImplementedError("s2s: np.polyfit with full=True or cov=True (the "
+                                  "coefficients only are differentiated and compiled)")
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    x = np.asarray(x) + 0.0
+    y = np.asarray(y) + 0.0
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.shape[0] == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    lhs = np.vander(x, deg + 1)
+    rhs = y
+    if w is not None:
+        w = np.asarray(w) + 0.0
+        lhs = lhs * w[:, None]
+        rhs = rhs * w if rhs.ndim == 1 else rhs * w[:, None]
+    if rcond is None:  # len(x) * np.finfo(x.dtype).eps
+        rcond = x.shape[0] * (1.1920928955078125e-07 if x.dtype == np.float32
+                              else 2.220446049250313e-16)
+    scale = np.sqrt(np.sum(lhs * lhs, axis=0))
+    lhs = lhs / scale
+    c = np.linalg.lstsq(lhs, rhs, rcond)[0]
+    return (c.T / scale).T
 
 
 def _padded_sum(a1, a2, sign):
@@ -201,3 +238,4 @@ definline(_padded_sum, modes=("jit", "vmap"))
 for _fn, _code in ((np.polyval, polyval), (np.interp, interp), (np.trapezoid, trapezoid),
                    (np.convolve, convolve), (np.correlate, correlate)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(np.polyfit, code=polyfit)  # every transform: its derivative is lstsq's

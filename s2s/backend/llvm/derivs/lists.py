@@ -14,7 +14,8 @@ result's dtype; of arrays: stacked).  A display ``[a, b, ...]`` of numbers: ``np
 of the promoted dtype; a rectangular display of displays: an array of its shape),
 ``np.shape``/``size``/``ndim``, and ``array_vjp`` into it; ``array_vjp_transpose(ct, g,
 x)`` of such a display (the numbers of ``ct`` as an array of ``x``'s shape: reverse mode
-over ``np.array``'s cotangent).  A regular nesting of tuples or list displays of arrays
+over ``np.array``'s cotangent); ``array_vjp(g, x)`` of an array ``x`` is
+``unbroadcast(g, x)``.  A regular nesting of tuples or list displays of arrays
 (``np.array([x, y, z])``, ``values/nesting.py``): ``array_vjp(g, x)`` is the views
 ``g[j_1, ..., j_d]`` nested as ``x``; ``array_jvp`` the tangents stacked the same way
 (None ones as zeros); ``array_vjp_transpose(ct, g, x)`` the pieces put back in ``g``'s
@@ -611,6 +612,17 @@ def _nested_as(t, leaf):
     return T.same_kind(t, [_nested_as(i, leaf) for i in t.items])
 
 
+class OfAnArray(ListOp):
+    """``array_vjp(g, x)`` of an array or a number ``x`` (``np.array(x)``, ``np.asarray``
+    of one): ``unbroadcast(g, x)``, ``g`` itself in ``x``'s shape and kind."""
+
+    def ltype(self, fn, types, loc):
+        return Unbroadcast().type(rt.unbroadcast, types, {}, loc)
+
+    def llower(self, L, fn, vals, rtype):
+        return Unbroadcast().lower(L, rt.unbroadcast, vals, {}, rtype)
+
+
 class RowsOfArray(ListOp):
     """``array_vjp(g, x)`` for a nesting ``x`` of arrays: the views ``g[j_1, ..., j_d]``
     nested as ``x`` (a complex ``g`` of real items is left to Python)."""
@@ -706,6 +718,8 @@ _wrap(GridItems, rt.array_vjp, lambda ts: len(ts) == 2 and not _numbers(ts[1])
 _wrap(GridShape, np.shape, lambda ts: len(ts) == 1 and T.plain_tuple(ts[0]) and bool(_grid(ts[0])))
 _wrap(FromArray, rt.array_vjp, list_at(1))
 _wrap(RowsOfArray, rt.array_vjp, lambda ts: len(ts) == 2 and bool(_array_nesting(ts[1])))
+_wrap(OfAnArray, rt.array_vjp, lambda ts: len(ts) == 2 and isinstance(ts[0], (T.Array, T.Scalar))
+      and isinstance(ts[1], (T.Array, T.Scalar)))
 _wrap(StackedTangents, rt.array_jvp, lambda ts: len(ts) >= 3 and bool(
     _array_nesting(ts[0], nones=True)) and bool(_array_nesting(ts[2])))
 _wrap(RowsPutBack, rt.array_vjp_transpose, lambda ts: len(ts) == 3 and bool(
