@@ -284,6 +284,12 @@ GRAD = [
     _fd_case("squeeze-rot90-fliplr", lambda a: np.sum(np.rot90(np.squeeze(a[None], 0)) * W.T)
              + np.sum(np.fliplr(a) * W), M),
     _fd_case("polyval", lambda a: np.sum(np.polyval(a[0], a[1])), M),
+    _fd_case("polyfit", lambda a: np.sum(np.polyfit(np.arange(5.0), a[0], 2) ** 2)
+             + np.sum(np.polyfit(a[1], a[2], 1, w=a[0] ** 2) ** 2), M),
+    _fd_case("meshgrid", lambda a: np.sum(np.meshgrid(a[0], a[1][:3])[0] * np.sin(
+        np.meshgrid(a[0], a[1][:3])[1])), M),
+    _fd_case("meshgrid-ij", lambda a: np.sum(np.meshgrid(a[0][:2], a[1][:3],
+                                                         indexing="ij")[1] ** 2), M),
     _fd_case("vdot", lambda a: np.vdot(a, np.sin(a)) + np.vdot(np.cos(a), a * a), M),
     _fd_case("matrix_power", lambda a: np.sum(np.linalg.matrix_power(a, 3))
              + np.sum(np.linalg.matrix_power(a, -1)), SQUARE),

@@ -2,8 +2,9 @@
 apply by name (``"diff_T"``, ``"quantile"``...) -- as plain Python the jit compiles, for
 the maps compiled here: ``np.diff``'s, ``np.pad``'s (``pads.py``) and ``np.append``'s
 (``append_part``) and their transposes, and the transposes of ``np.broadcast_arrays``,
-``np.unstack`` and ``np.array_split`` (``"bcast_T"``, ``"unstack_T"``,
-``"array_split_T"``).  Other maps (the median's and quantiles', ``np.gradient``'s...) are
+``np.unstack``, ``np.array_split`` and ``np.meshgrid`` (``"bcast_T"``, ``"unstack_T"``,
+``"array_split_T"``, ``"mesh_T"``).  Other maps (the median's and quantiles',
+``np.gradient``'s, ``np.take_along_axis``'s...) are
 refused when compiling, naming the map.  ``op`` is a constant: the jit keeps the one
 branch it names."""
 import numpy as np
@@ -32,6 +33,8 @@ def apply_linear(op, x, like, spec=()):
         return _array_split_transpose(x, like, spec[0], spec[1])
     if op == "bcast_T":
         return _bcast_transpose(x[spec[0]], like)
+    if op == "mesh_T":
+        return _mesh_transpose(x[spec[0]], like, spec[0], spec[1], len(spec[3]))
     if op == "append_part":
         return _append_part(x, spec[0], spec[1], spec[2])
     if op == "append_part_T":
@@ -116,7 +119,19 @@ def _bcast_transpose(g, like):
     return rt.unbroadcast(g, like)
 
 
-definline(_bcast_transpose, _unstack_transpose, _array_split_transpose, _append_part,
+def _mesh_transpose(g, like, k, indexing, n):
+    """``np.meshgrid``'s cotangent of input ``k`` of ``n``: output ``k``'s (zero for None)
+    summed over every axis but the one input ``k`` varies along (the first two swapped
+    for ``indexing="xy"``)."""
+    if g is None:
+        return np.zeros(np.shape(like))
+    axis = 1 - k if indexing == "xy" and n >= 2 and k < 2 else k
+    moved = np.moveaxis(g, axis, 0)
+    rows = np.reshape(np.ascontiguousarray(moved), (moved.shape[0], moved.size // moved.shape[0]))
+    return np.reshape(np.sum(rows, axis=1), np.shape(like))
+
+
+definline(_mesh_transpose, _bcast_transpose, _unstack_transpose, _array_split_transpose, _append_part,
           _append_part_transpose, modes=("jit",))
 definline(rt.shapes_of, code=shapes_of, modes=("jit",))
 definline(rt.apply_linear, code=apply_linear, modes=("jit",))

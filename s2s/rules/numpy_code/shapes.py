@@ -439,6 +439,15 @@ def vander(x, N=None, increasing=False):
     return res
 
 
+def vander_exponents(x, N=None, increasing=False):
+    """``(k, max(k - 1, 0))`` (``s2s_runtime``'s, for ``np.vander``'s derivative): the
+    powers of the Vandermonde columns and of their derivatives, of ``x``'s real dtype."""
+    n = x.shape[0] if N is None else N
+    k = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    k = k.astype(np.float32 if x.dtype == np.float32 else np.float64)
+    return k, np.maximum(k - 1, 0)
+
+
 def take_vjp(g, a, indices, axis=None, mode="raise"):
     """``a_bar``: zeros shaped like ``a`` with ``g`` added at the taken positions (a
     position taken twice gets both)."""
@@ -524,6 +533,7 @@ for _fn, _code in ((np.ascontiguousarray, ascontiguousarray),
                    (np.asfortranarray, asfortranarray)):
     definline(_fn, code=_code, modes=("vmap",))
 definline(_band, modes=("jit", "vmap"))
+definline(rt.vander_exponents, code=vander_exponents, modes=("jit",))
 definline(_tiled, _tiled_vjp, modes=("jit",))
 definline(build.flatten, code=flatten, modes=("jit",))  # vmap batches it as np.ravel
 # the number of elements they return depends on values: the jit only
