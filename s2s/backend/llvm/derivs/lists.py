@@ -658,6 +658,17 @@ class RowsOfArray(ListOp):
         return build(xt, rtype, ())
 
 
+def _stacked_like(L, pieces, like, rtype, what):
+    """A new array of ``like``'s shape (zeros) with the nesting ``pieces`` of arrays (None
+    ones: left zero) stacked into it as ``np.array`` stacks its items."""
+    (p, pt), (v, vt) = pieces, like
+    dims, _ = _array_nesting(pt, nones=True)
+    out = A.allocate(L, rtype, A.shape_list(L, v, vt), zeroed=True)
+    fill_nested(L, out, rtype, leaf_values(L, p, pt), dims, lead=0,
+                message=f"s2s: {what} of np.array's items of different shapes")
+    return out
+
+
 class StackedTangents(ListOp):
     """``array_jvp(t, ans, object, copy, ndmin=0)`` for a nesting ``object`` of arrays:
     the tangents (None ones: zeros) stacked as ``np.array`` stacks the items, in
@@ -675,12 +686,7 @@ class StackedTangents(ListOp):
         return ans if ok else None
 
     def llower(self, L, fn, vals, rtype):
-        (t, tt), (ans, ans_t) = vals[0], vals[1]
-        dims, _ = _array_nesting(tt, nones=True)
-        out = A.allocate(L, rtype, A.shape_list(L, ans, ans_t), zeroed=True)
-        fill_nested(L, out, rtype, leaf_values(L, t, tt), dims, lead=0,
-                    message="s2s: tangents of np.array's items of different shapes")
-        return out
+        return _stacked_like(L, vals[0], vals[1], rtype, "tangents")
 
 
 class RowsPutBack(ListOp):
@@ -693,12 +699,7 @@ class RowsPutBack(ListOp):
         return g if isinstance(g, T.Array) and _array_nesting(ct, nones=True) else None
 
     def llower(self, L, fn, vals, rtype):
-        (ct, ctt), (g, gt) = vals[0], vals[1]
-        dims, _ = _array_nesting(ctt, nones=True)
-        out = A.allocate(L, rtype, A.shape_list(L, g, gt), zeroed=True)
-        fill_nested(L, out, rtype, leaf_values(L, ct, ctt), dims, lead=0,
-                    message="s2s: cotangents of np.array's items of different shapes")
-        return out
+        return _stacked_like(L, vals[0], vals[1], rtype, "cotangents")
 
 
 def _wrap(cls, fn, when, *args):

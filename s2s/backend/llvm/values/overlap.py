@@ -43,11 +43,16 @@ def overlaps(L, a, at, c, ct):
     return b.and_(meet, b.not_(b.or_(aempty, cempty)))
 
 
-def guarded(L, target, tt, value, vt, write):
+def guarded(L, target, tt, value, vt, write, own_view=False):
+    """``write(value)``, ``value`` read from a copy where it shares memory with
+    ``target`` (a copy released after the write); with ``own_view``, not where ``value``
+    is ``target``'s own view exactly (element for element: ``z *= z`` needs no copy)."""
     if not isinstance(vt, T.Array):
         return write(value)
     b = L.b
     shared = overlaps(L, target, tt, value, vt)
+    if own_view and vt.ndim == tt.ndim:
+        shared = b.and_(shared, b.not_(_same_view(L, target, tt, value, vt)))
     slot = L.entry_alloca(vt.llvm())
     b.store(value, slot)
     with b.if_then(shared, likely=False):
@@ -70,17 +75,6 @@ def _same_view(L, a, at, c, ct):
 
 
 def operand_guarded(L, target, tt, value, vt, write):
-    if not isinstance(vt, T.Array):
-        return write(value)
-    b = L.b
-    shared = overlaps(L, target, tt, value, vt)
-    if vt.ndim == tt.ndim:
-        shared = b.and_(shared, b.not_(_same_view(L, target, tt, value, vt)))
-    slot = L.entry_alloca(vt.llvm())
-    b.store(value, slot)
-    with b.if_then(shared, likely=False):
-        b.store(A.copy(L, value, vt), slot)
-    out = write(b.load(slot))
-    with b.if_then(shared, likely=False):
-        abi.release(L, b.load(slot), vt)  # the copy: nobody else holds it
-    return out
+    """``guarded`` for the operand of an in-place operator (``z += z[::-1]``), which
+    reads its target's own view element by element without a copy."""
+    return guarded(L, target, tt, value, vt, write, own_view=True)
