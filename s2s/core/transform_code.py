@@ -121,8 +121,8 @@ def jacobian_ir(what, fun, argnums, has_aux, holomorphic, args, kwargs):
 
 def _tree_paths(value, label, what):
     """``(text, leaves)``: ``value`` as Python text with each leaf written ``\\0j\\0`` (its
-    place among the leaves between NULs, which no key's ``repr`` holds), and the index paths of its leaves in
-    JAX's order (dicts by sorted key).  Tuples, lists, dicts with ``str`` or ``int``
+    place among the leaves between NULs, which no key's ``repr`` holds), and the index
+    paths of its leaves in JAX's order (dicts by sorted key).  Tuples, lists, dicts with ``str`` or ``int``
     keys and ``None`` nest; numbers and arrays are leaves; anything else is refused."""
     leaves = []
 

@@ -202,17 +202,21 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
         if n is None or s.orelse or _jumps(s.body):
             return []
         defs: Dict[str, int] = {}
+        appends: Dict[str, int] = {}  # (anywhere in the body, nested blocks too)
         for x in ir.walk(s.body):
             for v in ir.stmt_defs(x):
                 defs[v.name] = defs.get(v.name, 0) + 1
+            appended = _appended(x)
+            if appended is not None:
+                appends[appended[0].name] = appends.get(appended[0].name, 0) + 1
         out = []
         for x in s.body:
             appended = _appended(x)
             if appended is None:
                 continue
             name = appended[0].name
-            if defs.get(name, 0) != (1 if isinstance(x, ir.Assign) else 0) or (
-                    isinstance(x, ir.Assign) and x.target.name != name):
+            if appends[name] != 1 or defs.get(name, 0) != (1 if isinstance(x, ir.Assign) else 0) \
+                    or (isinstance(x, ir.Assign) and x.target.name != name):
                 continue
             known = self.known_of(appended[0])
             bound = self.known.table.get(name)
@@ -332,6 +336,16 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             raise _NeedsValues()
         return shape, value
 
+    def tree_child(self, atom, node, key, loc, out) -> ir.Var:
+        """A new variable holding the child ``key`` of ``atom``, a tree node of kind
+        ``node[0]`` (a field of a record, else an item); its statements go to ``out``."""
+        t = ir.Var(self.names.temp())
+        self.temps.add(t.name)
+        read = ir.Call(getattr if node[0] == "record" else operator.getitem,
+                       (atom, ir.Const(key)))
+        out.extend(self.stmt(ir.Assign(t, read, loc)))
+        return t
+
     def tree_leaves_call(self, s: ir.Assign, tree):
         """``t = tree_leaves(tree)`` of a tree of known structure: the list display of
         its leaves, read in the pytree order."""
@@ -345,15 +359,8 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 return [atom]
             if node[0] == "none":
                 return []
-            record = node[0] == "record"
-            found = []
-            for key, child in node[-1]:
-                t = ir.Var(self.names.temp())
-                self.temps.add(t.name)
-                read = ir.Call(getattr if record else operator.getitem, (atom, ir.Const(key)))
-                out.extend(self.stmt(ir.Assign(t, read, s.loc)))
-                found += leaves(child, t)
-            return found
+            return [leaf for key, child in node[-1]
+                    for leaf in leaves(child, self.tree_child(atom, node, key, s.loc, out))]
 
         items = leaves(shape, tree)
         out.extend(self.stmt(ir.Assign(s.target, ir.Call(build.make_list, tuple(items)),
@@ -370,13 +377,6 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
             raise _unknown_tree("tree_map", s.loc)
         out = []
 
-        def read(atom, key, record):
-            t = ir.Var(self.names.temp())
-            self.temps.add(t.name)
-            fn, k = (getattr, ir.Const(key)) if record else (operator.getitem, ir.Const(key))
-            out.extend(self.stmt(ir.Assign(t, ir.Call(fn, (atom, k)), s.loc)))
-            return t
-
         def build_(node, atoms):
             kind = node[0]
             if kind == "leaf":
@@ -387,8 +387,7 @@ class Inliner(ObjectCalls, CallableCalls, InlineBodies, UnpackingCalls):
                 return r
             if kind == "none":
                 return ir.Const(None)
-            record = kind == "record"
-            parts = [build_(child, [read(a, key, record) for a in atoms])
+            parts = [build_(child, [self.tree_child(a, node, key, s.loc, out) for a in atoms])
                      for key, child in node[-1]]
             t = ir.Var(self.names.temp())
             self.temps.add(t.name)
@@ -690,10 +689,9 @@ def _appends_made_objects(body) -> bool:
     [Linear(w, b) for w, b in params]``, ``self.layers.append(Linear(w, b))``):
     unrolled over a known length, the list is a ``Pack`` of the objects."""
     made = {s.target.name for s in ir.walk(body) if isinstance(s, ir.Assign)
-            and isinstance(s.value, ir.Call) and inspect.isclass(s.value.fn)
-            and s.value.fn.__module__ not in ("builtins", "numpy")}
-    return any((_appended(s) or (None, None))[1] in [ir.Var(n) for n in made]
-               for s in ir.walk(body))
+            and isinstance(s.value, ir.Call) and is_user_class(s.value.fn)}
+    return any(isinstance(item, ir.Var) and item.name in made
+               for _, item in filter(None, map(_appended, ir.walk(body))))
 
 
 def _jumps(body) -> bool:

@@ -710,3 +710,30 @@ def test_layers_appended_under_a_branch_are_refused_not_miscounted():
 
     with pytest.raises(s2s.S2SError, match="Affine object"):
         s2s.grad(loss)(0.7)
+
+
+def _total(*parts):
+    return sum(parts)
+
+
+def test_a_list_grown_once_per_trip_has_a_known_length_and_no_other_does():
+    """A loop over a known length appending once per trip gives a list of that length
+    (``*parts`` is unrolled); one more append under a branch makes the length unknown:
+    refused by name, never miscounted."""
+    def once(x):
+        out = []
+        for w, b in PAIRS:
+            out.append(w * x + b)
+        return _total(*out) * x
+
+    def twice_sometimes(x):
+        out = []
+        for w, b in PAIRS:
+            out.append(w * x)
+            if b > 0.2:
+                out.append(x * x)
+        return _total(*out)
+
+    assert math.isclose(s2s.grad(once)(0.7), fd_grad(once, 0.7), rel_tol=1e-6)
+    with pytest.raises(s2s.S2SError, match="'\\*' unpacking of 'out'"):
+        s2s.grad(twice_sometimes)(0.7)
