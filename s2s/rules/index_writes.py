@@ -18,7 +18,7 @@ from s2s_runtime import (getitem_vjp, index_set, index_set_vjp_base, index_set_v
                          index_set_vjp_value_transpose, index_updated, read_checked, read_copy,
                          zeros_like)
 
-from .registry import defjvp, defprops, defshape_operands, defvjp
+from .registry import defjvp, defprops, defresult_shape, defshape_operands, defvjp
 
 for _write in (index_set, index_updated):
     defvjp(_write, lambda g, ans, y, index, v: index_set_vjp_base(g, index), None,
@@ -39,6 +39,7 @@ defvjp(index_set_vjp_value,
 defjvp(index_set_vjp_value, lambda tan, out, g, index, v: index_set_vjp_value(tan, index, v),
        None, lambda tan, out, g, index, v: zeros_like(out))
 defshape_operands(index_set_vjp_value, 2)  # v: the shape and dtype of the value written
+defresult_shape(index_set_vjp_value, 2)  # (the cotangent of v, shaped like it)
 defvjp(index_set_vjp_value_transpose,
        lambda c, out, ct, g, index, v: index_set_vjp_value(c, index, v),
        lambda c, out, ct, g, index, v: zeros_like(g), None,

@@ -192,7 +192,9 @@ def all_rules():
 # Besides these flags a record may name *shape operands*: the positions of operands the
 # primitive reads only for their type and shape, never for their value
 # (``unbroadcast(g, x)``'s ``x``; ``defshape_operands``).  A pass may hand such an
-# operand any value of that type and shape, or stop keeping the array for it.
+# operand any value of that type and shape, or stop keeping the array for it.  It may
+# also name the operand whose shape its result has (``defresult_shape``:
+# ``sum_vjp(g, a)`` is shaped like ``a``), which the jit's shape analysis follows.
 #
 # A primitive need not have a derivative rule to have properties (``operator.setitem``
 # is handled by the transforms themselves); ``Props`` is its record then.
@@ -212,6 +214,9 @@ class Props:
     code_modes: Tuple[str, ...] = ("jvp", "vjp", "vmap", "jit")
     #: positions of the operands read only for their type and shape (``defshape_operands``)
     shape_operands: Tuple[int, ...] = ()
+    #: the position of the operand whose shape the result has, where that operand is an
+    #: array and the result one of its rank (``defresult_shape``)
+    result_shape: Optional[int] = None
     #: ``check(y, *args)`` raising what ``fn`` raises where numpy's elementwise function
     #: returns inf/nan (``defresult_check``)
     result_check: Optional[Callable] = None
@@ -271,6 +276,19 @@ def shape_operands(fn) -> Tuple[int, ...]:
     a callable with no record)."""
     hit = _PROPS.get(_key(fn))
     return hit.shape_operands if hit is not None and hit.fn is fn else ()
+
+
+def defresult_shape(fn, position):
+    """State that ``fn``'s result has the shape of its operand at ``position``
+    (positional, from 0) where that operand is an array and the result an array of its
+    rank."""
+    _props(fn).result_shape = position
+
+
+def result_shape(fn) -> Optional[int]:
+    """The position ``defresult_shape`` gave ``fn`` (None: not stated)."""
+    hit = _PROPS.get(_key(fn))
+    return hit.result_shape if hit is not None and hit.fn is fn else None
 
 
 def defresult_check(check, *fns):

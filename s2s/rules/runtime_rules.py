@@ -50,7 +50,7 @@ from s2s_runtime import (add, add_at, owned, add_jvp, add_vjp, array_jvp, array_
                          unreduce_transpose, vstack_vjp, hstack_vjp, zeros_like)
 
 
-from .registry import defjvp, defnondiff, defshape_operands, defvjp
+from .registry import defjvp, defnondiff, defresult_shape, defshape_operands, defvjp
 
 # the seed 1 of grad, zero cotangents, the 0/1 mask of clip: constants; raise_error never returns
 defnondiff(grad_seed, zeros_like, clip_inside, build.raise_error, build.reversed_range,
@@ -70,6 +70,12 @@ defshape_operands(broadcast_like, 1)
 defshape_operands(unreduce, 1)
 defshape_operands(sum_vjp, 1)
 defshape_operands(mean_vjp, 1)
+# ... and each of these results is shaped like that operand (a cotangent summed or
+# scattered to it, a tangent broadcast to it, zeros like it)
+for fn, position in ((unbroadcast, 1), (zeros_like, 0), (densify, 1), (getitem_vjp, 1),
+                     (add_at, 2), (add_vjp, 1), (add_jvp, 1), (broadcast_like, 1),
+                     (unreduce, 1), (sum_vjp, 1), (mean_vjp, 1)):
+    defresult_shape(fn, position)
 
 # --- adjoint.py ------------------------------------------------------------------------
 # add(a, b) = a + b (None is zero): linear in both

@@ -17,12 +17,13 @@ agree, the real part for a real ``x``).
 
 Typed node by node with each callable's own type rule.  Lowered as one loop: first the
 shape of every node, in order, with the error each statement raised for operands that do
-not broadcast, at its own line; then one allocation of the result and one loop over its
+not broadcast, at its own line (none for a node whose array operands are known to share
+its shape: ``Node.same_shape``); then one allocation of the result and one loop over its
 shape whose body computes each node's element with the callable's lowering on numbers
 (the element types of its operands) from the leaves' elements.  Each node's element is
 converted to its own dtype, as storing it in its array did.  Where an ``unbroadcast``
-node's operand does not have ``x``'s shape (a sum over broadcast axes), the call is
-computed in stages instead: each ``unbroadcast`` by its lowering on arrays, of an
+node's operand does not have ``x``'s shape (a sum over broadcast axes, checked at run
+time where ``same_shape`` does not rule it out), the call is computed in stages instead: each ``unbroadcast`` by its lowering on arrays, of an
 operand made by one loop over the nodes before it, and the rest by one last loop.
 
 ``inplace`` is the position of a leaf that the statement assigns the result to
@@ -55,6 +56,9 @@ class Node:
     operands: Tuple[Tuple[str, int], ...]
     loc: object = ir.NO_LOC
     keywords: Tuple[Tuple[str, object], ...] = ()  # constants (a reduction's axis=)
+    #: every array operand is known to have the node's shape (``symbolic_shapes.py``):
+    #: nothing to check, and an ``unbroadcast`` is the identity
+    same_shape: bool = False
 
     def keyword_atoms(self):
         return {k: ir.Const(v) for k, v in self.keywords}
@@ -119,10 +123,13 @@ class ElementwiseTree:
         for node, t in zip(self.nodes, types):
             L.loc = node.loc
             operands = [self._operand_shape(L, vals, shapes, op) for op in node.operands]
-            if node.fn is rt.broadcast_like:
-                shapes.append(_broadcast_into(L, operands[0], operands[1]))
-            elif node is self.nodes[-1] and self.reduces:  # over the array before it
+            if node is self.nodes[-1] and self.reduces:  # over the array before it
                 shapes.append(operands[0])
+            elif node.same_shape:  # (the target's, for broadcast_like and unbroadcast)
+                shapes.append(operands[-1] if node.fn in _TO_SHAPE_OF_LAST else
+                              next(s for s in operands if s is not None))
+            elif node.fn is rt.broadcast_like:
+                shapes.append(_broadcast_into(L, operands[0], operands[1]))
             elif node.fn is rt.unbroadcast:  # the identity where the shapes agree
                 exact.append(b.not_(A.differs(L, operands[0], operands[1])))
                 shapes.append(operands[1])
@@ -290,6 +297,9 @@ class ElementwiseShape:
         shapes, _ = self.tree.node_shapes(L, vals, types)
         return _zeros_of_shape(L, rtype, shapes[-1])
 
+
+#: callables whose result has the shape of their last operand
+_TO_SHAPE_OF_LAST = (rt.broadcast_like, rt.unbroadcast)
 
 #: reductions a chain may end in (whole-array, no keywords), and how they combine
 _REDUCTIONS = {np.sum: "add", np.prod: "mul"}

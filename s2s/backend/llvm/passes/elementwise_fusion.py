@@ -28,6 +28,11 @@ one chain statement, or by none, gets ``t = shape(*leaves)`` where it was assign
 checked it, with no elements computed), and its value is computed only inside its
 reader's loop, or never.
 
+A node whose array operands are known to have its shape (``symbolic_shapes.py``) is
+marked ``same_shape``: its lowering checks no broadcast, and an ``unbroadcast`` of that
+kind needs no summing path; one left alone in its chain (and a ``broadcast_like``) is a
+copy of the name, where it keeps the dtype.
+
 A chain may end in ``np.sum``/``np.prod`` of its array, whole or along a constant
 ``axis=``: the reduction then adds the elements as they are computed, and the array is
 never made.
@@ -56,13 +61,15 @@ from ....rules.registry import shape_operands
 from ..ops.calls import maps_elements, type_call
 from ..ops.fused import ElementwiseShape, ElementwiseTree, Node
 from ..typing import types as T
+from .symbolic_shapes import symbolic_shapes
 
 
 def fuse_elementwise(func, types):
     defs = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
     fusion = _Fusion(types, defs, ir.use_counts(func.body), _shape_reads(func.body),
                      {p.var.name for p in func.params},
-                     may_catch=any(isinstance(s, ir.Try) for s in ir.walk(func.body)))
+                     may_catch=any(isinstance(s, ir.Try) for s in ir.walk(func.body)),
+                     shapes=symbolic_shapes(func, types))
     body = fusion.block(func.body)
     return replace(func, body=body) if fusion.changed else func
 
@@ -104,8 +111,9 @@ class _Chain:
 
 
 class _Fusion:
-    def __init__(self, types, defs, uses, shape_reads, params, may_catch):
+    def __init__(self, types, defs, uses, shape_reads, params, may_catch, shapes):
         self.types, self.defs, self.uses, self.params = types, defs, uses, params
+        self.shapes = shapes  # symbolic_shapes.py's
         self.shape_reads = shape_reads  # name -> its reads as a shape operand
         self.may_catch = may_catch  # a try in the function: a handler might read anything
         self.changed = False
@@ -157,7 +165,8 @@ class _Fusion:
                     operands.append(chain.join(pending.pop(a.name)))
                 else:
                     operands.append(("leaf", chain.leaf(a)))
-            chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc))
+            chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc,
+                                    same_shape=self._same_shape(s)))
             name = s.target.name
             single = self.defs[name] == 1 and name not in self.params
             shape_reads = self.shape_reads.get(name, 0) if single else 0
@@ -239,8 +248,21 @@ class _Fusion:
 
     def _emit(self, chain):
         s = chain.statement()
+        if s is chain.stmt and s.value.fn in (rt.unbroadcast, rt.broadcast_like) and \
+                chain.nodes[0].same_shape and isinstance(s.value.args[0], ir.Var) and \
+                self.types.get(s.value.args[0].name) == self.types.get(s.target.name):
+            s = replace(s, value=s.value.args[0])  # the identity: a copy of the name
         self.changed |= s is not chain.stmt
         return s
+
+    def _same_shape(self, s) -> bool:
+        """Whether every array operand of ``s`` (a chain's statement) is known to have
+        the shape of the array it assigns (``symbolic_shapes.py``)."""
+        shape = self.shapes.get(s.target.name)
+        arrays = [a for a in s.value.args
+                  if isinstance(a, ir.Var) and isinstance(self.types.get(a.name), T.Array)]
+        return shape is not None and bool(arrays) and \
+            all(self.shapes.get(a.name) == shape for a in arrays)
 
     def _joins(self, s) -> bool:
         """Whether ``s`` is a statement a chain may hold (see the module's docstring)."""
