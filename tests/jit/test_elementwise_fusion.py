@@ -25,11 +25,13 @@ def lowered_statements(fn, *args):
 
 
 def fused_chains(fn, *args):
-    """The fused calls (as tuples of their callables' names) of ``jit(fn)`` for ``args``."""
+    """The fused calls (as tuples of their callables' names) of ``jit(fn)`` for ``args``
+    (not a statement alone made a tree of one node to mark it part of a run:
+    ``lower/fused_runs.py``)."""
     return [tuple(getattr(n.fn, "__name__", "?") for n in s.value.fn.nodes)
             for s in lowered_statements(fn, *args)
             if isinstance(getattr(s, "value", None), ir.Call)
-            and isinstance(s.value.fn, ElementwiseTree)]
+            and isinstance(s.value.fn, ElementwiseTree) and len(s.value.fn.nodes) > 1]
 
 
 def shape_stand_ins(fn, *args):

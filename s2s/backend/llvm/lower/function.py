@@ -25,13 +25,15 @@ live in ``scalars.py`` and ``arrays.py``.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from llvmlite import ir as ll
 
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..values import abi
 from ..typing import types as T
-from . import inplace, scalar_windows, stacks
+from . import fused_runs, inplace, scalar_windows, stacks
 from ..typing.infer import const_type, infer, may_hold_none, static_branch, typed
 from ..passes.lean_tapes import lean_tapes
 from ..passes.local_copies import propagate_local_copies
@@ -80,6 +82,11 @@ class FunctionLowering(LoopLowering):
         self.replayed = stacks.replayed(func, self.stacks)
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
+        # names assigned once, by a statement of the function's top level (run at most
+        # once, when the name's slot still holds its initial null): no old value to drop
+        defs = Counter(v.name for x in ir.walk(func.body) for v in ir.stmt_defs(x))
+        self.assigned_once = {v.name for x in func.body for v in ir.stmt_defs(x)
+                              if defs[v.name] == 1} - set(names)
         for stack in self.stacks:  # (not ``name``: the kernel's name, used below)
             if isinstance(self.types.get(stack), T.Stack) and not self.types[stack].tagged:
                 pushed = [self.types.get(getattr(s.value.args[0], "name", ""))
@@ -201,7 +208,10 @@ class FunctionLowering(LoopLowering):
             return
         value = convert(self, value, t, vt)
         slot = self.slots[name]
-        if abi.holds_arrays(vt):
+        if abi.holds_arrays(vt) and name in self.assigned_once:
+            abi.retain(self, value, vt)
+            self.b.store(value, slot)
+        elif abi.holds_arrays(vt):
             old = self.b.load(slot)
             abi.retain(self, value, vt)
             self.b.store(value, slot)
@@ -266,7 +276,12 @@ class FunctionLowering(LoopLowering):
                 return  # code after break/continue/return/raise is never run
             self.loc = getattr(s, "loc", self.loc)
             self.unchecked = id(s) in self.prechecked  # in bounds (loop_versions.py)
-            if k + 1 < len(stmts) and inplace.fusable(self, s, stmts[k + 1], self.uses):
+            run = fused_runs.run_length(self, stmts, k)
+            if run > 1:  # fused statements of one shape: one loop
+                done = [n for j in range(k, k + run) for n in dying.get(j, [])]
+                fused_runs.lower_run(self, stmts[k:k + run], set(done))
+                k += run
+            elif k + 1 < len(stmts) and inplace.fusable(self, s, stmts[k + 1], self.uses):
                 inplace.fused_accumulation(self, s, stmts[k + 1])
                 done = dying.get(k, []) + dying.get(k + 1, [])
                 k += 2

@@ -57,7 +57,11 @@ class _Outlined:
         return getattr(kernel, name)
 
 
-def call_outlined(L, name, operands, rtype, lower):
+def call_outlined(L, name, operands, rtype, lower, items=False):
+    """(See the module's docstring.)  ``items``: ``rtype`` is a ``types.Tuple`` and
+    ``lower`` returns the list of its items, each stored and loaded by itself (no
+    aggregate of hundreds of arrays for LLVM to take apart); the call returns that
+    list."""
     count = getattr(L, "outlined", 0)
     L.outlined = count + 1
     params = [T.I64.as_pointer()] + [t.llvm() for _, t in operands] + \
@@ -68,7 +72,11 @@ def call_outlined(L, name, operands, rtype, lower):
     inner = _Outlined(L, fn)
     inner.loc = L.loc
     result = lower(inner, [(arg, t) for arg, (_, t) in zip(fn.args[1:-1], operands)])
-    inner.b.store(result, fn.args[-1])
+    if items:
+        for k, value in enumerate(result):
+            inner.b.store(value, _item(inner.b, fn.args[-1], k))
+    else:
+        inner.b.store(result, fn.args[-1])
     inner.b.ret(ll.Constant(T.I32, 0))
     slot = L.entry_alloca(rtype.llvm())
     status = L.b.call(fn, [L.ctx] + [v for v, _ in operands] + [slot])
@@ -79,4 +87,10 @@ def call_outlined(L, name, operands, rtype, lower):
     L.b.position_at_end(failed)
     L.b.branch(L.error_block)
     L.b.position_at_end(ok)
+    if items:
+        return [L.b.load(_item(L.b, slot, k)) for k in range(len(rtype.items))]
     return L.b.load(slot)
+
+
+def _item(b, ptr, k):
+    return b.gep(ptr, [ll.Constant(T.I32, 0), ll.Constant(T.I32, k)])

@@ -17,13 +17,13 @@ agree, the real part for a real ``x``).
 
 Typed node by node with each callable's own type rule.  Lowered as one loop: first the
 shape of every node, in order, with the error each statement raised for operands that do
-not broadcast, at its own line (none for a node whose array operands are known to share
-its shape: ``Node.same_shape``); then one allocation of the result and one loop over its
+not broadcast, at its own line (none for a node whose shape is known to be an operand's
+that the others broadcast to: ``Node.shape_from``); then one allocation of the result and one loop over its
 shape whose body computes each node's element with the callable's lowering on numbers
 (the element types of its operands) from the leaves' elements.  Each node's element is
 converted to its own dtype, as storing it in its array did.  Where an ``unbroadcast``
 node's operand does not have ``x``'s shape (a sum over broadcast axes, checked at run
-time where ``same_shape`` does not rule it out), the call is computed in stages instead: each ``unbroadcast`` by its lowering on arrays, of an
+time where ``shape_from`` does not rule it out), the call is computed in stages instead: each ``unbroadcast`` by its lowering on arrays, of an
 operand made by one loop over the nodes before it, and the rest by one last loop.
 
 ``inplace`` is the position of a leaf that the statement assigns the result to
@@ -56,9 +56,11 @@ class Node:
     operands: Tuple[Tuple[str, int], ...]
     loc: object = ir.NO_LOC
     keywords: Tuple[Tuple[str, object], ...] = ()  # constants (a reduction's axis=)
-    #: every array operand is known to have the node's shape (``symbolic_shapes.py``):
-    #: nothing to check, and an ``unbroadcast`` is the identity
-    same_shape: bool = False
+    #: the position of an operand known to have the node's shape, every other array
+    #: operand known to broadcast to it (``symbolic_shapes.py``): nothing to check; for
+    #: an ``unbroadcast``, its operand has its target's shape (the identity).  None: not
+    #: known
+    shape_from: Optional[int] = None
 
     def keyword_atoms(self):
         return {k: ir.Const(v) for k, v in self.keywords}
@@ -68,6 +70,10 @@ class Node:
 class ElementwiseTree:
     nodes: Tuple[Node, ...]
     inplace: Optional[int] = None
+    #: the symbolic shape (``symbolic_shapes.py``) of every node and array leaf, where the
+    #: fusion pass made the statement one of a run of such statements of one shape, lowered
+    #: as one loop (``lower/fused_runs.py``); None otherwise
+    run_shape: Optional[tuple] = None
 
     __name__ = "fused_elementwise"
 
@@ -125,9 +131,8 @@ class ElementwiseTree:
             operands = [self._operand_shape(L, vals, shapes, op) for op in node.operands]
             if node is self.nodes[-1] and self.reduces:  # over the array before it
                 shapes.append(operands[0])
-            elif node.same_shape:  # (the target's, for broadcast_like and unbroadcast)
-                shapes.append(operands[-1] if node.fn in _TO_SHAPE_OF_LAST else
-                              next(s for s in operands if s is not None))
+            elif node.shape_from is not None:
+                shapes.append(operands[node.shape_from])
             elif node.fn is rt.broadcast_like:
                 shapes.append(_broadcast_into(L, operands[0], operands[1]))
             elif node.fn is rt.unbroadcast:  # the identity where the shapes agree
@@ -139,33 +144,61 @@ class ElementwiseTree:
         L.loc = loc
         return shapes, exact
 
-    def _fused(self, L, vals, types, shape, rtype):
-        """One loop over ``shape`` computing every node's element (see the docstring)."""
+    def _element_values(self, L, nodes, types, items):
+        """``(value, element type)`` of every node of ``nodes`` at one index, from the
+        leaves' elements ``items`` (the callables' lowerings on numbers)."""
         from .calls import TABLE
-        from ..lower.inplace import unshared
         b = L.b
         loc = L.loc
+        values = []
+        for node, t in zip(nodes, types):
+            L.loc = node.loc
+            operands = [items[i] if kind == "leaf" else values[i] for kind, i in node.operands]
+            if node.fn in (rt.broadcast_like, rt.unbroadcast):
+                (x, xt), _ = operands
+                if xt.dtype == "c16" and t.dtype != "c16":  # (a real cotangent)
+                    x, xt = b.extract_value(x, 0), T.Scalar("f8")
+                value = S.convert(L, x, xt, t.elem)
+            else:
+                L.call_atoms = ([_OPERAND] * len(operands), {})
+                value = TABLE[node.fn].lower(L, node.fn, operands, {}, t.elem)
+            values.append((value, t.elem))
+        L.loc = loc
+        return values
+
+    def lower_outputs(self, L, vals, outputs):
+        """The arrays of nodes ``outputs`` (indices), computed by one loop: where every
+        node's shape is known (``shape_from``: nothing to check, no summing path), each
+        output node's that of the largest leaves.  Not a reduction; no leaf is written."""
+        b = L.b
+        types = self.node_types([t for _, t in vals])
+        shapes, exact = self.node_shapes(L, vals, types)
+        assert not exact and not self.reduces and all(n.shape_from is not None for n in self.nodes)
+        shape = shapes[outputs[0]]
+        arrays = [A.allocate(L, types[k], shape) for k in outputs]
+        targets = [(b.extract_value(a, 0), A.strides_list(L, a, types[k]), types[k].elem)
+                   for a, k in zip(arrays, outputs)]
+
+        def write(idx, values, _):
+            for (data, strides, elem), k in zip(targets, outputs):
+                value, vt = values[k]
+                A.store(L, S.convert(L, value, vt, elem),
+                        A.element_ptr(L, data, strides, idx, elem), elem)
+
+        A.visit_elements(L, lambda items: (self._element_values(L, self.nodes, types, items),
+                                           None), vals, shape, write)
+        return arrays
+
+    def _fused(self, L, vals, types, shape, rtype):
+        """One loop over ``shape`` computing every node's element (see the docstring)."""
+        from ..lower.inplace import unshared
+        b = L.b
 
         reduces = self.reduces
         nodes = self.nodes[:-1] if reduces else self.nodes
 
         def compute(items):
-            values = []
-            for node, t in zip(nodes, types):
-                L.loc = node.loc
-                operands = [items[i] if kind == "leaf" else values[i]
-                            for kind, i in node.operands]
-                if node.fn in (rt.broadcast_like, rt.unbroadcast):
-                    (x, xt), _ = operands
-                    if xt.dtype == "c16" and t.dtype != "c16":  # (a real cotangent)
-                        x, xt = b.extract_value(x, 0), T.Scalar("f8")
-                    value = S.convert(L, x, xt, t.elem)
-                else:
-                    L.call_atoms = ([_OPERAND] * len(operands), {})
-                    value = TABLE[node.fn].lower(L, node.fn, operands, {}, t.elem)
-                values.append((value, t.elem))
-            L.loc = loc
-            return values[-1]
+            return self._element_values(L, nodes, types, items)[-1]
 
         if reduces and isinstance(rtype, T.Array):  # along axes: into their places
             last = self.nodes[-1]
@@ -213,7 +246,7 @@ class ElementwiseTree:
                 if node.operands[0][0] == "node" else vals[node.operands[0][1]]
             kind, i = node.operands[1]
             x = vals[i] if kind == "leaf" else made.get(i) or \
-                (_zeros_of_shape(L, types[i], shapes[i]), types[i])
+                (zeros_of_shape(L, types[i], shapes[i]), types[i])
             L.call_atoms = ([_OPERAND] * 2, {})
             made[j] = (TABLE[rt.unbroadcast].lower(L, rt.unbroadcast, [g, x], {}, types[j]),
                        types[j])
@@ -295,11 +328,8 @@ class ElementwiseShape:
     def lower(self, L, fn, vals, kw, rtype):
         types = self.tree.node_types([t for _, t in vals])
         shapes, _ = self.tree.node_shapes(L, vals, types)
-        return _zeros_of_shape(L, rtype, shapes[-1])
+        return zeros_of_shape(L, rtype, shapes[-1])
 
-
-#: callables whose result has the shape of their last operand
-_TO_SHAPE_OF_LAST = (rt.broadcast_like, rt.unbroadcast)
 
 #: reductions a chain may end in (whole-array, no keywords), and how they combine
 _REDUCTIONS = {np.sum: "add", np.prod: "mul"}
@@ -309,7 +339,7 @@ _REDUCTIONS = {np.sum: "add", np.prod: "mul"}
 _OPERAND = ir.Var("fused.operand")
 
 
-def _zeros_of_shape(L, t: T.Array, shape):
+def zeros_of_shape(L, t: T.Array, shape):
     """An array of type ``t`` and ``shape`` (i64 values) whose elements are one zero read
     with strides 0, owned by nobody (32 zero bytes on the stack: one element of any
     dtype)."""

@@ -28,10 +28,12 @@ one chain statement, or by none, gets ``t = shape(*leaves)`` where it was assign
 checked it, with no elements computed), and its value is computed only inside its
 reader's loop, or never.
 
-A node whose array operands are known to have its shape (``symbolic_shapes.py``) is
-marked ``same_shape``: its lowering checks no broadcast, and an ``unbroadcast`` of that
-kind needs no summing path; one left alone in its chain (and a ``broadcast_like``) is a
-copy of the name, where it keeps the dtype.
+A node whose shape is known to be one operand's, every other array operand known to
+broadcast to it (``symbolic_shapes.py``: the others' sizes are among its), gets that
+operand's position (``Node.shape_from``): its lowering checks no broadcast.  An
+``unbroadcast`` gets it only where its operand has its target's shape, so it needs no
+summing path; one left alone in its chain (and such a ``broadcast_like``) is a copy of
+the name, where it keeps the dtype.
 
 A chain may end in ``np.sum``/``np.prod`` of its array, whole or along a constant
 ``axis=``: the reduction then adds the elements as they are computed, and the array is
@@ -70,7 +72,7 @@ def fuse_elementwise(func, types):
                      {p.var.name for p in func.params},
                      may_catch=any(isinstance(s, ir.Try) for s in ir.walk(func.body)),
                      shapes=symbolic_shapes(func, types))
-    body = fusion.block(func.body)
+    body = fusion.runs(fusion.block(func.body))
     return replace(func, body=body) if fusion.changed else func
 
 
@@ -166,7 +168,7 @@ class _Fusion:
                 else:
                     operands.append(("leaf", chain.leaf(a)))
             chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc,
-                                    same_shape=self._same_shape(s)))
+                                    shape_from=self._shape_from(s)))
             name = s.target.name
             single = self.defs[name] == 1 and name not in self.params
             shape_reads = self.shape_reads.get(name, 0) if single else 0
@@ -249,20 +251,77 @@ class _Fusion:
     def _emit(self, chain):
         s = chain.statement()
         if s is chain.stmt and s.value.fn in (rt.unbroadcast, rt.broadcast_like) and \
-                chain.nodes[0].same_shape and isinstance(s.value.args[0], ir.Var) and \
+                chain.nodes[0].shape_from is not None and \
+                isinstance(s.value.args[0], ir.Var) and \
                 self.types.get(s.value.args[0].name) == self.types.get(s.target.name):
             s = replace(s, value=s.value.args[0])  # the identity: a copy of the name
         self.changed |= s is not chain.stmt
         return s
 
-    def _same_shape(self, s) -> bool:
-        """Whether every array operand of ``s`` (a chain's statement) is known to have
-        the shape of the array it assigns (``symbolic_shapes.py``)."""
+    def runs(self, stmts):
+        """``stmts`` (the function's top level, fused) with each statement of a run of two
+        or more statements whose arrays all have one known shape, with copies of array
+        names between them, marked with that shape (``run_shape`` of its tree; a lone
+        chain statement made a tree of one node; a shape stand-in's tree marked too):
+        ``lower/fused_runs.py`` lowers such a run as one loop."""
+        stmts = list(stmts)
+        shapes = [self._uniform_shape(s) for s in stmts]
+        members = [k for k, shape in enumerate(shapes) if shape not in (None, _COPY)]
+        for before, k, after in zip([None] + members, members, members[1:] + [None]):
+            if not any(j is not None and shapes[j] == shapes[k] and
+                       all(shapes[i] is _COPY for i in range(min(j, k) + 1, max(j, k)))
+                       for j in (before, after)):
+                continue
+            s, shape = stmts[k], shapes[k]
+            fn = s.value.fn
+            if isinstance(fn, ElementwiseShape):
+                fn = replace(fn, tree=replace(fn.tree, run_shape=shape))
+            elif isinstance(fn, ElementwiseTree):
+                fn = replace(fn, run_shape=shape)
+            else:  # one statement: a tree of one node
+                fn = ElementwiseTree((Node(fn, tuple(("leaf", i) for i in range(
+                    len(s.value.args))), s.loc, shape_from=self._shape_from(s)),), None, shape)
+            stmts[k] = replace(s, value=ir.Call(fn, s.value.args))
+            self.changed = True
+        return tuple(stmts)
+
+    def _uniform_shape(self, s):
+        """The symbolic shape of every array ``s`` makes, where ``s`` is a fused statement
+        (or one that could have joined a chain, or a shape stand-in) whose nodes' shapes
+        are all known (``Node.shape_from``), and no reduction; ``_COPY`` for a copy of an
+        array name; else None."""
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and \
+                isinstance(self.types.get(s.target.name), T.Array):
+            return _COPY
+        if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)):
+            return None
+        tree = s.value.fn
+        if isinstance(tree, ElementwiseShape):
+            tree = tree.tree
+        if isinstance(tree, ElementwiseTree):
+            if tree.reduces or any(n.shape_from is None for n in tree.nodes):
+                return None
+        elif not self._joins(s) or self._shape_from(s) is None:
+            return None
+        return self.shapes.get(s.target.name)
+
+    def _shape_from(self, s):
+        """The position of an operand of ``s`` (a chain's statement) known to have the
+        shape of the array it assigns, every other array operand known to broadcast to
+        it (``symbolic_shapes.py``: its sizes, right-aligned, among those of the same
+        dimension); for ``unbroadcast(g, x)``, ``x``'s where ``g`` has its shape too.
+        None where not known."""
         shape = self.shapes.get(s.target.name)
-        arrays = [a for a in s.value.args
-                  if isinstance(a, ir.Var) and isinstance(self.types.get(a.name), T.Array)]
-        return shape is not None and bool(arrays) and \
-            all(self.shapes.get(a.name) == shape for a in arrays)
+        if shape is None:
+            return None
+        operands = [self.shapes.get(a.name) if isinstance(a, ir.Var) and
+                    isinstance(self.types.get(a.name), T.Array) else ()
+                    for a in s.value.args]
+        if s.value.fn is rt.unbroadcast:
+            return 1 if operands[0] == operands[1] == shape else None
+        if any(o is None or not _broadcasts_to(o, shape) for o in operands):
+            return None
+        return next((k for k, o in enumerate(operands) if o == shape and o != ()), None)
 
     def _joins(self, s) -> bool:
         """Whether ``s`` is a statement a chain may hold (see the module's docstring)."""
@@ -297,6 +356,16 @@ class _Fusion:
             return False
         return elem == result.elem
 
+
+def _broadcasts_to(shape, target) -> bool:
+    """Whether an array of symbolic ``shape`` broadcasts to one of symbolic ``target``
+    that is known to exist (each of its dimensions' sizes is among the target's)."""
+    return len(shape) <= len(target) and \
+        all(d <= t for d, t in zip(reversed(shape), reversed(target)))
+
+
+#: ``_uniform_shape`` of a copy of an array name (a run may hold it)
+_COPY = object()
 
 #: statements that leave a block before its end
 _LEAVES = (ir.Break, ir.Continue, ir.Return, ir.Raise)
