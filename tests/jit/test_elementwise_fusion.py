@@ -9,6 +9,7 @@ import pytest
 from llvmlite import ir as ll
 
 import s2s
+import s2s_runtime
 from s2s.backend.llvm.driver.compile import signature_form
 from s2s.backend.llvm.driver.module import build_module
 from s2s.backend.llvm.lower.function import FunctionLowering
@@ -446,3 +447,38 @@ def test_a_kernel_with_many_fused_loops_outlines_them():
     with pytest.raises(ValueError, match="could not be broadcast"):
         compiled(x, np.ones(5))
     np.testing.assert_allclose(compiled(x, y)[1], grad(x, y)[1], rtol=1e-13, atol=1e-14)
+
+
+def many_reads(x, y):
+    """``x`` read by several broadcasting statements: its adjoint adds one
+    ``unbroadcast`` per read."""
+    a = x * y
+    b = np.sin(a) * x + y
+    c = b * x - a * np.cos(x)
+    return np.sum(c * b + a * x)
+
+
+@pytest.mark.parametrize("shapes", [((5,), (5,)), ((1,), (5,)), ((3, 1), (4,)),
+                                    ((3, 4), (1, 4))])
+def test_unbroadcasts_into_one_array_are_summed_once(shapes):
+    """``unbroadcast(u, x) + unbroadcast(v, x)`` with ``u`` and ``v`` of one known shape is
+    ``unbroadcast(u + v, x)`` (the sum over broadcast axes is linear): the gradient has
+    fewer ``unbroadcast`` nodes than reads of ``x`` and is Python mode's and central
+    differences'."""
+    r = np.random.default_rng(8)
+    x, y = 0.5 * r.normal(size=shapes[0]), 0.5 * r.normal(size=shapes[1])
+    grad = s2s.grad(many_reads, argnums=(0, 1))
+    into_x = []
+    for s in lowered_statements(grad, x, y):
+        call = getattr(s, "value", None)
+        if isinstance(call, ir.Call) and isinstance(call.fn, ElementwiseTree) and \
+                ir.Var("x") in call.args:
+            leaf = ("leaf", call.args.index(ir.Var("x")))
+            into_x += [n for n in call.fn.nodes
+                       if n.fn is s2s_runtime.unbroadcast and n.operands[1] == leaf]
+    assert len(into_x) < 4, into_x  # (one per broadcast read of x before: 4)
+    for got, want in zip(s2s.jit(grad)(x, y), grad(x, y)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(s2s.jit(grad)(x, y)[0],
+                               central_differences(many_reads, [x, y], 0),
+                               rtol=1e-6, atol=1e-8)

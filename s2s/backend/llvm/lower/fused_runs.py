@@ -70,6 +70,10 @@ def run_length(L, stmts, k) -> int:
 
 
 def lower_run(L, run, dying):
+    """Lower the statements ``run`` (see the module's docstring): their trees joined into
+    one, each read of a name the run assigned before it made a read of that node; one
+    loop computing the arrays kept; then each name assigned its last value, in order (a
+    shape stand-in's: zeros of the run's shape read with strides 0, ``fused.py``)."""
     leaves = []
     nodes = []
     value_of = {}  # name -> its value in the run: ("node", k) or ("leaf", k)

@@ -53,6 +53,7 @@ from collections import Counter
 from dataclasses import replace
 
 import numbers
+import operator
 
 import numpy as np
 
@@ -82,7 +83,12 @@ class _Chain:
     def __init__(self, stmt):
         self.stmt = stmt
         self.nodes = []
+        self.shapes = []  # each node's symbolic shape (``symbolic_shapes.py``) or None
         self.leaves = []
+
+    def add(self, node, shape):
+        self.nodes.append(node)
+        self.shapes.append(shape)
 
     def leaf(self, atom):
         for k, a in enumerate(self.leaves):
@@ -99,6 +105,7 @@ class _Chain:
             operands = tuple(("leaf", leaf_at[i]) if kind == "leaf" else ("node", first + i)
                              for kind, i in node.operands)
             self.nodes.append(replace(node, operands=operands))
+        self.shapes.extend(other.shapes)
         return ("node", len(self.nodes) - 1)
 
     def statement(self):
@@ -108,8 +115,101 @@ class _Chain:
             return s
         inplace = next((k for k, a in enumerate(self.leaves)
                         if isinstance(a, ir.Var) and a.name == s.target.name), None)
-        tree = ElementwiseTree(tuple(self.nodes), inplace)
+        tree = ElementwiseTree(_unbroadcasts_merged(self.nodes, self.shapes), inplace)
         return replace(s, value=ir.Call(tree, tuple(self.leaves)))
+
+
+def _unbroadcasts_merged(nodes, shapes):
+    """``nodes`` with the terms ``unbroadcast(u, x)``, ``unbroadcast(v, x)``, ... of one sum
+    (a tree of ``+`` nodes) that may sum over broadcast axes (no ``shape_from``) made one term ``unbroadcast(u + v + ..., x)`` where ``u``,
+    ``v``, ... are known to have one shape (``shapes``: each node's symbolic shape): the
+    sum over broadcast axes is linear (and so is taking the real part), so an adjoint
+    accumulated from many broadcast reads of ``x`` is summed into ``x``'s shape once.
+    The sum's other terms are added after it, in their order.  Nodes no other node reads
+    any more are dropped (the last node is the value)."""
+    def in_sum(k):
+        return nodes[k].fn is operator.add and \
+            all(kind == "node" for kind, _ in nodes[k].operands)
+
+    def key(k):  # (x, the shape of u) of a term unbroadcast(u, x) that sums, else None
+        node = nodes[k]
+        if node.fn is rt.unbroadcast and node.shape_from is None and \
+                node.operands[0][0] == "node" and shapes[node.operands[0][1]] is not None:
+            return (node.operands[1], shapes[node.operands[0][1]])
+        return None
+
+    parent = {i: k for k, n in enumerate(nodes) for kind, i in n.operands if kind == "node"}
+    terms_of = {}  # the root of a sum that has two terms of one key -> its terms, in order
+    for k in range(len(nodes)):
+        if not in_sum(k) or k in parent and in_sum(parent[k]):
+            continue
+        terms, todo = [], [k]
+        while todo:
+            j = todo.pop()
+            if j == k or in_sum(j):
+                todo.extend(i for _, i in reversed(nodes[j].operands))
+            else:
+                terms.append(j)
+        keys = [key(t) for t in terms if key(t) is not None]
+        if len(keys) > len(set(keys)):
+            terms_of[k] = terms
+    inside = {j for k in terms_of for j in range(k) if in_sum(j) and _under(parent, j, k)}
+    out, at = [], {}
+
+    def emit(node):
+        out.append(node)
+        return ("node", len(out) - 1)
+
+    for k, node in enumerate(nodes):
+        if k in inside:
+            continue
+        if k not in terms_of:
+            at[k] = emit(replace(node, operands=tuple(
+                ("node", at[i]) if kind == "node" else (kind, i)
+                for kind, i in node.operands)))[1]
+            continue
+        terms, groups = terms_of[k], {}
+        for t in terms:
+            if key(t) is not None:
+                groups.setdefault(key(t), []).append(t)
+        new_terms, done = [], set()
+        for t in terms:
+            group = groups.get(key(t)) if key(t) is not None else None
+            if group is None or len(group) == 1:
+                new_terms.append(("node", at[t]))
+            elif key(t) not in done:
+                done.add(key(t))
+                total = ("node", at[nodes[group[0]].operands[0][1]])
+                for other in group[1:]:
+                    total = emit(Node(operator.add, (total, ("node", at[nodes[other].operands[0][1]])),
+                                      node.loc, shape_from=0))
+                new_terms.append(emit(replace(nodes[t], operands=(total, nodes[t].operands[1]))))
+        total = new_terms[0]
+        for term in new_terms[1:]:
+            total = emit(replace(node, operands=(total, term), shape_from=None))
+        at[k] = total[1]
+    return _live(out)
+
+
+def _under(parent, j, root) -> bool:
+    """Whether node ``j`` is in the subtree of node ``root`` (following ``parent``)."""
+    while j in parent:
+        j = parent[j]
+        if j == root:
+            return True
+    return False
+
+
+def _live(nodes):
+    """The nodes the last one reads, directly or not, renumbered (order kept)."""
+    live = {len(nodes) - 1}
+    for k in range(len(nodes) - 1, -1, -1):
+        if k in live:
+            live.update(i for kind, i in nodes[k].operands if kind == "node")
+    at = {k: j for j, k in enumerate(sorted(live))}
+    return tuple(replace(nodes[k], operands=tuple(
+        ("node", at[i]) if kind == "node" else (kind, i) for kind, i in nodes[k].operands))
+        for k in sorted(live))
 
 
 class _Fusion:
@@ -149,8 +249,9 @@ class _Fusion:
                 arg = s.value.args[0].name
                 flush(keep={arg})
                 chain = _Chain(s)
-                chain.nodes.append(Node(s.value.fn, (chain.join(pending.pop(arg)),), s.loc,
-                                        tuple((k, a.value) for k, a in s.value.kwargs)))
+                chain.add(Node(s.value.fn, (chain.join(pending.pop(arg)),), s.loc,
+                               tuple((k, a.value) for k, a in s.value.kwargs)),
+                          self.shapes.get(s.target.name))
                 out.append(self._emit(chain))
                 continue
             if not joins[k]:
@@ -167,8 +268,8 @@ class _Fusion:
                     operands.append(chain.join(pending.pop(a.name)))
                 else:
                     operands.append(("leaf", chain.leaf(a)))
-            chain.nodes.append(Node(s.value.fn, tuple(operands), s.loc,
-                                    shape_from=self._shape_from(s)))
+            chain.add(Node(s.value.fn, tuple(operands), s.loc, shape_from=self._shape_from(s)),
+                      self.shapes.get(s.target.name))
             name = s.target.name
             single = self.defs[name] == 1 and name not in self.params
             shape_reads = self.shape_reads.get(name, 0) if single else 0
