@@ -1,5 +1,5 @@
 """Runs of fused statements of one known shape lowered as one loop
-(``lower/fused_runs.py``): the values numpy computes, statement by statement, where names
+(``lower/fused_runs.py``, in functions with at least ``RUNS_FROM`` fused loops): the values numpy computes, statement by statement, where names
 are reassigned, copied, read before and after their reassignment, broadcast from smaller
 arrays, of other dtypes; the gradients of such code against central differences; and
 that a long chain is lowered as a few loops."""
@@ -16,6 +16,15 @@ from s2s.core.jit import Jitted
 from s2s.ir import nodes as ir
 
 from tests.compose.finite_differences import fd_gradient
+from s2s.backend.llvm.passes import elementwise_fusion
+
+
+@pytest.fixture(autouse=True)
+def runs_everywhere(monkeypatch, request):
+    """Runs are marked in functions of any length here (``RUNS_FROM``: from 128 fused
+    loops otherwise), except where a test checks that threshold."""
+    if "threshold" not in request.node.name:
+        monkeypatch.setattr(elementwise_fusion, "RUNS_FROM", 0)
 
 
 def run_members(fn, *args):
@@ -157,3 +166,12 @@ def test_a_long_gradient_is_a_few_loops():
     assert runs >= 2 and loops <= 10, (runs, loops)  # (a loop per chain: 31)
     for got, want in zip(s2s.jit(grad)(x, y), grad(x, y)):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_below_the_threshold_a_function_has_no_runs():
+    """A function with fewer fused loops than ``RUNS_FROM`` keeps a loop per chain (one
+    loop per element computing a long dependent chain is slower)."""
+    r = np.random.default_rng(5)
+    x, y = r.normal(size=6), r.normal(size=6)
+    assert run_members(reassigned, x, y) == []
+    assert run_members(s2s.grad(long_chain, argnums=(0, 1)), x, y) == []

@@ -35,6 +35,10 @@ operand's position (``Node.shape_from``): its lowering checks no broadcast.  An
 summing path; one left alone in its chain (and such a ``broadcast_like``) is a copy of
 the name, where it keeps the dtype.
 
+In a function with at least ``RUNS_FROM`` fused loops at its top level, consecutive
+top-level statements whose arrays all have one known shape are marked as a run
+(``ElementwiseTree.run_shape``), which ``lower/fused_runs.py`` lowers as one loop.
+
 A chain may end in ``np.sum``/``np.prod`` of its array, whole or along a constant
 ``axis=``: the reduction then adds the elements as they are computed, and the array is
 never made.
@@ -73,8 +77,20 @@ def fuse_elementwise(func, types):
                      {p.var.name for p in func.params},
                      may_catch=any(isinstance(s, ir.Try) for s in ir.walk(func.body)),
                      shapes=symbolic_shapes(func, types))
-    body = fusion.runs(fusion.block(func.body))
+    body = fusion.block(func.body)
+    if sum(isinstance(getattr(s, "value", None), ir.Call)
+           and isinstance(s.value.fn, ElementwiseTree) for s in body) >= RUNS_FROM:
+        body = fusion.runs(body)
     return replace(func, body=body) if fusion.changed else func
+
+
+#: the number of fused loops at a function's top level from which runs of them are marked
+#: to be lowered as one loop each (``_Fusion.runs``).  One loop computing a long chain of
+#: dependent statements per element runs slower than a loop per statement (each element's
+#: chain is latency-bound: 1.6x for a chain of 20 products and sums, 2.7x with a ``tanh``
+#: in every fourth statement, 10^5 elements), so only a function long enough for LLVM's
+#: time per loop to dominate (hundreds of statements) gets them
+RUNS_FROM = 128
 
 
 class _Chain:
