@@ -82,11 +82,13 @@ class FunctionLowering(LoopLowering):
         self.replayed = stacks.replayed(func, self.stacks)
         self.stack_slot = {}
         self.uses = ir.use_counts(func.body)
-        # names assigned once, by a statement of the function's top level (run at most
-        # once, when the name's slot still holds its initial null): no old value to drop
+        # names assigned once, by an assignment at the function's top level (run at most
+        # once, when the name's slot still holds its initial null; not a loop's variable,
+        # a parameter or a stack, whose slots start filled): no old value to drop
         defs = Counter(v.name for x in ir.walk(func.body) for v in ir.stmt_defs(x))
-        self.assigned_once = {v.name for x in func.body for v in ir.stmt_defs(x)
-                              if defs[v.name] == 1} - set(names)
+        self.assigned_once = {v.name for x in func.body if isinstance(x, (ir.Assign, ir.Unpack))
+                              for v in ir.stmt_defs(x) if defs[v.name] == 1} \
+            - set(names) - set(self.stacks)
         for stack in self.stacks:  # (not ``name``: the kernel's name, used below)
             if isinstance(self.types.get(stack), T.Stack) and not self.types[stack].tagged:
                 pushed = [self.types.get(getattr(s.value.args[0], "name", ""))
