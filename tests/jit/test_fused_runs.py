@@ -1,8 +1,9 @@
 """Runs of fused statements of one known shape lowered as one loop
-(``lower/fused_runs.py``, in functions with at least ``RUNS_FROM`` fused loops): the values numpy computes, statement by statement, where names
-are reassigned, copied, read before and after their reassignment, broadcast from smaller
-arrays, of other dtypes; the gradients of such code against central differences; and
-that a long chain is lowered as a few loops."""
+(``lower/fused_runs.py``, in functions with at least ``RUNS_FROM`` fused loops): the
+values numpy computes, statement by statement, where names are reassigned, copied, read
+before and after their reassignment, broadcast from smaller arrays, of other dtypes; the
+gradients of such code against central differences; and that a long chain is lowered as
+a few loops."""
 import numpy as np
 import pytest
 from llvmlite import ir as ll

@@ -2,6 +2,8 @@
 the analysis vouches for, what it refuses to, and the compiled derivatives that rely on
 it (fused ``unbroadcast`` nodes known to be the identity get no summing path), checked
 against Python mode and central differences where a wrong claim would show."""
+import operator
+
 import numpy as np
 import pytest
 from llvmlite import ir as ll
@@ -11,6 +13,8 @@ from s2s.backend.llvm.driver.compile import signature_form
 from s2s.backend.llvm.lower.function import FunctionLowering
 from s2s.backend.llvm.ops.fused import ElementwiseTree
 from s2s.backend.llvm.passes import elementwise_fusion
+from s2s.backend.llvm.passes.symbolic_shapes import symbolic_shapes
+from s2s.backend.llvm.typing import types as T
 from s2s.core.jit import Jitted
 from s2s.ir import nodes as ir
 
@@ -121,8 +125,9 @@ def carried_same(x, z, n):
 
 def test_a_loop_carried_value_that_keeps_its_shape_is_vouched_for():
     x, z = np.linspace(0.1, 0.5, 4), np.linspace(0.2, 0.3, 4)
-    shapes, _ = lowering(s2s.grad(carried_same, argnums=(0, 1)), x, z, 3)
-    assert shapes["a_1"] == (frozenset({("x", 0), ("z", 0)}),)  # the loop's
+    # the primal's (its gradient pops ``a`` from the tape: an unpacking, not followed)
+    shapes, _ = lowering(carried_same, x, z, 3)
+    assert shapes["a"] == (frozenset({("x", 0), ("z", 0)}),)
     for xs, zs in (((4,), (4,)), ((1,), (4,)), ((4,), (1,))):
         r = np.random.default_rng(1)
         xv, zv = 0.3 * r.normal(size=xs), 0.3 * r.normal(size=zs)
@@ -170,3 +175,19 @@ def test_a_value_made_once_outside_loops_has_sizes_of_its_own():
                                fd_gradient(lambda v: made_once(v, 5), x), rtol=1e-6, atol=1e-8)
     with pytest.raises(ValueError, match="broadcast"):
         s2s.jit(s2s.grad(made_once))(x, 4)
+
+
+def test_a_name_a_loop_or_an_unpacking_assigns_is_not_vouched_for():
+    """Names are the kernel IR's, which may reuse a name for a loop's variable or an
+    unpacked item: such an assignment is not followed, whatever the others say."""
+    x, m, a, b, c = (ir.Var(n) for n in "xmabc")
+    body = (ir.Assign(a, ir.Call(operator.mul, (x, ir.Const(2.0)))),
+            ir.Assign(b, ir.Call(operator.mul, (x, ir.Const(3.0)))),
+            ir.For(a, m, (ir.Assign(c, ir.Call(operator.mul, (a, x))),)),
+            ir.Unpack((b, c), m))
+    func = ir.Function("f", (ir.Param(x), ir.Param(m)), body)
+    vec = T.Array("f8", 1)
+    shapes = symbolic_shapes(func, {"x": vec, "m": T.Array("f8", 2), "a": vec, "b": vec,
+                                    "c": vec})
+    assert shapes["x"] == (frozenset({("x", 0)}),)
+    assert "a" not in shapes and "b" not in shapes and "c" not in shapes

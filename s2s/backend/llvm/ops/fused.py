@@ -18,13 +18,14 @@ agree, the real part for a real ``x``).
 Typed node by node with each callable's own type rule.  Lowered as one loop: first the
 shape of every node, in order, with the error each statement raised for operands that do
 not broadcast, at its own line (none for a node whose shape is known to be an operand's
-that the others broadcast to: ``Node.shape_from``); then one allocation of the result and one loop over its
-shape whose body computes each node's element with the callable's lowering on numbers
-(the element types of its operands) from the leaves' elements.  Each node's element is
-converted to its own dtype, as storing it in its array did.  Where an ``unbroadcast``
-node's operand does not have ``x``'s shape (a sum over broadcast axes, checked at run
-time where ``shape_from`` does not rule it out), the call is computed in stages instead: each ``unbroadcast`` by its lowering on arrays, of an
-operand made by one loop over the nodes before it, and the rest by one last loop.
+that the others broadcast to: ``Node.shape_from``); then one allocation of the result
+and one loop over its shape whose body computes each node's element with the callable's
+lowering on numbers (the element types of its operands) from the leaves' elements.  Each
+node's element is converted to its own dtype, as storing it in its array did.  Where an
+``unbroadcast`` node's operand does not have ``x``'s shape (a sum over broadcast axes,
+checked at run time where ``shape_from`` does not rule it out), the call is computed in
+stages instead: each ``unbroadcast`` by its lowering on arrays, of an operand made by one
+loop over the nodes before it, and the rest by one last loop.
 
 ``inplace`` is the position of a leaf that the statement assigns the result to
 (``a = a * b + c``) or None: where that leaf is an array of the result's type held by
@@ -167,13 +168,15 @@ class ElementwiseTree:
         return values
 
     def lower_outputs(self, L, vals, outputs):
-        """The arrays of nodes ``outputs`` (indices), computed by one loop: where every
-        node's shape is known (``shape_from``: nothing to check, no summing path), each
-        output node's that of the largest leaves.  Not a reduction; no leaf is written."""
+        """The arrays of nodes ``outputs`` (indices), computed by one loop over their
+        shape: where every node's shape is known (``shape_from``: nothing to check, no
+        summing path) and the outputs share theirs (a run, ``lower/fused_runs.py``).  Not
+        a reduction; no leaf is written."""
         b = L.b
         types = self.node_types([t for _, t in vals])
         shapes, exact = self.node_shapes(L, vals, types)
-        assert not exact and not self.reduces and all(n.shape_from is not None for n in self.nodes)
+        assert not exact and not self.reduces
+        assert all(n.shape_from is not None for n in self.nodes)
         shape = shapes[outputs[0]]
         arrays = [A.allocate(L, types[k], shape) for k in outputs]
         targets = [(b.extract_value(a, 0), A.strides_list(L, a, types[k]), types[k].elem)

@@ -32,8 +32,8 @@ A node whose shape is known to be one operand's, every other array operand known
 broadcast to it (``symbolic_shapes.py``: the others' sizes are among its), gets that
 operand's position (``Node.shape_from``): its lowering checks no broadcast.  An
 ``unbroadcast`` gets it only where its operand has its target's shape, so it needs no
-summing path; one left alone in its chain (and such a ``broadcast_like``) is a copy of
-the name, where it keeps the dtype.
+summing path.  One left alone in its chain, or a ``broadcast_like``, whose operand is
+known to have the result's shape and dtype is a copy of the name.
 
 In a function with at least ``RUNS_FROM`` fused loops at its top level, consecutive
 top-level statements whose arrays all have one known shape are marked as a run
@@ -137,10 +137,11 @@ class _Chain:
 
 def _unbroadcasts_merged(nodes, shapes):
     """``nodes`` with the terms ``unbroadcast(u, x)``, ``unbroadcast(v, x)``, ... of one sum
-    (a tree of ``+`` nodes) that may sum over broadcast axes (no ``shape_from``) made one term ``unbroadcast(u + v + ..., x)`` where ``u``,
-    ``v``, ... are known to have one shape (``shapes``: each node's symbolic shape): the
-    sum over broadcast axes is linear (and so is taking the real part), so an adjoint
-    accumulated from many broadcast reads of ``x`` is summed into ``x``'s shape once.
+    (a tree of ``+`` nodes) that may sum over broadcast axes (no ``shape_from``) made one
+    term ``unbroadcast(u + v + ..., x)`` where ``u``, ``v``, ... are known to have one
+    shape (``shapes``: each node's symbolic shape): the sum over broadcast axes is linear
+    (and so is taking the real part), so an adjoint accumulated from many broadcast reads
+    of ``x`` is summed into ``x``'s shape once.
     The sum's other terms are added after it, in their order.  Nodes no other node reads
     any more are dropped (the last node is the value)."""
     def in_sum(k):
@@ -197,8 +198,8 @@ def _unbroadcasts_merged(nodes, shapes):
                 done.add(key(t))
                 total = ("node", at[nodes[group[0]].operands[0][1]])
                 for other in group[1:]:
-                    total = emit(Node(operator.add, (total, ("node", at[nodes[other].operands[0][1]])),
-                                      node.loc, shape_from=0))
+                    u = ("node", at[nodes[other].operands[0][1]])
+                    total = emit(Node(operator.add, (total, u), node.loc, shape_from=0))
                 new_terms.append(emit(replace(nodes[t], operands=(total, nodes[t].operands[1]))))
         total = new_terms[0]
         for term in new_terms[1:]:
@@ -368,8 +369,9 @@ class _Fusion:
     def _emit(self, chain):
         s = chain.statement()
         if s is chain.stmt and s.value.fn in (rt.unbroadcast, rt.broadcast_like) and \
-                chain.nodes[0].shape_from is not None and \
                 isinstance(s.value.args[0], ir.Var) and \
+                self.shapes.get(s.value.args[0].name) is not None and \
+                self.shapes.get(s.value.args[0].name) == self.shapes.get(s.target.name) and \
                 self.types.get(s.value.args[0].name) == self.types.get(s.target.name):
             s = replace(s, value=s.value.args[0])  # the identity: a copy of the name
         self.changed |= s is not chain.stmt

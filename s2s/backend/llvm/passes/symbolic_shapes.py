@@ -24,9 +24,10 @@ holds (what a call the analysis does not follow made).  Shapes flow through
 The analysis is flow-insensitive: a variable's shape is the one every assignment of it
 gives (each evaluated with the shapes known so far, an optimistic fixed point that
 starts from "no assignment seen", so loop-carried values keep their shape when every
-trip preserves it), or unknown when two assignments disagree or one is not followed.
-Assignments inside a loop never make atoms of their own: another trip's value may
-have another size.
+trip preserves it), or unknown when two assignments disagree or one is not followed
+(an unpacking, a tape's pop, a loop's variable, a call not listed above).  Assignments
+inside a loop never make atoms of their own: another trip's value may have another
+size.
 """
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def symbolic_shapes(func: ir.Function, types) -> dict:
         if stmt is None:  # a parameter, as called
             return tuple(frozenset({(name, d)}) for d in range(t.ndim))
         value = stmt.value if isinstance(stmt, ir.Assign) else None
-        known = _UNSEEN
+        known = None  # (an unpacking, a loop's variable: not followed)
         if isinstance(value, ir.Var):
             known = shape_of(value)
         elif isinstance(value, ir.Call):
@@ -100,13 +101,13 @@ def symbolic_shapes(func: ir.Function, types) -> dict:
 
 def _collect(stmts, in_loop, defs):
     """Every assignment of every variable in ``stmts``: ``(statement, in a loop)``; a
-    statement that defines names otherwise than ``name = value`` counts as one the
-    analysis does not follow."""
+    statement that defines names otherwise than ``name = value`` (an unpacking, a loop's
+    variable, an exception name) counts as one the analysis does not follow."""
     for s in stmts:
-        for v in ir.stmt_defs(s):
-            defs.setdefault(v.name, []).append(
-                (s if isinstance(s, ir.Assign) else _UNFOLLOWED, in_loop))
         loop = in_loop or isinstance(s, (ir.For, ir.While))
+        for v in ir.stmt_defs(s):  # (a loop's variable: assigned on every trip)
+            defs.setdefault(v.name, []).append(
+                (s if isinstance(s, ir.Assign) else _UNFOLLOWED, loop))
         for block in ir.sub_blocks(s):
             _collect(block, loop, defs)
 
