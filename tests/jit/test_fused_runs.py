@@ -137,6 +137,9 @@ def test_gradients_through_runs_match_differences(shapes):
 
 
 def long_chain(x, y):
+    """``test_elementwise_fusion.long_chain`` written again: a function of its own, so
+    the kernels compiled here with runs (``RUNS_FROM`` lowered) are never the ones that
+    file compiles without them (s2s shares the work of equal functions)."""
     a = x * y
     b = np.sin(x) + y
     for_each = [a, b]
