@@ -58,7 +58,7 @@ from ..rules import lookup
 from ..rules.templates import vjp_reads_result
 from .common import expr_active, is_in
 from .aliases import ObjectStates
-from .inplace import VIEW_OPS
+from .inplace import VIEW_OPS, has_inplace_operators
 from .positions import Positions as _Positions
 
 _CONTAINERS = {build.make_list, build.make_dict, build.make_tuple, list, dict, tuple}
@@ -74,12 +74,14 @@ def resolve_index_writes(body, wrt, params: Set[str], names):
     hold one array throughout (made once, by one statement outside every loop, written in
     place only, never copied; not a family of swapped buffers): a loop tape need not
     record them, restoring would give the same object."""
-    body, operators = _operators_as_writes(body, activity(body, set(wrt)), names)
-    active = activity(body, set(wrt))  # with the operators' new values (``t = x * v``)
+    operators = {}
+    if has_inplace_operators(body):
+        body, operators = _operators_as_writes(body, activity(body, set(wrt)), names)
     writes = [s for s in ir.walk(body) if _is_write(s)]
     same_object: Set[str] = set()
     if not writes:
         return body, same_object
+    active = activity(body, set(wrt))  # with the operators' new values (``t = x * v``)
     # inside a loop a written name keeps one name for all its values: the ones a later
     # statement of the same block overwrites get their own, so that ``y = x`` then
     # ``y = y * 2.0; y[0] = v`` is not taken for a write into ``x``

@@ -203,6 +203,13 @@ def scalar_item_of(v: ir.Call, info) -> bool:
     return item(v, info)
 
 
+def has_inplace_operators(body) -> bool:
+    """Whether ``body`` calls an in-place operator (``t = iadd(a, v)``) anywhere: the
+    only calls ``resolve_inplace`` rewrites."""
+    return any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+               and s.value.fn in PLAIN_OF_INPLACE for s in ir.walk(body))
+
+
 def resolve_inplace(body, scalars: Set[str], info):
     """``body`` with the in-place operators that are safe to treat as values rewritten.
 

@@ -22,7 +22,7 @@ from typing import Dict, List, Set
 from .dict_reads import hoist_entry_reads
 from .hoist import hoist_invariants
 from .index_writes import resolve_index_writes
-from .inplace import resolve_inplace
+from .inplace import has_inplace_operators, resolve_inplace
 from .scalars import real_scalars
 from .snapshots import snapshot_mutated_constants
 
@@ -36,8 +36,9 @@ class BodyPreparation:
         scalar_item = lambda v: scalar_item_of(v, info)  # noqa: E731
         vectors = {p for p, i in info.items() if i.real_vector}
         self.scalar_seqs = {p for p, i in info.items() if i.all_items_scalar}
-        body = resolve_inplace(
-            body, real_scalars(body, self.scalars, scalar_item, vectors, self.scalar_seqs), info)
+        if has_inplace_operators(body):
+            body = resolve_inplace(body, real_scalars(body, self.scalars, scalar_item, vectors,
+                                                      self.scalar_seqs), info)
         body, self.same_object = resolve_index_writes(
             body, wrt, {p.var.name for p in self.fn.params}, self.names)
         body = snapshot_mutated_constants(body, wrt, self.names)

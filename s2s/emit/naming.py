@@ -17,6 +17,7 @@ import s2s_runtime
 
 #: (module alias, module object) roots searched for names, in preference order
 ROOTS = (("np", np), ("math", math), ("rt", s2s_runtime))
+_ROOT_OF = dict(ROOTS)
 _SUBMODULES = ("linalg", "fft", "random")
 
 _TABLE = None
@@ -66,11 +67,31 @@ def _build():
     return table
 
 
+#: id(fn) -> (fn, path) of callables found to have a path; a hit is used only while
+#: the path still gives back that object (a module attribute may be rebound)
+_FOUND: dict = {}
+
+
 def callable_path(fn):
     """``(root_alias, dotted_name)`` for ``fn``, or None if it has no public name.
 
     ``root_alias`` is ``""`` for builtins.
     """
+    hit = _FOUND.get(id(fn))
+    if hit is not None and hit[0] is fn and _named(*hit[1]) is fn:
+        return hit[1]
+    path = _search(fn)
+    if path is not None:
+        _FOUND[id(fn)] = (fn, path)
+    return path
+
+
+def _named(alias, dotted):
+    """The object ``dotted`` names under root ``alias`` ("" for builtins)."""
+    return getattr(builtins, dotted, None) if alias == "" else _resolve(alias, dotted)
+
+
+def _search(fn):
     name = getattr(fn, "__name__", None)
     if isinstance(name, str) and name.isidentifier():
         # the usual case, without scanning the modules: the object's own name
@@ -84,17 +105,13 @@ def callable_path(fn):
     if _TABLE is None:
         _TABLE = _build()
     hit = _TABLE.get(id(fn))
-    if hit is not None:
-        alias, name = hit
-        # guard against id reuse of a dead object
-        obj = getattr(builtins, name, None) if alias == "" else _resolve(alias, name)
-        if obj is fn:
-            return hit
+    if hit is not None and _named(*hit) is fn:  # not a dead object's reused id
+        return hit
     return None
 
 
 def _resolve(alias, dotted):
-    obj = dict(ROOTS)[alias]
+    obj = _ROOT_OF[alias]
     for part in dotted.split("."):
         try:
             obj = getattr(obj, part, None)

@@ -59,7 +59,8 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
         self.globals = globals_
         self.cells = cells
         self.params = self._param_names()
-        self.locals = set(self.params) | assigned_names(node)
+        text = parsed.text_of(node)
+        self.locals = set(self.params) | assigned_names(node, text is None or ":=" in text)
         self.names = NameGen(self.locals | set(reserved))
         self.freevars: Dict[str, FreeVar] = {}
         #: free names resolved as part of the program (functions, classes, modules):

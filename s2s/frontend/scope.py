@@ -105,15 +105,21 @@ _BINDERS = {cst.Assign: _bind_assign, cst.AnnAssign: _bind_own_target,
             cst.DictComp: _skip, cst.GeneratorExp: _skip}
 
 
-def assigned_names(node) -> set:
+def assigned_names(node, walrus: bool = True) -> set:
     """Names bound anywhere in ``node``'s own scope (not nested scopes: a nested ``def``
-    or ``class`` binds only its name; lambdas and comprehensions bind nothing here)."""
+    or ``class`` binds only its name; lambdas and comprehensions bind nothing here).
+
+    ``walrus=False`` says ``node`` holds no ``:=`` (its text has none): the only binding
+    inside an expression, so expressions are not walked (most of a function's nodes)."""
     names = set()
     binders = _BINDERS
+    expression = cst.BaseExpression
 
     def enter(n):
         bind = binders.get(type(n))
-        return True if bind is None else bind(n, node, names)
+        if bind is None:
+            return walrus or n is node or not isinstance(n, expression)
+        return bind(n, node, names)
 
     walk(node, enter)
     return names

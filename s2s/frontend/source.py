@@ -41,6 +41,14 @@ class ParsedSource:
     line_offset: int = 0  # added to libcst lines to get file lines
     col_offset: int = 0  # added to libcst columns (dedented snippets)
 
+    def text_of(self, node):
+        """The file's lines that ``node`` spans (whole lines; None if it has no position)."""
+        pos = self.positions.get(node)
+        if pos is None:
+            return None
+        return "".join(self.lines[pos.start.line + self.line_offset - 1:
+                                  pos.end.line + self.line_offset])
+
     def loc_of(self, node):
         from ..ir.nodes import Loc
 
