@@ -38,12 +38,18 @@ class TapeRecording:
         unneeded: Set[str] = set()  # popped, but read only before their pops
         while True:  # dropping pops can empty an if, whose test is then not read
             read = set()
+            pops = False
             for x in ir.walk(adjoint):
-                if not _is_pop(x, self.tapes):
-                    read |= {a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var)}
+                if _is_pop(x, self.tapes):
+                    pops = True
+                else:
+                    read.update(a.name for a in ir.stmt_uses(x) if isinstance(a, ir.Var))
             read -= self.same_object  # one array throughout: restoring it changes nothing
-            unneeded |= unneeded_pops(adjoint, self.tapes)
+            if pops:
+                unneeded |= unneeded_pops(adjoint, self.tapes)
             read -= unneeded
+            if not pops and not self.guard_tests:
+                break  # nothing to drop (straight-line code)
             fewer = _drop_pops(adjoint, self.tapes, read, self.guard_tests)
             if len(list(ir.walk(fewer))) == len(list(ir.walk(adjoint))):
                 break

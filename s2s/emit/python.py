@@ -208,6 +208,10 @@ class Emitter:
                 same_side = isinstance(later, ir.Return) or getattr(
                     getattr(later, "loc", None), "derived", False) == derived
                 return j if same_side else None
+            if not isinstance(later, ir.COMPOUND):
+                if any(v.name in operands for v in ir.stmt_defs(later)):
+                    return None
+                continue
             if isinstance(later, ir.While) and later.test == s.target:
                 return None
             inner = list(ir.walk(ir.sub_blocks_flat(later)))

@@ -355,9 +355,13 @@ def walk(body):
 def all_names(fn: Function) -> set:
     """Every variable name a function mentions (params, defs, uses)."""
     names = {p.var.name for p in fn.params}
+    add = names.add
     for stmt in walk(fn.body):
-        names.update(v.name for v in stmt_defs(stmt))
-        names.update(a.name for a in stmt_uses(stmt) if isinstance(a, Var))
+        for v in stmt_defs(stmt):
+            add(v.name)
+        for a in stmt_uses(stmt):
+            if isinstance(a, Var):
+                add(a.name)
     return names
 
 
