@@ -182,5 +182,9 @@ defbatch(same, rt.eye_like, unbatched_result=True)
 defbatch(per_example, rt.conj_lower, rt.matching_permutation, rt.interp_layout,
          rt.trapezoid_weights, rt.initial_or_one, rt.rollaxis_destination,
          rt.contraction_axis)
+# (the derivative helpers of np.linalg.multi_dot, which vmap reads as a chain of np.dot
+# (rules/numpy_code/products.py); np.linalg.matrix_rank, which has no derivative)
+defbatch(per_example, rt.multi_dot_vjp, rt.multi_dot_jvp, rt.multi_dot_vjp_dx,
+         rt.multi_dot_jvp2, np.linalg.matrix_rank)
 # (the transposes of vmap's joins, met by vmap of gradient code of batched code)
 defbatch(per_example, rt.batch_vstack_vjp, rt.batch_hstack_vjp)

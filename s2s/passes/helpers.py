@@ -15,9 +15,9 @@ Python read in its place for some modes (``definline(fn, code=..., modes=("jit",
 Contract: ``helpers_inlined(func, freevars, has_rule, lowered, mode)`` returns
 ``(func, freevars)`` where no call of an ``inline`` helper without ``has_rule``
 is left (helpers calling helpers are inlined in turn, to a fixed depth; the private
-functions of ``s2s_runtime`` a helper calls are part of its code); the calls' operands
-bound once to a constant flag read the constant (``copyprop.constants_propagated``); the
-IR is otherwise unchanged, single exit.  ``lowered(fn) -> (ir, freevars)`` is
+functions of ``s2s_runtime`` and ``rules/numpy_code`` a helper calls are part of its
+code); the calls' operands bound once to a constant flag read the constant
+(``copyprop.constants_propagated``); the IR is otherwise unchanged, single exit.  ``lowered(fn) -> (ir, freevars)`` is
 the frontend (``pipeline.lowered``).
 """
 from __future__ import annotations
@@ -63,11 +63,17 @@ class HelperCode:
         return replace(func, body=relocated), freevars
 
 
+#: packages of helper code: ``s2s_runtime`` and the plain Python read in place of numpy
+#: functions (``rules/numpy_code``)
+_CODE_PACKAGES = ("s2s_runtime.", "s2s.rules.numpy_code.")
+
+
 def _private_part(fn) -> bool:
-    """A private function of ``s2s_runtime`` (``_is_container``): part of the code of the
-    helper that calls it (generated code never calls one itself)."""
+    """A private function of helper code (``s2s_runtime._is_container``,
+    ``numpy_code.shapes._tiled_vjp``): part of the code of the helper that calls it
+    (generated code never calls one itself)."""
     return (inspect.isfunction(fn) and fn.__name__.startswith("_")
-            and (fn.__module__ or "").startswith("s2s_runtime."))
+            and (fn.__module__ or "").startswith(_CODE_PACKAGES))
 
 
 def _wanted(fn, has_rule, mode=None) -> bool:

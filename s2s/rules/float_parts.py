@@ -32,7 +32,7 @@ import numpy as np
 from s2s_runtime import (broadcast_like, densify, frexp_scale, sum_builtin_jvp, sum_builtin_vjp,
                          unbroadcast, zeros_like)
 
-from .registry import defjvp, defnondiff, defvjp
+from .registry import defjvp, defnondiff, defprops, defvjp
 
 # --- numpy ----------------------------------------------------------------------------
 # np.remainder (np.mod) x1 % x2 = x1 - floor(x1 / x2) x2: dx1 -> 1, dx2 -> -floor(x1 / x2)
@@ -137,3 +137,5 @@ if hasattr(math, "exp2"):
     # exp2(x)' = exp2(x) ln 2
     defvjp(math.exp2, lambda g, ans, x: g * ans * math.log(2.0))
     defjvp(math.exp2, lambda t, ans, x: t * ans * math.log(2.0))
+# (pairs of results)
+defprops(np.divmod, np.modf, np.frexp, divmod, math.modf, math.frexp, sequence=True)

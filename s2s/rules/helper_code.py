@@ -19,7 +19,7 @@ definline(jvps_arrays.max_jvp)
 # an outer vmap and its compilation come from the numpy functions it calls
 definline(batching_numpy.batch_remainder)
 definline(linalg.as_columns, linalg.from_columns, batching.batch_select_replayed,
-          batching_numpy.batch_solve, batching_numpy.batch_diag)
+          batching_numpy.batch_solve, batching_numpy.batch_diag, batching_numpy.batch_tile)
 definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_inplace)
 # batched code's view of a per-example rank and of per-example axes, as an outer vmap of
 # batched code (vmap of the derivative of code that calls vmap) reads it: each is a

@@ -25,7 +25,7 @@ from s2s_runtime import (as_columns, cast_jvp, cast_vjp, conj_lower, degenerate_
                          eye_like,
                          from_columns, half_lower_mask, record_like, unbroadcast)
 
-from .registry import defjvp, defvjp
+from .registry import defjvp, defprops, defvjp
 
 
 def _inv_vjp(g, ans, a):
@@ -207,3 +207,4 @@ def _eigvals_jvp(t, ans, a):
 
 defvjp(np.linalg.eigvals, _eigvals_vjp)
 defjvp(np.linalg.eigvals, _eigvals_jvp)
+defprops(np.linalg.slogdet, np.linalg.eigh, np.linalg.eig, sequence=True)  # named tuples

@@ -9,7 +9,7 @@ from s2s_runtime import (as_columns, cast_vjp, conj_lower, degenerate_nan, densi
                          half_lower_mask, qr_checked, record_like, strict_lower_mask,
                          svd_checked, zeros_like)
 
-from .registry import defjvp, defnondiff, defvjp
+from .registry import defjvp, defnondiff, defprops, defvjp
 
 
 def _svd_vjp(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -197,3 +197,5 @@ defvjp(qr_checked, lambda ct, out, x, a, mode: ct, lambda ct, out, x, a, mode: z
        container_result=True)
 defjvp(qr_checked, lambda tan, out, x, a, mode: qr_checked(tan, a, mode),
        lambda tan, out, x, a, mode: zeros_like(out))
+# (named tuples; svd's singular values alone are one array, read by position too)
+defprops(np.linalg.svd, np.linalg.qr, sequence=True)

@@ -24,7 +24,7 @@ from s2s_runtime import (as_columns, cast_vjp, cond_ord, densify, from_columns, 
                          norm_vjp, nonempty_or_zeros, nonempty_or_zeros_t, tensorinv_shapes,
                          tensorsolve_matrix, tensorsolve_matrix_t, zeros_like)
 
-from .registry import defjvp, defnondiff, defvjp
+from .registry import defjvp, defnondiff, defprops, defvjp
 
 
 def _lstsq_jvp_a(t, ans, a, b, rcond=None):
@@ -195,3 +195,4 @@ defvjp(nonempty_or_zeros_t, lambda c, out, ct, v: nonempty_or_zeros(c, ct),
        lambda c, out, ct, v: zeros_like(v))
 defjvp(nonempty_or_zeros_t, lambda tan, out, ct, v: nonempty_or_zeros_t(tan, v),
        lambda tan, out, ct, v: zeros_like(out))
+defprops(np.linalg.lstsq, sequence=True)  # (x, residuals, rank, singular values)

@@ -20,7 +20,7 @@ from s2s_runtime import (apply_linear, array_jvp, array_vjp, astype_jvp, astype_
                          rollaxis_destination, select_none, shapes_of, split_axis, take_vjp,
                          trapezoid_weights, unbroadcast, unreduce, vstack_vjp)
 
-from .registry import defjvp, defvjp
+from .registry import defjvp, defprops, defvjp
 
 # rolls, flips, rotations: the inverse movement
 defvjp(np.roll, lambda g, ans, a, shift, axis=None: np.roll(g, np.negative(shift), axis))
@@ -82,6 +82,8 @@ if hasattr(np, "unstack"):
     defvjp(np.unstack, lambda g, ans, x, axis=0: apply_linear("unstack_T", g, x, (axis,)),
            container_result=True)
     defjvp(np.unstack, lambda t, ans, x, axis=0: np.unstack(t, axis=axis))
+    defprops(np.unstack, sequence=True)
+defprops(np.array_split, np.hsplit, np.vsplit, np.dsplit, sequence=True)
 # gathers: g scattered back (repeated indices accumulate)
 defvjp(np.take_along_axis, lambda g, ans, arr, indices, axis=-1:
        apply_linear("take_along_T", g, arr, (indices, axis)))
@@ -286,3 +288,5 @@ defjvp(np.broadcast_arrays,
        apply_linear("bcast", t, ans, (2, shapes_of(ans))),
        lambda t, ans, x0, x1=None, x2=None, x3=None, *, subok=False:
        apply_linear("bcast", t, ans, (3, shapes_of(ans))))
+# (np.gradient of a 1-D array is one array, else a list: either is read by position)
+defprops(np.gradient, np.meshgrid, np.broadcast_arrays, sequence=True)

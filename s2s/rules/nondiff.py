@@ -8,7 +8,7 @@ import numpy as np
 
 from s2s_runtime import build
 
-from .registry import defnondiff
+from .registry import defnondiff, defprops
 
 # constructors from a shape (their values do not depend on differentiable inputs)
 defnondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
@@ -48,3 +48,6 @@ defnondiff(np.einsum_path, container_result=True)
 defnondiff(np.unravel_index, np.tril_indices, np.triu_indices, np.diag_indices,
            np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
            container_result=True)
+defprops(np.nonzero, np.shape, np.unravel_index, np.tril_indices, np.triu_indices,
+         np.diag_indices, np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
+         sequence=True)

@@ -182,6 +182,8 @@ def all_rules():
 #   (``make_tuple``, ``index_set``, ``x += y``): an alias for the LLVM write check;
 # * ``in_place``: the call writes into its first argument (``x[i] = v``, ``x += y``);
 # * ``linear``: linear in its differentiable operands (``np.transpose``, ``unbroadcast``);
+# * ``sequence``: the result is a list or tuple (a named tuple too) whose items a loop
+#   may read by position (``np.split``, ``np.meshgrid``, ``np.linalg.eigh``);
 # * ``inline``: plain numpy Python that a transform without its own rule for it
 #   inlines like user code (``definline``): the helper's own source, or, for a library
 #   function whose source s2s cannot read (``np.cumsum``), the plain Python ``code`` the
@@ -199,7 +201,7 @@ def all_rules():
 # A primitive need not have a derivative rule to have properties (``operator.setitem``
 # is handled by the transforms themselves); ``Props`` is its record then.
 
-PROPERTIES = ("view", "aliases", "in_place", "linear", "inline")
+PROPERTIES = ("view", "aliases", "in_place", "linear", "sequence", "inline")
 
 
 @dataclass

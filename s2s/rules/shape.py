@@ -87,6 +87,7 @@ defvjp(np.split, lambda g, ans, ary, indices_or_sections, axis=0:
        split_vjp(g, ary, indices_or_sections, axis), container_result=True)
 defjvp(np.split, lambda t, ans, ary, indices_or_sections, axis=0:
        np.split(t, indices_or_sections, axis))
+defprops(np.split, sequence=True)
 # broadcasting and filling: the sum over the copies
 defvjp(np.broadcast_to, lambda g, ans, array, shape, subok=False: unbroadcast(g, array))
 defjvp(np.broadcast_to, lambda t, ans, array, shape, subok=False: np.broadcast_to(t, shape))

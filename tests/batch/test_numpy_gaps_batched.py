@@ -186,6 +186,12 @@ CASES = [
     ("linalg.vecdot", lambda x, y: np.linalg.vecdot(x, y), (M, M[:, 0])),
     ("linalg.tensordot", lambda x, y: np.linalg.tensordot(x, y, axes=1),
      (M, np.swapaxes(T[:, 0], 1, 2))),
+    ("linalg.multi_dot", lambda x, y: np.linalg.multi_dot([y, x, np.swapaxes(x, 0, 1)]),
+     (M, W)),
+    ("linalg.multi_dot-unbatched", lambda x, y: np.linalg.multi_dot([x, y, y.T]),
+     (M, np.ones((5, 2))), (0, None)),
+    ("linalg.matrix_rank", lambda x: np.linalg.matrix_rank(x), (M,)),
+    ("tile-tuple", lambda x: np.tile(x, (2, 1, 3)), (M,)),
 ]
 
 
@@ -323,6 +329,9 @@ DIFFERENTIATED = {
     "broadcast_arrays": lambda x: np.broadcast_arrays(x[0], x[:, :1])[1] * x,
     "delete": lambda x: np.delete(x, 1, axis=-1),
     "ediff1d": lambda x: np.ediff1d(x),
+    "multi_dot": lambda x: np.linalg.multi_dot([x[:, 0], x, x.T]),
+    "tile-tuple": lambda x: np.tile(x, (2, 1)) * np.tile(x[0], (3, 1, 2)).sum(),
+    "tile": lambda x: np.tile(x, 2) ** 2,
 }
 
 

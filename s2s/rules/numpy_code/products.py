@@ -1,7 +1,7 @@
 """Tensor products (``np.tensordot`` with an integer ``axes``, ``np.kron`` of up to 3 axes,
-``np.inner``, ``np.vdot``, ``np.linalg.matrix_power``) and ``tensordot``'s cotangents,
-as plain Python the jit compiles: reshapes to matrices and one ``np.dot`` (the jit's
-matrix product) or loops."""
+``np.inner``, ``np.vdot``, ``np.linalg.matrix_power``; ``np.linalg.multi_dot`` for vmap)
+and ``tensordot``'s cotangents, as plain Python the jit compiles: reshapes to matrices
+and one ``np.dot`` (the jit's matrix product) or loops."""
 import numpy as np
 
 import s2s_runtime as rt
@@ -159,6 +159,23 @@ def matvec(x1, x2, out=None):
     return np.sum(x1 * np.expand_dims(x2, -2), axis=-1)
 
 
+def multi_dot(arrays, *, out=None):
+    """``np.linalg.multi_dot``: the factors multiplied left to right with ``np.dot`` (a 1-D
+    first factor a row, a 1-D last one a column, as ``np.dot`` reads them; numpy picks the
+    cheapest order, the same value up to rounding); at least two factors, the inner ones
+    matrices."""
+    if out is not None:
+        raise NotImplementedError("s2s: np.linalg.multi_dot with out=")
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    result = arrays[0]
+    for k in range(1, len(arrays)):
+        if 0 < k < len(arrays) - 1 and np.ndim(arrays[k]) != 2:
+            raise ValueError("multi_dot: the inner factors must be 2-dimensional")
+        result = np.dot(result, arrays[k])
+    return result
+
+
 def vecmat(x1, x2, out=None):
     """``np.vecmat``, ``(n),(n,m)->(m)``: ``conj(x1) @ x2`` per stacked vector and matrix."""
     _core_check("vecmat", "(n),(n,m)->(m)", np.shape(x2)[-2], np.shape(x1)[-1])
@@ -173,6 +190,7 @@ for _fn, _code in ((np.tensordot, tensordot), (rt.tensordot_vjp, tensordot_vjp),
                    (np.inner, inner), (np.vdot, vdot),
                    (np.linalg.matrix_power, matrix_power)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
+definline(np.linalg.multi_dot, code=multi_dot, modes=("vmap",))
 definline(_contracted, _power, modes=("jit", "vmap"))
 if hasattr(np, "vecdot"):  # numpy >= 2.0 (matvec, vecmat: 2.2); vmap batches the gufuncs
     for _fn, _code in ((np.vecdot, vecdot), (getattr(np, "matvec", None), matvec),

@@ -439,6 +439,16 @@ def vander(x, N=None, increasing=False):
     return res
 
 
+def split_axis(ary, kind):
+    """The axis ``np.hsplit`` (``kind`` "h": 1, or 0 for 1-D), ``np.vsplit`` ("v": 0) and
+    ``np.dsplit`` ("d": 2) cut along (``s2s_runtime.split_axis``)."""
+    if kind == "h":
+        return 1 if np.ndim(ary) > 1 else 0
+    if kind == "v":
+        return 0
+    return 2
+
+
 def vander_exponents(x, N=None, increasing=False):
     """``(k, max(k - 1, 0))`` (``s2s_runtime``'s, for ``np.vander``'s derivative): the
     powers of the Vandermonde columns and of their derivatives, of ``x``'s real dtype."""
@@ -534,6 +544,7 @@ for _fn, _code in ((np.ascontiguousarray, ascontiguousarray),
     definline(_fn, code=_code, modes=("vmap",))
 definline(_band, modes=("jit", "vmap"))
 definline(rt.vander_exponents, code=vander_exponents, modes=("jit",))
+definline(rt.split_axis, code=split_axis, modes=("jit",))
 definline(_tiled, _tiled_vjp, modes=("jit",))
 definline(build.flatten, code=flatten, modes=("jit",))  # vmap batches it as np.ravel
 # the number of elements they return depends on values: the jit only
