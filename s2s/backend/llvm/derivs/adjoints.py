@@ -35,6 +35,7 @@ from llvmlite import ir as ll
 
 import s2s_runtime as rt
 
+from ....errors import UnsupportedSyntaxError
 from ..values import arrays as A
 from ..numerics import reductions as R
 from ..values import scalars as S
@@ -587,10 +588,20 @@ class AddAt:
 
 
 def _added(L, a, c):
-    """``a + c`` for two ``(value, scalar type)`` pairs, in their common type."""
-    (av, at), (cv, ct) = a, c
+    """``a + c`` for two ``(value, scalar type)`` pairs, in their common type (a 0-d array,
+    as ``take_vjp`` gives for a number, is its number)."""
+    (av, at), (cv, ct) = _as_number(L, *a), _as_number(L, *c)
     t = S.arith_type("add", at, ct)
     return S.binary(L, "add", S.convert(L, av, at, t), S.convert(L, cv, ct, t), t), t
+
+
+def _as_number(L, v, t):
+    if isinstance(t, T.Array):
+        if t.ndim != 0:
+            raise UnsupportedSyntaxError(f"jit: adding a {t} into one element of an array",
+                                         L.loc)
+        return S.convert(L, v, t, t.elem), t.elem
+    return v, t
 
 
 class ClipSelected:
