@@ -115,6 +115,11 @@ PRIMAL = [
     _case("tensordot-1", lambda a, b: np.tensordot(a, b, 1), M, W.T),
     _case("tensordot-2-3d", lambda a, b: np.tensordot(a, b), T3, RNG.normal(size=(3, 4, 2))),
     _case("tensordot-full", lambda a, b: np.tensordot(a, b, axes=2), M, W),
+    _case("tensordot-lists", lambda a, b: np.tensordot(a, b, axes=([1], [1])), M, W),
+    _case("tensordot-lists-2", lambda a, b: np.tensordot(a, b, axes=([2, 0], [0, 2])), T3,
+          RNG.normal(size=(4, 5, 2))),
+    _case("tensordot-pair-neg", lambda a, b: np.tensordot(a, b, axes=(-1, 1)), T3,
+          RNG.normal(size=(3, 4, 2))),
     _case("kron", lambda a, b: np.kron(a, b), M[:2, :3], W[:3, :2]),
     _case("kron-int", lambda a, b: np.kron(a, b), I2[:2, :2], I2[:3, :3]),
     # elementwise predicates and conversions (numpy_code/elementwise.py)
@@ -268,6 +273,10 @@ GRAD = [
     _fd_case("tensordot-lhs", lambda a: np.sum(np.tensordot(a, W.T, 1) ** 2), M),
     _fd_case("tensordot-rhs", lambda a: np.sum(np.sin(np.tensordot(T3, a, 2))),
              RNG.normal(size=(3, 4, 2))),
+    _fd_case("tensordot-lists", lambda a: np.sum(np.tensordot(a, a, axes=([1], [1])) ** 2),
+             M),
+    _fd_case("tensordot-lists-both", lambda a: np.sum(np.cos(
+        np.tensordot(T3, a, axes=([2, 1], [0, 2])))), RNG.normal(size=(4, 2, 3))),
     _fd_case("var", lambda a: np.var(a) + np.sum(np.var(a, axis=0) ** 2), M),
     _fd_case("var-ddof-keepdims", lambda a: np.sum(np.sin(np.var(a, 1, ddof=1, keepdims=True))), M),
     _fd_case("std", lambda a: np.sum(np.std(a, axis=1) * np.arange(4.0)), M),
@@ -359,7 +368,8 @@ def test_bad_sizes_raise_value_error(fn, args):
     _case("nonzero-2d", lambda a: np.nonzero(a), M),
     _case("diff-prepend", lambda a: np.diff(a, prepend=0.0), M),
     _case("tensordot-outer", lambda a: np.tensordot(a, a, 0), M),
-    _case("grad-median", s2s.grad(lambda a: np.median(a)), M),
+    _case("grad-quantile-nearest",
+          s2s.grad(lambda a: np.quantile(a, 0.3, method="nearest") * np.sum(a)), M),
 ])
 def test_what_is_not_compiled_says_so(fn, args):
     with pytest.raises((NotImplementedError, s2s.S2SError), match="s2s|jit does not compile"):

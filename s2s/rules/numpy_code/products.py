@@ -1,4 +1,4 @@
-"""Tensor products (``np.tensordot`` with an integer ``axes``, ``np.kron`` of up to 3 axes,
+"""Tensor products (``np.tensordot``, ``np.kron`` of up to 3 axes,
 ``np.inner``, ``np.vdot``, ``np.linalg.matrix_power``; ``np.linalg.multi_dot`` for vmap)
 and ``tensordot``'s cotangents, as plain Python the jit compiles: reshapes to matrices
 and one ``np.dot`` (the jit's matrix product) or loops."""
@@ -22,9 +22,71 @@ def _contracted(a, b, axes):
     return size
 
 
+def _pair_axes(axes):
+    """The contracted axes of one operand in a pair-of-sequences ``axes`` (an integer is
+    one axis)."""
+    if isinstance(axes, int):
+        return (axes,)
+    return axes
+
+
+def _position(src, k, ndim, front):
+    """Where axis ``src[k]`` is once ``src[0..k-1]`` have been moved one at a time to the
+    end (``front=False``: each removal below it shifts it down) or to positions
+    ``0..k-1`` (``front=True``: each one taken from above it shifts it up)."""
+    p = src[k] + ndim if src[k] < 0 else src[k]
+    cur = p
+    for j in range(k):
+        q = src[j] + ndim if src[j] < 0 else src[j]
+        if front and q > p:
+            cur += 1
+        if not front and q < p:
+            cur -= 1
+    return cur
+
+
+def _to_last(a, src):
+    """``a`` with the axes ``src`` moved, in that order, to the end (one axis at a time:
+    the jit moves an axis whose number it knows only when running)."""
+    out = a
+    for k in range(len(src)):
+        out = np.moveaxis(out, _position(src, k, a.ndim, False), -1)
+    return out
+
+
+def _from_last(x, src):
+    """``_to_last``'s inverse: the moves undone in reverse order."""
+    out = x
+    for k in range(len(src) - 1, -1, -1):
+        out = np.moveaxis(out, -1, _position(src, k, x.ndim, False))
+    return out
+
+
+def _to_first(b, src):
+    """``b`` with the axes ``src`` moved, in that order, to the front."""
+    out = b
+    for k in range(len(src)):
+        out = np.moveaxis(out, _position(src, k, b.ndim, True), k)
+    return out
+
+
+def _from_first(x, src):
+    """``_to_first``'s inverse."""
+    out = x
+    for k in range(len(src) - 1, -1, -1):
+        out = np.moveaxis(out, k, _position(src, k, x.ndim, True))
+    return out
+
+
 def tensordot(a, b, axes=2):
-    """``sum_K a[I, K] b[K, J]`` over the last ``axes`` axes of ``a`` and the first of ``b``
-    (``axes`` an integer; the pair-of-lists form is not compiled)."""
+    """``sum_K a[I, K] b[K, J]`` over the last ``axes`` axes of ``a`` and the first of ``b``;
+    for a pair of sequences ``axes``, over those axes of each (moved last in ``a`` and
+    first in ``b``, in the order given)."""
+    if not isinstance(axes, int):
+        src_a, src_b = _pair_axes(axes[0]), _pair_axes(axes[1])
+        if len(src_a) != len(src_b):
+            raise ValueError("shape-mismatch for sum")
+        return np.tensordot(_to_last(a, src_a), _to_first(b, src_b), len(src_a))
     k = _contracted(a, b, axes)
     a2 = np.reshape(a, (a.size // k if k > 0 else 0, k))
     b2 = np.reshape(b, (k, b.size // k if k > 0 else 0))
@@ -33,7 +95,16 @@ def tensordot(a, b, axes=2):
 
 def tensordot_vjp(g, a, b, axes=2, which=0):
     """``a_bar[I, K] = sum_J g[I, J] b[K, J]`` (``which=0``) or ``b_bar[K, J] =
-    sum_I a[I, K] g[I, J]`` (1), as matrix products of the reshaped operands."""
+    sum_I a[I, K] g[I, J]`` (1), as matrix products of the reshaped operands (for a pair of
+    sequences ``axes``, of the operands laid out as ``tensordot`` lays them, the cotangent
+    moved back)."""
+    if not isinstance(axes, int):
+        src_a, src_b = _pair_axes(axes[0]), _pair_axes(axes[1])
+        n = len(src_a)
+        moved = rt.tensordot_vjp(g, _to_last(a, src_a), _to_first(b, src_b), n, which)
+        if which == 0:
+            return _from_last(moved, src_a)
+        return _from_first(moved, src_b)
     k = _contracted(a, b, axes)
     a2 = np.reshape(a, (a.size // k if k > 0 else 0, k))
     b2 = np.reshape(b, (k, b.size // k if k > 0 else 0))
@@ -191,7 +262,8 @@ for _fn, _code in ((np.tensordot, tensordot), (rt.tensordot_vjp, tensordot_vjp),
                    (np.linalg.matrix_power, matrix_power)):
     definline(_fn, code=_code, modes=("jit", "vmap"))
 definline(np.linalg.multi_dot, code=multi_dot, modes=("vmap",))
-definline(_contracted, _power, modes=("jit", "vmap"))
+definline(_contracted, _power, _pair_axes, _position, _to_last, _from_last, _to_first,
+          _from_first, modes=("jit", "vmap"))
 if hasattr(np, "vecdot"):  # numpy >= 2.0 (matvec, vecmat: 2.2); vmap batches the gufuncs
     for _fn, _code in ((np.vecdot, vecdot), (getattr(np, "matvec", None), matvec),
                        (getattr(np, "vecmat", None), vecmat)):
