@@ -384,11 +384,11 @@ def _mesh_transpose(g, like, k, indexing, n):
     return np.reshape(np.sum(rows, axis=1), np.shape(like))
 
 
-definline(_mesh_transpose, _bcast_transpose, _unstack_transpose, _array_split_transpose, _append_part,
-          _append_part_transpose, _ediff1d_tangent, _ediff1d_transpose,
-          _join_transpose, _mesh_tangent, _bcast_tangent, _select, _select_transpose, _rows, _unrows, _take_along_transpose,
-          _gradient_rows_transpose, _gradient_transpose, _quantile_rows, _quantile_tangent,
-          _quantile_transpose, modes=("jit",))
+definline(_mesh_transpose, _bcast_transpose, _unstack_transpose, _array_split_transpose,
+          _append_part, _append_part_transpose, _ediff1d_tangent, _ediff1d_transpose,
+          _join_transpose, _mesh_tangent, _bcast_tangent, _select, _select_transpose, _rows,
+          _unrows, _take_along_transpose, _gradient_rows_transpose, _gradient_transpose,
+          _quantile_rows, _quantile_tangent, _quantile_transpose, modes=("jit",))
 # shape and index helpers of the derivative templates (np.partition's permutation by
 # argsorts, np.delete's kept and np.insert's source indices by the same calls on an
 # arange, np.cov's layout), plain numpy the jit compiles as it is

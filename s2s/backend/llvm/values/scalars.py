@@ -338,7 +338,36 @@ def _complex_binary(L, op, a, c):
         re = b.fadd(b.fmul(ar, cr), b.fmul(ai, ci))
         im = b.fsub(b.fmul(ai, cr), b.fmul(ar, ci))
         return make_complex(b, b.fdiv(re, den), b.fdiv(im, den))
+    if op == "pow":
+        return _complex_pow(L, ar, ai, cr, ci)
     raise UnsupportedSyntaxError(f"jit: the operator {op} on complex numbers", L.loc)
+
+
+def _complex_pow(L, ar, ai, cr, ci):
+    """``z ** w = exp(w log z)`` with ``log z = log|z| + i arg z``; ``z * z`` for ``w = 2``
+    (exact, as numpy's small integer powers are); at ``z = 0``: 1 for ``w = 0``, 0 for a
+    real ``w > 0``, nan otherwise (numpy's values)."""
+    b = L.b
+    f64 = T.F64
+    log_r = intrinsic(L, "log", f64, [libm(L, "hypot", f64, [ar, ai])])
+    theta = libm(L, "atan2", f64, [ai, ar])
+    re = b.fsub(b.fmul(cr, log_r), b.fmul(ci, theta))
+    im = b.fadd(b.fmul(cr, theta), b.fmul(ci, log_r))
+    mag = intrinsic(L, "exp", f64, [re])
+    out_re = b.fmul(mag, intrinsic(L, "cos", f64, [im]))
+    out_im = b.fmul(mag, intrinsic(L, "sin", f64, [im]))
+    zero, one = ll.Constant(f64, 0.0), ll.Constant(f64, 1.0)
+    nan = ll.Constant(f64, math.nan)
+    at_zero = b.and_(b.fcmp_ordered("==", ar, zero), b.fcmp_ordered("==", ai, zero))
+    w_zero = b.and_(b.fcmp_ordered("==", cr, zero), b.fcmp_ordered("==", ci, zero))
+    w_positive = b.and_(b.fcmp_ordered(">", cr, zero), b.fcmp_ordered("==", ci, zero))
+    zero_re = b.select(w_zero, one, b.select(w_positive, zero, nan))
+    zero_im = b.select(b.or_(w_zero, w_positive), zero, nan)
+    square = b.and_(b.fcmp_ordered("==", cr, ll.Constant(f64, 2.0)),
+                    b.fcmp_ordered("==", ci, zero))
+    out_re = b.select(square, b.fsub(b.fmul(ar, ar), b.fmul(ai, ai)), out_re)
+    out_im = b.select(square, b.fmul(ll.Constant(f64, 2.0), b.fmul(ar, ai)), out_im)
+    return make_complex(b, b.select(at_zero, zero_re, out_re), b.select(at_zero, zero_im, out_im))
 
 
 def compare(L, op, a, c, t: T.Scalar):
