@@ -25,7 +25,7 @@ from typing import Dict, List, Tuple, Union
 import libcst as cst
 
 from ..errors import SourceUnavailableError
-from .cst_fast import Positions, walk
+from .cst_fast import Positions, parse_module, walk
 from .registered import lines_of
 from .shipped import filename_of
 
@@ -69,7 +69,7 @@ def _parse(filename: str, text: str, lines, line_offset=0, col_offset=0) -> Pars
     hit = _PARSE_CACHE.get(key)
     if hit is not None:
         return hit
-    module = cst.parse_module(text)
+    module = parse_module(text)  # libcst's, without validating every node (cst_fast.py)
     positions = Positions(module)  # PositionProvider's ranges, made cheaper (cst_fast.py)
     parsed = ParsedSource(filename, lines, module, positions, line_offset, col_offset)
     _PARSE_CACHE[key] = parsed
