@@ -129,6 +129,8 @@ class Positions:
 _SKIP = ("whitespace", "lpar", "rpar", "comma", "equal", "colon", "semicolon", "leading_lines",
          "lines_after_decorators", "header", "footer", "dot", "star", "newline", "indent",
          "lbracket", "rbracket", "lbrace", "rbrace", "trailing")
+#: fields that the names above would match but that hold nodes (``*args``, ``**kw``)
+_KEEP = ("star_arg", "star_kwarg")
 _FIELDS: Dict[type, tuple] = {}
 
 
@@ -136,7 +138,8 @@ def _fields(cls) -> tuple:
     names = _FIELDS.get(cls)
     if names is None:
         names = tuple(f for f in getattr(cls, "__dataclass_fields__", ())
-                      if not any(f.startswith(s) or f.endswith(s) for s in _SKIP))
+                      if f in _KEEP or not any(f.startswith(s) or f.endswith(s)
+                                               for s in _SKIP))
         _FIELDS[cls] = names
     return names
 
