@@ -31,6 +31,8 @@ definline(batching.batch_align, batching.per_example_ndim, batching.batch_axes,
 # jit(vmap(f)) of the calls that need them at compile time, by name (a stand-in of an
 # array it gets from numpy, ``backend/llvm/ops/host_calls.py``)
 definline(batching_numpy.batch_pad_width, batching_numpy.batch_stand_in, modes=("vmap",))
+# np.broadcast_to of every example, as the jit compiles it (jit(vmap(f)) of np.broadcast_to)
+definline(batching_numpy.batch_broadcast_to, modes=("jit",))
 defno_mode("jit", "a shape helper of batched code whose error or containers the jit does not "
            "compile: jit(vmap(f)) of a call that needs it is refused at compile time",
            batching_numpy.batch_pad_width)

@@ -211,6 +211,15 @@ def test_per_example_shapes_compile():
     _check(shapes, 0, A3)
 
 
+def broadcast_rows(x):
+    return np.broadcast_to(x, (2,) + np.shape(x)) * np.arange(1.0, 3.0)[:, None, None]
+
+
+def test_per_example_broadcast_to_compiles():
+    """``rt.batch_broadcast_to`` read as code by the jit."""
+    _check(broadcast_rows, 0, A3)
+
+
 def test_a_batched_index_out_of_range_raises_index_error():
     with pytest.raises(IndexError, match="out of bounds"):
         s2s.jit(s2s.vmap(indexed_by_example, (0, 0)))(X, np.array([0, 1, 5, 1, 0]))

@@ -119,3 +119,12 @@ def test_sequence_is_a_record_property():
         assert has(fn, "sequence"), fn
     for fn in (np.concatenate, np.sum, dict):
         assert not has(fn, "sequence"), fn
+
+
+@pytest.mark.parametrize("f", [loop_split, enumerate_split], ids=lambda f: f.__name__)
+def test_jit_of_vmap_of_grad_matches_differences_per_example(f):
+    """The batched loop reads the list's length (``rt.batch_len`` of a list, compiled)."""
+    batch = np.stack([X, X * 1.1])
+    got = s2s.jit(s2s.vmap(s2s.grad(f)))(batch)
+    for row, x in zip(got, batch):
+        np.testing.assert_allclose(row, fd_grad(f, (x,)), rtol=1e-6, atol=1e-8)

@@ -518,6 +518,7 @@ for _fn in (rt.item_index, rt.insert_index):
     overload_lists(Position, _fn, lambda ts: growable(ts[0]))
 overload_lists(GetItem, operator.getitem, list_at(0))
 overload_lists(Length, len, list_at(0))
+overload_lists(Length, rt.batch_len, list_at(0))  # a list of batched items: its own length
 overload_lists(Same, rt.sequence, list_at(0))
 overload_lists(Sum, builtins.sum, list_at(0))
 overload_lists(TupleSum, builtins.sum, _tuple_to_sum)
