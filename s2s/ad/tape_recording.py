@@ -48,8 +48,9 @@ class TapeRecording:
             if pops:
                 unneeded |= unneeded_pops(adjoint, self.tapes)
             read -= unneeded
-            if not pops and not self.guard_tests:
-                break  # nothing to drop (straight-line code)
+            if not pops and not self.guard_tests \
+                    and not any(isinstance(x, ir.COMPOUND) for x in adjoint):
+                break  # straight-line code without pops: nothing to drop
             fewer = _drop_pops(adjoint, self.tapes, read, self.guard_tests)
             if len(list(ir.walk(fewer))) == len(list(ir.walk(adjoint))):
                 break

@@ -17,8 +17,8 @@ Contract: ``helpers_inlined(func, freevars, has_rule, lowered, mode)`` returns
 is left (helpers calling helpers are inlined in turn, to a fixed depth; the private
 functions of ``s2s_runtime`` and ``rules/numpy_code`` a helper calls are part of its
 code); the calls' operands bound once to a constant flag read the constant
-(``copyprop.constants_propagated``); the IR is otherwise unchanged, single exit.  ``lowered(fn) -> (ir, freevars)`` is
-the frontend (``pipeline.lowered``).
+(``copyprop.constants_propagated``); the IR is otherwise unchanged, single exit.
+``lowered(fn) -> (ir, freevars)`` is the frontend (``pipeline.lowered``).
 """
 from __future__ import annotations
 

@@ -345,8 +345,8 @@ def _complex_binary(L, op, a, c):
 
 def _complex_pow(L, ar, ai, cr, ci):
     """``z ** w = exp(w log z)`` with ``log z = log|z| + i arg z``; ``z * z`` for ``w = 2``
-    (exact, as numpy's small integer powers are); at ``z = 0``: 1 for ``w = 0``, 0 for a
-    real ``w > 0``, nan otherwise (numpy's values)."""
+    (a product, as numpy computes small integer powers); at ``z = 0``: 1 for ``w = 0``, 0
+    for a real ``w > 0``, nan otherwise (numpy's values)."""
     b = L.b
     f64 = T.F64
     log_r = intrinsic(L, "log", f64, [libm(L, "hypot", f64, [ar, ai])])
