@@ -215,6 +215,19 @@ def broadcast_rows(x):
     return np.broadcast_to(x, (2,) + np.shape(x)) * np.arange(1.0, 3.0)[:, None, None]
 
 
+def ellipsis_writes(x):
+    out = np.zeros_like(x)
+    out[...] = 3.0
+    out[..., 1] = x[:, 0]
+    out[0, ...] = out[0, ...] + x[1, ...]
+    return out * x
+
+
+def test_per_example_writes_through_an_ellipsis_compile():
+    _check(ellipsis_writes, 0, A3)
+    _check(lambda x: np.sum(np.full_like(x, 2.0) * x, axis=-1), 0, A3)
+
+
 def test_per_example_broadcast_to_compiles():
     """``rt.batch_broadcast_to`` read as code by the jit."""
     _check(broadcast_rows, 0, A3)

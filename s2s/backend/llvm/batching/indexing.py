@@ -15,8 +15,8 @@ index differs per example, as a loop over the examples (``s2s_runtime.batching``
 * ``batch_gather_vjp(g, x, index, True, True)`` (its cotangent, ``x`` of rank 2, one
   batched integer): ``g[k]`` added at ``index_k`` of example ``k`` of zeros like ``x``.
 
-Index parts: ints, slices and, for the batched parts, int64 vectors; anything else
-(boolean masks, fancy indices) is refused by the call table with the types.
+Index parts: ints, slices, ``...`` and ``None`` and, for the batched parts, int64 vectors;
+anything else (boolean masks, fancy indices) is refused by the call table with the types.
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _per_example_index(index_t, batched):
         else:
             items.append(t)
     out = T.Tuple(tuple(items)) if isinstance(index_t, T.Tuple) else items[0]
-    return out if index_types(out) is not None else None
+    return out if index_types(out, views=True) is not None else None
 
 
 def _flags(atoms):
