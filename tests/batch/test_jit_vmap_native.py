@@ -228,6 +228,12 @@ def test_per_example_writes_through_an_ellipsis_compile():
     _check(lambda x: np.sum(np.full_like(x, 2.0) * x, axis=-1), 0, A3)
 
 
+def test_per_example_tiles_compile():
+    """``np.tile``'s reps padded by tuple concatenation (``rt.seq_concat`` of two tuples)."""
+    _check(lambda x: np.tile(x, 2), 0, A3)
+    _check(lambda x: np.tile(x, (2, 1, 3)), 0, A3)
+
+
 def test_per_example_broadcast_to_compiles():
     """``rt.batch_broadcast_to`` read as code by the jit."""
     _check(broadcast_rows, 0, A3)

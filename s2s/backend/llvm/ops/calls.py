@@ -306,8 +306,9 @@ def _named_field(fn, args, kwargs):
 
 
 def _joins_tuples(fn, types, kw):
-    """``a + b`` of two tuples (``shape[:-1] + (n,)``): their items, one tuple."""
-    return fn is operator.add and not kw and len(types) == 2 and \
+    """``a + b`` of two tuples (``shape[:-1] + (n,)``; ``rt.seq_concat``, the containers
+    pass's form of it): their items, one tuple."""
+    return fn in (operator.add, rt.seq_concat) and not kw and len(types) == 2 and \
         all(type(t) is T.Tuple for t in types)
 
 
