@@ -8,6 +8,7 @@ from s2s_runtime import build
 from ..errors import NoRuleError, unsupported
 from ..ir import nodes as ir
 from ..rules import lookup
+from ..rules.registry import no_mode
 
 
 def tuple_displays(body) -> dict:
@@ -56,6 +57,9 @@ def no_rule_message(fn) -> str:
     if fn in (iter, map, filter):
         return (f"cannot differentiate through an iterator object ({fn.__name__}(...)): loop "
                 "over the sequence itself, or build a list")
+    why = no_mode(fn, "vjp") or no_mode(fn, "jvp")
+    if why:
+        return f"no derivative of {describe(fn)}: {why}"
     return f"no derivative rule for {describe(fn)}, and no Python source to differentiate through"
 
 

@@ -108,6 +108,12 @@ for _mode, _why in (("jvp", "read only on the way to a raise: no derivative flow
                     ("jit", "jit(vmap(f)) of a 'raise' per example outside a try: not compiled "
                             "(a clear error at compile time)")):
     defno_mode(_mode, _why, B.batch_example)
+# batch_loop(f, flags, n, *args): vmap's loop over the examples of a call it has no batched
+# form for; its derivative would be a loop over f's own, which no rule builds yet
+for _mode in ("jvp", "vjp"):
+    defno_mode(_mode, "vmap runs this call once per example (it has no batched form), and "
+               "that loop is not differentiated: differentiate first and vmap the "
+               "derivative (vmap(grad(f)) rather than grad of vmap(f))", B.batch_loop)
 
 # batch_vstack(xs) / batch_hstack(xs): linear in xs; their transposes split g back into the
 # items (a list), and those are linear in g with the joins (reshaped like g) as transposes

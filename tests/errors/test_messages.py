@@ -131,3 +131,23 @@ def test_a_ctypes_call_on_a_differentiated_value_is_located():
 def test_jit_of_a_numpy_function_compiles_it():
     assert s2s.jit(np.sin)(0.5) == pytest.approx(np.sin(0.5))
     np.testing.assert_allclose(s2s.jit(np.add)(np.ones(2), 2.0), [3.0, 3.0])
+
+
+def test_grad_of_a_per_example_loop_of_vmap_says_what_to_do_instead():
+    """``vmap`` runs ``np.gradient`` once per example (``rt.batch_loop``); the gradient of
+    that loop is refused with the record's reason and the user's line, and the
+    composition it suggests, ``vmap(grad(f))``, works (against differences)."""
+    from s2s.errors import NoRuleError
+
+    def f(x):
+        return np.sum(np.gradient(x) ** 2)
+
+    xs = np.random.default_rng(0).uniform(size=(3, 6))
+    with pytest.raises(NoRuleError, match=r"once per example.*vmap\(grad\(f\)\)") as info:
+        s2s.grad(lambda X: np.sum(s2s.vmap(f)(X)))(xs)
+    assert "test_messages.py" in str(info.value)
+    got = s2s.vmap(s2s.grad(f))(xs)
+    h = 1e-6
+    for row, x in zip(got, xs):
+        want = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(6)]
+        np.testing.assert_allclose(row, want, rtol=1e-6, atol=1e-8)
