@@ -304,11 +304,20 @@ def _quantile_rows(a, axis, method):
     return _rows(a, axis + np.ndim(a) if axis < 0 else axis)
 
 
+def _quantile_pair(perm, q, n):
+    """The two items the quantile ``q`` of a sorted row of ``n`` interpolates, as positions
+    in the unsorted row (through the sort permutation ``perm``), and the weight ``w`` of
+    the second: numpy's linear interpolation at the virtual index ``q (n - 1)``."""
+    pos = q * (n - 1)
+    lo = int(math.floor(pos))
+    hi = lo + 1 if lo + 1 < n else n - 1
+    return perm[lo], perm[hi], pos - lo
+
+
 def _quantile_tangent(t, like, a, q, axis, method):
-    """``np.quantile``'s tangent (shaped like its result ``like``): the quantile at virtual
-    index ``q (n - 1)`` of a sorted row of ``a`` is ``(1 - w)`` times the item at the
-    index's floor plus ``w`` times the next (numpy's linear interpolation), so its tangent
-    takes those weights of ``t``'s items, through the sort permutation."""
+    """``np.quantile``'s tangent (shaped like its result ``like``): a quantile of a row of
+    ``a`` is ``(1 - w)`` times one item plus ``w`` times another (``_quantile_pair``), so
+    its tangent takes those weights of ``t``'s items."""
     x = _quantile_rows(a, axis, method)
     tr = _quantile_rows(t, axis, method)
     rows, n = x.shape[0], x.shape[1]
@@ -317,11 +326,8 @@ def _quantile_tangent(t, like, a, q, axis, method):
     for r in range(rows):
         perm = np.argsort(x[r])
         for j in range(qs.shape[0]):
-            pos = qs[j] * (n - 1)
-            lo = int(math.floor(pos))
-            hi = lo + 1 if lo + 1 < n else n - 1
-            w = pos - lo
-            out[j, r] = (1.0 - w) * tr[r, perm[lo]] + w * tr[r, perm[hi]]
+            i, k, w = _quantile_pair(perm, qs[j], n)
+            out[j, r] = (1.0 - w) * tr[r, i] + w * tr[r, k]
     return np.reshape(out, np.shape(like))
 
 
@@ -337,12 +343,9 @@ def _quantile_transpose(g, like, q, axis, keepdims, method):
     for r in range(rows):
         perm = np.argsort(x[r])
         for j in range(qs.shape[0]):
-            pos = qs[j] * (n - 1)
-            lo = int(math.floor(pos))
-            hi = lo + 1 if lo + 1 < n else n - 1
-            w = pos - lo
-            out[r, perm[lo]] += (1.0 - w) * gk[j, r]
-            out[r, perm[hi]] += w * gk[j, r]
+            i, k, w = _quantile_pair(perm, qs[j], n)
+            out[r, i] += (1.0 - w) * gk[j, r]
+            out[r, k] += w * gk[j, r]
     if axis is None:
         return np.reshape(out, np.shape(like))
     return _unrows(out, like, axis + np.ndim(like) if axis < 0 else axis)
@@ -388,7 +391,8 @@ definline(_mesh_transpose, _bcast_transpose, _unstack_transpose, _array_split_tr
           _append_part, _append_part_transpose, _ediff1d_tangent, _ediff1d_transpose,
           _join_transpose, _mesh_tangent, _bcast_tangent, _select, _select_transpose, _rows,
           _unrows, _take_along_transpose, _gradient_rows_transpose, _gradient_transpose,
-          _quantile_rows, _quantile_tangent, _quantile_transpose, modes=("jit",))
+          _quantile_rows, _quantile_pair, _quantile_tangent, _quantile_transpose,
+          modes=("jit",))
 # shape and index helpers of the derivative templates (np.partition's permutation by
 # argsorts, np.delete's kept and np.insert's source indices by the same calls on an
 # arange, np.cov's layout), plain numpy the jit compiles as it is
