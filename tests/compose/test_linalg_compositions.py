@@ -70,7 +70,7 @@ REFUSED = {
     # vstack_vjp batched once per example: the jit cannot type rt.batch_loop of it (its
     # sample call meets shapes that do not fit together)
     ("stacked", "jit(vmap(grad))"): "batch_loop with these operands",
-    ("least_squares", "grad(vmap)"): "no derivative rule for s2s_runtime.batching.batch_loop",
+    ("least_squares", "grad(vmap)"): "batch_loop: vmap runs this call once per example",
 }
 
 
