@@ -54,8 +54,6 @@ LAZY = {zip, enumerate, reversed, iter, map, filter}
 #: calls whose result is their argument itself (an alias, not a new object)
 SAME = {rt.sequence}
 PLAIN_INPLACE = set(INPLACE_OPS.values())
-#: calls whose result is a list or tuple a loop can index by position (``loop_ranges``)
-SEQUENCE_RESULTS = (LIST_MAKERS - {build.make_list}) | {rt.sequence, list, tuple}
 
 
 @dataclass(frozen=True)

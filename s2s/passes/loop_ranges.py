@@ -26,7 +26,6 @@ from s2s_runtime import build
 from ..ir import nodes as ir
 from ..rules import lookup
 from ..rules.registry import has
-from .container_aliases import SEQUENCE_RESULTS
 
 
 _WRITES = (rt.index_set, rt.index_updated)
@@ -188,7 +187,7 @@ class _RangeLoops:
     def _known_sequence(self, seq) -> bool:
         """Whether ``seq`` is indexable by position: a list or tuple display, an array (a
         numpy call's result), the list or tuple of a primitive with the ``sequence``
-        property (``np.split``), a parameter named in ``indexable``, a copy of one of
+        property (``np.split``, ``sorted``, ``rt.list_append``), a parameter named in ``indexable``, a copy of one of
         these, or a cotangent ``rt.densify(ct, like)`` of one (a gradient's result: a
         container of ``like``'s kind)."""
         seen = set()
@@ -201,8 +200,7 @@ class _RangeLoops:
             return self._known_sequence(call.args[1])
         return (call is not None and (call.fn in (build.make_list, build.make_tuple) or (
             lookup(call.fn) is not None and not lookup(call.fn).container_result
-            and call.fn not in (build.make_dict,)) or call.fn in SEQUENCE_RESULTS
-            or has(call.fn, "sequence"))) or (
+            and call.fn not in (build.make_dict,)) or has(call.fn, "sequence"))) or (
             isinstance(seq, ir.Var) and seq.name in self.indexable)
 
     def _defining_call(self, atom):

@@ -24,7 +24,7 @@ from s2s_runtime import (dict_default_ct, dict_get, dict_get_ct, dict_items, dic
                          seq_cast_transpose, seq_concat, seq_repeat, seq_repeat_ct, seq_tile,
                          sequence, zeros_like)
 
-from .registry import defjvp, defnondiff, defvjp
+from .registry import defjvp, defnondiff, defprops, defvjp
 
 
 # the primitives ``item in container`` and ``item not in container`` are lowered to
@@ -329,3 +329,8 @@ _vjp(field_tangent,
 defjvp(field_tangent,
        lambda tan, out, t, name: field_tangent(tan, name),
        lambda tan, out, t, name: zeros_like(out))
+# the helpers and builtins whose result is a list or tuple a loop may read by position
+# (``passes/loop_ranges``): the functional list changes, the dicts' views as lists,
+# ``sequence(l)`` (the list itself), ``sorted``, ``list``, ``tuple``
+defprops(list_append, list_extend, list_insert, list_remove, list_set, dict_keys, dict_values,
+         dict_items, reversed_items, sequence, sorted, list, tuple, sequence=True)

@@ -115,7 +115,7 @@ def test_loop_over_eigh_pair():
 
 def test_sequence_is_a_record_property():
     for fn in (np.split, np.array_split, np.hsplit, np.meshgrid, np.broadcast_arrays,
-               np.linalg.eigh, np.linalg.svd, np.nonzero, divmod):
+               np.linalg.eigh, np.linalg.svd, np.nonzero, divmod, sorted, list, tuple):
         assert has(fn, "sequence"), fn
     for fn in (np.concatenate, np.sum, dict):
         assert not has(fn, "sequence"), fn
