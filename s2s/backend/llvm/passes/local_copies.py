@@ -48,15 +48,33 @@ def _reads(s):
     return {a.name for a in ir.stmt_uses(s) if isinstance(a, ir.Var)}
 
 
-def _all_names(s):
-    """Names ``s`` reads or assigns, nested blocks included."""
-    out = set()
-    for x in ir.walk([s]):
-        out |= _reads(x) | {v.name for v in ir.stmt_defs(x)}
-    return out
+class _Names:
+    """The names each statement reads or assigns and those it assigns, nested blocks
+    included, computed once per statement object (a copy's scan of the statements
+    after it would otherwise walk each of them again: quadratic in a long block)."""
+
+    def __init__(self):
+        self._known = {}  # id(statement) -> (statement, all names, assigned names)
+
+    def _of(self, s):
+        hit = self._known.get(id(s))
+        if hit is None or hit[0] is not s:
+            every, assigned = set(), set()
+            for x in ir.walk([s]):
+                defs = {v.name for v in ir.stmt_defs(x)}
+                every |= _reads(x) | defs
+                assigned |= defs
+            hit = self._known[id(s)] = (s, every, assigned)
+        return hit
+
+    def all(self, s):
+        return self._of(s)[1]
+
+    def assigned(self, s):
+        return self._of(s)[2]
 
 
-def _block(stmts, once, temps):
+def _block(stmts, once, temps, names):
     stmts = swap_base_and_value(list(stmts))
     k = 0
     while k < len(stmts):
@@ -66,13 +84,12 @@ def _block(stmts, once, temps):
                 and s.value.name != s.target.name):
             x, y = s.target.name, s.value
             later = stmts[k + 1:]
-            uses = [j for j, t in enumerate(later) if x in _all_names(t)]
+            uses = [j for j, t in enumerate(later) if x in names.all(t)]
             ok = bool(uses) and all(
                 isinstance(later[j], _RENAMEABLE) and x in _reads(later[j]) for j in uses)
             if ok:
                 last = uses[-1]
-                ok = not any(y.name in {v.name for t in ir.walk([later[j]])
-                                        for v in ir.stmt_defs(t)} for j in range(last))
+                ok = not any(y.name in names.assigned(later[j]) for j in range(last))
             if ok:
                 for j in uses:
                     later[j] = _renamed(later[j], x, y)
@@ -80,7 +97,7 @@ def _block(stmts, once, temps):
                 continue
         blocks = ir.sub_blocks(s)
         if blocks:
-            stmts[k] = ir.with_blocks(s, [tuple(_block(b, once, temps)) for b in blocks])
+            stmts[k] = ir.with_blocks(s, [tuple(_block(b, once, temps, names)) for b in blocks])
         k += 1
     return stmts
 
@@ -88,5 +105,5 @@ def _block(stmts, once, temps):
 def propagate_local_copies(func):
     once = Counter(v.name for s in ir.walk(func.body) for v in ir.stmt_defs(s))
     temps = set(func.temps) - {p.var.name for p in func.params}
-    body = tuple(_block(func.body, once, temps))
+    body = tuple(_block(func.body, once, temps, _Names()))
     return func if body == tuple(func.body) else replace(func, body=body)
