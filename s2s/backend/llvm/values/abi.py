@@ -345,6 +345,75 @@ def alloc(L, nbytes, zeroed=False, overflow=None, too_big=(ValueError, TOO_BIG),
     return block, b.gep(block, [ll.Constant(T.I32, HEADER)])
 
 
+def new_array_block(L, shape, itemsize: int, zeroed, out_of_memory):
+    """``(block, data)``: a fresh block for a C-contiguous array of ``shape`` (i64
+    values) of ``itemsize``-byte elements, its bytes zero when ``zeroed``, with numpy's
+    errors: a negative dimension (``ValueError``), a byte count over ``2**63 - 1``
+    (``ValueError: array is too big``), memory the C library cannot give
+    (``out_of_memory``: class and message, of the shape when its rank is at most
+    ``MESSAGE_INTS``, else of the byte count).
+
+    The checks and the allocation are one helper function per module and rank
+    (``s2s.new_block.<rank>``), given the error sites: the caller keeps a call and a
+    test, not three checks with their error blocks each (most of the code of a
+    kernel that makes hundreds of arrays).  The helper writes the failing site and
+    its integers to ``ctx``, so only where no ``try`` handler encloses the allocation
+    (``L.handlers`` empty); elsewhere, ``alloc``."""
+    b = L.b
+    sites = [L.site(ValueError, "negative dimensions are not allowed"),
+             L.site(ValueError, TOO_BIG), L.site(*out_of_memory)]
+    helper = _new_block_helper(L.module, len(shape))
+    block = b.call(helper, [L.ctx, ll.Constant(T.I1, int(zeroed)), ll.Constant(T.I64, itemsize)]
+                   + [ll.Constant(T.I64, site) for site in sites] + list(shape))
+    ok = L.fn.append_basic_block("ok")
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)),
+              L.error_block, ok).set_weights([1, 1000])
+    b.position_at_end(ok)
+    return block, b.gep(block, [ll.Constant(T.I32, HEADER)])
+
+
+class _Builder:
+    """What ``byte_count`` needs of a lowering: its builder."""
+
+    def __init__(self, b):
+        self.b = b
+
+
+def _new_block_helper(module, ndim):
+    """``i8* @s2s.new_block.<ndim>(ctx, i1 zeroed, i64 itemsize, i64 negative_site,
+    i64 too_big_site, i64 out_of_memory_site, i64 dims...)`` (see ``new_array_block``):
+    the block, or NULL after writing the failing site and its integers to ``ctx``."""
+    name = f"s2s.new_block.{ndim}"
+    if name in module.globals:
+        return module.globals[name]
+    ctxp = T.I64.as_pointer()
+    fnty = ll.FunctionType(T.PTR, [ctxp, T.I1] + [T.I64] * (4 + ndim))
+    fn = ll.Function(module, fnty, name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")  # one copy per module: the point of the helper
+    ctx, zeroed, itemsize, negative, too_big, no_memory = fn.args[:6]
+    dims = list(fn.args[6:])
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    null = ll.Constant(T.PTR, None)
+
+    def fail_if(bad, site, ints=()):
+        with b.if_then(bad, likely=False):
+            b.store(site, b.gep(ctx, [ll.Constant(T.I32, STATUS)]))
+            for k, v in enumerate(ints):
+                b.store(v, b.gep(ctx, [ll.Constant(T.I32, STATUS + 1 + k)]))
+            b.ret(null)
+
+    for d in dims:
+        fail_if(b.icmp_signed("<", d, ll.Constant(T.I64, 0)), negative)
+    nbytes, overflow = byte_count(_Builder(b), dims, itemsize)
+    fail_if(b.or_(overflow, b.icmp_signed("<", nbytes, ll.Constant(T.I64, 0))), too_big)
+    block = b.call(_runtime(module, "s2s.alloc"), [ctx, nbytes, zeroed])
+    fail_if(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)), no_memory,
+            dims if ndim <= MESSAGE_INTS else [nbytes])
+    b.ret(block)
+    return fn
+
+
 def pooled_alloc(L, nbytes, zeroed, overflow, out_of_memory):
     """``(block, data)`` as ``alloc``, at an allocation site inside a loop: the block this
     site made before when its reference count is zero and its capacity at least
@@ -482,14 +551,31 @@ def result_layout(t):
     raise TypeError(t)
 
 
-def store_result(L, value, t, rt):
-    """Write ``value`` (of type ``t``, returned as ``rt``) to the result words."""
+def store_result(L, value, t, rt, owned=None):
+    """Write ``value`` (of type ``t``, returned as ``rt``) to the result words.  Its
+    arrays are made to own their memory (``arrays.owned``) by ``owned(value, rt)``
+    when given, else here."""
     from .scalars import convert
     value = convert(L, value, t, rt)
-    _store(L, value, rt, [RESULT])
+    if owned is not None:
+        value = owned(value, rt)
+    _store(L, value, rt, [RESULT], owned is None)
 
 
-def _store(L, value, t, pos):
+def owned_items(L, value, t):
+    """``value`` with each array it is or holds in tuples owning its memory
+    (``arrays.owned``: a copy of an array the kernel did not allocate)."""
+    from .arrays import owned
+    if isinstance(t, T.Array):
+        return owned(L, value, t)
+    if isinstance(t, T.Tuple):
+        for k, item in enumerate(t.items):
+            if holds_arrays(item):
+                value = L.b.insert_value(value, owned_items(L, L.b.extract_value(value, k), item), k)
+    return value
+
+
+def _store(L, value, t, pos, make_owned=True):
     b = L.b
 
     def word(v, ty):
@@ -513,8 +599,9 @@ def _store(L, value, t, pos):
         else:
             word(value, t.llvm())
     elif isinstance(t, T.Array):
-        from .arrays import owned
-        value = owned(L, value, t)
+        if make_owned:
+            from .arrays import owned
+            value = owned(L, value, t)
         block = b.extract_value(value, 1)
         keep_for_caller(L, block)
         word(b.extract_value(value, 0), T.PTR)
@@ -524,4 +611,4 @@ def _store(L, value, t, pos):
                 word(b.extract_value(value, [part, k]), T.I64)
     elif isinstance(t, T.Tuple):
         for k, it in enumerate(t.items):
-            _store(L, b.extract_value(value, k), it, pos)
+            _store(L, b.extract_value(value, k), it, pos, make_owned)

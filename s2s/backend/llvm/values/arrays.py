@@ -136,19 +136,22 @@ def allocate(L, t: T.Array, shape, zeroed=False):
     dimension (``ValueError``), a byte count over ``2**63 - 1`` (``ValueError: array is
     too big``), memory the C library cannot give (``MemoryError: Unable to allocate
     ...``, numpy's words)."""
-    b = L.b
-    for k, s in enumerate(shape):
-        L.check(b.icmp_signed("<", s, ZERO), ValueError,
-                "negative dimensions are not allowed")
     strides, _ = contiguous_strides(L, shape, t.elem)
     itemsize = T.itemsize(t.dtype)
-    nbytes, overflow = abi.byte_count(L, shape, itemsize)
     dtype = np.dtype(T.Scalar(t.dtype).numpy()).name
     if len(shape) <= abi.MESSAGE_INTS:
-        failed = (MemoryError, abi.unable_to_allocate(dtype, len(shape), itemsize), list(shape))
+        message = abi.unable_to_allocate(dtype, len(shape), itemsize)
     else:
-        failed = (MemoryError, abi.unable_to_allocate(dtype), [nbytes])
-    if poolable(L):
+        message = abi.unable_to_allocate(dtype)
+    pooled = poolable(L)
+    if not pooled and not L.handlers:  # the checks in a helper called (abi.new_array_block)
+        block, data = abi.new_array_block(L, shape, itemsize, zeroed, (MemoryError, message))
+        return make(L, t, data, block, shape, strides)
+    for s in shape:
+        L.check(L.b.icmp_signed("<", s, ZERO), ValueError, "negative dimensions are not allowed")
+    nbytes, overflow = abi.byte_count(L, shape, itemsize)
+    failed = (MemoryError, message, list(shape) if len(shape) <= abi.MESSAGE_INTS else [nbytes])
+    if pooled:
         block, data = abi.pooled_alloc(L, nbytes, zeroed, overflow, failed)
     else:
         block, data = abi.alloc(L, nbytes, zeroed=zeroed, overflow=overflow,
