@@ -36,6 +36,9 @@ PYTHON_CALLBACKS = (CALLBACK_SYMBOL, KEEP_SYMBOL) + host_calls.SYMBOLS
 ARRAY_DATA, ARRAY_DIMS, ARRAY_STRIDES, ARRAY_FLAGS = 16, 32, 40, 64
 #: the status an entry point reports for a misaligned array argument (callpath.py)
 MISALIGNED, READONLY = -2, -3
+#: a kernel without loops of at least this many instructions is compiled unoptimised
+#: (``unoptimised_if_straight``)
+STRAIGHT_UNOPTIMISED_FROM = 2000
 
 
 @dataclass
@@ -124,7 +127,55 @@ def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
                                         if p.var.name in written})
         # two callers now: LLVM's inliner decides (a big kernel is not compiled twice)
         kernel.fn.attributes.discard("alwaysinline")
+    unoptimised_if_straight(kernel.fn)
     return ModuleText(str(module), name, leaves, kernel.sites, kernel.return_type, fast)
+
+
+def unoptimised_if_straight(fn, least=None) -> bool:
+    """Mark ``fn`` ``optnone noinline`` when it has no loop and at least ``least``
+    (default ``STRAIGHT_UNOPTIMISED_FROM``) instructions; say whether it did.
+
+    Without a cycle in its control flow, each instruction of ``fn`` runs at most once
+    per call, so optimising it saves at most a few cycles per instruction, while LLVM's
+    O3 pipeline and instruction selection cost more than linear time in its size: the
+    glue of a long kernel whose array loops were outlined (``lower/outline.py``), a
+    call and a slot update per statement, took most of the compile time of a
+    500-statement gradient (benchmarks/README.md).  The functions it calls are still
+    optimised."""
+    least = STRAIGHT_UNOPTIMISED_FROM if least is None else least
+    if sum(len(block.instructions) for block in fn.blocks) < least or has_cycle(fn):
+        return False
+    fn.attributes.discard("alwaysinline")
+    fn.attributes.add("noinline")
+    fn.attributes.add("optnone")
+    return True
+
+
+def has_cycle(fn) -> bool:
+    """Whether the control-flow graph of ``fn`` (an ``llvmlite.ir.Function``) has a
+    cycle reachable from its entry (depth-first search, iterative)."""
+    def successors(block):
+        term = block.terminator
+        if isinstance(term, ll.SwitchInstr):
+            return [term.default] + [target for _, target in term.cases]
+        return [op for op in getattr(term, "operands", ()) if isinstance(op, ll.Block)]
+
+    state = {}  # block -> 1 on the current path, 2 done
+    entry = fn.blocks[0]
+    state[entry] = 1
+    stack = [(entry, iter(successors(entry)))]
+    while stack:
+        block, rest = stack[-1]
+        nxt = next(rest, None)
+        if nxt is None:
+            state[block] = 2
+            stack.pop()
+        elif state.get(nxt) == 1:
+            return True
+        elif nxt not in state:
+            state[nxt] = 1
+            stack.append((nxt, iter(successors(nxt))))
+    return False
 
 
 def writeable(b, obj):

@@ -6,7 +6,8 @@ Contract: ``FunctionLowering(module, func, param_types, ...).build()`` adds to
 * with ``pooled``, an allocation inside a loop reuses the block it made at an earlier
   iteration once nothing holds it (``abi.pooled_alloc``);
 * with ``outline``, in a kernel with at least ``OUTLINE_FROM`` fused elementwise loops
-  at its top level, each such loop is a function of its own, called (``outline.py``);
+  at its top level, each such loop, and each other top-level call making an array, is a
+  function of its own, called (``outline.py``);
 * every variable is a stack slot of its inferred type (``infer.py``), zero
   at entry; LLVM's mem2reg makes them registers;
 * ``If``/``For`` (over ``range`` with any step, or over an array's first axis)
@@ -33,7 +34,7 @@ from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..values import abi
 from ..typing import types as T
-from . import fused_runs, inplace, scalar_windows, stacks
+from . import fused_runs, inplace, outline, scalar_windows, stacks
 from ..typing.infer import const_type, infer, may_hold_none, static_branch, typed
 from ..passes.lean_tapes import lean_tapes
 from ..passes.local_copies import propagate_local_copies
@@ -340,7 +341,10 @@ class FunctionLowering(LoopLowering):
             return
         if isinstance(self.types.get(s.target.name), T.Static):
             return  # a compile-time constant (its value has no side effect): no code
-        value, t = self.expr(s.value)
+        if outline.outlines_call(self, s):
+            value, t = outline.outlined_call(self, s.value, self.types[s.target.name])
+        else:
+            value, t = self.expr(s.value)
         self.store(s.target.name, value, t)
 
     def stmt_ExprStmt(self, s):
@@ -392,7 +396,11 @@ class FunctionLowering(LoopLowering):
 
     def stmt_Return(self, s):
         value, t = self.atom(s.value)
-        abi.store_result(self, value, t, self.return_type)
+        owned = None
+        if outline.outlines_result(self, self.return_type):  # a copy is a loop: outlined
+            def owned(v, rt):
+                return outline.outlined_owned(self, v, rt)
+        abi.store_result(self, value, t, self.return_type, owned)
         self.b.branch(self.return_block)
 
     def stmt_Raise(self, s):

@@ -18,6 +18,13 @@ exit, which frees what both allocated.  Only where no ``try`` handler encloses t
 (``L.handlers`` empty: a handler is chosen at compile time by the raise site's class)
 and outside the kernel's loops (``L.loops`` empty: allocations inside a loop are pooled
 per site, ``abi.pooled_alloc``); ``may_outline(L)`` says so.
+
+``outlines_call(L, s)`` / ``outlined_call(L, call, rtype)``: in such a kernel, every
+top-level assignment of an array computed by a call of arrays and numbers (a product,
+a reduction, a derivative helper) is lowered the same way, its operands passed in and
+read from slots of the new function.  The kernel is then left with no loop of its own
+when its statements are all calls, which lets the driver compile that glue unoptimised
+(``driver/module.unoptimised_if_straight``).
 """
 from __future__ import annotations
 
@@ -26,7 +33,9 @@ import types as pytypes
 
 from llvmlite import ir as ll
 
+from ....ir import nodes as ir
 from ..typing import types as T
+from ..values import abi
 
 
 def may_outline(L) -> bool:
@@ -42,6 +51,7 @@ class _Outlined:
         self.kernel = kernel
         self.fn, self.ctx = fn, fn.args[0]
         self.handlers, self.loops, self.helper_loops = [], [], 0
+        self.outline = False  # what it lowers stays in it (no function of a function)
         self._dummy = None
         entry, start = fn.append_basic_block("entry"), fn.append_basic_block("start")
         ll.IRBuilder(entry).branch(start)
@@ -55,6 +65,53 @@ class _Outlined:
         if isinstance(method, pytypes.FunctionType):
             return method.__get__(self)
         return getattr(kernel, name)
+
+
+def outlines_call(L, s) -> bool:
+    """Whether the statement ``s`` is a top-level ``name = call(...)`` that
+    ``outlined_call`` lowers: in a kernel that outlines (``L.outline``, ``may_outline``),
+    an array result, operands that are arrays, numbers or constants."""
+    if not (getattr(L, "outline", False) and may_outline(L)) or not isinstance(s, ir.Assign) \
+            or not isinstance(s.value, ir.Call) or not isinstance(L.types.get(s.target.name), T.Array):
+        return False
+    for a in s.value.operands():
+        if isinstance(a, ir.Var) and a.name in L.slots \
+                and not isinstance(L.types.get(a.name), (T.Array, T.Scalar)):
+            return False
+    return True
+
+
+def outlined_call(L, call, rtype):
+    """``(value, rtype)``: ``call`` (an ``ir.Call``) lowered in a function of its own, its
+    variables passed in and stored in slots of that function, its result converted to
+    ``rtype``."""
+    from ..values.scalars import convert
+    names = sorted({a.name for a in call.operands() if isinstance(a, ir.Var) and a.name in L.slots})
+    operands = [(L.b.load(L.slots[n]), L.types[n]) for n in names]
+
+    def lower(O, params):
+        O.slots = {}
+        for n, (value, t) in zip(names, params):
+            O.slots[n] = O.entry_alloca(t.llvm(), name=f"v.{n}")
+            O.b.store(value, O.slots[n])
+        value, t = O.expr(call)
+        return convert(O, value, t, rtype)
+
+    return call_outlined(L, "call", operands, rtype, lower), rtype
+
+
+def outlines_result(L, rtype) -> bool:
+    """Whether the kernel's returned arrays are made its own (a copy of an argument, a
+    loop) in a function of their own (``outlined_owned``): where ``outlines_call``
+    outlines calls."""
+    return bool(getattr(L, "outline", False)) and may_outline(L) and abi.holds_arrays(rtype) \
+        and not isinstance(rtype, T.List)
+
+
+def outlined_owned(L, value, rtype):
+    """``abi.owned_items(value)`` computed in a function of its own."""
+    return call_outlined(L, "owned", [(value, rtype)], rtype,
+                         lambda O, params: abi.owned_items(O, params[0][0], rtype))
 
 
 def call_outlined(L, name, operands, rtype, lower, items=False):
