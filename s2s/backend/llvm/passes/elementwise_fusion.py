@@ -53,6 +53,8 @@ chains not yet read, in their order.  Error checks stay those of each statement
 """
 from __future__ import annotations
 
+import bisect
+
 from collections import Counter
 from dataclasses import replace
 
@@ -101,12 +103,19 @@ class _Chain:
         self.nodes = []
         self.shapes = []  # each node's symbolic shape (``symbolic_shapes.py``) or None
         self.leaves = []
+        self.var_leaves = {}  # name -> position in ``leaves`` of each variable leaf
 
     def add(self, node, shape):
         self.nodes.append(node)
         self.shapes.append(shape)
 
     def leaf(self, atom):
+        if isinstance(atom, ir.Var):
+            k = self.var_leaves.get(atom.name)
+            if k is None:
+                k = self.var_leaves[atom.name] = len(self.leaves)
+                self.leaves.append(atom)
+            return k
         for k, a in enumerate(self.leaves):
             if type(a) is type(atom) and a == atom:
                 return k
@@ -249,10 +258,11 @@ class _Fusion:
         def reader(name, k):
             """The next statement after ``k`` that mentions ``name``, where that is a
             chain's statement reading its value as an operand, else -1."""
-            after = [j for j in occurs[name] if j > k][:1]
-            if after and (joins[after[0]] or reduces[after[0]]) and \
-                    name in _value_reads(stmts[after[0]].value):
-                return after[0]
+            at = occurs[name]
+            i = bisect.bisect_right(at, k)  # (``at`` ascends)
+            if i < len(at) and (joins[at[i]] or reduces[at[i]]) and \
+                    name in _value_reads(stmts[at[i]].value):
+                return at[i]
             return -1
 
         out, pending = [], {}  # pending: name -> _Chain, in statement order

@@ -54,10 +54,22 @@ def _aliases(func, name):
 def written_params(func, types) -> set:
     """(In SSA form, so that ``u = u.copy(); u[i] = v`` writes the copy, not ``u``.)"""
     from ....passes.ssa import to_ssa
+    if not _written_names(func):
+        return set()  # nothing is written in place (no renaming needed to say so)
     try:
         func = to_ssa(func)
     except Exception:  # a shape the renaming does not take: the name-based answer
         pass
+    writes = _written_names(func)
+    out = set()
+    for p, t in zip((p.var.name for p in func.params), types):
+        if isinstance(t, (T.Array, T.Tuple)) and _aliases(func, p) & writes:
+            out.add(p)
+    return out
+
+
+def _written_names(func) -> set:
+    """The names written in place: first operands of ``in_place`` calls."""
     writes = set()
     for s in ir.walk(func.body):
         v = getattr(s, "value", None)
@@ -65,11 +77,7 @@ def written_params(func, types) -> set:
             v = ir.Call(operator.iadd, v.args[2:])  # x op= y (jit(vmap(f)), in place)
         if isinstance(v, ir.Call) and v.fn in _WRITES and v.args and isinstance(v.args[0], ir.Var):
             writes.add(v.args[0].name)
-    out = set()
-    for p, t in zip((p.var.name for p in func.params), types):
-        if isinstance(t, (T.Array, T.Tuple)) and _aliases(func, p) & writes:
-            out.add(p)
-    return out
+    return writes
 
 
 def fresh_values_only(func) -> set:
