@@ -86,7 +86,7 @@ def symbol_for(func, param_types) -> str:
 
 def build_module(func, param_types, boundscheck=True, name=None) -> ModuleText:
     name = name or symbol_for(func, param_types)
-    module = ll.Module(name=name)
+    module = ll.Module(name=name, context=ll.Context())  # its own named types (outline.py)
     module.triple, module.data_layout = triple_and_layout()
     kernel = FunctionLowering(module, func, param_types, name + ".kernel", boundscheck,
                               pooled=True, outline=True).build()

@@ -52,7 +52,9 @@ class _Outlined:
         self.fn, self.ctx = fn, fn.args[0]
         self.handlers, self.loops, self.helper_loops = [], [], 0
         self.outline = False  # what it lowers stays in it (no function of a function)
-        self._dummy = None
+        # values of the kernel's function are not this one's: its own slots (those
+        # outlined_call makes) and caches
+        self.slots, self._dummy, self._list_no_block = {}, None, None
         entry, start = fn.append_basic_block("entry"), fn.append_basic_block("start")
         ll.IRBuilder(entry).branch(start)
         self.b = ll.IRBuilder(start)
@@ -121,9 +123,14 @@ def call_outlined(L, name, operands, rtype, lower, items=False):
     list."""
     count = getattr(L, "outlined", 0)
     L.outlined = count + 1
-    params = [T.I64.as_pointer()] + [t.llvm() for _, t in operands] + \
-        [rtype.llvm().as_pointer()]
-    fn = ll.Function(L.module, ll.FunctionType(T.I32, params), f"{L.fn.name}.{name}{count}")
+    fname = f"{L.fn.name}.{name}{count}"
+    if items:  # a named struct: its uses print its name, not hundreds of item types
+        out_type = L.module.context.get_identified_type(fname + ".items")
+        out_type.set_body(*[t.llvm() for t in rtype.items])
+    else:
+        out_type = rtype.llvm()
+    params = [T.I64.as_pointer()] + [t.llvm() for _, t in operands] + [out_type.as_pointer()]
+    fn = ll.Function(L.module, ll.FunctionType(T.I32, params), fname)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     inner = _Outlined(L, fn)
@@ -135,7 +142,7 @@ def call_outlined(L, name, operands, rtype, lower, items=False):
     else:
         inner.b.store(result, fn.args[-1])
     inner.b.ret(ll.Constant(T.I32, 0))
-    slot = L.entry_alloca(rtype.llvm())
+    slot = L.entry_alloca(out_type)
     status = L.b.call(fn, [L.ctx] + [v for v, _ in operands] + [slot])
     failed = L.fn.append_basic_block("outlined.failed")
     ok = L.fn.append_basic_block("outlined.ok")
