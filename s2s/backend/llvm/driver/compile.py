@@ -6,9 +6,14 @@ jit takes), builds the module (``module.py``), optimises and JIT-compiles it
 (``engine.py``, one process-wide cache keyed by the IR text, so the same kernel
 is compiled once) and returns a ``Specialisation``: called with the argument
 tuple, it flattens tuples, reads the free variables, and calls the entry point
-(``callpath.Caller``).
+(``callpath.Caller``).  Python's cyclic garbage collector is paused while a
+signature compiles (``collector_paused``).
 """
 from __future__ import annotations
+
+import contextlib
+import gc
+import threading
 
 from . import engine, fastcall
 from ..typing import types as T
@@ -251,10 +256,37 @@ def signature_form(func, args, load_free, describe=lambda: ("function", "")):
     return func, types, statics
 
 
+_PAUSE = threading.Lock()
+_PAUSED = [0, False]  # compilations under way, whether the collector was on before them
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off inside, back as it was after the last of
+    the nested or concurrent uses.  Lowering a long kernel makes hundreds of thousands
+    of llvmlite objects, nearly all alive until the module is printed: each automatic
+    collection walked all of them to free nothing, a third of the lowering of a
+    500-statement gradient (benchmarks/README.md).  Cycles made meanwhile are collected
+    by the next automatic collection after it."""
+    with _PAUSE:
+        if _PAUSED[0] == 0:
+            _PAUSED[1] = gc.isenabled()
+            gc.disable()
+        _PAUSED[0] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE:
+            _PAUSED[0] -= 1
+            if _PAUSED[0] == 0 and _PAUSED[1]:
+                gc.enable()
+
+
 def compile_signature(func, args, load_free, boundscheck=True,
                       describe=lambda: ("function", ""), cache=False):
     """Compile ``func`` for ``args`` (and its free values), typed by ``signature_form``."""
-    func, types, statics = signature_form(func, args, load_free, describe)
-    spec = Specialisation(func, types, len(args), load_free, boundscheck, cache)
+    with collector_paused():
+        func, types, statics = signature_form(func, args, load_free, describe)
+        spec = Specialisation(func, types, len(args), load_free, boundscheck, cache)
     spec.statics = statics
     return spec
