@@ -95,6 +95,9 @@ def test_the_kernel_of_a_long_function_is_unoptimised_glue():
     assert '.kernel.call' in text  # the product and the reduction
     assert '.kernel.owned' in text  # the copy of the returned argument
     assert '@"s2s.new_block.1"' in text  # allocations through the helper
+    # ... whose checks the caller's loops still know of (sizes >= 0: trip counts)
+    assert '@"llvm.assume"' in text
+    assert 'define internal noalias i8* @"s2s.new_block.1"' in text  # fresh memory
 
 
 def test_a_short_kernel_is_optimised_as_before():

@@ -369,6 +369,12 @@ def new_array_block(L, shape, itemsize: int, zeroed, out_of_memory):
     b.cbranch(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)),
               L.error_block, ok).set_weights([1, 1000])
     b.position_at_end(ok)
+    # what the checks proved, for the loops that index the array (trip counts, no wrap)
+    assume = L.module.declare_intrinsic("llvm.assume")
+    largest = ll.Constant(T.I64, (2 ** 63 - 1) // max(itemsize, 1))
+    for d in shape:
+        b.call(assume, [b.icmp_signed(">=", d, ll.Constant(T.I64, 0))])
+        b.call(assume, [b.icmp_signed("<=", d, largest)])
     return block, b.gep(block, [ll.Constant(T.I32, HEADER)])
 
 
@@ -391,6 +397,9 @@ def _new_block_helper(module, ndim):
     fn = ll.Function(module, fnty, name)
     fn.linkage = "internal"
     fn.attributes.add("noinline")  # one copy per module: the point of the helper
+    # fresh memory, as malloc's: without it the caller's loops may not assume that the
+    # new array and the arrays they read are apart (heat stencils: 2x slower)
+    fn.return_value.add_attribute("noalias")
     ctx, zeroed, itemsize, negative, too_big, no_memory = fn.args[:6]
     dims = list(fn.args[6:])
     b = ll.IRBuilder(fn.append_basic_block("entry"))
