@@ -73,8 +73,8 @@ def outlines_call(L, s) -> bool:
     """Whether the statement ``s`` is a top-level ``name = call(...)`` that
     ``outlined_call`` lowers: in a kernel that outlines (``L.outline``, ``may_outline``),
     an array result, operands that are arrays, numbers or constants."""
-    if not (getattr(L, "outline", False) and may_outline(L)) or not isinstance(s, ir.Assign) \
-            or not isinstance(s.value, ir.Call) or not isinstance(L.types.get(s.target.name), T.Array):
+    if not may_outline(L) or not isinstance(s, ir.Assign) or not isinstance(s.value, ir.Call) \
+            or not isinstance(L.types.get(s.target.name), T.Array):
         return False
     for a in s.value.operands():
         if isinstance(a, ir.Var) and a.name in L.slots \
@@ -92,7 +92,6 @@ def outlined_call(L, call, rtype):
     operands = [(L.b.load(L.slots[n]), L.types[n]) for n in names]
 
     def lower(O, params):
-        O.slots = {}
         for n, (value, t) in zip(names, params):
             O.slots[n] = O.entry_alloca(t.llvm(), name=f"v.{n}")
             O.b.store(value, O.slots[n])
@@ -104,10 +103,8 @@ def outlined_call(L, call, rtype):
 
 def outlines_result(L, rtype) -> bool:
     """Whether the kernel's returned arrays are made its own (a copy of an argument, a
-    loop) in a function of their own (``outlined_owned``): where ``outlines_call``
-    outlines calls."""
-    return bool(getattr(L, "outline", False)) and may_outline(L) and abi.holds_arrays(rtype) \
-        and not isinstance(rtype, T.List)
+    loop) in a function of their own (``outlined_owned``): where ``may_outline``."""
+    return may_outline(L) and abi.holds_arrays(rtype) and not isinstance(rtype, T.List)
 
 
 def outlined_owned(L, value, rtype):
