@@ -187,9 +187,9 @@ class _RangeLoops:
     def _known_sequence(self, seq) -> bool:
         """Whether ``seq`` is indexable by position: a list or tuple display, an array (a
         numpy call's result), the list or tuple of a primitive with the ``sequence``
-        property (``np.split``, ``sorted``, ``rt.list_append``), a parameter named in ``indexable``, a copy of one of
-        these, or a cotangent ``rt.densify(ct, like)`` of one (a gradient's result: a
-        container of ``like``'s kind)."""
+        property (``np.split``, ``sorted``, ``rt.list_append``), a parameter named in
+        ``indexable``, a copy of one of these, or a cotangent ``rt.densify(ct, like)`` of
+        one (a gradient's result: a container of ``like``'s kind)."""
         seen = set()
         while isinstance(seq, ir.Var) and isinstance(self.single_defs.get(seq.name), ir.Var) \
                 and seq.name not in self.indexable and seq.name not in seen:

@@ -80,7 +80,8 @@ def central_differences(f, args, arg, h=1e-6):
     x = np.array(args[arg], dtype=float)
     out = np.zeros_like(x)
     for i in np.ndindex(x.shape):
-        up, down = [np.array(a, dtype=float) for a in args], [np.array(a, dtype=float) for a in args]
+        up = [np.array(a, dtype=float) for a in args]
+        down = [np.array(a, dtype=float) for a in args]
         up[arg][i] += h
         down[arg][i] -= h
         out[i] = (f(*up) - f(*down)) / (2 * h)

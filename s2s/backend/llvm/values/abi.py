@@ -301,12 +301,11 @@ TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the
            "possible size.")
 
 
-def byte_count(L, counts, size):
+def byte_count(b, counts, size):
     """``(product, overflowed)``: ``size * prod(counts)`` (i64 values, each >= 0) and an
     i1 that is true when the product does not fit in a signed 64-bit integer.  A zero
     count makes the product 0 but, as numpy, the other counts are still checked (the
     product of the counts that are not zero must fit)."""
-    b = L.b
     zero, one = ll.Constant(T.I64, 0), ll.Constant(T.I64, 1)
     acc = ll.Constant(T.I64, size) if isinstance(size, int) else size
     over, empty = ll.Constant(T.I1, 0), ll.Constant(T.I1, 0)
@@ -378,13 +377,6 @@ def new_array_block(L, shape, itemsize: int, zeroed, out_of_memory):
     return block, b.gep(block, [ll.Constant(T.I32, HEADER)])
 
 
-class _Builder:
-    """What ``byte_count`` needs of a lowering: its builder."""
-
-    def __init__(self, b):
-        self.b = b
-
-
 def _new_block_helper(module, ndim):
     """``i8* @s2s.new_block.<ndim>(ctx, i1 zeroed, i64 itemsize, i64 negative_site,
     i64 too_big_site, i64 out_of_memory_site, i64 dims...)`` (see ``new_array_block``):
@@ -414,7 +406,7 @@ def _new_block_helper(module, ndim):
 
     for d in dims:
         fail_if(b.icmp_signed("<", d, ll.Constant(T.I64, 0)), negative)
-    nbytes, overflow = byte_count(_Builder(b), dims, itemsize)
+    nbytes, overflow = byte_count(b, dims, itemsize)
     fail_if(b.or_(overflow, b.icmp_signed("<", nbytes, ll.Constant(T.I64, 0))), too_big)
     block = b.call(_runtime(module, "s2s.alloc"), [ctx, nbytes, zeroed])
     fail_if(b.icmp_unsigned("==", b.ptrtoint(block, T.I64), ll.Constant(T.I64, 0)), no_memory,
@@ -580,7 +572,8 @@ def owned_items(L, value, t):
     if isinstance(t, T.Tuple):
         for k, item in enumerate(t.items):
             if holds_arrays(item):
-                value = L.b.insert_value(value, owned_items(L, L.b.extract_value(value, k), item), k)
+                owned_item = owned_items(L, L.b.extract_value(value, k), item)
+                value = L.b.insert_value(value, owned_item, k)
     return value
 
 

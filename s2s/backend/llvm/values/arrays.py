@@ -149,7 +149,7 @@ def allocate(L, t: T.Array, shape, zeroed=False):
         return make(L, t, data, block, shape, strides)
     for s in shape:
         L.check(L.b.icmp_signed("<", s, ZERO), ValueError, "negative dimensions are not allowed")
-    nbytes, overflow = abi.byte_count(L, shape, itemsize)
+    nbytes, overflow = abi.byte_count(L.b, shape, itemsize)
     failed = (MemoryError, message, list(shape) if len(shape) <= abi.MESSAGE_INTS else [nbytes])
     if pooled:
         block, data = abi.pooled_alloc(L, nbytes, zeroed, overflow, failed)

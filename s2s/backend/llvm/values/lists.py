@@ -226,7 +226,7 @@ def fresh(L, t, n, cap, fill):
     """A new list of ``n`` numbers ``fill(i) -> (value, type)`` with room for ``cap``."""
     b = L.b
     size = A.i64(size_of(t))
-    nbytes, over = abi.byte_count(L, [cap], size_of(t))  # Python: MemoryError, never a wrap
+    nbytes, over = abi.byte_count(L.b, [cap], size_of(t))  # Python: MemoryError, never a wrap
     nbytes, over = abi.checked_sum(L, nbytes, A.i64(LIST_HEAD), over)
     block, data = abi.alloc(L, nbytes, overflow=b.or_(over, b.icmp_signed("<", cap, A.ZERO)),
                             too_big=(MemoryError, _NO_ROOM),
