@@ -480,3 +480,53 @@ def test_several_integer_arrays_of_different_lengths_raise_index_error():
         s2s.jit(lambda a, r, c: a[r, c[:2]])(M, ROWS, COLS)
     with pytest.raises(IndexError, match="out of bounds"):
         s2s.jit(lambda a, r, c: a[r, c + 3])(M, ROWS, COLS)
+
+
+# -- integer arrays of any rank, broadcast together (p[np.ix_(r, c)], p[i[:, None], j]) ------
+BROADCAST = [
+    lambda a, r, c: a[np.ix_(r[:3], c)],  # an outer product of places
+    lambda a, r, c: a[r[:, None], c[None, :4]],
+    lambda a, r, c: a[r.reshape(5, 1), c[:1]],  # a length-1 axis broadcasts
+    lambda a, r, c: a[r.reshape(1, 5), 3],  # an integer joins the group
+    lambda a, r, c: a[np.stack([r, r]), 1:],  # one 2-d array, a slice after it
+    lambda a, r, c: a[:, np.stack([c, c, c])],  # the group after a slice
+    lambda a, r, c: C[1:, (r % 3)[:, None], (c % 4)[None, :3]] * a[0, 0],  # in the middle
+    lambda a, r, c: C[(r % 2)[:, None], :, (c % 4)[None, :3]] * a[0, 0],  # apart: first
+    lambda a, r, c: C[np.ix_(r[:2] % 2, r % 3, c[:3] % 4)] * a[0, 0],  # three axes
+    lambda a, r, c: a[np.ix_(r[:0], c)],  # no places
+]
+
+
+@pytest.mark.parametrize("fn", BROADCAST, ids=[f"broadcast{k}" for k in range(len(BROADCAST))])
+def test_integer_arrays_of_any_rank_read_like_numpy(fn):
+    got, want = s2s.jit(fn)(M, ROWS, COLS), fn(M, ROWS, COLS)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def broadcast_writes(a, r, c):
+    b = a * 1.0
+    b[np.ix_(r[:3], c[:2])] = a[:3, :2] * 2.0  # repeated places: the last write wins
+    b[r[:, None], c[None, :2]] += 1.0
+    np.add.at(b, (r[:, None], c[None, :3]), a[0, :3] * a[1, 1])  # repeats accumulate
+    return np.sum(b ** 2 * a) + np.sum(a[np.ix_(r, c)] ** 3)
+
+
+def test_integer_arrays_of_any_rank_write_and_differentiate():
+    np.testing.assert_allclose(s2s.jit(broadcast_writes)(M, ROWS, COLS),
+                               broadcast_writes(M, ROWS, COLS), rtol=1e-13)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(broadcast_writes))(M, ROWS, COLS),
+                               fd_grad(broadcast_writes, (M, ROWS, COLS), 0), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_integer_arrays_that_do_not_broadcast_raise_numpys_index_error():
+    with pytest.raises(IndexError, match=r"shapes \(1, 5\) \(3,\)"):
+        s2s.jit(lambda a, r, c: a[r[None, :], c[:3]])(M, ROWS, COLS)
+    with pytest.raises(IndexError, match=r"could not be broadcast together \(axis 1 of index "
+                                         r"array 1 has length 3 where another has 2\)"):
+        s2s.jit(lambda a, r, c: C[r[:4].reshape(2, 2) % 2, c[:3].reshape(1, 3) % 3, 0])(
+            M, ROWS, COLS)
+    with pytest.raises(IndexError, match="out of bounds"):
+        s2s.jit(lambda a, r, c: a[np.ix_(r, c + 3)])(M, ROWS, COLS)
+    assert s2s.jit(lambda a, r, c: a[np.ix_(r, c)])(M, ROWS, COLS).shape == (5, 5)

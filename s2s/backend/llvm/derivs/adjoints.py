@@ -646,12 +646,14 @@ class ClipSelected:
 
 
 class Owned:
+    """``rt.owned(x)``: a copy of an array, anything else itself (a tuple of arrays too,
+    as in Python mode: an index tuple's snapshot)."""
+
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 1:
             return None
         t = types[0]
-        if isinstance(t, (T.Array, T.Scalar, T.NoneType)) or (  # a tuple of numbers: itself
-                isinstance(t, T.Tuple) and all(isinstance(i, T.Scalar) for i in t.items)):
+        if isinstance(t, (T.Array, T.Scalar, T.NoneType)) or type(t) is T.Tuple:
             return t
         return None
 

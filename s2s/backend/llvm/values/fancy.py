@@ -1,21 +1,23 @@
 """Advanced (numpy "fancy") indexing in LLVM IR: integer arrays or one boolean mask.
 
-An index is *advanced* here when it is, or is a tuple holding, 1-D ``int64``
-arrays (one or more, each covering one axis: ``p[rows, cols]``) or exactly one
-boolean array (a mask of ``k`` dimensions covering ``k`` axes) -- or lists of
-integers or booleans standing for them (a display ``[0, 2]``, made an array for the
-read; a grown list or a list argument, read in place) -- beside any number of
-integers and slices.  Contract, numpy's semantics:
+An index is *advanced* here when it is, or is a tuple holding, ``int64`` arrays of
+any rank (one or more, each covering one axis: ``p[rows, cols]``,
+``p[np.ix_(rows, cols)]``, ``p[i[:, None], j]``) or exactly one boolean array (a mask
+of ``k`` dimensions covering ``k`` axes) -- or lists of integers or booleans standing
+for them (a display ``[0, 2]``, made an array for the read; a grown list or a list
+argument, read in place) -- beside any number of integers and slices.  Contract,
+numpy's semantics:
 
-* the selected places are the entries of the integer arrays taken together (entry
-  ``j`` of each names the place's index on its axis; the arrays' lengths must agree
-  or be 1, else ``IndexError``; negative entries wrap, out-of-range ones raise
-  ``IndexError`` naming the index, the axis and its size unless
-  ``boundscheck=False``) or the positions where the mask is true, in C order (a
-  mask whose shape differs from the axes it covers raises ``IndexError``);
-* the result has one axis of ``count`` (the number of places) where the
-  advanced group (the array and the integers) stands when that group is
-  contiguous in the index, else first; the slices' axes keep their order;
+* the integer arrays broadcast together (right-aligned; an axis of length 1 stretches,
+  other lengths must agree, else ``IndexError``) to the *places' shape*; the place at
+  position ``p`` of that shape takes, on each array's axis, that array's entry at ``p``
+  (negative entries wrap, out-of-range ones raise ``IndexError`` naming the index, the
+  axis and its size unless ``boundscheck=False``).  A mask's places are the positions
+  where it is true, in C order (one axis of their count; a mask whose shape differs
+  from the axes it covers raises ``IndexError``);
+* the result has the places' axes where the advanced group (the arrays and the
+  integers) stands when that group is contiguous in the index, else first; the
+  slices' axes keep their order;
 * ``gather`` reads ``a[index]`` into a fresh array (a copy, never a view);
   ``scatter`` writes a value broadcast to the selection's shape -- ``"set"``
   (a repeated place keeps the last write, numpy's order) or ``"add"``/``"sub"``
@@ -45,7 +47,7 @@ def _part_kind(t):
         return "slice"
     if isinstance(t, T.Array) and t.dtype == "b1" and t.ndim >= 1:
         return "mask"
-    if isinstance(t, T.Array) and t.dtype == "i8" and t.ndim == 1:
+    if isinstance(t, T.Array) and t.dtype == "i8" and t.ndim >= 1:
         return "array"
     if isinstance(t, T.ListLiteral) and all(isinstance(i, T.Scalar) and i.dtype in ("i8", "b1")
                                             for i in t.items):  # numpy: a list is an array
@@ -82,7 +84,8 @@ def _as_array(L, v, t, kind):
 
 
 def _layout(base: T.Array, it):
-    """``(kinds, result ndim, placement)`` of an advanced index on ``base``, or None."""
+    """``(kinds, result ndim, placement, places' ndim)`` of an advanced index on
+    ``base``, or None."""
     items = index_items(it)
     kinds = [_part_kind(t) for t in items]
     arrays, masks = kinds.count("array"), kinds.count("mask")
@@ -96,7 +99,9 @@ def _layout(base: T.Array, it):
     # the slices' axes and the axes the index does not name
     kept = sum(k == "slice" for k in kinds) + base.ndim - covered
     place = sum(1 for k in kinds[:adv[0]] if k == "slice") if contiguous else 0
-    return kinds, kept + 1, place
+    places_ndim = 1 if masks else max(getattr(t, "ndim", 1) for k, t in zip(kinds, items)
+                                      if k == "array")
+    return kinds, kept + places_ndim, place, places_ndim
 
 
 def result_type(base, it):
@@ -110,12 +115,13 @@ def result_type(base, it):
 # -- the selection ----------------------------------------------------------------------
 class Selection:
     """The places ``a[index]`` names: a base pointer, the kept axes (``rest``) and the
-    advanced axis (``count`` places, each a byte offset from the base)."""
+    advanced axes (the places' shape ``counts``, each place a byte offset from the
+    base)."""
 
     def __init__(self, L, a, t: T.Array, idx, it):
         self.L, self.t = L, t
         b = L.b
-        kinds, ndim, self.place = _layout(t, it)
+        kinds, ndim, self.place, self.places_ndim = _layout(t, it)
         items = index_items(it)
         values = [b.extract_value(idx, k) for k in range(len(items))] \
             if type(it) is T.Tuple else [idx]
@@ -152,7 +158,7 @@ class Selection:
         self.base = b.gep(data, [offset])
         if self.kind == "mask":
             self._check_mask_shape()
-        self.count = self._count()
+        self.counts = self._counts()
 
     def _check_mask_shape(self):
         L = self.L
@@ -163,18 +169,12 @@ class Selection:
                     "is {1} but size of corresponding boolean axis is {2}",
                     (A.i64(axis), n, size))
 
-    def _count(self):
+    def _counts(self):
+        """The places' shape: the integer arrays' broadcast shape (checked), or the
+        number of true entries of the mask."""
         L, b = self.L, self.L.b
-        if self.kind == "array":  # the arrays' common length (those of length 1 broadcast)
-            lengths = [A.shape_of(L, v, 0) for v, _, _ in self.indices]
-            n = lengths[0]
-            for m in lengths[1:]:
-                n = b.select(b.icmp_signed("==", n, A.ONE), m, n)
-            for m in lengths if len(lengths) > 1 else ():
-                L.check(b.and_(b.icmp_signed("!=", m, n), b.icmp_signed("!=", m, A.ONE)),
-                        IndexError, "shape mismatch: indexing arrays could not be broadcast "
-                        "together with shapes ({0},) ({1},)", (lengths[0], m))
-            return n
+        if self.kind == "array":
+            return self._broadcast_shape()
         slot = L.entry_alloca(T.I64)
         b.store(A.ZERO, slot)
 
@@ -183,7 +183,43 @@ class Selection:
             b.store(b.add(b.load(slot), b.zext(hit, T.I64)), slot)
 
         A.loop_nest(L, A.shape_list(L, self.index, self.index_t), body)
-        return b.load(slot)
+        return [b.load(slot)]
+
+    def _broadcast_shape(self):
+        """The integer arrays' shapes broadcast together, right-aligned (an axis of length
+        1 stretches); numpy's ``IndexError`` naming the shapes where two disagree."""
+        L, b, nd = self.L, self.L.b, self.places_ndim
+        shapes = [A.shape_list(L, v, vt) for v, vt, _ in self.indices]
+        counts = []
+        for d in range(nd):
+            lengths = [s[d - (nd - len(s))] for s in shapes if d >= nd - len(s)]
+            n = lengths[0]
+            for m in lengths[1:]:
+                n = b.select(b.icmp_signed("==", n, A.ONE), m, n)
+            counts.append(n)
+        if len(shapes) > 1 and sum(map(len, shapes)) <= abi.MESSAGE_INTS:
+            bad, words, text = ll.Constant(T.I1, 0), [], []
+            for s in shapes:
+                for k, m in enumerate(s):
+                    bad = b.or_(bad, self._disagrees(m, counts[nd - len(s) + k]))
+                text.append("(" + ", ".join("{%d}" % (len(words) + k) for k in range(len(s)))
+                            + ("," if len(s) == 1 else "") + ")")
+                words.extend(s)
+            L.check(bad, IndexError, "shape mismatch: indexing arrays could not be broadcast "
+                    "together with shapes " + " ".join(text), tuple(words))
+        elif len(shapes) > 1:  # (more lengths than an error message carries)
+            for j, s in enumerate(shapes):
+                for k, m in enumerate(s):
+                    n = counts[nd - len(s) + k]
+                    L.check(self._disagrees(m, n), IndexError, "shape mismatch: indexing "
+                            f"arrays could not be broadcast together (axis {k} of index "
+                            f"array {j} has length {{0}} where another has {{1}})", (m, n))
+        return counts
+
+    def _disagrees(self, m, n):
+        """Whether an index array's length ``m`` does not broadcast to ``n``."""
+        b = self.L.b
+        return b.and_(b.icmp_signed("!=", m, n), b.icmp_signed("!=", m, A.ONE))
 
     def done(self):
         """Free the arrays made of list display indices (if any)."""
@@ -191,34 +227,53 @@ class Selection:
             if temp is not None:
                 abi.release(self.L, temp, vt)
 
-    def entries(self, j):
-        """The wrapped entries of the integer arrays for place ``j`` (one per array; an
-        array of length 1 gives its one entry to every place)."""
-        L, b = self.L, self.L.b
+    def entries(self, pos):
+        """The wrapped entries of the integer arrays for the place at ``pos`` (a position
+        in the places' shape; one entry per array, each read at the trailing part of
+        ``pos`` its rank covers, an axis of length 1 giving its one entry to every
+        place)."""
+        L, b, nd = self.L, self.L.b, self.places_ndim
         out = []
         for (v, vt, _), (n, _, axis) in zip(self.indices, self.axes):
-            k = j if len(self.indices) == 1 else \
-                b.select(b.icmp_signed("==", A.shape_of(L, v, 0), A.ONE), A.ZERO, j)
-            out.append(A.wrap_index(L, A.element(L, v, vt, [k]), n, axis))
+            at = pos[nd - vt.ndim:]
+            if len(self.indices) > 1:
+                at = [b.select(b.icmp_signed("==", A.shape_of(L, v, d), A.ONE), A.ZERO, k)
+                      for d, k in enumerate(at)]
+            out.append(A.wrap_index(L, A.element(L, v, vt, list(at)), n, axis))
         return out
 
     def shape(self):
         """The shape of ``a[index]``."""
         r, p = self.rest_shape, self.place
-        return r[:p] + [self.count] + r[p:]
+        return r[:p] + list(self.counts) + r[p:]
+
+    def place_count(self):
+        """The number of places (the product of the places' shape)."""
+        n = self.counts[0]
+        for m in self.counts[1:]:
+            n = self.L.b.mul(n, m)
+        return n
+
+    def place_number(self, pos):
+        """The place at ``pos`` numbered in C order of the places' shape."""
+        b, j = self.L.b, pos[0]
+        for k, n in zip(pos[1:], self.counts[1:]):
+            j = b.add(b.mul(j, n), k)
+        return j
 
     def each_place(self, body):
-        """``body(j, offset)`` for each place, in order (``offset``: bytes from the base)."""
+        """``body(pos, offset)`` for each place, in C order (``pos``: its position in the
+        places' shape; ``offset``: bytes from the base)."""
         L, b = self.L, self.L.b
         if self.kind == "array":
-            def one(j):
-                terms = [b.mul(i, st) for i, (_, st, _) in zip(self.entries(j), self.axes)]
+            def one(pos):
+                terms = [b.mul(i, st) for i, (_, st, _) in zip(self.entries(pos), self.axes)]
                 offset = terms[0]
                 for t in terms[1:]:
                     offset = b.add(offset, t)
-                body(j, offset)
+                body(pos, offset)
 
-            A.loop(L, self.count, one)
+            A.loop_nest(L, self.counts, one)
             return
         slot = L.entry_alloca(T.I64)
         b.store(A.ZERO, slot)
@@ -229,7 +284,7 @@ class Selection:
                 for p, (_, st, _) in zip(pos, self.axes):
                     offset = b.add(offset, b.mul(p, st))
                 j = b.load(slot)
-                body(j, offset)
+                body([j], offset)
                 b.store(b.add(j, A.ONE), slot)
 
         A.loop_nest(L, A.shape_list(L, self.index, self.index_t), visit)
@@ -238,13 +293,13 @@ class Selection:
         """``body(result index, element pointer)`` over every element selected."""
         L, b, p = self.L, self.L.b, self.place
 
-        def place(j, offset):
+        def place(pos, offset):
             def inner(ridx):
                 off = offset
                 for i, st in zip(ridx, self.rest_strides):
                     off = b.add(off, b.mul(i, st))
                 ptr = b.bitcast(b.gep(self.base, [off]), T.memory_llvm(self.t.elem).as_pointer())
-                body(list(ridx[:p]) + [j] + list(ridx[p:]), ptr)
+                body(list(ridx[:p]) + list(pos) + list(ridx[p:]), ptr)
             A.loop_nest(L, self.rest_shape, inner)
 
         self.each_place(place)
@@ -254,7 +309,7 @@ class Selection:
 def gather(L, a, t: T.Array, idx, it):
     """``a[idx]``: a fresh C-contiguous array."""
     sel = Selection(L, a, t, idx, it)
-    out_t = T.Array(t.dtype, len(sel.rest_shape) + 1)
+    out_t = T.Array(t.dtype, len(sel.rest_shape) + sel.places_ndim)
     out = A.allocate(L, out_t, sel.shape())
     data, strides = L.b.extract_value(out, 0), A.strides_list(L, out, out_t)
     sel.each_element(lambda ridx, ptr: A.store(
@@ -331,27 +386,27 @@ def last_writes_only(L, g, gt: T.Array, idx, it):
     A.fill(L, table, table_t, ll.Constant(T.I64, -1))
     tdata = b.extract_value(table, 0)
 
-    def position(j):
-        entries = sel.entries(j)
+    def position(pos):
+        entries = sel.entries(pos)
         k = entries[0]
         for i, (n, _, _) in zip(entries[1:], sel.axes[1:]):
             k = b.add(b.mul(k, n), i)
         return b.bitcast(b.gep(tdata, [b.mul(k, A.i64(8))]), T.I64.as_pointer())
 
-    A.loop(L, sel.count, lambda j: b.store(j, position(j)))
-    out_t = T.Array(gt.dtype, len(sel.rest_shape) + 1)
+    A.loop_nest(L, sel.counts, lambda pos: b.store(sel.place_number(pos), position(pos)))
+    out_t = T.Array(gt.dtype, len(sel.rest_shape) + sel.places_ndim)
     odata, ostrides = b.extract_value(out, 0), A.strides_list(L, out, out_t)
     p = sel.place
 
-    def clear(j):
-        with b.if_then(b.icmp_signed("!=", b.load(position(j)), j)):
+    def clear(pos):
+        with b.if_then(b.icmp_signed("!=", b.load(position(pos)), sel.place_number(pos))):
             def zero(ridx):
-                full = list(ridx[:p]) + [j] + list(ridx[p:])
+                full = list(ridx[:p]) + list(pos) + list(ridx[p:])
                 A.store(L, ll.Constant(gt.elem.llvm(), None),
                         A.element_ptr(L, odata, ostrides, full, gt.elem), gt.elem)
             A.loop_nest(L, sel.rest_shape, zero)
 
-    A.loop(L, sel.count, clear)
+    A.loop_nest(L, sel.counts, clear)
     abi.release(L, table, table_t)
     sel.done()
     return out
