@@ -171,7 +171,23 @@ defbatch(array_vjp, rt.array_vjp)
 # (the linear-algebra rules' masks, shape helpers and checks, the stacking VJPs, and the
 # second-order helpers of products and norms); ``eye_like`` reads only the last axis of
 # its operand, which the batch (in front) leaves alone: the same identity for every example
-defbatch(per_example, rt.diag_vjp, rt.vstack_vjp, rt.hstack_vjp, rt.degenerate_nan,
+def joined_vjp(batched_form):
+    """``hstack_vjp(g, tup)`` / ``vstack_vjp(g, tup)`` of every example: ``g`` cut where
+    the batched items were joined (``rt.batch_hstack_vjp``/``batch_vstack_vjp``, the
+    transposes of vmap's joins), each operand the batch lacks lifted first."""
+    def rule(site):
+        g, tup = site.call.args
+        g = g if site.b(g) else site.rt(rt.batch_view, g, site.n, batched=True)
+        tup = tup if site.b(tup) else site.rt(rt.batch_lift, tup, site.n, batched=True)
+        return ir.Call(batched_form, (g, tup))
+    return rule
+
+
+defbatch(joined_vjp(rt.batch_hstack_vjp), rt.hstack_vjp)
+defbatch(joined_vjp(rt.batch_vstack_vjp), rt.vstack_vjp)
+
+
+defbatch(per_example, rt.diag_vjp, rt.degenerate_nan,
          rt.svd_checked, rt.qr_checked, rt.strict_lower_mask, rt.nonempty_or_zeros,
          rt.nonempty_or_zeros_t, rt.prod_hvp,
          rt.cumprod_hvp, rt.norm_vjp_dans, rt.norm_vjp_dans_transpose, rt.norm_vjp_dx)

@@ -312,3 +312,20 @@ def test_jit_of_vmap_takes_dict_arguments_mapped_or_not():
     got = s2s.jit(s2s.vmap(dict_loss))(stacked, xs, ys)
     want = [dict_loss({k: v[i] for k, v in stacked.items()}, xs[i], ys[i]) for i in range(5)]
     np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def joined(x, w):
+    """``np.hstack`` and ``np.vstack`` of a batched and an unbatched item, per example."""
+    return np.sum(np.hstack([x, w * x]) ** 2 * np.cos(x).sum()) + np.sum(np.vstack([x, w]) ** 3)
+
+
+@pytest.mark.parametrize("shape", [(4,), (2, 3)], ids=["vectors", "matrices"])
+def test_cotangents_of_joins_batched_and_compiled(shape):
+    # hstack_vjp / vstack_vjp batched as vmap's batch_hstack_vjp / batch_vstack_vjp (one
+    # split of the batched cotangent), which the jit cuts into pieces natively
+    x, w = rng.normal(size=(5,) + shape), rng.normal(size=shape)
+    want = [np.stack([oracles.fd_grad(joined, (xk, w), k) for xk in x]) for k in (0, 1)]
+    batched = s2s.vmap(s2s.grad(joined, argnums=(0, 1)), (0, None))
+    for got in (batched(x, w), s2s.jit(batched)(x, w)):
+        for g, f in zip(got, want):
+            np.testing.assert_allclose(g, f, rtol=1e-6, atol=1e-8)

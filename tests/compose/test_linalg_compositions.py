@@ -2,7 +2,9 @@
 derivative helper: the batching of ``trace_vjp`` (axes counted on the matrix, not the
 cotangent), the per-example batching of the linear-algebra masks, ``np.linalg.lstsq``
 and the second-order helpers of ``prod``/``norm``, the rules of vmap's ``batch_vstack``/
-``batch_hstack`` (``grad(vmap(f))``), and the compiled forms of those helpers (``ops/host_calls.py``, ``rt.batch_loop`` included).  Every value is checked
+``batch_hstack`` (``grad(vmap(f))``) and of ``vstack_vjp``/``hstack_vjp`` (``vmap(grad(f))``:
+their batched forms ``batch_vstack_vjp``/``batch_hstack_vjp``), and the compiled forms of
+those helpers (``ops/host_calls.py``, ``rt.batch_loop`` included; ``derivs/pieces.py``).  Every value is checked
 against central differences of the primal (Hessians: of the primal's differences)."""
 from __future__ import annotations
 
@@ -67,9 +69,6 @@ HESSIANS = {
 }
 #: compositions still refused, with the words of the refusal (a clear error, never a value)
 REFUSED = {
-    # vstack_vjp batched once per example: the jit cannot type rt.batch_loop of it (its
-    # sample call meets shapes that do not fit together)
-    ("stacked", "jit(vmap(grad))"): "batch_loop with these operands",
     ("least_squares", "grad(vmap)"): "batch_loop: vmap runs this call once per example",
 }
 

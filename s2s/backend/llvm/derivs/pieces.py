@@ -3,7 +3,11 @@
 * ``concatenate_vjp(g, xs, axis)``: the slab of ``g`` along ``axis`` that each ``x`` filled;
 * ``stack_vjp(g, xs, axis)``: ``g``'s slices ``k`` along ``axis``;
 * ``vstack_vjp(g, tup)``: row blocks of ``g`` (a 1-D ``x`` was one row);
-* ``hstack_vjp(g, tup)``: slabs along axis 1 (axis 0 for 1-D arrays).
+* ``hstack_vjp(g, tup)``: slabs along axis 1 (axis 0 for 1-D arrays);
+* ``batch_hstack_vjp(g, xs)``, ``batch_vstack_vjp(g, xs)`` (vmap's forms of the two, the
+  batch in front of ``g`` and of every ``x``): slabs along axis 1 (axis 2 where every
+  example has two axes or more), and row blocks along axis 1 (an example of one axis
+  was one row).
 
 ``xs`` is a tuple (or list literal) of arrays, ``axis`` a constant integer; each piece is
 a copy of its part of ``g`` (a cotangent the adjoint may later update in place; real ``g`` only), and the
@@ -46,7 +50,13 @@ class Pieces:
             return None
         if fn is rt.vstack_vjp:
             return 0
-        return 0 if xs.items[0].ndim == 1 else 1  # hstack_vjp
+        if fn is rt.hstack_vjp:
+            return 0 if xs.items[0].ndim == 1 else 1
+        if min(x.ndim for x in xs.items) < 2:  # (a batch of numbers: never joined so)
+            return None
+        if fn is rt.batch_vstack_vjp:
+            return 1
+        return 1 if min(x.ndim for x in xs.items) <= 2 else 2  # batch_hstack_vjp
 
     def lower(self, L, fn, vals, kw, rtype):
         (g, gt), (xs, xt) = vals[0], vals[1]
@@ -58,7 +68,8 @@ class Pieces:
         at = A.ZERO
         for k, (x_t, piece_t) in enumerate(zip(xt.items, rtype.items)):
             x = b.extract_value(xs, k)
-            drop = fn is rt.stack_vjp or (fn is rt.vstack_vjp and x_t.ndim == 1)
+            drop = fn is rt.stack_vjp or (fn is rt.vstack_vjp and x_t.ndim == 1) or (
+                fn is rt.batch_vstack_vjp and x_t.ndim == 2)
             n = A.ONE if drop else A.shape_of(L, x, axis)
             start = b.gep(data, [b.mul(at, strides[axis])])
             if drop:
@@ -75,4 +86,5 @@ class Pieces:
         return out
 
 
-register(Pieces(), rt.concatenate_vjp, rt.stack_vjp, rt.vstack_vjp, rt.hstack_vjp)
+register(Pieces(), rt.concatenate_vjp, rt.stack_vjp, rt.vstack_vjp, rt.hstack_vjp,
+         rt.batch_hstack_vjp, rt.batch_vstack_vjp)

@@ -90,8 +90,8 @@ HOST_FUNCTIONS = (
     # the layouts np.interp's and np.convolve's derivatives read (knots, pads)
     rt.interp_layout, rt.conv_pad,
     # vmap's per-example fallback (``batch/table.per_example``): jit(vmap(f)) of a call
-    # batched that way; vmap's joins of batched items and their transposes
-    rt.batch_loop, rt.batch_vstack, rt.batch_hstack, rt.batch_vstack_vjp, rt.batch_hstack_vjp,
+    # batched that way; vmap's joins of batched items (their transposes: derivs/pieces.py)
+    rt.batch_loop, rt.batch_vstack, rt.batch_hstack,
     # one example of a batched array, for a helper that reads only its shape
     rt.batch_stand_in)
 
