@@ -328,7 +328,8 @@ def _hashable(v) -> bool:
 
 
 def compiled_forms(func):
-    """``func`` as the LLVM backend types and lowers it: run-time helpers without a
+    """``func`` as the LLVM backend types and lowers it: vmap's calls once per example as
+    loops (``passes/per_example_loops.py``), run-time helpers without a
     lowering read as their code, loops over literal containers resolved, tapes in the
     forms the backend keeps native (forward-over-reverse pushes, batched loops'
     per-example tapes kept or rewound whole) and batched code's per-example reductions
@@ -337,7 +338,8 @@ def compiled_forms(func):
     from ..backend.llvm.driver.compile import lowers
     from ..backend.llvm.passes.literal_containers import containers_resolved
     from ..backend.llvm.passes.tape_pushes import masked_tapes, plain_pushes
-    func = pipeline.helper_code(func, lowers, "jit")
+    from ..backend.llvm.passes.per_example_loops import per_example_loops
+    func = pipeline.helper_code(per_example_loops(func), lowers, "jit")
     func = containers_resolved(func)
     func = plain_pushes(func)
     func = masked_tapes(func)

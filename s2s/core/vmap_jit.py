@@ -62,7 +62,10 @@ def jit_ir(vmapped, args):
             "parameters: give in_axes one entry per parameter)")
     from ..backend.llvm.driver.compile import lowers
     from .pipeline import helper_code
+    from ..backend.llvm.passes.per_example_loops import per_example_loops
     func, freevars = vmapped.site_ir(list(args))
+    func = per_example_loops(func)  # calls once per example, as loops (before the
+    # helpers they call are read as code)
     func = helper_code(func, lowers)  # helpers without a lowering, as code: their
     # reductions over batch_axes(x) then take the per-example forms below
     from ..backend.llvm.passes.tape_pushes import plain_pushes

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 import s2s
+import s2s_runtime as rt
 from s2s.errors import UnsupportedSyntaxError
+from s2s.ir import nodes as ir
 from s2s_runtime import BatchingRuntimeError
 from tests.grad import oracles
 
@@ -329,3 +331,35 @@ def test_cotangents_of_joins_batched_and_compiled(shape):
     for got in (batched(x, w), s2s.jit(batched)(x, w)):
         for g, f in zip(got, want):
             np.testing.assert_allclose(g, f, rtol=1e-6, atol=1e-8)
+
+
+def differences(x):
+    return np.sum(np.diff(x, n=2) ** 2) + np.sum(np.append(x, x[0] * x[-1]) ** 3)
+
+
+def test_calls_once_per_example_compile_as_loops():
+    # np.diff's and np.append's cotangents have no batching rule: vmap calls them once
+    # per example (rt.batch_loop), which the jit compiles as a loop over the examples
+    # (passes/per_example_loops.py), each call typed for one example
+    x = rng.normal(size=(4, 6))
+    want = np.stack([oracles.fd_grad(differences, (xk,), 0) for xk in x])
+    batched = s2s.vmap(s2s.grad(differences))
+    np.testing.assert_allclose(batched(x), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(batched)(x), batched(x), rtol=1e-13, atol=1e-15)
+    func, _ = s2s.jit(batched).source_ir([x])
+    called = {s.value.fn for s in ir.walk(func.body) if isinstance(getattr(s, "value", None), ir.Call)}
+    assert rt.batch_example in called and rt.batch_loop not in called
+
+
+def test_calls_once_per_example_that_numpy_runs_stay_one_call():
+    # np.linalg.matrix_rank has no batching rule and the jit runs it in numpy: the whole
+    # per-example loop stays one call into Python (ops/host_calls.py)
+    def ranked(x):
+        return np.sum(x) * np.linalg.matrix_rank(np.outer(x, x) + np.eye(x.shape[0]))
+
+    x = rng.normal(size=(3, 4))
+    batched = s2s.vmap(ranked)
+    np.testing.assert_allclose(s2s.jit(batched)(x), [ranked(xk) for xk in x], rtol=1e-13)
+    func, _ = s2s.jit(batched).source_ir([x])
+    assert any(isinstance(getattr(s, "value", None), ir.Call) and s.value.fn is rt.batch_loop
+               for s in ir.walk(func.body))

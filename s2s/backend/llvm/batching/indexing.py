@@ -13,7 +13,10 @@ index differs per example, as a loop over the examples (``s2s_runtime.batching``
   clamped into ``[-d, d - 1]`` first, as the Python helper does (examples a masked
   loop has finished still compute their reads);
 * ``batch_gather_vjp(g, x, index, True, True)`` (its cotangent, ``x`` of rank 2, one
-  batched integer): ``g[k]`` added at ``index_k`` of example ``k`` of zeros like ``x``.
+  batched integer): ``g[k]`` added at ``index_k`` of example ``k`` of zeros like ``x``;
+* ``batch_example(x, k)``: example ``k`` of batched ``x``, row ``k`` of the array (a view;
+  a number for a vector) or of every array a tuple or list display holds (its ``None``
+  items kept).
 
 Index parts: ints, slices, ``...`` and ``None`` and, for the batched parts, int64 vectors;
 anything else (boolean masks, fancy indices) is refused by the call table with the types.
@@ -226,6 +229,39 @@ class BatchGatherVjp:
         return out
 
 
+class BatchExample:
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 2 or not (isinstance(types[1], T.Scalar)
+                                          and types[1].dtype == "i8"):
+            return None
+        return self._example(types[0])
+
+    def _example(self, t):
+        if isinstance(t, T.Array):
+            return None if t.ndim < 1 else T.Array(t.dtype, t.ndim - 1) if t.ndim > 1 else t.elem
+        if isinstance(t, T.NoneType):  # (no leaf)
+            return t
+        if type(t) in (T.Tuple, T.ListLiteral) and t.items:
+            items = tuple(map(self._example, t.items))
+            return None if None in items else type(t)(items)
+        return None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (k, _) = vals
+        return self._row(L, x, xt, k)
+
+    def _row(self, L, x, xt, k):
+        if isinstance(xt, T.Array):
+            return A.getitem(L, x, xt, k, T.INT)[0]
+        if isinstance(xt, T.NoneType):
+            return x
+        out = ll.Constant(self._example(xt).llvm(), None)
+        for j, item in enumerate(xt.items):
+            out = L.b.insert_value(out, self._row(L, L.b.extract_value(x, j), item, k), j)
+        return out
+
+
+register(BatchExample(), rt.batch_example)
 register(BatchSetitem(), rt.batch_setitem)
 register(BatchGather(), rt.batch_gather)
 register(BatchGatherVjp(), rt.batch_gather_vjp)
