@@ -101,12 +101,11 @@ defnondiff(B.batch_check_index, B.batch_size, B.batch_axes, B.batch_axis, B.batc
            B.batch_pad_width, B.batch_stand_in)
 # batch_example: the values a raising branch runs with (control.raising_if), read only on
 # the way to a raise, so no derivative flows through it; an outer vmap batches the
-# raising branch as one example's code, so it never meets a batched argument
+# raising branch as one example's code, so it never meets a batched argument (the jit
+# lowers it: the operands of a per-example call, passes/per_example_loops.py)
 for _mode, _why in (("jvp", "read only on the way to a raise: no derivative flows through it"),
                     ("vjp", "read only on the way to a raise: no derivative flows through it"),
-                    ("vmap", "an outer vmap runs the raising branch as one example's code"),
-                    ("jit", "jit(vmap(f)) of a 'raise' per example outside a try: not compiled "
-                            "(a clear error at compile time)")):
+                    ("vmap", "an outer vmap runs the raising branch as one example's code")):
     defno_mode(_mode, _why, B.batch_example)
 # batch_loop(f, flags, n, *args): vmap's loop over the examples of a call it has no batched
 # form for; its derivative would be a loop over f's own, which no rule builds yet

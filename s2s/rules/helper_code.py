@@ -12,7 +12,7 @@ each against a loop over the batch, the Python result, finite differences).
 from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules, index_writes, jvps_arrays, linalg,
                          second_order)
 
-from .registry import definline, defno_mode
+from .registry import definline
 
 definline(jvps_arrays.max_jvp)
 # math.remainder of every example (vmap's form of it): its derivatives, its batching under
@@ -26,16 +26,12 @@ definline(batching.batch_setitem, batching.batch_index, batching_writes.batch_in
 # function of one example's shape, so its batched form comes from np.ndim and reshape
 definline(batching.batch_align, batching.per_example_ndim, batching.batch_axes,
           batching.batch_axis, batching.batch_axis_in, batching.batch_axis_of)
-# the same for the pad widths and shape stand-ins of batched code; the jit does not
-# compile the pad widths (the containers are walked by tree_map), so it refuses
-# jit(vmap(f)) of the calls that need them at compile time, by name (a stand-in of an
-# array it gets from numpy, ``backend/llvm/ops/host_calls.py``)
+# the same for the pad widths and shape stand-ins of batched code (the jit lowers the pad
+# widths, ``backend/llvm/batching/axes.py``, and gets a stand-in of an array from numpy,
+# ``backend/llvm/ops/host_calls.py``)
 definline(batching_numpy.batch_pad_width, batching_numpy.batch_stand_in, modes=("vmap",))
 # np.broadcast_to of every example, as the jit compiles it (jit(vmap(f)) of np.broadcast_to)
 definline(batching_numpy.batch_broadcast_to, modes=("jit",))
-defno_mode("jit", "a shape helper of batched code whose error or containers the jit does not "
-           "compile: jit(vmap(f)) of a call that needs it is refused at compile time",
-           batching_numpy.batch_pad_width)
 # helpers of derivative code that other modes meet (grad of grad, vmap of hessian...)
 definline(helper_rules.add_vjp, helper_rules.add_jvp, index_writes.index_set_vjp_value_transpose,
           index_writes.scattered_values)

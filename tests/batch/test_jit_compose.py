@@ -363,3 +363,48 @@ def test_calls_once_per_example_that_numpy_runs_stay_one_call():
     func, _ = s2s.jit(batched).source_ir([x])
     assert any(isinstance(getattr(s, "value", None), ir.Call) and s.value.fn is rt.batch_loop
                for s in ir.walk(func.body))
+
+
+def _per_example_fd(f, xs):
+    return np.stack([oracles.fd_grad(f, (x,), 0) for x in xs])
+
+
+STATISTICS = [
+    lambda a: np.quantile(a, 0.3) + np.median(a) * np.percentile(a, 70),
+    lambda a: np.sum(np.quantile(a.reshape(2, 3), [0.2, 0.7], axis=1) ** 2),
+    lambda a: np.sum(np.cov(a.reshape(2, 3))) + np.sum(np.corrcoef(a.reshape(3, 2), rowvar=False)),
+    lambda a: np.sum(np.pad(a, 1, mode="edge") ** 2) + np.sum(np.convolve(a, a[:3]) ** 2),
+    lambda a: np.sum(np.pad(a.reshape(2, 3), ((1, 2), (0, 3)), mode="reflect") ** 3),
+    lambda a: np.sum(np.pad(a.reshape(2, 3), (2,), mode="wrap") ** 3),
+]
+
+
+@pytest.mark.parametrize("f", STATISTICS, ids=["quantiles", "quantiles-axis", "cov",
+                                               "pad-convolve", "pad-pairs", "pad-one"])
+def test_statistics_and_pads_batched_gradients_compile(f):
+    # the quantiles' linear maps take a spec holding strings (never lifted in compiled
+    # code), np.cov's axis is known only at run time, np.pad's widths are pairs per axis
+    x = rng.uniform(0.2, 0.9, size=(3, 6))
+    batched = s2s.vmap(s2s.grad(f))
+    np.testing.assert_allclose(batched(x), _per_example_fd(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(batched)(x), batched(x), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(f))(x), [f(xk) for xk in x], rtol=1e-12)
+
+
+def test_axis_known_when_running_is_checked_per_example():
+    def cumulative(a, axis):
+        return np.cumsum(a, axis=axis) * 2.0
+
+    x = rng.normal(size=(2, 3, 4))
+    compiled = s2s.jit(s2s.vmap(cumulative, (0, None)))
+    for axis in (0, 1, -1, -2):
+        np.testing.assert_allclose(compiled(x, axis), [cumulative(xk, axis) for xk in x])
+    for axis in (2, -3):
+        with pytest.raises(np.exceptions.AxisError,
+                           match=f"axis {axis} is out of bounds for array of dimension 2"):
+            compiled(x, axis)
+
+
+def test_pad_widths_that_do_not_fit_the_rank_raise_numpys_error():
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        s2s.jit(s2s.vmap(lambda a: np.pad(a, (1, 2, 3))))(np.ones((2, 3, 4)))

@@ -295,13 +295,24 @@ class BatchAxisArgument:
     ``batch_axes``, ``tuple(range(...))`` of ``np.ndim``): the axes of the batched array,
     themselves a compile-time constant (``types.Static``) that an axis argument reads
     (``np.sum(y, axis=batch_axis_of(axes, y))``).  An axis one example of ``x`` does not
-    have is numpy's ``AxisError`` at the call's line, when compiling (the rank is known)."""
+    have is numpy's ``AxisError`` at the call's line, when compiling (the rank is known).
+
+    An ``axis`` known only at run time (one integer: ``np.cov``'s, chosen by a flag) gives
+    a run-time integer, checked against the example's rank there (numpy's ``AxisError``).
+    """
 
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if kw or not atoms or not all(isinstance(a, ir.Const) for a in atoms[:1] + atoms[2:]):
+        if kw or not atoms or not all(isinstance(a, ir.Const) for a in atoms[2:]):
             return None
+        if not isinstance(atoms[0], ir.Const):  # one integer known when running
+            axis_t = types[0]
+            if not (isinstance(axis_t, T.Scalar) and axis_t.dtype == "i8") or \
+                    fn is not rt.batch_axis and not (len(types) in (2, 3) and
+                                                      isinstance(types[1], T.Array)):
+                return None
+            return T.INT
         axis = atoms[0].value
         try:
             if fn is rt.batch_axis:
@@ -317,6 +328,81 @@ class BatchAxisArgument:
             raise np.exceptions.AxisError(located(str(err), loc)) from None
         return T.Static(value) if value is None or type(value) is int or \
             T.is_int_tuple(value) else None
+
+
+    def lower(self, L, fn, vals, kw, rtype):
+        """A run-time integer axis (``type``'s ``T.INT``): ``axis + 1`` if non-negative,
+        else itself, after numpy's ``AxisError`` check against one example's rank."""
+        b = L.b
+        axis = vals[0][0]
+        if fn is not rt.batch_axis:
+            new_axes = L.call_atoms[0][2].value if len(vals) == 3 else 0
+            nd = A.i64(vals[1][1].ndim - 1 + new_axes)
+            outside = b.or_(b.icmp_signed("<", axis, b.neg(nd)), b.icmp_signed(">=", axis, nd))
+            L.check(outside, np.exceptions.AxisError,
+                    "axis {0} is out of bounds for array of dimension {1}", (axis, nd))
+        return b.select(b.icmp_signed(">=", axis, A.ZERO), b.add(axis, A.ONE), axis)
+
+
+class BatchPadWidth:
+    """``batch_pad_width(x, pad_width)``: ``np.pad``'s widths for batched ``x`` as a tuple
+    of ``x.ndim`` pairs of integers, ``(0, 0)`` for the batch axis, then ``pad_width``
+    broadcast to one ``(before, after)`` pair per per-example axis as numpy broadcasts it
+    (an integer, one pair, or one pair per axis; run-time integers); numpy's
+    ``ValueError`` at the call's line when compiling where it does not broadcast (the
+    ranks are known)."""
+
+    def type(self, fn, types, kw, loc):
+        grid = self._grid(types, loc) if not kw and len(types) == 2 else None
+        if grid is None:
+            return None
+        pair = T.Tuple((T.INT, T.INT))
+        return T.Tuple((pair,) * (len(grid) + 1))
+
+    @staticmethod
+    def _paths(t, path=()):
+        """An object array of the positions of ``t``'s integers in the value, shaped as
+        numpy would shape ``np.asarray`` of it (None: not integers of one nesting)."""
+        if isinstance(t, T.Scalar) and t.dtype == "i8":
+            out = np.empty((), dtype=object)
+            out[()] = path
+            return out
+        if type(t) in (T.Tuple, T.ListLiteral) and t.items:
+            parts = [BatchPadWidth._paths(item, path + (k,)) for k, item in enumerate(t.items)]
+            if any(p is None for p in parts) or len({p.shape for p in parts}) != 1:
+                return None
+            return np.stack(parts)
+        return None
+
+    def _grid(self, types, loc):
+        x, width = types
+        if not isinstance(x, T.Array) or x.ndim < 1:
+            return None
+        paths = self._paths(width)
+        if paths is None:
+            return None
+        try:
+            return np.broadcast_to(paths, (x.ndim - 1, 2))
+        except ValueError as err:
+            raise ValueError(located(str(err), loc)) from None
+
+    def lower(self, L, fn, vals, kw, rtype):
+        (x, xt), (width, wt) = vals
+        b = L.b
+
+        def read(path):
+            v = width
+            for k in path:
+                v = b.extract_value(v, k)
+            return v
+
+        out = ll.Constant(rtype.llvm(), None)
+        pairs = [(A.ZERO, A.ZERO)] + [(read(p[0]), read(p[1])) for p in
+                                      self._grid([xt, wt], L.loc)]
+        for k, (before, after) in enumerate(pairs):
+            out = b.insert_value(out, before, [k, 0])
+            out = b.insert_value(out, after, [k, 1])
+        return out
 
 
 class MoveAxis:
@@ -658,6 +744,7 @@ register(BatchAxes(), rt.batch_axes)
 register(BatchAxisArgument(), rt.batch_axis, rt.batch_axis_in, rt.batch_axis_of)
 register(BatchRows(), rt.batch_rows)
 register(MoveAxis(), np.moveaxis)
+register(BatchPadWidth(), rt.batch_pad_width)
 register_compiled_form(TransposePerExample(), transpose_per_example)
 register(TransposeAxes(), rt.batch_transpose_axes)
 register(PerExampleShape(), rt.batch_len, rt.batch_ndim, rt.batch_size_of)

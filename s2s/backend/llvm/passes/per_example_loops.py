@@ -18,12 +18,16 @@ numpy anyway) and whose flags are a constant is the loop the helper runs::
     y = np.stack(parts)
 
 so each call is typed and compiled for one example's operands (``rt.batch_example``: row
-``k`` of every array an operand is or holds).  The values are the helper's: results of
+``k`` of every array an operand is or holds).  A batched tuple or list display whose
+items vmap lifted from constants (``spec = (a, rt.batch_lift('linear', n))``, the
+parameters of a linear map) is built again per example from those constants and the
+other items' rows, so a string or ``None`` is never lifted in compiled code.  The values are the helper's: results of
 one shape stacked on a new axis 0; results whose shapes differ per example raise
 numpy's ``ValueError`` from ``np.stack``, and an empty batch raises as the helper does.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -67,16 +71,71 @@ def per_example_loops(func: ir.Function) -> ir.Function:
     if not any(_loop_call(s) for s in ir.walk(func.body)):
         return func
     names = NameGen(ir.all_names(func))
-    return replace(func, body=_rewrite(func.body, names))
+    return replace(func, body=_unread_dropped(_rewrite(func.body, names,
+                                                       _single_values(func.body))))
 
 
-def _rewrite(body, names):
+def _unread_dropped(body):
+    """``body`` without the assignments of displays and of lifted constants that nothing
+    reads any more (they have no effect; a lifted string has no compiled form)."""
+    while True:
+        read = {a.name for s in ir.walk(body) for a in ir.stmt_uses(s) if isinstance(a, ir.Var)}
+
+        def unread(s):
+            v = getattr(s, "value", None)
+            dead = isinstance(s, ir.Assign) and s.target.name not in read and \
+                isinstance(v, ir.Call) and (v.fn in _DISPLAYS or v.fn is rt.batch_lift
+                                            and isinstance(v.args[0], ir.Const))
+            return None if dead else s
+
+        out = ir.map_stmts(body, unread)
+        if len(list(ir.walk(out))) == len(list(ir.walk(body))):
+            return out
+        body = out
+
+
+def _single_values(body):
+    """``{name: value}`` of the names assigned exactly once (by an ``Assign``)."""
+    counts, values = Counter(), {}
+    for s in ir.walk(body):
+        for v in ir.stmt_defs(s):
+            counts[v.name] += 1
+        if isinstance(s, ir.Assign):
+            values[s.target.name] = s.value
+    return {n: v for n, v in values.items() if counts[n] == 1}
+
+
+_DISPLAYS = (build.make_tuple, build.make_list)
+
+
+def _example(a, k, names, values, out, loc):
+    """The atom of example ``k`` of batched ``a``, its statements appended to ``out``."""
+    made = values.get(a.name) if isinstance(a, ir.Var) else None
+    if isinstance(made, ir.Call) and made.fn in _DISPLAYS and not made.kwargs:
+        items = []
+        for item in made.args:
+            lifted = values.get(item.name) if isinstance(item, ir.Var) else None
+            if isinstance(lifted, ir.Call) and lifted.fn is rt.batch_lift and \
+                    isinstance(lifted.args[0], ir.Const) and not lifted.kwargs:
+                items.append(lifted.args[0])  # (the same constant in every example)
+            else:
+                items.append(_example(item, k, names, values, out, loc))
+        display = ir.Var(names.fresh("example"))
+        out.append(ir.Assign(display, ir.Call(made.fn, tuple(items)), loc))
+        return display
+    row = ir.Var(names.fresh("example"))
+    out.append(ir.Assign(row, ir.Call(rt.batch_example, (a, k)), loc))
+    return row
+
+
+def _rewrite(body, names, values):
     out = []
     for s in body:
         found = _loop_call(s)
         if found is None:
             blocks = ir.sub_blocks(s)
-            out.append(ir.with_blocks(s, [_rewrite(b, names) for b in blocks]) if blocks else s)
+            out.append(ir.with_blocks(s, [_rewrite(b, names, values) for b in blocks])
+                       if blocks else s)
             continue
         fn, flags, n, args, kwargs = found
         loc = s.loc
@@ -85,11 +144,7 @@ def _rewrite(body, names):
         body_stmts = []
         call_args = []
         for a, batched in zip(args, flags):
-            if batched:
-                row = ir.Var(names.fresh("example"))
-                body_stmts.append(ir.Assign(row, ir.Call(rt.batch_example, (a, k)), loc))
-                a = row
-            call_args.append(a)
+            call_args.append(_example(a, k, names, values, body_stmts, loc) if batched else a)
         body_stmts += [ir.Assign(result, ir.Call(fn, tuple(call_args), kwargs), loc),
                        ir.Assign(parts, ir.Call(rt.list_append, (parts, result)), loc)]
         out += [ir.Assign(parts, ir.Call(build.make_list, ()), loc),
