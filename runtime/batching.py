@@ -190,9 +190,10 @@ def batch_rows(x):
 
 
 def batch_example(x, k):
-    """Example ``k`` of batched ``x`` (row ``k`` of every leaf): what a loop over the
-    examples would see in its ``k``-th run (the values an exception is raised with)."""
-    return tree_map(lambda v: v[k], x)
+    """Example ``k`` of batched ``x`` (row ``k`` of every leaf; a slice or ``...`` as it
+    is): what a loop over the examples would see in its ``k``-th run (the values an
+    exception is raised with)."""
+    return tree_map(lambda v: v if index_constant(v) else v[k], x)
 
 
 def batch_mask(c):
@@ -204,7 +205,17 @@ def batch_mask(c):
     return c
 
 
+def index_constant(v) -> bool:
+    """Whether ``v`` is a slice or ``...``: an index part the same in every example, which
+    a batched tuple holds unlifted (``batch/rules_core.container``)."""
+    return isinstance(v, slice) or v is Ellipsis
+
+
 def _select_leaf(c, a, b):
+    if index_constant(a) or index_constant(b):
+        if a == b:
+            return a
+        raise BatchingRuntimeError("vmap: an index that holds different slices per example")
     a, b = np.asarray(a), np.asarray(b)
     nd = max(a.ndim, b.ndim, 1)
     return np.where(c.reshape(c.shape + (1,) * (nd - 1)), a, b)
@@ -240,12 +251,25 @@ def batch_select_replayed(c, a, b):
     return b if a is None else batch_select(c, a, b)
 
 
+def _part_axes(parts, ndim):
+    """The axis of an example each index part reads (None for ``None``, which reads none;
+    ``...`` stands for the axes no other part reads, named by the first of them)."""
+    taken = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    axes, axis = [], 0
+    for p in parts:
+        axes.append(None if p is None else axis)
+        axis += 0 if p is None else (ndim - taken if p is Ellipsis else 1)
+    return axes
+
+
 def _check_in_bounds(parts, dims, n, active):
     """``IndexError`` (as numpy's, naming the example) where an integer index part is out of
     range in an example that runs the access (``active``: a boolean vector, None: all)."""
-    for axis, (p, d) in enumerate(zip(parts, dims)):
-        if p.dtype.kind not in "iu":
+    for p, axis in zip(parts, _part_axes(parts, len(dims))):
+        if not isinstance(p, np.ndarray) or p.dtype.kind not in "iu" or axis is None \
+                or axis >= len(dims):
             continue
+        d = dims[axis]
         bad = (p < -d) | (p >= d)
         if not bad.any():
             continue
@@ -267,15 +291,28 @@ def batch_check_index(x, index, x_batched, active=None):
     example ``active`` runs (all when None); the examples a condition has finished may
     hold any index (their reads are clamped, as JAX's batched gathers are)."""
     n = batch_size(x if x_batched else (), index)
-    _gather_index(x, index, x_batched, n, np.ones(n, bool) if active is None else active)
+    _gather_index(x, index, x_batched, n, np.ones(n, bool) if active is None else active)[0]
+
+
+def _index_array(p):
+    """An index part as an array: a list display of batched items (``[i, 0]``, each
+    an integer per example) with the batch in front, as ``batch_array`` gives it."""
+    d = _depth(p)
+    out = np.asarray(p)
+    return np.moveaxis(out, d, 0) if d and out.ndim > d else out
 
 
 def _gather_index(x, index, x_batched, n, active=False):
-    """The advanced index that reads ``x[index_k]`` for each example ``k`` (``active``: the
-    examples checked for out-of-range indices, False: none)."""
+    """``(parts, move)``: the advanced index that reads ``x[index_k]`` for each example
+    ``k`` (``active``: the examples checked for out-of-range indices, False: none), and
+    None or the ``(source, destination)`` axes of the ``np.moveaxis`` that makes numpy's
+    result of it the examples' results stacked.  That move is needed where the index's
+    integer parts (an integer or an integer array per example) come together after a
+    slice, ``None`` or ``...``: each example's result keeps the slices' axes first, where
+    numpy puts the batch's (and the arrays') axes in the gather."""
     parts = index if isinstance(index, tuple) else (index,)
-    parts = [np.asarray(p) for p in parts]
-    if any(p.dtype == bool for p in parts):
+    parts = [p if p is None or index_constant(p) else _index_array(p) for p in parts]
+    if any(getattr(p, "dtype", None) == bool for p in parts):
         raise TypeError("vmap: a boolean mask that differs per example selects a different "
                         "number of entries per example, which cannot be batched")
     dims = np.shape(x)[1:] if x_batched else np.shape(x)
@@ -283,15 +320,29 @@ def _gather_index(x, index, x_batched, n, active=False):
         _check_in_bounds(parts, dims, n, active)
     # out-of-range indices are clamped (as JAX's batched gathers do): examples that a
     # condition has finished (a masked loop, a short-circuit 'and') still compute the read
-    parts = [np.clip(p, -d, d - 1) if p.dtype.kind in "iu" else p
-             for p, d in zip(parts, dims)]
+    axes = _part_axes(parts, len(dims))
+    parts = [np.clip(p, -dims[a], dims[a] - 1) if isinstance(p, np.ndarray) and
+             p.dtype.kind in "iu" and a is not None and a < len(dims) else p
+             for p, a in zip(parts, axes)]
+    at = [k for k, p in enumerate(parts) if isinstance(p, np.ndarray)]
+    split = bool(at) and at[0] > 0 and at == list(range(at[0], at[-1] + 1))
+    before = sum(len(dims) - len(at) - sum(1 for q in parts if isinstance(q, slice))
+                 if p is Ellipsis else 1 for p in parts[:at[0]]) if split else 0
+    lead = max((p.ndim - 1 for p in parts if isinstance(p, np.ndarray) and p.ndim
+                and p.shape[0] == n), default=0)
+    # each example's integer parts broadcast after the batch axis, which they share
+    parts = [p if not isinstance(p, np.ndarray) or p.ndim == 0 or p.shape[0] != n else
+             p.reshape(p.shape[:1] + (1,) * (lead - (p.ndim - 1)) + p.shape[1:])
+             for p in parts]
     if x_batched:
-        lead = max((p.ndim - 1 for p in parts if p.ndim), default=0)
-        arange = np.arange(n).reshape((n,) + (1,) * lead)
-        parts = [arange] + [p.reshape(p.shape + (1,) * 0) if p.ndim == 0 else
-                            p.reshape(p.shape[:1] + (1,) * (lead - (p.ndim - 1)) + p.shape[1:])
-                            if p.shape[:1] == (n,) else p for p in parts]
-    return tuple(parts)
+        parts = [np.arange(n).reshape((n,) + (1,) * lead)] + parts
+    if not split:
+        return tuple(parts), None
+    group = len(np.broadcast_shapes(*(p.shape for p in parts if isinstance(p, np.ndarray))))
+    if x_batched:  # numpy: (batch, arrays, slices before, ...) -> (batch, before, arrays, ...)
+        source = list(range(1, group))
+        return tuple(parts), (source, [before + a for a in source])
+    return tuple(parts), ([before], [0])  # (before, batch, arrays, ...) -> (batch, ...)
 
 
 def batch_gather(x, index, x_batched, index_batched):
@@ -300,7 +351,9 @@ def batch_gather(x, index, x_batched, index_batched):
     n = batch_size(x if x_batched else (), index)
     if not index_batched:
         return np.asarray(x)[batch_index(x, index)]
-    return np.asarray(x)[_gather_index(x, index, x_batched, n)]
+    idx, move = _gather_index(x, index, x_batched, n)
+    out = np.asarray(x)[idx]
+    return out if move is None else np.moveaxis(out, move[0], move[1])
 
 
 def batch_gather_vjp(g, x, index, x_batched, index_batched):
@@ -309,11 +362,12 @@ def batch_gather_vjp(g, x, index, x_batched, index_batched):
     dtype = np.result_type(xa.dtype, np.asarray(g).dtype, np.float64)
     out = np.zeros(xa.shape, dtype=dtype)
     n = batch_size(x if x_batched else (), index)
-    idx = _gather_index(x, index, x_batched, n) if index_batched else batch_index(x, index)
-    if x_batched or not index_batched:
-        np.add.at(out, idx, g)
-    else:  # x the same for every example: the examples' cotangents add up
-        np.add.at(out, idx, g)
+    if not index_batched:
+        np.add.at(out, batch_index(x, index), g)
+        return out
+    idx, move = _gather_index(x, index, x_batched, n)
+    g = np.asarray(g) if move is None else np.moveaxis(np.asarray(g), move[1], move[0])
+    np.add.at(out, idx, g)  # (x the same for every example: the cotangents add up)
     return out
 
 
@@ -329,14 +383,15 @@ def batch_setitem(x, index, value, index_batched, value_batched, mask=None):
         return None
     if mask is not None:
         n = np.shape(x)[0]
-        idx = _gather_index(x, index, True, n, mask) if index_batched else \
-            batch_index(x, index)
-        old = x[idx]
+        idx, move = _gather_index(x, index, True, n, mask) if index_batched else \
+            (batch_index(x, index), None)
+        old = x[idx] if move is None else np.moveaxis(x[idx], move[0], move[1])
         new = np.asarray(value)
         if value_batched:
             new = new.reshape(new.shape[:1] + (1,) * (old.ndim - new.ndim) + new.shape[1:])
         m = np.asarray(mask).reshape((n,) + (1,) * (old.ndim - 1))
-        x[idx] = np.where(m, new, old)
+        new = np.where(m, new, old)
+        x[idx] = new if move is None else np.moveaxis(new, move[1], move[0])
         return None
     n = np.shape(x)[0]
     mask = np.asarray(index) if index_batched and not isinstance(index, tuple) else None
@@ -347,13 +402,17 @@ def batch_setitem(x, index, value, index_batched, value_batched, mask=None):
         v = v.reshape(v.shape + (1,) * (mask.ndim - v.ndim)) if value_batched else v
         x[...] = np.where(mask, v, x)
         return None
-    idx = _gather_index(x, index, True, n, None) if index_batched else batch_index(x, index)
+    idx, move = _gather_index(x, index, True, n, None) if index_batched else \
+        (batch_index(x, index), None)
     if value_batched:
         slot_nd = np.ndim(x[idx])
         value = np.asarray(value)
         pad = slot_nd - value.ndim
         if pad > 0:
             value = value.reshape(value.shape[:1] + (1,) * pad + value.shape[1:])
+    if move is not None:  # the examples' slots stacked, as numpy lays the gather out
+        slot = np.moveaxis(x[idx], move[0], move[1]).shape
+        value = np.moveaxis(np.broadcast_to(value, slot), move[1], move[0])
     x[idx] = value
     return None
 
@@ -386,7 +445,7 @@ def batch_loop(fn, flags, n, *args, **kwargs):
     outs = []
     for k in range(n):
         call = [a[k] if f and not _is_container(a) else
-                (tree_map(lambda v: v[k], a) if f else a) for a, f in zip(args, flags)]
+                (batch_example(a, k) if f else a) for a, f in zip(args, flags)]
         outs.append(fn(*call, **kwargs))
     first = outs[0]
     try:

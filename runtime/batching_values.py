@@ -27,13 +27,27 @@ def batch_value(r, source, index=None):
     return r
 
 
-def batch_gathered_value(r, message):
+def batch_gathered_value(r, message, index=None):
     """Batched read ``r`` gathered at an index that differs per example (a new array),
     from an array written in place while ``r`` is used: ``r`` itself when each example
-    read a number (a value, as in numpy); raises ``BatchingRuntimeError(message)`` when
-    each example read an array, which numpy would give as a view of the example's array
-    and a gather cannot."""
-    if isinstance(r, np.ndarray) and r.ndim >= 2:
+    read a number (a value, as in numpy) or read with an integer array or a mask in its
+    ``index`` (numpy's advanced indexing: a copy too); raises
+    ``BatchingRuntimeError(message)`` when each example read an array with integers and
+    slices only, which numpy would give as a view of the example's array and a gather
+    cannot.  A part of ``index`` that is an array whose first axis is the batch is one
+    integer per example (``batching._gather_index``'s reading), so it is an integer
+    array per example from two axes on."""
+    if isinstance(r, np.ndarray) and r.ndim >= 2 and not _advanced_per_example(index, len(r)):
         from .batching import BatchingRuntimeError
         raise BatchingRuntimeError(message)
     return r
+
+
+def _advanced_per_example(index, n) -> bool:
+    for part in index if isinstance(index, tuple) else (index,):
+        if isinstance(part, (list, np.ndarray)):
+            part = np.asarray(part)
+            batched = part.ndim >= 1 and part.shape[0] == n
+            if part.dtype == bool or part.ndim - (1 if batched else 0) >= 1:
+                return True
+    return False

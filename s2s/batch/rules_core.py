@@ -30,6 +30,7 @@ import operator
 import numpy as np
 
 import s2s_runtime as rt
+from s2s_runtime.batching import index_constant
 from s2s_runtime import build
 
 from ..ir import nodes as ir
@@ -414,6 +415,12 @@ def per_example_helper(fn, *names):
     return rule
 
 
+def _index_constant(a) -> bool:
+    """A slice or ``...`` written in the code: the same in every example, never lifted (a
+    batched index tuple ``(i, 1:)`` keeps it)."""
+    return isinstance(a, ir.Const) and index_constant(a.value)
+
+
 def container(site):
     call = site.call
     if call.fn is build.make_dict:
@@ -421,8 +428,8 @@ def container(site):
                 else site.rt(rt.batch_lift, a, site.n, batched=True)
                 for k, a in enumerate(call.args)]
     else:
-        args = [a if site.b(a) else site.rt(rt.batch_lift, a, site.n, batched=True)
-                for a in call.args]
+        args = [a if site.b(a) or _index_constant(a) else
+                site.rt(rt.batch_lift, a, site.n, batched=True) for a in call.args]
     return ir.Call(call.fn, tuple(args), call.kwargs)
 
 

@@ -207,7 +207,8 @@ def gathered_read(site, read: ir.Call) -> ir.Expr:
     gather, a new array) checked where ``x`` may be written in place while the read is
     still used: each example must read a number, since a row would be a view in numpy
     (writes to ``x`` show in it, writes to it change ``x``) and cannot be one when
-    gathered (``rt.batch_gathered_value`` raises, naming the line)."""
+    gathered (``rt.batch_gathered_value`` raises, naming the line), unless the index
+    holds an integer array per example (numpy's advanced indexing copies too)."""
     if not _needs_value(site):
         return read
     from .transform import BatchingError
@@ -216,7 +217,8 @@ def gathered_read(site, read: ir.Call) -> ir.Expr:
         "an index that differs per example, and the array (or the part read) is written in "
         "place while the read is used; a batched read cannot be a view of each example's "
         "own part: copy it (x[i].copy()) or read it after the writes", site.loc)
-    return ir.Call(rt.batch_gathered_value, (site.emit(read), ir.Const(str(message))))
+    return ir.Call(rt.batch_gathered_value, (site.emit(read), ir.Const(str(message)),
+                                             read.args[1]))
 
 
 # batch_value is the identity on values: derivatives pass through it unchanged
@@ -225,5 +227,5 @@ defvjp(rt.batch_value, lambda g, ans, r, source, index=None: g,
        lambda g, ans, r, source, index=None: rt.zeros_like(source))
 defjvp(rt.batch_value, lambda t, ans, r, source, index=None: rt.batch_value(t, source, index),
        lambda t, ans, r, source, index=None: rt.zeros_like(ans))
-defvjp(rt.batch_gathered_value, lambda g, ans, r, message: g, None)
-defjvp(rt.batch_gathered_value, lambda t, ans, r, message: t, None)
+defvjp(rt.batch_gathered_value, lambda g, ans, r, message, index=None: g, None, None)
+defjvp(rt.batch_gathered_value, lambda t, ans, r, message, index=None: t, None, None)

@@ -158,10 +158,6 @@ REFUSED = {
     **{(f, "jit(jacrev(grad))"): "reverse mode over reverse mode"
        for f in ("accumulate_by_index", "accumulate_over_items", "accumulate_rows",
                  "sum_of_a_list", "list_read_twice", "enumerate_pairs")},
-    # np.interp's derivative batched: its knots read at indices that differ per example
-    ("interp_and_convolve", "vmap(grad)"): "index that differs per example",
-    ("interp_and_convolve", "jit(vmap(grad))"): "batch_pad_width",
-    ("interp_and_convolve", "vmap(hessian)"): "index that differs per example",
 }
 
 

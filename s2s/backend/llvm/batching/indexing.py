@@ -12,41 +12,54 @@ index differs per example, as a loop over the examples (``s2s_runtime.batching``
   ``x[k]`` when batched) into a new array ``(n,) + slot shape``; a batched integer is
   clamped into ``[-d, d - 1]`` first, as the Python helper does (examples a masked
   loop has finished still compute their reads);
-* ``batch_gather_vjp(g, x, index, True, True)`` (its cotangent, ``x`` of rank 2, one
-  batched integer): ``g[k]`` added at ``index_k`` of example ``k`` of zeros like ``x``;
+* ``batch_gather_vjp(g, x, index, x_batched, True)`` (its cotangent): ``g[k]`` added at
+  ``index_k`` of example ``k`` of zeros like ``x`` (of the zeros themselves when ``x`` is
+  the same for every example);
 * ``batch_example(x, k)``: example ``k`` of batched ``x``, row ``k`` of the array (a view;
   a number for a vector) or of every array a tuple or list display holds (its ``None``
   items kept).
 
-Index parts: ints, slices, ``...`` and ``None`` and, for the batched parts, int64 vectors;
-anything else (boolean masks, fancy indices) is refused by the call table with the types.
+Index parts: ints, slices, ``...`` and ``None`` and, for the batched parts, int64 vectors
+(an integer per example) or, in ``batch_gather`` and ``batch_check_index``, int64 arrays of
+two axes or more (an integer array per example: numpy's advanced indexing of each
+example, ``values/fancy.py``, ``np.take(fp, hi)`` in ``np.interp``'s derivative); anything
+else (boolean masks, fancy indices of writes) is refused by the call table with the types.
 """
 from __future__ import annotations
 
 import s2s_runtime as rt
 from llvmlite import ir as ll
 
+from ..values import abi
 from ..values import arrays as A
+from ..values import fancy as F
 from ..typing import types as T
 from ..ops.calls import register
-from ..ops.arrays import index_types
+from ..ops.arrays import index_types, view_ndim
 
 
 def _items(t):
     return list(t.items) if isinstance(t, T.Tuple) else [t]
 
 
-def _per_example_index(index_t, batched):
-    """The per-example type of the index (batched parts: int64 vectors -> ints)."""
+def _per_example_index(index_t, batched, arrays=False):
+    """The per-example type of the index (batched parts: int64 vectors -> ints; with
+    ``arrays``, int64 arrays of rank ``r >= 2`` -> int64 arrays of rank ``r - 1``, an
+    advanced index whose result type ``values/fancy.result_type`` gives)."""
     items = []
     for t in _items(index_t):
         if batched and isinstance(t, T.Array):
-            if t.ndim != 1 or t.dtype != "i8":
+            if t.dtype != "i8" or t.ndim != 1 and not arrays:
                 return None
-            items.append(T.INT)
+            items.append(T.INT if t.ndim == 1 else T.Array("i8", t.ndim - 1))
+        elif batched and arrays and isinstance(t, T.ListLiteral) and t.items and all(
+                isinstance(i, T.Array) and i.dtype == "i8" and i.ndim == 1 for i in t.items):
+            items.append(T.ListLiteral((T.INT,) * len(t.items)))  # [i, 0]: integers
         else:
             items.append(t)
     out = T.Tuple(tuple(items)) if isinstance(index_t, T.Tuple) else items[0]
+    if any(isinstance(t, (T.Array, T.ListLiteral)) for t in items):
+        return out
     return out if index_types(out, views=True) is not None else None
 
 
@@ -60,9 +73,34 @@ def _example(L, v, t, k, batched):
     return A.first_axis_item(L, v, t, k) if batched else (v, t)
 
 
-def _index_at(L, idx, it, et, k, batched, dims=None):
-    """The index of example ``k`` (of type ``et``); ``dims``: clamp batched ints to them;
-    ``k`` None: every batched int 0 (an index for the slot's shape, read from no array)."""
+def _batch_count(L, idx, it):
+    """The number of examples: the first axis of the index's first batched part (an array,
+    or the first item of a list display of them), None where no part is batched."""
+    b = L.b
+    parts = [(b.extract_value(idx, j), t) for j, t in enumerate(it.items)] \
+        if isinstance(it, T.Tuple) else [(idx, it)]
+    for p, pt in parts:
+        if isinstance(pt, T.ListLiteral) and pt.items and isinstance(pt.items[0], T.Array):
+            p, pt = b.extract_value(p, 0), pt.items[0]
+        if isinstance(pt, T.Array):
+            return A.shape_of(L, p, 0)
+    return None
+
+
+def _clamped(L, p, d):
+    """Integer ``p`` clamped into ``[-d, d - 1]``."""
+    b = L.b
+    p = b.select(b.icmp_signed("<", p, b.neg(d)), b.neg(d), p)
+    last = b.sub(d, A.ONE)
+    return b.select(b.icmp_signed(">", p, last), last, p)
+
+
+def _index_at(L, idx, it, et, k, batched, dims=None, temps=None):
+    """The index of example ``k`` (of type ``et``); ``dims``: clamp batched ints to them
+    (an integer array per example: a clamped copy, appended to ``temps`` for the caller to
+    release; a list display of integers per example: each clamped); ``k`` None: every
+    batched int 0 and every batched array example 0's view (an index for the slot's
+    shape, read from no array)."""
     b = L.b
     if not batched:
         return idx
@@ -70,13 +108,24 @@ def _index_at(L, idx, it, et, k, batched, dims=None):
         if isinstance(it, T.Tuple) else [idx]
     out = []
     for j, (p, pt) in enumerate(zip(parts, _items(it))):
-        if isinstance(pt, T.Array):
+        if isinstance(pt, T.Array) and pt.ndim >= 2:  # an integer array per example
+            p, row_t = A.first_axis_item(L, p, pt, A.ZERO if k is None else k)
+            if dims is not None and k is not None:
+                p = A.elementwise(L, lambda vs, d=dims[j]: (_clamped(L, vs[0][0], d), T.INT),
+                                  [(p, row_t)], "i8")
+                temps.append((p, row_t))
+        elif isinstance(pt, T.Array):
             p = A.ZERO if k is None else A.first_axis_item(L, p, pt, k)[0]
             if dims is not None:
-                d = dims[j]
-                p = b.select(b.icmp_signed("<", p, b.neg(d)), b.neg(d), p)
-                last = b.sub(d, A.ONE)
-                p = b.select(b.icmp_signed(">", p, last), last, p)
+                p = _clamped(L, p, dims[j])
+        elif isinstance(pt, T.ListLiteral) and isinstance(et, (T.Tuple, T.ListLiteral)) and \
+                isinstance(_items(et)[j], T.ListLiteral) and pt != _items(et)[j]:
+            row = ll.Constant(_items(et)[j].llvm(), None)
+            for m, item_t in enumerate(pt.items):
+                v = A.ZERO if k is None else A.first_axis_item(
+                    L, b.extract_value(p, m), item_t, k)[0]
+                row = b.insert_value(row, v if dims is None else _clamped(L, v, dims[j]), m)
+            p = row
         out.append(p)
     if not isinstance(et, T.Tuple):
         return out[0]
@@ -140,20 +189,21 @@ class BatchGather:
         if not isinstance(x, T.Array):
             return None
         per = x.ndim - flags[0]
-        et = _per_example_index(index, True)
+        et = _per_example_index(index, True, arrays=True)
         if et is None or len(_items(et)) > per:
             return None
-        kept = per - sum(1 for p in index_types(et) if p == "int")
-        return T.Array(x.dtype, kept + 1)
+        if F.is_advanced(et):
+            read = F.result_type(T.Array(x.dtype, per), et)
+            return None if read is None else T.Array(x.dtype, read.ndim + 1)
+        kept = view_ndim(T.Array(x.dtype, per), et)
+        return None if kept is None else T.Array(x.dtype, kept + 1)
 
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         (x, xt), (idx, it) = vals[:2]
         x_b = L.call_atoms[0][2].value
-        et = _per_example_index(it, True)
-        n = next(A.shape_of(L, p, 0) for p, pt in
-                 ([(b.extract_value(idx, j), t) for j, t in enumerate(it.items)]
-                  if isinstance(it, T.Tuple) else [(idx, it)]) if isinstance(pt, T.Array))
+        et = _per_example_index(it, True, arrays=True)
+        n = _batch_count(L, idx, it)
         if x_b:
             L.check(b.icmp_signed("!=", A.shape_of(L, x, 0), n), ValueError,
                     "vmap: an index over {0} examples into an array of {1}",
@@ -163,16 +213,25 @@ class BatchGather:
         checks, L.boundscheck = L.boundscheck, False  # the slot's shape: slices and dims only
         try:
             first = _example(L, x, xt, A.ZERO, x_b)[0]
-            parts = A.index_parts(L, _index_at(L, idx, it, et, None, True), et)
-            _, shape, _ = A.view(L, first, per_t, parts)
+            if F.is_advanced(et):  # (the places' shape: the index arrays' shapes only)
+                selection = F.Selection(L, first, per_t, _index_at(L, idx, it, et, None, True),
+                                        et)
+                shape = selection.shape()
+                selection.done()
+            else:
+                parts = A.index_parts(L, _index_at(L, idx, it, et, None, True), et)
+                _, shape, _ = A.view(L, first, per_t, parts)
         finally:
             L.boundscheck = checks
         out = A.allocate(L, rtype, [n] + shape)
 
         def example(k):
             xk, xkt = _example(L, x, xt, k, x_b)
-            ik = _index_at(L, idx, it, et, k, True, dims)
+            temps = []
+            ik = _index_at(L, idx, it, et, k, True, dims, temps)
             value, vt = A.getitem(L, xk, xkt, ik, et)
+            if F.is_advanced(et):  # (a gathered copy)
+                temps.append((value, vt))
             ok, okt = A.first_axis_item(L, out, rtype, k)
             if isinstance(okt, T.Array):
                 A.elementwise(L, lambda vs: vs[0], [(value, vt)], rtype.dtype, out=(ok, okt))
@@ -180,50 +239,72 @@ class BatchGather:
                 ptr = A.element_ptr(L, b.extract_value(out, 0), A.strides_list(L, out, rtype),
                                     [k], rtype.elem)
                 A.store(L, value, ptr, rtype.elem)
+            for temp in temps:
+                abi.release(L, *temp)
 
         A.loop(L, n, example)
         return out
 
 
 class BatchGatherVjp:
-    """``batch_gather_vjp(g, x, index, True, True)`` for a batched ``x`` of rank 2 and one
-    batched integer per example: zeros like ``x`` with ``out[k, index_k] += g[k]``, the
-    index clamped into ``[-d, d - 1]`` and wrapped as in the gather."""
+    """``batch_gather_vjp(g, x, index, x_batched, True)``: zeros like ``x`` with example
+    ``k``'s cotangent ``g[k]`` added at ``index_k`` of example ``k`` (of ``x`` itself when
+    ``x`` is the same for every example: the examples' cotangents add up), the batched
+    integers clamped into ``[-d, d - 1]`` and wrapped as in the gather; an integer array
+    per example adds at every place it names (repeated places accumulate, ``np.add.at``)."""
 
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if kw or len(types) != 5 or _flags(atoms[3:5]) != [True, True]:
+        flags = _flags(atoms[3:5])
+        if kw or len(types) != 5 or flags is None or flags[1] is not True:
             return None
         g, x, index = types[:3]
-        if not (isinstance(x, T.Array) and x.ndim == 2 and isinstance(g, T.Array)
-                and g.ndim == 1 and isinstance(index, T.Array) and index.ndim == 1
-                and index.dtype == "i8"):
+        if not (isinstance(x, T.Array) and isinstance(g, T.Array) and g.ndim >= 1):
+            return None
+        per = x.ndim - flags[0]
+        et = _per_example_index(index, True, arrays=True)
+        if et is None or len(_items(et)) > per or \
+                F.is_advanced(et) and F.result_type(T.Array(x.dtype, per), et) is None:
             return None
         codes = {x.dtype, g.dtype}
-        return T.Array("c16" if "c16" in codes else ("f4" if codes == {"f4"} else "f8"), 2)
+        return T.Array("c16" if "c16" in codes else ("f4" if codes == {"f4"} else "f8"),
+                       x.ndim)
 
     def lower(self, L, fn, vals, kw, rtype):
         from ..values import scalars as S
         b = L.b
         (g, gt), (x, xt), (idx, it) = vals[:3]
-        n, d = A.shape_of(L, x, 0), A.shape_of(L, x, 1)
-        L.check(b.icmp_signed("!=", A.shape_of(L, idx, 0), n), ValueError,
-                "vmap: an index over {0} examples into an array of {1}",
-                (A.shape_of(L, idx, 0), n))
-        out = A.allocate(L, rtype, [n, d], zeroed=True)
-        data, strides = b.extract_value(out, 0), A.strides_list(L, out, rtype)
-        et = rtype.elem
+        x_b = L.call_atoms[0][3].value
+        et = _per_example_index(it, True, arrays=True)
+        n = A.shape_of(L, g, 0)
+        if x_b:
+            L.check(b.icmp_signed("!=", A.shape_of(L, x, 0), n), ValueError,
+                    "vmap: an index over {0} examples into an array of {1}",
+                    (n, A.shape_of(L, x, 0)))
+        out = A.allocate(L, rtype, A.shape_list(L, x, xt), zeroed=True)
+        dims = A.shape_list(L, x, xt)[x_b:]
+        slot_t = T.Array(rtype.dtype, xt.ndim - x_b)
 
         def example(k):
-            i = A.element(L, idx, it, [k])
-            low, high = b.neg(d), b.sub(d, A.ONE)
-            i = b.select(b.icmp_signed("<", i, low), low, i)
-            i = b.select(b.icmp_signed(">", i, high), high, i)
-            i = b.select(b.icmp_signed("<", i, A.ZERO), b.add(i, d), i)
-            ptr = A.element_ptr(L, data, strides, [k, i], et)
-            gv = S.convert(L, A.element(L, g, gt, [k]), gt.elem, et)
-            A.store(L, S.binary(L, "add", A.load(L, ptr, et), gv, et), ptr, et)
+            ok, okt = A.first_axis_item(L, out, rtype, k) if x_b else (out, slot_t)
+            gk, gkt = A.first_axis_item(L, g, gt, k)
+            temps = []
+            ik = _index_at(L, idx, it, et, k, True, dims, temps)
+            if F.is_advanced(et):
+                F.scatter(L, ok, okt, ik, et, gk, gkt, "add")
+            else:
+                old, old_t = A.getitem(L, ok, okt, ik, et)
+                if isinstance(old_t, T.Array):
+                    total = A.elementwise(L, lambda vs: (S.binary(
+                        L, "add", vs[0][0], S.convert(L, vs[1][0], vs[1][1], old_t.elem),
+                        old_t.elem), old_t.elem), [(old, old_t), (gk, gkt)], old_t.dtype)
+                    temps.append((total, old_t))
+                else:
+                    total = S.binary(L, "add", old, S.convert(L, gk, gkt, old_t), old_t)
+                A.setitem(L, ok, okt, ik, et, total, old_t)
+            for temp in temps:
+                abi.release(L, *temp)
 
         A.loop(L, n, example)
         return out
@@ -388,7 +469,7 @@ class BatchCheckIndex:
         if kw or len(types) not in (3, 4) or _flags(atoms[2:3]) is None:
             return None
         x, index = types[:2]
-        if not isinstance(x, T.Array) or _per_example_index(index, True) is None:
+        if not isinstance(x, T.Array) or _per_example_index(index, True, arrays=True) is None:
             return None
         if len(types) == 4 and types[3] != T.Array("b1", 1):
             return None
@@ -405,23 +486,37 @@ class BatchCheckIndex:
         parts = [(b.extract_value(idx, j), t) for j, t in enumerate(it.items)] \
             if isinstance(it, T.Tuple) else [(idx, it)]
         dims = A.shape_list(L, x, xt)[x_b:]
-        batched = [(p, pt) for p, pt in parts if isinstance(pt, T.Array)]
-        if not batched:
+        n = _batch_count(L, idx, it)
+        if n is None:
             return none
-        n = A.shape_of(L, batched[0][0], 0)
 
         def example(k):
+            def one(p, axis, d):
+                bad = b.or_(b.icmp_signed("<", p, b.neg(d)), b.icmp_signed(">=", p, d))
+                L.check(bad, IndexError, f"index {{0}} is out of bounds for axis {axis} "
+                        "with size {1} (example {2} of the vmap batch)", (p, d, k))
+
             def check():
                 for axis, ((p, pt), d) in enumerate(zip(parts, dims)):
+                    if isinstance(pt, T.ListLiteral):  # [i, 0]: an integer per item
+                        for m, item_t in enumerate(pt.items):
+                            if isinstance(item_t, T.Array):
+                                one(A.first_axis_item(L, b.extract_value(p, m), item_t, k)[0],
+                                    axis, d)
+                        continue
+                    if isinstance(pt, T.Array) and pt.ndim >= 2:  # an array per example
+                        row, row_t = A.first_axis_item(L, p, pt, k)
+                        A.loop_nest(L, A.shape_list(L, row, row_t), lambda pos, row=row,
+                                    row_t=row_t, axis=axis, d=d: one(
+                                        A.element(L, row, row_t, pos), axis, d))
+                        continue
                     if isinstance(pt, T.Array):
                         p = A.first_axis_item(L, p, pt, k)[0]
                     elif not (isinstance(pt, T.Scalar) and pt.dtype in ("i8", "b1")):
                         continue  # a slice
                     if isinstance(pt, T.Scalar) and pt.dtype == "b1":
                         continue
-                    bad = b.or_(b.icmp_signed("<", p, b.neg(d)), b.icmp_signed(">=", p, d))
-                    L.check(bad, IndexError, f"index {{0}} is out of bounds for axis {axis} "
-                            "with size {1} (example {2} of the vmap batch)", (p, d, k))
+                    one(p, axis, d)
             if active is None:
                 check()
                 return

@@ -7,10 +7,11 @@ leaves it alone, as numpy's per-example read of a number is a value; an ``r`` of
 higher rank (each example an array: a view unbatched too), a number and an item of
 a tuple or list are returned as they are.
 
-``batch_gathered_value(r, message)`` of a gathered read (a new array): ``r`` itself
-where each example read a number; where each example read an array (a view in numpy,
-which a gather cannot be) the call is refused when the kernel is typed, with the
-batching transform's ``message`` (file:line, the line, a caret).
+``batch_gathered_value(r, message[, index])`` of a gathered read (a new array): ``r``
+itself where each example read a number or read with an integer array in its index (a
+copy in numpy too); where each example read an array with integers and slices only (a
+view in numpy, which a gather cannot be) the call is refused when the kernel is typed,
+with the batching transform's ``message`` (file:line, the line, a caret).
 """
 from __future__ import annotations
 
@@ -37,11 +38,19 @@ class BatchGatheredValue:
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
-        if kw or len(types) != 2 or not isinstance(types[0], (T.Array, T.Scalar)):
+        if kw or len(types) not in (2, 3) or not isinstance(types[0], (T.Array, T.Scalar)):
             return None
-        if isinstance(types[0], T.Array) and types[0].ndim >= 2:
+        if isinstance(types[0], T.Array) and types[0].ndim >= 2 and \
+                not (len(types) == 3 and self._advanced(types[2])):
             raise UnsupportedSyntaxError(str(getattr(atoms[1], "value", "")))
         return types[0]
+
+    @staticmethod
+    def _advanced(index_t) -> bool:
+        """Whether a batched index holds an integer array per example (an array of two
+        axes or more: the batch, then the example's) or a mask: a copy in numpy."""
+        items = index_t.items if type(index_t) is T.Tuple else (index_t,)
+        return any(isinstance(t, T.Array) and (t.ndim >= 2 or t.dtype == "b1") for t in items)
 
     def lower(self, L, fn, vals, kw, rtype):
         return vals[0][0]
