@@ -67,6 +67,10 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         return self.resolve_free(name, node)
 
     def resolve_free(self, name, node) -> ir.Atom:
+        if name in getattr(self, "imported", ()):  # bound by an import in the function
+            value = self.imported[name]
+            return ir.Const(NUMPY_OF.get(id(value), value)) if is_static(value) else \
+                self.freevar(name, FreeVar.constant(name, value))
         if name in self.cells:
             cell = self.cells[name]
             try:

@@ -22,6 +22,7 @@ the line.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import warnings
 from typing import Dict, List
@@ -31,7 +32,7 @@ import numpy as np
 
 from s2s_runtime import build
 
-from ..errors import unsupported
+from ..errors import located, unsupported
 from ..ir import nodes as ir
 from ..ir.names import NameGen
 from ..rules.templates import set_template_lowering
@@ -53,7 +54,7 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
         self._setup(parsed, node, getattr(fn, "__globals__", {}), cells, [])
 
-    def _setup(self, parsed, node, globals_, cells, statics, reserved=()) -> None:
+    def _setup(self, parsed, node, globals_, cells, statics, reserved=(), imported=()) -> None:
         self.parsed = parsed
         self.node = node
         self.globals = globals_
@@ -66,6 +67,9 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
         #: free names resolved as part of the program (functions, classes, modules):
         #: (holder, name, value) — re-checked at every call so rebinding is never stale
         self.statics = statics
+        #: names an ``import`` in the function binds: name -> the module or object (what
+        #: Python binds, imported when lowering; never a local variable)
+        self.imported: Dict[str, object] = dict(imported)
         self.blocks: List[list] = []
 
     def function_name(self) -> str:
@@ -214,8 +218,47 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
             test = self.atom(node.test)
             msg = None if node.msg is None else self.atom(node.msg)
             self.emit(ir.Assert(test, msg, loc))
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            self.local_import(node, loc)
         else:
             raise unsupported(_STMT_NAMES.get(type(node).__name__, type(node).__name__), loc)
+
+    def local_import(self, node, loc) -> None:
+        """``import m``, ``import m.sub as s``, ``from m import f as g`` in the function: the
+        names bound to what Python binds (imported now: a module runs once, and importing
+        it again gives the same object), read as program constants, as a module-level
+        import's would be.  A relative import, a name the function also assigns and a
+        name imported as different objects (in two branches) are refused by name."""
+        package = getattr(self.fn, "__module__", None) if self.fn is not None else None
+        if isinstance(node, cst.ImportFrom) and (node.relative or isinstance(node.names,
+                                                                            cst.ImportStar)):
+            raise unsupported("'from . import' or 'import *' inside a differentiated "
+                              "function (import the names at module level)", loc)
+        for alias in node.names:
+            dotted = _dotted(alias.name)
+            bound = alias.asname.name.value if alias.asname is not None else None
+            try:
+                if isinstance(node, cst.Import):
+                    module = importlib.import_module(dotted)
+                    name = bound or dotted.split(".")[0]
+                    value = module if bound else importlib.import_module(name)
+                else:
+                    source = _dotted(node.module)
+                    module = importlib.import_module(source)
+                    name = bound or dotted
+                    value = getattr(module, dotted, None)
+                    if value is None:
+                        value = importlib.import_module(f"{source}.{dotted}")
+            except ImportError as exc:
+                raise ImportError(located(f"{exc} (an import in {package or 'the function'})",
+                                          loc)) from None
+            if name in self.locals:
+                raise unsupported(f"'import' of {name!r}, a name the function also assigns",
+                                  loc)
+            if self.imported.get(name, value) is not value:
+                raise unsupported(f"'import' binding {name!r} to different objects (on "
+                                  "different paths): import each under its own name", loc)
+            self.imported[name] = value
 
     def stmt_If(self, node) -> None:
         test = self.atom(node.test)
@@ -334,6 +377,13 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
         return local_function(self, node, "lambda_")
 
 
+def _dotted(node) -> str:
+    """``a.b.c`` of a ``Name`` or ``Attribute`` chain (an import's module path)."""
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return node.value
+
+
 def _is_docstring(stmt) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
             and isinstance(stmt.body[0], cst.Expr)
@@ -348,8 +398,6 @@ _NOT_CONST = object()
 _STMT_NAMES = {
     "Global": "'global' statement", "Nonlocal": "'nonlocal' statement",
     "Del": "'del' statement",
-    "Import": "'import' inside a differentiated function",
-    "ImportFrom": "'import' inside a differentiated function",
     "FunctionDef": "nested function definition", "ClassDef": "class definition",
     "Match": "'match' statement", "TryStar": "'except*'",
 }

@@ -96,7 +96,8 @@ class _Nested:
         #: enclosing comprehension variables: user name -> their variable there
         self.enclosing_comps = outer.visible_comps()
         self._setup(outer.parsed, node, outer.globals, outer.cells, outer.statics,
-                    reserved=enclosing | set(self.enclosing_comps.values()))
+                    reserved=enclosing | set(self.enclosing_comps.values()),
+                    imported=outer.imported)
         #: names of enclosing functions this one can read (its own locals shadow them)
         self.enclosing = enclosing - self.locals
         self.captured = []
