@@ -187,9 +187,38 @@ def _svd_values_only(args, kwargs):
     return None
 
 
+def clip_bounds(a, args, kwargs, method=False):
+    """``np.clip(a, lo, hi)`` with both bounds positional (``None`` for one not given) of
+    a call of ``np.clip`` (``method``: of ``a.clip``) whose bounds are given as numpy
+    takes them: positional (the method's first is ``min``), ``a_min``/``a_max`` or
+    ``min``/``max`` keywords, each at most once; None for any other call (left as written,
+    so numpy's own error stands: ``np.clip(a, lo)`` without ``a_max``)."""
+    names = ("min", "max") if method else ("a_min", "a_max")
+    if len(args) > 2 or any(k not in ("a_min", "a_max", "min", "max") for k in kwargs):
+        return None
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in given:
+            return None
+        given[k] = v
+    if not method and len(args) == 1 and not ({"a_max", "max"} & set(given)):
+        return None  # np.clip(a, lo): numpy's TypeError
+    low = [given[k] for k in ("a_min", "min") if k in given]
+    high = [given[k] for k in ("a_max", "max") if k in given]
+    if len(low) > 1 or len(high) > 1:
+        return None
+    return ir.Call(np.clip, (a, low[0] if low else ir.Const(None),
+                             high[0] if high else ir.Const(None)))
+
+
+def _clip(args, kwargs):
+    return clip_bounds(args[0], args[1:], kwargs) if args else None
+
+
 #: ``fn`` -> ``form(args, kwargs)``: a call of ``fn`` whose constant arguments make it
-#: another function, as that call (None: ``fn`` itself)
-_CALL_FORMS = ((np.linalg.svd, _svd_values_only),)
+#: another function, or whose arguments it takes in a standard form, as that call (None:
+#: ``fn`` itself as written)
+_CALL_FORMS = ((np.linalg.svd, _svd_values_only), (np.clip, _clip))
 
 
 def call_form(fn, args, kwargs):

@@ -208,6 +208,10 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
         if lead:
             if method in ("reshape", "transpose") and len(args) > 1:
                 args = (self.pack(list(args), tuple, build.make_tuple, self.loc(node)),)
+            if method == "clip":  # a.clip(lo), a.clip(max=hi): both bounds, positional
+                clipped = desugar.clip_bounds(lead[0], args, dict(kwargs), method=True)
+                if clipped is not None:
+                    return clipped
             return ir.Call(fn, lead + args, kwargs)
         if is_record_class(fn):
             return self.record(fn, args, kwargs, node)
