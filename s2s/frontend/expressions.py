@@ -431,6 +431,20 @@ class ExpressionLowering(ComprehensionLowering, UnpackingLowering):
             self.emit(ir.If(left, keep, rhs, loc))
         return result
 
+    def expr_NamedExpr(self, node):
+        """``(name := value)``: ``name = value`` where the expression is evaluated (in the
+        branch of an ``if``, ``and``/``or`` or conditional expression that evaluates it, in
+        a ``while`` test each time), then ``name``.  Inside a comprehension, where it binds
+        the enclosing function's name, it is refused by name."""
+        loc = self.loc(node)
+        if self.comp_scopes:
+            raise unsupported("assignment expression ':=' inside a comprehension", loc)
+        if not isinstance(node.target, cst.Name):
+            raise unsupported("assignment expression ':=' to a target that is not a name", loc)
+        target = ir.Var(node.target.value)
+        self.emit(ir.Assign(target, self.value(node.value), loc))
+        return target
+
     def expr_IfExp(self, node):
         loc = self.loc(node)
         test = self.atom(node.test)
@@ -475,6 +489,5 @@ def _describe(v) -> str:
 _EXPR_NAMES = {
     "Yield": "'yield'", "Await": "'await'", "Lambda": "lambda inside a differentiated function",
     "SetComp": "set comprehension",
-    "NamedExpr": "assignment expression ':='",
     "Set": "set literal", "StarredElement": "starred expression",
 }
