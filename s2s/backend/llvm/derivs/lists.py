@@ -573,6 +573,123 @@ class ToTuple(ListOp):
         return out
 
 
+class ArrayExtreme(ListOp):
+    """``max(a)``/``min(a)`` of a 1-D array ``a`` (or of a list of numbers, for the
+    tangent), ``m`` the item chosen (Python's builtins: the first item equal to it takes
+    the derivative): ``extreme_ct(g, a, m)`` zeros like ``a`` (a float dtype) with ``g``
+    there, ``extreme_tangent(t, a, m)`` the tangent ``t`` (an array or a list of numbers)
+    there; item 0 where no item equals ``m`` (a nan)."""
+
+    @staticmethod
+    def number_array(t):
+        """The 1-D array type ``t`` is, or a list of numbers reads as; else None."""
+        if is_list(t):
+            e = Li.elem_of(t)
+            return None if e is None or isinstance(e, T.Array) else Li.array_type(t)
+        return t if isinstance(t, T.Array) and t.ndim == 1 else None
+
+    def ltype(self, fn, types, loc):
+        g, a, m = types
+        at = self.number_array(a)
+        if at is None or not is_number(m):
+            return None
+        if fn is rt.extreme_tangent:
+            gt = g if is_number(g) else self.number_array(g)
+            return None if gt is None else (gt if is_number(gt) else gt.elem)
+        if not is_number(g) or is_list(a):
+            return None
+        code = "c16" if "c16" in (at.dtype, g.dtype) else ("f4" if at.dtype == "f4" else "f8")
+        return T.Array(code, 1)
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (a, at), (m, mt) = [Li.as_array(L, v, t) if is_list(t) else (v, t)
+                                     for v, t in vals]
+        b = L.b
+        n = A.shape_of(L, a, 0)
+        where = L.entry_alloca(T.I64)
+        b.store(n, where)
+        ct = T.promote(at.elem, mt)
+
+        def look(i):
+            hit = S.compare(L, "==", S.convert(L, A.element(L, a, at, [i]), at.elem, ct),
+                            S.convert(L, m, mt, ct), ct)
+            with b.if_then(b.and_(hit, b.icmp_signed("==", b.load(where), n))):
+                b.store(i, where)
+
+        A.loop(L, n, look)
+        p = b.load(where)
+        p = b.select(b.icmp_signed("==", p, n), A.ZERO, p)
+        if fn is rt.extreme_tangent:
+            return S.convert(L, A.element(L, g, gt, [p]), gt.elem, rtype) \
+                if isinstance(gt, T.Array) else g
+        out = A.allocate(L, rtype, [n], zeroed=True)
+        A.store(L, S.convert(L, g, gt, rtype.elem),
+                A.element_ptr(L, b.extract_value(out, 0), A.strides_list(L, out, rtype), [p],
+                              rtype.elem), rtype.elem)
+        return out
+
+
+class StackedItems(ListOp):
+    """``seq_cast(items, like)`` for an array ``like`` (the cotangent of ``list(a)``): the
+    list ``items`` (numbers, or arrays broadcast to a row of ``like``) stacked into an
+    array of ``like``'s rank and a float (or complex) dtype; zeros of ``like``'s shape for
+    an empty list."""
+
+    def ltype(self, fn, types, loc):
+        items, like = types
+        e = Li.elem_of(items)
+        if e is None:
+            return None
+        if isinstance(e, T.Array) and e.ndim > like.ndim - 1 or \
+                not isinstance(e, T.Array) and like.ndim != 1:
+            return None
+        codes = {like.dtype, e.dtype}
+        return T.Array("c16" if "c16" in codes else ("f4" if codes == {"f4"} else "f8"),
+                       like.ndim)
+
+    def llower(self, L, fn, vals, rtype):
+        (items, it), (like, lt) = vals
+        b = L.b
+        data, _, n = Li.fields(L, items)
+        shape = A.shape_list(L, like, lt)
+        empty = b.icmp_signed("==", n, A.ZERO)
+        out = A.allocate(L, rtype, [b.select(empty, shape[0], n)] + shape[1:], zeroed=True)
+        e = Li.elem_of(it)
+
+        def row(k):
+            item = Li.load(L, data, k, it)
+            if isinstance(e, T.Array):
+                target = A.first_axis_item(L, out, rtype, k)
+                A.elementwise(L, lambda vs: (S.convert(L, vs[0][0], vs[0][1], rtype.elem),
+                                             rtype.elem), [(item, e)], rtype.dtype, out=target)
+            else:
+                ptr = A.element_ptr(L, b.extract_value(out, 0), A.strides_list(L, out, rtype),
+                                    [k], rtype.elem)
+                A.store(L, S.convert(L, item, e, rtype.elem), ptr, rtype.elem)
+
+        A.loop(L, n, row)
+        return out
+
+
+class ItemsOfTangent(ListOp):
+    """``seq_cast_transpose(ct, items, like)`` for a list ``items`` and a sequence ``like``
+    (the tangent of ``list(a)``, of ``sum`` over a list): ``ct`` as a list, the numbers or
+    rows of an array ``ct``, a list ``ct`` itself."""
+
+    def ltype(self, fn, types, loc):
+        ct = types[0]
+        if is_list(ct):
+            return ct
+        if not (isinstance(ct, T.Array) and ct.ndim >= 1):
+            return None
+        return Li.rows_type(ct)
+
+    def llower(self, L, fn, vals, rtype):
+        if is_list(vals[0][1]):
+            return vals[0][0]
+        return Li.from_array(L, vals[0][0], vals[0][1], rtype)
+
+
 class ExtremeCt(ListOp):
     """``extreme_ct(g, l, m)``: ``g`` at the first item of ``l`` equal to ``m``."""
 
@@ -748,3 +865,12 @@ _wrap(Densify, rt.densify, list_at(1))
 _wrap(ToTuple, rt.seq_cast, lambda ts: is_list(ts[0]) and T.plain_tuple(ts[1]))
 _wrap(Densify, rt.seq_cast, list_at(1))
 _wrap(ExtremeCt, rt.extreme_ct, list_at(1))
+_wrap(ArrayExtreme, rt.extreme_ct, lambda ts: len(ts) == 3 and isinstance(ts[1], T.Array)
+      and ts[1].ndim == 1)
+_wrap(ArrayExtreme, rt.extreme_tangent, lambda ts: len(ts) == 3 and (
+    isinstance(ts[1], T.Array) and ts[1].ndim == 1 or is_list(ts[1])))
+_wrap(StackedItems, rt.seq_cast, lambda ts: len(ts) == 2 and is_list(ts[0])
+      and isinstance(ts[1], T.Array) and ts[1].ndim >= 1)
+_wrap(ItemsOfTangent, rt.seq_cast_transpose, lambda ts: len(ts) == 3 and is_list(ts[1])
+      and (isinstance(ts[0], T.Array) or is_list(ts[0]))
+      and (isinstance(ts[2], T.Array) or is_list(ts[2])))

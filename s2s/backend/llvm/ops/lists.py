@@ -326,6 +326,17 @@ class Length(ListOp):
         return Li.fields(L, vals[0][0])[2]
 
 
+class ListOfArray(ListOp):
+    """``list(a)`` of an array of at least one axis: a list that grows, of its numbers
+    (copied) or of its rows (views of ``a``, as numpy's)."""
+
+    def ltype(self, fn, types, loc):
+        return Li.rows_type(types[0])
+
+    def llower(self, L, fn, vals, rtype):
+        return Li.from_array(L, vals[0][0], vals[0][1], rtype)
+
+
 class Same(ListOp):
     """``rt.sequence(l)``: the list itself."""
 
@@ -455,19 +466,34 @@ class SumJvp(ListOp):
 
 
 class Extreme(ListOp):
-    """``max(l)``/``min(l)`` (``ValueError`` when empty)."""
+    """Python's ``max(items)``/``min(items)`` of a list of numbers or a 1-D array, as the
+    builtin runs: the first item, replaced by each later one that compares greater (less)
+    -- so a nan first stays, a nan later is passed over, the first of tied items wins --
+    and ``ValueError`` ("max() iterable argument is empty") when there is none."""
 
     def ltype(self, fn, types, loc):
-        if len(types) == 1 and Li.holds_arrays(types[0]):
+        if len(types) == 1 and (Li.holds_arrays(types[0]) if is_list(types[0])
+                                else types[0].ndim != 1):
             raise UnsupportedSyntaxError(
                 f"jit: {fn.__name__}() of a {types[0]} (Python compares the arrays, an "
                 "ambiguous truth value)", loc)
-        return Li.elem_of(types[0]) if len(types) == 1 else None
+        if len(types) != 1:
+            return None
+        return Li.elem_of(types[0]) if is_list(types[0]) else types[0].elem
 
     def llower(self, L, fn, vals, rtype):
-        view, at = Li.as_array(L, *vals[0])
+        b = L.b
+        view, at = Li.as_array(L, *vals[0]) if is_list(vals[0][1]) else vals[0]
         which = "max" if fn in (rt.max_of, builtins.max) else "min"
-        return R.min_max_all(L, view, at, which)
+        L.check(b.icmp_signed("==", A.shape_of(L, view, 0), A.ZERO), ValueError,
+                f"{which}() iterable argument is empty")
+        first = A.element(L, view, at, [A.ZERO])
+
+        def keep_or_take(best, x):
+            better = S.compare(L, ">" if which == "max" else "<", x, best, at.elem)
+            return b.select(better, x, best)
+
+        return A.reduce_all(L, view, at, keep_or_take, first, at.elem)
 
 
 class ArrayView(ListOp):
@@ -520,13 +546,16 @@ overload_lists(GetItem, operator.getitem, list_at(0))
 overload_lists(Length, len, list_at(0))
 overload_lists(Length, rt.batch_len, list_at(0))  # a list of batched items: its own length
 overload_lists(Same, rt.sequence, list_at(0))
+overload_lists(ListOfArray, list, lambda ts: len(ts) == 1 and isinstance(ts[0], T.Array)
+               and ts[0].ndim >= 1)
 overload_lists(Sum, builtins.sum, list_at(0))
 overload_lists(TupleSum, builtins.sum, _tuple_to_sum)
 overload_lists(ArraySum, builtins.sum,
                lambda ts: bool(ts) and isinstance(ts[0], T.Array) and ts[0].ndim >= 1)
 overload_lists(SumJvp, rt.sum_builtin_jvp, list_at(0))
 for _fn in (rt.max_of, rt.min_of, builtins.max, builtins.min):
-    overload_lists(Extreme, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]))
+    overload_lists(Extreme, _fn, lambda ts: len(ts) == 1 and (
+        is_list(ts[0]) or isinstance(ts[0], T.Array) and ts[0].ndim >= 1))
 for _fn in (np.array, np.asarray):
     overload_lists(ArrayView, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]), True)
 for _fn in (np.sum, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.prod, np.shape,
