@@ -43,10 +43,11 @@ def _jvp_ir(args=None, kwargs=None):
     return _jvp_site_ir(fun, primals, tangents, has_aux)
 
 
-def _jvp_site_ir(fun, primals, tangents, has_aux, captured=()):
+def _jvp_site_ir(fun, primals, tangents, has_aux, captured=None):
     """The IR of a ``jvp`` site (``_jvp_wrapper``) for these values; ``captured``: the
-    values of the variables a local function captures (``ClosureJvp``), trailing
-    arguments of ``fun`` without tangents."""
+    values of the variables a local function captures (``ClosureJvp``'s form, maybe
+    none), trailing arguments of ``fun`` without tangents."""
+    closure, captured = captured is not None, tuple(captured or ())
     primals, tangents = check_pairs(primals, tangents, fun)
     nprimals = len(primals)
     if wants_adapter(fun) or depends_on_kinds(fun):
@@ -58,7 +59,7 @@ def _jvp_site_ir(fun, primals, tangents, has_aux, captured=()):
                for i, c in enumerate(transform._carries(values, nprimals))]
     fwd_ir, free = transform.site_ir(values, carries, kw)
     return _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, fwd_ir.loc,
-                        len(captured))
+                        len(captured), closure)
 
 
 class ClosureJvp(ClosureSite):
@@ -83,10 +84,12 @@ class ClosureJvp(ClosureSite):
                             (kwargs or {}).get("has_aux", False), captured)
 
 
-def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc, n_captured=0):
+def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc, n_captured=0,
+                 closure=False):
     """IR of ``lambda fun, primals, tangents, has_aux: jvp(f, primals, tangents)`` for fixed kinds,
     where ``fwd_ir`` (free variables ``free``) is the JVP function of ``f``; with
-    ``n_captured``, ``lambda primals, tangents, *captured, has_aux`` (``ClosureJvp``)."""
+    ``closure``, ``lambda primals, tangents, *captured, has_aux`` (``ClosureJvp``: the
+    ``n_captured`` variables a local function captures)."""
     loc = loc and replace(loc, derived=True)
     body, names = [], []
 
@@ -119,7 +122,7 @@ def _jvp_wrapper(fwd_ir, free, values, carries, nprimals, has_aux, loc, n_captur
         result = let("res", ir.Call(build.make_tuple, tuple(parts)))
     body.append(ir.Return(result, loc))
     # the call's own parameters: fun and has_aux were fixed when this IR was made
-    params = ((() if n_captured else (ir.Param(ir.Var("fun")),)) +
+    params = ((() if closure else (ir.Param(ir.Var("fun")),)) +
               (ir.Param(primals), ir.Param(tangents)) + tuple(map(ir.Param, captured)) +
               (ir.Param(ir.Var("has_aux"), ir.Const(False)),))
     return ir.Function(f"jvp_{fwd_ir.name}", params, tuple(body), loc,

@@ -224,13 +224,15 @@ def _pytree_jacobian_ir(what, fun, nums, single, args, label):
     return front.func, dict(front.freevars)
 
 
-def vjp_ir(fun, primals, has_aux, captured=()):
+def vjp_ir(fun, primals, has_aux, captured=None):
     """``(ir.Function, freevars)`` of ``vjp(fun, *primals)`` called inside transformed
     code with primals of these kinds: ``def vjp_code(f, a0, ..., has_aux=False)``; with
-    ``captured`` (the values of the variables a local function captures, trailing
-    arguments of ``fun`` that are not differentiated), ``def vjp_code(a0, ..., c0, ...,
-    has_aux=False)``."""
+    ``captured`` (a local function's form: the values of the variables it captures,
+    trailing arguments of ``fun`` that are not differentiated, maybe none), ``def
+    vjp_code(a0, ..., c0, ..., has_aux=False)``."""
     from . import pipeline
+
+    closure, captured = captured is not None, tuple(captured or ())
 
     label = "vjp inside transformed code"
     if has_aux:
@@ -250,10 +252,10 @@ def vjp_ir(fun, primals, has_aux, captured=()):
     for o in out if layout is not None else (out,):
         if np.iscomplexobj(o):
             raise UnsupportedSyntaxError(f"{label}: a complex output")
-    key = ("vjp", id(fun), len(primals), layout, len(captured))
+    key = ("vjp", id(fun), len(primals), layout, len(captured), closure)
     hit = _CODE.get(key)
     if hit is None or hit[0] is not fun:
-        text = _vjp_text(len(primals), layout, len(captured))
+        text = _vjp_text(len(primals), layout, len(captured), closure)
         hit = _CODE[key] = (fun, _load(text, "vjp_code", fun))
     # as the frontend lowered it: the pullback object is seen through where it is
     # inlined (returned from here on its own, it would escape)
@@ -261,7 +263,7 @@ def vjp_ir(fun, primals, has_aux, captured=()):
     return func, dict(freevars)
 
 
-def _vjp_text(nargs, layout, n_captured=0) -> str:
+def _vjp_text(nargs, layout, n_captured=0, closure=False) -> str:
     a = [f"a{i}" for i in range(nargs)]
     every = a + [f"c{i}" for i in range(n_captured)]  # the primals, then the captures
     outs = [None] if layout is None else list(range(layout))
@@ -274,7 +276,7 @@ def _vjp_text(nargs, layout, n_captured=0) -> str:
               f"    def __init__(self, {', '.join(every)}):"]
     lines += [f"        self.{x} = {x}" for x in every]
     given = "ct" if layout is None else ", ".join(f"ct[{o}]" for o in outs)
-    head = "" if n_captured else "f, "
+    head = "" if closure else "f, "
     lines += ["", "    def __call__(self, ct):",
               f"        return grad(dotted, argnums=({', '.join(map(str, range(nargs)))},))("
               f"{', '.join('self.' + x for x in every)}, {given})", "", "",
@@ -283,30 +285,33 @@ def _vjp_text(nargs, layout, n_captured=0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def linearize_ir(fun, primals, captured=()):
+def linearize_ir(fun, primals, captured=None):
     """``(ir.Function, freevars)`` of ``linearize(fun, *primals)`` called inside
     transformed code: ``def linearize_code(f, a0, ...)`` returning ``fun``'s value and
     an object whose call on the tangents is ``jvp(fun, primals, tangents)[1]`` (the
     primal recomputed by each call, as ``LinearizedFunction`` does); with ``captured``
     (the values of the variables a local function captures, trailing arguments of
-    ``fun`` without tangents), ``def linearize_code(a0, ..., c0, ...)``."""
+    ``fun`` without tangents; a local function's form, maybe with none), ``def
+    linearize_code(a0, ..., c0, ...)``."""
     from . import pipeline
+
+    closure, captured = captured is not None, tuple(captured or ())
 
     for i, a in enumerate(primals):
         if not is_inexact_leaf(a):
             raise UnsupportedSyntaxError(
                 f"linearize inside transformed code: primal {i} is a {type(a).__name__} "
                 "(this code takes float or complex numbers and arrays)")
-    key = ("linearize", id(fun), len(primals), len(captured))
+    key = ("linearize", id(fun), len(primals), len(captured), closure)
     hit = _CODE.get(key)
     if hit is None or hit[0] is not fun:
-        text = _linearize_text(len(primals), len(captured))
+        text = _linearize_text(len(primals), len(captured), closure)
         hit = _CODE[key] = (fun, _load(text, "linearize_code", fun))
     func, freevars = pipeline.lowered(hit[1])  # the object seen through where it is called
     return func, dict(freevars)
 
 
-def _linearize_text(nargs, n_captured) -> str:
+def _linearize_text(nargs, n_captured, closure=False) -> str:
     a = [f"a{i}" for i in range(nargs)]
     c = [f"c{i}" for i in range(n_captured)]
     t = [f"t{i}" for i in range(nargs)]
@@ -317,7 +322,7 @@ def _linearize_text(nargs, n_captured) -> str:
     lines += ["", f"    def __call__(self, {', '.join(t)}):",
               f"        return jvp(fun, ({held}), ({''.join(x + ', ' for x in t)}"
               f"{'None, ' * n_captured}))[1]", "", "",
-              f"def linearize_code({'' if n_captured else 'f, '}{', '.join(every)}):",
+              f"def linearize_code({'' if closure else 'f, '}{', '.join(every)}):",
               f"    return fun({', '.join(every)}), Linearized({', '.join(every)})"]
     return "\n".join(lines) + "\n"
 

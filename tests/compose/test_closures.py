@@ -187,3 +187,40 @@ def test_vjp_of_a_nested_def_holding_its_own_lambdas_and_transforms():
     scalar = lambda y: np.sum(f(X0, y))  # noqa: E731
     np.testing.assert_allclose(s2s.grad(scalar)(Y0), fd_grad(scalar, (Y0,)), rtol=1e-6,
                                atol=1e-8)
+
+
+# -- local functions that capture no variable of the enclosing code --------------------------
+SCALE = 0.7  # a global: read by the lambdas below, not captured
+
+
+def jvp_capturing_nothing(x, v, y):
+    return s2s.jvp(lambda t: np.sin(t * SCALE) * t, (x,), (v,))[1] * y
+
+
+def vjp_capturing_nothing(x, w, y):
+    out, pull = s2s.vjp(lambda t: np.sin(t * SCALE), x)
+    return (pull(w)[0] + out) * y
+
+
+def linearize_capturing_nothing(x, v, y):
+    out, jvp_fun = s2s.linearize(lambda t: np.cos(t) ** 2, x)
+    return (jvp_fun(v) + out) * y
+
+
+@pytest.mark.parametrize("f", [jvp_capturing_nothing, vjp_capturing_nothing,
+                               linearize_capturing_nothing], ids=lambda f: f.__name__)
+def test_transforms_of_a_local_function_capturing_nothing(f):
+    # the closure form of jvp/vjp/linearize with no captured variable: the site takes the
+    # transform's own arguments (it took a function argument first and refused the call)
+    closed = {
+        jvp_capturing_nothing: (SCALE * X0 * np.cos(X0 * SCALE) + np.sin(X0 * SCALE)) * V0 * Y0,
+        vjp_capturing_nothing: (SCALE * np.cos(X0 * SCALE) * V0 + np.sin(X0 * SCALE)) * Y0,
+        linearize_capturing_nothing: (-2 * np.sin(X0) * np.cos(X0) * V0 + np.cos(X0) ** 2) * Y0,
+    }[f]
+    np.testing.assert_allclose(f(X0, V0, Y0), closed, rtol=1e-13)
+    np.testing.assert_allclose(s2s.jit(f)(X0, V0, Y0), closed, rtol=1e-13)
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None, None))(X, V0, Y0),
+                               np.stack([f(x, V0, Y0) for x in X]), rtol=1e-12)
+    scalar = lambda x, v, y: np.sum(f(x, v, y))  # noqa: E731
+    np.testing.assert_allclose(s2s.grad(scalar)(X0, V0, Y0),
+                               fd_grad(scalar, (X0, V0, Y0), 0), rtol=1e-5, atol=1e-7)
