@@ -192,17 +192,18 @@ defbatch(same, build.astype, records.make_record)
 defbatch(container, containers.list_append, containers.list_extend, records.record_like)
 
 
-def dict_helper(lifted, keys=()):
-    """The rule of a helper that moves a dict's entries around (``rt.dict_set``, the
-    cotangents of ``d.get``...): run on the whole batch as it is, the operands at
-    ``lifted`` (dicts, values, cotangents) lifted where they are the same for every
-    example, since a batched dict holds batched values; the operands at ``keys`` must
-    be the same for every example (a key per example is refused by name)."""
+def entries_helper(lifted, keys=()):
+    """The rule of a helper that moves the entries of a dict or the fields of a record
+    around (``rt.dict_set``, the cotangents of ``d.get`` and of ``obj.name``...): run on
+    the whole batch as it is, the operands at ``lifted`` (dicts, records, values,
+    cotangents) lifted where they are the same for every example, since a batched
+    container holds batched values; the operands at ``keys`` (a key, a field's name)
+    must be the same for every example (a key per example is refused by name)."""
     def rule(site):
         call = site.call
         for k in keys:
             if k < len(call.args) and site.b(call.args[k]):
-                raise site.tr.error(f"{call.fn.__name__} with a dict key that differs per "
+                raise site.tr.error(f"{call.fn.__name__} with a key that differs per "
                                     "example", site.loc)
         args = [site.rt(rt.batch_lift, a, site.n, batched=True)
                 if k in lifted and not site.b(a) else a for k, a in enumerate(call.args)]
@@ -218,5 +219,9 @@ for _fn, _lifted, _keys in (
         (mappings.dict_get_ct, (0, 1), (2,)), (mappings.dict_default_ct, (0, 1, 3), (2,)),
         (mappings.dict_update_ct, (0, 1, 2), ()), (mappings.dict_subset, (0, 1), ()),
         (mappings.dict_values_ct, (0, 1), ()), (mappings.dict_values_of, (0, 1), ())):
-    defbatch(dict_helper(_lifted, _keys), _fn)
+    defbatch(entries_helper(_lifted, _keys), _fn)
+# a record's field cotangent, its fields as a tuple, a field of its tangent
+defbatch(entries_helper((0, 1), (2,)), rt.getattr_vjp)
+defbatch(entries_helper((0,)), records.record_fields)
+defbatch(entries_helper((0,), (1,)), records.field_tangent)
 defbatch(same, mappings.dict_keys, unbatched_result=True)
