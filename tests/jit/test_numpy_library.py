@@ -304,6 +304,26 @@ GRAD = [
              + np.sum(np.linalg.matrix_power(a, -1)), SQUARE),
     _fd_case("nan_to_num", lambda a: np.sum(np.nan_to_num(a) ** 2), M),
     _fd_case("full_like", lambda a: np.sum(a * np.full_like(a, 2.0)), M),
+    # stacks of matrices (matmul_vjp_lhs/rhs of 3-d operands, broadcast stacks summed)
+    _fd_case("matmul-stacks", lambda a: np.sum(np.sin(a.reshape(2, 2, 5)[:, :, :2]
+                                                      @ a.reshape(2, 2, 5))), M),
+    _fd_case("matmul-stack-matrix", lambda a: np.sum((a.reshape(2, 2, 5) @ W.T[:, :3]) ** 2), M),
+    _fd_case("matmul-broadcast-stacks", lambda a: np.sum(np.tanh(
+        T3[:, None, :, :2] @ a.reshape(1, 5, 2, 2))), M),
+    # shape helpers run in numpy (trapezoid's weights, polyder/polyint's factors)
+    _fd_case("trapezoid", lambda a: np.sum(np.trapezoid(a ** 2, axis=0))
+             + np.trapezoid(a[0], x=np.linspace(0.0, 1.0, 5)), M),
+    _fd_case("polyder-polyint", lambda a: np.polyval(np.polyder(a[0], 2), 0.3)
+             + np.polyval(np.polyint(a[1]), 0.7), M),
+    _fd_case("diagonal-offsets", lambda a: np.sum(np.diagonal(a, 1) ** 2)
+             + np.sum(np.diagonal(a, -2) ** 3) + np.sum(np.diag(a, 2)), M),
+    _fd_case("diagonal-stack", lambda a: np.sum(np.diagonal(a.reshape(5, 2, 2), 0, -2, -1)
+                                                ** 2), M),
+    # a list or tuple display given to a ufunc is an array
+    _fd_case("ufunc-of-displays", lambda a: np.sum(np.sin([a[0, 0], a[1, 1] * 2]))
+             + np.sum(np.divide([25, 75], 100) * a[0, :2]) + np.sum(np.exp((a[2, 0], a[3, 1]))),
+             M),
+    _fd_case("percentiles-list", lambda a: np.sum(np.percentile(a, [25, 75], axis=0)), M),
 ]
 
 

@@ -177,7 +177,8 @@ def sum_to_shape(L, g, gt, x, xt, rtype):
 
 class SumVjp:
     """``sum_vjp(g, a, axis, keepdims)``/``mean_vjp``: ``g`` (over the count) in ``a``'s
-    shape -- broadcast along the reduced axis (``axis.spread_axis``)."""
+    shape -- broadcast along the reduced axis (``axis.spread_axis``); ``unreduce(g, a,
+    axis, keepdims)`` is ``sum_vjp``'s spreading (a reduction's cotangent put back)."""
 
     wants_atoms = True
 
@@ -667,7 +668,7 @@ register(Densify(), rt.densify)
 register(UnpackVjp(), rt.unpack_vjp)
 register(GradSeed(), rt.grad_seed)
 register(Unbroadcast(), rt.unbroadcast)
-register(SumVjp(), rt.sum_vjp, rt.mean_vjp)
+register(SumVjp(), rt.sum_vjp, rt.mean_vjp, rt.unreduce)
 register(ZerosLike(), rt.zeros_like)
 register(GetitemVjp(), rt.getitem_vjp)
 register(GetattrVjp(), rt.getattr_vjp)

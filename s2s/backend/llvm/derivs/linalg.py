@@ -179,7 +179,9 @@ class Trace:
     """``np.trace(a, offset, axis1, axis2)`` of a matrix (a number) or of a stack over its
     last two axes (an array of its leading shape), and ``trace_vjp(g, a, offset, axis1,
     axis2)``: zeros shaped like ``a`` with ``g`` (``g[idx]`` for matrix ``idx`` of a
-    stack) on that diagonal."""
+    stack) on that diagonal -- or, where ``g`` has one axis more (the cotangent of
+    ``np.diagonal``, the diagonal as its last axis), ``g[idx + (k,)]`` at its ``k``-th
+    entry."""
 
     wants_atoms = True
 
@@ -191,8 +193,9 @@ class Trace:
         _trace_args(self._name(fn), atoms, types, x.ndim, loc, first)
         if fn is rt.trace_vjp:
             g = types[0]
-            if not (isinstance(g, T.Scalar) if x.ndim == 2 else
-                    isinstance(g, T.Array) and g.ndim == x.ndim - 2):
+            diagonal = isinstance(g, T.Array) and g.ndim == x.ndim - 1
+            if not diagonal and not (isinstance(g, T.Scalar) if x.ndim == 2 else
+                                     isinstance(g, T.Array) and g.ndim == x.ndim - 2):
                 return None
             return T.Array(T.promote(T.Scalar(g.dtype), x.elem, T.Scalar("f8", True)).dtype,
                            x.ndim)
@@ -214,14 +217,25 @@ class Trace:
             out = R.create(L, rtype, A.shape_list(L, x, xt), (L.const(0, rtype.elem), rtype.elem))
             ot = T.Array(rtype.dtype, 2)
             g, gt = vals[0]
+            diagonal = isinstance(gt, T.Array) and gt.ndim == xt.ndim - 1
+            first_row = A.i64(max(0, -offset))
 
             def diagonal_of(idx):
-                value = g if not idx else A.element(L, g, gt, idx)
-                value = S.convert(L, value, gt.elem if idx else gt, rtype.elem)
                 m = A.leading_view(L, out, rtype, idx)[0] if idx else out
                 data, strides = b.extract_value(m, 0), A.strides_list(L, m, ot)
+                if diagonal:  # g[idx + (k,)] at the k-th entry of the diagonal
+                    def value_at(i):
+                        v = A.element(L, g, gt, list(idx) + [b.sub(i, first_row)])
+                        return S.convert(L, v, gt.elem, rtype.elem)
+                else:
+                    value = g if not idx else A.element(L, g, gt, idx)
+                    value = S.convert(L, value, gt.elem if idx else gt, rtype.elem)
+
+                    def value_at(i):
+                        return value
                 _diagonal(L, m, offset, lambda i, j: A.store(
-                    L, value, A.element_ptr(L, data, strides, [i, j], rtype.elem), rtype.elem))
+                    L, value_at(i), A.element_ptr(L, data, strides, [i, j], rtype.elem),
+                    rtype.elem))
 
             A.loop_nest(L, lead, diagonal_of)
             return out

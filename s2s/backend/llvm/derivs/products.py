@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+import operator
+
 import s2s_runtime as rt
 from s2s_runtime.second_order import dot_vjp_jvp
 
@@ -25,11 +27,15 @@ from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
 from ..numerics.axis import out_index, out_shape, reduction_axis
 from ..ops.calls import TABLE, register
-from .adjoints import float_dtype, scalar_of
+from .adjoints import Unbroadcast, float_dtype, scalar_of
 
 
 class Products:
-    """Cotangents of ``a @ b`` / ``np.dot(a, b)`` for 1-D and 2-D operands."""
+    """Cotangents of ``a @ b`` / ``np.dot(a, b)`` for 1-D and 2-D operands, and of ``a @ b``
+    for stacks of matrices (both operands of at least two axes, one of at least three):
+    ``a_bar = unbroadcast(g @ swapaxes(b, -1, -2), a)``, ``b_bar = unbroadcast(swapaxes(a,
+    -1, -2) @ g, b)`` (the stacked product, ``Dot``, and ``Unbroadcast`` summing the
+    stack axes an operand was broadcast along)."""
 
     wants_atoms = True
 
@@ -43,7 +49,10 @@ class Products:
         target = a if which == 0 else b
         if isinstance(a, T.Scalar) or isinstance(b, T.Scalar):
             return None
-        if which is None or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        stacked = fn is not rt.dot_vjp and min(a.ndim, b.ndim) >= 2 and max(a.ndim, b.ndim) >= 3
+        if which is None or not (stacked or 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+            return None
+        if stacked and not isinstance(g, T.Array):
             return None
         return T.Array(T.promote(scalar_of(g), target.elem).dtype, target.ndim)
 
@@ -62,6 +71,8 @@ class Products:
         which = 0 if fn is rt.matmul_vjp_lhs else 1
         if fn is rt.dot_vjp:
             which = 0 if len(vals) == 3 else int(vals[3][0].constant)
+        if max(at.ndim, ct.ndim) >= 3:
+            return self._stacked(L, which, (g, gt), (a, at), (c, ct), rtype)
         if which == 0:  # a_bar = g @ b^T (outer product when b is 1-D and a 2-D)
             if ct.ndim == 1:
                 return outer_or_scale(L, g, gt, c, ct, rtype, at.ndim)
@@ -69,6 +80,24 @@ class Products:
         if at.ndim == 1:  # b_bar = a (outer) g
             return outer_or_scale(L, a, at, g, gt, rtype, ct.ndim, left=True)
         return R.dot(L, A.transpose(L, a, at), at, g, gt, rtype)
+
+
+    @staticmethod
+    def _stacked(L, which, g, a, c, rtype):
+        """The cotangent of operand ``which`` of a stacked ``a @ c`` (see the class)."""
+        matmul = TABLE[operator.matmul]
+        left, right = (g, _swapped(L, *c)) if which == 0 else (_swapped(L, *a), g)
+        prod_t = matmul.type(operator.matmul, [left[1], right[1]], {}, L.loc)
+        prod = matmul.lower(L, operator.matmul, [left, right], {}, prod_t)
+        target = a if which == 0 else c
+        return Unbroadcast().lower(L, None, [(prod, prod_t), target], {}, rtype)
+
+
+def _swapped(L, v, t):
+    """``(np.swapaxes(v, -1, -2), type)``: a view."""
+    shape, strides = A.shape_list(L, v, t), A.strides_list(L, v, t)
+    shape[-2:], strides[-2:] = shape[-1:-3:-1], strides[-1:-3:-1]
+    return A.make(L, t, L.b.extract_value(v, 0), L.b.extract_value(v, 1), shape, strides), t
 
 
 def outer_or_scale(L, u, ut, v, vt, rtype, ndim, left=False):

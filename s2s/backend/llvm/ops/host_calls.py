@@ -611,11 +611,12 @@ VALUE_DEPENDENT_RANKS = frozenset({np.squeeze, np.split, np.array_split, np.hspl
 
 #: the modules of s2s_runtime whose helpers (derivative rules' helpers) only read their
 #: operands and return new values: the fallback may run them (``norm_vjp`` of a matrix
-#: norm by ``ord=2``, which the native lowering refuses)
+#: norm by ``ord=2``, which the native lowering refuses; the layouts ``shape_helpers``
+#: computes from shapes and constants: ``np.trapezoid``'s weights, ``np.polyder``'s factors)
 PURE_HELPER_MODULES = frozenset({"s2s_runtime.vjps", "s2s_runtime.jvps_arrays",
                                  "s2s_runtime.second_order", "s2s_runtime.second_order_norm",
                                  "s2s_runtime.shape_vjps", "s2s_runtime.linalg",
-                                 "s2s_runtime.order_stats"})
+                                 "s2s_runtime.order_stats", "s2s_runtime.shape_helpers"})
 
 
 class HostFallback(HostCall):

@@ -15,6 +15,9 @@ themselves).  Contract: ``containers_resolved(func)`` returns ``func`` where
   has no ``break``/``continue`` of its own and no ``else``, is one copy of the body
   per item, copy ``j`` reading ``v_j = t[j]`` (``v`` itself assigned the last item
   after the copies, as Python leaves it);
+* such a tuple or list given to a numpy ufunc (``np.sin([a, b])``, ``np.divide(q, 100)``
+  with ``q = [25, 75]``) is ``np.asarray`` of it, taken right before the call, as numpy
+  reads an ``array_like`` operand;
 
 and is otherwise the same function (the same values computed in the same order).
 """
@@ -24,6 +27,7 @@ import operator
 from collections import Counter
 from dataclasses import replace
 
+import numpy as np
 import s2s_runtime as rt
 from s2s_runtime import build
 
@@ -102,9 +106,27 @@ def containers_resolved(func: ir.Function) -> ir.Function:
     def r(a):
         return indices.get(a.name, a) if isinstance(a, ir.Var) else a
 
+    def as_arrays(s):
+        """``s``, a call of a ufunc, with its display operands read as arrays (``[]``
+        when none is), and the statements making those arrays."""
+        made, args = [], []
+        for a in s.value.args:
+            hit = literals.get(a.name) if isinstance(a, ir.Var) else None
+            if hit is not None and hit[0] in (build.make_tuple, build.make_list):
+                array = ir.Var(fresh(a.name))
+                made.append(ir.Assign(array, ir.Call(np.asarray, (a,)), s.loc))
+                a = array
+            args.append(a)
+        return made + [replace(s, value=replace(s.value, args=tuple(args)))] if made else []
+
     def stmt(s):
         if isinstance(s, (ir.Assign, ir.ExprStmt)) and isinstance(s.value, ir.Call):
             v = s.value
+            if isinstance(v.fn, np.ufunc):
+                made = as_arrays(s)
+                if made:
+                    changed[0] = True
+                    return made
             new = replace(v, args=tuple(r(a) for a in v.args),
                           kwargs=tuple((k, r(x)) for k, x in v.kwargs))
             if new != v:
