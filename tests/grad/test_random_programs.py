@@ -13,6 +13,7 @@ regression tests at the bottom pin programs that once exposed bugs.
 import copy
 import math
 import os
+import re
 import warnings
 
 import numpy as np
@@ -196,8 +197,12 @@ def test_emit_is_deterministic(prog):
     f = load(prog.source)
     first = _emit(f, args)
     assert _emit(f, args) == first, prog.source
-    # the same source loaded again as another module gives the same code too
-    assert _emit(load(prog.source), args) == first, prog.source
+    # the same source loaded again as another module gives the same code too, but for
+    # the module's file name, which run-time checks quote (``read_checked(x, i, where)``)
+    def unnamed(text):
+        return re.sub(r"gen_\d+\.py", "gen.py", text)
+
+    assert unnamed(_emit(load(prog.source), args)) == unnamed(first), prog.source
 
 
 # ------------------------------------------------------------ regressions
