@@ -100,6 +100,8 @@ def elementwise(site):
         # (rt.batch_complex, JAX's lax.complex; re + 1j * im would make NaNs of infinities)
         parts = [site.arg("real"), site.arg("imag")]
         return ir.Call(rt.batch_complex, tuple(aligned_operands(site, parts)))
+    if call.fn is np.where and len(call.args) == 1 and not call.kwargs:
+        return no_batch(_RAGGED_INDICES.format("np.where(condition)"))(site)
     args = tuple(aligned_operands(site, list(call.args)))
     if check is None:
         return ir.Call(fn, args, call.kwargs)
@@ -465,6 +467,12 @@ def no_batch(what):
 
 defbatch(no_batch("a loop whose trip count differs per example (range of a batched "
                   "value)"), builtins.range)
+#: the indices of the true entries of a condition: as many as there are, per example
+_RAGGED_INDICES = ("{} of a value that differs per example: the number of indices it gives "
+                   "differs per example, which cannot be batched (as a boolean mask cannot); "
+                   "select with np.where(condition, x, y) or weight by the condition instead")
+for _fn in (np.nonzero, np.argwhere, np.flatnonzero):
+    defbatch(no_batch(_RAGGED_INDICES.format(f"np.{_fn.__name__}")), _fn)
 defbatch(no_batch("an array whose shape differs per example (np.zeros, np.ones, np.full "
                   "of a batched shape)"), np.zeros, np.ones, np.empty, np.full, np.eye,
          np.arange)

@@ -259,6 +259,10 @@ for _fn, _names in ((rt.scan_slots, ("x",)), (rt.poly_factors, ("p",)),
                     (rt.split_axis, ("ary",)), (rt.vander_exponents, ("x",)),
                     (rt.cov_layout, ("m",)), (rt.insert_sources, ("arr", "values"))):
     defbatch(shape_reads(*_names), _fn, unbatched_result=True)
+# the index arrays of an array's triangles and diagonal: functions of its shape alone
+for _fn, _names in ((np.triu_indices_from, ("arr",)), (np.tril_indices_from, ("arr",)),
+                    (np.diag_indices_from, ("arr",))):
+    defbatch(shape_reads(*_names), _fn, unbatched_result=True)
 # fit_to(v, x, axes): v cropped or zero-padded to x's lengths along axes; along the batch
 # axis both have the batch size, so every axis of the batched arrays (None) is right too
 defbatch(axis_rule(arrays=("v", "x"), axis_param="axes", none="keep"), rt.fit_to)
