@@ -408,3 +408,19 @@ def test_axis_known_when_running_is_checked_per_example():
 def test_pad_widths_that_do_not_fit_the_rank_raise_numpys_error():
     with pytest.raises(ValueError, match="could not be broadcast"):
         s2s.jit(s2s.vmap(lambda a: np.pad(a, (1, 2, 3))))(np.ones((2, 3, 4)))
+
+
+def spectrum(a):
+    return np.sum(np.abs(np.fft.fft2(a)) ** 2) + np.sum(np.real(np.fft.ifft2(np.fft.fft2(a) * 2)))
+
+
+def test_axes_known_when_running_as_a_tuple():
+    # np.fft.fft2's axes reach rt.batch_axis_in as a tuple of integers the jit knows when
+    # running: each is shifted past the batch axis and checked against the example's rank
+    x = rng.uniform(0.2, 0.9, size=(3, 3, 4))
+    want = np.stack([oracles.fd_grad(spectrum, (xk,), 0) for xk in x])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(spectrum))(x), want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(spectrum)))(x), want, rtol=1e-5,
+                               atol=1e-7)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(spectrum))(x), [spectrum(xk) for xk in x],
+                               rtol=1e-12)

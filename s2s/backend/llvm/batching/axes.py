@@ -306,13 +306,14 @@ class BatchAxisArgument:
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         if kw or not atoms or not all(isinstance(a, ir.Const) for a in atoms[2:]):
             return None
-        if not isinstance(atoms[0], ir.Const):  # one integer known when running
+        if not isinstance(atoms[0], ir.Const):  # integers known when running
             axis_t = types[0]
-            if not (isinstance(axis_t, T.Scalar) and axis_t.dtype == "i8") or \
+            items = axis_t.items if type(axis_t) is T.Tuple else (axis_t,)
+            if not all(isinstance(t, T.Scalar) and t.dtype == "i8" for t in items) or \
                     fn is not rt.batch_axis and not (len(types) in (2, 3) and
                                                       isinstance(types[1], T.Array)):
                 return None
-            return T.INT
+            return T.Tuple((T.INT,) * len(items)) if type(axis_t) is T.Tuple else T.INT
         axis = atoms[0].value
         try:
             if fn is rt.batch_axis:
@@ -331,17 +332,28 @@ class BatchAxisArgument:
 
 
     def lower(self, L, fn, vals, kw, rtype):
-        """A run-time integer axis (``type``'s ``T.INT``): ``axis + 1`` if non-negative,
-        else itself, after numpy's ``AxisError`` check against one example's rank."""
+        """Run-time integer axes (``type``'s ``T.INT`` or a tuple of them): each ``axis +
+        1`` if non-negative, else itself, after numpy's ``AxisError`` check against one
+        example's rank."""
         b = L.b
-        axis = vals[0][0]
-        if fn is not rt.batch_axis:
-            new_axes = L.call_atoms[0][2].value if len(vals) == 3 else 0
-            nd = A.i64(vals[1][1].ndim - 1 + new_axes)
-            outside = b.or_(b.icmp_signed("<", axis, b.neg(nd)), b.icmp_signed(">=", axis, nd))
-            L.check(outside, np.exceptions.AxisError,
-                    "axis {0} is out of bounds for array of dimension {1}", (axis, nd))
-        return b.select(b.icmp_signed(">=", axis, A.ZERO), b.add(axis, A.ONE), axis)
+
+        def shifted(axis):
+            if fn is not rt.batch_axis:
+                new_axes = L.call_atoms[0][2].value if len(vals) == 3 else 0
+                nd = A.i64(vals[1][1].ndim - 1 + new_axes)
+                outside = b.or_(b.icmp_signed("<", axis, b.neg(nd)),
+                                b.icmp_signed(">=", axis, nd))
+                L.check(outside, np.exceptions.AxisError,
+                        "axis {0} is out of bounds for array of dimension {1}", (axis, nd))
+            return b.select(b.icmp_signed(">=", axis, A.ZERO), b.add(axis, A.ONE), axis)
+
+        axis, axis_t = vals[0]
+        if type(axis_t) is not T.Tuple:
+            return shifted(axis)
+        out = ll.Constant(rtype.llvm(), None)
+        for k in range(len(axis_t.items)):
+            out = b.insert_value(out, shifted(b.extract_value(axis, k)), k)
+        return out
 
 
 class BatchPadWidth:
