@@ -424,3 +424,18 @@ def test_axes_known_when_running_as_a_tuple():
                                atol=1e-7)
     np.testing.assert_allclose(s2s.jit(s2s.vmap(spectrum))(x), [spectrum(xk) for xk in x],
                                rtol=1e-12)
+
+
+def stacked_einsum(b):
+    return np.sum(np.einsum("...ij,...jk->...ik", b, b)) + np.sum(
+        np.einsum("...ij,...j->...i", b, b[:, 0]) ** 2)
+
+
+def test_einsum_with_an_ellipsis_batched_and_compiled():
+    # the batched subscripts 'z...ij,z...jk->z...ik' are written out for the operands' ranks
+    x = rng.uniform(0.2, 0.9, size=(3, 2, 3, 3))
+    want = np.stack([oracles.fd_grad(stacked_einsum, (xk,), 0) for xk in x])
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(stacked_einsum)))(x), want,
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(stacked_einsum))(x),
+                               [stacked_einsum(xk) for xk in x], rtol=1e-12)

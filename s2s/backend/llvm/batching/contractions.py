@@ -6,7 +6,8 @@
   operands' ranks and on constants, so it is evaluated while typing: a compile-time
   string (``types.Static``), the einsum subscripts ``"sa,sb->so"`` of the product;
 * ``batch_contract(spec, a, b)`` = ``np.einsum(spec, a, b)`` for a constant ``spec``
-  without ellipsis: one loop nest, the result's letters outside and the summed ones
+  (an ellipsis written out as letters of its own where both operands' stand for as many
+  axes, ``_without_ellipsis``): one loop nest, the result's letters outside and the summed ones
   inside (or, where the result's last letter is an operand's last axis, innermost:
   rows of the result updated from rows of the operands), ``out[o] = sum_s a[..] *
   b[..]`` in the promoted dtype.  A letter's extent is the broadcast of its sizes
@@ -26,6 +27,7 @@
 """
 from __future__ import annotations
 
+import string
 import sys
 
 import numpy as np
@@ -99,7 +101,7 @@ class BatchContract:
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 3 or not isinstance(types[0], T.Static):
             return None
-        parts = _parse(types[0].value)
+        parts = _parse(_without_ellipsis(types[0].value, types[1], types[2]))
         if parts is None or not (_fits(parts[0], types[1]) and _fits(parts[1], types[2])):
             return None
         st = _product_type(types[1], types[2])
@@ -107,7 +109,25 @@ class BatchContract:
 
     def lower(self, L, fn, vals, kw, rtype):
         (spec, _), a, b = vals
-        return einsum2(L, _parse(_static(L, 0)), a, b, rtype)
+        return einsum2(L, _parse(_without_ellipsis(_static(L, 0), a[1], b[1])), a, b, rtype)
+
+
+def _without_ellipsis(spec, ta, tb):
+    """``spec`` with its ``...`` written as letters of their own (the operands' ranks are
+    known: ``'z...ij,z...jk->z...ik'`` of 4-d operands is ``'zAij,zAjk->zAik'``) where both
+    operands' ``...`` stand for the same number of axes; else ``spec`` as it is (refused by
+    ``_parse``)."""
+    if not isinstance(spec, str) or "..." not in spec or "->" not in spec:
+        return spec
+    ins, out = spec.replace(" ", "").split("->")
+    parts = ins.split(",")
+    if len(parts) != 2 or not all(p.count("...") == 1 for p in parts):
+        return spec
+    counts = {getattr(t, "ndim", 0) - len(p.replace("...", "")) for p, t in zip(parts, (ta, tb))}
+    if len(counts) != 1 or min(counts) < 0:
+        return spec
+    letters = "".join(c for c in string.ascii_letters if c not in spec)[:counts.pop()]
+    return ",".join(p.replace("...", letters) for p in parts) + "->" + out.replace("...", letters)
 
 
 def _static(L, k):
