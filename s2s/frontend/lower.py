@@ -40,6 +40,7 @@ from .assignments import AssignmentLowering
 from .scope import FreeVar, assigned_names
 from .expressions import ExpressionLowering
 from .nested import local_function
+from .cst_fast import walk
 from .source import find_function
 
 _MISSING = object()
@@ -220,8 +221,68 @@ class Lowerer(ExpressionLowering, AssignmentLowering):
             self.emit(ir.Assert(test, msg, loc))
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             self.local_import(node, loc)
+        elif isinstance(node, cst.Del):
+            self.delete(node.target, node, loc)
         else:
             raise unsupported(_STMT_NAMES.get(type(node).__name__, type(node).__name__), loc)
+
+    def delete(self, target, node, loc) -> None:
+        """``del d[k]`` / ``del lst[i]``: ``d.pop(k)`` / ``lst.pop(i)`` (the same change and
+        the same ``KeyError``/``IndexError``); ``del name``: nothing, where no later line
+        and no later iteration of a loop around it reads the name (``_read_after``: the
+        name is unbound only for code that would raise reading it); other forms are
+        refused by name."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.delete(element.value, node, loc)
+            return
+        if isinstance(target, cst.Subscript) and len(target.slice) == 1 and \
+                isinstance(target.slice[0].slice, cst.Index):
+            base = self.atom(target.value)
+            key = self.atom(target.slice[0].slice.value)
+            self.emit(ir.ExprStmt(ir.Call(build.call_method, (base, ir.Const("pop"), key)),
+                                  loc))
+            return
+        if isinstance(target, cst.Name) and not self._read_after(target.value, node):
+            return
+        raise unsupported("'del' statement" + (
+            f" of {target.value!r}, which a later line or loop iteration may read"
+            if isinstance(target, cst.Name) else " of an attribute or a slice"), loc)
+
+    def _read_after(self, name, node) -> bool:
+        """Whether ``name`` may be read after ``node`` deletes it: it appears on a later
+        line, or in a loop around ``node`` other than first assigned there (``for ...:
+        t = ...; ...; del t`` reads each iteration's own ``t``)."""
+        positions = self.parsed.positions
+        span = positions[node]
+        first, last = (span.start.line, span.start.column), (span.end.line, span.end.column)
+        loops, names, assigned = [], [], set()
+
+        def at(n):
+            return positions[n].start.line, positions[n].start.column
+
+        def enter(n):
+            if isinstance(n, (cst.For, cst.While)):
+                inside = []
+                walk(n, lambda m: inside.append(True) if m is node else None)
+                if inside:
+                    loops.append(positions[n])
+            if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and \
+                    n.target.value == name:
+                assigned.add(at(n.target))
+            if isinstance(n, cst.Name) and n.value == name and n in positions:
+                if not first <= at(n) <= last:
+                    names.append(at(n))
+
+        walk(self.node, enter)
+        if any(p > last for p in names):
+            return True
+        for loop in loops:
+            begin, stop = (loop.start.line, loop.start.column), (loop.end.line, loop.end.column)
+            inside = sorted(p for p in names if begin <= p <= stop)
+            if inside and inside[0] not in assigned:
+                return True
+        return False
 
     def local_import(self, node, loc) -> None:
         """``import m``, ``import m.sub as s``, ``from m import f as g`` in the function: the
@@ -397,7 +458,6 @@ _NOT_CONST = object()
 
 _STMT_NAMES = {
     "Global": "'global' statement", "Nonlocal": "'nonlocal' statement",
-    "Del": "'del' statement",
     "FunctionDef": "nested function definition", "ClassDef": "class definition",
     "Match": "'match' statement", "TryStar": "'except*'",
 }
