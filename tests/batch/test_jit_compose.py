@@ -439,3 +439,17 @@ def test_einsum_with_an_ellipsis_batched_and_compiled():
                                rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(s2s.jit(s2s.vmap(stacked_einsum))(x),
                                [stacked_einsum(xk) for xk in x], rtol=1e-12)
+
+
+def log_samples(a):
+    return np.sum(np.logspace(0.0, a[0], 4)) + np.sum(np.logspace(a[1], 1.0, 3, base=2.0) ** 2)
+
+
+def test_logspace_of_batched_ends_compiles():
+    # vmap passes np.logspace an axis (its ends are batched): read as code with it
+    x = rng.uniform(0.2, 0.9, size=(3, 2))
+    want = np.stack([oracles.fd_grad(log_samples, (xk,), 0) for xk in x])
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(log_samples)))(x), want, rtol=1e-5,
+                               atol=1e-7)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(log_samples))(x), [log_samples(xk) for xk in x],
+                               rtol=1e-12)

@@ -14,11 +14,9 @@ from ..registry import definline, defno_mode
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop, num, endpoint)`` (numbers for ``start``, ``stop``
-    and ``base``)."""
-    if axis != 0:
-        raise NotImplementedError("s2s.jit: np.logspace with axis=")
-    y = np.linspace(start, stop, num, endpoint=endpoint)
+    """``base ** linspace(start, stop, num, endpoint, axis=axis)`` (a number ``base``;
+    ``start`` and ``stop`` numbers or arrays, the samples along ``axis``)."""
+    y = np.linspace(start, stop, num, endpoint=endpoint, axis=axis)
     if dtype is None:
         return np.power(base, y)
     return np.power(base, y).astype(dtype)

@@ -248,11 +248,16 @@ def result_type(layout):
 
 def _probe(fn, layouts, kw_layouts, loc):
     """``fn``'s result layout on sample operands of these layouts: arrays of 4, then 17
-    along every axis; run-time integers 1, then 0, then 2 (an axis, a count, an index)."""
+    along every axis, then of each small integer constant among the operands (a helper
+    whose array's length must be its count, ``linspace_vjp(g, a, b, num)``); run-time
+    integers 1, then 0, then 2 (an axis, a count, an index)."""
     errors = []
-    for size, ints in itertools.product((4, 17), (1, 0, 2)):
-        if size > 4 and all(a[0] != "array" or a[2] > 2 for a in _arrays(layouts, kw_layouts)):
-            break  # (no big samples of 3-d arrays and up)
+    sizes = (4, 17) + tuple(sorted(_small_constants(list(layouts) + list(kw_layouts.values()))
+                                   - {4, 17}))
+    for size, ints in itertools.product(sizes, (1, 0, 2)):
+        if size == 17 and all(a[0] != "array" or a[2] > 2
+                              for a in _arrays(layouts, kw_layouts)):
+            continue  # (no big samples of 3-d arrays and up)
         args = [_sample(a, ints, size) for a in layouts]
         kwargs = {k: _sample(a, ints, size) for k, a in kw_layouts.items()}
         try:
@@ -266,6 +271,17 @@ def _probe(fn, layouts, kw_layouts, loc):
     raise UnsupportedSyntaxError(
         f"jit does not compile {name_of(fn)} with these operands: called on sample "
         f"operands of their types it raises {type(errors[0]).__name__}: {errors[0]}", loc)
+
+
+def _small_constants(layouts) -> set:
+    """The integer constants from 1 to 64 among these layouts (in tuples too)."""
+    out = set()
+    for layout in layouts:
+        if layout[0] == "tuple":
+            out |= _small_constants(layout[2])
+        elif layout[0] == "const" and type(layout[1]) is int and 1 <= layout[1] <= 64:
+            out.add(layout[1])
+    return out
 
 
 def _complex(layout):
