@@ -139,7 +139,11 @@ def _rewrite(body, names, values):
             continue
         fn, flags, n, args, kwargs = found
         loc = s.loc
-        parts, k, count = (ir.Var(names.fresh(base)) for base in ("examples", "k", "count"))
+        # (named for the function: a result compiled code cannot stack -- a list per
+        # example -- is reported as this list's type)
+        label = "".join(c if c.isalnum() else "_" for c in getattr(fn, "__name__", "call"))
+        parts, k, count = (ir.Var(names.fresh(base)) for base in (
+            f"{label}_per_example", "example_number", "examples"))
         result = ir.Var(names.fresh("example_result"))
         body_stmts = []
         call_args = []
