@@ -453,3 +453,14 @@ def test_logspace_of_batched_ends_compiles():
                                atol=1e-7)
     np.testing.assert_allclose(s2s.jit(s2s.vmap(log_samples))(x), [log_samples(xk) for xk in x],
                                rtol=1e-12)
+
+
+def selected(a):
+    return np.sum(np.select([a > 0.6, a < 0.3], [a ** 2, np.sin(a)], default=a * 3))
+
+
+def test_select_batched_gradients():
+    # np.select's "no condition holds" mask (rt.select_none) read as code under vmap
+    x = rng.uniform(0.1, 0.9, size=(4, 6))
+    want = np.stack([oracles.fd_grad(selected, (xk,), 0) for xk in x])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(selected))(x), want, rtol=1e-6, atol=1e-8)

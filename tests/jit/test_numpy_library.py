@@ -324,6 +324,9 @@ GRAD = [
              + np.sum(np.divide([25, 75], 100) * a[0, :2]) + np.sum(np.exp((a[2, 0], a[3, 1]))),
              M),
     _fd_case("percentiles-list", lambda a: np.sum(np.percentile(a, [25, 75], axis=0)), M),
+    # np.select's mask of "no condition holds" (a loop over the list of conditions)
+    _fd_case("select-default", lambda a: np.sum(np.select([a > 0.5, a < -0.5],
+                                                          [a ** 2, np.sin(a)], default=a * 3)), M),
 ]
 
 

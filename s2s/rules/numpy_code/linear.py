@@ -351,6 +351,15 @@ def _quantile_transpose(g, like, q, axis, keepdims, method):
     return _unrows(out, like, axis + np.ndim(like) if axis < 0 else axis)
 
 
+def select_none(condlist, shape):
+    """Where no condition of ``condlist`` holds (``s2s_runtime.select_none``: where
+    ``np.select`` gives its default), in ``shape``."""
+    taken = np.zeros(shape, dtype=bool)
+    for c in condlist:
+        taken = taken | c
+    return ~taken
+
+
 def shapes_of(arrays):
     """The shapes of a tuple of up to four arrays (``s2s_runtime.shapes_of``: the
     outputs' shapes ``np.broadcast_arrays``' and ``np.meshgrid``'s derivatives pass)."""
@@ -399,4 +408,6 @@ definline(_mesh_transpose, _bcast_transpose, _unstack_transpose, _array_split_tr
 definline(rt.matching_permutation, rt.delete_kept, rt.insert_sources, rt.cov_layout,
           modes=("jit",))
 definline(rt.shapes_of, code=shapes_of, modes=("jit",))
+# (vmap too: a condition that differs per example makes the mask batched)
+definline(rt.select_none, code=select_none, modes=("jit", "vmap"))
 definline(rt.apply_linear, code=apply_linear, modes=("jit",))

@@ -11,7 +11,8 @@ themselves).  Contract: ``containers_resolved(func)`` returns ``func`` where
 * ``k = rt.batch_index(c, K)`` of such a container ``c`` and a constant ``K`` (batched
   code's index of one example's item: ``K`` itself for a container) is read as ``K``
   by the calls that use ``k`` (``c[k]`` becomes ``c[K]``);
-* ``for v in t`` over such a tuple ``t`` of at most ``MAX_UNROLL`` items, whose body
+* ``for v in t`` over such a tuple or list ``t`` of at most ``MAX_UNROLL`` items (a list
+  display is never grown under its name: an append assigns the name again), whose body
   has no ``break``/``continue`` of its own and no ``else``, is one copy of the body
   per item, copy ``j`` reading ``v_j = t[j]`` (``v`` itself assigned the last item
   after the copies, as Python leaves it);
@@ -135,8 +136,8 @@ def containers_resolved(func: ir.Function) -> ir.Function:
             return s
         if isinstance(s, ir.For) and isinstance(s.iter, ir.Var) and not s.orelse:
             hit = literals.get(s.iter.name)
-            if hit is None or hit[0] is not build.make_tuple or len(hit[1]) > MAX_UNROLL \
-                    or _own_jumps(s.body):
+            if hit is None or hit[0] not in (build.make_tuple, build.make_list) or \
+                    len(hit[1]) > MAX_UNROLL or _own_jumps(s.body):
                 return s
             changed[0] = True
             out = []
