@@ -271,3 +271,6 @@ defbatch(axis_rule(arrays=("v", "x"), axis_param="axes", none="keep"), rt.fit_to
 defbatch(per_example, rt.linspace_vjp)
 # numpy's lstsq solves one system per call (no stacks): once per example
 defbatch(per_example, np.linalg.lstsq)
+# np.bincount's length is the largest index's (per example): once per example, and results
+# of different lengths are refused when stacked
+defbatch(per_example, np.bincount)

@@ -47,7 +47,7 @@ def per_example(site):
     stacked) -- what ``vmap(..., fallback="loop")`` does for every call without a rule.  A
     batched keyword argument is refused (``BatchingError``), as by that fallback."""
     import s2s_runtime as rt
-    call = site.call
+    call = _positional(site)
     batched_keywords = [k for k, a in call.kwargs if site.b(a)]
     if batched_keywords:  # rt.batch_loop slices the positional arguments only
         name = getattr(call.fn, "__name__", repr(call.fn))
@@ -56,6 +56,38 @@ def per_example(site):
     flags = tuple(site.b(a) for a in call.args)
     return ir.Call(rt.batch_loop, (ir.Const(call.fn), ir.Const(flags), site.n) + call.args,
                    call.kwargs)
+
+
+def _positional(site) -> ir.Call:
+    """``site``'s call with its keyword arguments passed by position where the primitive's
+    signature (its derivative rule's, else its own) allows it, the parameters skipped
+    before them given their defaults (``np.bincount(x, weights=w)`` -> ``np.bincount(x,
+    w)``); the call as it is otherwise."""
+    call = site.call
+    if not call.kwargs:
+        return call
+    rule = lookup(call.fn)
+    try:
+        params = list(rule.signature.parameters.values())[2:] if rule is not None and \
+            rule.signature is not None else list(inspect.signature(call.fn).parameters.values())
+    except (TypeError, ValueError):
+        return call
+    given = dict(call.kwargs)
+    names = [p.name for p in params]
+    if not set(given) <= set(names[len(call.args):]):
+        return call
+    last = max(names.index(k) for k in given)
+    args = list(call.args)
+    for p in params[len(call.args):last + 1]:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return call
+        if p.name in given:
+            args.append(given[p.name])
+        elif p.default is not p.empty:
+            args.append(ir.Const(p.default))
+        else:
+            return call
+    return ir.Call(call.fn, tuple(args))
 
 
 def batch_table() -> List:

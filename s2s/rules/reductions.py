@@ -30,6 +30,11 @@ defvjp(np.prod, lambda g, ans, a, axis=None, dtype=None, out=None, keepdims=Fals
        where=True: prod_vjp(g * initial_or_one(initial), a, axis, keepdims, where))
 defjvp(np.prod, lambda t, ans, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
        where=True: prod_jvp(t, ans, a, axis, keepdims, where) * initial_or_one(initial))
+# bincount(x, weights, minlength): ans[j] = sum of weights[i] over x[i] == j, linear in the
+# weights: weights_bar = g[x], the tangent the bincount of theirs (x: integers, no derivative)
+defvjp(np.bincount, None, lambda g, ans, x, weights=None, minlength=0: np.take(g, x))
+defjvp(np.bincount, None, lambda t, ans, x, weights=None, minlength=0:
+       np.bincount(x, t, np.size(ans)))
 # max/min: g goes to the extreme entries, shared equally between ties (like JAX)
 for _f in (np.max, np.min, np.amax, np.amin):
     defvjp(_f, lambda g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True:
