@@ -473,6 +473,9 @@ _RAGGED_INDICES = ("{} of a value that differs per example: the number of indice
                    "select with np.where(condition, x, y) or weight by the condition instead")
 for _fn in (np.nonzero, np.argwhere, np.flatnonzero):
     defbatch(no_batch(_RAGGED_INDICES.format(f"np.{_fn.__name__}")), _fn)
+defbatch(no_batch("np.extract of a value that differs per example: the number of entries it "
+                  "gives differs per example, which cannot be batched (as a boolean mask "
+                  "cannot); use np.where(condition, x, 0) instead"), np.extract)
 defbatch(no_batch("an array whose shape differs per example (np.zeros, np.ones, np.full "
                   "of a batched shape)"), np.zeros, np.ones, np.empty, np.full, np.eye,
          np.arange)

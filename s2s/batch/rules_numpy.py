@@ -109,7 +109,7 @@ defbatch(checked_axes(none="flat"), np.nancumsum, np.nancumprod)
 defbatch(checked_axes(none="all"), np.nanprod)
 
 
-defbatch(checked_axes(none="flat", default=-1, varying=("kth",)), np.partition)
+defbatch(checked_axes(none="flat", default=-1, varying=("kth",)), np.partition, np.argpartition)
 defbatch(checked_axes(array="p", default=-1, varying=("discont", "period")), np.unwrap)
 defbatch(checked_axes(array="arr", none="flat", varying=("obj",)), np.delete)
 defbatch(checked_axes(none="flat", varying=("condition",)), np.compress)

@@ -41,3 +41,26 @@ def test_indices_of_true_entries_are_refused_by_name(f, name):
         with pytest.raises(s2s.S2SError, match=f"vmap: {name} of a value that differs per "
                                                "example: the number of indices"):
             transform(x)
+
+
+def smallest_two(a):
+    return np.sum(a[np.argpartition(a, 2)[:2]] ** 2)
+
+
+def test_argpartition_batched_along_each_example():
+    x = S.reshape(4, 9)
+    np.testing.assert_allclose(s2s.vmap(smallest_two)(x), [smallest_two(r) for r in x],
+                               rtol=1e-14)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(smallest_two))(x), [smallest_two(r) for r in x],
+                               rtol=1e-14)
+    grads = np.zeros_like(x)  # 2 a at the two smallest entries of each example, by hand
+    for k, r in enumerate(x):
+        low = np.argsort(r)[:2]
+        grads[k][low] = 2 * r[low]
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(smallest_two))(x), grads, rtol=1e-14)
+
+
+def test_extract_of_batched_values_is_refused_by_name():
+    with pytest.raises(s2s.S2SError, match="vmap: np.extract of a value that differs per "
+                                           "example"):
+        s2s.vmap(lambda a: np.sum(np.extract(a > 0.5, a)))(S.reshape(4, 9))
