@@ -15,6 +15,7 @@ import numpy as np
 
 from .batching_lanes import BatchedRange
 from .mappings import MISSING
+from .records import is_record
 from .tree import tree_leaves, tree_map
 
 class BatchingRuntimeError(ValueError):
@@ -73,7 +74,11 @@ def batch_align(x, other, other_batched):
     """Batched ``x`` reshaped so that it broadcasts against ``other`` example by example:
     size-1 axes are inserted after the batch axis until ``x``'s per-example rank is at
     least ``other``'s, so numpy's right-aligned broadcasting pairs the per-example axes
-    and the batch axis stays in front.  A pure reshape (its transpose reshapes back)."""
+    and the batch axis stays in front.  A pure reshape (its transpose reshapes back); a
+    container or a record (a dataclass) as it is (its leaves broadcast by whoever reads
+    them)."""
+    if _is_container(x) or is_record(x):
+        return x
     x = np.asarray(x)
     pad = per_example_ndim(other, other_batched) - (x.ndim - 1)
     if pad <= 0:

@@ -224,4 +224,6 @@ for _fn, _lifted, _keys in (
 defbatch(entries_helper((0, 1), (2,)), rt.getattr_vjp)
 defbatch(entries_helper((0,)), records.record_fields)
 defbatch(entries_helper((0,), (1,)), records.field_tangent)
+# a record's class is the same for every example (its fields are what is batched)
+defbatch(same, records.is_record, unbatched_result=True)
 defbatch(same, mappings.dict_keys, unbatched_result=True)

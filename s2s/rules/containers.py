@@ -24,6 +24,8 @@ from s2s_runtime import (dict_default_ct, dict_get, dict_get_ct, dict_items, dic
                          seq_cast_transpose, seq_concat, seq_repeat, seq_repeat_ct, seq_tile,
                          sequence, zeros_like)
 
+from s2s_runtime import records
+
 from .registry import defjvp, defnondiff, defprops, defvjp
 
 
@@ -45,6 +47,7 @@ def _vjp(fn, *templates):
 
 # positions, keys, membership and truth values carry no derivative
 defnondiff(item_index, insert_index, old_item, dict_keys, contains, not_contains, any, all)
+defnondiff(records.is_record)  # (a type test: a flag)
 
 # --- lists (p: a normalised position) ------------------------------------------------
 _vjp(list_append,

@@ -52,7 +52,8 @@ def uses_nonlocal_outer():
 def uses_del(x):
     y = x
     del y
-    return x
+    y = x * 2  # (a del of a name read again is refused; one nothing reads is nothing)
+    return y
 
 
 def uses_with(x):
@@ -86,7 +87,7 @@ def uses_fstring(x):
 
 
 def uses_walrus(x):
-    return (y := x * 2) + y
+    return sum((y := v * 2) for v in x)  # (:= binds the function's name: refused here)
 
 
 def uses_set(x):
@@ -122,7 +123,7 @@ CASES = [
      "@staticmethod"),
     (uses_class, "class", "class Box", "class Box"),
     (uses_fstring, "f-string format spec with nested fields", 'return f"{x:{3}}"', "{x:"),
-    (uses_walrus, ":=", "(y := x * 2)", "y := x"),
+    (uses_walrus, ":=", "(y := v * 2)", "y := v"),
     (uses_set, "set literal", "return {x, 1.0}", "{x, 1.0}"),
 ]
 

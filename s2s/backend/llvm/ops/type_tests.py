@@ -21,8 +21,11 @@ a Python ``float``), the call is refused naming it, never answered by a guess.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from llvmlite import ir as ll
+from s2s_runtime.records import is_record
 
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
@@ -130,4 +133,18 @@ class IsInstance:
         return b.select(null, *flag)
 
 
+class IsRecord:
+    """``rt.is_record(x)`` (a dataclass instance): a compile-time flag, True for a record
+    compiled code holds by field (``T.NamedTuple`` of a dataclass), False for any other
+    value."""
+
+    def type(self, fn, types, kw, loc):
+        if kw or len(types) != 1:
+            return None
+        t = types[0]
+        cls = getattr(t, "cls", None) if isinstance(t, T.NamedTuple) else None
+        return T.Static(cls is not None and dataclasses.is_dataclass(cls))
+
+
 register(IsInstance(), isinstance)
+register(IsRecord(), is_record)
