@@ -59,17 +59,15 @@ def per_example(site):
 
 
 def _positional(site) -> ir.Call:
-    """``site``'s call with its keyword arguments passed by position where the primitive's
-    signature (its derivative rule's, else its own) allows it, the parameters skipped
-    before them given their defaults (``np.bincount(x, weights=w)`` -> ``np.bincount(x,
-    w)``); the call as it is otherwise."""
+    """``site``'s call with its keyword arguments passed by position where the function's
+    own signature allows it, the parameters skipped before them given their defaults
+    (``np.bincount(x, weights=w)`` -> ``np.bincount(x, w)``); the call as it is
+    otherwise (a keyword-only parameter, one the function takes through ``**kwargs``)."""
     call = site.call
     if not call.kwargs:
         return call
-    rule = lookup(call.fn)
     try:
-        params = list(rule.signature.parameters.values())[2:] if rule is not None and \
-            rule.signature is not None else list(inspect.signature(call.fn).parameters.values())
+        params = list(inspect.signature(call.fn).parameters.values())
     except (TypeError, ValueError):
         return call
     given = dict(call.kwargs)

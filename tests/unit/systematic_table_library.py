@@ -80,6 +80,8 @@ CASES += [c("np.take_along_axis(x, np.array([[0, 2, 2], [1, 1, 0]]), axis=1)", M
           c("np.take_along_axis(x, np.argsort(x, axis=0), axis=0)", M),
           c("np.delete(x, 1)", V), c("np.delete(x, [0, 2], axis=1)", M),
           c("np.delete(x, slice(0, 4, 2))", M), c("np.extract(x > 0, x)", M),
+          c("np.bincount(np.array([0, 2, 2, 1, 0]), x)", (5,)),
+          c("np.bincount(np.array([3, 0, 3]), weights=x, minlength=6)", (3,)),
           c("np.compress([True, False, True], x, axis=1)", M),
           c("np.compress([False, True], x)", V),
           c("np.select([x > 0.5, x < -0.5], [x, y * x], 0.0)", M, M),

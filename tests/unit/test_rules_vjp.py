@@ -216,6 +216,8 @@ SHAPE = [
     (operator.getitem, (A, (1, slice(None), [0, 2, 2])), {}), (operator.getitem, (A, 1), {}),
     (np.take, (A, [0, 2, 2]), {}), (np.take, (A, [[1, -1], [0, 1]]), dict(axis=1)),
     (np.take, (A, [4, 7]), dict(axis=-1, mode="wrap")), (np.take, (Z, 1), dict(axis=0)),
+    (np.bincount, (np.array([0, 2, 2, 1]), np.array([0.5, -1.5, 2.0, 0.25])), {}),
+    (np.bincount, (np.array([3, 0]), np.array([1.5, -0.5])), dict(minlength=5)),
     (np.reshape, (A, (4, 15)), {}), (np.reshape, (A, (15, 4)), dict(order="F")),
     (np.ravel, (A,), {}), (np.ravel, (A,), dict(order="F")), (np.squeeze, (S,), {}),
     (np.squeeze, (S,), dict(axis=1)), (np.expand_dims, (M,), dict(axis=(0, -1))),
