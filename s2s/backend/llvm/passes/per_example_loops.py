@@ -20,10 +20,11 @@ numpy anyway) and whose flags are a constant is the loop the helper runs::
 so each call is typed and compiled for one example's operands (``rt.batch_example``: row
 ``k`` of every array an operand is or holds).  A batched tuple or list display whose
 items vmap lifted from constants (``spec = (a, rt.batch_lift('linear', n))``, the
-parameters of a linear map) is built again per example from those constants and the
-other items' rows, so a string or ``None`` is never lifted in compiled code.  The values are the helper's: results of
-one shape stacked on a new axis 0; results whose shapes differ per example raise
-numpy's ``ValueError`` from ``np.stack``, and an empty batch raises as the helper does.
+parameters of a linear map) is built again per example from those constants (and the
+constants it holds unlifted, a slice) and the other items' rows, so a string or
+``None`` is never lifted in compiled code.  The values are the helper's: results of one
+shape stacked on a new axis 0; results whose shapes differ per example raise numpy's
+``ValueError`` from ``np.stack``, and an empty batch raises as the helper does.
 """
 from __future__ import annotations
 
@@ -37,17 +38,18 @@ from s2s_runtime import build
 from ....ir import nodes as ir
 from ....ir.names import NameGen
 from ....rules import registry
+from ..ops.calls import TABLE
+from ..ops.host_calls import HostCall
 
 
 def _compiled(fn) -> bool:
     """Whether the jit compiles calls of ``fn`` itself (a native lowering, or its code
-    read), not by calling numpy."""
-    from ..driver.compile import lowers
-    from ..ops.calls import TABLE
-    from ..ops.host_calls import HostCall
+    read), not by calling numpy.  (The lowerings are registered: the jit imported them
+    before its passes run.)"""
     if registry.inlined(fn, "jit"):
         return True
-    return lowers(fn) and not isinstance(TABLE[fn], HostCall)
+    handler = TABLE.get(fn)
+    return handler is not None and not isinstance(handler, HostCall)
 
 
 def _loop_call(s):
@@ -114,6 +116,9 @@ def _example(a, k, names, values, out, loc):
     if isinstance(made, ir.Call) and made.fn in _DISPLAYS and not made.kwargs:
         items = []
         for item in made.args:
+            if isinstance(item, ir.Const):  # (an index's slice: the same in every example)
+                items.append(item)
+                continue
             lifted = values.get(item.name) if isinstance(item, ir.Var) else None
             if isinstance(lifted, ir.Call) and lifted.fn is rt.batch_lift and \
                     isinstance(lifted.args[0], ir.Const) and not lifted.kwargs:
