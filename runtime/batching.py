@@ -296,7 +296,7 @@ def batch_check_index(x, index, x_batched, active=None):
     example ``active`` runs (all when None); the examples a condition has finished may
     hold any index (their reads are clamped, as JAX's batched gathers are)."""
     n = batch_size(x if x_batched else (), index)
-    _gather_index(x, index, x_batched, n, np.ones(n, bool) if active is None else active)[0]
+    _gather_index(x, index, x_batched, n, np.ones(n, bool) if active is None else active)
 
 
 def _index_array(p):

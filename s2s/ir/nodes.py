@@ -288,16 +288,16 @@ def with_blocks(stmt: Stmt, blocks) -> Stmt:
 
 def map_stmts(body, fn) -> Tuple["Stmt", ...]:
     """``body`` with every statement, nested blocks included, replaced by ``fn(stmt)``
-    (None drops it); the nested blocks of what ``fn`` returns are mapped in turn."""
+    (None drops it, a list splices its statements in); the nested blocks of what ``fn``
+    returns are mapped in turn."""
     out = []
     for stmt in body:
-        stmt = fn(stmt)
-        if stmt is None:
-            continue
-        blocks = sub_blocks(stmt)
-        if blocks:
-            stmt = with_blocks(stmt, [map_stmts(b, fn) for b in blocks])
-        out.append(stmt)
+        got = fn(stmt)
+        for stmt in (got if isinstance(got, list) else () if got is None else (got,)):
+            blocks = sub_blocks(stmt)
+            if blocks:
+                stmt = with_blocks(stmt, [map_stmts(b, fn) for b in blocks])
+            out.append(stmt)
     return tuple(out)
 
 

@@ -73,8 +73,9 @@ def per_example_loops(func: ir.Function) -> ir.Function:
     if not any(_loop_call(s) for s in ir.walk(func.body)):
         return func
     names = NameGen(ir.all_names(func))
-    return replace(func, body=_unread_dropped(_rewrite(func.body, names,
-                                                       _single_values(func.body))))
+    values = _single_values(func.body)
+    body = ir.map_stmts(func.body, lambda s: _as_loop(s, names, values))
+    return replace(func, body=_unread_dropped(body))
 
 
 def _unread_dropped(body):
@@ -133,31 +134,25 @@ def _example(a, k, names, values, out, loc):
     return row
 
 
-def _rewrite(body, names, values):
-    out = []
-    for s in body:
-        found = _loop_call(s)
-        if found is None:
-            blocks = ir.sub_blocks(s)
-            out.append(ir.with_blocks(s, [_rewrite(b, names, values) for b in blocks])
-                       if blocks else s)
-            continue
-        fn, flags, n, args, kwargs = found
-        loc = s.loc
-        # (named for the function: a result compiled code cannot stack -- a list per
-        # example -- is reported as this list's type)
-        label = "".join(c if c.isalnum() else "_" for c in getattr(fn, "__name__", "call"))
-        parts, k, count = (ir.Var(names.fresh(base)) for base in (
-            f"{label}_per_example", "example_number", "examples"))
-        result = ir.Var(names.fresh("example_result"))
-        body_stmts = []
-        call_args = []
-        for a, batched in zip(args, flags):
-            call_args.append(_example(a, k, names, values, body_stmts, loc) if batched else a)
-        body_stmts += [ir.Assign(result, ir.Call(fn, tuple(call_args), kwargs), loc),
-                       ir.Assign(parts, ir.Call(rt.list_append, (parts, result)), loc)]
-        out += [ir.Assign(parts, ir.Call(build.make_list, ()), loc),
-                ir.Assign(count, ir.Call(range, (n,)), loc),
-                ir.For(k, count, tuple(body_stmts), (), loc),
-                ir.Assign(s.target, ir.Call(np.stack, (parts,)), loc)]
-    return tuple(out)
+def _as_loop(s, names, values):
+    """``s`` itself, or the statements of the loop that stands for its ``batch_loop``."""
+    found = _loop_call(s)
+    if found is None:
+        return s
+    fn, flags, n, args, kwargs = found
+    loc = s.loc
+    # (named for the function: a result compiled code cannot stack -- a list per example
+    # -- is reported as this list's type)
+    label = "".join(c if c.isalnum() else "_" for c in getattr(fn, "__name__", "call"))
+    parts, k, count = (ir.Var(names.fresh(base)) for base in (
+        f"{label}_per_example", "example_number", "examples"))
+    result = ir.Var(names.fresh("example_result"))
+    body = []
+    call_args = [_example(a, k, names, values, body, loc) if batched else a
+                 for a, batched in zip(args, flags)]
+    body += [ir.Assign(result, ir.Call(fn, tuple(call_args), kwargs), loc),
+             ir.Assign(parts, ir.Call(rt.list_append, (parts, result)), loc)]
+    return [ir.Assign(parts, ir.Call(build.make_list, ()), loc),
+            ir.Assign(count, ir.Call(range, (n,)), loc),
+            ir.For(k, count, tuple(body), (), loc),
+            ir.Assign(s.target, ir.Call(np.stack, (parts,)), loc)]
