@@ -239,7 +239,7 @@ from .batching import (  # noqa: E402
 from .batching_numpy import (  # noqa: E402
     batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
     batch_hstack, batch_hstack_vjp, batch_item, batch_squeeze_axes, batch_sum_items,
-    batch_sum_builtin_vjp, batch_tile,
+    batch_extreme_items, batch_extreme_position, batch_extreme_ct, batch_extreme_tangent, batch_sum_builtin_vjp, batch_tile,
     batch_vstack, batch_vstack_vjp, batch_solve, batch_pad_width, batch_stand_in, batch_complex,
     batch_remainder)
 from .batching_writes import (  # noqa: E402

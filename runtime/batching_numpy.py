@@ -1,6 +1,6 @@
 """Batched forms of numpy functions whose batched form depends on the per-example rank
 (``s2s.vmap``; see ``batching.py``): squeeze, item, builtin sum, hstack/vstack,
-broadcast_to, diag, tile, ``np.linalg.solve``, and ``np.array`` of nested lists of
+broadcast_to, diag, tile, builtin max/min of numbers, ``np.linalg.solve``, and ``np.array`` of nested lists of
 batched items (whose batch axis comes after the list levels) with its JVP and VJP.
 """
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import sum_builtin_vjp
+from .containers import seq_cast
 from .batching import batch_align, batch_loop, batch_unbroadcast, _depth
 from .tree import tree_map
 
@@ -31,6 +32,76 @@ def batch_sum_items(x, start=0):
         total = np.sum(x, axis=1)
         return total if start is None else total + start
     return sum(x, 0 if start is None else start)
+
+
+def batch_extreme_items(x, greater):
+    """Builtin ``max(x)`` (``greater``) or ``min(x)`` of every example whose items are
+    numbers: over the rows of an array (axis 1) or the batched items of a list or tuple.
+    Python's scan, example by example: an item replaces the running extreme where it
+    compares greater (less), so ties keep the first item and a NaN is kept only where it
+    comes first, as the builtins give; the derivative goes to the item chosen.  Empty
+    examples raise the builtins' ``ValueError``; items that are arrays in each example
+    (which the builtins cannot order) raise ``TypeError``."""
+    if isinstance(x, np.ndarray) and np.ndim(x) != 2:
+        raise TypeError("max()/min() of the rows of an array of rank "
+                        f"{np.ndim(x) - 1} in each example: the rows are arrays, which "
+                        "have no order")
+    n = _extreme_count(x)
+    if n == 0:
+        raise ValueError("max()/min() iterable argument is empty")
+    best = _extreme_item(x, 0)
+    for j in range(1, n):
+        item = _extreme_item(x, j)
+        if np.ndim(item) != 1:
+            raise TypeError("max()/min() of items that are arrays in each example: they "
+                            "have no order")
+        take = item > best if greater else item < best
+        best = np.where(take, item, best)
+    return best
+
+
+def _extreme_count(x):
+    """How many items ``max``/``min`` scans in every example: an array's columns (axis
+    1), a list's or tuple's batched items."""
+    return np.shape(x)[1] if isinstance(x, np.ndarray) else len(x)
+
+
+def _extreme_item(x, j):
+    """Item ``j`` of every example (see ``_extreme_count``)."""
+    return x[:, j] if isinstance(x, np.ndarray) else x[j]
+
+
+def batch_extreme_position(items, ans):
+    """Per example, where ``ans = max(items)`` (or ``min``) was found: the first item
+    equal to it, else the first item (a NaN result is the first item, as the builtins'
+    scan keeps it only there)."""
+    pos = np.zeros(np.shape(ans), dtype=np.int64)
+    for k in range(_extreme_count(items) - 1):
+        j = _extreme_count(items) - 1 - k
+        pos = np.where(_extreme_item(items, j) == ans, j, pos)
+    return np.where(_extreme_item(items, 0) == ans, 0, pos)
+
+
+def batch_extreme_ct(g, items, ans):
+    """``extreme_ct`` of every example (the cotangent of ``items`` for ``ans =
+    max(items)``): ``g`` at the chosen item of each example, zeros elsewhere, in the
+    items' own form (an array's columns stacked back, a list, a tuple)."""
+    pos = batch_extreme_position(items, ans)
+    out = []
+    for j in range(_extreme_count(items)):
+        out.append(np.where(pos == j, g, 0.0 * g))
+    if isinstance(items, np.ndarray):
+        return np.stack(out, axis=1)
+    return seq_cast(out, items)
+
+
+def batch_extreme_tangent(t, items, ans):
+    """``extreme_tangent`` of every example: the tangent of the chosen item."""
+    pos = batch_extreme_position(items, ans)
+    out = 0.0 * _extreme_item(t, 0)
+    for j in range(_extreme_count(t)):
+        out = np.where(pos == j, _extreme_item(t, j), out)
+    return out
 
 
 def batch_sum_builtin_vjp(g, iterable, g_batched, n):

@@ -188,6 +188,37 @@ def sum_builtin_vjp(site):
 
 defbatch(sum_builtin_vjp, rt.sum_builtin_vjp)
 defbatch(per_example_helper(rt.batch_sum_items, "iterable", "start"), builtins.sum)
+
+
+def extreme_items(site):
+    """``max(items)`` / ``min(items)`` (``rt.max_of``, ``rt.min_of``) of every example:
+    ``rt.batch_extreme_items``, plain numpy code (so its derivative, its compilation and
+    an outer vmap come from ``np.where``); with ``key=`` the result depends on what
+    ``key`` returns for each item, refused by name."""
+    call = site.call
+    if call.kwargs or len(call.args) != 1:
+        raise site.tr.error(f"{'max' if call.fn is rt.max_of else 'min'}(..., key=...) of "
+                            "values that differ per example", site.loc)
+    items = call.args[0]
+    return ir.Call(rt.batch_extreme_items, (items, ir.Const(call.fn is rt.max_of)))
+
+
+defbatch(extreme_items, rt.max_of, rt.min_of)
+
+
+def extreme_derivative(helper):
+    """``extreme_ct(g, items, ans)`` / ``extreme_tangent(t, items, ans)`` (the derivatives
+    of ``max(items)``) of every example: the plain-code ``helper``, its operands lifted
+    where they are the same for every example."""
+    def rule(site):
+        args = [a if site.b(a) else site.rt(rt.batch_lift, a, site.n, batched=True)
+                for a in site.call.args]
+        return ir.Call(helper, tuple(args))
+    return rule
+
+
+defbatch(extreme_derivative(rt.batch_extreme_ct), rt.extreme_ct)
+defbatch(extreme_derivative(rt.batch_extreme_tangent), rt.extreme_tangent)
 defbatch(same, build.astype, records.make_record)
 defbatch(container, containers.list_append, containers.list_extend, records.record_like)
 

@@ -6,10 +6,14 @@ assignment to it gives one (a number constant, a parameter whose example is a
 number, a name that is one, an elementwise operation of such operands, an item
 ``p[i]`` at an int of a parameter whose example is a vector, or the target of a
 loop over such a parameter); any other assignment (a call of something else,
-unpacking, another loop's target) removes it.
+unpacking, another loop's target) removes it.  ``v = None`` is not counted as an
+assignment: it is how a name is declared before the loop or branch that first gives it
+a value (the pipeline writes such declarations before differentiation), and no
+arithmetic reads a None.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Set
 
@@ -32,6 +36,8 @@ def scalar_names(func: ir.Function, scalar_params: Set[str], elementwise,
     defs, loops = {}, {}
     bad: Set[str] = set()
     for s in ir.walk(func.body):
+        if isinstance(s, ir.Assign) and _is_none(s.value):
+            continue
         if isinstance(s, ir.Assign):
             defs.setdefault(s.target.name, []).append(s.value)
         elif isinstance(s, ir.For):
@@ -62,6 +68,10 @@ def scalar_names(func: ir.Function, scalar_params: Set[str], elementwise,
     return cand
 
 
+def _is_none(v) -> bool:
+    return isinstance(v, ir.Const) and v.value is None
+
+
 def _vector_item(v, vectors, counters) -> bool:
     """``p[i]`` of a per-example vector ``p`` at an int ``i``: one number per example."""
     if not (isinstance(v, ir.Call) and v.fn is operator.getitem and len(v.args) == 2
@@ -72,12 +82,17 @@ def _vector_item(v, vectors, counters) -> bool:
         isinstance(i, ir.Var) and i.name in counters
 
 
+#: builtins whose result is a number when they are given two or more numbers
+_OF_NUMBERS = (builtins.min, builtins.max)
+
+
 def _scalar_value(v, cand, elementwise) -> bool:
     if isinstance(v, ir.Var):
         return v.name in cand
     if isinstance(v, ir.Const):
         return _is_number_const(v) or isinstance(v.value, np.generic) and np.ndim(v.value) == 0
-    if isinstance(v, ir.Call) and (elementwise(v.fn) or v.fn in PLAIN_OF_INPLACE) \
+    if isinstance(v, ir.Call) and (elementwise(v.fn) or v.fn in PLAIN_OF_INPLACE or (
+            v.fn in _OF_NUMBERS and len(v.args) >= 2)) \
             and not v.kwargs:  # (x op= y of numbers is x op y: a number)
         return all(isinstance(a, ir.Var) and a.name in cand or _is_number_const(a)
                    for a in v.args)

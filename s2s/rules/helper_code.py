@@ -40,3 +40,7 @@ definline(*(getattr(second_order, f"{product}_vjp_{mode}")
 # the builtin sum of every example (over the rows of an array, or the batched items of a
 # list): plain code, so grad(vmap(f)) and jit(vmap(f)) of sum(list) come from np.sum and sum
 definline(batching_numpy.batch_sum_items, batching_numpy.batch_sum_builtin_vjp)
+# the builtin max/min of numbers of every example: plain code (np.where in a scan)
+definline(batching_numpy.batch_extreme_items, batching_numpy.batch_extreme_position,
+          batching_numpy.batch_extreme_ct,
+          batching_numpy.batch_extreme_tangent)

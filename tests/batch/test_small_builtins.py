@@ -1,7 +1,8 @@
 """Small builtins and ``math`` functions under ``s2s.jit`` and ``s2s.vmap``: ``tuple``
 and ``list`` of a list or tuple display, ``complex(re, im)`` of two real numbers (vmap:
 ``rt.batch_complex``, the parts set exactly as ``lax.complex``), ``math.remainder``
-(IEEE, ties to even; Python's ``ValueError``), ``math.fsum`` (exactly rounded, Python's
+(IEEE, ties to even; Python's ``ValueError``), ``max``/``min`` of one iterable of numbers
+(vmap: ``rt.batch_extreme_items``, Python's scan with its ties and NaNs), ``math.fsum`` (exactly rounded, Python's
 result bit for bit with its ``OverflowError``/``ValueError``/inf/NaN) and the fields of
 ``np.linalg.slogdet``'s namedtuple in compiled code.
 
@@ -359,3 +360,87 @@ def test_fsum_batched_once_per_example_compiles_and_is_refused_by_grad():
                                   [fsum3(a, b) for a, b in zip(x, y)])
     with pytest.raises(S2SError, match="batch_loop"):
         s2s.grad(lambda x, y: np.sum(s2s.vmap(fsum3)(x, y)))(x, y)
+
+
+# --- max / min of one iterable of numbers per example ---------------------------------------
+def max_of_list(x):
+    vals = []
+    for i in range(x.shape[0]):
+        vals.append(x[i] * (i + 1.0))
+    return max(vals) + 0.5 * min(vals)
+
+
+def extremes_of_rows(x):
+    return max(x) - 2.0 * min(x)
+
+
+def extremes_of_tuple(x):
+    return max((x[0], 0.25, x[2] ** 2)) * min([x[1], 0.4, x[3]])
+
+
+EXTREMES = [max_of_list, extremes_of_rows, extremes_of_tuple]
+# ties (the first item is chosen), a NaN first (kept), a NaN later (passed over)
+X_EXTREMES = np.array([[0.1, 0.9, 0.5, 0.3], [0.7, 0.2, 0.7, 0.9], [0.5, 0.5, 0.5, 0.5],
+                       [math.nan, 0.1, 0.2, 0.3], [0.3, math.nan, 0.2, 0.1]])
+
+
+@pytest.mark.parametrize("f", EXTREMES)
+def test_max_min_of_numbers_batched_as_python_scans(f):
+    want = np.array([f(x) for x in X_EXTREMES])
+    assert _same_value(s2s.vmap(f)(X_EXTREMES), want)
+    assert _same_value(s2s.jit(s2s.vmap(f))(X_EXTREMES), want)
+
+
+def _fd_vector(f, x, eps=1e-6):
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        out[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("f", EXTREMES)
+def test_max_min_of_numbers_derivatives_batched(f):
+    X = np.array([[0.1, 0.9, 0.7, 0.3], [0.7, 0.2, 0.6, 0.9], [0.45, 0.55, 0.35, 0.25]])
+    want = np.array([_fd_vector(f, x) for x in X])
+    for g in (s2s.vmap(s2s.grad(f)), s2s.jit(s2s.vmap(s2s.grad(f))),
+              s2s.vmap(s2s.jit(s2s.grad(f))),
+              s2s.grad(lambda Z: np.sum(s2s.vmap(f)(Z)))):
+        np.testing.assert_allclose(g(X), want, rtol=1e-6, atol=1e-9)
+    T = np.array([[1.0, -2.0, 3.0, 0.5], [0.3, 0.1, -1.0, 2.0], [1.0, 1.0, 1.0, 1.0]])
+    jvps = s2s.vmap(lambda x, t: s2s.jvp(f, (x,), (t,))[1])(X, T)
+    np.testing.assert_allclose(jvps, np.sum(want * T, axis=1), rtol=1e-6)
+    hess = s2s.vmap(s2s.hessian(f))(X)  # against differences of the gradient checked above
+    grad = s2s.grad(f)
+    want = np.array([[_fd_vector(lambda y: grad(y)[i], x) for i in range(4)] for x in X])
+    np.testing.assert_allclose(hess, want, rtol=1e-6, atol=1e-8)
+
+
+def test_max_with_key_per_example_is_refused_by_name():
+    def keyed(x):
+        return max([x[0], x[1]], key=abs)
+
+    with pytest.raises(S2SError, match="key"):
+        s2s.vmap(keyed)(X_EXTREMES)
+
+
+def test_accumulator_declared_before_a_loop_stays_a_number_under_grad_of_vmap():
+    """``t += v * v`` in a loop with an early return: the pipeline declares ``v = None``
+    before the loop, which no longer hides that ``t`` holds one number per example (it
+    was taken for an array written in place, and grad(vmap(f)) was refused)."""
+    def early_return(x):
+        s = np.sum(x)
+        if s > 100.0:
+            return s
+        t = 0.0
+        for v in x:
+            if v < 0.0:
+                return t
+            t += min(v, 0.3) + v * v
+        return t * s
+
+    X = np.array([[0.1, 0.9, 0.5], [0.7, -0.2, 0.6], [0.45, 0.55, 0.35]])
+    want = np.array([_fd_vector(early_return, x) for x in X])
+    got = s2s.grad(lambda Z: np.sum(s2s.vmap(early_return)(Z)))(X)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
