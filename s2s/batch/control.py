@@ -363,13 +363,16 @@ def ranges_as_whiles(body, is_batched_range, fresh):
             body
             i_next = i_next + c
 
-    ``is_batched_range(stmt)`` tells the ``range`` assignments to rewrite; other
-    statements are kept (their nested blocks rewritten too)."""
+    ``is_batched_range(stmt)`` tells the ``range`` assignments to rewrite (those with a
+    constant step: the direction of the test must be known; a step that is a variable
+    stays a range, batched as a ``BatchedRange``, ``lanes.py``); other statements are
+    kept (their nested blocks rewritten too)."""
     import builtins
     defs = {}
     for s in ir.walk(body):
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
-                s.value.fn is builtins.range and not s.value.kwargs and is_batched_range(s):
+                s.value.fn is builtins.range and not s.value.kwargs and is_batched_range(s) \
+                and (len(s.value.args) < 3 or isinstance(s.value.args[2], ir.Const)):
             defs[s.target.name] = s
     if not defs:
         return body, set()
@@ -386,9 +389,6 @@ def ranges_as_whiles(body, is_batched_range, fresh):
                 args = defs[s.iter.name].value.args
                 start, stop, step = (ir.Const(0), args[0], ir.Const(1)) if len(args) == 1 else \
                     (args[0], args[1], args[2] if len(args) > 2 else ir.Const(1))
-                if not isinstance(step, ir.Const):
-                    out.append(s)
-                    continue
                 k = ir.Var(fresh(f"{s.target.name}_next"))
                 c = ir.Var(fresh(f"{s.target.name}_going"))
                 out_names.update((k.name, c.name))

@@ -203,6 +203,42 @@ def test_batched_in_place_writes_compile():
     _check(inplace_rows, 0, rng.normal(size=(4, 3)))
 
 
+def list_reads(x, i):
+    return x[[i, 0]] * 2.0 + x[[0, 2]] - x[1, [i, 0]][:, None]
+
+
+def list_writes(x, i):
+    y = x * 1.0
+    y[[i, 0]] = 7.0
+    y[[0, 2]] = x[1] * 3.0 + y[[0, 2]]
+    y[1, [i, 0]] = -1.0
+    y[:, [2, i]] = x[:, :2] + 1.0
+    return y
+
+
+def list_writes_into_a_new_array(x, i):
+    y = np.zeros((3, 3))
+    y[[i, 1]] = x[:2]
+    return y
+
+
+def list_reads_summed(x, i):
+    return np.sum(x[[i, 0]] ** 2) + np.sum(x[[0, 2], 1] * x[1, [i, 2]])
+
+
+def test_list_display_indices_are_one_advanced_index():
+    """``x[[i, 0]]`` (one index per example or the same list for all) is numpy's advanced
+    index along one axis, never the tuple ``x[i, 0]``, in batched reads, writes, writes into
+    an array the same for every example, and their cotangents."""
+    A33, idx = rng.normal(size=(4, 3, 3)), np.array([2, 1, 0, 2])
+    for f in (list_reads, list_writes, list_writes_into_a_new_array, list_reads_summed):
+        _check(f, (0, 0), A33, idx)
+    got = s2s.jit(s2s.vmap(s2s.grad(list_reads_summed)))(A33, idx)
+    for k in range(4):
+        want = oracles.fd_grad(list_reads_summed, [A33[k], int(idx[k])], 0)
+        np.testing.assert_allclose(got[k], want, rtol=1e-6, atol=1e-8)
+
+
 def shapes(x):
     return x * (len(x) + np.ndim(x) + np.size(x))
 

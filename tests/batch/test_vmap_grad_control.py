@@ -68,6 +68,51 @@ def test_per_example_gradients_through_per_example_control_flow(fn, args, in_axe
                           what=f"{fn.__name__} example {k} vs s2s.grad")
 
 
+@pytest.mark.parametrize("fn, args, in_axes, argnums", CASES,
+                         ids=[f"{c[0].__name__}-{c[2]}" for c in CASES])
+def test_compiled_per_example_gradients_through_per_example_control_flow(
+        fn, args, in_axes, argnums):
+    """The same under ``jit(vmap(grad))``: per-example ranges (with a step), their reversed
+    adjoint ranges, trip counts inside a branch that differs per example (a mask), and a
+    range chosen per example are compiled."""
+    got = s2s.jit(s2s.vmap(s2s.grad(fn, argnums=argnums), in_axes=in_axes))(*args)
+    n = len(next(a for a, ax in zip(args, in_axes) if ax == 0))
+    for k in range(n):
+        ex = _example(args, in_axes, k)
+        mine = got[k] if not isinstance(argnums, tuple) else tuple(g[k] for g in got)
+        assert_tree_close(mine, fd_grad(fn, ex, argnums), rtol=1e-5, atol=1e-6,
+                          what=f"{fn.__name__} example {k} vs finite differences")
+
+
+def stepped(x, a, b, c):
+    s = 0.0
+    for i in range(a, b, c):
+        s += x * i + math.sin(x * i)
+    return s
+
+
+def test_range_with_a_step_that_differs_per_example():
+    """``range(a, b, c)`` with ``c`` a variable (a range per example, not a ``while``
+    loop whose test direction would have to be known): values, Python's zero-step error,
+    and gradients, in Python and compiled."""
+    x = np.array([1.0, 2.0, 0.5, 1.5, 3.0, 1.0])
+    a, b = np.array([0, 5, -3, 2, 7, 1]), np.array([9, -2, 4, 2, 1, 1])
+    c = np.array([2, -3, 3, 1, -1, -4])
+    want = [stepped(*e) for e in zip(x, a.tolist(), b.tolist(), c.tolist())]
+    np.testing.assert_allclose(s2s.vmap(stepped)(x, a, b, c), want, rtol=1e-14)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(stepped))(x, a, b, c), want, rtol=1e-14)
+    np.testing.assert_allclose(s2s.vmap(stepped, in_axes=(0, 0, 0, None))(x, a, b, 2),
+                               [stepped(*e, 2) for e in zip(x, a.tolist(), b.tolist())])
+    for run in (s2s.vmap(stepped), s2s.jit(s2s.vmap(stepped))):
+        with pytest.raises(ValueError, match="must not be zero"):
+            run(x, a, b, c * 0)
+    for g in (s2s.vmap(s2s.grad(stepped)), s2s.jit(s2s.vmap(s2s.grad(stepped)))):
+        got = g(x, a, b, c)
+        for k in range(len(x)):
+            ex = [x[k], int(a[k]), int(b[k]), int(c[k])]
+            assert_tree_close(got[k], fd_grad(stepped, ex, 0), rtol=1e-6, atol=1e-8)
+
+
 def test_value_and_grad_and_closed_form_through_a_data_dependent_while():
     a = np.array([2.0, 9.0, 30.0, 0.5])
     value, grad = s2s.vmap(s2s.value_and_grad(newton_sqrt))(a)

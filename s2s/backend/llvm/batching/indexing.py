@@ -38,12 +38,19 @@ from ..ops.calls import register
 from ..ops.arrays import index_types, view_ndim
 
 
+def _is_tuple_index(t) -> bool:
+    """Whether an index type is a tuple of parts (one per axis); a list display ``[i, 0]``
+    is one advanced index, though its type lays it out as a tuple."""
+    return isinstance(t, T.Tuple) and not isinstance(t, T.ListLiteral)
+
+
 def _items(t):
-    return list(t.items) if isinstance(t, T.Tuple) else [t]
+    return list(t.items) if _is_tuple_index(t) else [t]
 
 
 def _per_example_index(index_t, batched, arrays=False):
-    """The per-example type of the index (batched parts: int64 vectors -> ints; with
+    """The per-example type of the index (batched parts: int64 vectors -> ints, a list
+    display of them (one advanced index, ``[i, 0]``) -> a list display of ints; with
     ``arrays``, int64 arrays of rank ``r >= 2`` -> int64 arrays of rank ``r - 1``, an
     advanced index whose result type ``values/fancy.result_type`` gives)."""
     items = []
@@ -52,12 +59,12 @@ def _per_example_index(index_t, batched, arrays=False):
             if t.dtype != "i8" or t.ndim != 1 and not arrays:
                 return None
             items.append(T.INT if t.ndim == 1 else T.Array("i8", t.ndim - 1))
-        elif batched and arrays and isinstance(t, T.ListLiteral) and t.items and all(
+        elif batched and isinstance(t, T.ListLiteral) and t.items and all(
                 isinstance(i, T.Array) and i.dtype == "i8" and i.ndim == 1 for i in t.items):
             items.append(T.ListLiteral((T.INT,) * len(t.items)))  # [i, 0]: integers
         else:
             items.append(t)
-    out = T.Tuple(tuple(items)) if isinstance(index_t, T.Tuple) else items[0]
+    out = T.Tuple(tuple(items)) if _is_tuple_index(index_t) else items[0]
     if any(isinstance(t, (T.Array, T.ListLiteral)) for t in items):
         return out
     return out if index_types(out, views=True) is not None else None
@@ -78,7 +85,7 @@ def _batch_count(L, idx, it):
     or the first item of a list display of them), None where no part is batched."""
     b = L.b
     parts = [(b.extract_value(idx, j), t) for j, t in enumerate(it.items)] \
-        if isinstance(it, T.Tuple) else [(idx, it)]
+        if _is_tuple_index(it) else [(idx, it)]
     for p, pt in parts:
         if isinstance(pt, T.ListLiteral) and pt.items and isinstance(pt.items[0], T.Array):
             p, pt = b.extract_value(p, 0), pt.items[0]
@@ -105,7 +112,7 @@ def _index_at(L, idx, it, et, k, batched, dims=None, temps=None):
     if not batched:
         return idx
     parts = [b.extract_value(idx, j) for j in range(len(it.items))] \
-        if isinstance(it, T.Tuple) else [idx]
+        if _is_tuple_index(it) else [idx]
     out = []
     for j, (p, pt) in enumerate(zip(parts, _items(it))):
         if isinstance(pt, T.Array) and pt.ndim >= 2:  # an integer array per example
@@ -127,7 +134,7 @@ def _index_at(L, idx, it, et, k, batched, dims=None, temps=None):
                 row = b.insert_value(row, v if dims is None else _clamped(L, v, dims[j]), m)
             p = row
         out.append(p)
-    if not isinstance(et, T.Tuple):
+    if not _is_tuple_index(et):
         return out[0]
     value = ll.Constant(et.llvm(), None)
     for j, p in enumerate(out):
@@ -411,16 +418,25 @@ class BatchIndexSetVjpValue:
 
 
 class BatchIndexSet:
-    """``batch_index_set(y, index, v, True, v_batched, n[, copy])``: ``batch_setitem`` on
-    ``y`` (a copy first when ``copy``), returning it; for the index ``...``, ``y[...] = v``
-    (``v`` aligned with ``y`` example by example, or one example broadcast)."""
+    """``batch_index_set(y, index, v, y_batched, v_batched, n[, copy])``: ``batch_setitem``
+    on ``y`` (a copy first when ``copy``; ``y`` the same for every example: lifted to ``n``
+    examples first, a new array), returning it; for the index ``...`` (``y`` batched),
+    ``y[...] = v`` (``v`` aligned with ``y`` example by example, or one example
+    broadcast)."""
 
     wants_atoms = True
 
     def type(self, fn, types, kw, loc, atoms=(), kw_atoms=None):
         flags = _flags(list(atoms[3:5]) + list(atoms[6:7]))
-        if kw or len(types) not in (6, 7) or flags is None or not flags[0]:
+        if kw or len(types) not in (6, 7) or flags is None:
             return None
+        if not flags[0]:  # y the same for every example: lifted (a new array), then set
+            if not isinstance(types[0], T.Array) or _whole(types[1]):
+                return None
+            lifted = T.Array(types[0].dtype, types[0].ndim + 1)
+            ok = BatchSetitem().type(fn, [lifted] + types[1:3] + [T.BOOL, T.BOOL], {}, loc,
+                                     [atoms[0], atoms[1], atoms[2], _Const(False), atoms[4]])
+            return lifted if ok is not None else None
         if _whole(types[1]):  # y[...] = v: v (aligned with y, or one example) broadcast
             ok = isinstance(types[0], T.Array) and isinstance(types[2], (T.Array, T.Scalar)) \
                 and getattr(types[2], "ndim", 0) <= types[0].ndim
@@ -432,7 +448,10 @@ class BatchIndexSet:
     def lower(self, L, fn, vals, kw, rtype):
         atoms = L.call_atoms[0]
         y = vals[0]
-        if len(atoms) == 7 and atoms[6].value:
+        if not atoms[3].value:
+            from .axes import BatchLift
+            y = (BatchLift().lower(L, rt.batch_lift, [y, vals[5]], {}, rtype), rtype)
+        elif len(atoms) == 7 and atoms[6].value:
             y = (A.copy(L, *y), y[1])
         if _whole(vals[1][1]):
             A.setitem(L, y[0], y[1], vals[1][0], vals[1][1], *vals[2])
@@ -484,7 +503,7 @@ class BatchCheckIndex:
         x_b = L.call_atoms[0][2].value
         active = vals[3] if len(vals) == 4 else None
         parts = [(b.extract_value(idx, j), t) for j, t in enumerate(it.items)] \
-            if isinstance(it, T.Tuple) else [(idx, it)]
+            if _is_tuple_index(it) else [(idx, it)]
         dims = A.shape_list(L, x, xt)[x_b:]
         n = _batch_count(L, idx, it)
         if n is None:

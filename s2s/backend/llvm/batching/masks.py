@@ -48,9 +48,9 @@ class BatchMask:
 
 class BatchSelect:
     """``batch_select(c, a, b)``: ``np.where`` with ``c`` viewed as ``(n, 1, ..., 1)``
-    (numbers and arrays; ``b`` None -- also an array variable still holding the None it
-    started as, a null data pointer -- selects ``a``; an ``a`` holding None selects
-    ``b``)."""
+    (numbers and arrays, and tuples of them item by item; ``b`` None -- also an array
+    variable still holding the None it started as, a null data pointer -- selects ``a``;
+    an ``a`` holding None selects ``b``)."""
 
     def type(self, fn, types, kw, loc):
         if kw or len(types) != 3 or not isinstance(types[0], T.Array) or types[0].ndim != 1:
@@ -58,6 +58,9 @@ class BatchSelect:
         c, a, b_ = types
         if isinstance(b_, T.NoneType):
             return a
+        if type(a) is T.Tuple and type(b_) is T.Tuple and len(a.items) == len(b_.items):
+            items = [self.type(fn, [c, x, y], kw, loc) for x, y in zip(a.items, b_.items)]
+            return None if any(t is None for t in items) else T.Tuple(tuple(items))
         if not all(isinstance(t, (T.Array, T.Scalar)) for t in (a, b_)):
             return None
         return Elementwise().type(np.where, [_mask_type(c, a, b_), a, b_], {}, loc)
@@ -66,6 +69,22 @@ class BatchSelect:
         (c, ct), a, b_ = vals
         if isinstance(b_[1], T.NoneType):
             return a[0]
+        if type(rtype) is T.Tuple:  # item by item (a range per example: three arrays)
+            bld = L.b
+            out = ll.Constant(rtype.llvm(), None)
+            for j, t in enumerate(rtype.items):
+                x = (bld.extract_value(a[0], j), a[1].items[j])
+                y = (bld.extract_value(b_[0], j), b_[1].items[j])
+                out = bld.insert_value(out, self._item(L, (c, ct), x, y, t, True), j)
+            return out
+        return self._item(L, (c, ct), a, b_, rtype, L.may_hold_none(L.call_atoms[0][1]))
+
+    def _item(self, L, c, a, b_, rtype, a_may_hold_none):
+        (c, ct) = c
+        if isinstance(b_[1], T.NoneType):
+            return a[0]
+        if type(rtype) is T.Tuple:
+            return self.lower(L, None, [(c, ct), a, b_], {}, rtype)
         if isinstance(b_[1], T.Array) and a[1] == rtype:
             # ``b`` may still hold the None it started as (a name a loop assigns later,
             # typed as the array it becomes: a null array): then ``a``, as in Python;
@@ -77,7 +96,7 @@ class BatchSelect:
                 with then:
                     bld.store(a[0], slot)
                 with otherwise:
-                    if L.may_hold_none(L.call_atoms[0][1]):
+                    if a_may_hold_none:
                         with bld.if_else(A.holds_none(L, a[0])) as (a_none, both):
                             with a_none:
                                 bld.store(b_[0], slot)
