@@ -59,6 +59,29 @@ def defs_of(stmts, tr=None, whole=None) -> List[str]:
     return seen
 
 
+def branch_locals(s: ir.If, uses, def_counts) -> set:
+    """Names of a branch whose condition differs per example that need not be batched for
+    being assigned there: each is assigned once in the whole function, at the top level
+    of one of the branch's blocks, and read only later in that block.  Every example the
+    branch runs for then reads the value this one assignment gives, so the name is batched
+    only where that value is (``len(x)`` and the ``range`` over it stay numbers, and the
+    loop over them one loop); nothing after the branch reads it, so nothing selects it.
+    ``uses``/``def_counts``: reads and assignments of each name in the whole function."""
+    kept = set()
+    for block in (s.body, s.orelse):
+        first_read, reads, assigned = {}, {}, {}
+        for k, stmt in enumerate(block):
+            for name, count in ir.use_counts([stmt]).items():
+                first_read.setdefault(name, k)
+                reads[name] = reads.get(name, 0) + count
+            if isinstance(stmt, ir.Assign) and def_counts.get(stmt.target.name) == 1:
+                assigned[stmt.target.name] = k
+        kept.update(name for name, k in assigned.items()
+                    if first_read.get(name, len(block)) > k
+                    and reads.get(name, 0) == uses.get(name, 0))
+    return kept
+
+
 def _check_pure(tr, stmts, what, loop_depth=0) -> None:
     for s in stmts:
         if isinstance(s, (ir.Return, ir.Raise)):

@@ -87,7 +87,7 @@ class Batch:
         #: per try body enclosing the statement batched, the refusals raised in it
         self.try_raises: List[list] = []
         self.defined: Set[str] = {p.var.name for p in fn.params}
-        self.uses = ir.use_counts(fn.body)
+        self.count_names(fn.body)
         self.out_batched = False
         #: which parts of the result are batched: 0 (batched) or None per item of the
         #: tuples, lists and dicts the function builds and returns, else one entry
@@ -151,6 +151,12 @@ class Batch:
                     self.batched.add(v.args[0].name)
             elif isinstance(s, ir.If):
                 inner = ctrl or self.is_b(s.test)
+                if inner:
+                    from .control import branch_locals
+                    kept = branch_locals(s, self.uses, self.def_counts)
+                    if kept:  # values the branch alone reads: batched only by their operands
+                        self.analyse_except(s, kept)
+                        continue
                 self.analyse(s.body, inner)
                 self.analyse(s.orelse, inner)
             elif isinstance(s, ir.For):
@@ -168,6 +174,26 @@ class Batch:
             elif isinstance(s, ir.Try):
                 for block in ir.sub_blocks(s):
                     self.analyse(block, ctrl)
+
+    def analyse_except(self, s: ir.If, kept) -> None:
+        """``analyse`` of the blocks of a branch whose condition differs per example,
+        where the names ``kept`` are batched only where their values are."""
+        for block in (s.body, s.orelse):
+            for stmt in block:
+                if isinstance(stmt, ir.Assign) and stmt.target.name in kept:
+                    if self.expr_batched(stmt.value):
+                        self.batched.add(stmt.target.name)
+                else:
+                    self.analyse([stmt], True)
+
+    def count_names(self, body) -> None:
+        """How often each name is read (``uses``) and assigned (``def_counts``) in
+        ``body``, the function's body as batching sees it."""
+        self.uses = ir.use_counts(body)
+        self.def_counts = {}
+        for stmt in ir.walk(body):
+            for v in ir.stmt_defs(stmt):
+                self.def_counts[v.name] = self.def_counts.get(v.name, 0) + 1
 
     # -- rewriting -----------------------------------------------------------------
     def error(self, what, loc) -> BatchingError:
@@ -361,7 +387,7 @@ class Batch:
             body, flagged = jumps_as_flags(self, body)
             if not flagged:
                 break
-            self.uses = ir.use_counts(body)
+            self.count_names(body)
         # a tape made afresh in each trip of a loop: one stack only if every example runs
         # the same trips (else it is a value per example, selected like any other)
         per_example = {n for n, loops in lanes.stack_loops(body, self.stacks).items()
@@ -375,7 +401,7 @@ class Batch:
         body, made = ranges_as_whiles(body, lanes.keep_range_loop(self, body),
                                       self.names.fresh)
         if made:
-            self.uses = ir.use_counts(body)
+            self.count_names(body)
             while True:
                 before = len(self.batched)
                 self.analyse(body, False)

@@ -239,6 +239,20 @@ def test_list_display_indices_are_one_advanced_index():
         np.testing.assert_allclose(got[k], want, rtol=1e-6, atol=1e-8)
 
 
+def sum_of_parts(x):
+    return sum(np.sum(v ** 2) for v in (x, 2.0 * x, x[:2]))
+
+
+def test_an_int_start_widened_through_the_tape():
+    """``sum`` of a generator starts at the integer 0 and then holds floats: lifted over
+    the batch, an ``i8[:]`` then ``f8[:]`` variable, which the jit widens even where its
+    old values are pushed on a tape and popped back (the gradient)."""
+    got = s2s.jit(s2s.vmap(s2s.grad(sum_of_parts)))(X)
+    for k in range(X.shape[0]):
+        want = oracles.fd_grad(sum_of_parts, [X[k]], 0)
+        np.testing.assert_allclose(got[k], want, rtol=1e-6, atol=1e-8)
+
+
 def shapes(x):
     return x * (len(x) + np.ndim(x) + np.size(x))
 

@@ -375,8 +375,25 @@ def matrices(x):
     return np.sum(blocks[2] @ blocks[0]) + np.sum(blocks[1])
 
 
+def reversed_pairs(x):
+    """``reversed`` of an array read by ``zip``: its numbers backwards."""
+    s = 0.0
+    for a, b in zip(reversed(x), x):
+        s += a * b * b
+    return s + np.sum(np.array(list(reversed(x[:3]))) * x[:3] ** 2)
+
+
+def reversed_rows(m):
+    """``reversed`` of a matrix read by ``zip``: its rows (views) backwards."""
+    out = 0.0
+    for r, q in zip(reversed(m), m):
+        out += np.sum(np.sin(r) * q ** 2)
+    return out + len(list(reversed(m[:0])))
+
+
 ARRAY_LIST_CASES = [(rows_of_arrays, (V,)), (stacked_rows, (M,)), (summed_arrays, (V[:4],)),
-                    (array_list_methods, (M,)), (matrices, (V[:3],))]
+                    (array_list_methods, (M,)), (matrices, (V[:3],)), (reversed_pairs, (V,)),
+                    (reversed_rows, (M,))]
 
 
 @pytest.mark.parametrize("fn, args", ARRAY_LIST_CASES, ids=[c[0].__name__ for c in ARRAY_LIST_CASES])
@@ -715,6 +732,16 @@ def test_a_dataclass_made_in_compiled_code_is_read_by_field_and_returned():
     assert s2s.jit(affine_energy)(x) == pytest.approx(affine_energy(x), rel=1e-12)
     np.testing.assert_allclose(s2s.jit(s2s.grad(affine_energy))(x),
                                fd_grad(affine_energy, (x,), 0), rtol=1e-6, atol=1e-7)
+
+
+def test_hessian_through_a_dataclass_made_in_compiled_code():
+    """``jit(hessian(f))``: the tangent of the record is itself where forward mode
+    broadcasts tangents to their values' shapes (``broadcast_like``; it was refused)."""
+    x = np.array([0.31, -0.52, 0.77, 0.18])
+    got = s2s.jit(s2s.hessian(affine_energy))(x)
+    grad = s2s.grad(affine_energy)
+    want = np.array([fd_grad(lambda y: grad(y)[i], (x,), 0) for i in range(4)])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
 def affine_loss(p, x):

@@ -528,10 +528,14 @@ class Densify:
 
 class BroadcastLike:
     """``broadcast_like(t, ans)``: the tangent ``t`` in ``ans``'s shape (``t`` itself when
-    the shapes agree, else a broadcast copy)."""
+    the shapes agree, else a broadcast copy; a record's tangent, of the record's own type,
+    is itself, as in Python, where a record has the shape ``()``)."""
 
     def type(self, fn, types, kw, loc):
         t, ans = types
+        if isinstance(t, T.NamedTuple) and isinstance(ans, T.NamedTuple) and \
+                t.cls is ans.cls and T.join(t, ans) is not None:  # a record's tangent: itself
+            return t
         if not isinstance(t, (T.Scalar, T.Array)) or not isinstance(ans, (T.Scalar, T.Array)):
             return t if isinstance(ans, T.NoneType) else None
         if isinstance(ans, T.Scalar):

@@ -337,6 +337,26 @@ class ListOfArray(ListOp):
         return Li.from_array(L, vals[0][0], vals[0][1], rtype)
 
 
+class ReversedItems(ListOp):
+    """``rt.reversed_items(a)`` (``reversed(a)`` read by something other than a loop) of
+    an array of at least one axis: ``list(a[::-1])``, its numbers (copied) or its rows
+    (views of ``a``) backwards."""
+
+    def ltype(self, fn, types, loc):
+        return Li.rows_type(types[0])
+
+    def llower(self, L, fn, vals, rtype):
+        a, t = vals[0]
+        b = L.b
+        shape, strides = A.shape_list(L, a, t), A.strides_list(L, a, t)
+        data = b.extract_value(a, 0)
+        last = b.mul(b.sub(shape[0], A.ONE), strides[0])
+        data = b.select(b.icmp_signed(">", shape[0], A.ZERO), b.gep(data, [last]), data)
+        view = A.make(L, t, data, b.extract_value(a, 1), shape,
+                      [b.neg(strides[0])] + strides[1:])
+        return Li.from_array(L, view, t, rtype)
+
+
 class Same(ListOp):
     """``rt.sequence(l)``: the list itself."""
 
@@ -548,6 +568,8 @@ overload_lists(Length, rt.batch_len, list_at(0))  # a list of batched items: its
 overload_lists(Same, rt.sequence, list_at(0))
 overload_lists(ListOfArray, list, lambda ts: len(ts) == 1 and isinstance(ts[0], T.Array)
                and ts[0].ndim >= 1)
+overload_lists(ReversedItems, rt.reversed_items,
+               lambda ts: len(ts) == 1 and isinstance(ts[0], T.Array) and ts[0].ndim >= 1)
 overload_lists(Sum, builtins.sum, list_at(0))
 overload_lists(TupleSum, builtins.sum, _tuple_to_sum)
 overload_lists(ArraySum, builtins.sum,

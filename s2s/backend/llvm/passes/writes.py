@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 
 import s2s_runtime as rt
+from s2s_runtime import build
 
 from ....ir import nodes as ir
 from ....rules.registry import having
@@ -80,15 +81,29 @@ def _written_names(func) -> set:
     return writes
 
 
+def _is_push(s) -> bool:
+    """``tape = (v, tape)``: a value pushed on a tape."""
+    v = getattr(s, "value", None)
+    return isinstance(s, ir.Assign) and isinstance(v, ir.Call) and v.fn is build.make_tuple \
+        and len(v.args) == 2 and v.args[1] == s.target and isinstance(v.args[0], ir.Var)
+
+
 def fresh_values_only(func) -> set:
     """The names never written in place (first operand of an ``in_place`` call) whose
-    every assignment is a call that is not a view (``_VIEWS``), a constant, or a copy of
-    another such name (a greatest fixed point)."""
+    every assignment is a call that is not a view (``_VIEWS``), a constant, a copy of
+    another such name (a greatest fixed point), or the pop of a value reverse mode pushed
+    from the name itself (``v, tape = tape`` where ``tape = (v, tape)`` is in the code)."""
     written, sources, bad = set(), {}, set()
+    pushed = {(s.value.args[1].name, s.value.args[0].name) for s in ir.walk(func.body)
+              if _is_push(s)}
     for s in ir.walk(func.body):
         v = getattr(s, "value", None)
         if isinstance(v, ir.Call) and v.fn in _WRITES and v.args and isinstance(v.args[0], ir.Var):
             written.add(v.args[0].name)
+        if isinstance(s, ir.Unpack) and len(s.targets) == 2 and s.targets[1] == s.value and \
+                (s.value.name, s.targets[0].name) in pushed:
+            sources.setdefault(s.targets[0].name, set())  # (a value it held: a tape's pop)
+            continue
         if isinstance(s, ir.Assign):
             name = s.target.name
             if isinstance(v, ir.Var):
