@@ -139,7 +139,7 @@ def jacrev(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorph
         for o, ol in enumerate(out_leaves):
             by_arg = [[np.zeros(np.shape(ol) + np.shape(v), dtype=np.result_type(_dtype(ol), _dtype(v)))
                        for v in tree_flatten(args[n])[0]] for n in nums]
-            for _, k, parts in _basis([ol], _dtype) if batched is None else ():
+            for _, k, parts in _basis([ol], _dtype):
                 ct_leaves = [rt.zeros_like(x) for x in out_leaves]
                 ct_leaves[o] = parts[0]
                 cts = pull(tree_unflatten(out_tree, ct_leaves))
@@ -207,7 +207,7 @@ def hessian(fun, argnums: Union[int, Sequence[int]] = 0, has_aux=False, holomorp
                                   dtype=np.result_type(_dtype(ol), _dtype(vi), _dtype(vj)))
                          for vj in ins[b][0]] for b in range(len(nums))]
                        for vi in ins[a][0]] for a in range(len(nums))]
-            for _, k, parts in _basis([ol], _dtype) if batched is None else ():
+            for _, k, parts in _basis([ol], _dtype):
                 ct_leaves = [rt.zeros_like(x) for x in out_leaves]
                 ct_leaves[o] = parts[0]
                 ct = tree_unflatten(out_tree, ct_leaves)

@@ -89,6 +89,15 @@ class CallableCalls:
         if getattr(fn, "_s2s_closure_site", None) is None or not args:
             return None
         closure = self.known_of(args[0])
+        if isinstance(closure, TransformOfClosure):  # jvp(grad(closure), ...)
+            label = f"{getattr(fn, '__name__', 'a transform')} of {closure.describe()}"
+            lifted, captures = self.lifted_closure(s, closure.closure, label)
+            n_params = len(closure.closure.local.signature.parameters)
+            margs, mkwargs = closure.maker._s2s_closure_arguments(
+                closure.args, closure.kwargs, n_params, len(captures))
+            made = closure.maker(lifted, *margs, **mkwargs)
+            return self.call_made(s, fn._s2s_closure_site(made, len(captures)),
+                                  tuple(args[1:]) + captures, kwargs)
         if not isinstance(closure, Closure):
             return None
         label = f"{getattr(fn, '__name__', 'a transform')} of {closure.describe()}"

@@ -237,3 +237,31 @@ def test_random_loop_programs_match_a_loop_of_grad(data):
     for i in range(2):
         np.testing.assert_allclose(got[i], [w[i] for w in want], rtol=1e-10, atol=1e-12,
                                    err_msg=src + f"\nx0={x0!r}, x1={x1!r}, n={n!r}")
+
+
+def short_circuit_generators(x):
+    s = np.sum(x)
+    if any(v > 0.8 for v in x) and all(v > 0.0 for v in x):
+        s = s * 2.0
+    n = 0.0
+    if s > 2.0:
+        k = len(x)
+        for i in range(k):
+            n = n + x[i] * i
+    return s * np.sum(x ** 2) + n
+
+
+def test_a_branch_s_own_values_stay_unbatched():
+    """A branch whose condition differs per example computes ``len(x)`` and loops over
+    ``range`` of it (the generator of ``all`` after ``and``, a loop of the user's): those
+    values are the same for every example, so the loop stays one loop rather than a
+    masked loop appending under a condition (which was refused)."""
+    X = np.array([[0.1, 0.9, 0.5], [0.7, 0.2, 0.6], [0.3, 0.5, 0.35], [0.9, -0.2, 0.4]])
+    for g in (s2s.vmap(s2s.grad(short_circuit_generators)),
+              s2s.jit(s2s.vmap(s2s.grad(short_circuit_generators)))):
+        got = g(X)
+        for k in range(len(X)):
+            assert_tree_close(got[k], fd_grad(short_circuit_generators, [X[k]], 0),
+                              rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(short_circuit_generators)(X),
+                               [short_circuit_generators(x) for x in X], rtol=1e-14)

@@ -263,3 +263,48 @@ def _sum_g(x):
 def test_grad_of_a_transform_made_inside_the_differentiated_code(make, closed):
     x = np.array([0.1, 0.2, 0.7])
     np.testing.assert_allclose(s2s.grad(make)(x), closed(x), rtol=1e-12)
+
+
+def _jvp_of_local_gradient(x, t, w):
+    g = s2s.grad(lambda z: np.sum(np.sin(z * w) ** 3))  # a local function capturing w
+    return s2s.jvp(g, (x,), (t,))[1]
+
+
+def _vjp_of_local_gradient(x, t, w):
+    g = s2s.grad(lambda z: np.sum(np.sin(z * w) ** 3))
+    return s2s.vjp(g, x)[1](t)[0]
+
+
+def _linearize_of_local_gradient(x, t, w):
+    g = s2s.grad(lambda z: np.sum(np.sin(z * w) ** 3))
+    return s2s.linearize(g, x)[1](t)
+
+
+@pytest.mark.parametrize("f", [_jvp_of_local_gradient, _vjp_of_local_gradient,
+                               _linearize_of_local_gradient])
+def test_a_transform_of_the_gradient_of_a_local_function_inside_code(f):
+    """``jvp(grad(lambda z: ...), ...)`` (and ``vjp``, ``linearize``) inside transformed
+    code: the gradient of the local function is lifted with its captures like the local
+    function itself (it was refused: "this use of grad of the lambda ... cannot be
+    passed to code s2s does not inline"). The Hessian is symmetric, so each is the
+    Hessian-vector product, against differences of the gradient."""
+    rng = np.random.default_rng(21)
+    x, t, w = rng.normal(size=4), rng.normal(size=4), 0.7
+
+    def grad_of(z, w):
+        return s2s.grad(lambda y: np.sum(np.sin(y * w) ** 3))(z)
+
+    def hvp_fd(x, t):
+        eps = 1e-6
+        return (grad_of(x + eps * t, w) - grad_of(x - eps * t, w)) / (2 * eps)
+
+    want = hvp_fd(x, t)
+    np.testing.assert_allclose(f(x, t, w), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(f)(x, t, w), want, rtol=1e-6, atol=1e-8)
+    X, T2 = np.stack([x, 2.0 * x]), np.stack([t, -t])
+    np.testing.assert_allclose(s2s.vmap(f, (0, 0, None))(X, T2, w),
+                               [hvp_fd(X[k], T2[k]) for k in range(2)], rtol=1e-6, atol=1e-8)
+    dw = s2s.grad(lambda w: np.sum(f(x, t, w)))(w)
+    eps = 1e-6
+    assert dw == pytest.approx((np.sum(f(x, t, w + eps)) - np.sum(f(x, t, w - eps))) / (2 * eps),
+                               rel=1e-5)

@@ -241,3 +241,20 @@ def test_hessian_pytree_layout_and_has_aux():
     np.testing.assert_allclose(H["v"]["a"]["a"], np.diag(6 * p["a"]), rtol=1e-12)
     np.testing.assert_allclose(H["u"]["a"]["b"], np.eye(3), rtol=1e-12)
     np.testing.assert_allclose(H["u"]["b"]["b"], np.zeros(3), atol=0)
+
+
+def test_jacrev_and_jacfwd_with_has_aux_against_finite_differences():
+    """``jacrev(f, has_aux=True)`` returned ``(J, aux)`` as JAX does; it raised an
+    UnboundLocalError inside s2s (the batched fast path is skipped with aux)."""
+    x = RNG.normal(size=3)
+
+    def f(x):
+        return np.sin(x) * np.sum(x ** 2), {"m": np.mean(x), "n": len(x)}
+
+    eps = 1e-6
+    fd = np.stack([(f(x + eps * e)[0] - f(x - eps * e)[0]) / (2 * eps) for e in np.eye(3)],
+                  axis=1)
+    for make in (s2s.jacrev, s2s.jacfwd):
+        J, aux = make(f, has_aux=True)(x)
+        np.testing.assert_allclose(J, fd, rtol=1e-6, atol=1e-9)
+        assert aux["m"] == pytest.approx(np.mean(x), rel=1e-15) and aux["n"] == 3
