@@ -233,7 +233,7 @@ from . import batching_values  # noqa: E402
 from .batching_values import batch_gathered_value, batch_value  # noqa: E402
 from .batching import (  # noqa: E402
     BatchingRuntimeError, batch_align, batch_axes, batch_axis_in, batch_axis_of, batch_core_align, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
-    batch_example, batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
+    batch_example, batch_example_vjp, stack_examples, stack_examples_vjp, batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
     batch_rows, batch_select, batch_select_replayed, batch_setitem, batch_shape, batch_size, batch_size_of,
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
 from .batching_numpy import (  # noqa: E402

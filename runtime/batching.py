@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .adjoint import getitem_vjp
 from .batching_lanes import BatchedRange
 from .mappings import MISSING
 from .records import is_record
@@ -199,6 +200,15 @@ def batch_example(x, k):
     is): what a loop over the examples would see in its ``k``-th run (the values an
     exception is raised with)."""
     return tree_map(lambda v: v if index_constant(v) else v[k], x)
+
+
+def batch_example_vjp(g, x, k):
+    """The cotangent of ``x`` for ``batch_example(x, k)``: ``g`` at row ``k`` of zeros
+    shaped like ``x`` (an array), leaf by leaf for a container (a slice or ``...`` it
+    holds: itself, as it carries no derivative)."""
+    if isinstance(x, np.ndarray):
+        return getitem_vjp(g, x, k)
+    return tree_map(lambda gv, xv: xv if index_constant(xv) else getitem_vjp(gv, xv, k), g, x)
 
 
 def batch_mask(c):
@@ -452,16 +462,28 @@ def batch_loop(fn, flags, n, *args, **kwargs):
         call = [a[k] if f and not _is_container(a) else
                 (batch_example(a, k) if f else a) for a, f in zip(args, flags)]
         outs.append(fn(*call, **kwargs))
-    first = outs[0]
+    return stack_examples(outs, getattr(fn, "__qualname__", None) or repr(fn))
+
+
+def stack_examples(outs, name="a call"):
+    """The results of one call per example (``batch_loop``'s, or its loop written out:
+    ``passes/per_example_loops.py``) as one batch: stacked on a new axis 0, leaf by
+    leaf where each result is a container (``name``: the function, for the error where
+    they do not stack)."""
     try:
-        if _is_container(first):
+        if _is_container(outs[0]):
             return tree_map(lambda *vs: np.stack([np.asarray(v) for v in vs]), *outs)
         return np.stack([np.asarray(o) for o in outs])
     except ValueError as exc:  # results of other structures or shapes per example
-        name = getattr(fn, "__qualname__", None) or repr(fn)
         raise BatchingRuntimeError(
             f"vmap: {name} gives results of different structures or shapes per example "
             f"({exc}); they cannot be stacked into one batch") from None
+
+
+def stack_examples_vjp(g, outs):
+    """The cotangent of the list ``outs`` for ``stack_examples(outs)``: row ``k`` of every
+    leaf of ``g`` for the ``k``-th result."""
+    return [tree_map(lambda v: v[k], g) for k in range(len(outs))]
 
 
 def _depth(x):

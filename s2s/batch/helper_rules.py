@@ -99,20 +99,36 @@ defnondiff(B.batch_check_index, B.batch_size, B.batch_axes, B.batch_axis, B.batc
            B.batch_len, B.batch_ndim, B.batch_size_of, B.batch_reshape_arg,
            B.batch_transpose_axes, B.batch_mask, B.batch_spec, B.batch_axis_in,
            B.batch_pad_width, B.batch_stand_in)
-# batch_example: the values a raising branch runs with (control.raising_if), read only on
-# the way to a raise, so no derivative flows through it; an outer vmap batches the
-# raising branch as one example's code, so it never meets a batched argument (the jit
-# lowers it: the operands of a per-example call, passes/per_example_loops.py)
-for _mode, _why in (("jvp", "read only on the way to a raise: no derivative flows through it"),
-                    ("vjp", "read only on the way to a raise: no derivative flows through it"),
-                    ("vmap", "an outer vmap runs the raising branch as one example's code")):
-    defno_mode(_mode, _why, B.batch_example)
+# batch_example(x, k): row k of every leaf of x (the operands of one example: the values a
+# raising branch runs with, control.raising_if, and each call of vmap's loop over the
+# examples written out, passes/per_example_loops.py): linear in x, its transpose puts the
+# cotangent at row k of zeros.  An outer vmap batches the raising branch as one example's
+# code, so it never meets a batched argument (the jit lowers it)
+defvjp(B.batch_example, lambda g, ans, x, k: B.batch_example_vjp(g, x, k))
+defjvp(B.batch_example, lambda t, ans, x, k: B.batch_example(t, k))
+defno_mode("vmap", "an outer vmap runs the raising branch as one example's code",
+           B.batch_example)
+# batch_example_vjp(g, x, k): linear in g, its transpose reads row k again
+defvjp(B.batch_example_vjp, lambda c, ans, g, x, k: B.batch_example(c, k),
+       lambda c, ans, g, x, k: zeros_like(x))
+defjvp(B.batch_example_vjp, lambda t, ans, g, x, k: B.batch_example_vjp(t, x, k),
+       lambda t, ans, g, x, k: zeros_like(ans))
+# stack_examples(outs) (the results of the loop over the examples stacked, leaf by leaf):
+# linear in the list; its transpose gives each result its row of the cotangent
+defvjp(B.stack_examples, lambda g, ans, outs, name="a call": B.stack_examples_vjp(g, outs))
+defjvp(B.stack_examples, lambda t, ans, outs, name="a call": B.stack_examples(t, name))
+defvjp(B.stack_examples_vjp, lambda c, ans, g, outs: B.stack_examples(c),
+       lambda c, ans, g, outs: zeros_like(outs), container_result=True)
+defjvp(B.stack_examples_vjp, lambda t, ans, g, outs: B.stack_examples_vjp(t, outs),
+       lambda t, ans, g, outs: zeros_like(ans))
 # batch_loop(f, flags, n, *args): vmap's loop over the examples of a call it has no batched
-# form for; its derivative would be a loop over f's own, which no rule builds yet
+# form for.  Differentiated code has it written out as that loop where f has a derivative
+# rule (passes/per_example_loops.py, before reverse and forward mode), so what is left
+# here is a call of a function without one
 for _mode in ("jvp", "vjp"):
     defno_mode(_mode, "vmap runs this call once per example (it has no batched form), and "
-               "that loop is not differentiated: differentiate first and vmap the "
-               "derivative (vmap(grad(f)) rather than grad of vmap(f))", B.batch_loop)
+               "the function it calls has no derivative rule, so neither has the loop",
+               B.batch_loop)
 
 # batch_vstack(xs) / batch_hstack(xs): linear in xs; their transposes split g back into the
 # items (a list), and those are linear in g with the joins (reshaped like g) as transposes

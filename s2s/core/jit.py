@@ -338,8 +338,9 @@ def compiled_forms(func):
     from ..backend.llvm.driver.compile import lowers
     from ..backend.llvm.passes.literal_containers import containers_resolved
     from ..backend.llvm.passes.tape_pushes import masked_tapes, plain_pushes
-    from ..backend.llvm.passes.per_example_loops import per_example_loops
-    func = pipeline.helper_code(per_example_loops(func), lowers, "jit")
+    from ..backend.llvm.ops.host_calls import compiled_natively
+    from ..passes.per_example_loops import per_example_loops
+    func = pipeline.helper_code(per_example_loops(func, compiled_natively), lowers, "jit")
     func = containers_resolved(func)
     func = plain_pushes(func)
     func = masked_tapes(func)

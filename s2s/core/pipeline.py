@@ -15,6 +15,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Dict, Sequence
 
+import s2s_runtime as rt
+
 from ..ad import custom_rules
 from ..ad.forward import Forward
 from ..ad.remat import primal_only_pushforwards
@@ -34,6 +36,7 @@ from ..passes.negations import fold_negations
 from ..passes.dce import dce
 from ..passes.dict_loops import dict_loops_unrolled, loops_over_parameters
 from ..passes.index_writes import batched_inplace_as_operators, writes_as_values
+from ..passes.per_example_loops import per_example_loops
 from ..passes.helpers import helpers_inlined, needs_helpers
 from ..passes.inline import inline_calls, needs_values
 from ..passes.out_args import out_as_writes, scatter_adds_as_writes
@@ -361,9 +364,12 @@ def _has_derivative_rule(fn) -> bool:
 
 
 def _differentiable(func: ir.Function) -> ir.Function:
-    """``func`` with the helpers that have no derivative rule read as code,
-    ``np.add.at`` as a write of ``rt.add_at`` (``passes/out_args.py``) and vmap's
-    in-place operators as the operators (``passes/index_writes.py``)."""
+    """``func`` with the helpers that have no derivative rule read as code, vmap's calls
+    once per example (``rt.batch_loop``) of functions with a derivative rule as the loops
+    they run (``passes/per_example_loops.py``), ``np.add.at`` as a write of ``rt.add_at``
+    (``passes/out_args.py``) and vmap's in-place operators as the operators
+    (``passes/index_writes.py``)."""
+    func = per_example_loops(func, _has_derivative_rule, rt.stack_examples)
     func = batched_inplace_as_operators(scatter_adds_as_writes(func))
     return helper_code(func, _has_derivative_rule)
 

@@ -62,9 +62,10 @@ def jit_ir(vmapped, args):
             "parameters: give in_axes one entry per parameter)")
     from ..backend.llvm.driver.compile import lowers
     from .pipeline import helper_code
-    from ..backend.llvm.passes.per_example_loops import per_example_loops
+    from ..backend.llvm.ops.host_calls import compiled_natively
+    from ..passes.per_example_loops import per_example_loops
     func, freevars = vmapped.site_ir(list(args))
-    func = per_example_loops(func)  # calls once per example, as loops (before the
+    func = per_example_loops(func, compiled_natively)  # calls once per example as loops (before
     # helpers they call are read as code)
     func = helper_code(func, lowers)  # helpers without a lowering, as code: their
     # reductions over batch_axes(x) then take the per-example forms below

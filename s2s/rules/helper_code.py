@@ -12,6 +12,9 @@ each against a loop over the batch, the Python result, finite differences).
 from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules, index_writes, jvps_arrays, linalg,
                          second_order)
 
+import numpy as np
+from s2s_runtime.adjoint import getitem_vjp
+
 from .registry import definline
 
 definline(jvps_arrays.max_jvp)
@@ -44,3 +47,30 @@ definline(batching_numpy.batch_sum_items, batching_numpy.batch_sum_builtin_vjp)
 definline(batching_numpy.batch_extreme_items, batching_numpy.batch_extreme_position,
           batching_numpy.batch_extreme_ct,
           batching_numpy.batch_extreme_tangent)
+
+
+def stack_examples(outs, name="a call"):
+    """``rt.stack_examples`` as the jit reads it: the results of the loop over the examples
+    (arrays or numbers, as compiled code's lists hold) stacked on a new axis 0."""
+    return np.stack(outs)
+
+
+def batch_example_vjp(g, x, k):
+    """``rt.batch_example_vjp`` of an array as the jit reads it: ``g`` at row ``k`` of
+    zeros shaped like ``x``."""
+    return getitem_vjp(g, x, k)
+
+
+def stack_examples_vjp(g, outs):
+    """``rt.stack_examples_vjp`` as the jit reads it: row ``k`` of ``g`` for result ``k``."""
+    parts = []
+    for k in range(len(outs)):
+        parts.append(g[k])
+    return parts
+
+
+# vmap's loop over the examples written out for a derivative (passes/per_example_loops.py)
+# stacks its results with rt.stack_examples; compiled, they are a list of arrays or numbers
+definline(batching.stack_examples, code=stack_examples, modes=("jit",))
+definline(batching.stack_examples_vjp, code=stack_examples_vjp, modes=("jit",))
+definline(batching.batch_example_vjp, code=batch_example_vjp, modes=("jit",))

@@ -353,13 +353,16 @@ def test_jit_of_vmap_and_grad_of_vmap(f):
             np.testing.assert_allclose(grad[k], fd, rtol=1e-6)
 
 
-def test_fsum_batched_once_per_example_compiles_and_is_refused_by_grad():
+def test_fsum_batched_once_per_example_compiles_and_is_differentiated():
     x, y = np.array([1.0, 2.0]), np.array([3.0, 4.0])
     # the jit runs the per-example loop (rt.batch_loop) by a call into Python
     np.testing.assert_array_equal(s2s.jit(s2s.vmap(fsum3))(x, y),
                                   [fsum3(a, b) for a, b in zip(x, y)])
-    with pytest.raises(S2SError, match="batch_loop"):
-        s2s.grad(lambda x, y: np.sum(s2s.vmap(fsum3)(x, y)))(x, y)
+    # the derivative of that loop: the loop written out, fsum's rule per example
+    got = s2s.grad(lambda x, y: np.sum(s2s.vmap(fsum3)(x, y)), argnums=(0, 1))(x, y)
+    for k in (0, 1):
+        np.testing.assert_allclose(got[k], [_fd(fsum3, [a, b], k) for a, b in zip(x, y)],
+                                   rtol=1e-6)
 
 
 # --- max / min of one iterable of numbers per example ---------------------------------------

@@ -68,9 +68,7 @@ HESSIANS = {
     "vmap(hessian)": lambda f: s2s.vmap(s2s.hessian(f))(XS)[0],
 }
 #: compositions still refused, with the words of the refusal (a clear error, never a value)
-REFUSED = {
-    ("least_squares", "grad(vmap)"): "batch_loop: vmap runs this call once per example",
-}
+REFUSED = {}
 
 
 @pytest.mark.parametrize("name", list(GRADIENTS))

@@ -9,6 +9,8 @@ import ctypes
 import ctypes.util
 import inspect
 
+import math
+
 import numpy as np
 import pytest
 
@@ -133,21 +135,27 @@ def test_jit_of_a_numpy_function_compiles_it():
     np.testing.assert_allclose(s2s.jit(np.add)(np.ones(2), 2.0), [3.0, 3.0])
 
 
-def test_grad_of_a_per_example_loop_of_vmap_says_what_to_do_instead():
+def test_grad_of_a_per_example_loop_of_vmap():
     """``vmap`` runs ``np.gradient`` once per example (``rt.batch_loop``); the gradient of
-    that loop is refused with the record's reason and the user's line, and the
-    composition it suggests, ``vmap(grad(f))``, works (against differences)."""
+    that loop is the loop of ``np.gradient``'s derivatives (it was refused), against
+    differences.  A function without a derivative rule run that way is refused with the
+    record's reason and the user's line."""
     from s2s.errors import NoRuleError
 
     def f(x):
         return np.sum(np.gradient(x) ** 2)
 
     xs = np.random.default_rng(0).uniform(size=(3, 6))
-    with pytest.raises(NoRuleError, match=r"once per example.*vmap\(grad\(f\)\)") as info:
-        s2s.grad(lambda X: np.sum(s2s.vmap(f)(X)))(xs)
-    assert "test_messages.py" in str(info.value)
-    got = s2s.vmap(s2s.grad(f))(xs)
+    got = s2s.grad(lambda X: np.sum(s2s.vmap(f)(X)))(xs)
     h = 1e-6
     for row, x in zip(got, xs):
         want = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(6)]
         np.testing.assert_allclose(row, want, rtol=1e-6, atol=1e-8)
+    opaque = np.frompyfunc(math.sin, 1, 1)  # a ufunc of Python objects: no rule of any kind
+
+    def g(x):
+        return np.sum(opaque(x).astype(float) ** 2)
+
+    with pytest.raises(NoRuleError, match=r"once per example.*no derivative rule") as info:
+        s2s.grad(lambda X: np.sum(s2s.vmap(g, fallback="loop")(X)))(xs)
+    assert "test_messages.py" in str(info.value)

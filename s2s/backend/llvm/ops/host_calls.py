@@ -56,9 +56,10 @@ from llvmlite import ir as ll
 
 from ....errors import UnsupportedSyntaxError
 from ....ir import nodes as ir
+from ....rules import registry
 from ..typing import types as T
 from ..values import arrays as A
-from .calls import maps_elements, name_of, register, set_fallback, unsupported
+from .calls import TABLE, maps_elements, name_of, register, set_fallback, unsupported
 
 #: the functions compiled code calls numpy for
 HOST_FUNCTIONS = (
@@ -658,3 +659,14 @@ class HostFallback(HostCall):
 
 
 set_fallback(HostFallback())
+
+
+def compiled_natively(fn) -> bool:
+    """Whether the jit compiles calls of ``fn`` itself (a native lowering, or its code
+    read), not by calling numpy (``passes/per_example_loops.py`` writes vmap's loops of
+    such calls out).  (The lowerings are registered: the jit imported them before its
+    passes run.)"""
+    if registry.inlined(fn, "jit"):
+        return True
+    handler = TABLE.get(fn)
+    return handler is not None and not isinstance(handler, HostCall)

@@ -1,21 +1,28 @@
-"""vmap's per-example calls written as loops the jit compiles (jit only).
+"""vmap's per-example calls written as the loops they run, for the transforms that see
+through a loop but not through the helper.
 
 ``vmap`` batches a call that has no batching rule by calling it once per example:
 ``y = rt.batch_loop(fn, flags, n, *args, **kwargs)`` (``batch/table.per_example``;
-``flags[i]``: whether ``args[i]`` is batched).  Called from compiled code as a whole,
-that helper needs the types of ``fn``'s results before it runs, which the jit learns
-by calling it on sample operands (``ops/host_calls.py``) -- and sample operands of
-independent shapes rarely fit a derivative helper's (a cotangent and the primal it is
-shaped like).  Contract: ``per_example_loops(func)`` returns ``func`` where each such
-statement whose ``fn`` the jit compiles natively or reads as code (not one it runs in
-numpy anyway) and whose flags are a constant is the loop the helper runs::
+``flags[i]``: whether ``args[i]`` is batched).  Two transforms meet that helper:
+
+* the jit: called from compiled code as a whole, the helper needs the types of ``fn``'s
+  results before it runs, which the jit learns by calling it on sample operands
+  (``backend/llvm/ops/host_calls.py``) -- and sample operands of independent shapes rarely
+  fit a derivative helper's (a cotangent and the primal it is shaped like);
+* reverse and forward mode (``grad(vmap(f))``): the helper has no derivative, but a loop
+  of calls of ``fn`` has one where ``fn`` has a rule.
+
+Contract: ``per_example_loops(func, expands, stack=np.stack)`` returns ``func`` where
+each such statement whose ``fn`` satisfies ``expands(fn)`` (the jit: compiled natively
+or read as code, not one it runs in numpy anyway; the derivatives: ``fn`` has a
+derivative rule) and whose flags are a constant is the loop the helper runs::
 
     parts = []
     for k in range(n):
         r = fn(*[rt.batch_example(a, k) if flag else a for a, flag in zip(args, flags)],
                **kwargs)
         parts = rt.list_append(parts, r)
-    y = np.stack(parts)
+    y = stack(parts)
 
 so each call is typed and compiled for one example's operands (``rt.batch_example``: row
 ``k`` of every array an operand is or holds).  A batched tuple or list display whose
@@ -23,8 +30,10 @@ items vmap lifted from constants (``spec = (a, rt.batch_lift('linear', n))``, th
 parameters of a linear map) is built again per example from those constants (and the
 constants it holds unlifted, a slice) and the other items' rows, so a string or
 ``None`` is never lifted in compiled code.  The values are the helper's: results of one
-shape stacked on a new axis 0; results whose shapes differ per example raise numpy's
-``ValueError`` from ``np.stack``, and an empty batch raises as the helper does.
+shape stacked on a new axis 0 (``stack``: ``np.stack``, as the jit compiles it, or
+``rt.stack_examples``, which also stacks containers leaf by leaf, as the helper does);
+results whose shapes differ per example raise, and an empty batch raises as the helper
+does.
 """
 from __future__ import annotations
 
@@ -35,24 +44,11 @@ import numpy as np
 import s2s_runtime as rt
 from s2s_runtime import build
 
-from ....ir import nodes as ir
-from ....ir.names import NameGen
-from ....rules import registry
-from ..ops.calls import TABLE
-from ..ops.host_calls import HostCall
+from ..ir import nodes as ir
+from ..ir.names import NameGen
 
 
-def _compiled(fn) -> bool:
-    """Whether the jit compiles calls of ``fn`` itself (a native lowering, or its code
-    read), not by calling numpy.  (The lowerings are registered: the jit imported them
-    before its passes run.)"""
-    if registry.inlined(fn, "jit"):
-        return True
-    handler = TABLE.get(fn)
-    return handler is not None and not isinstance(handler, HostCall)
-
-
-def _loop_call(s):
+def _loop_call(s, expands):
     """``(fn, flags, n, args, kwargs)`` of a statement ``y = rt.batch_loop(...)`` this
     pass writes as a loop, else None."""
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
@@ -63,18 +59,18 @@ def _loop_call(s):
             and isinstance(flags.value, tuple) and len(flags.value) == len(args)):
         return None
     try:
-        compiled = _compiled(fn.value)
+        expanded = expands(fn.value)
     except TypeError:  # (an unhashable callable)
         return None
-    return (fn.value, flags.value, n, args, s.value.kwargs) if compiled else None
+    return (fn.value, flags.value, n, args, s.value.kwargs) if expanded else None
 
 
-def per_example_loops(func: ir.Function) -> ir.Function:
-    if not any(_loop_call(s) for s in ir.walk(func.body)):
+def per_example_loops(func: ir.Function, expands, stack=np.stack) -> ir.Function:
+    if not any(_loop_call(s, expands) for s in ir.walk(func.body)):
         return func
     names = NameGen(ir.all_names(func))
     values = _single_values(func.body)
-    body = ir.map_stmts(func.body, lambda s: _as_loop(s, names, values))
+    body = ir.map_stmts(func.body, lambda s: _as_loop(s, names, values, expands, stack))
     return replace(func, body=_unread_dropped(body))
 
 
@@ -134,9 +130,9 @@ def _example(a, k, names, values, out, loc):
     return row
 
 
-def _as_loop(s, names, values):
+def _as_loop(s, names, values, expands, stack):
     """``s`` itself, or the statements of the loop that stands for its ``batch_loop``."""
-    found = _loop_call(s)
+    found = _loop_call(s, expands)
     if found is None:
         return s
     fn, flags, n, args, kwargs = found
@@ -155,4 +151,4 @@ def _as_loop(s, names, values):
     return [ir.Assign(parts, ir.Call(build.make_list, ()), loc),
             ir.Assign(count, ir.Call(range, (n,)), loc),
             ir.For(k, count, tuple(body), (), loc),
-            ir.Assign(s.target, ir.Call(np.stack, (parts,)), loc)]
+            ir.Assign(s.target, ir.Call(stack, (parts,)), loc)]
