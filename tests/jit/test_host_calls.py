@@ -273,8 +273,8 @@ def where_of(x):
     return np.where(x > 0)
 
 
-def complex_exp(x):
-    return np.exp(1j * x) * x
+def complex_arcsin(x):  # (np.exp of complex numbers is native: values/complex_math.py)
+    return np.arcsin(1j * x) * x
 
 
 def test_one_argument_nonzero_and_where_of_any_length():
@@ -284,4 +284,4 @@ def test_one_argument_nonzero_and_where_of_any_length():
 
 
 def test_elementwise_functions_of_arrays_native_code_lacks():
-    _same(s2s.jit(complex_exp)(X), complex_exp(X))
+    _same(s2s.jit(complex_arcsin)(X), complex_arcsin(X))

@@ -18,6 +18,7 @@ from ....rules.registry import identity_primitives, result_check
 from ..values import arrays as A
 from ..values import overlap
 from ..numerics import reductions as R
+from ..values import complex_math as CX
 from ..values import scalars as S
 from ..typing import types as T
 from .calls import array_types, elem_type, lifted_type, map_elementwise, all_numeric, register
@@ -297,8 +298,9 @@ class Math1:
         if len(types) != 1 or kw or not all_numeric(types):
             return None
         t = elem_type(types[0])
-        if t.dtype == "c16":
-            return None
+        if t.dtype == "c16":  # numpy's complex functions (values/complex_math.py)
+            return lifted_type(types, T.Scalar("c16")) \
+                if _NP_MATH.get(fn) in CX.FUNCTIONS else None
         if fn in _MATH:
             return None if array_types(types) else T.FLOAT
         if fn in _MATH_INT:
@@ -310,6 +312,8 @@ class Math1:
         ft = T.F64T if fn in _MATH or fn in _MATH_INT else elem_type(rtype)
 
         def scalar(values, types):
+            if ft.dtype == "c16":
+                return CX.complex1(L, name, S.convert(L, values[0], types[0], ft))
             x = S.convert(L, values[0], types[0], ft)
             if fn in (math.sqrt, math.log) or name in ("log", "sqrt") and fn in _MATH:
                 check = "<" if name == "sqrt" else "<="
