@@ -61,6 +61,7 @@ _MATH_TO_NP.update({builtins.float: np.float64, builtins.int: np.int64,
                     builtins.divmod: np.divmod})
 
 
+
 def _is_scalar_const(a) -> bool:
     return isinstance(a, ir.Const) and np.ndim(a.value) == 0 and not isinstance(a.value, str)
 

@@ -23,6 +23,7 @@ attributes, ``isinstance``, iteration, ``sum``, containers and records.
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 import operator
 
@@ -156,6 +157,13 @@ def sequence_of(site):
 
 defbatch(sequence_of, builtins.tuple, builtins.list)
 defbatch(per_example, math.fsum)
+# cmath's functions of every example: cmath itself, example by example (its results for
+# operands with a nan part, the signs of its zeros and its errors are CPython's own, which
+# numpy's complex functions do not reproduce); their derivatives are that loop of the
+# rules', and the jit compiles the loop (passes/per_example_loops.py)
+defbatch(per_example, cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos,
+         cmath.tan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.phase, cmath.isnan,
+         cmath.isinf, cmath.isfinite)
 
 
 def sequence_cast(site):

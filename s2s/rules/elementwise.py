@@ -7,6 +7,7 @@ Binary numpy functions undo broadcasting with ``unbroadcast``.  Each JVP
 complex ``x``; where a contribution involves only the parameter's own tangent
 it is broadcast to the result's shape with ``broadcast_like``.
 """
+import cmath
 import math
 
 import numpy as np
@@ -80,6 +81,39 @@ defvjp(math.radians, lambda g, ans, x: g * (math.pi / 180.0))
 defjvp(math.radians, lambda t, ans, x: t * (math.pi / 180.0))
 defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
            math.factorial, math.gcd)
+
+# --- cmath (Python complex numbers) ---------------------------------------
+# Holomorphic: z_bar = g f'(z) as numpy's rules (JAX's convention), the real part for a
+# real z (cast_vjp: cmath.exp(0.5) is complex); the derivatives call cmath again, so they
+# keep its Python complex results (the primal raised first where cmath raises).
+defvjp(cmath.exp, lambda g, ans, z: cast_vjp(g * ans, z))
+defjvp(cmath.exp, lambda t, ans, z: t * ans)
+defvjp(cmath.log, lambda g, ans, z, base=math.e: cast_vjp(g / (z * cmath.log(base)), z),
+       lambda g, ans, z, base=math.e: cast_vjp(-g * ans / (base * cmath.log(base)), base))
+defjvp(cmath.log, lambda t, ans, z, base=math.e: t / (z * cmath.log(base)),
+       lambda t, ans, z, base=math.e: -t * ans / (base * cmath.log(base)))
+defvjp(cmath.log10, lambda g, ans, z: cast_vjp(g / (z * math.log(10.0)), z))
+defjvp(cmath.log10, lambda t, ans, z: t / (z * math.log(10.0)))
+defvjp(cmath.sqrt, lambda g, ans, z: cast_vjp(g / (2.0 * ans), z))
+defjvp(cmath.sqrt, lambda t, ans, z: t / (2.0 * ans))
+defvjp(cmath.sin, lambda g, ans, z: cast_vjp(g * cmath.cos(z), z))
+defjvp(cmath.sin, lambda t, ans, z: t * cmath.cos(z))
+defvjp(cmath.cos, lambda g, ans, z: cast_vjp(-g * cmath.sin(z), z))
+defjvp(cmath.cos, lambda t, ans, z: -t * cmath.sin(z))
+defvjp(cmath.tan, lambda g, ans, z: cast_vjp(g * (1.0 + ans * ans), z))
+defjvp(cmath.tan, lambda t, ans, z: t * (1.0 + ans * ans))
+defvjp(cmath.sinh, lambda g, ans, z: cast_vjp(g * cmath.cosh(z), z))
+defjvp(cmath.sinh, lambda t, ans, z: t * cmath.cosh(z))
+defvjp(cmath.cosh, lambda g, ans, z: cast_vjp(g * cmath.sinh(z), z))
+defjvp(cmath.cosh, lambda t, ans, z: t * cmath.sinh(z))
+defvjp(cmath.tanh, lambda g, ans, z: cast_vjp(g * (1.0 - ans * ans), z))
+defjvp(cmath.tanh, lambda t, ans, z: t * (1.0 - ans * ans))
+# phase(z) = angle(z): np.angle's rules (0 at z = 0)
+defvjp(cmath.phase, lambda g, ans, z: cast_vjp(
+    -1j * np.real(g) * np.conj(z) / np.where(z == 0, 1.0, np.real(z * np.conj(z))), z))
+defjvp(cmath.phase, lambda t, ans, z: np.imag(np.conj(z) * t)
+       / np.where(z == 0, 1.0, np.real(z * np.conj(z))))
+defnondiff(cmath.isnan, cmath.isinf, cmath.isfinite)
 
 # --- numpy unary ----------------------------------------------------------
 # A numpy function's derivative keeps numpy's semantics on Python floats too: where a

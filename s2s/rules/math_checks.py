@@ -10,6 +10,7 @@ check a function has).
 Each check is the identity map in ``y`` (VJP ``g``, JVP ``t``) and constant in the
 arguments, which it reads only to decide whether to raise.  vmap and the jit read the
 checks' source (plain numpy: ``definline``)."""
+import cmath
 import math
 
 import s2s_runtime as rt
@@ -23,6 +24,13 @@ defresult_check(rt.math_domain_checked, math.sqrt, math.sin, math.cos, math.tan,
 defresult_check(rt.math_range_checked, math.exp, math.expm1, math.cosh, math.sinh,
                 *([math.exp2] if hasattr(math, "exp2") else []))
 defresult_check(rt.gamma_checked, math.gamma, math.lgamma)
+# cmath, as the jit computes it (numpy's complex formulas): ValueError for a nan part from an
+# operand without one (cmath.sin(inf + 0j)), for an infinite part of a finite operand
+# OverflowError (cmath.exp(710)) or, at a pole, ValueError (cmath.log(0)); the checks
+# read complex numbers so (np.isnan/isinf/isfinite of either part)
+defresult_check(rt.math_range_checked, cmath.exp, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan,
+                cmath.sinh, cmath.cosh, cmath.tanh)
+defresult_check(rt.math_domain_checked, cmath.log, cmath.log10)
 defresult_check(rt.pow_checked, math.pow)
 defresult_check(rt.fmod_checked, math.fmod)
 defresult_check(rt.ldexp_checked, math.ldexp)

@@ -3,6 +3,7 @@
 points (zeros of both signs, the branch cut on the negative real axis, the unit circle,
 overflow thresholds, infinities, nan) and on random points; compiled gradients of real
 functions of complex intermediates against central differences."""
+import cmath
 import math
 import warnings
 
@@ -96,3 +97,109 @@ def test_gradients_of_real_functions_of_complex_intermediates(name):
                                    atol=1e-8)
         np.testing.assert_allclose(s2s.jit(s2s.grad(f))(x), s2s.grad(f)(x), rtol=1e-13,
                                    atol=1e-15)
+
+
+# -- cmath ---------------------------------------------------------------------------------
+CMATH = ["exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "phase",
+         "isnan", "isinf", "isfinite"]
+CMATH_POINTS = [complex(a, b) for a in PARTS for b in PARTS] + PARTS
+
+
+def _outcome(fn, z):
+    try:
+        return "ok", fn(z)
+    except (ValueError, OverflowError) as e:
+        return type(e).__name__, str(e).split(" (in jit")[0]
+
+
+@pytest.mark.parametrize("name", CMATH)
+def test_compiled_cmath_gives_pythons_values_and_errors(name):
+    """Python's results (a Python complex; CPython's special values, its signed zeros of
+    nan operands included) and its errors (cmath.log(0), cmath.exp(710), cmath.sin(inf))."""
+    fn = getattr(cmath, name)
+    compiled = s2s.jit(lambda z: fn(z))
+    for z in CMATH_POINTS:
+        (kind, want), (got_kind, got) = _outcome(fn, z), _outcome(compiled, z)
+        assert kind == got_kind, (z, want, got)
+        if kind != "ok":
+            assert want == got, z
+            continue
+        assert type(got) is type(want), (z, want, got)
+        if isinstance(want, bool):
+            assert got == want, z
+            continue
+        w, g = complex(want), complex(got)
+        scale = abs(np.complex128(w))
+        for pw, pg in ((w.real, g.real), (w.imag, g.imag)):
+            if math.isnan(pw) or math.isinf(pw) or pw == 0.0:
+                assert (math.isnan(pw) and math.isnan(pg)) or \
+                    (pw == pg and math.copysign(1, pw) == math.copysign(1, pg)) or \
+                    (pw == 0.0 and abs(pg) <= 4e-16 * scale), (z, want, got)
+            else:
+                assert abs(pg - pw) <= 4e-16 * scale, (z, want, got)
+
+
+CMATH_DIFF = ["exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+              "phase"]
+
+
+@pytest.mark.parametrize("name", CMATH_DIFF)
+def test_cmath_derivatives_in_every_mode(name):
+    fn = getattr(cmath, name)
+
+    def f(x):  # a complex operand, and a real one (cmath.exp(0.3) is complex)
+        w = fn(x[0] + 1j * x[1]) * (0.5 - 0.25j)
+        return w.real + 0.3 * w.imag + (fn(x[0] * 2.0) * (1 - 2j)).real
+
+    xs = np.array([[0.3, 0.7], [1.1, -0.4], [0.6, 1.9]])
+    want = np.array([fd_grad(f, (x,)) for x in xs])
+    for x, w in zip(xs, want):
+        assert abs(s2s.jit(f)(x) - f(x)) <= 1e-14 * max(1.0, abs(f(x)))
+        np.testing.assert_allclose(s2s.grad(f)(x), w, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(s2s.jit(s2s.grad(f))(x), w, rtol=1e-6, atol=1e-8)
+        tangent = np.array([0.4, -1.0])
+        np.testing.assert_allclose(s2s.jvp(f, (x,), (tangent,))[1], w @ tangent, rtol=1e-6,
+                                   atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-14)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(f))(xs), [f(x) for x in xs], rtol=1e-14)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(f)))(xs), want, rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_cmath_keeps_pythons_errors_under_grad_and_vmap():
+    with pytest.raises(ValueError, match="math domain error"):
+        s2s.grad(lambda x: abs(cmath.log(x * 0.0)))(1.0)
+    with pytest.raises(OverflowError, match="math range error"), np.errstate(over="ignore"):
+        s2s.vmap(lambda x: abs(cmath.exp(x)))(np.array([1.0, 710.0]))
+    with pytest.raises(ValueError, match="math domain error"):
+        s2s.jit(lambda x: abs(cmath.sin(complex(x, 0.0))))(math.inf)
+    x = np.array([2.0, 3.0])  # cmath.log(z, base): Python mode and vmap
+    f = lambda x: abs(cmath.log(x[0] + 1j, x[1]))  # noqa: E731
+    np.testing.assert_allclose(s2s.grad(f)(x), fd_grad(f, (x,)), rtol=1e-6)
+    np.testing.assert_allclose(s2s.vmap(f)(np.stack([x, x + 1])), [f(x), f(x + 1)], rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["tan", "sin", "tanh", "sqrt", "log", "exp"])
+def test_cmath_under_vmap_is_pythons_own_at_special_values(name):
+    """vmap runs cmath itself per example, so operands with a nan or infinite part give
+    CPython's values (``cmath.tan(nan + 0j)`` is ``nan + nanj``; numpy's ``nan + 0j``)
+    with the sign of every zero, compiled too (finite values to an ulp: the jit's formulas
+    are numpy's)."""
+    fn = getattr(cmath, name)
+    parts = [(math.nan, 0.0), (math.nan, -0.0), (0.0, math.nan), (-0.0, 2.0), (1.5, -0.0),
+             (math.nan, math.nan)]
+    zs = np.array([complex(a, b) for a, b in parts])
+
+    def pair(z):
+        w = fn(z)
+        return np.array([w.real, w.imag])
+
+    want = np.array([pair(complex(z)) for z in zs])
+    for run in (s2s.vmap(pair), s2s.jit(s2s.vmap(pair))):
+        got = run(zs)
+        assert got.shape == want.shape
+        for g, w in zip(got.ravel(), want.ravel()):
+            assert (math.isnan(g) and math.isnan(w)) or (
+                abs(g - w) <= 1e-15 * abs(w) and math.copysign(1.0, g) == math.copysign(1.0, w)
+            ), (name, got, want)

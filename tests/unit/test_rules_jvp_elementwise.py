@@ -14,6 +14,7 @@ Oracles, in float64 (complex128 for complex points, with complex tangents):
 * coverage: every primitive of the two modules with VJP templates has JVP
   templates (as many, ``None`` in the same places) and a case here.
 """
+import cmath
 import collections
 import dis
 import importlib
@@ -164,6 +165,13 @@ for f in BINARY:
 for f in (np.add, np.subtract, np.multiply, np.divide, np.power, operator.add, operator.sub,
           operator.mul, operator.truediv, operator.pow):
     CASES += [(f, (C((3, 1)), C())), (f, (C(()), C((2, 3))))]
+# cmath at complex points and at real ones (a complex result of a real operand)
+CASES += [(f, (complex(C(())),)) for f in (cmath.exp, cmath.log, cmath.log10, cmath.sqrt,
+                                           cmath.sin, cmath.cos, cmath.tan, cmath.sinh,
+                                           cmath.cosh, cmath.tanh, cmath.phase)]
+CASES += [(f, (SC(0.3, 1),)) for f in (cmath.exp, cmath.log, cmath.sqrt, cmath.sin,
+                                       cmath.tanh)]
+CASES.append((cmath.log, (complex(C(())), SC(2, 3))))
 CASES += [
     (operator.mul, (C(), 1.5)), (operator.add, (U(-1, 1), C((2, 4)))), (np.power, (XB, 3)),
     (operator.pow, (SC(0.5, 2), 2)),

@@ -8,6 +8,7 @@ Plus closed forms for ties (max/min) and zeros (prod/cumprod).
 """
 import dis
 import inspect
+import cmath
 import collections
 import math
 import operator
@@ -376,6 +377,15 @@ for f in (np.add, np.subtract, np.multiply, np.divide, np.power, np.float_power,
           operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, rt.power):
     EW.append((f, (XB, YB), {}))
 EW.append((rt.power, (SC(0.5, 2), SC(0.5, 2)), {}))
+
+# cmath at complex points (holomorphic: g f'(z)) and at real ones (cmath.exp(0.5) is complex:
+# the real part of g f'(x))
+EW += [(f, (complex(C(())),), {}) for f in (cmath.exp, cmath.log, cmath.log10, cmath.sqrt,
+                                            cmath.sin, cmath.cos, cmath.tan, cmath.sinh,
+                                            cmath.cosh, cmath.tanh, cmath.phase)]
+EW += [(f, (SC(0.3, 1),), {}) for f in (cmath.exp, cmath.log, cmath.sqrt, cmath.sin,
+                                        cmath.tanh)]
+EW.append((cmath.log, (complex(C(())), SC(2, 3)), {}))
 for f in (np.add, np.multiply, np.divide, operator.mul, operator.truediv, operator.pow):
     EW.append((f, (C((3, 1)), C()), {}))
 EW += [

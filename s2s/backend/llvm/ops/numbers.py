@@ -6,6 +6,7 @@ elementwise on arrays through ``calls.map_elementwise``), the other elementwise 
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 import operator
 
@@ -330,6 +331,110 @@ class Math1:
 # math.log: Elementwise below (one argument or two), which hands it one argument here
 _MATH1 = register(Math1(), *(f for f in _MATH if f is not math.log), *_NP_MATH, *_MATH_INT)
 
+class CMath:
+    """``cmath``'s functions of one number (any real or complex number, a Python complex
+    result): numpy's complex formulas (``values/complex_math.py``) of the number as a
+    complex, with ``cmath``'s errors as the records state them (``result_check``, the
+    checks vmap runs too): ``ValueError("math domain error")`` for a nan part from an
+    operand without one (``cmath.sin(inf + 0j)``), for an infinite part from a finite
+    operand ``OverflowError("math range error")`` (``cmath.exp(710)``), or ``ValueError``
+    at a pole (``cmath.log(0)``); ``cmath.phase`` (``atan2(imag, real)``, CPython's
+    ``OverflowError`` where it underflows to 0: ``phase(1e300 + 1e-310j)``) and
+    ``cmath.isnan``/``isinf``/``isfinite`` (of either part).  ``cmath.log(z, base)`` and
+    the inverse functions are not compiled."""
+
+    NAMES = {cmath.exp: "exp", cmath.log: "log", cmath.log10: "log10", cmath.sqrt: "sqrt",
+             cmath.sin: "sin", cmath.cos: "cos", cmath.tan: "tan", cmath.sinh: "sinh",
+             cmath.cosh: "cosh", cmath.tanh: "tanh"}
+    TESTS = (cmath.isnan, cmath.isinf, cmath.isfinite)
+
+    def type(self, fn, types, kw, loc):
+        if len(types) != 1 or kw or not all_numeric(types) or array_types(types):
+            return None
+        return T.BOOL if fn in self.TESTS else T.FLOAT if fn is cmath.phase else T.COMPLEX
+
+    def lower(self, L, fn, vals, kw, rtype):
+        b = L.b
+        z = S.convert(L, vals[0][0], vals[0][1], T.Scalar("c16"))
+        x, y = b.extract_value(z, 0), b.extract_value(z, 1)
+        inf = ll.Constant(T.F64, math.inf)
+
+        def any_part(test):
+            return b.or_(test(x), test(y))
+
+        def isnan(v):
+            return b.fcmp_unordered("uno", v, v)
+
+        def isinf(v):
+            return b.fcmp_ordered("==", S.math1(L, "fabs", v, T.F64T), inf)
+
+        def finite(v):
+            return b.fcmp_ordered("<", S.math1(L, "fabs", v, T.F64T), inf)
+
+        if fn is cmath.phase:  # CPython checks errno: atan2 underflowing to 0 is ERANGE
+            phi = S.math2(L, "atan2", y, x, T.F64T)
+            zero = ll.Constant(T.F64, 0.0)
+            L.check(b.and_(b.and_(b.fcmp_ordered("==", phi, zero), b.fcmp_ordered("!=", y, zero)),
+                           finite(x)), OverflowError, "math range error")
+            return phi
+        if fn is cmath.isnan:
+            return any_part(isnan)
+        if fn is cmath.isinf:
+            return any_part(isinf)
+        if fn is cmath.isfinite:
+            return b.and_(finite(x), finite(y))
+        w = CX.complex1(L, self.NAMES[fn], z)
+        u, v = b.extract_value(w, 0), b.extract_value(w, 1)
+        for (ca, cb), (cu, cv) in _cmath_nan_cells(fn):  # CPython's own special values
+            hit = b.and_(_in_class(L, x, ca), _in_class(L, y, cb))
+            u = b.select(hit, ll.Constant(T.F64, cu), u)
+            v = b.select(hit, ll.Constant(T.F64, cv), v)
+        w = S.make_complex(b, u, v)
+        L.check(b.and_(b.or_(isnan(u), isnan(v)), b.not_(any_part(isnan))), ValueError,
+                "math domain error")
+        blown = b.and_(b.or_(isinf(u), isinf(v)), b.and_(finite(x), finite(y)))
+        if result_check(fn) is rt.math_range_checked:
+            L.check(blown, OverflowError, "math range error")
+        else:
+            L.check(blown, ValueError, "math domain error")
+        return w
+
+
+register(CMath(), *CMath.NAMES, *CMath.TESTS, cmath.phase)
+
+#: one number of each class of CPython's cmath special-value tables (``special_type``)
+_CLASSES = (-math.inf, -1.0, -0.0, 0.0, 1.0, math.inf, math.nan)
+
+
+def _cmath_nan_cells(fn):
+    """The cells of ``fn``'s special-value table with a nan part in the operand, as
+    CPython's ``cmath`` gives them (read from it): ``((class_re, class_im), (re, im))``.
+    numpy's (glibc's) values differ there in signs of zeros (``cmath.sin(nan + 0j)`` is
+    ``nan - 0j``, numpy's ``nan + 0j``) or zeros for nan (``cmath.tan(nan + 0j)``)."""
+    cells = []
+    for a in _CLASSES:
+        for c in _CLASSES:
+            if not (math.isnan(a) or math.isnan(c)):
+                continue
+            w = fn(complex(a, c))  # (no error: a nan operand never raises)
+            cells.append(((a, c), (w.real, w.imag)))
+    return cells
+
+
+def _in_class(L, v, rep):
+    """Whether the float64 ``v`` is in ``rep``'s class of ``_CLASSES`` (zeros by sign)."""
+    b = L.b
+    if math.isnan(rep):
+        return b.fcmp_unordered("uno", v, v)
+    if math.isinf(rep) or rep == 0.0:
+        same = b.fcmp_ordered("==", v, ll.Constant(T.F64, rep))
+        if rep != 0.0:
+            return same
+        negative = b.icmp_signed("<", b.bitcast(v, T.I64), ll.Constant(T.I64, 0))
+        return b.and_(same, negative if math.copysign(1.0, rep) < 0 else b.not_(negative))
+    inside = b.fcmp_ordered("<", S.math1(L, "fabs", v, T.F64T), ll.Constant(T.F64, math.inf))
+    return b.and_(inside, b.fcmp_ordered("<" if rep < 0 else ">", v, ll.Constant(T.F64, 0.0)))
+
 _MATH2 = {math.pow: "pow", math.atan2: "atan2", math.hypot: "hypot", math.copysign: "copysign",
           math.fmod: "fmod", np.arctan2: "atan2", np.hypot: "hypot", np.copysign: "copysign",
           np.fmod: "fmod", np.maximum: "maximum", np.minimum: "minimum",
@@ -428,8 +533,8 @@ class Cast:
             real = all(isinstance(t, T.Scalar) and t.dtype != "c16" for t in types)
             return T.COMPLEX if real else None
         if kw or len(types) != 1 or not isinstance(types[0], T.Scalar):
-            if fn in (np.float64, np.float32, np.int64, np.bool_) and len(types) == 1 \
-                    and isinstance(types[0], T.Array) and not kw:
+            if fn in (np.float64, np.float32, np.int64, np.bool_, np.complex128) \
+                    and len(types) == 1 and isinstance(types[0], T.Array) and not kw:
                 return T.Array(self.TARGET[fn].dtype, types[0].ndim)
             return None
         if types[0].dtype == "c16" and fn not in (complex, np.complex128, bool, np.bool_):
