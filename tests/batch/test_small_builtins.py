@@ -447,3 +447,29 @@ def test_accumulator_declared_before_a_loop_stays_a_number_under_grad_of_vmap():
     want = np.array([_fd_vector(early_return, x) for x in X])
     got = s2s.grad(lambda Z: np.sum(s2s.vmap(early_return)(Z)))(X)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+
+
+# --- math.prod, read as code in every transform ---------------------------------------------
+def products(x):
+    return math.prod([1.0 + v for v in x[:3]]) + math.prod(x[3:], start=2.0) \
+        + math.prod((x[0], x[1] * 0.0, x[2]))  # (a zero item: the product rule stays exact)
+
+
+def test_math_prod_values_types_and_derivatives():
+    """``math.prod`` (it had no rule: "no derivative rule for math.prod"): Python's values
+    and types (ints stay ints), and derivatives against differences in every mode."""
+    x = np.array([0.3, 0.7, 0.9, 0.2, 0.6])
+    assert s2s.jit(products)(x) == pytest.approx(products(x), rel=1e-15)
+    assert _same_value(s2s.jit(lambda: math.prod([2, 3], start=4))(), 24)
+    want = _fd_vector(products, x)
+    X = np.stack([x, x[::-1]])
+    want_batch = np.stack([_fd_vector(products, r) for r in X])
+    np.testing.assert_allclose(s2s.grad(products)(x), want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(products))(x), want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(s2s.vmap(products)(X), [products(r) for r in X], rtol=1e-14)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(products))(X), want_batch, rtol=1e-6,
+                               atol=1e-9)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(products)))(X), want_batch,
+                               rtol=1e-6, atol=1e-9)
+    t = np.linspace(-1.0, 1.0, 5)
+    assert s2s.jvp(products, (x,), (t,))[1] == pytest.approx(want @ t, rel=1e-6)

@@ -1,7 +1,7 @@
 """Elementwise predicates and conversions (``np.isnan``, ``np.isfinite``, ``np.signbit``,
 ``np.deg2rad``, ``np.fmax``, ``np.sinc``, ``np.logaddexp2``, ``np.float_power``,
 ``np.nan_to_num``, ``np.select``; ``math.isnan``, ``math.degrees``, ``math.remainder``,
-``math.fsum``; ``round``, ``pow``;
+``math.fsum``, ``math.prod``; ``round``, ``pow``;
 ``x.astype(dtype)``) as plain Python the jit compiles, each with numpy's (or Python's)
 formula, so values, dtype and shape are theirs: a number gives a number, an array an
 array of the same shape.  Written with operators, ``np.where``, ``np.abs`` and the math
@@ -166,6 +166,16 @@ def math_remainder(x, y):
     elementwise algorithm vmap uses (``rt.batch_remainder``: CPython's, its errors
     included)."""
     return float(rt.batch_remainder(x, y))
+
+
+def math_prod(iterable, *, start=1):
+    """``math.prod``: ``start`` times the items, left to right (Python's numbers: ints
+    stay ints); read as code in every transform, so its derivative is the product rule
+    through the partial products (exact where an item is zero)."""
+    product = start
+    for k in range(len(iterable)):  # (the jit indexes a list display, it does not iterate it)
+        product = product * iterable[k]
+    return product
 
 
 def math_fsum(iterable):
@@ -490,6 +500,7 @@ for _fn, _code in ((math.perm, math_perm), (math.comb, math_comb), (math.lcm, ma
 # vmap batches math.remainder with rt.batch_remainder and math.fsum once per example
 definline(math.remainder, code=math_remainder, modes=("jit",))
 definline(math.fsum, code=math_fsum, modes=("jit",))
+definline(math.prod, code=math_prod)
 # vmap batches these ufuncs elementwise
 for _fn, _code in ((np.gcd, gcd), (np.lcm, lcm), (np.spacing, spacing)):
     definline(_fn, code=_code, modes=("jit",))
