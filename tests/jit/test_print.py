@@ -43,3 +43,22 @@ def test_print_in_a_jitted_gradient(capsys):
 def test_arrays_are_refused_by_name():
     with pytest.raises(s2s.S2SError, match=r"jit does not compile print\(f8\[:\]\)"):
         s2s.jit(prints_array)(np.ones(2))
+
+
+def prints_tuples(x):
+    y = np.sin(x)
+    print("shape", y.shape, (x.shape[0], 1.5, True), (np.sum(x), (2, "a")), (), sep="|")
+    return np.sum(y ** 2)
+
+
+def test_tuples_print_as_python_shows_them(capsys):
+    """A shape or other tuple of numbers and constants: each item by its repr, a numpy
+    scalar as ``np.float64(15.0)``, as Python's tuples show them (it was refused)."""
+    x = np.arange(6.0)
+    prints_tuples(x)
+    expected = capsys.readouterr().out
+    assert "(np.float64(15.0), (2, 'a'))" in expected
+    s2s.jit(prints_tuples)(x)
+    assert capsys.readouterr().out == expected
+    s2s.jit(s2s.grad(prints_tuples))(x)
+    assert capsys.readouterr().out == expected
