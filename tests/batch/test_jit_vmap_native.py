@@ -239,6 +239,30 @@ def test_list_display_indices_are_one_advanced_index():
         np.testing.assert_allclose(got[k], want, rtol=1e-6, atol=1e-8)
 
 
+def accumulates_through_views(x):
+    y = x * 1.0
+    y[0, 2, ...] += x[0, 2, ...] * 0.5
+    y[:, None, None] += np.sin(x[:, None, None])
+    y[..., -1] += y[..., 0]
+    return np.sum(np.sin(y) ** 2)
+
+
+def test_cotangents_of_in_place_adds_through_new_axes_and_ellipses():
+    """``y[idx] += v`` with ``None`` or ``...`` in ``idx`` under ``jit(vmap(grad))``: the
+    value's cotangent reads ``g[:, idx]`` (it crashed with a TypeError inside s2s)."""
+    xs = rng.normal(size=(3, 4, 5, 3))
+    got = s2s.jit(s2s.vmap(s2s.grad(accumulates_through_views)))(xs)
+    want = s2s.vmap(s2s.grad(accumulates_through_views))(xs)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    g = s2s.grad(accumulates_through_views)(xs[1])
+    for flat in (0, 31, 59):
+        e = np.zeros_like(xs[1])
+        e.flat[flat] = 1e-6
+        fd = (accumulates_through_views(xs[1] + e) - accumulates_through_views(xs[1] - e)) / 2e-6
+        assert got[1].flat[flat] == pytest.approx(fd, rel=1e-5, abs=1e-8)
+    assert np.allclose(g, got[1])
+
+
 def sum_of_parts(x):
     return sum(np.sum(v ** 2) for v in (x, 2.0 * x, x[:2]))
 
@@ -510,6 +534,15 @@ def test_what_stays_outside_the_subset_is_a_clear_error():
     with pytest.raises(s2s.S2SError, match="np.linalg.qr inside a try block") as e:
         s2s.jit(s2s.vmap(guarded_factor))(stack)
     assert "test_jit_vmap_native.py" in str(e.value)
+    # an advanced index beside a new axis: refused by name (it crashed inside s2s)
+    with pytest.raises(s2s.S2SError, match="jit does not compile batch_setitem"):
+        s2s.jit(s2s.vmap(list_beside_a_new_axis))(A3, np.array([1, -2, 0, 2, 1]))
+
+
+def list_beside_a_new_axis(x, i):
+    y = x * 1.0
+    y[[i, 2, 1], None] = 7.5
+    return y
 
 
 def test_the_batched_kernel_is_deterministic_and_verified():

@@ -155,6 +155,8 @@ class BatchSetitem:
         et = _per_example_index(index, index_b)
         if et is None or len(_items(et)) > x.ndim - 1:
             return None
+        if F.is_advanced(et) and F.result_type(T.Array(x.dtype, x.ndim - 1), et) is None:
+            return None  # (an advanced index the compiled scatter does not lay out)
         if value_b and not (isinstance(value, T.Array) and value.ndim >= 1) or \
                 not isinstance(value, (T.Array, T.Scalar)):
             return None
@@ -386,7 +388,7 @@ def _batch_index(L, idx, it):
 
 class BatchIndexSetVjpValue:
     """``batch_index_set_vjp_value(g, index, v, True, v_batched)``: ``g[:, index]`` summed
-    to each example's ``v`` (an index of ints and slices, or ``...``: all of ``g``)."""
+    to each example's ``v`` (a basic index: ints, slices, new axes and ``...``)."""
 
     wants_atoms = True
 
@@ -404,10 +406,10 @@ class BatchIndexSetVjpValue:
         if _whole(index):
             return g
         et = _per_example_index(index, False)
-        if et is None or len(_items(et)) > g.ndim - 1:
+        if et is None:
             return None
-        kept = g.ndim - sum(1 for p in index_types(et) if p == "int")
-        return T.Array(g.dtype, kept)
+        kept = view_ndim(T.Array(g.dtype, g.ndim - 1), et)  # (a basic index: ints, slices,
+        return None if kept is None else T.Array(g.dtype, kept + 1)  # None and ...)
 
     def lower(self, L, fn, vals, kw, rtype):
         from .per_example import BatchUnbroadcast
