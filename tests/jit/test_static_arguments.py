@@ -65,3 +65,36 @@ def test_bad_static_arguments_are_clear_errors():
         s2s.jit(repeated, static_argnums=5)
     with pytest.raises(ValueError, match="static_argnames names 'm'"):
         s2s.jit(repeated, static_argnames="m")
+
+
+def doubled(v):
+    return v * 2.0
+
+
+def tripled(v):
+    return v * 3.0
+
+
+def with_function_defaults(x, g=doubled, act=np.tanh):
+    return np.sum(act(g(x)))
+
+
+def test_function_arguments_are_compile_time_constants():
+    """A function argument or default (``act=np.tanh``, a helper) needs no
+    ``static_argnums``: its calls are inlined for it and the compiled code is specialised
+    on it, one per function (it was refused: "argument 'g' is a function")."""
+    jitted = s2s.jit(with_function_defaults)
+    for args in [(), (tripled,), (tripled, np.sin), (doubled,)]:
+        assert jitted(X, *args) == pytest.approx(with_function_defaults(X, *args), rel=1e-14)
+    got = s2s.jit(s2s.grad(with_function_defaults))(X, tripled, np.sin)
+    np.testing.assert_allclose(got, fd_gradient(lambda x: with_function_defaults(
+        x, tripled, np.sin), X), rtol=1e-6, atol=1e-9)
+
+    def make(scale):  # a closure: what it captures is read at each call
+        state = {"s": scale}
+        return (lambda v: v * state["s"]), state
+
+    g, state = make(2.0)
+    assert jitted(X, g) == pytest.approx(with_function_defaults(X, g), rel=1e-14)
+    state["s"] = 5.0
+    assert jitted(X, g) == pytest.approx(with_function_defaults(X, g), rel=1e-14)

@@ -2,7 +2,7 @@
 
 Contract: ``static_values(values)`` says which argument values are constants the
 compiled code is specialised on rather than run-time values: ``None``, strings and
-tuples of those (Numba treats them alike).  ``with_statics(func, statics)`` returns
+tuples of those (Numba treats them alike), and functions.  ``with_statics(func, statics)`` returns
 ``func`` with every read of such a parameter (``statics``: name -> value; the free
 variables a function reads from its globals and closures are parameters here)
 replaced by the constant, so the backend sees ``Const('fast')`` where the user wrote
@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import types
 from collections import Counter
+
+import numpy as np
 
 import s2s_runtime as rt
 
@@ -43,8 +46,15 @@ def _foldable_local(value) -> bool:
 
 
 def static_values(values):
-    """The positions of ``values`` that are compile-time constants (``is_static``)."""
-    return [k for k, v in enumerate(values) if is_static(v)]
+    """The positions of ``values`` that are compile-time constants: ``is_static`` ones,
+    and functions (a Python function, a builtin, a numpy ufunc: an argument such as
+    ``activation=np.tanh``, whose calls the front end inlined for this value, as JAX's
+    jit sees a default)."""
+    return [k for k, v in enumerate(values) if is_static(v) or _is_function(v)]
+
+
+def _is_function(value) -> bool:
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))
 
 
 #: fields of statements that define names (never replaced)
