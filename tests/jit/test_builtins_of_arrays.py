@@ -42,3 +42,29 @@ def test_nan_and_empty_as_the_builtins():
         s2s.jit(lambda a: max(a))(np.zeros(0))
     with pytest.raises(s2s.S2SError, match="ambiguous truth value"):
         s2s.jit(lambda a: min(a))(np.zeros((2, 2)))
+
+
+def step_limit(h, t):
+    return min(h * 1.5, 0.2, 1.0 - t + 1e-12) + max(h, 2, t) * 0.5
+
+
+def limited_product(x):
+    return min(x[0] * 1.5, 0.2, 1.0 - x[1]) * max(x[0], 0.15, x[1] ** 2)
+
+
+def test_max_and_min_of_several_numbers():
+    """``min(a, b, c)`` of numbers (a tuple's scan) compiles, with its derivatives (it was
+    refused: "jit does not compile min_of((float, float, float))"); ints stay ints."""
+    import math
+    for args in [(0.1, 0.3), (0.5, 0.95), (3.0, 0.0), (math.nan, 0.1), (0.1, math.nan)]:
+        want = step_limit(*args)
+        got = s2s.jit(step_limit)(*args)
+        assert got == want or (math.isnan(got) and math.isnan(want))
+    assert type(s2s.jit(lambda: max(1, 3, 2))()) is int
+    for x in (np.array([0.1, 0.3]), np.array([0.05, 0.9]), np.array([0.3, 0.2])):
+        want = fd_gradient(limited_product, x)
+        np.testing.assert_allclose(s2s.jit(s2s.grad(limited_product))(x), want, rtol=1e-6,
+                                   atol=1e-9)
+        t = np.array([1.0, -2.0])
+        assert s2s.jit(lambda x, t: s2s.jvp(limited_product, (x,), (t,))[1])(x, t) == \
+            pytest.approx(want @ t, rel=1e-6, abs=1e-9)

@@ -629,6 +629,52 @@ class ArrayExtreme(ListOp):
         return out
 
 
+class TupleExtreme(ListOp):
+    """``max(a, b, c)``/``min(...)`` of numbers (a tuple), ``m`` the item chosen (the
+    first item equal to it takes the derivative; item 0 where none is, a nan):
+    ``extreme_ct(g, items, m)`` the tuple with ``g`` there and zeros elsewhere (each item
+    of ``g``'s type promoted with its own), ``extreme_tangent(t, items, m)`` the tangent
+    ``t``'s item there."""
+
+    def ltype(self, fn, types, loc):
+        g, items, m = types
+        if not items.items or not all(is_number(t) for t in items.items) or not is_number(m):
+            return None
+        if fn is rt.extreme_tangent:
+            if not (T.plain_tuple(g) and len(g.items) == len(items.items)
+                    and all(is_number(t) for t in g.items)):
+                return None
+            out = g.items[0]
+            for t in g.items[1:]:
+                out = T.promote(out, t)
+            return out
+        if not is_number(g):
+            return None
+        return T.Tuple(tuple(T.promote(g, t) for t in items.items))
+
+    def llower(self, L, fn, vals, rtype):
+        (g, gt), (v, vt), (m, mt) = vals
+        b = L.b
+        pos = A.ZERO
+        for k in range(len(vt.items) - 1, -1, -1):  # (backwards: the first equal item wins)
+            ct = T.promote(vt.items[k], mt)
+            hit = S.compare(L, "==", S.convert(L, b.extract_value(v, k), vt.items[k], ct),
+                            S.convert(L, m, mt, ct), ct)
+            pos = b.select(hit, A.i64(k), pos)
+        if fn is rt.extreme_tangent:
+            out = S.convert(L, b.extract_value(g, 0), gt.items[0], rtype)
+            for k in range(1, len(gt.items)):
+                x = S.convert(L, b.extract_value(g, k), gt.items[k], rtype)
+                out = b.select(b.icmp_signed("==", pos, A.i64(k)), x, out)
+            return out
+        out = ll.Constant(rtype.llvm(), None)
+        for k, t in enumerate(rtype.items):
+            zero = S.convert(L, A.ZERO, T.INT, t)
+            item = b.select(b.icmp_signed("==", pos, A.i64(k)), S.convert(L, g, gt, t), zero)
+            out = b.insert_value(out, item, k)
+        return out
+
+
 class StackedItems(ListOp):
     """``seq_cast(items, like)`` for an array ``like`` (the cotangent of ``list(a)``): the
     list ``items`` (numbers, or arrays broadcast to a row of ``like``) stacked into an
@@ -869,6 +915,8 @@ _wrap(ArrayExtreme, rt.extreme_ct, lambda ts: len(ts) == 3 and isinstance(ts[1],
       and ts[1].ndim == 1)
 _wrap(ArrayExtreme, rt.extreme_tangent, lambda ts: len(ts) == 3 and (
     isinstance(ts[1], T.Array) and ts[1].ndim == 1 or is_list(ts[1])))
+for _fn in (rt.extreme_ct, rt.extreme_tangent):
+    _wrap(TupleExtreme, _fn, lambda ts: len(ts) == 3 and T.plain_tuple(ts[1]))
 _wrap(StackedItems, rt.seq_cast, lambda ts: len(ts) == 2 and is_list(ts[0])
       and isinstance(ts[1], T.Array) and ts[1].ndim >= 1)
 _wrap(ItemsOfTangent, rt.seq_cast_transpose, lambda ts: len(ts) == 3 and is_list(ts[1])

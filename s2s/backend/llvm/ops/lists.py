@@ -516,6 +516,33 @@ class Extreme(ListOp):
         return A.reduce_all(L, view, at, keep_or_take, first, at.elem)
 
 
+class TupleExtreme(ListOp):
+    """Python's ``max(a, b, c)``/``min(...)`` of numbers (``max`` of a tuple display): the
+    first item, replaced by each later one that compares greater (less), as the builtin
+    scans; the items promoted to one number type (a compiled value has one type)."""
+
+    def ltype(self, fn, types, loc):
+        items = types[0].items
+        if len(types) != 1 or not items or not all(
+                isinstance(t, T.Scalar) and t.dtype != "c16" for t in items):
+            return None
+        out = items[0]
+        for t in items[1:]:
+            out = T.promote(out, t)
+        return out
+
+    def llower(self, L, fn, vals, rtype):
+        b = L.b
+        (v, vt) = vals[0]
+        greater = fn in (rt.max_of, builtins.max)
+        best = S.convert(L, b.extract_value(v, 0), vt.items[0], rtype)
+        for k, t in enumerate(vt.items[1:], start=1):
+            x = S.convert(L, b.extract_value(v, k), t, rtype)
+            better = S.compare(L, ">" if greater else "<", x, best, rtype)
+            best = b.select(better, x, best)
+        return best
+
+
 class ArrayView(ListOp):
     """A numpy function of a list: the list read as a 1-D array (``np.array`` copies it;
     ``sum_vjp``/``mean_vjp`` of a list give a list)."""
@@ -578,6 +605,8 @@ overload_lists(SumJvp, rt.sum_builtin_jvp, list_at(0))
 for _fn in (rt.max_of, rt.min_of, builtins.max, builtins.min):
     overload_lists(Extreme, _fn, lambda ts: len(ts) == 1 and (
         is_list(ts[0]) or isinstance(ts[0], T.Array) and ts[0].ndim >= 1))
+for _fn in (rt.max_of, rt.min_of):
+    overload_lists(TupleExtreme, _fn, lambda ts: len(ts) == 1 and T.plain_tuple(ts[0]))
 for _fn in (np.array, np.asarray):
     overload_lists(ArrayView, _fn, lambda ts: len(ts) == 1 and is_list(ts[0]), True)
 for _fn in (np.sum, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.prod, np.shape,
