@@ -263,6 +263,27 @@ def test_cotangents_of_in_place_adds_through_new_axes_and_ellipses():
     assert np.allclose(g, got[1])
 
 
+def grown_list(x):
+    vals = []
+    for i in range(x.shape[0]):
+        vals.append(x[i] * (i + 1.0))
+    return sum(vals) + max(vals) * 0.5 + np.mean(np.array(vals) * x)
+
+
+def test_tangents_of_lists_grown_per_example_compile():
+    """``jit(vmap(jvp))`` of a list grown in a loop: one example's list (row ``k`` of
+    every batched item, ``rt.batch_example`` of a list) for the calls run once per
+    example, and the tangent of ``np.array`` of the list (``batch_array_jvp`` of a list of
+    batched tangents). Both were refused ("jit does not compile batch_example(list[f8[:]],
+    int)", "batch_array_jvp(list[f8[:]], ...)")."""
+    xs, ts = rng.normal(size=(4, 5)), rng.normal(size=(4, 5))
+    jvp = lambda x, t: s2s.jvp(grown_list, (x,), (t,))[1]  # noqa: E731
+    got = s2s.jit(s2s.vmap(jvp))(xs, ts)
+    for k in range(4):
+        fd = (grown_list(xs[k] + 1e-6 * ts[k]) - grown_list(xs[k] - 1e-6 * ts[k])) / 2e-6
+        assert got[k] == pytest.approx(fd, rel=1e-6, abs=1e-8)
+
+
 def sum_of_parts(x):
     return sum(np.sum(v ** 2) for v in (x, 2.0 * x, x[:2]))
 

@@ -646,8 +646,9 @@ class BatchArray:
 
 class BatchArrayJvp:
     """``batch_array_jvp(t, ans, object, copy=True, ndmin=0)`` for a regular nesting of
-    batched tangents (None items: zeros): them in ``ans``'s batched shape and dtype (the
-    real part for a real ``ans``), as ``array_jvp`` does for each example."""
+    batched tangents (None items: zeros), or a list of them of ``ans``'s dtype: them in
+    ``ans``'s batched shape and dtype (the real part for a real ``ans``), as
+    ``array_jvp`` does for each example."""
 
     wants_atoms = True
 
@@ -655,6 +656,10 @@ class BatchArrayJvp:
         if kw or not 3 <= len(types) <= 5 or not isinstance(types[1], T.Array):
             return None
         ndmin = getattr(atoms[4], "value", None) if len(atoms) > 4 else 0
+        if _batched_list(types[0]):  # a list of batched tangents: stacked on axis 1
+            t, ans = types[0].elem, types[1]
+            ok = ndmin in (0, 1) and ans.ndim == t.ndim + 1 and ans.dtype == t.dtype
+            return ans if ok else None
         nesting = regular_nesting(types[0], nones=True)
         if nesting is None or ndmin not in (0, 1) or types[1].dtype not in ("f4", "f8", "c16"):
             return None
@@ -664,6 +669,11 @@ class BatchArrayJvp:
 
     def lower(self, L, fn, vals, kw, rtype):
         (t, tt), (ans, ans_t) = vals[0], vals[1]
+        if _batched_list(tt):  # (a fresh array: np.array of the list, axes swapped)
+            out = _first_axes_swapped(L, *Li.as_array(L, t, tt))
+            L.check(A.differs(L, A.shape_list(L, out, rtype), A.shape_list(L, ans, ans_t)),
+                    ValueError, "vmap: np.array of tangents of different shapes")
+            return out
         dims, _ = regular_nesting(tt, nones=True)
         items = leaf_values(L, t, tt)
         want = A.shape_list(L, ans, ans_t)

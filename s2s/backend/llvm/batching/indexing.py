@@ -33,6 +33,7 @@ from llvmlite import ir as ll
 from ..values import abi
 from ..values import arrays as A
 from ..values import fancy as F
+from ..values import lists as Li
 from ..typing import types as T
 from ..ops.calls import register
 from ..ops.arrays import index_types, view_ndim
@@ -331,6 +332,9 @@ class BatchExample:
             return None if t.ndim < 1 else T.Array(t.dtype, t.ndim - 1) if t.ndim > 1 else t.elem
         if isinstance(t, T.NoneType):  # (no leaf)
             return t
+        if isinstance(t, T.List) and isinstance(t.elem, T.Array):  # a list of batched items
+            item = self._example(t.elem)
+            return None if item is None else T.List(item)
         if type(t) in (T.Tuple, T.ListLiteral) and t.items:
             items = tuple(map(self._example, t.items))
             return None if None in items else type(t)(items)
@@ -345,6 +349,11 @@ class BatchExample:
             return A.getitem(L, x, xt, k, T.INT)[0]
         if isinstance(xt, T.NoneType):
             return x
+        if isinstance(xt, T.List):  # example k's list: row k of every item (a new list)
+            data, _, n = Li.fields(L, x)
+            out_t = self._example(xt)
+            return Li.fresh(L, out_t, n, Li.room(L, n), lambda i: (
+                self._row(L, Li.load(L, data, i, xt), xt.elem, k), out_t.elem))
         out = ll.Constant(self._example(xt).llvm(), None)
         for j, item in enumerate(xt.items):
             out = L.b.insert_value(out, self._row(L, L.b.extract_value(x, j), item, k), j)
