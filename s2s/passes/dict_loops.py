@@ -154,8 +154,9 @@ def _head(view, d, key, loc):
 
 
 #: what may read a dict whose keys are taken from its display or argument: the dict
-#: neither changes nor escapes where nothing else sees it
-_READERS = (operator.getitem, rt.dict_get, len, contains, not_contains) + _VIEWS
+#: neither changes nor escapes where nothing else sees it (``dict(d)``: a new dict, a
+#: copy of its entries now)
+_READERS = (operator.getitem, rt.dict_get, len, contains, not_contains, dict) + _VIEWS
 
 
 def _only_read(func, name) -> bool:

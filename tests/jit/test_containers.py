@@ -935,3 +935,31 @@ def test_np_array_of_arrays_of_different_shapes_is_numpys_value_error():
 
     with pytest.raises(ValueError, match="different shapes"):
         s2s.jit(ragged)(np.array([0.3, -0.2, 0.5]))
+
+
+def updated_copy(p, g):
+    new = dict(p)  # a copy: p itself only read, so the loop over it is one copy per key
+    for k, v in p.items():
+        new[k] = v - 0.1 * g[k] * v
+    return np.sum(new["w"] ** 2) + new["b"] ** 2
+
+
+def test_a_copied_dict_updated_in_a_loop_over_the_original():
+    """``new = dict(p); for k, v in p.items(): new[k] = ...`` (an SGD step over a params
+    dict): ``dict(d)`` compiles (it was refused: "jit does not compile dict({...})"),
+    and the loop is unrolled per key under every transform (``vmap(grad)`` refused "a key
+    that differs per example")."""
+    p = {"w": RNG.normal(size=3), "b": 0.3}
+    g = {"w": RNG.normal(size=3), "b": -0.2}
+    assert s2s.jit(updated_copy)(p, g) == pytest.approx(updated_copy(p, g), rel=1e-14)
+    want = fd_grad(lambda w, b: updated_copy({"w": w, "b": b}, g), (p["w"], p["b"]), (0, 1))
+    for got in (s2s.grad(updated_copy)(p, g), s2s.jit(s2s.grad(updated_copy))(p, g)):
+        np.testing.assert_allclose(got["w"], want[0], rtol=1e-6, atol=1e-8)
+        assert got["b"] == pytest.approx(want[1], rel=1e-6)
+    gs = {"w": np.stack([g["w"], 2.0 * g["w"]]), "b": np.array([-0.2, 0.1])}
+    batched = s2s.vmap(s2s.grad(updated_copy), (None, 0))(p, gs)
+    for k in range(2):
+        gk = {"w": gs["w"][k], "b": gs["b"][k]}
+        want = fd_grad(lambda w, b: updated_copy({"w": w, "b": b}, gk), (p["w"], p["b"]), (0, 1))
+        np.testing.assert_allclose(batched["w"][k], want[0], rtol=1e-6, atol=1e-8)
+        assert batched["b"][k] == pytest.approx(want[1], rel=1e-6)

@@ -224,6 +224,12 @@ def lacks_key(c, a, k):
     return None, T.Static(k[1] not in a[0][1].keys)
 
 
+def dict_copy(c, a, k):
+    """``dict(d)``: a new dict of the same entries (their values themselves, as Python's
+    shallow copy holds them)."""
+    return c.build(c.entries(a[0]))
+
+
 def dict_length(c, a, k):
     return (None if c.L is None else ll.Constant(T.I64, len(a[0][1].keys))), T.INT
 
@@ -329,6 +335,7 @@ def _wrap(fn, op, at, keys=()):
 
 _wrap(operator.getitem, getitem, 0, (1,))
 _wrap(len, dict_length, 0)
+_wrap(dict, dict_copy, 0)
 _wrap(contains, has_key, 0, (1,))
 _wrap(not_contains, lacks_key, 0, (1,))
 _wrap(rt.getitem_vjp, getitem_vjp, 1, (2,))
