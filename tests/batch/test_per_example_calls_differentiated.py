@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2s
+from tests.compose.finite_differences import fd_gradient
 
 RNG = np.random.default_rng(17)
 XS = RNG.uniform(0.2, 0.9, (3, 6))
@@ -42,18 +43,9 @@ FUNCTIONS = [least_squares, unwrapped, gradient_of, exact_sum, pseudo_inverse]
 COMPILED = [unwrapped, gradient_of, exact_sum, pseudo_inverse]
 
 
-def _fd(f, x, eps=1e-6):
-    out = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = eps
-        out[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return out
-
-
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
 def test_reverse_and_forward_mode_of_a_per_example_call(f):
-    want = np.stack([_fd(f, x) for x in XS])
+    want = np.stack([fd_gradient(f, x) for x in XS])
     total = lambda Z: np.sum(s2s.vmap(f)(Z))  # noqa: E731
     np.testing.assert_allclose(s2s.grad(total)(XS), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.jvp(s2s.vmap(f), (XS,), (VS,))[1],
@@ -71,7 +63,7 @@ def test_hessian_of_a_per_example_call(f):
     H = s2s.hessian(lambda Z: np.sum(s2s.vmap(f)(Z)))(XS)
     grad = s2s.grad(f)
     for k in range(3):
-        block = np.array([_fd(lambda y: grad(y)[i], XS[k]) for i in range(6)])
+        block = np.array([fd_gradient(lambda y: grad(y)[i], XS[k]) for i in range(6)])
         np.testing.assert_allclose(H[k, :, k, :], block, rtol=1e-5, atol=1e-7)
         others = [j for j in range(3) if j != k]
         np.testing.assert_array_equal(H[k][:, others], 0.0)
@@ -80,4 +72,4 @@ def test_hessian_of_a_per_example_call(f):
 @pytest.mark.parametrize("f", COMPILED, ids=lambda f: f.__name__)
 def test_compiled_gradient_of_a_per_example_call(f):
     got = s2s.jit(s2s.grad(lambda Z: np.sum(s2s.vmap(f)(Z))))(XS)
-    np.testing.assert_allclose(got, np.stack([_fd(f, x) for x in XS]), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, np.stack([fd_gradient(f, x) for x in XS]), rtol=1e-6, atol=1e-8)

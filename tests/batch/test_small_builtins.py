@@ -18,6 +18,7 @@ import pytest
 
 import s2s
 from s2s.errors import S2SError
+from tests.compose.finite_differences import fd_gradient
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.0, 0.5, 1.5, 7.0, -7.5, 1e300, -1e-300, 5e-324,
            1.7976931348623157e308, math.inf, -math.inf, math.nan]
@@ -394,19 +395,10 @@ def test_max_min_of_numbers_batched_as_python_scans(f):
     assert _same_value(s2s.jit(s2s.vmap(f))(X_EXTREMES), want)
 
 
-def _fd_vector(f, x, eps=1e-6):
-    out = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = eps
-        out[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return out
-
-
 @pytest.mark.parametrize("f", EXTREMES)
 def test_max_min_of_numbers_derivatives_batched(f):
     X = np.array([[0.1, 0.9, 0.7, 0.3], [0.7, 0.2, 0.6, 0.9], [0.45, 0.55, 0.35, 0.25]])
-    want = np.array([_fd_vector(f, x) for x in X])
+    want = np.array([fd_gradient(f, x) for x in X])
     for g in (s2s.vmap(s2s.grad(f)), s2s.jit(s2s.vmap(s2s.grad(f))),
               s2s.vmap(s2s.jit(s2s.grad(f))),
               s2s.grad(lambda Z: np.sum(s2s.vmap(f)(Z)))):
@@ -416,7 +408,7 @@ def test_max_min_of_numbers_derivatives_batched(f):
     np.testing.assert_allclose(jvps, np.sum(want * T, axis=1), rtol=1e-6)
     hess = s2s.vmap(s2s.hessian(f))(X)  # against differences of the gradient checked above
     grad = s2s.grad(f)
-    want = np.array([[_fd_vector(lambda y: grad(y)[i], x) for i in range(4)] for x in X])
+    want = np.array([[fd_gradient(lambda y: grad(y)[i], x) for i in range(4)] for x in X])
     np.testing.assert_allclose(hess, want, rtol=1e-6, atol=1e-8)
 
 
@@ -444,7 +436,7 @@ def test_accumulator_declared_before_a_loop_stays_a_number_under_grad_of_vmap():
         return t * s
 
     X = np.array([[0.1, 0.9, 0.5], [0.7, -0.2, 0.6], [0.45, 0.55, 0.35]])
-    want = np.array([_fd_vector(early_return, x) for x in X])
+    want = np.array([fd_gradient(early_return, x) for x in X])
     got = s2s.grad(lambda Z: np.sum(s2s.vmap(early_return)(Z)))(X)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
 
@@ -461,9 +453,9 @@ def test_math_prod_values_types_and_derivatives():
     x = np.array([0.3, 0.7, 0.9, 0.2, 0.6])
     assert s2s.jit(products)(x) == pytest.approx(products(x), rel=1e-15)
     assert _same_value(s2s.jit(lambda: math.prod([2, 3], start=4))(), 24)
-    want = _fd_vector(products, x)
+    want = fd_gradient(products, x)
     X = np.stack([x, x[::-1]])
-    want_batch = np.stack([_fd_vector(products, r) for r in X])
+    want_batch = np.stack([fd_gradient(products, r) for r in X])
     np.testing.assert_allclose(s2s.grad(products)(x), want, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(s2s.jit(s2s.grad(products))(x), want, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(s2s.vmap(products)(X), [products(r) for r in X], rtol=1e-14)

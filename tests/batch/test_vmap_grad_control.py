@@ -58,14 +58,21 @@ def _example(args, in_axes, k):
                          ids=[f"{c[0].__name__}-{c[2]}" for c in CASES])
 def test_per_example_gradients_through_per_example_control_flow(fn, args, in_axes, argnums):
     got = s2s.vmap(s2s.grad(fn, argnums=argnums), in_axes=in_axes)(*args)
+    for k, ex, mine in _examples_of(got, args, in_axes, argnums, fn):
+        assert_tree_close(mine, s2s.grad(fn, argnums=argnums)(*ex), rtol=1e-12, atol=1e-12,
+                          what=f"{fn.__name__} example {k} vs s2s.grad")
+
+
+def _examples_of(got, args, in_axes, argnums, fn):
+    """``(k, example k's arguments, its gradient in got)`` of each example, the gradient
+    checked against central differences first."""
     n = len(next(a for a, ax in zip(args, in_axes) if ax == 0))
     for k in range(n):
         ex = _example(args, in_axes, k)
         mine = got[k] if not isinstance(argnums, tuple) else tuple(g[k] for g in got)
         assert_tree_close(mine, fd_grad(fn, ex, argnums), rtol=1e-5, atol=1e-6,
                           what=f"{fn.__name__} example {k} vs finite differences")
-        assert_tree_close(mine, s2s.grad(fn, argnums=argnums)(*ex), rtol=1e-12, atol=1e-12,
-                          what=f"{fn.__name__} example {k} vs s2s.grad")
+        yield k, ex, mine
 
 
 @pytest.mark.parametrize("fn, args, in_axes, argnums", CASES,
@@ -76,12 +83,8 @@ def test_compiled_per_example_gradients_through_per_example_control_flow(
     adjoint ranges, trip counts inside a branch that differs per example (a mask), and a
     range chosen per example are compiled."""
     got = s2s.jit(s2s.vmap(s2s.grad(fn, argnums=argnums), in_axes=in_axes))(*args)
-    n = len(next(a for a, ax in zip(args, in_axes) if ax == 0))
-    for k in range(n):
-        ex = _example(args, in_axes, k)
-        mine = got[k] if not isinstance(argnums, tuple) else tuple(g[k] for g in got)
-        assert_tree_close(mine, fd_grad(fn, ex, argnums), rtol=1e-5, atol=1e-6,
-                          what=f"{fn.__name__} example {k} vs finite differences")
+    for _ in _examples_of(got, args, in_axes, argnums, fn):
+        pass
 
 
 def stepped(x, a, b, c):

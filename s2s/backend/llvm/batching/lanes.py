@@ -51,6 +51,24 @@ def _fields(L, r):
     return [L.b.extract_value(r, i) for i in range(3)]
 
 
+def _range_per_example(L, n, example):
+    """A ``BatchedRange`` of ``n`` examples: new ``start``, ``step`` and ``length``
+    arrays, example ``k``'s three integers ``example(k)``."""
+    b = L.b
+    fields = [A.allocate(L, INTS, [n]) for _ in range(3)]
+    ptrs = [(b.extract_value(f, 0), A.strides_list(L, f, INTS)) for f in fields]
+
+    def body(k):
+        for (data, strides), v in zip(ptrs, example(k)):
+            A.store(L, v, A.element_ptr(L, data, strides, [k], T.INT), T.INT)
+
+    A.loop(L, n, body)
+    out = ll.Constant(RANGE.llvm(), None)
+    for i, f in enumerate(fields):
+        out = b.insert_value(out, f, i)
+    return out
+
+
 class BatchRange:
     def type(self, fn, types, kw, loc):
         if kw or len(types) not in (2, 3, 4) or not _is_int(types[0], False) or \
@@ -60,12 +78,9 @@ class BatchRange:
 
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
-        n = S.convert(L, *vals[0], T.INT)
         bounds = vals[1:]
-        fields = [A.allocate(L, INTS, [n]) for _ in range(3)]
-        ptrs = [(b.extract_value(f, 0), A.strides_list(L, f, INTS)) for f in fields]
 
-        def body(k):
+        def example(k):
             start = _at(L, *bounds[0], k) if len(bounds) >= 2 else A.ZERO
             stop = _at(L, *bounds[1 if len(bounds) >= 2 else 0], k)
             step = _at(L, *bounds[2], k) if len(bounds) == 3 else A.ONE
@@ -77,15 +92,9 @@ class BatchRange:
             span = b.select(up, b.sub(b.add(b.sub(stop, start), step), A.ONE),
                             b.sub(b.sub(b.sub(start, stop), step), A.ONE))
             size = b.sdiv(span, b.select(up, step, b.neg(step)))
-            length = b.select(b.icmp_signed(">", size, A.ZERO), size, A.ZERO)
-            for (data, strides), v in zip(ptrs, (start, step, length)):
-                A.store(L, v, A.element_ptr(L, data, strides, [k], T.INT), T.INT)
+            return start, step, b.select(b.icmp_signed(">", size, A.ZERO), size, A.ZERO)
 
-        A.loop(L, n, body)
-        out = ll.Constant(RANGE.llvm(), None)
-        for i, f in enumerate(fields):
-            out = b.insert_value(out, f, i)
-        return out
+        return _range_per_example(L, S.convert(L, *vals[0], T.INT), example)
 
 
 class BatchReversedRange:
@@ -99,21 +108,12 @@ class BatchReversedRange:
     def lower(self, L, fn, vals, kw, rtype):
         b = L.b
         start, step, length = _fields(L, vals[0][0])
-        n = A.shape_of(L, length, 0)
-        fields = [A.allocate(L, INTS, [n]) for _ in range(3)]
-        ptrs = [(b.extract_value(f, 0), A.strides_list(L, f, INTS)) for f in fields]
 
-        def body(k):
+        def example(k):
             s0, st, ln = (A.element(L, f, INTS, [k]) for f in (start, step, length))
-            last = b.add(s0, b.mul(b.sub(ln, A.ONE), st))
-            for (data, strides), v in zip(ptrs, (last, b.neg(st), ln)):
-                A.store(L, v, A.element_ptr(L, data, strides, [k], T.INT), T.INT)
+            return b.add(s0, b.mul(b.sub(ln, A.ONE), st)), b.neg(st), ln
 
-        A.loop(L, n, body)
-        out = ll.Constant(RANGE.llvm(), None)
-        for i, f in enumerate(fields):
-            out = b.insert_value(out, f, i)
-        return out
+        return _range_per_example(L, A.shape_of(L, length, 0), example)
 
 
 class BatchTrips:
