@@ -233,13 +233,15 @@ from . import batching_values  # noqa: E402
 from .batching_values import batch_gathered_value, batch_value  # noqa: E402
 from .batching import (  # noqa: E402
     BatchingRuntimeError, batch_align, batch_axes, batch_axis_in, batch_axis_of, batch_core_align, batch_check_index, batch_axis, batch_flat, batch_gather, batch_gather_vjp,
-    batch_example, batch_example_vjp, stack_examples, stack_examples_vjp, batch_index, batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
+    batch_example, batch_example_vjp, stack_examples, stack_examples_vjp, batch_index,
+    batch_len, batch_lift, batch_loop, batch_mask, batch_ndim, batch_reshape_arg,
     batch_rows, batch_select, batch_select_replayed, batch_setitem, batch_shape, batch_size, batch_size_of,
     batch_transpose_axes, batch_unbroadcast, batch_unlift, batch_view)
 from .batching_numpy import (  # noqa: E402
     batch_array, batch_array_jvp, batch_array_vjp, batch_broadcast_to, batch_diag,
     batch_hstack, batch_hstack_vjp, batch_item, batch_squeeze_axes, batch_sum_items,
-    batch_extreme_items, batch_extreme_position, batch_extreme_ct, batch_extreme_tangent, batch_sum_builtin_vjp, batch_tile,
+    batch_extreme_items, batch_extreme_position, batch_extreme_ct, batch_extreme_tangent,
+    batch_sum_builtin_vjp, batch_tile,
     batch_vstack, batch_vstack_vjp, batch_solve, batch_pad_width, batch_stand_in, batch_complex,
     batch_remainder)
 from .batching_writes import (  # noqa: E402

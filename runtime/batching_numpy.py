@@ -1,7 +1,8 @@
 """Batched forms of numpy functions whose batched form depends on the per-example rank
-(``s2s.vmap``; see ``batching.py``): squeeze, item, builtin sum, hstack/vstack,
-broadcast_to, diag, tile, builtin max/min of numbers, ``np.linalg.solve``, and ``np.array`` of nested lists of
-batched items (whose batch axis comes after the list levels) with its JVP and VJP.
+(``s2s.vmap``; see ``batching.py``): squeeze, item, builtin sum and max/min of numbers,
+hstack/vstack, broadcast_to, diag, tile, ``np.linalg.solve``, and ``np.array`` of nested
+lists of batched items (whose batch axis comes after the list levels) with its JVP and
+VJP.
 """
 from __future__ import annotations
 
@@ -76,10 +77,9 @@ def batch_extreme_position(items, ans):
     equal to it, else the first item (a NaN result is the first item, as the builtins'
     scan keeps it only there)."""
     pos = np.zeros(np.shape(ans), dtype=np.int64)
-    for k in range(_extreme_count(items) - 1):
-        j = _extreme_count(items) - 1 - k
+    for j in range(_extreme_count(items) - 1, -1, -1):  # (backwards: the first one wins)
         pos = np.where(_extreme_item(items, j) == ans, j, pos)
-    return np.where(_extreme_item(items, 0) == ans, 0, pos)
+    return pos
 
 
 def batch_extreme_ct(g, items, ans):

@@ -65,8 +65,8 @@ def jit_ir(vmapped, args):
     from ..backend.llvm.ops.host_calls import compiled_natively
     from ..passes.per_example_loops import per_example_loops
     func, freevars = vmapped.site_ir(list(args))
-    func = per_example_loops(func, compiled_natively)  # calls once per example as loops (before
-    # helpers they call are read as code)
+    # calls once per example as loops (before the helpers they call are read as code)
+    func = per_example_loops(func, compiled_natively)
     func = helper_code(func, lowers)  # helpers without a lowering, as code: their
     # reductions over batch_axes(x) then take the per-example forms below
     from ..backend.llvm.passes.tape_pushes import plain_pushes

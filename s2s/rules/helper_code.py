@@ -9,10 +9,9 @@ listed here when reading it as code was measured to work in the transforms that
 lack a rule (``tests/unit/test_helper_code.py``, ``tests/compose/test_helper_rules.py``:
 each against a loop over the batch, the Python result, finite differences).
 """
+import numpy as np
 from s2s_runtime import (batching, batching_numpy, batching_writes, helper_rules, index_writes, jvps_arrays, linalg,
                          second_order)
-
-import numpy as np
 from s2s_runtime.adjoint import getitem_vjp
 
 from .registry import definline

@@ -629,7 +629,7 @@ class ArrayExtreme(ListOp):
         return out
 
 
-class TupleExtreme(ListOp):
+class TupleExtremeDerivatives(ListOp):
     """``max(a, b, c)``/``min(...)`` of numbers (a tuple), ``m`` the item chosen (the
     first item equal to it takes the derivative; item 0 where none is, a nan):
     ``extreme_ct(g, items, m)`` the tuple with ``g`` there and zeros elsewhere (each item
@@ -916,7 +916,7 @@ _wrap(ArrayExtreme, rt.extreme_ct, lambda ts: len(ts) == 3 and isinstance(ts[1],
 _wrap(ArrayExtreme, rt.extreme_tangent, lambda ts: len(ts) == 3 and (
     isinstance(ts[1], T.Array) and ts[1].ndim == 1 or is_list(ts[1])))
 for _fn in (rt.extreme_ct, rt.extreme_tangent):
-    _wrap(TupleExtreme, _fn, lambda ts: len(ts) == 3 and T.plain_tuple(ts[1]))
+    _wrap(TupleExtremeDerivatives, _fn, lambda ts: len(ts) == 3 and T.plain_tuple(ts[1]))
 _wrap(StackedItems, rt.seq_cast, lambda ts: len(ts) == 2 and is_list(ts[0])
       and isinstance(ts[1], T.Array) and ts[1].ndim >= 1)
 _wrap(ItemsOfTangent, rt.seq_cast_transpose, lambda ts: len(ts) == 3 and is_list(ts[1])

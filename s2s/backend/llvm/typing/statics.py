@@ -2,7 +2,8 @@
 
 Contract: ``static_values(values)`` says which argument values are constants the
 compiled code is specialised on rather than run-time values: ``None``, strings and
-tuples of those (Numba treats them alike), and functions.  ``with_statics(func, statics)`` returns
+tuples of those (Numba treats them alike), and functions.  ``with_statics(func,
+statics)`` returns
 ``func`` with every read of such a parameter (``statics``: name -> value; the free
 variables a function reads from its globals and closures are parameters here)
 replaced by the constant, so the backend sees ``Const('fast')`` where the user wrote
